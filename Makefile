@@ -1,0 +1,42 @@
+# tap-accel: top-level build. Everything is built under build/.
+#   make          build bpf/, user/ and (with kernel headers) kmod/
+#   make test     every test suite; fails if any test fails
+#   make bench    the benchmark harness on this machine's kernel
+#   make deps     install missing Debian packages (quiet when all present)
+#   make clean    remove build/
+#   V=1           show commands
+
+include mk/common.mk
+export TOP BUILD V
+
+.PHONY: all deps bpf user kmod test bench vmtest vmbench clean
+
+all: bpf user kmod
+
+deps:
+	$(Q)sh mk/deps.sh
+
+bpf: deps
+	$(Q)$(MAKE) -C bpf
+
+user: bpf
+	$(Q)$(MAKE) -C user
+
+kmod: deps
+	$(Q)$(MAKE) -C kmod
+
+test: all
+	$(Q)sh tests/run-all.sh
+
+bench: all
+	$(Q)$(MAKE) -C user bench-run
+
+vmtest: all
+	$(Q)sh tests/vm/run.sh
+
+vmbench: all
+	$(Q)sh tests/vm/run.sh --bench
+
+clean:
+	$(call msg,CLEAN,build)
+	$(Q)rm -rf $(BUILD)

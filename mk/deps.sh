@@ -1,0 +1,31 @@
+#!/bin/sh
+# Install the Debian packages tap-accel needs, only those missing.
+# Idempotent, and silent when everything is already there.
+set -eu
+
+PKGS="make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config
+iproute2 ethtool kmod cpio util-linux libcap2-bin liburing-dev gnuplot-nox
+linux-headers-amd64 linux-image-amd64 qemu-system-x86 busybox-static"
+
+missing=""
+for p in $PKGS; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+		missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" != 0 ]; then
+	echo "deps: missing Debian packages:$missing" >&2
+	echo "deps: run 'make deps' as root, or: apt-get install$missing" >&2
+	exit 1
+fi
+echo "deps: installing$missing"
+export DEBIAN_FRONTEND=noninteractive
+log=$(mktemp)
+if ! { apt-get update -q && apt-get install -y -q --no-install-recommends $missing; } >"$log" 2>&1; then
+	tail -n 30 "$log" >&2
+	rm -f "$log"
+	echo "deps: apt-get failed (see above)" >&2
+	exit 1
+fi
+rm -f "$log"

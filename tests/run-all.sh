@@ -1,0 +1,44 @@
+#!/bin/sh
+# Run every test suite; each suite is tests/<name>/run.sh and ends with its
+# own "N passed, N failed" line. A suite that is missing or ends without
+# that line counts as a failure. Prints the total last.
+set -u
+cd "$(dirname "$0")"
+
+SUITES=${SUITES:-"unit bpf host vm"}
+total_pass=0
+total_fail=0
+failed_suites=""
+
+for s in $SUITES; do
+	echo "=== suite $s"
+	log=$(mktemp)
+	if [ -x "$s/run.sh" ]; then
+		{ "./$s/run.sh"; echo $? >"$log.rc"; } 2>&1 | tee "$log"
+	else
+		echo "suite $s: tests/$s/run.sh is missing" | tee "$log"
+	fi
+	rc=$(cat "$log.rc" 2>/dev/null || echo 1)
+	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
+	p=0
+	f=1
+	if [ -z "$line" ]; then
+		echo "suite $s: ended without a 'N passed, N failed' line"
+	else
+		p=${line%% passed*}
+		f=${line#*passed, }
+		f=${f%% failed*}
+		if [ "$rc" != 0 ] && [ "$f" -eq 0 ]; then
+			echo "suite $s: exited with status $rc"
+			f=1
+		fi
+	fi
+	total_pass=$((total_pass + p))
+	total_fail=$((total_fail + f))
+	[ "$f" -gt 0 ] && failed_suites="$failed_suites $s"
+	rm -f "$log" "$log.rc"
+done
+
+[ -n "$failed_suites" ] && echo "failing suites:$failed_suites"
+echo "$total_pass passed, $total_fail failed"
+[ "$total_fail" -eq 0 ]

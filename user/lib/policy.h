@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * policy.h - a tap-accel policy in memory, between the policy-file parser
+ * (policy_parse.c) and the compiler that writes it into the program's maps
+ * (policy_compile.c). Neither side depends on the other's internals.
+ */
+#ifndef TA_POLICY_H
+#define TA_POLICY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stddef.h>
+#include <net/if.h>
+
+#include "../../bpf/tap_accel.h"
+
+/* An address prefix. IPv4 is stored v4-mapped (::ffff:a.b.c.d) with
+ * prefixlen 96 + n, exactly as the LPM maps key it. */
+struct ta_prefix {
+	uint8_t addr[16];
+	uint8_t prefixlen; /* 0..128 over addr */
+};
+
+/* Where a construct came from, for messages. */
+struct ta_srcpos {
+	int line, col; /* 1-based; 0 when not from a file */
+};
+
+/* One rule: a conjunction over the fields set in `fields`. */
+struct ta_rule_spec {
+	uint32_t fields; /* 1u << enum ta_field */
+	uint16_t vlan;
+	uint8_t src_mac[6], dst_mac[6];
+	uint16_t ethertype;
+	struct ta_prefix src_ip, dst_ip;
+	uint8_t ip_proto;
+	uint16_t sport_lo, sport_hi; /* inclusive; lo == hi for one port */
+	uint16_t dport_lo, dport_hi;
+	uint8_t icmp_type;
+	uint32_t action;		   /* enum ta_action */
+	char redirect_dev[IF_NAMESIZE];	   /* TA_ACT_REDIRECT: interface name */
+	uint32_t ifindex;		   /* resolved from redirect_dev at load */
+	struct ta_srcpos pos;
+};
+
+struct ta_fdb_spec {
+	uint8_t mac[6];
+	char dev[IF_NAMESIZE];
+	uint32_t ifindex; /* resolved at load */
+	struct ta_srcpos pos;
+};
+
+struct ta_guard_spec {
+	uint32_t flags; /* TA_GUARD_F_*; 0 = no guard section */
+	uint8_t mac[6];
+	uint32_t nr_ip4;
+	uint32_t ip4[TA_MAX_GUARD_ADDRS]; /* network order */
+	uint32_t nr_ip6;
+	uint8_t ip6[TA_MAX_GUARD_ADDRS][16];
+};
+
+struct ta_rate_spec {
+	uint64_t pps, bps;		/* 0 = unlimited */
+	uint64_t burst_pkts, burst_bytes; /* 0 = one second's worth */
+};
+
+struct ta_policy_spec {
+	struct ta_rule_spec *rules; /* malloc'd, in file order */
+	uint32_t nr_rules;
+	uint32_t default_action; /* enum ta_action; TA_ACT_PASS if unset */
+	char default_dev[IF_NAMESIZE];
+	uint32_t default_ifindex;
+	struct ta_fdb_spec *fdb; /* malloc'd */
+	uint32_t nr_fdb;
+	struct ta_guard_spec guard;
+	struct ta_rate_spec rate;
+	uint64_t digest; /* of the source text; 0 if built in code */
+};
+
+void ta_policy_spec_free(struct ta_policy_spec *spec);
+
+/*
+ * File descriptors of one program instance's maps, from a freshly loaded
+ * skeleton or from the pins under /sys/fs/bpf/tap-accel/<ifname>/.
+ * The member names are the map names.
+ */
+struct ta_maps {
+	int ta_config, ta_policy, ta_rules, ta_bitvecs;
+	int ta_vlan, ta_ethertype, ta_src_mac, ta_dst_mac, ta_src_ip, ta_dst_ip;
+	int ta_ip_proto, ta_icmp_type, ta_src_port, ta_dst_port;
+	int ta_fdb, ta_ports, ta_guard, ta_guard_ip4, ta_guard_ip6, ta_rate;
+	int ta_st_verdict, ta_st_rule, ta_st_guard, ta_st_parse, ta_st_event;
+	int ta_sync;
+};
+
+/*
+ * Compile the rules of `spec` into the inactive slot, make it active and
+ * wait until no frame still runs on the old one. Redirect targets must be
+ * resolved (ifindex set) and are added to ta_ports. Returns 0 or -errno;
+ * on failure the active policy is untouched. Guard, rate and fdb are
+ * applied by their own calls so each can change alone.
+ */
+int ta_policy_install(const struct ta_maps *maps, const struct ta_policy_spec *spec);
+int ta_guard_install(const struct ta_maps *maps, const struct ta_guard_spec *guard);
+int ta_rate_install(const struct ta_maps *maps, const struct ta_rate_spec *rate);
+int ta_fdb_add(const struct ta_maps *maps, const uint8_t mac[6], uint32_t ifindex);
+int ta_fdb_del(const struct ta_maps *maps, const uint8_t mac[6]);
+
+#endif /* TA_POLICY_H */
