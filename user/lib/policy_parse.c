@@ -1,0 +1,906 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * policy_parse.c - the policy file language into struct ta_policy_spec.
+ *
+ * The language is line based: one statement per line, words separated by
+ * blanks, '#' starts a comment. The grammar is in docs/policy.md. Every
+ * error names FILE:LINE:COL of the word at fault and what was expected.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "policy_parse.h"
+
+/* A policy file larger than this is certainly a mistake. */
+#define TA_POLICY_MAX_BYTES (16u << 20)
+
+struct token {
+	const char *s;
+	int len;
+	int col; /* 1-based */
+};
+
+struct parser {
+	const char *file;
+	const char *line_start, *cur, *line_end;
+	int line;
+	struct ta_policy_spec *spec;
+	uint32_t rules_cap, fdb_cap;
+	int default_line, rate_line, guard_mac_line;
+	char *err;
+	size_t errlen;
+};
+
+static int fail(struct parser *p, int col, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int fail(struct parser *p, int col, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	n = snprintf(p->err, p->errlen, "%s:%d:%d: ", p->file, p->line, col);
+	if (n < 0 || (size_t)n >= p->errlen)
+		return -EINVAL;
+	va_start(ap, fmt);
+	vsnprintf(p->err + n, p->errlen - n, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+/* ---- words ------------------------------------------------------------- */
+
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r';
+}
+
+/* The next word of the line; false at the end of the line or a comment. */
+static bool next_word(struct parser *p, struct token *t)
+{
+	while (p->cur < p->line_end && is_blank(*p->cur))
+		p->cur++;
+	t->col = (int)(p->cur - p->line_start) + 1;
+	if (p->cur == p->line_end || *p->cur == '#') {
+		t->s = p->cur;
+		t->len = 0;
+		return false;
+	}
+	t->s = p->cur;
+	while (p->cur < p->line_end && !is_blank(*p->cur) && *p->cur != '#')
+		p->cur++;
+	t->len = (int)(p->cur - t->s);
+	return true;
+}
+
+static bool word_is(const struct token *t, const char *w)
+{
+	return (size_t)t->len == strlen(w) && !memcmp(t->s, w, t->len);
+}
+
+/* A word as a C string, cut to fit `buf` (for messages and conversions). */
+static const char *word_str(const struct token *t, char *buf, size_t size)
+{
+	size_t n = (size_t)t->len < size - 1 ? (size_t)t->len : size - 1;
+
+	memcpy(buf, t->s, n);
+	buf[n] = '\0';
+	return buf;
+}
+
+/* "got 'x'" or "got end of line", for messages. */
+static const char *got(const struct token *t, char *buf, size_t size)
+{
+	char w[64];
+
+	if (!t->len)
+		snprintf(buf, size, "got end of line");
+	else
+		snprintf(buf, size, "got '%s'", word_str(t, w, sizeof(w)));
+	return buf;
+}
+
+/* The value word after a keyword, or an error naming what was expected. */
+static int expect_word(struct parser *p, struct token *t, const char *what,
+		       const struct token *keyword)
+{
+	char kw[32], g[96];
+
+	if (next_word(p, t))
+		return 0;
+	return fail(p, t->col, "expected %s after '%s', %s", what,
+		    word_str(keyword, kw, sizeof(kw)), got(t, g, sizeof(g)));
+}
+
+/* ---- values ------------------------------------------------------------ */
+
+/* Decimal, or hex with 0x. The whole word must be the number. */
+static bool parse_u64_str(const char *s, uint64_t *v)
+{
+	char *end;
+
+	if (!*s || *s == '-' || *s == '+' || is_blank(*s))
+		return false;
+	errno = 0;
+	*v = strtoull(s, &end, 0);
+	return !errno && !*end;
+}
+
+static bool parse_u64(const struct token *t, uint64_t *v)
+{
+	char buf[32];
+
+	if (t->len >= (int)sizeof(buf))
+		return false;
+	return parse_u64_str(word_str(t, buf, sizeof(buf)), v);
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+int ta_parse_mac(const char *s, uint8_t mac[6])
+{
+	for (int i = 0; i < 6; i++) {
+		int hi = hexval(s[0]), lo = hi < 0 ? -1 : hexval(s[1]);
+
+		if (hi < 0 || lo < 0)
+			return -EINVAL;
+		mac[i] = (uint8_t)(hi << 4 | lo);
+		s += 2;
+		if (i < 5) {
+			if (*s != ':' && *s != '-')
+				return -EINVAL;
+			s++;
+		}
+	}
+	return *s ? -EINVAL : 0;
+}
+
+const char *ta_format_mac(const uint8_t mac[6], char *buf)
+{
+	snprintf(buf, 18, "%02x:%02x:%02x:%02x:%02x:%02x", mac[0], mac[1],
+		 mac[2], mac[3], mac[4], mac[5]);
+	return buf;
+}
+
+static const uint8_t v4_mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+
+static bool prefix_is_v4(const struct ta_prefix *p)
+{
+	return p->prefixlen >= 96 && !memcmp(p->addr, v4_mapped, 12);
+}
+
+const char *ta_format_prefix(const struct ta_prefix *p, char *buf)
+{
+	char a[INET6_ADDRSTRLEN];
+
+	if (prefix_is_v4(p)) {
+		inet_ntop(AF_INET, p->addr + 12, a, sizeof(a));
+		if (p->prefixlen == 128)
+			snprintf(buf, 64, "%s", a);
+		else
+			snprintf(buf, 64, "%s/%d", a, p->prefixlen - 96);
+	} else {
+		inet_ntop(AF_INET6, p->addr, a, sizeof(a));
+		if (p->prefixlen == 128)
+			snprintf(buf, 64, "%s", a);
+		else
+			snprintf(buf, 64, "%s/%d", a, p->prefixlen);
+	}
+	return buf;
+}
+
+static bool has_host_bits(const struct ta_prefix *pfx)
+{
+	for (int bit = pfx->prefixlen; bit < 128; bit++)
+		if (pfx->addr[bit / 8] & (0x80 >> (bit % 8)))
+			return true;
+	return false;
+}
+
+/* ADDR or ADDR/LEN, IPv4 or IPv6, into the v4-mapped form of policy.h. */
+static int parse_prefix(struct parser *p, const struct token *t,
+			struct ta_prefix *pfx)
+{
+	char buf[64], g[96], *slash;
+	uint64_t len = 0;
+	bool v4;
+
+	if (t->len >= (int)sizeof(buf))
+		goto bad;
+	word_str(t, buf, sizeof(buf));
+	slash = strchr(buf, '/');
+	if (slash)
+		*slash = '\0';
+	memset(pfx, 0, sizeof(*pfx));
+	v4 = inet_pton(AF_INET, buf, pfx->addr + 12) == 1;
+	if (v4)
+		memcpy(pfx->addr, v4_mapped, 12);
+	else if (inet_pton(AF_INET6, buf, pfx->addr) != 1)
+		goto bad;
+	if (slash) {
+		if (!parse_u64_str(slash + 1, &len) || len > (v4 ? 32 : 128))
+			return fail(p, t->col + (int)(slash - buf) + 1,
+				    "expected a prefix length 0..%d after '/', got '%s'",
+				    v4 ? 32 : 128, slash + 1);
+	} else {
+		len = v4 ? 32 : 128;
+	}
+	pfx->prefixlen = (uint8_t)(v4 ? 96 + len : len);
+	if (has_host_bits(pfx)) {
+		struct ta_prefix net = *pfx;
+		char want[64];
+
+		for (int bit = net.prefixlen; bit < 128; bit++)
+			net.addr[bit / 8] &= ~(0x80 >> (bit % 8));
+		return fail(p, t->col,
+			    "expected a network address: '%s/%s' has bits set past the prefix length (did you mean %s?)",
+			    buf, slash + 1, ta_format_prefix(&net, want));
+	}
+	return 0;
+bad:
+	return fail(p, t->col,
+		    "expected an IPv4 or IPv6 address or prefix like 10.0.0.0/8 or fd00::/64, %s",
+		    got(t, g, sizeof(g)));
+}
+
+/* PORT or LO-HI. */
+static int parse_ports(struct parser *p, const struct token *t,
+		       uint16_t *lo, uint16_t *hi)
+{
+	char buf[32], g[96], *dash;
+	uint64_t a, b;
+
+	if (t->len >= (int)sizeof(buf))
+		goto bad;
+	word_str(t, buf, sizeof(buf));
+	dash = strchr(buf, '-');
+	if (dash)
+		*dash = '\0';
+	if (!parse_u64_str(buf, &a) || a > 65535)
+		goto bad;
+	b = a;
+	if (dash && (!parse_u64_str(dash + 1, &b) || b > 65535))
+		goto bad;
+	if (a > b)
+		return fail(p, t->col,
+			    "expected a port range LOW-HIGH with LOW <= HIGH, got %s-%s",
+			    buf, dash + 1);
+	*lo = (uint16_t)a;
+	*hi = (uint16_t)b;
+	return 0;
+bad:
+	return fail(p, t->col,
+		    "expected a port 0..65535 or a range like 1000-2000, %s",
+		    got(t, g, sizeof(g)));
+}
+
+static int parse_mac_word(struct parser *p, const struct token *t, uint8_t mac[6])
+{
+	char buf[32], g[96];
+
+	if (t->len < (int)sizeof(buf) && !ta_parse_mac(word_str(t, buf, sizeof(buf)), mac))
+		return 0;
+	return fail(p, t->col, "expected a MAC address like 52:54:00:12:34:56, %s",
+		    got(t, g, sizeof(g)));
+}
+
+static int parse_ifname(struct parser *p, const struct token *t, char name[IF_NAMESIZE])
+{
+	char g[96];
+
+	if (t->len >= IF_NAMESIZE || memchr(t->s, '/', t->len) || memchr(t->s, ':', t->len))
+		return fail(p, t->col,
+			    "expected an interface name (at most %d characters, no '/' or ':'), %s",
+			    IF_NAMESIZE - 1, got(t, g, sizeof(g)));
+	word_str(t, name, IF_NAMESIZE);
+	return 0;
+}
+
+struct name_value {
+	const char *name;
+	uint64_t value;
+};
+
+static const struct name_value protocols[] = {
+	{ "icmp", 1 }, { "tcp", 6 }, { "udp", 17 }, { "gre", 47 },
+	{ "esp", 50 }, { "ah", 51 }, { "icmpv6", 58 }, { "sctp", 132 },
+	{ "udplite", 136 }, { NULL, 0 },
+};
+
+static const struct name_value ethertypes[] = {
+	{ "ipv4", 0x0800 }, { "arp", 0x0806 }, { "ipv6", 0x86dd }, { NULL, 0 },
+};
+
+/* A name from `names` or a number up to `max`. */
+static bool parse_named(const struct token *t, const struct name_value *names,
+			uint64_t max, uint64_t *v)
+{
+	for (; names->name; names++) {
+		if (word_is(t, names->name)) {
+			*v = names->value;
+			return true;
+		}
+	}
+	return parse_u64(t, v) && *v <= max;
+}
+
+/* ---- actions ------------------------------------------------------------ */
+
+static const char *const action_names[TA_ACT_MAX] = {
+	[TA_ACT_PASS] = "pass",
+	[TA_ACT_DROP] = "drop",
+	[TA_ACT_TX] = "tx",
+	[TA_ACT_REDIRECT] = "redirect",
+	[TA_ACT_FORWARD] = "forward",
+};
+
+const char *ta_action_name(uint32_t action)
+{
+	return action < TA_ACT_MAX ? action_names[action] : "unknown";
+}
+
+static int parse_action(struct parser *p, const struct token *keyword,
+			uint32_t *action, char dev[IF_NAMESIZE])
+{
+	struct token t, d;
+	char g[96];
+
+	if (next_word(p, &t)) {
+		for (uint32_t a = 0; a < TA_ACT_MAX; a++) {
+			if (!word_is(&t, action_names[a]))
+				continue;
+			*action = a;
+			if (a != TA_ACT_REDIRECT)
+				return 0;
+			if (expect_word(p, &d, "an interface name", &t))
+				return -EINVAL;
+			return parse_ifname(p, &d, dev);
+		}
+	}
+	return fail(p, t.col,
+		    "expected an action (pass, drop, tx, redirect DEV or forward) after '%s', %s",
+		    keyword->len == 4 ? "rule" : "default", got(&t, g, sizeof(g)));
+}
+
+/* ---- rules ---------------------------------------------------------------- */
+
+static const char *const field_words[TA_F_MAX] = {
+	[TA_F_VLAN] = "vlan",
+	[TA_F_SRC_MAC] = "smac",
+	[TA_F_DST_MAC] = "dmac",
+	[TA_F_ETHERTYPE] = "ethertype",
+	[TA_F_SRC_IP] = "src",
+	[TA_F_DST_IP] = "dst",
+	[TA_F_IP_PROTO] = "proto",
+	[TA_F_SRC_PORT] = "sport",
+	[TA_F_DST_PORT] = "dport",
+	[TA_F_ICMP_TYPE] = "icmp-type",
+};
+
+static int parse_field_value(struct parser *p, struct ta_rule_spec *r,
+			     enum ta_field f, const struct token *kw)
+{
+	struct token t;
+	uint64_t v;
+	char g[96];
+
+	if (expect_word(p, &t, "a value", kw))
+		return -EINVAL;
+	switch (f) {
+	case TA_F_VLAN:
+		if (!parse_u64(&t, &v) || v > 4095)
+			return fail(p, t.col, "expected a VLAN id 0..4095, %s", got(&t, g, sizeof(g)));
+		r->vlan = (uint16_t)v;
+		return 0;
+	case TA_F_SRC_MAC:
+		return parse_mac_word(p, &t, r->src_mac);
+	case TA_F_DST_MAC:
+		return parse_mac_word(p, &t, r->dst_mac);
+	case TA_F_ETHERTYPE:
+		if (!parse_named(&t, ethertypes, 0xffff, &v) || v < 0x0600)
+			return fail(p, t.col,
+				    "expected an ethertype (ipv4, ipv6, arp or a number 0x0600..0xffff), %s",
+				    got(&t, g, sizeof(g)));
+		r->ethertype = (uint16_t)v;
+		return 0;
+	case TA_F_SRC_IP:
+		return parse_prefix(p, &t, &r->src_ip);
+	case TA_F_DST_IP:
+		return parse_prefix(p, &t, &r->dst_ip);
+	case TA_F_IP_PROTO:
+		if (!parse_named(&t, protocols, 255, &v))
+			return fail(p, t.col,
+				    "expected a protocol (tcp, udp, icmp, icmpv6, sctp, udplite, gre, esp, ah or 0..255), %s",
+				    got(&t, g, sizeof(g)));
+		r->ip_proto = (uint8_t)v;
+		return 0;
+	case TA_F_SRC_PORT:
+		return parse_ports(p, &t, &r->sport_lo, &r->sport_hi);
+	case TA_F_DST_PORT:
+		return parse_ports(p, &t, &r->dport_lo, &r->dport_hi);
+	case TA_F_ICMP_TYPE:
+		if (!parse_u64(&t, &v) || v > 255)
+			return fail(p, t.col, "expected an ICMP type 0..255, %s", got(&t, g, sizeof(g)));
+		r->icmp_type = (uint8_t)v;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+static bool proto_has_ports(uint8_t proto)
+{
+	return proto == 6 || proto == 17 || proto == 132 || proto == 136;
+}
+
+static bool has(const struct ta_rule_spec *r, enum ta_field f)
+{
+	return r->fields & (1u << f);
+}
+
+/* Matches that no frame can satisfy are mistakes worth a message. */
+static int check_consistent(struct parser *p, const struct ta_rule_spec *r,
+			    const int col[TA_F_MAX])
+{
+	bool src4 = has(r, TA_F_SRC_IP) && prefix_is_v4(&r->src_ip);
+	bool dst4 = has(r, TA_F_DST_IP) && prefix_is_v4(&r->dst_ip);
+
+	if (has(r, TA_F_SRC_IP) && has(r, TA_F_DST_IP) && src4 != dst4)
+		return fail(p, col[TA_F_DST_IP],
+			    "expected dst of the same family as src (IPv%d), no frame has both",
+			    src4 ? 4 : 6);
+	if (has(r, TA_F_ETHERTYPE) && (has(r, TA_F_SRC_IP) || has(r, TA_F_DST_IP))) {
+		bool v4 = has(r, TA_F_SRC_IP) ? src4 : dst4;
+
+		if (r->ethertype != (v4 ? 0x0800 : 0x86dd))
+			return fail(p, col[TA_F_ETHERTYPE],
+				    "expected ethertype %s with an IPv%d address, no frame has both",
+				    v4 ? "ipv4" : "ipv6", v4 ? 4 : 6);
+	}
+	for (enum ta_field f = TA_F_SRC_PORT; f <= TA_F_DST_PORT; f++)
+		if (has(r, f) && has(r, TA_F_IP_PROTO) && !proto_has_ports(r->ip_proto))
+			return fail(p, col[f],
+				    "expected proto tcp, udp, sctp or udplite with '%s', protocol %u has no ports",
+				    field_words[f], r->ip_proto);
+	if (has(r, TA_F_ICMP_TYPE) && has(r, TA_F_IP_PROTO) && r->ip_proto != 1 &&
+	    r->ip_proto != 58)
+		return fail(p, col[TA_F_ICMP_TYPE],
+			    "expected proto icmp or icmpv6 with 'icmp-type', protocol %u has no ICMP type",
+			    r->ip_proto);
+	return 0;
+}
+
+static bool same_prefix(const struct ta_prefix *a, const struct ta_prefix *b)
+{
+	return a->prefixlen == b->prefixlen && !memcmp(a->addr, b->addr, 16);
+}
+
+/* Two rules with the same match: the second could never match. */
+static bool same_match(const struct ta_rule_spec *a, const struct ta_rule_spec *b)
+{
+	if (a->fields != b->fields)
+		return false;
+	return (!has(a, TA_F_VLAN) || a->vlan == b->vlan) &&
+	       (!has(a, TA_F_SRC_MAC) || !memcmp(a->src_mac, b->src_mac, 6)) &&
+	       (!has(a, TA_F_DST_MAC) || !memcmp(a->dst_mac, b->dst_mac, 6)) &&
+	       (!has(a, TA_F_ETHERTYPE) || a->ethertype == b->ethertype) &&
+	       (!has(a, TA_F_SRC_IP) || same_prefix(&a->src_ip, &b->src_ip)) &&
+	       (!has(a, TA_F_DST_IP) || same_prefix(&a->dst_ip, &b->dst_ip)) &&
+	       (!has(a, TA_F_IP_PROTO) || a->ip_proto == b->ip_proto) &&
+	       (!has(a, TA_F_SRC_PORT) ||
+		(a->sport_lo == b->sport_lo && a->sport_hi == b->sport_hi)) &&
+	       (!has(a, TA_F_DST_PORT) ||
+		(a->dport_lo == b->dport_lo && a->dport_hi == b->dport_hi)) &&
+	       (!has(a, TA_F_ICMP_TYPE) || a->icmp_type == b->icmp_type);
+}
+
+static int grow(void **array, uint32_t *cap, uint32_t need, size_t elem)
+{
+	uint32_t n = *cap ? *cap * 2 : 16;
+	void *a;
+
+	if (need <= *cap)
+		return 0;
+	while (n < need)
+		n *= 2;
+	a = realloc(*array, n * elem);
+	if (!a)
+		return -ENOMEM;
+	*array = a;
+	*cap = n;
+	return 0;
+}
+
+static int parse_rule(struct parser *p, const struct token *kw)
+{
+	struct ta_policy_spec *s = p->spec;
+	int col[TA_F_MAX] = { 0 };
+	struct ta_rule_spec r;
+	struct token t;
+	char g[96];
+	int err;
+
+	if (s->nr_rules >= TA_MAX_RULES)
+		return fail(p, kw->col, "too many rules: a policy holds at most %d",
+			    TA_MAX_RULES);
+	memset(&r, 0, sizeof(r));
+	r.pos.line = p->line;
+	r.pos.col = kw->col;
+	if (parse_action(p, kw, &r.action, r.redirect_dev))
+		return -EINVAL;
+	while (next_word(p, &t)) {
+		enum ta_field f;
+
+		for (f = 0; f < TA_F_MAX; f++)
+			if (word_is(&t, field_words[f]))
+				break;
+		if (f == TA_F_MAX)
+			return fail(p, t.col,
+				    "expected a match (vlan, smac, dmac, ethertype, src, dst, proto, sport, dport, icmp-type), %s",
+				    got(&t, g, sizeof(g)));
+		if (has(&r, f))
+			return fail(p, t.col, "'%s' given twice in one rule (first at column %d)",
+				    field_words[f], col[f]);
+		col[f] = t.col;
+		r.fields |= 1u << f;
+		err = parse_field_value(p, &r, f, &t);
+		if (err)
+			return err;
+	}
+	err = check_consistent(p, &r, col);
+	if (err)
+		return err;
+	for (uint32_t i = 0; i < s->nr_rules; i++)
+		if (same_match(&s->rules[i], &r))
+			return fail(p, kw->col,
+				    "duplicate rule: it matches exactly what the rule at line %d matches, so it would never match",
+				    s->rules[i].pos.line);
+	if (grow((void **)&s->rules, &p->rules_cap, s->nr_rules + 1, sizeof(r)))
+		return fail(p, kw->col, "out of memory");
+	s->rules[s->nr_rules++] = r;
+	return 0;
+}
+
+/* ---- other statements ---------------------------------------------------- */
+
+static int parse_default(struct parser *p, const struct token *kw)
+{
+	if (p->default_line)
+		return fail(p, kw->col, "'default' given twice (first at line %d)",
+			    p->default_line);
+	p->default_line = p->line;
+	return parse_action(p, kw, &p->spec->default_action, p->spec->default_dev);
+}
+
+static int parse_fdb(struct parser *p, const struct token *kw)
+{
+	struct ta_policy_spec *s = p->spec;
+	struct ta_fdb_spec e = { 0 };
+	struct token t;
+	char g[96];
+
+	e.pos.line = p->line;
+	e.pos.col = kw->col;
+	if (expect_word(p, &t, "a MAC address", kw) || parse_mac_word(p, &t, e.mac))
+		return -EINVAL;
+	if (!next_word(p, &t) || !word_is(&t, "dev"))
+		return fail(p, t.col, "expected 'dev' and an interface after the MAC, %s",
+			    got(&t, g, sizeof(g)));
+	if (expect_word(p, &t, "an interface name", &t) || parse_ifname(p, &t, e.dev))
+		return -EINVAL;
+	for (uint32_t i = 0; i < s->nr_fdb; i++)
+		if (!memcmp(s->fdb[i].mac, e.mac, 6))
+			return fail(p, kw->col, "fdb entry for this MAC given twice (first at line %d)",
+				    s->fdb[i].pos.line);
+	if (s->nr_fdb >= TA_MAX_FDB)
+		return fail(p, kw->col, "too many fdb entries: at most %d", TA_MAX_FDB);
+	if (grow((void **)&s->fdb, &p->fdb_cap, s->nr_fdb + 1, sizeof(e)))
+		return fail(p, kw->col, "out of memory");
+	s->fdb[s->nr_fdb++] = e;
+	return 0;
+}
+
+static int add_guard_ip(struct parser *p, const struct token *t)
+{
+	struct ta_guard_spec *g = &p->spec->guard;
+	struct ta_prefix a;
+	char buf[64];
+
+	if (memchr(t->s, '/', t->len))
+		return fail(p, t->col, "expected one address (no prefix) after 'ip', got '%s'",
+			    word_str(t, buf, sizeof(buf)));
+	if (parse_prefix(p, t, &a))
+		return -EINVAL;
+	if (prefix_is_v4(&a)) {
+		uint32_t ip4;
+
+		memcpy(&ip4, a.addr + 12, 4);
+		for (uint32_t i = 0; i < g->nr_ip4; i++)
+			if (g->ip4[i] == ip4)
+				return fail(p, t->col, "guard address given twice");
+		if (g->nr_ip4 >= TA_MAX_GUARD_ADDRS)
+			goto too_many;
+		g->ip4[g->nr_ip4++] = ip4;
+		g->flags |= TA_GUARD_F_IP4;
+	} else {
+		for (uint32_t i = 0; i < g->nr_ip6; i++)
+			if (!memcmp(g->ip6[i], a.addr, 16))
+				return fail(p, t->col, "guard address given twice");
+		if (g->nr_ip6 >= TA_MAX_GUARD_ADDRS)
+			goto too_many;
+		memcpy(g->ip6[g->nr_ip6++], a.addr, 16);
+		g->flags |= TA_GUARD_F_IP6;
+	}
+	return 0;
+too_many:
+	return fail(p, t->col, "too many guard addresses: at most %d per family",
+		    TA_MAX_GUARD_ADDRS);
+}
+
+/* guard [mac MAC] [ip ADDR]...; several guard lines add up. */
+static int parse_guard(struct parser *p, const struct token *kw)
+{
+	struct ta_guard_spec *g = &p->spec->guard;
+	struct token t, v;
+	bool any = false;
+	char buf[96];
+
+	while (next_word(p, &t)) {
+		any = true;
+		if (word_is(&t, "mac")) {
+			if (p->guard_mac_line)
+				return fail(p, t.col, "guard mac given twice (first at line %d)",
+					    p->guard_mac_line);
+			if (expect_word(p, &v, "a MAC address", &t) ||
+			    parse_mac_word(p, &v, g->mac))
+				return -EINVAL;
+			p->guard_mac_line = p->line;
+			g->flags |= TA_GUARD_F_MAC;
+		} else if (word_is(&t, "ip")) {
+			if (expect_word(p, &v, "an IPv4 or IPv6 address", &t) ||
+			    add_guard_ip(p, &v))
+				return -EINVAL;
+		} else {
+			return fail(p, t.col, "expected 'mac MAC' or 'ip ADDRESS' in guard, %s",
+				    got(&t, buf, sizeof(buf)));
+		}
+	}
+	if (!any)
+		return fail(p, t.col, "expected 'mac MAC' or 'ip ADDRESS' after 'guard', %s",
+			    got(&t, buf, sizeof(buf)));
+	return 0;
+}
+
+struct unit {
+	const char *suffix;
+	uint64_t scale;
+};
+
+/* NUMBER immediately followed by one of `units`; false if none fits. */
+static bool parse_with_unit(const struct token *t, const struct unit *units,
+			    uint64_t *v, int *which)
+{
+	char buf[32], *end;
+	uint64_t n;
+
+	if (t->len >= (int)sizeof(buf) || t->len == 0 || t->s[0] < '0' || t->s[0] > '9')
+		return false;
+	word_str(t, buf, sizeof(buf));
+	errno = 0;
+	n = strtoull(buf, &end, 10);
+	if (errno)
+		return false;
+	for (int i = 0; units[i].suffix; i++) {
+		if (strcmp(end, units[i].suffix))
+			continue;
+		if (n && n > UINT64_MAX / units[i].scale)
+			return false;
+		*v = n * units[i].scale;
+		*which = i;
+		return true;
+	}
+	return false;
+}
+
+static const struct unit packet_rates[] = {
+	{ "pps", 1 }, { "kpps", 1000 }, { "mpps", 1000000 }, { NULL, 0 },
+};
+
+static const struct unit bit_rates[] = {
+	{ "bit", 1 }, { "kbit", 1000 }, { "mbit", 1000000 }, { "gbit", 1000000000 },
+	{ NULL, 0 },
+};
+
+/* Packets without a unit or with pkt; bytes with b, kb, mb (1024). */
+static const struct unit bursts[] = {
+	{ "", 1 }, { "pkt", 1 }, { "pkts", 1 },
+	{ "b", 1 }, { "kb", 1024 }, { "mb", 1024 * 1024 }, { NULL, 0 },
+};
+#define BURST_FIRST_BYTES 3
+
+/* rate [N(pps|kpps|mpps)] [N(bit|kbit|mbit|gbit)] [burst N[pkt] | burst N(b|kb|mb)]... */
+static int parse_rate(struct parser *p, const struct token *kw)
+{
+	struct ta_rate_spec *r = &p->spec->rate;
+	struct token t, v;
+	bool any_rate = false;
+	char g[96];
+	uint64_t n;
+	int which;
+
+	if (p->rate_line)
+		return fail(p, kw->col, "'rate' given twice (first at line %d)", p->rate_line);
+	p->rate_line = p->line;
+	while (next_word(p, &t)) {
+		if (word_is(&t, "burst")) {
+			if (expect_word(p, &v, "a burst like 100 (packets) or 64kb (bytes)", &t))
+				return -EINVAL;
+			if (!parse_with_unit(&v, bursts, &n, &which) || !n)
+				return fail(p, v.col,
+					    "expected a burst like 100 (packets) or 64kb (bytes), %s",
+					    got(&v, g, sizeof(g)));
+			if (which >= BURST_FIRST_BYTES)
+				r->burst_bytes = n;
+			else
+				r->burst_pkts = n;
+		} else if (parse_with_unit(&t, packet_rates, &n, &which) && n && !r->pps) {
+			r->pps = n;
+			any_rate = true;
+		} else if (parse_with_unit(&t, bit_rates, &n, &which) && n && !r->bps) {
+			r->bps = n;
+			any_rate = true;
+		} else {
+			return fail(p, t.col,
+				    "expected a packet rate like 1000pps, a bit rate like 10mbit or 'burst', %s",
+				    got(&t, g, sizeof(g)));
+		}
+	}
+	if (!any_rate)
+		return fail(p, t.col,
+			    "expected a packet rate like 1000pps or a bit rate like 10mbit, %s",
+			    got(&t, g, sizeof(g)));
+	return 0;
+}
+
+/* ---- file -------------------------------------------------------------- */
+
+static int parse_statement(struct parser *p)
+{
+	struct token t;
+	char g[96];
+
+	if (!next_word(p, &t))
+		return 0; /* blank or comment */
+	if (word_is(&t, "rule"))
+		return parse_rule(p, &t);
+	if (word_is(&t, "default"))
+		return parse_default(p, &t);
+	if (word_is(&t, "fdb"))
+		return parse_fdb(p, &t);
+	if (word_is(&t, "guard"))
+		return parse_guard(p, &t);
+	if (word_is(&t, "rate"))
+		return parse_rate(p, &t);
+	return fail(p, t.col,
+		    "expected a statement (rule, default, guard, rate or fdb), %s",
+		    got(&t, g, sizeof(g)));
+}
+
+/* A statement must end at the end of its line. */
+static int expect_line_end(struct parser *p)
+{
+	struct token t;
+	char g[96];
+
+	if (!next_word(p, &t))
+		return 0;
+	return fail(p, t.col, "expected end of line, %s", got(&t, g, sizeof(g)));
+}
+
+uint64_t ta_digest(const void *data, size_t len)
+{
+	const uint8_t *b = data;
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (size_t i = 0; i < len; i++) {
+		h ^= b[i];
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+void ta_policy_spec_free(struct ta_policy_spec *spec)
+{
+	free(spec->rules);
+	free(spec->fdb);
+	memset(spec, 0, sizeof(*spec));
+}
+
+int ta_policy_parse(const char *text, size_t len, const char *filename,
+		    struct ta_policy_spec *spec, char *err, size_t errlen)
+{
+	struct parser p = {
+		.file = filename, .spec = spec, .err = err, .errlen = errlen,
+	};
+	const char *end = text + len;
+
+	memset(spec, 0, sizeof(*spec));
+	if (errlen)
+		err[0] = '\0';
+	for (const char *s = text; s < end;) {
+		const char *nl = memchr(s, '\n', end - s);
+		const char *nul;
+
+		p.line++;
+		p.line_start = p.cur = s;
+		p.line_end = nl ? nl : end;
+		nul = memchr(s, '\0', p.line_end - s);
+		if (nul) {
+			fail(&p, (int)(nul - s) + 1, "expected text, got a NUL byte");
+			goto error;
+		}
+		if (parse_statement(&p) || expect_line_end(&p))
+			goto error;
+		s = nl ? nl + 1 : end;
+	}
+	spec->digest = ta_digest(text, len);
+	return 0;
+error:
+	ta_policy_spec_free(spec);
+	return -EINVAL;
+}
+
+int ta_policy_parse_file(const char *path, struct ta_policy_spec *spec,
+			 char *err, size_t errlen)
+{
+	struct stat st;
+	char *text;
+	ssize_t n;
+	int fd, ret;
+
+	memset(spec, 0, sizeof(*spec));
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st)) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot read policy file %s: %s", path, strerror(-ret));
+		if (fd >= 0)
+			close(fd);
+		return ret;
+	}
+	if (!S_ISREG(st.st_mode) || st.st_size > TA_POLICY_MAX_BYTES) {
+		snprintf(err, errlen, "%s: expected a regular policy file of at most %u bytes",
+			 path, TA_POLICY_MAX_BYTES);
+		close(fd);
+		return -EINVAL;
+	}
+	text = malloc(st.st_size + 1);
+	if (!text) {
+		close(fd);
+		return -ENOMEM;
+	}
+	n = read(fd, text, st.st_size);
+	ret = n < 0 ? -errno : 0;
+	close(fd);
+	if (ret)
+		snprintf(err, errlen, "cannot read policy file %s: %s", path, strerror(-ret));
+	else
+		ret = ta_policy_parse(text, n, path, spec, err, errlen);
+	free(text);
+	return ret;
+}

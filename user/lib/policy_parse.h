@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * policy_parse.h - the policy file language (docs/policy.md) into a
+ * struct ta_policy_spec. Parsing never touches the kernel: interface
+ * names are kept as text and resolved by the caller at load time.
+ */
+#ifndef TA_POLICY_PARSE_H
+#define TA_POLICY_PARSE_H
+
+#include "policy.h"
+
+/*
+ * Parse `len` bytes of policy text. `filename` only names the source in
+ * messages. On error returns -EINVAL and writes "FILE:LINE:COL: message"
+ * into err; `spec` is then empty. Free a parsed spec with
+ * ta_policy_spec_free().
+ */
+int ta_policy_parse(const char *text, size_t len, const char *filename,
+		    struct ta_policy_spec *spec, char *err, size_t errlen);
+
+/* The same for a file; -errno (with a message) if it cannot be read. */
+int ta_policy_parse_file(const char *path, struct ta_policy_spec *spec,
+			 char *err, size_t errlen);
+
+/* "52:54:00:12:34:56" (or with '-') into 6 bytes; 0 or -EINVAL. */
+int ta_parse_mac(const char *s, uint8_t mac[6]);
+/* MAC as "52:54:00:12:34:56"; buf must hold 18 bytes. */
+const char *ta_format_mac(const uint8_t mac[6], char *buf);
+/* Address or prefix of `p`, IPv4 shown as such; buf of 64 bytes. */
+const char *ta_format_prefix(const struct ta_prefix *p, char *buf);
+
+/* "pass", "drop", "tx", "redirect", "forward". */
+const char *ta_action_name(uint32_t action);
+
+/* 64-bit FNV-1a, the policy digest shown by `status`. */
+uint64_t ta_digest(const void *data, size_t len);
+
+#endif /* TA_POLICY_PARSE_H */
