@@ -6,7 +6,8 @@
  * loader and CLI) and anyone driving the program with nothing but bpftool.
  * Every map below is pinned by the CLI under /sys/fs/bpf/tap-accel/<ifname>/
  * with the map's own name. One program instance (with its own maps) is
- * loaded per interface, so nothing here is keyed by ifindex.
+ * loaded per interface, so nothing here is keyed by ifindex. The program is
+ * tap_accel_policy (section "xdp.frags") in bpf/tap_accel.bpf.c.
  *
  * Pipeline for every frame:
  *   parse -> guard -> rate limit -> classify (rules) -> action -> verdict
