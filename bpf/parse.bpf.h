@@ -1,0 +1,376 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * parse.bpf.h - defensive frame parser of the tap-accel policy program.
+ *
+ * Reads headers from the linear part of the frame only (ctx->data ..
+ * ctx->data_end); a header that does not fit there counts as cut short.
+ * Fills struct frame with the values the guard and the classifier need and
+ * returns TA_PARSE_OK or the enum ta_parse_class that drops the frame.
+ * Informational classes are noted in frame.info and parsing goes on.
+ */
+#ifndef TA_PARSE_BPF_H
+#define TA_PARSE_BPF_H
+
+#include <stdbool.h>
+#include <linux/bpf.h>
+#include <linux/if_ether.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
+
+#include "bpf/tap_accel.h"
+
+#define TA_PARSE_OK TA_PARSE_MAX
+/* ND options examined per message; NS/NA carry one or two in practice. */
+#define TA_ND_MAX_OPTS 16
+
+#define IP4_FRAG_OFFSET 0x1fff /* linux/ip.h keeps IP_OFFSET kernel-side */
+#define IP6_FRAG_OFFSET 0xfff8
+#define ND_OPT_SRC_LLADDR 1
+#define ND_OPT_TGT_LLADDR 2
+#define NDISC_NS 135
+#define NDISC_NA 136
+#define MLD_REPORT 131
+#define MLD2_REPORT 143
+
+enum l3_kind { L3_OTHER, L3_IP4, L3_IP6, L3_ARP };
+
+/* What the pipeline knows about a frame after parsing. */
+struct frame {
+	__u32 len;  /* whole frame, all buffers */
+	__u32 info; /* 1 << informational enum ta_parse_class */
+	__u16 vlan;
+	__u16 ethertype; /* host order, after all tags */
+	__u16 sport, dport;
+	__u8 src_mac[6], dst_mac[6];
+	__u8 l3;	  /* enum l3_kind */
+	__u8 has_vlan;
+	__u8 has_ports;	  /* TCP/UDP/UDP-Lite/SCTP header present */
+	__u8 has_icmp;	  /* ICMP/ICMPv6 header present */
+	__u8 ip_proto;
+	__u8 icmp_type;
+	__u8 arp_eth_ip4; /* ARP for Ethernet/IPv4: sha and spa valid */
+	__u8 nd_is_na;	  /* nd_target valid */
+	__u8 nd_lladdr_foreign; /* an lladdr option != src_mac, or unverified */
+	__u8 arp_sha[6];
+	__be32 arp_spa;
+	__u8 src_ip[16], dst_ip[16]; /* IPv4 as ::ffff:a.b.c.d */
+	__u8 nd_target[16];
+};
+
+struct vlan_tag {
+	__be16 tci;
+	__be16 encap_proto;
+};
+
+struct ip6_frag {
+	__u8 nexthdr;
+	__u8 reserved;
+	__be16 frag_off; /* offset in 8-byte units << 3, flags in low bits */
+	__be32 identification;
+};
+
+/* Spelled here: linux/if_arp.h pulls in libc socket headers. */
+struct arp_hdr {
+	__be16 ar_hrd;
+	__be16 ar_pro;
+	__u8 ar_hln;
+	__u8 ar_pln;
+	__be16 ar_op;
+};
+
+struct arp_eth_ip4 {
+	__u8 sha[6];
+	__be32 spa;
+	__u8 tha[6];
+	__be32 tpa;
+} __attribute__((packed));
+
+/* ICMP and ICMPv6 share this 8-byte header (linux/icmp.h pulls in libc). */
+struct icmp_any {
+	__u8 type;
+	__u8 code;
+	__be16 checksum;
+	__be32 rest;
+};
+
+struct nd_msg {
+	struct icmp_any icmp;
+	__u8 target[16];
+};
+
+static __always_inline bool is_vlan_proto(__be16 proto)
+{
+	return proto == bpf_htons(ETH_P_8021Q) ||
+	       proto == bpf_htons(ETH_P_8021AD);
+}
+
+static __always_inline void set_ip4_mapped(__u8 dst[16], __be32 addr)
+{
+	__builtin_memset(dst, 0, 10);
+	dst[10] = 0xff;
+	dst[11] = 0xff;
+	__builtin_memcpy(dst + 12, &addr, 4);
+}
+
+/* Ports and ICMP type. The header must be whole, not just the bytes read. */
+static __always_inline int parse_l4(struct frame *f, void *l4, void *end)
+{
+	switch (f->ip_proto) {
+	case IPPROTO_TCP:
+	case IPPROTO_UDP:
+	case IPPROTO_UDPLITE:
+	case IPPROTO_SCTP: {
+		__u32 need = f->ip_proto == IPPROTO_TCP	  ? 20 :
+			     f->ip_proto == IPPROTO_SCTP ? 12 :
+							   8;
+		__be16 *ports = l4;
+
+		if (l4 + need > end)
+			return TA_PARSE_L4_TRUNC;
+		f->sport = bpf_ntohs(ports[0]);
+		f->dport = bpf_ntohs(ports[1]);
+		f->has_ports = 1;
+		return TA_PARSE_OK;
+	}
+	case IPPROTO_ICMP:
+	case IPPROTO_ICMPV6: {
+		struct icmp_any *icmp = l4;
+
+		if ((void *)(icmp + 1) > end)
+			return TA_PARSE_L4_TRUNC;
+		f->icmp_type = icmp->type;
+		f->has_icmp = 1;
+		return TA_PARSE_OK;
+	}
+	}
+	return TA_PARSE_OK;
+}
+
+/* Bytewise: BPF has no memcmp, and these may sit unaligned. */
+static __always_inline bool mac_eq(const __u8 *a, const __u8 *b)
+{
+	return !((a[0] ^ b[0]) | (a[1] ^ b[1]) | (a[2] ^ b[2]) |
+		 (a[3] ^ b[3]) | (a[4] ^ b[4]) | (a[5] ^ b[5]));
+}
+
+/*
+ * NS/NA at byte `off` of the frame, `left` bytes before the IPv6 payload
+ * ends: the message must hold its target, and every option must be whole
+ * and non-empty. Global, so the verifier checks it once on its own rather
+ * than once per path through the IPv6 extension headers that leads here.
+ */
+__noinline int ta_parse_nd(struct xdp_md *ctx, struct frame *f, __u32 off,
+			   int left)
+{
+	void *data = (void *)(long)ctx->data;
+	void *end = (void *)(long)ctx->data_end;
+	struct nd_msg *nd;
+	__u8 *opt;
+	int i;
+
+	/* linear data is at most a page; the bound keeps offsets provable */
+	if (!f || off > 0x3fff)
+		return TA_PARSE_ND_TRUNC;
+	nd = data + off;
+	if ((void *)(nd + 1) > end || left < (int)sizeof(*nd))
+		return TA_PARSE_ND_TRUNC;
+	f->nd_is_na = nd->icmp.type == NDISC_NA;
+	__builtin_memcpy(f->nd_target, nd->target, 16);
+	left -= sizeof(*nd);
+	opt = (__u8 *)(nd + 1);
+
+	for (i = 0; i < TA_ND_MAX_OPTS; i++) {
+		__u32 olen;
+
+		if (left <= 0)
+			return TA_PARSE_OK;
+		if (left < 8 || (void *)(opt + 8) > end)
+			return TA_PARSE_ND_TRUNC;
+		olen = opt[1] * 8;
+		if (!olen || (int)olen > left || (void *)(opt + olen) > end)
+			return TA_PARSE_ND_TRUNC;
+		if ((opt[0] == ND_OPT_SRC_LLADDR ||
+		     opt[0] == ND_OPT_TGT_LLADDR) &&
+		    !mac_eq(opt + 2, f->src_mac))
+			f->nd_lladdr_foreign = 1;
+		opt += olen;
+		left -= olen;
+	}
+	/* More options than examined: their lladdrs cannot be vouched for. */
+	if (left > 0)
+		f->nd_lladdr_foreign = 1;
+	return TA_PARSE_OK;
+}
+
+static __always_inline int parse_ip4(struct frame *f, struct iphdr *ip,
+				     void *end)
+{
+	__u32 hlen;
+
+	if ((void *)(ip + 1) > end)
+		return TA_PARSE_IP4_TRUNC;
+	if (ip->version != 4 || ip->ihl < 5)
+		return TA_PARSE_IP4_BAD_HDR;
+	hlen = ip->ihl * 4;
+	if ((void *)ip + hlen > end)
+		return TA_PARSE_IP4_TRUNC;
+	if (hlen > sizeof(*ip))
+		f->info |= 1u << TA_PARSE_IP4_OPTIONS;
+
+	f->l3 = L3_IP4;
+	f->ip_proto = ip->protocol;
+	set_ip4_mapped(f->src_ip, ip->saddr);
+	set_ip4_mapped(f->dst_ip, ip->daddr);
+	if (ip->frag_off & bpf_htons(IP4_FRAG_OFFSET)) {
+		f->info |= 1u << TA_PARSE_IP4_FRAG;
+		return TA_PARSE_OK;
+	}
+	return parse_l4(f, (void *)ip + hlen, end);
+}
+
+static __always_inline bool is_ip6_ext(__u8 nexthdr)
+{
+	switch (nexthdr) {
+	case IPPROTO_HOPOPTS:
+	case IPPROTO_ROUTING:
+	case IPPROTO_FRAGMENT:
+	case IPPROTO_AH:
+	case IPPROTO_DSTOPTS:
+	case IPPROTO_MH:
+	case 139: /* HIP */
+	case 140: /* Shim6 */
+		return true;
+	}
+	return false;
+}
+
+static __always_inline int parse_ip6(struct xdp_md *ctx, struct frame *f,
+				     struct ipv6hdr *ip6, void *end)
+{
+	__u8 nexthdr;
+	void *p;
+	int left, i;
+
+	if ((void *)(ip6 + 1) > end)
+		return TA_PARSE_IP6_TRUNC;
+	if (ip6->version != 6)
+		return TA_PARSE_IP6_BAD_HDR;
+
+	f->l3 = L3_IP6;
+	__builtin_memcpy(f->src_ip, &ip6->saddr, 16);
+	__builtin_memcpy(f->dst_ip, &ip6->daddr, 16);
+	left = bpf_ntohs(ip6->payload_len);
+	nexthdr = ip6->nexthdr;
+	p = ip6 + 1;
+
+	for (i = 0; i < TA_IP6_MAX_EXT && is_ip6_ext(nexthdr); i++) {
+		struct ipv6_opt_hdr *ext = p;
+		__u32 elen;
+
+		if (nexthdr == IPPROTO_FRAGMENT) {
+			struct ip6_frag *frag = p;
+
+			if ((void *)(frag + 1) > end)
+				return TA_PARSE_IP6_EXT_TRUNC;
+			nexthdr = frag->nexthdr;
+			if (frag->frag_off & bpf_htons(IP6_FRAG_OFFSET)) {
+				f->ip_proto = nexthdr;
+				f->info |= 1u << TA_PARSE_IP6_FRAG;
+				return TA_PARSE_OK;
+			}
+			p = frag + 1;
+			left -= sizeof(*frag);
+			continue;
+		}
+		if ((void *)(ext + 1) > end)
+			return TA_PARSE_IP6_EXT_TRUNC;
+		/* AH counts 4-byte words minus 2, the others 8-byte words minus 1 */
+		elen = nexthdr == IPPROTO_AH ? (ext->hdrlen + 2) * 4 :
+					       (ext->hdrlen + 1) * 8;
+		if (p + elen > end)
+			return TA_PARSE_IP6_EXT_TRUNC;
+		nexthdr = ext->nexthdr;
+		p += elen;
+		left -= elen;
+	}
+	if (is_ip6_ext(nexthdr))
+		return TA_PARSE_IP6_EXT_DEPTH;
+
+	f->ip_proto = nexthdr;
+	if (parse_l4(f, p, end) != TA_PARSE_OK)
+		return TA_PARSE_L4_TRUNC;
+	if (f->ip_proto == IPPROTO_ICMPV6 &&
+	    (f->icmp_type == NDISC_NS || f->icmp_type == NDISC_NA))
+		return ta_parse_nd(ctx, f, p - (void *)(long)ctx->data, left);
+	return TA_PARSE_OK;
+}
+
+static __always_inline int parse_arp(struct frame *f, struct arp_hdr *arp,
+				     void *end)
+{
+	struct arp_eth_ip4 *body = (void *)(arp + 1);
+
+	if ((void *)(arp + 1) > end)
+		return TA_PARSE_ARP_TRUNC;
+	f->l3 = L3_ARP;
+	if (arp->ar_hln == ETH_ALEN && arp->ar_pln == 4) {
+		if ((void *)(body + 1) > end)
+			return TA_PARSE_ARP_TRUNC;
+		__builtin_memcpy(f->arp_sha, body->sha, ETH_ALEN);
+		f->arp_spa = body->spa;
+		f->arp_eth_ip4 = 1;
+		return TA_PARSE_OK;
+	}
+	/* other hardware/protocol sizes: only their length is checked */
+	if ((void *)(body) + 2 * (arp->ar_hln + arp->ar_pln) > end)
+		return TA_PARSE_ARP_TRUNC;
+	return TA_PARSE_OK;
+}
+
+static __noinline int parse_frame(struct xdp_md *ctx, struct frame *f)
+{
+	void *end = (void *)(long)ctx->data_end;
+	struct ethhdr *eth = (void *)(long)ctx->data;
+	__be16 proto;
+	void *p;
+	int i;
+
+	if ((void *)(eth + 1) > end)
+		return TA_PARSE_RUNT;
+	__builtin_memcpy(f->src_mac, eth->h_source, ETH_ALEN);
+	__builtin_memcpy(f->dst_mac, eth->h_dest, ETH_ALEN);
+	proto = eth->h_proto;
+	p = eth + 1;
+
+	for (i = 0; i < 2 && is_vlan_proto(proto); i++) {
+		struct vlan_tag *tag = p;
+
+		if ((void *)(tag + 1) > end)
+			return TA_PARSE_VLAN_TRUNC;
+		if (i == 0) {
+			f->vlan = bpf_ntohs(tag->tci) & 0x0fff;
+			f->has_vlan = 1;
+		}
+		proto = tag->encap_proto;
+		p = tag + 1;
+	}
+	if (is_vlan_proto(proto))
+		return TA_PARSE_VLAN_DEPTH;
+	f->ethertype = bpf_ntohs(proto);
+
+	switch (proto) {
+	case bpf_htons(ETH_P_IP):
+		return parse_ip4(f, p, end);
+	case bpf_htons(ETH_P_IPV6):
+		return parse_ip6(ctx, f, p, end);
+	case bpf_htons(ETH_P_ARP):
+		return parse_arp(f, p, end);
+	}
+	return TA_PARSE_OK;
+}
+
+#endif /* TA_PARSE_BPF_H */
