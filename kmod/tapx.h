@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * tapx - a tun-compatible tap driver whose write path is XDP-first.
+ *
+ * Objects:
+ *   struct tapx_file  one open /dev/net/tapx; owns the reader ring, the wait
+ *                     queue, the buffer cache for written frames and the
+ *                     xdp_rxq_info. Attached to at most one device.
+ *   struct tapx_dev   netdev_priv() of a tapx interface: flags, owner,
+ *                     vnet header settings, the XDP program, counters and
+ *                     the RCU pointer to the attached file.
+ *
+ * Locking:
+ *   rtnl             attach, detach, device creation and deletion, ioctls
+ *                    that change the device, the XDP program pointer.
+ *   RCU              dev->tfile and dev->xdp_prog for the data paths.
+ *   tfile->write_lock serialises writers of one fd (the buffer cache).
+ *   ptr_ring locks   producers (xmit, XDP_TX, ndo_xdp_xmit) and the reader.
+ */
+#ifndef TAPX_H
+#define TAPX_H
+
+#include <linux/netdevice.h>
+#include <linux/ptr_ring.h>
+#include <linux/u64_stats_sync.h>
+#include <linux/mutex.h>
+#include <linux/poll.h>
+#include <linux/wait.h>
+#include <net/xdp.h>
+
+#define TAPX_DRV_NAME "tapx"
+#define TAPX_DRV_VERSION "0.1"
+
+/* Flags userspace may set with TUNSETIFF and that tapx supports. */
+#define TAPX_IFF_FEATURES (IFF_TAP | IFF_NO_PI | IFF_ONE_QUEUE | IFF_VNET_HDR)
+/* Offloads userspace can accept on read (TUNSETOFFLOAD). */
+#define TAPX_USER_FEATURES                                         \
+	(NETIF_F_HW_CSUM | NETIF_F_TSO_ECN | NETIF_F_TSO | NETIF_F_TSO6)
+
+/* Private flag bits kept in tapx_dev.flags next to the IFF_* ones. */
+#define TAPX_VNET_LE 0x80000000
+#define TAPX_VNET_BE 0x40000000
+
+/* Ring entries with this bit set are xdp_frames, others are skbs. */
+#define TAPX_PTR_XDP 0x1UL
+
+/* Largest frame userspace may write (without vnet header / PI). */
+#define TAPX_MAX_FRAME 65535
+#define TAPX_MIN_FRAME ETH_HLEN
+
+/* Headroom and tailroom of a written frame's first buffer. */
+#define TAPX_HEADROOM XDP_PACKET_HEADROOM
+#define TAPX_SHINFO SKB_DATA_ALIGN(sizeof(struct skb_shared_info))
+/* Largest frame that fits the first buffer (one page, like an xdp_buff). */
+#define TAPX_LINEAR_MAX (PAGE_SIZE - TAPX_HEADROOM - TAPX_SHINFO)
+
+enum tapx_stat {
+	TAPX_RX_PACKETS, /* frames written by userspace and accepted */
+	TAPX_RX_BYTES,
+	TAPX_RX_DROPPED, /* written frames dropped by the driver (not XDP) */
+	TAPX_RX_ERRORS, /* malformed writes: runt, oversize, bad vnet header */
+	TAPX_TX_PACKETS, /* frames queued to the reader */
+	TAPX_TX_BYTES,
+	TAPX_TX_DROPPED, /* frames for the reader dropped (no reader, errors) */
+	TAPX_XDP_PASS,
+	TAPX_XDP_DROP,
+	TAPX_XDP_TX,
+	TAPX_XDP_REDIRECT,
+	TAPX_XDP_ABORTED,
+	TAPX_XDP_TX_ERRORS, /* XDP_TX frames that could not be queued */
+	TAPX_XDP_REDIRECT_ERRORS, /* xdp_do_redirect() failed */
+	TAPX_XDP_GSO_DROPS, /* GSO frame with TX/REDIRECT verdict (see README) */
+	TAPX_XDP_FRAGS_DROPS, /* frame > page, program not frags-capable */
+	TAPX_XDP_XMIT, /* frames received through ndo_xdp_xmit */
+	TAPX_XDP_XMIT_ERRORS, /* ndo_xdp_xmit frames refused */
+	TAPX_RING_FULL, /* reader ring full: frame dropped */
+	TAPX_NR_STATS,
+};
+
+struct tapx_pcpu_stats {
+	u64_stats_t v[TAPX_NR_STATS];
+	struct u64_stats_sync syncp;
+};
+
+struct tapx_dev;
+
+struct tapx_file {
+	struct tapx_dev __rcu *tapx; /* attached device or NULL */
+	struct net *net;
+	struct ptr_ring ring; /* skbs and tagged xdp_frames for read() */
+	wait_queue_head_t wq;
+	struct mutex write_lock;
+	struct page_frag_cache frag; /* buffers of written frames */
+	struct xdp_rxq_info xdp_rxq;
+	bool rxq_registered;
+	int sndbuf;
+};
+
+struct tapx_dev {
+	struct net_device *dev;
+	struct tapx_file __rcu *tfile;
+	struct bpf_prog __rcu *xdp_prog;
+	unsigned int flags; /* IFF_* and TAPX_VNET_* */
+	int vnet_hdr_sz;
+	kuid_t owner;
+	kgid_t group;
+	netdev_features_t offload; /* TUNSETOFFLOAD: what the reader accepts */
+	struct tapx_pcpu_stats __percpu *stats;
+};
+
+/* tapx_main.c */
+void tapx_detach(struct tapx_file *tfile, struct tapx_dev *tapx);
+
+/* tapx_netdev.c */
+extern struct rtnl_link_ops tapx_link_ops;
+void tapx_setup(struct net_device *dev);
+int tapx_set_offload(struct tapx_dev *tapx, unsigned long arg);
+
+/* tapx_xdp.c */
+ssize_t tapx_write_iter(struct kiocb *iocb, struct iov_iter *from);
+int tapx_xdp_xmit(struct net_device *dev, int n, struct xdp_frame **frames,
+		  u32 flags);
+
+/* tapx_rx.c */
+ssize_t tapx_read_iter(struct kiocb *iocb, struct iov_iter *to);
+int tapx_ring_produce(struct tapx_file *tfile, void *ptr);
+void tapx_ring_purge(struct tapx_file *tfile);
+void tapx_ptr_free(void *ptr);
+
+static inline void tapx_stat_add(struct tapx_dev *tapx, enum tapx_stat s,
+				 u64 n)
+{
+	struct tapx_pcpu_stats *st = this_cpu_ptr(tapx->stats);
+
+	u64_stats_update_begin(&st->syncp);
+	u64_stats_add(&st->v[s], n);
+	u64_stats_update_end(&st->syncp);
+}
+
+static inline void tapx_stat_inc(struct tapx_dev *tapx, enum tapx_stat s)
+{
+	tapx_stat_add(tapx, s, 1);
+}
+
+/* Counts two related stats (packets and bytes) in one update. */
+static inline void tapx_stat_pkt(struct tapx_dev *tapx, enum tapx_stat pkts,
+				 enum tapx_stat bytes, unsigned int len)
+{
+	struct tapx_pcpu_stats *st = this_cpu_ptr(tapx->stats);
+
+	u64_stats_update_begin(&st->syncp);
+	u64_stats_inc(&st->v[pkts]);
+	u64_stats_add(&st->v[bytes], len);
+	u64_stats_update_end(&st->syncp);
+}
+
+static inline void tapx_wake_reader(struct tapx_file *tfile)
+{
+	wake_up_interruptible_poll(&tfile->wq, EPOLLIN | EPOLLRDNORM);
+}
+
+void tapx_stats_sum(struct tapx_dev *tapx, u64 *sum);
+
+static inline bool tapx_vnet_le(const struct tapx_dev *tapx)
+{
+	/*
+	 * TUNSETVNETLE wins; otherwise the header is big-endian only after
+	 * TUNSETVNETBE. tapx assumes a little-endian host for legacy headers.
+	 */
+	return (tapx->flags & TAPX_VNET_LE) || !(tapx->flags & TAPX_VNET_BE);
+}
+
+#endif /* TAPX_H */

@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tapx read path: the file's ring holds what the device sends to userspace,
+ * skbs from the stack (ndo_start_xmit) and xdp_frames from XDP_TX and
+ * ndo_xdp_xmit, which never become skbs. read() returns one frame per call,
+ * behind a PI header (without IFF_NO_PI) and a vnet header (IFF_VNET_HDR).
+ */
+#include <linux/if_tun.h>
+#include <linux/sched/signal.h>
+#include <linux/skbuff.h>
+#include <linux/uio.h>
+#include <linux/virtio_net.h>
+
+#include "tapx.h"
+
+static bool tapx_is_frame(void *ptr)
+{
+	return (unsigned long)ptr & TAPX_PTR_XDP;
+}
+
+static struct xdp_frame *tapx_to_frame(void *ptr)
+{
+	return (void *)((unsigned long)ptr & ~TAPX_PTR_XDP);
+}
+
+void tapx_ptr_free(void *ptr)
+{
+	if (!ptr)
+		return;
+	if (tapx_is_frame(ptr))
+		xdp_return_frame(tapx_to_frame(ptr));
+	else
+		kfree_skb(ptr);
+}
+
+/* Called with BH disabled (softirq, or the writer's XDP section). */
+int tapx_ring_produce(struct tapx_file *tfile, void *ptr)
+{
+	return ptr_ring_produce(&tfile->ring, ptr);
+}
+
+void tapx_ring_purge(struct tapx_file *tfile)
+{
+	void *ptr;
+
+	while ((ptr = ptr_ring_consume(&tfile->ring)))
+		tapx_ptr_free(ptr);
+}
+
+static bool tapx_attached(struct tapx_file *tfile, struct tapx_dev *tapx)
+{
+	return rcu_access_pointer(tfile->tapx) == tapx;
+}
+
+static void *tapx_ring_wait(struct tapx_file *tfile, struct tapx_dev *tapx,
+			    bool noblock, int *err)
+{
+	void *ptr;
+
+	*err = 0;
+	for (;;) {
+		ptr = ptr_ring_consume(&tfile->ring);
+		if (ptr)
+			return ptr;
+		if (noblock) {
+			*err = -EAGAIN;
+			return NULL;
+		}
+		*err = wait_event_interruptible(tfile->wq,
+						!ptr_ring_empty(&tfile->ring) ||
+						!tapx_attached(tfile, tapx));
+		if (*err)
+			return NULL;
+		if (!tapx_attached(tfile, tapx)) {
+			*err = -EBADFD;
+			return NULL;
+		}
+	}
+}
+
+/* Writes the PI and vnet headers; returns their length or an error. */
+static int tapx_put_meta(struct tapx_dev *tapx, struct iov_iter *to,
+			 __be16 proto, size_t len,
+			 const struct virtio_net_hdr *vnet)
+{
+	int done = 0;
+
+	if (!(tapx->flags & IFF_NO_PI)) {
+		struct tun_pi pi = { .proto = proto };
+
+		if (iov_iter_count(to) < sizeof(pi))
+			return -EINVAL;
+		if (iov_iter_count(to) < sizeof(pi) + len)
+			pi.flags |= TUN_PKT_STRIP;
+		if (copy_to_iter(&pi, sizeof(pi), to) != sizeof(pi))
+			return -EFAULT;
+		done += sizeof(pi);
+	}
+
+	if (tapx->flags & IFF_VNET_HDR) {
+		int sz = READ_ONCE(tapx->vnet_hdr_sz);
+
+		if (iov_iter_count(to) < sz)
+			return -EINVAL;
+		if (copy_to_iter(vnet, sizeof(*vnet), to) != sizeof(*vnet))
+			return -EFAULT;
+		iov_iter_advance(to, sz - sizeof(*vnet));
+		done += sz;
+	}
+	return done;
+}
+
+static ssize_t tapx_put_frame(struct tapx_dev *tapx, struct xdp_frame *frame,
+			      struct iov_iter *to)
+{
+	struct virtio_net_hdr vnet = {};
+	struct skb_shared_info *sinfo;
+	struct ethhdr *eth = frame->data;
+	ssize_t ret, copied;
+	int i;
+
+	ret = tapx_put_meta(tapx, to, eth->h_proto, xdp_get_frame_len(frame),
+			    &vnet);
+	if (ret < 0)
+		return ret;
+
+	copied = copy_to_iter(frame->data, frame->len, to);
+	if (xdp_frame_has_frags(frame) && copied == frame->len) {
+		sinfo = xdp_get_shared_info_from_frame(frame);
+		for (i = 0; i < sinfo->nr_frags && iov_iter_count(to); i++) {
+			const skb_frag_t *f = &sinfo->frags[i];
+
+			copied += copy_to_iter(skb_frag_address(f),
+					       skb_frag_size(f), to);
+		}
+	}
+	return ret + copied;
+}
+
+static ssize_t tapx_put_skb(struct tapx_dev *tapx, struct sk_buff *skb,
+			    struct iov_iter *to)
+{
+	struct virtio_net_hdr vnet = {};
+	size_t len;
+	ssize_t ret;
+
+	if ((tapx->flags & IFF_VNET_HDR) &&
+	    virtio_net_hdr_from_skb(skb, &vnet, tapx_vnet_le(tapx), true, 0))
+		return -EINVAL;
+
+	ret = tapx_put_meta(tapx, to, skb->protocol, skb->len, &vnet);
+	if (ret < 0)
+		return ret;
+
+	len = min_t(size_t, skb->len, iov_iter_count(to));
+	if (skb_copy_datagram_iter(skb, 0, to, len))
+		return -EFAULT;
+	return ret + len;
+}
+
+ssize_t tapx_read_iter(struct kiocb *iocb, struct iov_iter *to)
+{
+	struct file *file = iocb->ki_filp;
+	struct tapx_file *tfile = file->private_data;
+	bool noblock = (file->f_flags & O_NONBLOCK) ||
+		       (iocb->ki_flags & IOCB_NOWAIT);
+	struct tapx_dev *tapx;
+	ssize_t ret;
+	void *ptr;
+	int err;
+
+	rcu_read_lock();
+	tapx = rcu_dereference(tfile->tapx);
+	if (tapx)
+		dev_hold(tapx->dev);
+	rcu_read_unlock();
+	if (!tapx)
+		return -EBADFD;
+
+	if (!iov_iter_count(to)) {
+		ret = 0;
+		goto out;
+	}
+
+	ptr = tapx_ring_wait(tfile, tapx, noblock, &err);
+	if (!ptr) {
+		ret = err;
+		goto out;
+	}
+
+	if (tapx_is_frame(ptr)) {
+		struct xdp_frame *frame = tapx_to_frame(ptr);
+
+		ret = tapx_put_frame(tapx, frame, to);
+		xdp_return_frame(frame);
+	} else {
+		struct sk_buff *skb = ptr;
+
+		ret = tapx_put_skb(tapx, skb, to);
+		if (ret < 0)
+			kfree_skb(skb);
+		else
+			consume_skb(skb);
+	}
+out:
+	dev_put(tapx->dev);
+	return ret;
+}

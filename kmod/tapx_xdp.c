@@ -1,0 +1,455 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tapx write path: every frame userspace writes is copied once into a buffer
+ * with XDP headroom, becomes an xdp_buff, meets the attached program and only
+ * then, on XDP_PASS, an skb built around the same buffer.
+ *
+ * Buffers come from the file's page_frag_cache: a frame up to
+ * TAPX_LINEAR_MAX bytes gets one fragment sized for headroom, data and
+ * skb_shared_info; a larger frame gets a page-sized head plus page-sized
+ * fragments (XDP multi-buffer). Freed fragments return their reference to
+ * the cache's page, which the cache reuses once all its fragments are gone.
+ */
+#include <linux/bpf.h>
+#include <linux/bpf_trace.h>
+#include <linux/etherdevice.h>
+#include <linux/filter.h>
+#include <linux/if_tun.h>
+#include <linux/skbuff.h>
+#include <linux/uio.h>
+#include <linux/virtio_net.h>
+#include <net/checksum.h>
+#include <trace/events/xdp.h>
+
+#include "tapx.h"
+
+/* What one write() carries besides the frame itself. */
+struct tapx_wmeta {
+	struct virtio_net_hdr vnet;
+	bool has_vnet;
+	size_t len; /* frame length */
+};
+
+static struct tapx_dev *tapx_get(struct tapx_file *tfile)
+{
+	struct tapx_dev *tapx;
+
+	rcu_read_lock();
+	tapx = rcu_dereference(tfile->tapx);
+	if (tapx)
+		dev_hold(tapx->dev);
+	rcu_read_unlock();
+	return tapx;
+}
+
+/* Validates the vnet header the way a virtio device would see it. */
+static int tapx_check_vnet(struct tapx_dev *tapx, struct virtio_net_hdr *h,
+			   size_t len)
+{
+	bool le = tapx_vnet_le(tapx);
+	u16 hdr_len = __virtio16_to_cpu(le, h->hdr_len);
+	u16 start = __virtio16_to_cpu(le, h->csum_start);
+	u16 off = __virtio16_to_cpu(le, h->csum_offset);
+
+	if (h->flags & ~(VIRTIO_NET_HDR_F_NEEDS_CSUM |
+			 VIRTIO_NET_HDR_F_DATA_VALID))
+		return -EINVAL;
+
+	if (h->flags & VIRTIO_NET_HDR_F_NEEDS_CSUM) {
+		if ((size_t)start + off + 2 > len)
+			return -EINVAL;
+		if (start + off + 2 > hdr_len)
+			hdr_len = start + off + 2;
+		h->hdr_len = __cpu_to_virtio16(le, hdr_len);
+	}
+	if (hdr_len > len)
+		return -EINVAL;
+
+	switch (h->gso_type & ~VIRTIO_NET_HDR_GSO_ECN) {
+	case VIRTIO_NET_HDR_GSO_NONE:
+		if (h->gso_type & VIRTIO_NET_HDR_GSO_ECN)
+			return -EINVAL;
+		break;
+	case VIRTIO_NET_HDR_GSO_TCPV4:
+	case VIRTIO_NET_HDR_GSO_TCPV6:
+	case VIRTIO_NET_HDR_GSO_UDP:
+		if (!h->gso_size)
+			return -EINVAL;
+		break;
+	default:
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Reads the PI and vnet headers that precede the frame. */
+static int tapx_parse_meta(struct tapx_dev *tapx, struct iov_iter *from,
+			   struct tapx_wmeta *m)
+{
+	size_t len = iov_iter_count(from);
+	int err;
+
+	m->has_vnet = false;
+	if (!(tapx->flags & IFF_NO_PI)) {
+		struct tun_pi pi;
+
+		if (len < sizeof(pi))
+			return -EINVAL;
+		if (!copy_from_iter_full(&pi, sizeof(pi), from))
+			return -EFAULT;
+		len -= sizeof(pi);
+	}
+
+	if (tapx->flags & IFF_VNET_HDR) {
+		int sz = READ_ONCE(tapx->vnet_hdr_sz);
+
+		if (len < sz)
+			return -EINVAL;
+		if (!copy_from_iter_full(&m->vnet, sizeof(m->vnet), from))
+			return -EFAULT;
+		iov_iter_advance(from, sz - sizeof(m->vnet));
+		len -= sz;
+		err = tapx_check_vnet(tapx, &m->vnet, len);
+		if (err)
+			return err;
+		m->has_vnet = m->vnet.flags || m->vnet.gso_type;
+	}
+
+	if (len < TAPX_MIN_FRAME || len > TAPX_MAX_FRAME)
+		return -EINVAL;
+	m->len = len;
+	return 0;
+}
+
+/* Copies the frame into the head buffer and, if needed, page fragments. */
+static int tapx_fill_buff(struct tapx_file *tfile, struct iov_iter *from,
+			  size_t len, struct xdp_buff *xdp)
+{
+	struct skb_shared_info *sinfo;
+	size_t head_len, left;
+	unsigned int buflen;
+	void *buf;
+	int i, err;
+
+	if (len <= TAPX_LINEAR_MAX) {
+		head_len = len;
+		buflen = SKB_DATA_ALIGN(TAPX_HEADROOM + len) + TAPX_SHINFO;
+	} else {
+		head_len = TAPX_LINEAR_MAX;
+		buflen = PAGE_SIZE;
+	}
+
+	buf = page_frag_alloc(&tfile->frag, buflen, GFP_KERNEL);
+	if (unlikely(!buf))
+		return -ENOMEM;
+	if (unlikely(!copy_from_iter_full(buf + TAPX_HEADROOM, head_len,
+					  from))) {
+		page_frag_free(buf);
+		return -EFAULT;
+	}
+
+	xdp_init_buff(xdp, buflen, &tfile->xdp_rxq);
+	xdp_prepare_buff(xdp, buf, TAPX_HEADROOM, head_len, true);
+	if (len == head_len)
+		return 0;
+
+	/* Multi-buffer: the rest in page-sized fragments. */
+	sinfo = xdp_get_shared_info_from_buff(xdp);
+	sinfo->nr_frags = 0;
+	sinfo->xdp_frags_size = len - head_len;
+	xdp_buff_set_frags_flag(xdp);
+
+	for (i = 0, left = len - head_len; left; i++) {
+		size_t n = min_t(size_t, left, PAGE_SIZE);
+		struct page *page;
+		void *va;
+
+		err = -ENOMEM;
+		va = page_frag_alloc(&tfile->frag, PAGE_SIZE, GFP_KERNEL);
+		if (unlikely(!va))
+			goto err;
+		page = virt_to_head_page(va);
+		__skb_fill_page_desc_noacc(sinfo, i, page, va - page_address(page),
+					   n);
+		sinfo->nr_frags = i + 1;
+		err = -EFAULT;
+		if (unlikely(!copy_from_iter_full(va, n, from)))
+			goto err;
+		left -= n;
+	}
+	return 0;
+
+err:
+	xdp_return_buff(xdp);
+	return err;
+}
+
+/* Finishes a partial checksum in place (single-buffer frames only). */
+static int tapx_finish_csum(struct tapx_dev *tapx, struct xdp_buff *xdp,
+			    const struct tapx_wmeta *m)
+{
+	bool le = tapx_vnet_le(tapx);
+	unsigned int start = __virtio16_to_cpu(le, m->vnet.csum_start);
+	unsigned int off = __virtio16_to_cpu(le, m->vnet.csum_offset);
+	unsigned int len = xdp->data_end - xdp->data;
+	__sum16 *field;
+
+	if (xdp_buff_has_frags(xdp) || start + off + 2 > len)
+		return -EINVAL;
+	field = xdp->data + start + off;
+	*field = csum_fold(csum_partial(xdp->data + start, len - start, 0));
+	if (!*field)
+		*field = CSUM_MANGLED_0;
+	return 0;
+}
+
+/*
+ * TX and REDIRECT hand the buffer on as an xdp_frame, which has no room for
+ * vnet metadata. A frame that still needs its checksum gets it here; a GSO
+ * frame, or a checksum we cannot finish, is dropped and counted.
+ */
+static bool tapx_frame_ok(struct tapx_dev *tapx, struct xdp_buff *xdp,
+			  const struct tapx_wmeta *m)
+{
+	if (!m->has_vnet)
+		return true;
+	if (m->vnet.gso_type != VIRTIO_NET_HDR_GSO_NONE)
+		return false;
+	if ((m->vnet.flags & VIRTIO_NET_HDR_F_NEEDS_CSUM) &&
+	    tapx_finish_csum(tapx, xdp, m))
+		return false;
+	return true;
+}
+
+/* XDP_PASS: an skb around the same buffer, vnet metadata applied. */
+static void tapx_xdp_pass(struct tapx_dev *tapx, struct xdp_buff *xdp,
+			  const struct tapx_wmeta *m, void *orig_data,
+			  unsigned int orig_len)
+{
+	struct net_device *dev = tapx->dev;
+	unsigned int nr_frags = 0, frags_size = 0;
+	struct skb_shared_info *sinfo;
+	struct sk_buff *skb;
+	int metalen;
+
+	/*
+	 * Offsets in the vnet header are relative to the frame as written; if
+	 * the program moved or resized it they no longer hold.
+	 */
+	if (m->has_vnet && (xdp->data != orig_data ||
+			    xdp_get_buff_len(xdp) != orig_len)) {
+		tapx_stat_inc(tapx, TAPX_XDP_GSO_DROPS);
+		xdp_return_buff(xdp);
+		return;
+	}
+
+	if (unlikely(xdp_buff_has_frags(xdp))) {
+		sinfo = xdp_get_shared_info_from_buff(xdp);
+		nr_frags = sinfo->nr_frags;
+		frags_size = sinfo->xdp_frags_size;
+	}
+
+	skb = napi_build_skb(xdp->data_hard_start, xdp->frame_sz);
+	if (unlikely(!skb)) {
+		tapx_stat_inc(tapx, TAPX_RX_DROPPED);
+		xdp_return_buff(xdp);
+		return;
+	}
+	skb_reserve(skb, xdp->data - xdp->data_hard_start);
+	__skb_put(skb, xdp->data_end - xdp->data);
+	metalen = xdp->data - xdp->data_meta;
+	if (metalen)
+		skb_metadata_set(skb, metalen);
+	if (nr_frags)
+		xdp_update_skb_shared_info(skb, nr_frags, frags_size,
+					   nr_frags * PAGE_SIZE, false);
+
+	skb->protocol = eth_type_trans(skb, dev);
+	if (m->has_vnet) {
+		if (unlikely(virtio_net_hdr_to_skb(skb, &m->vnet,
+						   tapx_vnet_le(tapx)))) {
+			tapx_stat_inc(tapx, TAPX_RX_ERRORS);
+			kfree_skb(skb);
+			return;
+		}
+	} else {
+		skb_probe_transport_header(skb);
+	}
+	netif_receive_skb(skb);
+}
+
+static void tapx_xdp_tx(struct tapx_file *tfile, struct tapx_dev *tapx,
+			struct xdp_buff *xdp)
+{
+	unsigned int len = xdp_get_buff_len(xdp);
+	struct xdp_frame *frame;
+
+	frame = xdp_convert_buff_to_frame(xdp);
+	if (unlikely(!frame))
+		goto err;
+	if (unlikely(tapx_ring_produce(tfile, (void *)((unsigned long)frame |
+						       TAPX_PTR_XDP)))) {
+		tapx_stat_inc(tapx, TAPX_RING_FULL);
+		goto err;
+	}
+	tapx_stat_inc(tapx, TAPX_XDP_TX);
+	tapx_stat_pkt(tapx, TAPX_TX_PACKETS, TAPX_TX_BYTES, len);
+	tapx_wake_reader(tfile);
+	return;
+err:
+	tapx_stat_inc(tapx, TAPX_XDP_TX_ERRORS);
+	xdp_return_buff(xdp);
+}
+
+/* Runs the program on one frame and carries out the verdict. */
+static int tapx_xdp_run(struct tapx_file *tfile, struct tapx_dev *tapx,
+			struct xdp_buff *xdp, const struct tapx_wmeta *m)
+{
+	void *orig_data = xdp->data;
+	unsigned int orig_len = m->len;
+	struct bpf_prog *prog;
+	u32 act;
+
+	tapx_stat_pkt(tapx, TAPX_RX_PACKETS, TAPX_RX_BYTES, m->len);
+
+	prog = rcu_dereference(tapx->xdp_prog);
+	if (!prog) {
+		tapx_xdp_pass(tapx, xdp, m, orig_data, orig_len);
+		return 0;
+	}
+	if (unlikely(xdp_buff_has_frags(xdp) && !prog->aux->xdp_has_frags)) {
+		tapx_stat_inc(tapx, TAPX_XDP_FRAGS_DROPS);
+		xdp_return_buff(xdp);
+		return 0;
+	}
+
+	act = bpf_prog_run_xdp(prog, xdp);
+	switch (act) {
+	case XDP_PASS:
+		tapx_stat_inc(tapx, TAPX_XDP_PASS);
+		tapx_xdp_pass(tapx, xdp, m, orig_data, orig_len);
+		return 0;
+	case XDP_DROP:
+		tapx_stat_inc(tapx, TAPX_XDP_DROP);
+		xdp_return_buff(xdp);
+		return 0;
+	case XDP_TX:
+		if (!tapx_frame_ok(tapx, xdp, m))
+			break;
+		tapx_xdp_tx(tfile, tapx, xdp);
+		return 0;
+	case XDP_REDIRECT:
+		if (!tapx_frame_ok(tapx, xdp, m))
+			break;
+		if (unlikely(xdp_do_redirect(tapx->dev, xdp, prog))) {
+			tapx_stat_inc(tapx, TAPX_XDP_REDIRECT_ERRORS);
+			xdp_return_buff(xdp);
+			return 0;
+		}
+		tapx_stat_inc(tapx, TAPX_XDP_REDIRECT);
+		return 1; /* needs a flush */
+	default:
+		bpf_warn_invalid_xdp_action(tapx->dev, prog, act);
+		fallthrough;
+	case XDP_ABORTED:
+		trace_xdp_exception(tapx->dev, prog, act);
+		tapx_stat_inc(tapx, TAPX_XDP_ABORTED);
+		xdp_return_buff(xdp);
+		return 0;
+	}
+
+	/* TX or REDIRECT of a frame whose vnet metadata cannot travel. */
+	tapx_stat_inc(tapx, TAPX_XDP_GSO_DROPS);
+	xdp_return_buff(xdp);
+	return 0;
+}
+
+ssize_t tapx_write_iter(struct kiocb *iocb, struct iov_iter *from)
+{
+	struct tapx_file *tfile = iocb->ki_filp->private_data;
+	size_t total = iov_iter_count(from);
+	struct tapx_wmeta m;
+	struct xdp_buff xdp;
+	struct tapx_dev *tapx;
+	ssize_t ret;
+
+	tapx = tapx_get(tfile);
+	if (!tapx)
+		return -EBADFD;
+
+	ret = tapx_parse_meta(tapx, from, &m);
+	if (ret) {
+		tapx_stat_inc(tapx, TAPX_RX_ERRORS);
+		goto out;
+	}
+
+	mutex_lock(&tfile->write_lock);
+	ret = tapx_fill_buff(tfile, from, m.len, &xdp);
+	if (ret) {
+		tapx_stat_inc(tapx, TAPX_RX_DROPPED);
+		goto unlock;
+	}
+
+	local_bh_disable();
+	rcu_read_lock();
+	if (likely(rcu_access_pointer(tfile->tapx) == tapx)) {
+		if (tapx_xdp_run(tfile, tapx, &xdp, &m))
+			xdp_do_flush();
+		ret = total;
+	} else {
+		/* Detached while we copied. */
+		xdp_return_buff(&xdp);
+		ret = -EBADFD;
+	}
+	rcu_read_unlock();
+	local_bh_enable();
+unlock:
+	mutex_unlock(&tfile->write_lock);
+out:
+	dev_put(tapx->dev);
+	return ret;
+}
+
+/* ndo_xdp_xmit: frames redirected into this tap go to its reader as is. */
+int tapx_xdp_xmit(struct net_device *dev, int n, struct xdp_frame **frames,
+		  u32 flags)
+{
+	struct tapx_dev *tapx = netdev_priv(dev);
+	struct tapx_file *tfile;
+	u64 bytes = 0;
+	int i = 0;
+
+	if (unlikely(flags & ~XDP_XMIT_FLAGS_MASK))
+		return -EINVAL;
+
+	rcu_read_lock();
+	tfile = rcu_dereference(tapx->tfile);
+	if (unlikely(!tfile))
+		goto out;
+
+	spin_lock(&tfile->ring.producer_lock);
+	for (; i < n; i++) {
+		void *ptr = (void *)((unsigned long)frames[i] | TAPX_PTR_XDP);
+		unsigned int len = xdp_get_frame_len(frames[i]);
+
+		/* Once produced, the reader may free the frame at any time. */
+		if (__ptr_ring_produce(&tfile->ring, ptr))
+			break;
+		bytes += len;
+	}
+	spin_unlock(&tfile->ring.producer_lock);
+
+	if (i) {
+		tapx_stat_add(tapx, TAPX_XDP_XMIT, i);
+		tapx_stat_add(tapx, TAPX_TX_PACKETS, i);
+		tapx_stat_add(tapx, TAPX_TX_BYTES, bytes);
+		tapx_wake_reader(tfile);
+	}
+	if (i < n)
+		tapx_stat_add(tapx, TAPX_RING_FULL, n - i);
+out:
+	if (i < n)
+		tapx_stat_add(tapx, TAPX_XDP_XMIT_ERRORS, n - i);
+	rcu_read_unlock();
+	return i;
+}
