@@ -1,0 +1,765 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * bench.c - `tap-accel bench`: the options, the matrix and the loop that
+ * times every cell.
+ *
+ * A cell writes the same frame into the writer tap: a warm-up, then `reps`
+ * timed repetitions of `frames` writes each. Its figure is the median
+ * per-frame time of the repetitions (min and max kept as the spread).
+ * Counters read before and after the cell say what became of every frame.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <fcntl.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/utsname.h>
+#include <arpa/inet.h>
+
+#include "bench.h"
+#include "bpf/tap_accel.h"
+#include "cli/verbs.h"
+
+const char *const bench_driver_name[DRV_MAX] = { "tun", "tapx" };
+
+const char *const bench_prog_name[PROG_MAX] = {
+	[PROG_FLOOR] = "floor",
+	[PROG_NONE] = "none",
+	[PROG_XDP_DROP_NATIVE] = "xdp-drop-native",
+	[PROG_XDP_DROP_GENERIC] = "xdp-drop-generic",
+	[PROG_XDP_TX] = "xdp-tx",
+	[PROG_XDP_REDIRECT] = "xdp-redirect",
+	[PROG_POLICY_1] = "policy-1",
+	[PROG_POLICY_100] = "policy-100",
+	[PROG_POLICY_1000] = "policy-1000",
+	[PROG_TC_DROP] = "tc-drop",
+	[PROG_BRIDGE] = "bridge",
+};
+
+const char *const bench_prog_label[PROG_MAX] = {
+	[PROG_FLOOR] = "write() to /dev/null",
+	[PROG_NONE] = "none",
+	[PROG_XDP_DROP_NATIVE] = "XDP drop, native",
+	[PROG_XDP_DROP_GENERIC] = "XDP drop, generic",
+	[PROG_XDP_TX] = "XDP tx",
+	[PROG_XDP_REDIRECT] = "XDP redirect to tap",
+	[PROG_POLICY_1] = "policy, 1 rule",
+	[PROG_POLICY_100] = "policy, 100 rules",
+	[PROG_POLICY_1000] = "policy, 1000 rules",
+	[PROG_TC_DROP] = "tc ingress bpf drop",
+	[PROG_BRIDGE] = "bridge tap to tap",
+};
+
+const char *const bench_writer_name[WR_MAX] = { "block", "nonblock", "writev", "io_uring" };
+
+const int bench_size[NR_SIZES] = { 64, 1500, 9000, 65535 };
+
+const char *const bench_frame_name[NR_FRAMES] = { "baseline", "udp" };
+
+#define QUICK_FRAMES 100000
+#define QUICK_REPS 5
+#define FULL_FRAMES 200000
+#define FULL_REPS 7
+#define VM_FRAMES 20000
+#define VM_MAX_FRAMES 50000
+#define VM_REPS 3
+#define MIN_FRAMES 1000
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	interrupted = 1;
+}
+
+static const char usage[] =
+	"Usage: tap-accel bench [--quick|--full] [--frames N] [--reps N] [--out DIR]\n"
+	"                       [--json] [--vm] [--cpu N] [--frame baseline|udp]\n"
+	"                       [--programs LIST] [--writers LIST] [--sizes LIST]\n"
+	"\n"
+	"Write N identical frames into a tap, per program, writer and frame size;\n"
+	"report ns per frame (median of the repetitions), Mpps, the ratio to the\n"
+	"/dev/null floor and to stock tun without a program, and what the counters\n"
+	"say happened to the frames. Runs in a private network namespace.\n"
+	"\n"
+	"  --quick        the default: frames of 64 and 1500 B, about 2 minutes\n"
+	"  --full         every program, writer and frame size (64 ... 65535 B)\n"
+	"  --frames N     frames per repetition (large frames get fewer, same bytes)\n"
+	"  --reps N       timed repetitions per cell (the median is reported)\n"
+	"  --out DIR      results folder (default build/bench/<timestamp>/)\n"
+	"  --json         the results as JSON on stdout (the table goes to stderr)\n"
+	"  --vm           stock tun and tapx (/dev/net/tapx) side by side, small\n"
+	"  --cpu N        pin the writer to CPU N\n"
+	"  --frame KIND   baseline (default): broadcast, IPv4 ethertype, zeros, as in\n"
+	"                 baseline.md; udp: a valid UDP broadcast (always for the\n"
+	"                 policy and bridge cells)\n"
+	"  --programs, --writers, --sizes   comma lists narrowing the matrix;\n"
+	"                 the floor and 'none' are always run (the references)\n"
+	"  programs: floor none xdp-drop-native xdp-drop-generic xdp-tx xdp-redirect\n"
+	"            policy-1 policy-100 policy-1000 tc-drop bridge\n"
+	"  writers:  block nonblock writev io_uring    sizes: 64 1500 9000 65535\n";
+
+/* ---- options ------------------------------------------------------------ */
+
+static int name_index(const char *name, const char *const *names, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(name, names[i]))
+			return i;
+	return -1;
+}
+
+/* Parse a comma list of names into want[]; returns -1 on an unknown name. */
+static int parse_list(const char *arg, const char *const *names, int n, bool *want,
+		      const char *what)
+{
+	char *copy = strdup(arg), *save = NULL;
+	int err = 0;
+
+	memset(want, 0, n * sizeof(*want));
+	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int i = name_index(tok, names, n);
+
+		if (i < 0) {
+			fprintf(stderr, "tap-accel bench: unknown %s '%s'\n", what, tok);
+			err = -1;
+			break;
+		}
+		want[i] = true;
+	}
+	free(copy);
+	return err;
+}
+
+static int parse_sizes(const char *arg, bool *want)
+{
+	static const char *const names[NR_SIZES] = { "64", "1500", "9000", "65535" };
+
+	return parse_list(arg, names, NR_SIZES, want, "frame size");
+}
+
+static int parse_count(const char *arg, const char *what, long lo, long hi, long *out)
+{
+	char *end;
+	long v = strtol(arg, &end, 10);
+
+	if (*arg == '\0' || *end != '\0' || v < lo || v > hi) {
+		fprintf(stderr, "tap-accel bench: %s must be %ld..%ld, not '%s'\n", what, lo,
+			hi, arg);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+static void set_all(bool *want, int n, bool on)
+{
+	for (int i = 0; i < n; i++)
+		want[i] = on;
+}
+
+/* The matrix of each mode, before --programs/--writers/--sizes narrow it. */
+static void default_matrix(struct bench_opts *o)
+{
+	set_all(o->want_prog, PROG_MAX, true);
+	set_all(o->want_writer, WR_MAX, true);
+	set_all(o->want_size, NR_SIZES, false);
+	o->want_size[SIZE_64] = o->want_size[SIZE_1500] = true;
+	o->want_driver[DRV_TUN] = true;
+	o->frames = QUICK_FRAMES;
+	o->reps = QUICK_REPS;
+	if (o->full) {
+		set_all(o->want_size, NR_SIZES, true);
+		o->frames = FULL_FRAMES;
+		o->reps = FULL_REPS;
+	}
+	if (o->vm) {
+		/* Emulated CPU: the cells of baseline.md's VM table, both drivers. */
+		o->want_driver[DRV_TAPX] = true;
+		set_all(o->want_writer, WR_MAX, false);
+		o->want_writer[WR_BLOCK] = o->want_writer[WR_NONBLOCK] = true;
+		o->want_prog[PROG_POLICY_100] = o->want_prog[PROG_POLICY_1000] = false;
+		o->frames = VM_FRAMES;
+		o->reps = VM_REPS;
+	}
+}
+
+static int parse_options(int argc, char **argv, struct bench_opts *o)
+{
+	enum { O_PROGRAMS = 256, O_WRITERS, O_SIZES, O_FRAME };
+	static const struct option longopts[] = {
+		{ "quick", no_argument, NULL, 'q' },
+		{ "full", no_argument, NULL, 'f' },
+		{ "frames", required_argument, NULL, 'n' },
+		{ "reps", required_argument, NULL, 'r' },
+		{ "out", required_argument, NULL, 'o' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "vm", no_argument, NULL, 'v' },
+		{ "cpu", required_argument, NULL, 'c' },
+		{ "programs", required_argument, NULL, O_PROGRAMS },
+		{ "writers", required_argument, NULL, O_WRITERS },
+		{ "sizes", required_argument, NULL, O_SIZES },
+		{ "frame", required_argument, NULL, O_FRAME },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	const char *programs = NULL, *writers = NULL, *sizes = NULL;
+	long frames = 0, reps = 0, cpu = -1;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'q': o->quick = true; break;
+		case 'f': o->full = true; break;
+		case 'j': o->json = true; break;
+		case 'v': o->vm = true; break;
+		case 'o': o->out_dir = optarg; break;
+		case O_PROGRAMS: programs = optarg; break;
+		case O_WRITERS: writers = optarg; break;
+		case O_SIZES: sizes = optarg; break;
+		case O_FRAME:
+			if (name_index(optarg, bench_frame_name, NR_FRAMES) < 0) {
+				fprintf(stderr, "tap-accel bench: --frame is baseline or udp\n");
+				return EXIT_USER;
+			}
+			o->udp_frames = !strcmp(optarg, "udp");
+			break;
+		case 'n':
+			if (parse_count(optarg, "--frames", 10, 100000000, &frames))
+				return EXIT_USER;
+			break;
+		case 'r':
+			if (parse_count(optarg, "--reps", 1, BENCH_MAX_REPS, &reps))
+				return EXIT_USER;
+			break;
+		case 'c':
+			if (parse_count(optarg, "--cpu", 0, CPU_SETSIZE - 1, &cpu))
+				return EXIT_USER;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return -1;
+		default:
+			fputs(usage, stderr);
+			return EXIT_USER;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "tap-accel bench: unexpected argument '%s'\n", argv[optind]);
+		return EXIT_USER;
+	}
+	if (o->quick && o->full) {
+		fprintf(stderr, "tap-accel bench: --quick and --full exclude each other\n");
+		return EXIT_USER;
+	}
+	o->quick = !o->full;
+	default_matrix(o);
+	if ((programs && parse_list(programs, bench_prog_name, PROG_MAX, o->want_prog, "program")) ||
+	    (writers && parse_list(writers, bench_writer_name, WR_MAX, o->want_writer, "writer")) ||
+	    (sizes && parse_sizes(sizes, o->want_size)))
+		return EXIT_USER;
+	/* Every ratio needs its references. */
+	o->want_prog[PROG_FLOOR] = o->want_prog[PROG_NONE] = true;
+	if (frames)
+		o->frames = frames;
+	if (o->vm && o->frames > VM_MAX_FRAMES)
+		o->frames = VM_MAX_FRAMES;
+	if (reps)
+		o->reps = reps;
+	o->cpu = cpu;
+	o->warmup_pct = 10;
+	return 0;
+}
+
+/* ---- the frame ---------------------------------------------------------- */
+
+static uint16_t ip_checksum(const uint8_t *hdr, size_t len)
+{
+	uint32_t sum = 0;
+
+	for (size_t i = 0; i < len; i += 2)
+		sum += (uint32_t)hdr[i] << 8 | hdr[i + 1];
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return ~sum;
+}
+
+/*
+ * Two frames, both with a broadcast destination and the IPv4 ethertype:
+ *  - baseline: zeros after the Ethernet header, as in baseline.md. With no
+ *    program the stack drops it at the IPv4 header check, so "none" is the
+ *    cost of the tap path itself, as in the seeds' runsend.
+ *  - udp: a valid UDP datagram to 255.255.255.255 port 9, which travels the
+ *    whole receive path. The policy and bridge cells always use it: the
+ *    policy's parser and br_netfilter drop a malformed frame before they do
+ *    the work being measured.
+ */
+static uint8_t *build_frame(size_t size, bool udp_payload)
+{
+	static const uint8_t eth[14] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+					 0x02, 0x00, 0x00, 0x00, 0x00, 0x01, 0x08, 0x00 };
+	uint8_t *f = calloc(1, size);
+	uint8_t *ip = f + 14, *udp = ip + 20;
+	size_t ip_len = size - 14;
+	uint16_t sum;
+
+	if (!f)
+		return NULL;
+	memcpy(f, eth, sizeof(eth));
+	if (!udp_payload)
+		return f;
+	ip[0] = 0x45;
+	ip[2] = ip_len >> 8;
+	ip[3] = ip_len & 0xff;
+	ip[8] = 64;	/* TTL */
+	ip[9] = 17;	/* UDP */
+	memcpy(ip + 12, (uint8_t[]){ 10, 0, 0, 1, 255, 255, 255, 255 }, 8);
+	sum = ip_checksum(ip, 20);
+	ip[10] = sum >> 8;
+	ip[11] = sum & 0xff;
+	udp[0] = udp[2] = 0;
+	udp[1] = udp[3] = 9;
+	udp[4] = (ip_len - 20) >> 8;
+	udp[5] = (ip_len - 20) & 0xff;
+	for (size_t i = 42; i < size; i++)
+		f[i] = i & 0xff;
+	return f;
+}
+
+/* ---- timing and statistics ---------------------------------------------- */
+
+static double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static void summarize(struct cell *c)
+{
+	double sorted[BENCH_MAX_REPS];
+	int n = c->reps;
+
+	memcpy(sorted, c->ns, n * sizeof(double));
+	qsort(sorted, n, sizeof(double), cmp_double);
+	c->min = sorted[0];
+	c->max = sorted[n - 1];
+	c->median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+}
+
+static unsigned long frames_for(const struct bench_opts *o, size_t size)
+{
+	/* Large frames: as many bytes as a 1500 B cell, not as many frames. */
+	unsigned long n = size <= 1514 ? o->frames : o->frames * 1500 / size;
+
+	if (n < MIN_FRAMES)
+		n = o->frames < MIN_FRAMES ? o->frames : MIN_FRAMES;
+	return n;
+}
+
+/* ---- what the counters say ---------------------------------------------- */
+
+static void counts_delta(struct cell_counts *after, const struct cell_counts *before)
+{
+	for (int v = 0; v < TA_NR_VERDICTS; v++)
+		after->verdict[v] -= before->verdict[v];
+	after->tap_rx -= before->tap_rx;
+	after->tap_rx_dropped -= before->tap_rx_dropped;
+	after->read -= before->read;
+	after->read_lost -= before->read_lost;
+}
+
+static double pct(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * part / whole : 0;
+}
+
+/* Whether every frame written is accounted for, and a few words on where
+ * the frames went. XDP verdict keys: 1 drop, 2 pass, 3 tx, 4 redirect. */
+static void judge(struct cell *c)
+{
+	const struct cell_counts *k = &c->counts;
+	uint64_t n = k->written, drained = k->read + k->read_lost;
+
+	switch (c->prog) {
+	case PROG_FLOOR:
+		c->accounted = k->write_errors == 0;
+		snprintf(c->fate, sizeof(c->fate), "-");
+		break;
+	case PROG_NONE:
+		c->accounted = k->tap_rx + k->tap_rx_dropped == n;
+		snprintf(c->fate, sizeof(c->fate), "stack %.0f%%", pct(k->tap_rx, n));
+		break;
+	case PROG_XDP_TX:
+		c->accounted = k->verdict[3] == n && drained == n;
+		snprintf(c->fate, sizeof(c->fate), "tx %.0f%%, read %.1f%%", pct(k->verdict[3], n),
+			 pct(k->read, n));
+		break;
+	case PROG_XDP_REDIRECT:
+		c->accounted = k->verdict[4] == n && drained == n;
+		snprintf(c->fate, sizeof(c->fate), "redirected %.0f%%, read %.1f%%",
+			 pct(k->verdict[4], n), pct(k->read, n));
+		break;
+	case PROG_BRIDGE:
+		c->accounted = drained == n;
+		snprintf(c->fate, sizeof(c->fate), "forwarded, read %.1f%%", pct(k->read, n));
+		break;
+	default: /* every drop program */
+		c->accounted = k->verdict[1] == n;
+		snprintf(c->fate, sizeof(c->fate), "dropped %.0f%%", pct(k->verdict[1], n));
+		break;
+	}
+	if (k->write_errors)
+		snprintf(c->fate + strlen(c->fate), sizeof(c->fate) - strlen(c->fate),
+			 ", %llu write errors", (unsigned long long)k->write_errors);
+}
+
+/* ---- running cells ------------------------------------------------------ */
+
+struct runner {
+	struct bench_run *run;
+	struct uring_writer *uring;
+	char uring_why[128];
+	uint8_t *frame[NR_FRAMES][NR_SIZES];
+	int null_fd;
+	int done, total;
+};
+
+/* Time one cell on fd; env is NULL for the floor. */
+static void time_cell(struct runner *rn, struct bench_env *env, struct cell *c, int fd)
+{
+	const struct bench_opts *o = &rn->run->opts;
+	size_t size = bench_size[c->size_idx];
+	const uint8_t *frame = rn->frame[c->frame][c->size_idx];
+	unsigned long warm = c->frames * o->warmup_pct / 100;
+	struct cell_counts before = { 0 };
+	uint64_t errors = 0, written;
+	int err = 0;
+
+	if (env) {
+		env_start_readers(env, c->prog, rn->run->reader_cpu);
+		env_counts(env, c->prog, &before);
+	}
+	written = write_frames(c->writer, fd, frame, size, warm, rn->uring,
+			       &errors);
+	for (int r = 0; r < c->reps && !interrupted; r++) {
+		double t0 = now_ns();
+
+		written += write_frames(c->writer, fd, frame, size, c->frames,
+					rn->uring, &errors);
+		c->ns[r] = (now_ns() - t0) / c->frames;
+		err = errors ? errno : 0;
+	}
+	if (env) {
+		env_stop_readers(env);
+		env_counts(env, c->prog, &c->counts);
+		counts_delta(&c->counts, &before);
+	}
+	c->counts.written = written;
+	c->counts.write_errors = errors;
+	if (interrupted) {
+		c->status = CELL_FAILED;
+		snprintf(c->why, sizeof(c->why), "interrupted");
+		return;
+	}
+	if (!written) {
+		c->status = CELL_FAILED;
+		snprintf(c->why, sizeof(c->why), "every write failed: %s", strerror(err));
+		return;
+	}
+	c->status = CELL_OK;
+	summarize(c);
+	judge(c);
+}
+
+static void progress(struct runner *rn, const struct cell *c)
+{
+	rn->done++;
+	fprintf(stderr, "[%3d/%d] %-4s %-17s %-8s %5d B  ", rn->done, rn->total,
+		bench_driver_name[c->driver], bench_prog_name[c->prog],
+		bench_writer_name[c->writer], bench_size[c->size_idx]);
+	if (c->status == CELL_OK)
+		fprintf(stderr, "%8.1f ns  %s%s\n", c->median, c->fate,
+			c->accounted ? "" : "  (counters do not add up)");
+	else
+		fprintf(stderr, "n/a: %s\n", c->why);
+}
+
+static void mark(struct cell *c, enum cell_status st, const char *why)
+{
+	c->status = st;
+	snprintf(c->why, sizeof(c->why), "%s", why);
+}
+
+static void run_cell(struct runner *rn, struct bench_env *env, struct cell *c)
+{
+	int fd;
+
+	if (c->writer == WR_URING && !rn->uring) {
+		mark(c, CELL_NA, rn->uring_why);
+	} else if (!env) {
+		fd = rn->null_fd;
+		time_cell(rn, NULL, c, fd);
+	} else {
+		fd = env_writer_fd(env, c->writer != WR_BLOCK);
+		time_cell(rn, env, c, fd);
+	}
+	progress(rn, c);
+}
+
+static void run_floor(struct runner *rn)
+{
+	struct bench_run *run = rn->run;
+
+	for (int s = 0; s < NR_SIZES; s++)
+		for (int w = 0; w < WR_MAX; w++) {
+			struct cell *c = cell_at(run, DRV_TUN, PROG_FLOOR, w, s);
+
+			if (c->status != CELL_PENDING || interrupted)
+				continue;
+			run_cell(rn, NULL, c);
+		}
+}
+
+/* Every cell of one program: attach once, then sizes and writers. */
+static void run_program(struct runner *rn, struct bench_env *env, int d, int p)
+{
+	struct bench_run *run = rn->run;
+	char why[128];
+	bool attached = env_attach(env, p, why, sizeof(why)) == 0;
+
+	for (int s = 0; s < NR_SIZES; s++) {
+		unsigned int mtu = 0;
+		bool size_ok = true;
+
+		for (int w = 0; w < WR_MAX && !interrupted; w++) {
+			struct cell *c = cell_at(run, d, p, w, s);
+
+			if (c->status != CELL_PENDING)
+				continue;
+			if (attached && size_ok && !mtu)
+				size_ok = !env_set_frame_size(env, bench_size[s], &mtu, why,
+							      sizeof(why));
+			c->mtu = mtu;
+			if (!attached || !size_ok) {
+				mark(c, CELL_NA, why);
+				progress(rn, c);
+				continue;
+			}
+			run_cell(rn, env, c);
+		}
+	}
+	if (attached)
+		env_detach(env, p);
+}
+
+static void mark_driver(struct runner *rn, int d, enum cell_status st, const char *why)
+{
+	for (int p = 0; p < PROG_MAX; p++)
+		for (int w = 0; w < WR_MAX; w++)
+			for (int s = 0; s < NR_SIZES; s++) {
+				struct cell *c = cell_at(rn->run, d, p, w, s);
+
+				if (c->status == CELL_PENDING)
+					mark(c, st, why);
+			}
+}
+
+static void run_driver(struct runner *rn, int d)
+{
+	char why[128];
+	struct bench_env *env = env_new(d, why, sizeof(why));
+
+	if (!env) {
+		bool absent = d == DRV_TAPX && access("/dev/net/tapx", F_OK);
+
+		fprintf(stderr, "\n*** %s: %s%s ***\n\n", bench_driver_name[d],
+			absent ? "ABSENT — " : "", why);
+		mark_driver(rn, d, absent ? CELL_ABSENT : CELL_FAILED, why);
+		return;
+	}
+	for (int p = PROG_NONE; p < PROG_MAX && !interrupted; p++)
+		run_program(rn, env, d, p);
+	env_free(env);
+}
+
+/* ---- the matrix --------------------------------------------------------- */
+
+/* The policy parses the frame and the bridge (with br_netfilter) checks the
+ * IPv4 header: both drop the baseline frame before doing their real work. */
+static bool wants_udp_frame(const struct bench_opts *o, enum bench_prog p)
+{
+	return o->udp_frames || policy_prog(p) || p == PROG_BRIDGE;
+}
+
+static void plan_matrix(struct bench_run *run, struct runner *rn)
+{
+	const struct bench_opts *o = &run->opts;
+
+	for (int d = 0; d < DRV_MAX; d++)
+		for (int p = 0; p < PROG_MAX; p++)
+			for (int w = 0; w < WR_MAX; w++)
+				for (int s = 0; s < NR_SIZES; s++) {
+					struct cell *c = cell_at(run, d, p, w, s);
+					bool want = o->want_driver[d] && o->want_prog[p] &&
+						    o->want_writer[w] && o->want_size[s];
+
+					*c = (struct cell){ .driver = d, .prog = p, .writer = w,
+							    .size_idx = s };
+					/* The floor has no driver: measured once. */
+					if (!want || (p == PROG_FLOOR && d != DRV_TUN))
+						continue;
+					c->status = CELL_PENDING;
+					c->frames = frames_for(o, bench_size[s]);
+					c->reps = o->reps;
+					c->frame = wants_udp_frame(o, p) ? FRAME_UDP
+									  : FRAME_BASELINE;
+					rn->total++;
+				}
+}
+
+/* ---- the verb ----------------------------------------------------------- */
+
+/* Writer on the last CPU we may use (CPU 0 takes most interrupts), readers
+ * on another one when there is one. */
+static void choose_cpus(struct bench_run *run)
+{
+	cpu_set_t set;
+	int last = -1, other = -1;
+
+	run->writer_cpu = run->reader_cpu = -1;
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return;
+	for (int i = 0; i < CPU_SETSIZE; i++)
+		if (CPU_ISSET(i, &set))
+			last = i;
+	if (run->opts.cpu >= 0) {
+		if (!CPU_ISSET(run->opts.cpu, &set)) {
+			fprintf(stderr, "tap-accel bench: CPU %d is not ours, not pinning\n",
+				run->opts.cpu);
+			return;
+		}
+		last = run->opts.cpu;
+	}
+	for (int i = 0; i < CPU_SETSIZE && other < 0; i++)
+		if (CPU_ISSET(i, &set) && i != last)
+			other = i;
+	CPU_ZERO(&set);
+	CPU_SET(last, &set);
+	if (sched_setaffinity(0, sizeof(set), &set) == 0)
+		run->writer_cpu = last;
+	run->reader_cpu = other;
+}
+
+static void describe_run(struct bench_run *run)
+{
+	struct utsname u;
+	time_t t = time(NULL);
+
+	strftime(run->started, sizeof(run->started), "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
+	if (uname(&u) == 0)
+		snprintf(run->kernel, sizeof(run->kernel), "%s %s", u.sysname, u.release);
+}
+
+static int runner_init(struct runner *rn, struct bench_run *run)
+{
+	rn->run = run;
+	rn->null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (rn->null_fd < 0) {
+		perror("tap-accel bench: /dev/null");
+		return -1;
+	}
+	for (int s = 0; s < NR_SIZES; s++)
+		for (int k = 0; k < NR_FRAMES; k++) {
+			rn->frame[k][s] = build_frame(bench_size[s], k == FRAME_UDP);
+			if (!rn->frame[k][s])
+				return -1;
+		}
+	rn->uring = uring_writer_new(rn->uring_why, sizeof(rn->uring_why));
+	return 0;
+}
+
+static void runner_fini(struct runner *rn)
+{
+	uring_writer_free(rn->uring);
+	for (int s = 0; s < NR_SIZES; s++)
+		for (int k = 0; k < NR_FRAMES; k++)
+			free(rn->frame[k][s]);
+	if (rn->null_fd >= 0)
+		close(rn->null_fd);
+}
+
+static void catch_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	/* Stop after the current cell and still report what was measured. */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+int cmd_bench(int argc, char **argv)
+{
+	struct bench_run *run = calloc(1, sizeof(*run));
+	struct runner rn = { .null_fd = -1 };
+	char why[128];
+	double t0 = now_ns();
+	int rc;
+
+	if (!run)
+		return EXIT_SYSTEM;
+	rc = parse_options(argc, argv, &run->opts);
+	if (rc) {
+		free(run);
+		return rc < 0 ? EXIT_OK : rc;
+	}
+	describe_run(run);
+	if (env_enter_netns(why, sizeof(why))) {
+		fprintf(stderr, "tap-accel bench: %s\n", why);
+		free(run);
+		return EXIT_SYSTEM;
+	}
+	catch_signals();
+	choose_cpus(run);
+	plan_matrix(run, &rn);
+	if (runner_init(&rn, run)) {
+		runner_fini(&rn);
+		free(run);
+		return EXIT_SYSTEM;
+	}
+	fprintf(stderr, "tap-accel bench: %d cells, %lu frames x %d reps, writer on CPU %d\n",
+		rn.total, run->opts.frames, run->opts.reps, run->writer_cpu);
+	run_floor(&rn);
+	for (int d = 0; d < DRV_MAX && !interrupted; d++)
+		if (run->opts.want_driver[d])
+			run_driver(&rn, d);
+	runner_fini(&rn);
+	run->seconds = (now_ns() - t0) / 1e9;
+
+	report_table(run, run->opts.json ? stderr : stdout);
+	rc = report_files(run) ? EXIT_SYSTEM : EXIT_OK;
+	if (run->opts.json)
+		report_json(run, stdout, false);
+	if (interrupted)
+		rc = EXIT_SYSTEM;
+	free(run);
+	return rc;
+}

@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * bench.h - the benchmark harness behind `tap-accel bench`: the seeds'
+ * "runsend" (write N identical frames into a tap, time per frame) across a
+ * matrix of driver x program x writer x frame size, with the /dev/null
+ * floor measured in the same run.
+ *
+ *   bench.c   options, the matrix, the driver loop, timing
+ *   writers.c the ways of writing frames (write, writev, io_uring)
+ *   setup.c   private netns, taps, bridge, programs, readers, counters
+ *   report.c  terminal table, CSV, JSON, gnuplot chart
+ */
+#ifndef TA_BENCH_H
+#define TA_BENCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum bench_driver { DRV_TUN, DRV_TAPX, DRV_MAX };
+
+/* Rows of the table, in print order. FLOOR is write() to /dev/null. */
+enum bench_prog {
+	PROG_FLOOR,
+	PROG_NONE,
+	PROG_XDP_DROP_NATIVE,
+	PROG_XDP_DROP_GENERIC,
+	PROG_XDP_TX,
+	PROG_XDP_REDIRECT,
+	PROG_POLICY_1,
+	PROG_POLICY_100,
+	PROG_POLICY_1000,
+	PROG_TC_DROP,
+	PROG_BRIDGE,
+	PROG_MAX,
+};
+
+enum bench_writer { WR_BLOCK, WR_NONBLOCK, WR_WRITEV, WR_URING, WR_MAX };
+
+enum bench_frame { FRAME_BASELINE, FRAME_UDP, NR_FRAMES };
+
+enum { SIZE_64, SIZE_1500, SIZE_9000, SIZE_65535, NR_SIZES };
+
+#define BENCH_MAX_REPS 32
+#define URING_BATCH 32
+
+enum cell_status {
+	CELL_SKIPPED, /* not in this run's matrix */
+	CELL_PENDING, /* planned, not run yet */
+	CELL_OK,
+	CELL_NA,     /* impossible here; why says what is missing */
+	CELL_ABSENT, /* the driver itself is missing */
+	CELL_FAILED, /* setup or writes failed; why says how */
+};
+
+/* What the counters say happened to the frames of one cell (warm-up and
+ * every repetition), as deltas over the cell. */
+struct cell_counts {
+	uint64_t written;      /* write calls that returned the frame size */
+	uint64_t write_errors; /* short writes and errors */
+	uint64_t verdict[5];   /* program counters, key = XDP verdict */
+	uint64_t tap_rx;       /* writer tap: frames taken into the stack */
+	uint64_t tap_rx_dropped;
+	uint64_t read;	       /* frames a reader drained (TX, redirect, bridge) */
+	uint64_t read_lost;    /* tx_dropped of the tap the reader drains */
+};
+
+struct cell {
+	enum bench_driver driver;
+	enum bench_prog prog;
+	enum bench_writer writer;
+	int size_idx;
+	enum bench_frame frame;
+	enum cell_status status;
+	char why[128];
+	unsigned long frames; /* per repetition */
+	int reps;
+	double ns[BENCH_MAX_REPS]; /* per-frame ns of each repetition */
+	double median, min, max;   /* over ns[] */
+	unsigned int mtu;
+	struct cell_counts counts;
+	bool accounted; /* counters explain every frame written */
+	char fate[64];	/* counters in a few words, for the table */
+};
+
+struct bench_opts {
+	bool quick, full, json, vm;
+	bool udp_frames; /* --frame udp */
+	unsigned long frames; /* per repetition, for frames of 1500 B or less */
+	int reps;
+	int warmup_pct;
+	int cpu; /* writer CPU; -1 = choose */
+	const char *out_dir;
+	bool want_prog[PROG_MAX];
+	bool want_writer[WR_MAX];
+	bool want_size[NR_SIZES];
+	bool want_driver[DRV_MAX];
+};
+
+struct bench_run {
+	struct bench_opts opts;
+	struct cell cells[DRV_MAX][PROG_MAX][WR_MAX][NR_SIZES];
+	char out_dir[512];
+	char started[32]; /* UTC, ISO 8601 */
+	char kernel[160];
+	int writer_cpu, reader_cpu;
+	double seconds;
+};
+
+extern const char *const bench_driver_name[DRV_MAX];
+extern const char *const bench_prog_name[PROG_MAX];
+extern const char *const bench_prog_label[PROG_MAX];
+extern const char *const bench_writer_name[WR_MAX];
+extern const int bench_size[NR_SIZES];
+extern const char *const bench_frame_name[NR_FRAMES];
+
+static inline struct cell *cell_at(struct bench_run *run, int d, int p, int w, int s)
+{
+	return &run->cells[d][p][w][s];
+}
+
+/* The cell every other cell of (writer, size) is compared with. */
+const struct cell *floor_cell(const struct bench_run *run, int w, int s);
+const struct cell *stock_cell(const struct bench_run *run, int w, int s);
+
+/* writers.c */
+struct uring_writer;
+struct uring_writer *uring_writer_new(char *why, size_t len);
+void uring_writer_free(struct uring_writer *u);
+/* Write `n` copies of frame; returns how many went in whole. */
+unsigned long write_frames(enum bench_writer w, int fd, const uint8_t *frame,
+			   size_t size, unsigned long n, struct uring_writer *u,
+			   uint64_t *errors);
+
+/* setup.c */
+struct bench_env;
+int env_enter_netns(char *why, size_t len);
+struct bench_env *env_new(enum bench_driver d, char *why, size_t len);
+void env_free(struct bench_env *env);
+int env_attach(struct bench_env *env, enum bench_prog p, char *why, size_t len);
+void env_detach(struct bench_env *env, enum bench_prog p);
+int env_set_frame_size(struct bench_env *env, size_t size, unsigned int *mtu,
+		       char *why, size_t len);
+int env_writer_fd(struct bench_env *env, bool nonblock);
+int env_start_readers(struct bench_env *env, enum bench_prog p, int cpu);
+void env_quiesce_readers(struct bench_env *env);
+void env_stop_readers(struct bench_env *env);
+void env_counts(struct bench_env *env, enum bench_prog p, struct cell_counts *c);
+
+/* policy_cells.c: the tap-accel policy program with 1, 100 or 1000 rules.
+ * One instance at a time, attached natively to the writer tap. */
+bool policy_prog(enum bench_prog p);
+bool policy_available(char *why, size_t len);
+int policy_attach(int ifindex, enum bench_prog p, char *why, size_t len);
+void policy_detach(int ifindex);
+void policy_counts(uint64_t verdict[5]);
+
+/* report.c */
+void report_table(const struct bench_run *run, FILE *out);
+int report_files(const struct bench_run *run);
+void report_json(const struct bench_run *run, FILE *out, bool pretty);
+
+int cmd_bench(int argc, char **argv);
+
+#endif /* TA_BENCH_H */

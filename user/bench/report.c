@@ -1,0 +1,550 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * report.c - what a run leaves behind: the table on the terminal, and in
+ * the results folder results.csv, results.json, table.txt and a gnuplot
+ * chart (chart.svg, from chart.gp and chart.dat, kept for re-plotting).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench.h"
+#include "lib/json.h"
+
+static const char *const status_name[] = {
+	[CELL_SKIPPED] = "skipped", [CELL_PENDING] = "pending", [CELL_OK] = "ok",
+	[CELL_NA] = "n/a",	    [CELL_ABSENT] = "absent",	[CELL_FAILED] = "failed",
+};
+
+static const char *const verdict_name[5] = { "aborted", "drop", "pass", "tx", "redirect" };
+
+const struct cell *floor_cell(const struct bench_run *run, int w, int s)
+{
+	const struct cell *c = &run->cells[DRV_TUN][PROG_FLOOR][w][s];
+
+	return c->status == CELL_OK ? c : NULL;
+}
+
+const struct cell *stock_cell(const struct bench_run *run, int w, int s)
+{
+	const struct cell *c = &run->cells[DRV_TUN][PROG_NONE][w][s];
+
+	return c->status == CELL_OK ? c : NULL;
+}
+
+static double ratio(const struct cell *c, const struct cell *ref)
+{
+	return c->status == CELL_OK && ref ? c->median / ref->median : 0;
+}
+
+static double spread_pct(const struct cell *c)
+{
+	return c->median > 0 ? 100 * (c->max - c->min) / c->median : 0;
+}
+
+static int drivers_in_run(const struct bench_run *run)
+{
+	int n = 0;
+
+	for (int d = 0; d < DRV_MAX; d++)
+		n += run->opts.want_driver[d];
+	return n;
+}
+
+/* Call fn for every cell of the plan, in table order. */
+#define for_each_cell(run, c)                                                      \
+	for (int w_ = 0; w_ < WR_MAX; w_++)                                       \
+		for (int s_ = 0; s_ < NR_SIZES; s_++)                             \
+			for (int p_ = 0; p_ < PROG_MAX; p_++)                     \
+				for (int d_ = 0; d_ < DRV_MAX; d_++)              \
+					if (((c) = &(run)->cells[d_][p_][w_][s_]) && \
+					    (c)->status != CELL_SKIPPED)
+
+/* ---- terminal table ----------------------------------------------------- */
+
+static void table_header(const struct bench_run *run, FILE *out)
+{
+	const struct bench_opts *o = &run->opts;
+
+	fprintf(out, "\ntap-accel bench: %s, %s, %s mode\n", run->kernel, run->started,
+		o->vm ? "vm" : o->full ? "full" : "quick");
+	fprintf(out, "%lu frames x %d repetitions per cell (frames over 1514 B: same bytes), "
+		     "median; writer on CPU %d, readers on CPU %d; %.0f s\n",
+		o->frames, o->reps, run->writer_cpu, run->reader_cpu, run->seconds);
+	fprintf(out, "frame: %s\n", o->udp_frames ? "valid UDP broadcast (--frame udp)" :
+		"broadcast, IPv4 ethertype, zeros after (baseline.md); policy and bridge: valid UDP");
+	fprintf(out, "ns/frame: median of the repetitions; spread: (max - min) / median;\n"
+		     "x floor: / write() to /dev/null; x stock: / stock tun, no program "
+		     "(same writer and size)\n\n");
+}
+
+static void table_row(const struct bench_run *run, const struct cell *c, bool show_driver,
+		      FILE *out)
+{
+	fprintf(out, "%-8s %5d  ", bench_writer_name[c->writer], bench_size[c->size_idx]);
+	if (show_driver)
+		fprintf(out, "%-4s ", c->prog == PROG_FLOOR ? "" : bench_driver_name[c->driver]);
+	fprintf(out, "%-21s ", bench_prog_label[c->prog]);
+	if (c->status != CELL_OK) {
+		fprintf(out, "%9s  %s\n", c->status == CELL_ABSENT ? "ABSENT" : status_name[c->status],
+			c->why);
+		return;
+	}
+	fprintf(out, "%9.1f %6.1f%% %6.2f %7.2f %7.2f  %s%s\n", c->median, spread_pct(c),
+		1000 / c->median, ratio(c, floor_cell(run, c->writer, c->size_idx)),
+		ratio(c, stock_cell(run, c->writer, c->size_idx)), c->fate,
+		c->accounted ? "" : " (!)");
+}
+
+/* The same figures in the shape of baseline.md: programs down, writer and
+ * frame size across, ns per frame. */
+static void table_matrix(const struct bench_run *run, int d, FILE *out)
+{
+	bool col[WR_MAX][NR_SIZES] = { 0 };
+
+	fprintf(out, "\n%s, ns per frame (median):\n%-22s", bench_driver_name[d], "program");
+	for (int w = 0; w < WR_MAX; w++)
+		for (int s = 0; s < NR_SIZES; s++) {
+			col[w][s] = run->opts.want_writer[w] && run->opts.want_size[s];
+			if (col[w][s]) {
+				char h[24];
+
+				snprintf(h, sizeof(h), "%d %s", bench_size[s], bench_writer_name[w]);
+				fprintf(out, " %14s", h);
+			}
+		}
+	fputc('\n', out);
+	for (int p = 0; p < PROG_MAX; p++) {
+		if (!run->opts.want_prog[p])
+			continue;
+		fprintf(out, "%-22s", bench_prog_label[p]);
+		for (int w = 0; w < WR_MAX; w++)
+			for (int s = 0; s < NR_SIZES; s++) {
+				const struct cell *c =
+					&run->cells[p == PROG_FLOOR ? DRV_TUN : d][p][w][s];
+
+				if (!col[w][s])
+					continue;
+				if (c->status == CELL_OK)
+					fprintf(out, " %14.0f", c->median);
+				else
+					fprintf(out, " %14s",
+						c->status == CELL_ABSENT ? "ABSENT" : "n/a");
+			}
+		fputc('\n', out);
+	}
+}
+
+/* --vm: stock tun and tapx next to each other, one line per cell. */
+static void table_side_by_side(const struct bench_run *run, FILE *out)
+{
+	fprintf(out, "\ntun vs tapx, same boot (ns per frame, median):\n");
+	fprintf(out, "%-8s %5s  %-21s %9s %9s %9s\n", "writer", "size", "program", "tun",
+		"tapx", "tapx/tun");
+	for (int w = 0; w < WR_MAX; w++)
+		for (int s = 0; s < NR_SIZES; s++)
+			for (int p = PROG_NONE; p < PROG_MAX; p++) {
+				const struct cell *t = &run->cells[DRV_TUN][p][w][s];
+				const struct cell *x = &run->cells[DRV_TAPX][p][w][s];
+
+				if (t->status == CELL_SKIPPED)
+					continue;
+				fprintf(out, "%-8s %5d  %-21s ", bench_writer_name[w], bench_size[s],
+					bench_prog_label[p]);
+				if (t->status == CELL_OK)
+					fprintf(out, "%9.0f ", t->median);
+				else
+					fprintf(out, "%9s ", "n/a");
+				if (x->status == CELL_OK)
+					fprintf(out, "%9.0f ", x->median);
+				else
+					fprintf(out, "%9s ",
+						x->status == CELL_ABSENT ? "ABSENT" : "n/a");
+				if (t->status == CELL_OK && x->status == CELL_OK)
+					fprintf(out, "%9.2f\n", x->median / t->median);
+				else
+					fprintf(out, "%9s\n", "-");
+			}
+}
+
+void report_table(const struct bench_run *run, FILE *out)
+{
+	bool show_driver = drivers_in_run(run) > 1;
+	const struct cell *c;
+	int last_w = -1, last_s = -1;
+
+	table_header(run, out);
+	fprintf(out, "%-8s %5s  %s%-21s %9s %7s %6s %7s %7s  %s\n", "writer", "size",
+		show_driver ? "drv  " : "", "program", "ns/frame", "spread", "Mpps", "x floor",
+		"x stock", "counters");
+	for_each_cell(run, c) {
+		if ((int)c->writer != last_w || c->size_idx != last_s) {
+			if (last_w >= 0)
+				fputc('\n', out);
+			last_w = c->writer;
+			last_s = c->size_idx;
+		}
+		table_row(run, c, show_driver, out);
+	}
+	for (int d = 0; d < DRV_MAX; d++)
+		if (run->opts.want_driver[d])
+			table_matrix(run, d, out);
+	if (run->opts.want_driver[DRV_TAPX] && run->opts.want_driver[DRV_TUN])
+		table_side_by_side(run, out);
+	fputc('\n', out);
+}
+
+/* ---- JSON --------------------------------------------------------------- */
+
+static void json_counts(struct json_writer *jw, const struct cell *c)
+{
+	const struct cell_counts *k = &c->counts;
+
+	jw_key(jw, "counters");
+	jw_object_begin(jw);
+	jw_kv_u64(jw, "written", k->written);
+	jw_kv_u64(jw, "write_errors", k->write_errors);
+	jw_key(jw, "verdicts");
+	jw_object_begin(jw);
+	for (int v = 0; v < 5; v++)
+		jw_kv_u64(jw, verdict_name[v], k->verdict[v]);
+	jw_object_end(jw);
+	jw_kv_u64(jw, "tap_rx", k->tap_rx);
+	jw_kv_u64(jw, "tap_rx_dropped", k->tap_rx_dropped);
+	jw_kv_u64(jw, "read", k->read);
+	jw_kv_u64(jw, "read_lost", k->read_lost);
+	jw_object_end(jw);
+}
+
+static void jw_kv_double(struct json_writer *jw, const char *key, double v)
+{
+	jw_key(jw, key);
+	jw_double(jw, v);
+}
+
+static void json_cell(struct json_writer *jw, const struct bench_run *run, const struct cell *c)
+{
+	const struct cell *fl = floor_cell(run, c->writer, c->size_idx);
+	const struct cell *st = stock_cell(run, c->writer, c->size_idx);
+
+	jw_object_begin(jw);
+	jw_kv_string(jw, "driver", c->prog == PROG_FLOOR ? "none" : bench_driver_name[c->driver]);
+	jw_kv_string(jw, "program", bench_prog_name[c->prog]);
+	jw_kv_string(jw, "writer", bench_writer_name[c->writer]);
+	jw_kv_u64(jw, "size", bench_size[c->size_idx]);
+	jw_kv_string(jw, "frame", bench_frame_name[c->frame]);
+	jw_kv_string(jw, "status", status_name[c->status]);
+	if (c->status != CELL_OK) {
+		jw_kv_string(jw, "reason", c->why);
+		jw_object_end(jw);
+		return;
+	}
+	jw_kv_u64(jw, "frames", c->frames);
+	jw_kv_u64(jw, "reps", c->reps);
+	if (c->mtu)
+		jw_kv_u64(jw, "mtu", c->mtu);
+	jw_key(jw, "ns_per_frame");
+	jw_array_begin(jw);
+	for (int r = 0; r < c->reps; r++)
+		jw_double(jw, c->ns[r]);
+	jw_array_end(jw);
+	jw_kv_double(jw, "median_ns", c->median);
+	jw_kv_double(jw, "min_ns", c->min);
+	jw_kv_double(jw, "max_ns", c->max);
+	jw_kv_double(jw, "mpps", 1000 / c->median);
+	if (fl)
+		jw_kv_double(jw, "ratio_floor", c->median / fl->median);
+	if (st)
+		jw_kv_double(jw, "ratio_stock", c->median / st->median);
+	json_counts(jw, c);
+	jw_kv_bool(jw, "accounted", c->accounted);
+	jw_kv_string(jw, "fate", c->fate);
+	jw_object_end(jw);
+}
+
+void report_json(const struct bench_run *run, FILE *out, bool pretty)
+{
+	const struct bench_opts *o = &run->opts;
+	struct json_writer jw;
+	const struct cell *c;
+
+	jw_init(&jw, out, pretty);
+	jw_object_begin(&jw);
+	jw_kv_string(&jw, "started", run->started);
+	jw_kv_string(&jw, "kernel", run->kernel);
+	jw_kv_string(&jw, "mode", o->vm ? "vm" : o->full ? "full" : "quick");
+	jw_kv_u64(&jw, "frames", o->frames);
+	jw_kv_u64(&jw, "reps", o->reps);
+	jw_kv_u64(&jw, "warmup_pct", o->warmup_pct);
+	jw_key(&jw, "writer_cpu");
+	jw_i64(&jw, run->writer_cpu);
+	jw_key(&jw, "reader_cpu");
+	jw_i64(&jw, run->reader_cpu);
+	jw_kv_u64(&jw, "uring_batch", URING_BATCH);
+	jw_kv_double(&jw, "seconds", run->seconds);
+	jw_kv_string(&jw, "results", run->out_dir);
+	jw_key(&jw, "cells");
+	jw_array_begin(&jw);
+	for_each_cell(run, c)
+		json_cell(&jw, run, c);
+	jw_array_end(&jw);
+	jw_object_end(&jw);
+	jw_end_document(&jw);
+}
+
+/* ---- CSV ---------------------------------------------------------------- */
+
+static void csv_string(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+static void write_csv(const struct bench_run *run, FILE *out)
+{
+	const struct cell *c;
+
+	fprintf(out, "driver,program,writer,size,frame,status,reason,frames,reps,mtu,median_ns,"
+		     "min_ns,max_ns,mpps,ratio_floor,ratio_stock,written,write_errors,"
+		     "xdp_aborted,xdp_drop,xdp_pass,xdp_tx,xdp_redirect,tap_rx,"
+		     "tap_rx_dropped,read,read_lost,accounted\n");
+	for_each_cell(run, c) {
+		const struct cell_counts *k = &c->counts;
+		bool ok = c->status == CELL_OK;
+
+		fprintf(out, "%s,%s,%s,%d,%s,%s,",
+			c->prog == PROG_FLOOR ? "none" : bench_driver_name[c->driver],
+			bench_prog_name[c->prog], bench_writer_name[c->writer],
+			bench_size[c->size_idx], bench_frame_name[c->frame],
+			status_name[c->status]);
+		csv_string(out, ok ? "" : c->why);
+		if (!ok) {
+			fputs(",,,,,,,,,,,,,,,,,,,,,\n", out);
+			continue;
+		}
+		fprintf(out, ",%lu,%d,%u,%.1f,%.1f,%.1f,%.3f,%.3f,%.3f", c->frames, c->reps,
+			c->mtu, c->median, c->min, c->max, 1000 / c->median,
+			ratio(c, floor_cell(run, c->writer, c->size_idx)),
+			ratio(c, stock_cell(run, c->writer, c->size_idx)));
+		fprintf(out, ",%llu,%llu", (unsigned long long)k->written,
+			(unsigned long long)k->write_errors);
+		for (int v = 0; v < 5; v++)
+			fprintf(out, ",%llu", (unsigned long long)k->verdict[v]);
+		fprintf(out, ",%llu,%llu,%llu,%llu,%s\n", (unsigned long long)k->tap_rx,
+			(unsigned long long)k->tap_rx_dropped, (unsigned long long)k->read,
+			(unsigned long long)k->read_lost, c->accounted ? "yes" : "no");
+	}
+}
+
+/* ---- chart -------------------------------------------------------------- */
+
+/* chart.dat: one row per program, one column per (driver, writer, size). */
+static int write_chart_data(const struct bench_run *run, FILE *out)
+{
+	int cols = 0;
+
+	fprintf(out, "program");
+	for (int d = 0; d < DRV_MAX; d++)
+		for (int w = 0; w < WR_MAX; w++)
+			for (int s = 0; s < NR_SIZES; s++)
+				if (run->opts.want_driver[d] && run->opts.want_writer[w] &&
+				    run->opts.want_size[s]) {
+					fprintf(out, "\t%s%s%s %d B", drivers_in_run(run) > 1 ?
+						bench_driver_name[d] : "", drivers_in_run(run) > 1 ?
+						" " : "", bench_writer_name[w], bench_size[s]);
+					cols++;
+				}
+	fputc('\n', out);
+	for (int p = 0; p < PROG_MAX; p++) {
+		if (!run->opts.want_prog[p])
+			continue;
+		fprintf(out, "%s", bench_prog_label[p]);
+		for (int d = 0; d < DRV_MAX; d++)
+			for (int w = 0; w < WR_MAX; w++)
+				for (int s = 0; s < NR_SIZES; s++) {
+					const struct cell *c =
+						&run->cells[p == PROG_FLOOR ? DRV_TUN : d][p][w][s];
+
+					if (!(run->opts.want_driver[d] && run->opts.want_writer[w] &&
+					      run->opts.want_size[s]))
+						continue;
+					if (c->status == CELL_OK)
+						fprintf(out, "\t%.1f", c->median);
+					else
+						fprintf(out, "\tNaN");
+				}
+		fputc('\n', out);
+	}
+	return cols;
+}
+
+static void write_chart_script(const struct bench_run *run, int cols, bool log_scale, FILE *out)
+{
+	fprintf(out,
+		"# gnuplot chart.gp  (re-plots chart.svg from chart.dat)\n"
+		"set terminal svg size 1200,640 dynamic background rgb 'white' font 'sans,11'\n"
+		"set output 'chart.svg'\n"
+		"set title 'tap-accel bench: ns per frame written into a tap (median, lower is "
+		"better)\\n%s, %s'\n"
+		"set datafile separator tab\n"
+		"set style data histograms\n"
+		"set style histogram clustered gap 1\n"
+		"set style fill solid 0.85 border -1\n"
+		"set boxwidth 0.9\n"
+		"set ylabel 'ns per frame'\n"
+		"set xtics rotate by -30 nomirror\n"
+		"set grid ytics\n"
+		"set key outside right top\n"
+		"%s\n"
+		"plot for [i=2:%d] 'chart.dat' using i:xtic(1) title columnheader(i)\n",
+		run->kernel, run->started,
+		log_scale ? "set logscale y\nset yrange [10:*]" : "set yrange [0:*]", cols + 1);
+}
+
+static bool wants_log_scale(const struct bench_run *run)
+{
+	double lo = 1e300, hi = 0;
+	const struct cell *c;
+
+	for_each_cell(run, c)
+		if (c->status == CELL_OK) {
+			lo = c->median < lo ? c->median : lo;
+			hi = c->median > hi ? c->median : hi;
+		}
+	return hi > 30 * lo;
+}
+
+static int run_gnuplot(const char *dir)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		if (chdir(dir) == 0)
+			execlp("gnuplot", "gnuplot", "chart.gp", (char *)NULL);
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+/* ---- the results folder ------------------------------------------------- */
+
+static int mkdir_p(const char *path)
+{
+	char buf[PATH_MAX];
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0755) && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	return mkdir(buf, 0755) && errno != EEXIST ? -1 : 0;
+}
+
+/* build/bench/<timestamp> next to build/user/tap-accel, else ./bench-results/. */
+static void default_out_dir(const struct bench_run *run, char *buf, size_t len)
+{
+	char exe[PATH_MAX], stamp[32];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	const char *build = ".";
+	time_t t = time(NULL);
+
+	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", gmtime(&t));
+	if (n > 0) {
+		exe[n] = '\0';
+		char *user = dirname(exe); /* .../build/user */
+
+		if (!strcmp(basename(user), "user"))
+			build = dirname(user);
+	}
+	if (strcmp(build, "."))
+		snprintf(buf, len, "%s/bench/%s", build, stamp);
+	else
+		snprintf(buf, len, "bench-results/%s", stamp);
+}
+
+static FILE *open_in(const char *dir, const char *name)
+{
+	char path[PATH_MAX];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	if (!f)
+		fprintf(stderr, "tap-accel bench: %s: %s\n", path, strerror(errno));
+	return f;
+}
+
+static void write_chart(const struct bench_run *run, const char *dir)
+{
+	FILE *dat = open_in(dir, "chart.dat"), *gp = open_in(dir, "chart.gp");
+	int cols;
+
+	if (!dat || !gp) {
+		if (dat)
+			fclose(dat);
+		if (gp)
+			fclose(gp);
+		return;
+	}
+	cols = write_chart_data(run, dat);
+	write_chart_script(run, cols, wants_log_scale(run), gp);
+	fclose(dat);
+	fclose(gp);
+	if (run_gnuplot(dir))
+		fprintf(stderr, "tap-accel bench: gnuplot failed or is missing; "
+				"chart.gp and chart.dat are in %s\n", dir);
+}
+
+int report_files(const struct bench_run *run)
+{
+	struct bench_run *r = (struct bench_run *)run;
+	FILE *f;
+
+	if (run->opts.out_dir)
+		snprintf(r->out_dir, sizeof(r->out_dir), "%s", run->opts.out_dir);
+	else
+		default_out_dir(run, r->out_dir, sizeof(r->out_dir));
+	if (mkdir_p(run->out_dir)) {
+		fprintf(stderr, "tap-accel bench: cannot create %s: %s\n", run->out_dir,
+			strerror(errno));
+		return -1;
+	}
+	if (!(f = open_in(run->out_dir, "results.csv")))
+		return -1;
+	write_csv(run, f);
+	fclose(f);
+	if (!(f = open_in(run->out_dir, "results.json")))
+		return -1;
+	report_json(run, f, true);
+	fclose(f);
+	if (!(f = open_in(run->out_dir, "table.txt")))
+		return -1;
+	report_table(run, f);
+	fclose(f);
+	write_chart(run, run->out_dir);
+	fprintf(stderr, "tap-accel bench: results in %s/ (results.csv, results.json, "
+			"table.txt, chart.svg)\n", run->out_dir);
+	return 0;
+}

@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * writers.c - the ways a VM backend hands frames to a tap, each as a loop
+ * that writes the same frame n times. The caller times the whole loop.
+ *
+ *   block, nonblock  one write() per frame (the fd's O_NONBLOCK decides)
+ *   writev           one writev() per frame, header and payload in two
+ *                    iovecs, the way QEMU passes a frame
+ *   io_uring         URING_BATCH writes queued, one io_uring_enter() each batch
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+#include <liburing.h>
+
+#include "bench.h"
+
+#define ETH_HDR_LEN 14
+
+struct uring_writer {
+	struct io_uring ring;
+};
+
+struct uring_writer *uring_writer_new(char *why, size_t len)
+{
+	struct uring_writer *u = calloc(1, sizeof(*u));
+	int err;
+
+	if (!u) {
+		snprintf(why, len, "out of memory");
+		return NULL;
+	}
+	err = io_uring_queue_init(URING_BATCH, &u->ring, 0);
+	if (err) {
+		snprintf(why, len, "io_uring_queue_init: %s", strerror(-err));
+		free(u);
+		return NULL;
+	}
+	return u;
+}
+
+void uring_writer_free(struct uring_writer *u)
+{
+	if (!u)
+		return;
+	io_uring_queue_exit(&u->ring);
+	free(u);
+}
+
+static unsigned long write_loop(int fd, const uint8_t *frame, size_t size,
+				unsigned long n, uint64_t *errors)
+{
+	unsigned long done = 0;
+
+	for (unsigned long i = 0; i < n; i++) {
+		if (write(fd, frame, size) == (ssize_t)size)
+			done++;
+		else
+			(*errors)++;
+	}
+	return done;
+}
+
+static unsigned long writev_loop(int fd, const uint8_t *frame, size_t size,
+				 unsigned long n, uint64_t *errors)
+{
+	struct iovec iov[2] = {
+		{ .iov_base = (void *)frame, .iov_len = ETH_HDR_LEN },
+		{ .iov_base = (void *)(frame + ETH_HDR_LEN), .iov_len = size - ETH_HDR_LEN },
+	};
+	unsigned long done = 0;
+
+	for (unsigned long i = 0; i < n; i++) {
+		if (writev(fd, iov, 2) == (ssize_t)size)
+			done++;
+		else
+			(*errors)++;
+	}
+	return done;
+}
+
+/* Queue one batch of writes, submit it with one system call, reap it. */
+static unsigned long uring_batch(struct io_uring *ring, int fd, const uint8_t *frame,
+				 size_t size, unsigned int batch, uint64_t *errors)
+{
+	struct io_uring_cqe *cqe;
+	unsigned long done = 0;
+	unsigned int queued = 0, head, seen = 0;
+
+	while (queued < batch) {
+		struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+
+		if (!sqe)
+			break;
+		io_uring_prep_write(sqe, fd, frame, size, 0);
+		queued++;
+	}
+	if (io_uring_submit_and_wait(ring, queued) < 0) {
+		*errors += queued;
+		return 0;
+	}
+	while (seen < queued) {
+		unsigned int got = 0;
+
+		io_uring_for_each_cqe(ring, head, cqe) {
+			if (cqe->res == (int)size)
+				done++;
+			else
+				(*errors)++;
+			got++;
+		}
+		io_uring_cq_advance(ring, got);
+		seen += got;
+		if (seen < queued && io_uring_wait_cqe(ring, &cqe) < 0) {
+			*errors += queued - seen;
+			break;
+		}
+	}
+	return done;
+}
+
+static unsigned long uring_loop(struct uring_writer *u, int fd, const uint8_t *frame,
+				size_t size, unsigned long n, uint64_t *errors)
+{
+	unsigned long done = 0;
+
+	while (n) {
+		unsigned int batch = n < URING_BATCH ? n : URING_BATCH;
+
+		done += uring_batch(&u->ring, fd, frame, size, batch, errors);
+		n -= batch;
+	}
+	return done;
+}
+
+unsigned long write_frames(enum bench_writer w, int fd, const uint8_t *frame,
+			   size_t size, unsigned long n, struct uring_writer *u,
+			   uint64_t *errors)
+{
+	switch (w) {
+	case WR_BLOCK:
+	case WR_NONBLOCK:
+		return write_loop(fd, frame, size, n, errors);
+	case WR_WRITEV:
+		return writev_loop(fd, frame, size, n, errors);
+	case WR_URING:
+		return uring_loop(u, fd, frame, size, n, errors);
+	default:
+		*errors += n;
+		return 0;
+	}
+}
