@@ -1,0 +1,473 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * policy.c - policy check (the file alone, no kernel), policy load (into an
+ * attached instance, atomically for the rules) and policy show.
+ */
+#include <arpa/inet.h>
+#include <bpf/bpf.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "lib/policy_parse.h"
+#include "lib/util.h"
+#include "verbs.h"
+
+static const char policy_usage[] =
+	"Usage: tap-accel policy check FILE\n"
+	"       tap-accel policy load IFACE FILE\n"
+	"       tap-accel policy show IFACE\n"
+	"\n"
+	"check  validate a policy file (syntax, limits, duplicates) without the kernel\n"
+	"load   make IFACE's rules, default, guard, rate and fdb those of FILE; the\n"
+	"       rules change atomically: every frame sees all of the old or all of\n"
+	"       the new policy\n"
+	"show   what IFACE runs now\n"
+	"\n"
+	"The language is described in docs/policy.md.\n";
+
+static const char *const field_names[TA_F_MAX] = {
+	[TA_F_VLAN] = "vlan", [TA_F_SRC_MAC] = "smac", [TA_F_DST_MAC] = "dmac",
+	[TA_F_ETHERTYPE] = "ethertype", [TA_F_SRC_IP] = "src", [TA_F_DST_IP] = "dst",
+	[TA_F_IP_PROTO] = "proto", [TA_F_SRC_PORT] = "sport", [TA_F_DST_PORT] = "dport",
+	[TA_F_ICMP_TYPE] = "icmp-type",
+};
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static int parse_file(const char *file, struct ta_policy_spec *spec)
+{
+	char err[512];
+	int ret = ta_policy_parse_file(file, spec, err, sizeof(err));
+
+	if (!ret)
+		return 0;
+	/* FILE:LINE:COL first, as compilers do, so editors can jump there. */
+	fprintf(stderr, "%s\n", err);
+	return ret == -EINVAL || ret == -ENOENT || ret == -EISDIR ? EXIT_USER : EXIT_SYSTEM;
+}
+
+static int resolve(const char *file, const struct ta_srcpos *pos, const char *dev,
+		   uint32_t *ifindex)
+{
+	*ifindex = if_nametoindex(dev);
+	if (*ifindex)
+		return 0;
+	if (pos->line)
+		fprintf(stderr, "%s:%d:%d: interface %s not found\n", file, pos->line, pos->col, dev);
+	else
+		fprintf(stderr, "%s: interface %s not found\n", file, dev);
+	return EXIT_USER;
+}
+
+int policy_read(const char *file, struct ta_policy_spec *spec)
+{
+	struct ta_srcpos nowhere = { 0 };
+	int ret = parse_file(file, spec);
+
+	for (uint32_t i = 0; !ret && i < spec->nr_rules; i++) {
+		struct ta_rule_spec *r = &spec->rules[i];
+
+		if (r->action == TA_ACT_REDIRECT)
+			ret = resolve(file, &r->pos, r->redirect_dev, &r->ifindex);
+	}
+	for (uint32_t i = 0; !ret && i < spec->nr_fdb; i++)
+		ret = resolve(file, &spec->fdb[i].pos, spec->fdb[i].dev, &spec->fdb[i].ifindex);
+	if (!ret && spec->default_action == TA_ACT_REDIRECT)
+		ret = resolve(file, &nowhere, spec->default_dev, &spec->default_ifindex);
+	if (ret)
+		ta_policy_spec_free(spec);
+	return ret;
+}
+
+static bool fdb_in_spec(const struct ta_policy_spec *spec, const uint8_t mac[6])
+{
+	for (uint32_t i = 0; i < spec->nr_fdb; i++)
+		if (!memcmp(spec->fdb[i].mac, mac, 6))
+			return true;
+	return false;
+}
+
+/* Make the fdb equal to the file's: add its entries, then drop the rest. */
+static int sync_fdb(const struct ta_maps *maps, const struct ta_policy_spec *spec)
+{
+	static struct ta_mac stale[TA_MAX_FDB];
+	struct ta_mac key, next;
+	uint32_t nr_stale = 0;
+	void *prev = NULL;
+	int err;
+
+	for (uint32_t i = 0; i < spec->nr_fdb; i++) {
+		err = ta_fdb_add(maps, spec->fdb[i].mac, spec->fdb[i].ifindex);
+		if (err)
+			return err;
+	}
+	while (nr_stale < TA_MAX_FDB && !bpf_map_get_next_key(maps->ta_fdb, prev, &next)) {
+		if (!fdb_in_spec(spec, next.addr))
+			stale[nr_stale++] = next;
+		key = next;
+		prev = &key;
+	}
+	for (uint32_t i = 0; i < nr_stale; i++) {
+		err = ta_fdb_del(maps, stale[i].addr);
+		if (err && err != -ENOENT)
+			return err;
+	}
+	return 0;
+}
+
+int policy_apply(const char *ifname, const struct ta_maps *maps,
+		 const struct ta_policy_spec *spec)
+{
+	int err;
+
+	err = sync_fdb(maps, spec);
+	if (err)
+		return errno_error(err, "cannot write the fdb of %s", ifname);
+	err = ta_policy_install(maps, spec);
+	if (err == -E2BIG || err == -ENOSPC)
+		return user_error("the rules do not fit the program's maps (%s); split or simplify them",
+				  strerror(-err));
+	if (err)
+		return errno_error(err, "cannot install the rules on %s", ifname);
+	err = ta_guard_install(maps, &spec->guard);
+	if (err)
+		return errno_error(err, "cannot install the guard on %s", ifname);
+	err = ta_rate_install(maps, &spec->rate);
+	if (err)
+		return errno_error(err, "cannot install the rate limit on %s", ifname);
+	return EXIT_OK;
+}
+
+/* ---- check ------------------------------------------------------------ */
+
+static void json_rule(const struct ta_rule_spec *r)
+{
+	char buf[64];
+
+	jw_object_begin(&json);
+	jw_kv_string(&json, "action", ta_action_name(r->action));
+	if (r->action == TA_ACT_REDIRECT)
+		jw_kv_string(&json, "dev", r->redirect_dev);
+	jw_kv_u64(&json, "line", r->pos.line);
+	for (int f = 0; f < TA_F_MAX; f++) {
+		if (!(r->fields & (1u << f)))
+			continue;
+		jw_key(&json, field_names[f]);
+		switch (f) {
+		case TA_F_VLAN: jw_u64(&json, r->vlan); break;
+		case TA_F_SRC_MAC: jw_string(&json, ta_format_mac(r->src_mac, buf)); break;
+		case TA_F_DST_MAC: jw_string(&json, ta_format_mac(r->dst_mac, buf)); break;
+		case TA_F_ETHERTYPE: jw_u64(&json, r->ethertype); break;
+		case TA_F_SRC_IP: jw_string(&json, ta_format_prefix(&r->src_ip, buf)); break;
+		case TA_F_DST_IP: jw_string(&json, ta_format_prefix(&r->dst_ip, buf)); break;
+		case TA_F_IP_PROTO: jw_u64(&json, r->ip_proto); break;
+		case TA_F_SRC_PORT:
+			snprintf(buf, sizeof(buf), "%u-%u", r->sport_lo, r->sport_hi);
+			jw_string(&json, buf);
+			break;
+		case TA_F_DST_PORT:
+			snprintf(buf, sizeof(buf), "%u-%u", r->dport_lo, r->dport_hi);
+			jw_string(&json, buf);
+			break;
+		case TA_F_ICMP_TYPE: jw_u64(&json, r->icmp_type); break;
+		}
+	}
+	jw_object_end(&json);
+}
+
+static void print_guard_spec_text(const struct ta_guard_spec *g)
+{
+	char buf[64];
+
+	if (!g->flags) {
+		printf("guard: off\n");
+		return;
+	}
+	printf("guard:");
+	if (g->flags & TA_GUARD_F_MAC)
+		printf(" mac %s", ta_format_mac(g->mac, buf));
+	for (uint32_t i = 0; i < g->nr_ip4; i++)
+		printf(" ip %s", inet_ntop(AF_INET, &g->ip4[i], buf, sizeof(buf)));
+	for (uint32_t i = 0; i < g->nr_ip6; i++)
+		printf(" ip %s", inet_ntop(AF_INET6, g->ip6[i], buf, sizeof(buf)));
+	printf("\n");
+}
+
+static int policy_check(const char *file)
+{
+	struct ta_policy_spec spec;
+	int ret = parse_file(file, &spec);
+
+	if (ret)
+		return ret;
+	if (cli.json) {
+		jw_object_begin(&json);
+		jw_kv_string(&json, "file", file);
+		jw_kv_bool(&json, "ok", true);
+		jw_kv_u64(&json, "digest", spec.digest);
+		jw_kv_string(&json, "default", ta_action_name(spec.default_action));
+		jw_key(&json, "rules");
+		jw_array_begin(&json);
+		for (uint32_t i = 0; i < spec.nr_rules; i++)
+			json_rule(&spec.rules[i]);
+		jw_array_end(&json);
+		jw_kv_u64(&json, "fdb_entries", spec.nr_fdb);
+		jw_kv_u64(&json, "guard_flags", spec.guard.flags);
+		jw_kv_u64(&json, "rate_pps", spec.rate.pps);
+		jw_kv_u64(&json, "rate_bps", spec.rate.bps);
+		jw_object_end(&json);
+		jw_end_document(&json);
+	} else {
+		printf("%s: ok, %u rules, default %s%s%s, %u fdb entries, digest %016" PRIx64 "\n",
+		       file, spec.nr_rules, ta_action_name(spec.default_action),
+		       spec.default_dev[0] ? " " : "", spec.default_dev, spec.nr_fdb, spec.digest);
+		print_guard_spec_text(&spec.guard);
+		if (spec.rate.pps || spec.rate.bps)
+			printf("rate: %" PRIu64 " pps, %" PRIu64 " bit/s\n", spec.rate.pps, spec.rate.bps);
+	}
+	ta_policy_spec_free(&spec);
+	return EXIT_OK;
+}
+
+/* ---- load ------------------------------------------------------------- */
+
+static int policy_load(const char *ifname, const char *file)
+{
+	struct ta_policy_spec spec;
+	struct pinned p;
+	double start;
+	int ret;
+
+	ret = policy_read(file, &spec);
+	if (ret)
+		return ret;
+	ret = require_admin("policy load");
+	if (!ret)
+		ret = open_pinned(ifname, &p);
+	if (ret) {
+		ta_policy_spec_free(&spec);
+		return ret;
+	}
+	start = now_ms();
+	ret = policy_apply(ifname, &p.maps, &spec);
+	if (!ret && cli.json) {
+		jw_object_begin(&json);
+		jw_kv_string(&json, "ifname", ifname);
+		jw_kv_string(&json, "file", file);
+		jw_kv_u64(&json, "rules", spec.nr_rules);
+		jw_kv_u64(&json, "digest", spec.digest);
+		jw_key(&json, "load_ms");
+		jw_double(&json, now_ms() - start);
+		jw_object_end(&json);
+		jw_end_document(&json);
+	} else if (!ret) {
+		printf("loaded %s into %s: %u rules, default %s, digest %016" PRIx64 " (%.1f ms)\n",
+		       file, ifname, spec.nr_rules, ta_action_name(spec.default_action), spec.digest,
+		       now_ms() - start);
+	}
+	close_pinned(&p);
+	ta_policy_spec_free(&spec);
+	return ret;
+}
+
+/* ---- show -------------------------------------------------------------- */
+
+int read_active_policy(const struct ta_maps *maps, uint32_t *slot, struct ta_policy *pol)
+{
+	struct ta_config cfg;
+	__u32 key = 0;
+
+	if (bpf_map_lookup_elem(maps->ta_config, &key, &cfg))
+		return -errno;
+	*slot = cfg.active_slot;
+	if (bpf_map_lookup_elem(maps->ta_policy, slot, pol))
+		return -errno;
+	return 0;
+}
+
+static void show_action(const char *key, uint32_t action, uint32_t ifindex)
+{
+	char dev[IF_NAMESIZE];
+
+	if (cli.json) {
+		jw_key(&json, key);
+		jw_object_begin(&json);
+		jw_kv_string(&json, "action", ta_action_name(action));
+		if (action == TA_ACT_REDIRECT)
+			jw_kv_string(&json, "dev", ifname_of(ifindex, dev));
+		jw_object_end(&json);
+	} else {
+		printf("%s %s%s%s\n", key, ta_action_name(action),
+		       action == TA_ACT_REDIRECT ? " " : "",
+		       action == TA_ACT_REDIRECT ? ifname_of(ifindex, dev) : "");
+	}
+}
+
+static void show_rules(const struct ta_maps *maps, uint32_t slot, const struct ta_policy *pol)
+{
+	if (cli.json) {
+		jw_key(&json, "rules");
+		jw_array_begin(&json);
+	}
+	for (uint32_t i = 0; i < pol->nr_rules; i++) {
+		struct ta_rule_action ra = { 0 };
+		__u32 key = slot * TA_MAX_RULES + i;
+		char name[32];
+
+		bpf_map_lookup_elem(maps->ta_rules, &key, &ra);
+		if (cli.json) {
+			jw_object_begin(&json);
+			jw_kv_u64(&json, "rule", i);
+			show_action("then", ra.action, ra.ifindex);
+			jw_object_end(&json);
+		} else {
+			snprintf(name, sizeof(name), "rule %u:", i);
+			show_action(name, ra.action, ra.ifindex);
+		}
+	}
+	if (cli.json)
+		jw_array_end(&json);
+}
+
+static void show_guard(const struct ta_maps *maps)
+{
+	struct ta_guard g = { 0 };
+	char buf[64];
+	__u32 key = 0;
+	__be32 a4, n4, *p4 = NULL;
+	struct ta_ip6 a6, n6, *p6 = NULL;
+
+	bpf_map_lookup_elem(maps->ta_guard, &key, &g);
+	if (cli.json) {
+		jw_key(&json, "guard");
+		jw_object_begin(&json);
+		jw_kv_u64(&json, "flags", g.flags);
+		if (g.flags & TA_GUARD_F_MAC)
+			jw_kv_string(&json, "mac", ta_format_mac(g.mac, buf));
+		jw_key(&json, "ip");
+		jw_array_begin(&json);
+	} else {
+		printf("guard:%s", g.flags ? "" : " off");
+		if (g.flags & TA_GUARD_F_MAC)
+			printf(" mac %s", ta_format_mac(g.mac, buf));
+	}
+	while (!bpf_map_get_next_key(maps->ta_guard_ip4, p4, &n4)) {
+		inet_ntop(AF_INET, &n4, buf, sizeof(buf));
+		cli.json ? jw_string(&json, buf) : (void)printf(" ip %s", buf);
+		a4 = n4;
+		p4 = &a4;
+	}
+	while (!bpf_map_get_next_key(maps->ta_guard_ip6, p6, &n6)) {
+		inet_ntop(AF_INET6, n6.addr, buf, sizeof(buf));
+		cli.json ? jw_string(&json, buf) : (void)printf(" ip %s", buf);
+		a6 = n6;
+		p6 = &a6;
+	}
+	if (cli.json) {
+		jw_array_end(&json);
+		jw_object_end(&json);
+	} else {
+		printf("\n");
+	}
+}
+
+static void show_rate(const struct ta_maps *maps)
+{
+	struct ta_rate r = { 0 };
+	__u32 key = 0;
+
+	bpf_map_lookup_elem(maps->ta_rate, &key, &r);
+	if (cli.json) {
+		jw_key(&json, "rate");
+		jw_object_begin(&json);
+		jw_kv_u64(&json, "pps", r.pps);
+		jw_kv_u64(&json, "bps", r.bps);
+		jw_kv_u64(&json, "burst_pkts", r.burst_pkts);
+		jw_kv_u64(&json, "burst_bytes", r.burst_bytes);
+		jw_object_end(&json);
+	} else if (r.pps || r.bps) {
+		printf("rate: %llu pps, %llu bit/s, burst %llu packets, %llu bytes\n",
+		       (unsigned long long)r.pps, (unsigned long long)r.bps,
+		       (unsigned long long)r.burst_pkts, (unsigned long long)r.burst_bytes);
+	} else {
+		printf("rate: off\n");
+	}
+}
+
+static int policy_show(const char *ifname)
+{
+	struct ta_policy pol;
+	struct pinned p;
+	uint32_t slot;
+	int ret, err;
+
+	ret = open_pinned(ifname, &p);
+	if (ret)
+		return ret;
+	err = read_active_policy(&p.maps, &slot, &pol);
+	if (err) {
+		close_pinned(&p);
+		return errno_error(err, "cannot read the policy of %s", ifname);
+	}
+	if (cli.json) {
+		jw_object_begin(&json);
+		jw_kv_string(&json, "ifname", ifname);
+		jw_kv_u64(&json, "slot", slot);
+		jw_kv_u64(&json, "digest", pol.digest);
+		jw_kv_u64(&json, "nr_rules", pol.nr_rules);
+		jw_key(&json, "fields");
+		jw_array_begin(&json);
+		for (int f = 0; f < TA_F_MAX; f++)
+			if (pol.field_mask & (1u << f))
+				jw_string(&json, field_names[f]);
+		jw_array_end(&json);
+	} else {
+		printf("%s: %u rules, digest %016llx, slot %u, fields:", ifname, pol.nr_rules,
+		       (unsigned long long)pol.digest, slot);
+		for (int f = 0; f < TA_F_MAX; f++)
+			if (pol.field_mask & (1u << f))
+				printf(" %s", field_names[f]);
+		printf("\n");
+	}
+	show_rules(&p.maps, slot, &pol);
+	show_action("default", pol.default_action, pol.default_ifindex);
+	show_guard(&p.maps);
+	show_rate(&p.maps);
+	if (cli.json) {
+		jw_key(&json, "fdb");
+		print_fdb(&p.maps);
+		jw_object_end(&json);
+		jw_end_document(&json);
+	} else {
+		print_fdb(&p.maps);
+	}
+	close_pinned(&p);
+	return EXIT_OK;
+}
+
+int cmd_policy(int argc, char **argv)
+{
+	int n, ret;
+
+	n = parse_verb_options(argc, argv, policy_usage, NULL, &ret);
+	if (n < 0)
+		return ret;
+	if (n == 2 && !strcmp(argv[1], "check"))
+		return policy_check(argv[2]);
+	if (n == 3 && !strcmp(argv[1], "load"))
+		return policy_load(argv[2], argv[3]);
+	if (n == 2 && !strcmp(argv[1], "show"))
+		return policy_show(argv[2]);
+	user_error("policy: expected check FILE, load IFACE FILE or show IFACE");
+	fputs(policy_usage, stderr);
+	return EXIT_USER;
+}

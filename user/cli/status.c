@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * status.c - every interface tap-accel has pins for: whether its program
+ * is attached, in which mode, and which policy it runs.
+ */
+#include <dirent.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "lib/policy_parse.h"
+#include "lib/util.h"
+#include "verbs.h"
+
+static const char status_usage[] =
+	"Usage: tap-accel status\n"
+	"\n"
+	"Every interface with tap-accel pins: IFACE, MODE, PROG (id), RULES,\n"
+	"DEFAULT, DIGEST of the policy file, and STATE: attached, detached (pins\n"
+	"but no program: 'tap-accel attach' or 'detach' it) or gone (the interface\n"
+	"no longer exists here: 'tap-accel clean').\n";
+
+struct iface_status {
+	const char *ifname;
+	const char *state;
+	const char *mode;
+	uint32_t prog_id;
+	bool have_policy;
+	struct ta_policy pol;
+};
+
+/* What one pin directory says; never fails, an unknown field stays empty. */
+static void inspect(const char *ifname, struct iface_status *st)
+{
+	unsigned int ifindex = if_nametoindex(ifname);
+	struct xdp_state now = { .mode = "none" };
+	struct pinned p;
+	uint32_t slot;
+
+	memset(st, 0, sizeof(*st));
+	st->ifname = ifname;
+	st->mode = "-";
+	st->state = "gone";
+	if (ifindex)
+		query_xdp(ifindex, &now);
+	/* open_pinned explains problems on stderr; status goes on. */
+	if (open_pinned(ifname, &p))
+		return;
+	st->have_policy = !read_active_policy(&p.maps, &slot, &st->pol);
+	if (ifindex && p.prog_id && now.prog_id == p.prog_id) {
+		st->state = "attached";
+		st->mode = now.mode;
+		st->prog_id = p.prog_id;
+	} else if (ifindex) {
+		st->state = "detached";
+	}
+	close_pinned(&p);
+}
+
+static void print_status(const struct iface_status *st)
+{
+	char digest[20] = "-";
+
+	if (st->have_policy)
+		snprintf(digest, sizeof(digest), "%016llx", (unsigned long long)st->pol.digest);
+	if (cli.json) {
+		jw_object_begin(&json);
+		jw_kv_string(&json, "ifname", st->ifname);
+		jw_kv_string(&json, "state", st->state);
+		jw_kv_string(&json, "mode", st->mode);
+		jw_kv_u64(&json, "prog_id", st->prog_id);
+		if (st->have_policy) {
+			jw_kv_u64(&json, "rules", st->pol.nr_rules);
+			jw_kv_string(&json, "default", ta_action_name(st->pol.default_action));
+			jw_kv_string(&json, "digest", digest);
+		}
+		jw_object_end(&json);
+		return;
+	}
+	printf("%-15s %-8s %-6u %-6u %-9s %-16s %s\n", st->ifname, st->mode, st->prog_id,
+	       st->have_policy ? st->pol.nr_rules : 0,
+	       st->have_policy ? ta_action_name(st->pol.default_action) : "-", digest,
+	       st->state);
+}
+
+int cmd_status(int argc, char **argv)
+{
+	struct iface_status st;
+	struct dirent *e;
+	int n, ret;
+	DIR *d;
+
+	n = parse_verb_options(argc, argv, status_usage, NULL, &ret);
+	if (n < 0)
+		return ret;
+	if (n)
+		return user_error("status: takes no arguments; see tap-accel status --help");
+	if (!ta_bpffs_mounted(TA_BPFFS))
+		return system_error("no bpffs is mounted at %s, so no tap-accel state can be found; "
+				    "mount it with 'mount -t bpf bpf %s'", TA_BPFFS, TA_BPFFS);
+	if (cli.json)
+		jw_array_begin(&json);
+	else
+		printf("%-15s %-8s %-6s %-6s %-9s %-16s %s\n", "IFACE", "MODE", "PROG", "RULES",
+		       "DEFAULT", "DIGEST", "STATE");
+	d = opendir(TA_PIN_ROOT);
+	while (d && (e = readdir(d))) {
+		if (e->d_name[0] == '.' || e->d_type != DT_DIR)
+			continue;
+		inspect(e->d_name, &st);
+		print_status(&st);
+	}
+	if (d)
+		closedir(d);
+	if (cli.json) {
+		jw_array_end(&json);
+		jw_end_document(&json);
+	}
+	return EXIT_OK;
+}

@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/* util.c - pin paths, bpffs, interface kinds, capabilities (see util.h). */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <linux/ethtool.h>
+#include <linux/if_tun.h>
+#include <linux/magic.h>
+#include <linux/sockios.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
+#include "util.h"
+
+int ta_ifname_valid(const char *name)
+{
+	size_t n = strlen(name);
+
+	if (!n || n >= IF_NAMESIZE || strchr(name, '/') || strchr(name, ':') ||
+	    !strcmp(name, ".") || !strcmp(name, ".."))
+		return -EINVAL;
+	for (const char *c = name; *c; c++)
+		if (*c <= ' ')
+			return -EINVAL;
+	return 0;
+}
+
+int ta_pin_dir(const char *ifname, char *buf, size_t size)
+{
+	int n = snprintf(buf, size, "%s/%s", TA_PIN_ROOT, ifname);
+
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+bool ta_bpffs_mounted(const char *path)
+{
+	struct statfs st;
+
+	return !statfs(path, &st) && st.f_type == BPF_FS_MAGIC;
+}
+
+int ta_bpffs_ensure(void)
+{
+	if (ta_bpffs_mounted(TA_BPFFS))
+		return 0;
+	/* Only the owner may see policies and counters, as with bpftool. */
+	if (mount("bpf", TA_BPFFS, "bpf", 0, "mode=0700"))
+		return -errno;
+	return 0;
+}
+
+int ta_pins_remove(const char *dir)
+{
+	struct dirent *e;
+	char path[512];
+	int ret = 0;
+	DIR *d;
+
+	d = opendir(dir);
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		if (unlink(path) && errno != ENOENT)
+			ret = -errno;
+	}
+	closedir(d);
+	if (rmdir(dir) && errno != ENOENT && !ret)
+		ret = -errno;
+	return ret;
+}
+
+int ta_netdev_driver(const char *ifname, char *driver, size_t size)
+{
+	struct ethtool_drvinfo info = { .cmd = ETHTOOL_GDRVINFO };
+	struct ifreq ifr = { 0 };
+	int fd, ret = 0;
+
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	ifr.ifr_data = (void *)&info;
+	if (ioctl(fd, SIOCETHTOOL, &ifr))
+		ret = -errno;
+	close(fd);
+	/* Devices without ethtool support (lo) have no driver to name. */
+	snprintf(driver, size, "%s", ret ? "none" : info.driver);
+	return ret == -EOPNOTSUPP ? 0 : ret;
+}
+
+/* tun devices show their IFF_* flags in sysfs; tap mode is IFF_TAP. */
+static int tun_flags(const char *ifname, unsigned long *flags)
+{
+	char path[128], buf[32];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/tun_flags", ifname);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -EIO;
+	buf[n] = '\0';
+	*flags = strtoul(buf, NULL, 16);
+	return 0;
+}
+
+int ta_netdev_is_tap(const char *ifname, char *driver, size_t size)
+{
+	unsigned long flags = 0;
+	int ret;
+
+	ret = ta_netdev_driver(ifname, driver, size);
+	if (ret)
+		return ret;
+	if (!strcmp(driver, "tapx"))
+		return 1;
+	if (strcmp(driver, "tun"))
+		return 0;
+	ret = tun_flags(ifname, &flags);
+	if (ret)
+		return ret;
+	if (!(flags & IFF_TAP))
+		snprintf(driver, size, "tun in IFF_TUN mode");
+	return !!(flags & IFF_TAP);
+}
+
+bool ta_has_cap(int cap)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct data[2] = { 0 };
+
+	if (syscall(SYS_capget, &hdr, data))
+		return false;
+	return data[cap / 32].effective & (1u << (cap % 32));
+}
