@@ -276,6 +276,7 @@ static int parse_options(int argc, char **argv, struct bench_opts *o)
 		o->reps = reps;
 	o->cpu = cpu;
 	o->warmup_pct = 10;
+	o->json |= cli.json; /* tap-accel --json bench */
 	return 0;
 }
 
@@ -453,7 +454,7 @@ static void time_cell(struct runner *rn, struct bench_env *env, struct cell *c, 
 	int err = 0;
 
 	if (env) {
-		env_start_readers(env, c->prog, rn->run->reader_cpu);
+		env_start_readers(env, c->prog, rn->run->reader_cpu, size);
 		env_counts(env, c->prog, &before);
 	}
 	written = write_frames(c->writer, fd, frame, size, warm, rn->uring,
@@ -757,7 +758,7 @@ int cmd_bench(int argc, char **argv)
 	report_table(run, run->opts.json ? stderr : stdout);
 	rc = report_files(run) ? EXIT_SYSTEM : EXIT_OK;
 	if (run->opts.json)
-		report_json(run, stdout, false);
+		report_json(run, stdout, cli.pretty);
 	if (interrupted)
 		rc = EXIT_SYSTEM;
 	free(run);

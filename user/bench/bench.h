@@ -143,7 +143,7 @@ void env_detach(struct bench_env *env, enum bench_prog p);
 int env_set_frame_size(struct bench_env *env, size_t size, unsigned int *mtu,
 		       char *why, size_t len);
 int env_writer_fd(struct bench_env *env, bool nonblock);
-int env_start_readers(struct bench_env *env, enum bench_prog p, int cpu);
+int env_start_readers(struct bench_env *env, enum bench_prog p, int cpu, size_t frame_size);
 void env_quiesce_readers(struct bench_env *env);
 void env_stop_readers(struct bench_env *env);
 void env_counts(struct bench_env *env, enum bench_prog p, struct cell_counts *c);
@@ -151,7 +151,6 @@ void env_counts(struct bench_env *env, enum bench_prog p, struct cell_counts *c)
 /* policy_cells.c: the tap-accel policy program with 1, 100 or 1000 rules.
  * One instance at a time, attached natively to the writer tap. */
 bool policy_prog(enum bench_prog p);
-bool policy_available(char *why, size_t len);
 int policy_attach(int ifindex, enum bench_prog p, char *why, size_t len);
 void policy_detach(int ifindex);
 void policy_counts(uint64_t verdict[5]);

@@ -58,7 +58,9 @@ struct reader {
 	bool drain_all;	 /* own nonblocking fd: plain read() until EAGAIN */
 	bool nowait_unsupported;
 	bool running;
+	size_t frame_size; /* count only frames of the cell's size */
 	_Atomic uint64_t frames;
+	_Atomic uint64_t strays; /* anything else the stack sent there */
 };
 
 struct bench_env {
@@ -451,17 +453,23 @@ static void *reader_main(void *arg)
 		/* Drain until the queue is empty; one frame per wake-up if
 		 * this fd can only block. */
 		do {
-			if (read_nowait(r, buf, sizeof(buf)) < 0)
+			ssize_t n = read_nowait(r, buf, sizeof(buf));
+
+			if (n < 0)
 				break;
-			atomic_fetch_add_explicit(&r->frames, 1, memory_order_relaxed);
+			atomic_fetch_add_explicit((size_t)n == r->frame_size ? &r->frames
+									     : &r->strays,
+						  1, memory_order_relaxed);
 		} while (!r->nowait_unsupported);
 	}
 	return NULL;
 }
 
-static int reader_start(struct reader *r, int fd, bool drain_all, int cpu)
+static int reader_start(struct reader *r, int fd, bool drain_all, int cpu,
+			size_t frame_size)
 {
 	r->fd = fd;
+	r->frame_size = frame_size;
 	r->drain_all = drain_all;
 	r->cpu = cpu;
 	r->stop_fd = eventfd(0, EFD_CLOEXEC);
@@ -489,7 +497,7 @@ static int drained_tap(enum bench_prog p)
 	}
 }
 
-int env_start_readers(struct bench_env *env, enum bench_prog p, int cpu)
+int env_start_readers(struct bench_env *env, enum bench_prog p, int cpu, size_t frame_size)
 {
 	int t = drained_tap(p);
 
@@ -497,7 +505,7 @@ int env_start_readers(struct bench_env *env, enum bench_prog p, int cpu)
 
 	if (t < 0)
 		return 0;
-	err = reader_start(&env->reader[t], env->tap_fd[t], t == TAP_FAR, cpu);
+	err = reader_start(&env->reader[t], env->tap_fd[t], t == TAP_FAR, cpu, frame_size);
 	/* Whatever was queued before this cell is not part of it. */
 	if (!err)
 		env_quiesce_readers(env);
@@ -505,6 +513,15 @@ int env_start_readers(struct bench_env *env, enum bench_prog p, int cpu)
 }
 
 static uint64_t reader_total(struct bench_env *env)
+{
+	uint64_t n = 0;
+
+	for (int t = 0; t < NR_TAPS; t++)
+		n += atomic_load(&env->reader[t].frames) + atomic_load(&env->reader[t].strays);
+	return n;
+}
+
+static uint64_t reader_frames(struct bench_env *env)
 {
 	uint64_t n = 0;
 
@@ -621,7 +638,7 @@ void env_counts(struct bench_env *env, enum bench_prog p, struct cell_counts *c)
 	link_stats(env->ifname[TAP_WRITER], &w);
 	c->tap_rx = w.rx;
 	c->tap_rx_dropped = w.rx_dropped;
-	c->read = reader_total(env);
+	c->read = reader_frames(env);
 	if (t >= 0) {
 		link_stats(env->ifname[t], &d);
 		c->read_lost = d.tx_dropped;
