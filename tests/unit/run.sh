@@ -1,0 +1,107 @@
+#!/bin/sh
+# Unit tests: the C tests of the parser and the JSON writer, then the CLI's
+# argument handling (exit codes and messages; nothing here needs root or
+# touches BPF state). Ends with "N passed, N failed".
+set -u
+cd "$(dirname "$0")"
+TOP=$(cd ../.. && pwd)
+BUILD=${BUILD:-$TOP/build}
+OUT=$BUILD/tests/unit
+TA=$BUILD/user/tap-accel
+pass=0
+fail=0
+
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+# --- C tests -------------------------------------------------------------
+if make -s -C "$TOP/tests/unit" >/dev/null; then
+	for t in "$OUT"/test_*; do
+		line=$("$t" | tee /dev/stderr | tail -n 1)
+		case $line in
+		*" passed, "*" failed")
+			pass=$((pass + ${line%% passed*}))
+			f=${line#*passed, }
+			fail=$((fail + ${f%% failed*})) ;;
+		*) bad "$t did not report" ;;
+		esac
+	done
+else
+	bad "tests/unit did not build"
+fi
+
+# --- CLI argument handling -------------------------------------------------
+[ -x "$TA" ] || make -s -C "$TOP" user >/dev/null 2>&1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# expect CODE PATTERN CMD...: exit status CODE and PATTERN (grep -E) in the
+# output (stdout and stderr together).
+expect() {
+	code=$1 pattern=$2
+	shift 2
+	"$@" >"$tmp/out" 2>&1
+	rc=$?
+	if [ "$rc" = "$code" ] && grep -qE -- "$pattern" "$tmp/out"; then
+		ok
+	else
+		bad "'$*': exit $rc (want $code), output:"
+		sed 's/^/    /' "$tmp/out"
+		echo "    (wanted /$pattern/)"
+	fi
+}
+
+if [ ! -x "$TA" ]; then
+	bad "$TA is not built"
+else
+	expect 0 '^Usage: tap-accel' "$TA" --help
+	expect 0 '^tap-accel [0-9.]+ \(map layout [0-9]+' "$TA" --version
+	expect 1 '^Usage: tap-accel' "$TA"
+	expect 1 "unknown verb 'frobnicate'" "$TA" frobnicate
+	expect 1 "unknown option '--bogus'" "$TA" --bogus status
+	for verb in attach detach policy fdb status stats clean; do
+		expect 0 "^Usage: tap-accel $verb" "$TA" "$verb" --help
+		expect 0 "^Usage: tap-accel $verb" "$TA" --json "$verb" -h
+	done
+	expect 1 "attach: unknown option '--frob'" "$TA" attach tap0 --frob
+	expect 1 'attach: expected one interface' "$TA" attach
+	expect 1 'attach: expected one interface' "$TA" attach a b
+	expect 1 "attach: option --policy needs a value" "$TA" attach tap0 --policy
+	expect 1 "attach: option --force takes no value" "$TA" attach tap0 --force=yes
+	expect 1 "attach: --mode is native or generic, not 'turbo'" "$TA" attach tap0 --mode turbo
+	expect 1 'interface nosuchif0 not found' "$TA" attach nosuchif0
+	expect 1 'interface nosuchif0 not found' "$TA" attach --mode=generic nosuchif0
+	expect 1 "'a/b' is not a valid interface name" "$TA" attach a/b
+	expect 1 "'waytoolonginterfacename' is not a valid" "$TA" attach waytoolonginterfacename
+	expect 1 'lo is not a tap device \(it is none\)' "$TA" attach lo
+	expect 1 'detach: expected one interface' "$TA" detach
+	expect 1 'interface nosuchif0 not found' "$TA" detach nosuchif0
+	expect 1 'policy: expected check FILE, load IFACE FILE or show IFACE' "$TA" policy
+	expect 1 'policy: expected check FILE' "$TA" policy check
+	expect 1 'policy: expected check FILE' "$TA" policy frob x
+	expect 1 'fdb: expected add IFACE MAC DEV' "$TA" fdb add tap0
+	expect 1 'fdb: expected add IFACE MAC DEV' "$TA" fdb list
+	expect 1 'status: takes no arguments' "$TA" status extra
+	expect 1 'clean: takes no arguments' "$TA" clean extra
+	expect 1 'stats: --interval expects a positive number' "$TA" stats --interval 0
+	expect 1 'stats: --interval expects a positive number' "$TA" stats --interval x
+	expect 1 'stats: --count needs --interval' "$TA" stats --count 3
+	expect 1 'stats: expected at most one interface' "$TA" stats a b
+
+	# policy check: no kernel, errors at FILE:LINE:COL
+	printf 'rule drop proto udp\nrule drop proto tcp dport 70000\n' >"$tmp/bad.policy"
+	expect 1 "^$tmp/bad.policy:2:31: expected a port 0..65535" "$TA" policy check "$tmp/bad.policy"
+	printf 'rule drop proto udp\nrule drop proto udp\n' >"$tmp/dup.policy"
+	expect 1 "^$tmp/dup.policy:2:1: duplicate rule" "$TA" policy check "$tmp/dup.policy"
+	expect 1 "cannot read policy file $tmp/none.policy: No such file" "$TA" policy check "$tmp/none.policy"
+	printf 'rule redirect tapX proto udp\ndefault drop\n' >"$tmp/good.policy"
+	expect 0 "good.policy: ok, 1 rules, default drop" "$TA" policy check "$tmp/good.policy"
+	expect 0 '^\{"file":".*good.policy","ok":true,.*"rules":\[\{"action":"redirect","dev":"tapX","line":1,"proto":17\}\]' \
+		"$TA" policy check --json "$tmp/good.policy"
+	for f in "$TOP"/examples/*.policy; do
+		expect 0 ': ok, ' "$TA" policy check "$f"
+	done
+fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,380 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/* test_parse.c - every construct of the policy language and every error. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "lib/policy_parse.h"
+
+static char err[512];
+
+static int parse(const char *text, struct ta_policy_spec *spec)
+{
+	return ta_policy_parse(text, strlen(text), "t.policy", spec, err, sizeof(err));
+}
+
+/* The text must fail with exactly `want`. */
+static void expect_error(const char *text, const char *want)
+{
+	struct ta_policy_spec spec;
+	int ret = parse(text, &spec);
+
+	CHECK(ret == -EINVAL && !strcmp(err, want), "input: %s\n  got:  %s\n  want: %s", text,
+	      ret ? err : "(success)", want);
+	CHECK(!spec.rules && !spec.nr_rules, "a failed parse leaves an empty spec");
+}
+
+static struct ta_rule_spec one_rule(const char *text)
+{
+	struct ta_policy_spec spec;
+	struct ta_rule_spec r = { 0 };
+	int ret = parse(text, &spec);
+
+	CHECK(ret == 0 && spec.nr_rules == 1, "'%s': %s", text, err);
+	if (!ret && spec.nr_rules)
+		r = spec.rules[0];
+	ta_policy_spec_free(&spec);
+	return r;
+}
+
+static bool mac_is(const uint8_t *mac, const char *want)
+{
+	char buf[18];
+
+	return !strcmp(ta_format_mac(mac, buf), want);
+}
+
+static bool prefix_is(const struct ta_prefix *p, const char *want)
+{
+	char buf[64];
+
+	return !strcmp(ta_format_prefix(p, buf), want);
+}
+
+#define F(f) (1u << (f))
+
+static void test_empty_and_comments(void)
+{
+	struct ta_policy_spec spec;
+
+	CHECK(parse("", &spec) == 0 && spec.nr_rules == 0 && spec.default_action == TA_ACT_PASS,
+	      "empty file");
+	ta_policy_spec_free(&spec);
+	CHECK(parse("# only a comment\n\n   \t\n# another\n", &spec) == 0 && spec.nr_rules == 0,
+	      "comments and blank lines: %s", err);
+	CHECK(spec.digest != 0, "digest of the text is set");
+	ta_policy_spec_free(&spec);
+	CHECK(parse("rule drop proto udp # trailing comment\r\n", &spec) == 0 && spec.nr_rules == 1,
+	      "trailing comment and CRLF: %s", err);
+	ta_policy_spec_free(&spec);
+	CHECK(parse("rule drop proto udp", &spec) == 0 && spec.nr_rules == 1,
+	      "no newline at the end: %s", err);
+	ta_policy_spec_free(&spec);
+}
+
+static void test_actions(void)
+{
+	struct ta_policy_spec spec;
+
+	CHECK(one_rule("rule pass").action == TA_ACT_PASS, "pass");
+	CHECK(one_rule("rule drop").action == TA_ACT_DROP, "drop");
+	CHECK(one_rule("rule tx").action == TA_ACT_TX, "tx");
+	CHECK(one_rule("rule forward").action == TA_ACT_FORWARD, "forward");
+	{
+		struct ta_rule_spec r = one_rule("rule redirect tap2");
+
+		CHECK(r.action == TA_ACT_REDIRECT && !strcmp(r.redirect_dev, "tap2"), "redirect");
+		CHECK(r.fields == 0 && r.pos.line == 1 && r.pos.col == 1, "position of the rule");
+	}
+	CHECK(parse("default drop\n", &spec) == 0 && spec.default_action == TA_ACT_DROP, "default");
+	ta_policy_spec_free(&spec);
+	CHECK(parse("default redirect eth0\n", &spec) == 0 &&
+	      spec.default_action == TA_ACT_REDIRECT && !strcmp(spec.default_dev, "eth0"),
+	      "default redirect");
+	ta_policy_spec_free(&spec);
+	CHECK(!strcmp(ta_action_name(TA_ACT_FORWARD), "forward") &&
+	      !strcmp(ta_action_name(99), "unknown"), "action names");
+}
+
+static void test_matches(void)
+{
+	struct ta_rule_spec r;
+
+	r = one_rule("rule drop vlan 10");
+	CHECK(r.fields == F(TA_F_VLAN) && r.vlan == 10, "vlan");
+	r = one_rule("rule drop smac 52:54:00:AA:bb:01 dmac ff-ff-ff-ff-ff-ff");
+	CHECK(r.fields == (F(TA_F_SRC_MAC) | F(TA_F_DST_MAC)) &&
+	      mac_is(r.src_mac, "52:54:00:aa:bb:01") && mac_is(r.dst_mac, "ff:ff:ff:ff:ff:ff"),
+	      "smac, dmac (with '-')");
+	r = one_rule("rule drop ethertype arp");
+	CHECK(r.fields == F(TA_F_ETHERTYPE) && r.ethertype == 0x0806, "ethertype arp");
+	r = one_rule("rule drop ethertype 0x88cc");
+	CHECK(r.ethertype == 0x88cc, "ethertype number");
+	r = one_rule("rule drop src 10.0.0.0/8 dst 192.168.1.7");
+	CHECK(r.fields == (F(TA_F_SRC_IP) | F(TA_F_DST_IP)) && r.src_ip.prefixlen == 104 &&
+	      r.dst_ip.prefixlen == 128 && r.src_ip.addr[10] == 0xff && r.src_ip.addr[12] == 10,
+	      "IPv4 src/dst are v4-mapped with 96 + n");
+	CHECK(prefix_is(&r.src_ip, "10.0.0.0/8") && prefix_is(&r.dst_ip, "192.168.1.7"),
+	      "IPv4 prefixes format back");
+	r = one_rule("rule drop src fd00::/8 dst fe80::5054:ff:fe12:3456");
+	CHECK(r.src_ip.prefixlen == 8 && r.src_ip.addr[0] == 0xfd && r.dst_ip.prefixlen == 128,
+	      "IPv6 prefixes");
+	CHECK(prefix_is(&r.src_ip, "fd00::/8"), "IPv6 formats back");
+	r = one_rule("rule drop src 0.0.0.0/0");
+	CHECK(r.src_ip.prefixlen == 96, "IPv4 /0 is 96 bits of ::ffff:0:0");
+	r = one_rule("rule drop proto udp dport 1000-2000 sport 53");
+	CHECK(r.ip_proto == 17 && r.dport_lo == 1000 && r.dport_hi == 2000 && r.sport_lo == 53 &&
+	      r.sport_hi == 53, "proto, port range, single port");
+	r = one_rule("rule drop proto 132 dport 0-65535");
+	CHECK(r.ip_proto == 132 && r.dport_lo == 0 && r.dport_hi == 65535, "numeric proto, full range");
+	r = one_rule("rule drop proto icmpv6 icmp-type 135");
+	CHECK(r.ip_proto == 58 && r.icmp_type == 135 &&
+	      r.fields == (F(TA_F_IP_PROTO) | F(TA_F_ICMP_TYPE)), "icmp-type");
+	r = one_rule("rule tx\tvlan 4095   proto tcp");
+	CHECK(r.vlan == 4095 && r.ip_proto == 6, "tabs and runs of blanks");
+}
+
+static void test_guard_rate_fdb(void)
+{
+	struct ta_policy_spec spec;
+	int ret;
+
+	ret = parse("guard mac 52:54:00:12:34:56 ip 10.0.0.2 ip fe80::5054:ff:fe12:3456\n"
+		    "guard ip 10.0.0.3\n", &spec);
+	CHECK(ret == 0, "guard: %s", err);
+	CHECK(spec.guard.flags == (TA_GUARD_F_MAC | TA_GUARD_F_IP4 | TA_GUARD_F_IP6) &&
+	      mac_is(spec.guard.mac, "52:54:00:12:34:56"), "guard flags and MAC");
+	CHECK(spec.guard.nr_ip4 == 2 && spec.guard.ip4[0] == inet_addr("10.0.0.2") &&
+	      spec.guard.ip4[1] == inet_addr("10.0.0.3"), "guard IPv4 addresses, network order");
+	CHECK(spec.guard.nr_ip6 == 1 && spec.guard.ip6[0][0] == 0xfe, "guard IPv6 address");
+	ta_policy_spec_free(&spec);
+
+	ret = parse("guard mac 52:54:00:12:34:56\n", &spec);
+	CHECK(ret == 0 && spec.guard.flags == TA_GUARD_F_MAC, "guard with only a MAC");
+	ta_policy_spec_free(&spec);
+
+	ret = parse("rate 1000pps 10mbit burst 100 burst 64kb\n", &spec);
+	CHECK(ret == 0 && spec.rate.pps == 1000 && spec.rate.bps == 10000000 &&
+	      spec.rate.burst_pkts == 100 && spec.rate.burst_bytes == 65536, "rate: %s", err);
+	ta_policy_spec_free(&spec);
+	ret = parse("rate 2kpps\n", &spec);
+	CHECK(ret == 0 && spec.rate.pps == 2000 && spec.rate.bps == 0 && !spec.rate.burst_pkts,
+	      "rate kpps, no burst");
+	ta_policy_spec_free(&spec);
+	ret = parse("rate 1gbit burst 1500b\n", &spec);
+	CHECK(ret == 0 && spec.rate.bps == 1000000000 && spec.rate.burst_bytes == 1500 &&
+	      !spec.rate.pps, "rate gbit, burst bytes");
+	ta_policy_spec_free(&spec);
+
+	ret = parse("fdb 52:54:00:aa:bb:cc dev tap1\nfdb 52:54:00:aa:bb:cd dev tap2\n", &spec);
+	CHECK(ret == 0 && spec.nr_fdb == 2 && !strcmp(spec.fdb[1].dev, "tap2") &&
+	      mac_is(spec.fdb[0].mac, "52:54:00:aa:bb:cc") && spec.fdb[1].pos.line == 2,
+	      "fdb: %s", err);
+	ta_policy_spec_free(&spec);
+}
+
+static void test_order_and_digest(void)
+{
+	struct ta_policy_spec a, b;
+
+	CHECK(parse("rule drop proto udp\nrule pass proto tcp\nrule tx\n", &a) == 0, "three rules");
+	CHECK(a.nr_rules == 3 && a.rules[0].action == TA_ACT_DROP &&
+	      a.rules[1].action == TA_ACT_PASS && a.rules[2].action == TA_ACT_TX &&
+	      a.rules[2].pos.line == 3, "rules keep file order");
+	CHECK(parse("rule drop proto udp\nrule pass proto tcp\nrule tx \n", &b) == 0, "again");
+	CHECK(a.digest != b.digest, "digest follows the text");
+	ta_policy_spec_free(&a);
+	ta_policy_spec_free(&b);
+}
+
+static void test_errors(void)
+{
+	expect_error("bogus\n",
+		     "t.policy:1:1: expected a statement (rule, default, guard, rate or fdb), got 'bogus'");
+	expect_error("\n  rule\n",
+		     "t.policy:2:7: expected an action (pass, drop, tx, redirect DEV or forward) after 'rule', got end of line");
+	expect_error("rule accept\n",
+		     "t.policy:1:6: expected an action (pass, drop, tx, redirect DEV or forward) after 'rule', got 'accept'");
+	expect_error("rule redirect\n",
+		     "t.policy:1:14: expected an interface name after 'redirect', got end of line");
+	expect_error("rule redirect averyveryverylongname\n",
+		     "t.policy:1:15: expected an interface name (at most 15 characters, no '/' or ':'), got 'averyveryverylongname'");
+	expect_error("rule drop port 80\n",
+		     "t.policy:1:11: expected a match (vlan, smac, dmac, ethertype, src, dst, proto, sport, dport, icmp-type), got 'port'");
+	expect_error("rule drop vlan\n", "t.policy:1:15: expected a value after 'vlan', got end of line");
+	expect_error("rule drop vlan 4096\n", "t.policy:1:16: expected a VLAN id 0..4095, got '4096'");
+	expect_error("rule drop vlan -1\n", "t.policy:1:16: expected a VLAN id 0..4095, got '-1'");
+	expect_error("rule drop smac 52:54:00:12:34\n",
+		     "t.policy:1:16: expected a MAC address like 52:54:00:12:34:56, got '52:54:00:12:34'");
+	expect_error("rule drop dmac 52:54:00:12:34:5g\n",
+		     "t.policy:1:16: expected a MAC address like 52:54:00:12:34:56, got '52:54:00:12:34:5g'");
+	expect_error("rule drop smac 52:54:00:12:34:56:78\n",
+		     "t.policy:1:16: expected a MAC address like 52:54:00:12:34:56, got '52:54:00:12:34:56:78'");
+	expect_error("rule drop src 10.0.0/8\n",
+		     "t.policy:1:15: expected an IPv4 or IPv6 address or prefix like 10.0.0.0/8 or fd00::/64, got '10.0.0/8'");
+	expect_error("rule drop dst 10.0.0.0/33\n",
+		     "t.policy:1:24: expected a prefix length 0..32 after '/', got '33'");
+	expect_error("rule drop dst fd00::/129\n",
+		     "t.policy:1:22: expected a prefix length 0..128 after '/', got '129'");
+	expect_error("rule drop dst 10.0.0.0/\n",
+		     "t.policy:1:24: expected a prefix length 0..32 after '/', got ''");
+	expect_error("rule drop src 10.9.1.0/16\n",
+		     "t.policy:1:15: expected a network address: '10.9.1.0/16' has bits set past the prefix length (did you mean 10.9.0.0/16?)");
+	expect_error("rule drop src fd00::1/64\n",
+		     "t.policy:1:15: expected a network address: 'fd00::1/64' has bits set past the prefix length (did you mean fd00::/64?)");
+	expect_error("rule drop src 10.0.0.0/8 dst fd00::/8\n",
+		     "t.policy:1:26: expected dst of the same family as src (IPv4), no frame has both");
+	expect_error("rule drop ethertype ipv6 src 10.0.0.0/8\n",
+		     "t.policy:1:11: expected ethertype ipv4 with an IPv4 address, no frame has both");
+	expect_error("rule drop ethertype 0x05ff\n",
+		     "t.policy:1:21: expected an ethertype (ipv4, ipv6, arp or a number 0x0600..0xffff), got '0x05ff'");
+	expect_error("rule drop proto foo\n",
+		     "t.policy:1:17: expected a protocol (tcp, udp, icmp, icmpv6, sctp, udplite, gre, esp, ah or 0..255), got 'foo'");
+	expect_error("rule drop proto 256\n",
+		     "t.policy:1:17: expected a protocol (tcp, udp, icmp, icmpv6, sctp, udplite, gre, esp, ah or 0..255), got '256'");
+	expect_error("rule drop dport 65536\n",
+		     "t.policy:1:17: expected a port 0..65535 or a range like 1000-2000, got '65536'");
+	expect_error("rule drop dport 80-\n",
+		     "t.policy:1:17: expected a port 0..65535 or a range like 1000-2000, got '80-'");
+	expect_error("rule drop sport 2000-1000\n",
+		     "t.policy:1:17: expected a port range LOW-HIGH with LOW <= HIGH, got 2000-1000");
+	expect_error("rule drop dport http\n",
+		     "t.policy:1:17: expected a port 0..65535 or a range like 1000-2000, got 'http'");
+	expect_error("rule drop proto icmp dport 80\n",
+		     "t.policy:1:22: expected proto tcp, udp, sctp or udplite with 'dport', protocol 1 has no ports");
+	expect_error("rule drop proto tcp icmp-type 8\n",
+		     "t.policy:1:21: expected proto icmp or icmpv6 with 'icmp-type', protocol 6 has no ICMP type");
+	expect_error("rule drop icmp-type 300\n", "t.policy:1:21: expected an ICMP type 0..255, got '300'");
+	expect_error("rule drop proto udp proto tcp\n",
+		     "t.policy:1:21: 'proto' given twice in one rule (first at column 11)");
+	expect_error("default drop\ndefault pass\n",
+		     "t.policy:2:1: 'default' given twice (first at line 1)");
+	expect_error("default drop extra\n", "t.policy:1:14: expected end of line, got 'extra'");
+	expect_error("fdb 52:54:00:aa:bb:cc tap1\n",
+		     "t.policy:1:23: expected 'dev' and an interface after the MAC, got 'tap1'");
+	expect_error("fdb 52:54:00:aa:bb:cc dev\n",
+		     "t.policy:1:26: expected an interface name after 'dev', got end of line");
+	expect_error("fdb 52:54:00:aa:bb:cc dev a\nfdb 52:54:00:AA:BB:CC dev b\n",
+		     "t.policy:2:1: fdb entry for this MAC given twice (first at line 1)");
+	expect_error("guard\n", "t.policy:1:6: expected 'mac MAC' or 'ip ADDRESS' after 'guard', got end of line");
+	expect_error("guard mac 52:54:00:12:34:56 vlan 3\n",
+		     "t.policy:1:29: expected 'mac MAC' or 'ip ADDRESS' in guard, got 'vlan'");
+	expect_error("guard ip 10.0.0.0/24\n",
+		     "t.policy:1:10: expected one address (no prefix) after 'ip', got '10.0.0.0/24'");
+	expect_error("guard ip 10.0.0.1 ip 10.0.0.1\n", "t.policy:1:22: guard address given twice");
+	expect_error("guard mac 52:54:00:12:34:56\nguard mac 52:54:00:12:34:57\n",
+		     "t.policy:2:7: guard mac given twice (first at line 1)");
+	expect_error("rate\n",
+		     "t.policy:1:5: expected a packet rate like 1000pps or a bit rate like 10mbit, got end of line");
+	expect_error("rate 10mbps\n",
+		     "t.policy:1:6: expected a packet rate like 1000pps, a bit rate like 10mbit or 'burst', got '10mbps'");
+	expect_error("rate 0pps\n",
+		     "t.policy:1:6: expected a packet rate like 1000pps, a bit rate like 10mbit or 'burst', got '0pps'");
+	expect_error("rate 10pps burst\n",
+		     "t.policy:1:17: expected a burst like 100 (packets) or 64kb (bytes) after 'burst', got end of line");
+	expect_error("rate 10pps burst 5kbit\n",
+		     "t.policy:1:18: expected a burst like 100 (packets) or 64kb (bytes), got '5kbit'");
+	expect_error("rate burst 10\n",
+		     "t.policy:1:14: expected a packet rate like 1000pps or a bit rate like 10mbit, got end of line");
+	expect_error("rate 10pps\nrate 20pps\n", "t.policy:2:1: 'rate' given twice (first at line 1)");
+	{
+		static const char text[] = "rule drop\0\n";
+		struct ta_policy_spec spec;
+		int ret = ta_policy_parse(text, sizeof(text) - 1, "t.policy", &spec, err, sizeof(err));
+
+		CHECK(ret == -EINVAL && !strcmp(err, "t.policy:1:10: expected text, got a NUL byte"),
+		      "NUL byte: %s", err);
+	}
+}
+
+static void test_duplicates(void)
+{
+	expect_error("rule drop proto udp dport 53\nrule pass dport 53 proto udp\n",
+		     "t.policy:2:1: duplicate rule: it matches exactly what the rule at line 1 matches, so it would never match");
+	expect_error("rule drop\n# x\nrule tx\n",
+		     "t.policy:3:1: duplicate rule: it matches exactly what the rule at line 1 matches, so it would never match");
+	expect_error("rule drop src 10.0.0.0/8\nrule drop src 10.0.0.0/8\n",
+		     "t.policy:2:1: duplicate rule: it matches exactly what the rule at line 1 matches, so it would never match");
+	{
+		struct ta_policy_spec spec;
+
+		CHECK(parse("rule drop dport 53\nrule drop dport 53-54\nrule drop sport 53\n", &spec) == 0,
+		      "overlapping but different rules are not duplicates: %s", err);
+		ta_policy_spec_free(&spec);
+	}
+}
+
+/* "rule drop dport N" for N in [0, n): all distinct. */
+static char *many_rules(int n)
+{
+	char *text = malloc((size_t)n * 32 + 1), *p = text;
+
+	for (int i = 0; i < n; i++)
+		p += sprintf(p, "rule drop dport %d\n", i);
+	return text;
+}
+
+static void test_limits(void)
+{
+	struct ta_policy_spec spec;
+	char want[128];
+	char *text;
+
+	text = many_rules(TA_MAX_RULES);
+	CHECK(parse(text, &spec) == 0 && spec.nr_rules == TA_MAX_RULES, "%d rules fit: %s",
+	      TA_MAX_RULES, err);
+	ta_policy_spec_free(&spec);
+	free(text);
+	text = many_rules(TA_MAX_RULES + 1);
+	snprintf(want, sizeof(want), "t.policy:%d:1: too many rules: a policy holds at most %d",
+		 TA_MAX_RULES + 1, TA_MAX_RULES);
+	expect_error(text, want);
+	free(text);
+}
+
+static void test_file(void)
+{
+	struct ta_policy_spec spec;
+	char path[] = "/tmp/ta-unit-XXXXXX";
+	int fd = mkstemp(path), ret;
+	FILE *f = fdopen(fd, "w");
+
+	fputs("# file\nrule drop proto udp\nrule oops\n", f);
+	fclose(f);
+	ret = ta_policy_parse_file(path, &spec, err, sizeof(err));
+	CHECK(ret == -EINVAL && strstr(err, ":3:6: expected an action") && !strncmp(err, path, strlen(path)),
+	      "errors name the file: %s", err);
+	unlink(path);
+	ret = ta_policy_parse_file(path, &spec, err, sizeof(err));
+	CHECK(ret == -ENOENT && strstr(err, "cannot read policy file"), "missing file: %s", err);
+	ret = ta_policy_parse_file("/tmp", &spec, err, sizeof(err));
+	CHECK(ret == -EINVAL && strstr(err, "expected a regular policy file"), "directory: %s", err);
+}
+
+static void test_mac_helpers(void)
+{
+	uint8_t mac[6];
+
+	CHECK(ta_parse_mac("00:11:22:33:44:55", mac) == 0 && mac[5] == 0x55, "parse MAC");
+	CHECK(ta_parse_mac("0:11:22:33:44:55", mac) == -EINVAL, "short octet");
+	CHECK(ta_parse_mac("00:11:22:33:44:55 ", mac) == -EINVAL, "trailing text");
+	CHECK(ta_parse_mac("", mac) == -EINVAL, "empty");
+}
+
+int main(void)
+{
+	test_empty_and_comments();
+	test_actions();
+	test_matches();
+	test_guard_rate_fdb();
+	test_order_and_digest();
+	test_errors();
+	test_duplicates();
+	test_limits();
+	test_file();
+	test_mac_helpers();
+	return check_report();
+}
