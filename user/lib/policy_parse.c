@@ -592,7 +592,7 @@ static int parse_fdb(struct parser *p, const struct token *kw)
 {
 	struct ta_policy_spec *s = p->spec;
 	struct ta_fdb_spec e = { 0 };
-	struct token t;
+	struct token t, dev;
 	char g[96];
 
 	e.pos.line = p->line;
@@ -602,7 +602,7 @@ static int parse_fdb(struct parser *p, const struct token *kw)
 	if (!next_word(p, &t) || !word_is(&t, "dev"))
 		return fail(p, t.col, "expected 'dev' and an interface after the MAC, %s",
 			    got(&t, g, sizeof(g)));
-	if (expect_word(p, &t, "an interface name", &t) || parse_ifname(p, &t, e.dev))
+	if (expect_word(p, &dev, "an interface name", &t) || parse_ifname(p, &dev, e.dev))
 		return -EINVAL;
 	for (uint32_t i = 0; i < s->nr_fdb; i++)
 		if (!memcmp(s->fdb[i].mac, e.mac, 6))
