@@ -259,6 +259,8 @@ static void test_errors(void)
 		     "t.policy:1:26: expected an interface name after 'dev', got end of line");
 	expect_error("fdb 52:54:00:aa:bb:cc dev a\nfdb 52:54:00:AA:BB:CC dev b\n",
 		     "t.policy:2:1: fdb entry for this MAC given twice (first at line 1)");
+	expect_error("fdb 01:00:5e:00:00:01 dev a\n",
+		     "t.policy:1:5: expected a unicast MAC: forwarding takes unicast destinations only");
 	expect_error("guard\n", "t.policy:1:6: expected 'mac MAC' or 'ip ADDRESS' after 'guard', got end of line");
 	expect_error("guard mac 52:54:00:12:34:56 vlan 3\n",
 		     "t.policy:1:29: expected 'mac MAC' or 'ip ADDRESS' in guard, got 'vlan'");

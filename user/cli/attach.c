@@ -254,7 +254,8 @@ static int load_and_attach(struct attach_plan *a)
 	struct ta_maps maps;
 	int err, ret = EXIT_OK;
 
-	snprintf(tmp, sizeof(tmp), "%s/%s.new", a->dir, TA_PROG_PIN);
+	/* bpffs names cannot hold a dot */
+	snprintf(tmp, sizeof(tmp), "%s/%s_new", a->dir, TA_PROG_PIN);
 	snprintf(final, sizeof(final), "%s/%s", a->dir, TA_PROG_PIN);
 	if (!a->reattach)
 		ta_pins_remove(a->dir); /* stale pins of an instance no longer attached */
@@ -357,9 +358,15 @@ int cmd_attach(int argc, char **argv)
 	}
 	if (!ret)
 		ret = require_admin("attach");
-	if (!ret && (err = ta_bpffs_ensure()))
-		ret = errno_error(err, "no bpffs at %s and mounting one failed; "
-				  "mount it with 'mount -t bpf bpf %s'", TA_BPFFS, TA_BPFFS);
+	if (!ret && !ta_bpffs_mounted(TA_BPFFS)) {
+		err = ta_bpffs_ensure();
+		if (err)
+			ret = errno_error(err, "no bpffs at %s and mounting one failed; "
+					  "mount it with 'mount -t bpf bpf %s'", TA_BPFFS, TA_BPFFS);
+		else
+			fprintf(stderr, "tap-accel: mounted a bpffs at %s (the pins live there; "
+				"it lasts as long as this mount namespace)\n", TA_BPFFS);
+	}
 	ta_pin_dir(a.ifname, a.dir, sizeof(a.dir));
 	if (!ret)
 		ret = plan_attach(&a);

@@ -69,6 +69,9 @@ static int fdb_add(struct pinned *p, const char *mac_arg, const char *dev)
 		ret = require_interface(dev, &ifindex);
 	if (ret)
 		return ret;
+	if (mac[0] & 1)
+		return user_error("%s is a group address; the fdb forwards unicast destinations only",
+				  mac_arg);
 	err = ta_fdb_add(&p->maps, mac, ifindex);
 	if (err == -E2BIG || err == -ENOSPC)
 		return user_error("the fdb is full (%d entries)", TA_MAX_FDB);

@@ -246,6 +246,14 @@ static void emit_rules(const struct view *v, const char *key, uint32_t slot, boo
 		jw_array_end(&json);
 }
 
+static bool slot_has_counts(const struct snapshot *s, uint32_t slot)
+{
+	for (uint32_t i = 0; i < TA_RULE_STAT_SLOT; i++)
+		if (s->rule[slot][i].packets)
+			return true;
+	return false;
+}
+
 static void emit_instance(const char *ifname, const struct view *v)
 {
 	const struct snapshot *s = v->now, *b = v->base;
@@ -268,10 +276,13 @@ static void emit_instance(const char *ifname, const struct view *v)
 	emit_group(v, "verdict", verdict_names, s->verdict, b ? b->verdict : NULL, TA_NR_VERDICTS);
 	emit_rules(v, "rules", s->slot, false);
 	/* Frames counted under the policy this one replaced. */
-	if (cli.json)
+	if (cli.json) {
 		emit_rules(v, "previous_rules", prev, false);
-	else
+	} else if (slot_has_counts(s, prev)) {
+		printf("  previous policy %016llx (slot %u):\n",
+		       (unsigned long long)s->pol[prev].digest, prev);
 		emit_rules(v, "previous_rules", prev, true);
+	}
 	emit_group(v, "guard", guard_names, s->guard, b ? b->guard : NULL, TA_GUARD_MAX);
 	emit_group(v, "parse", parse_names, s->parse, b ? b->parse : NULL, TA_PARSE_MAX);
 	emit_group(v, "event", event_names, s->event, b ? b->event : NULL, TA_EV_MAX);

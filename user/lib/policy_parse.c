@@ -599,6 +599,8 @@ static int parse_fdb(struct parser *p, const struct token *kw)
 	e.pos.col = kw->col;
 	if (expect_word(p, &t, "a MAC address", kw) || parse_mac_word(p, &t, e.mac))
 		return -EINVAL;
+	if (e.mac[0] & 1)
+		return fail(p, t.col, "expected a unicast MAC: forwarding takes unicast destinations only");
 	if (!next_word(p, &t) || !word_is(&t, "dev"))
 		return fail(p, t.col, "expected 'dev' and an interface after the MAC, %s",
 			    got(&t, g, sizeof(g)));

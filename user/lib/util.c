@@ -2,14 +2,11 @@
 /* util.c - pin paths, bpffs, interface kinds, capabilities (see util.h). */
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <linux/capability.h>
 #include <linux/ethtool.h>
-#include <linux/if_tun.h>
 #include <linux/magic.h>
 #include <linux/sockios.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
@@ -81,63 +78,57 @@ int ta_pins_remove(const char *dir)
 	return ret;
 }
 
-int ta_netdev_driver(const char *ifname, char *driver, size_t size)
+/* Driver name and bus info from ethtool; tun reports "tap" or "tun" as bus. */
+static int drvinfo(const char *ifname, struct ethtool_drvinfo *info)
 {
-	struct ethtool_drvinfo info = { .cmd = ETHTOOL_GDRVINFO };
 	struct ifreq ifr = { 0 };
 	int fd, ret = 0;
 
 	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
+	memset(info, 0, sizeof(*info));
+	info->cmd = ETHTOOL_GDRVINFO;
 	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
-	ifr.ifr_data = (void *)&info;
+	ifr.ifr_data = (void *)info;
 	if (ioctl(fd, SIOCETHTOOL, &ifr))
 		ret = -errno;
 	close(fd);
+	return ret;
+}
+
+int ta_netdev_driver(const char *ifname, char *driver, size_t size)
+{
+	struct ethtool_drvinfo info;
+	int ret = drvinfo(ifname, &info);
+
 	/* Devices without ethtool support (lo) have no driver to name. */
 	snprintf(driver, size, "%s", ret ? "none" : info.driver);
 	return ret == -EOPNOTSUPP ? 0 : ret;
 }
 
-/* tun devices show their IFF_* flags in sysfs; tap mode is IFF_TAP. */
-static int tun_flags(const char *ifname, unsigned long *flags)
-{
-	char path[128], buf[32];
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/sys/class/net/%s/tun_flags", ifname);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -EIO;
-	buf[n] = '\0';
-	*flags = strtoul(buf, NULL, 16);
-	return 0;
-}
-
+/* Asked through ethtool rather than sysfs: /sys may belong to another
+ * network namespace than the one we run in. */
 int ta_netdev_is_tap(const char *ifname, char *driver, size_t size)
 {
-	unsigned long flags = 0;
-	int ret;
+	struct ethtool_drvinfo info;
+	int ret = drvinfo(ifname, &info);
 
-	ret = ta_netdev_driver(ifname, driver, size);
-	if (ret)
-		return ret;
-	if (!strcmp(driver, "tapx"))
-		return 1;
-	if (strcmp(driver, "tun"))
+	if (ret == -EOPNOTSUPP) {
+		snprintf(driver, size, "none");
 		return 0;
-	ret = tun_flags(ifname, &flags);
+	}
 	if (ret)
 		return ret;
-	if (!(flags & IFF_TAP))
-		snprintf(driver, size, "tun in IFF_TUN mode");
-	return !!(flags & IFF_TAP);
+	snprintf(driver, size, "%s", info.driver);
+	if (!strcmp(info.driver, "tapx"))
+		return 1;
+	if (strcmp(info.driver, "tun"))
+		return 0;
+	if (!strcmp(info.bus_info, "tap"))
+		return 1;
+	snprintf(driver, size, "tun in IFF_TUN mode");
+	return 0;
 }
 
 bool ta_has_cap(int cap)
