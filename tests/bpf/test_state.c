@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * test_state.c - what persists across frames: the token bucket, the
+ * counters, and the policy slots across a swap. Rates are a few units per
+ * second so the refill during a test run is far below one frame.
+ */
+#include <errno.h>
+#include <string.h>
+#include <bpf/bpf.h>
+
+#include "harness.h"
+
+static int send_n(const struct pkt *p, int n, int *passed, int *dropped)
+{
+	uint32_t verdict;
+	int i, ret;
+
+	*passed = *dropped = 0;
+	for (i = 0; i < n; i++) {
+		ret = run_frame(p, &verdict);
+		if (ret)
+			return ret;
+		*passed += verdict == XDP_PASS;
+		*dropped += verdict == XDP_DROP;
+	}
+	return 0;
+}
+
+static int rate_pps(void)
+{
+	struct ta_rate_spec rate = { .pps = 1, .burst_pkts = 5 };
+	int passed, dropped;
+	struct pkt p;
+
+	OK(ta_rate_install(&env.maps, &rate));
+	frame_udp4(&p, GUEST_IP4, PEER_IP4, 1, 2);
+	OK(send_n(&p, 12, &passed, &dropped));
+	CHECK(passed == 5 && dropped == 7, "%d passed %d dropped, expected 5 7",
+	      passed, dropped);
+	EXPECT_COUNT(ta_st_event, TA_EV_RATE_DROP, 7, 7 * 60);
+	EXPECT_COUNT(ta_st_verdict, XDP_PASS, 5, 5 * 60);
+	return 0;
+}
+
+/* 1000-byte bucket, 100-byte frames: ten pass. */
+static int rate_bps(void)
+{
+	struct ta_rate_spec rate = { .bps = 8, .burst_bytes = 1000 };
+	int passed, dropped;
+	struct pkt p;
+
+	OK(ta_rate_install(&env.maps, &rate));
+	frame_udp4(&p, GUEST_IP4, PEER_IP4, 1, 2);
+	pkt_zeros(&p, 40);
+	OK(send_n(&p, 15, &passed, &dropped));
+	CHECK(passed == 10 && dropped == 5,
+	      "%d passed %d dropped, expected 10 5", passed, dropped);
+	EXPECT_COUNT(ta_st_event, TA_EV_RATE_DROP, 5, 500);
+	return 0;
+}
+
+/* Burst 0 is one second's worth; with both limits the tighter one rules. */
+static int rate_default_burst(void)
+{
+	struct ta_rate_spec rate = { .pps = 3, .bps = 8 * 1000 };
+	int passed, dropped;
+	struct pkt p;
+
+	OK(ta_rate_install(&env.maps, &rate));
+	frame_udp4(&p, GUEST_IP4, PEER_IP4, 1, 2);
+	OK(send_n(&p, 6, &passed, &dropped));
+	CHECK(passed == 3 && dropped == 3, "pps: %d passed %d dropped", passed,
+	      dropped);
+	rate.pps = 100; /* now 1000 bytes: 16 frames of 60 */
+	OK(ta_rate_install(&env.maps, &rate));
+	OK(send_n(&p, 20, &passed, &dropped));
+	CHECK(passed == 16 && dropped == 4, "bps: %d passed %d dropped",
+	      passed, dropped);
+	rate.pps = rate.bps = 0; /* off */
+	OK(ta_rate_install(&env.maps, &rate));
+	OK(send_n(&p, 50, &passed, &dropped));
+	CHECK(passed == 50, "off: %d of 50 passed", passed);
+	return 0;
+}
+
+/* After a mix of frames every counter holds exactly what was sent. */
+static int counters_exact(void)
+{
+	struct ta_rule_spec r[] = {
+		{ .fields = F(TA_F_DST_PORT), .dport_lo = 53, .dport_hi = 53,
+		  .action = TA_ACT_DROP },
+		{ .fields = F(TA_F_IP_PROTO), .ip_proto = 6,
+		  .action = TA_ACT_TX },
+	};
+	struct pkt dns, tcp, other, runt;
+	uint32_t verdict;
+	struct ta_counter sum = {}, v[TA_NR_VERDICTS];
+	int i;
+
+	OK(install(r, 2, TA_ACT_PASS));
+	frame_udp4(&dns, GUEST_IP4, PEER_IP4, 9, 53);	  /* 60 bytes */
+	frame_tcp4(&tcp, GUEST_IP4, PEER_IP4, 9, 80);	  /* 54 */
+	frame_udp6(&other, GUEST_IP6, PEER_IP6, 9, 54); /* 62 */
+	frame_udp4(&runt, GUEST_IP4, PEER_IP4, 9, 53);
+	runt.len = 30; /* IPv4 header cut short */
+	for (i = 0; i < 7; i++)
+		OK(run_frame(&dns, &verdict));
+	for (i = 0; i < 4; i++)
+		OK(run_frame(&tcp, &verdict));
+	for (i = 0; i < 3; i++)
+		OK(run_frame(&other, &verdict));
+	for (i = 0; i < 2; i++)
+		OK(run_frame(&runt, &verdict));
+
+	EXPECT_COUNT(ta_st_rule, RULE_KEY(0), 7, 7 * 60);
+	EXPECT_COUNT(ta_st_rule, RULE_KEY(1), 4, 4 * 54);
+	EXPECT_COUNT(ta_st_rule, RULE_KEY(TA_MAX_RULES), 3, 3 * 62);
+	EXPECT_COUNT(ta_st_verdict, XDP_DROP, 9, 7 * 60 + 2 * 30);
+	EXPECT_COUNT(ta_st_verdict, XDP_TX, 4, 4 * 54);
+	EXPECT_COUNT(ta_st_verdict, XDP_PASS, 3, 3 * 62);
+	EXPECT_COUNT(ta_st_verdict, XDP_REDIRECT, 0, 0);
+	EXPECT_COUNT(ta_st_verdict, XDP_ABORTED, 0, 0);
+	EXPECT_COUNT(ta_st_parse, TA_PARSE_IP4_TRUNC, 2, 60);
+	/* every frame once in the verdicts */
+	OK(ta_counters_read(env.maps.ta_st_verdict, 0, TA_NR_VERDICTS, v));
+	for (i = 0; i < TA_NR_VERDICTS; i++) {
+		sum.packets += v[i].packets;
+		sum.bytes += v[i].bytes;
+	}
+	CHECK(sum.packets == 16 && sum.bytes == 7 * 60 + 4 * 54 + 3 * 62 + 60,
+	      "verdicts sum to %llu packets %llu bytes",
+	      (unsigned long long)sum.packets, (unsigned long long)sum.bytes);
+	return 0;
+}
+
+/* Bytes are the whole frame, fragments included (xdp.frags). */
+static int counters_multibuffer_bytes(void)
+{
+	struct pkt p;
+
+	frame_udp4(&p, GUEST_IP4, PEER_IP4, 9, 53);
+	pkt_zeros(&p, 9000 - p.len);
+	EXPECT_VERDICT(&p, XDP_PASS);
+	EXPECT_COUNT(ta_st_verdict, XDP_PASS, 1, 9000);
+	EXPECT_COUNT(ta_st_rule, RULE_KEY(TA_MAX_RULES), 1, 9000);
+	return 0;
+}
+
+/* A new policy applies at once; the old slot keeps its counters until it
+ * is reused; a failed install changes nothing. */
+static int policy_swap(void)
+{
+	struct ta_rule_spec a = { .fields = F(TA_F_IP_PROTO), .ip_proto = 17,
+				  .action = TA_ACT_DROP };
+	struct ta_rule_spec b = { .fields = F(TA_F_IP_PROTO), .ip_proto = 17,
+				  .action = TA_ACT_TX };
+	struct ta_rule_spec bad = { .action = TA_ACT_MAX };
+	uint32_t slot_a, slot_b, verdict;
+	struct pkt p;
+	int i;
+
+	frame_udp4(&p, GUEST_IP4, PEER_IP4, 1, 2);
+	OK(install(&a, 1, TA_ACT_PASS));
+	slot_a = active_slot();
+	for (i = 0; i < 3; i++)
+		OK(run_frame(&p, &verdict));
+	CHECK(verdict == XDP_DROP, "policy a: %s", verdict_name(verdict));
+
+	OK(install(&b, 1, TA_ACT_PASS));
+	slot_b = active_slot();
+	CHECK(slot_b != slot_a, "slot did not flip");
+	EXPECT_VERDICT(&p, XDP_TX);
+	EXPECT_VERDICT(&p, XDP_TX);
+	EXPECT_COUNT(ta_st_rule, slot_a * TA_RULE_STAT_SLOT + 0, 3, 180);
+	EXPECT_COUNT(ta_st_rule, slot_b * TA_RULE_STAT_SLOT + 0, 2, 120);
+
+	CHECK(install(&bad, 1, TA_ACT_PASS) == -EINVAL, "bad action accepted");
+	CHECK(active_slot() == slot_b, "failed install flipped the slot");
+	EXPECT_VERDICT(&p, XDP_TX);
+	EXPECT_COUNT(ta_st_rule, slot_a * TA_RULE_STAT_SLOT + 0, 3, 180);
+
+	/* the next policy reuses slot a and starts from zero */
+	OK(install(&a, 1, TA_ACT_PASS));
+	CHECK(active_slot() == slot_a, "slot did not flip back");
+	EXPECT_COUNT(ta_st_rule, slot_a * TA_RULE_STAT_SLOT + 0, 0, 0);
+	EXPECT_VERDICT(&p, XDP_DROP);
+	EXPECT_COUNT(ta_st_rule, slot_b * TA_RULE_STAT_SLOT + 0, 3, 180);
+	return 0;
+}
+
+/* Hash and LPM entries of the slot being rewritten are removed first. */
+static int policy_swap_clears_slot(void)
+{
+	struct ta_rule_spec r = { .fields = F(TA_F_SRC_IP) | F(TA_F_VLAN),
+				  .src_ip = pfx4(OTHER_IP4, 32), .vlan = 3,
+				  .action = TA_ACT_DROP };
+	struct ta_key_ip key, next;
+	void *prev = NULL;
+	int entries = 0;
+
+	OK(install(&r, 1, TA_ACT_PASS));
+	OK(install(&r, 1, TA_ACT_PASS));
+	OK(install(&r, 1, TA_ACT_PASS));
+	OK(install(NULL, 0, TA_ACT_PASS));
+	OK(install(NULL, 0, TA_ACT_PASS));
+	while (!bpf_map_get_next_key(env.maps.ta_src_ip, prev, &next)) {
+		entries++;
+		key = next;
+		prev = &key;
+	}
+	CHECK(entries == 0, "%d ta_src_ip entries left", entries);
+	return 0;
+}
+
+const struct test state_tests[] = {
+	{ "rate_pps_burst", rate_pps },
+	{ "rate_bps_burst", rate_bps },
+	{ "rate_default_burst", rate_default_burst },
+	{ "counters_exact", counters_exact },
+	{ "counters_multibuffer_bytes", counters_multibuffer_bytes },
+	{ "policy_swap", policy_swap },
+	{ "policy_swap_clears_slot", policy_swap_clears_slot },
+	{ NULL, NULL },
+};
