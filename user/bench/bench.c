@@ -26,7 +26,7 @@
 #include "bpf/tap_accel.h"
 #include "cli/verbs.h"
 
-const char *const bench_driver_name[DRV_MAX] = { "tun", "tapx" };
+const char *const bench_driver_name[DRV_MAX] = {"tun", "tapx"};
 
 const char *const bench_prog_name[PROG_MAX] = {
 	[PROG_FLOOR] = "floor",
@@ -56,20 +56,21 @@ const char *const bench_prog_label[PROG_MAX] = {
 	[PROG_BRIDGE] = "bridge tap to tap",
 };
 
-const char *const bench_writer_name[WR_MAX] = { "block", "nonblock", "writev", "io_uring" };
+const char *const bench_writer_name[WR_MAX] = {"block", "nonblock", "writev",
+					       "io_uring"};
 
-const int bench_size[NR_SIZES] = { 64, 1500, 9000, 65535 };
+const int bench_size[NR_SIZES] = {64, 1500, 9000, 65535};
 
-const char *const bench_frame_name[NR_FRAMES] = { "baseline", "udp" };
+const char *const bench_frame_name[NR_FRAMES] = {"baseline", "udp"};
 
-#define QUICK_FRAMES 100000
-#define QUICK_REPS 5
-#define FULL_FRAMES 200000
-#define FULL_REPS 7
-#define VM_FRAMES 20000
+#define QUICK_FRAMES  100000
+#define QUICK_REPS    5
+#define FULL_FRAMES   200000
+#define FULL_REPS     7
+#define VM_FRAMES     20000
 #define VM_MAX_FRAMES 50000
-#define VM_REPS 3
-#define MIN_FRAMES 1000
+#define VM_REPS	      3
+#define MIN_FRAMES    1000
 
 static volatile sig_atomic_t interrupted;
 
@@ -79,31 +80,47 @@ static void on_signal(int sig)
 }
 
 static const char usage[] =
-	"Usage: tap-accel bench [--quick|--full] [--frames N] [--reps N] [--out DIR]\n"
-	"                       [--json] [--vm] [--cpu N] [--frame baseline|udp]\n"
-	"                       [--programs LIST] [--writers LIST] [--sizes LIST]\n"
+	"Usage: tap-accel bench [--quick|--full] [--frames N] [--reps N] "
+	"[--out DIR]\n"
+	"                       [--json] [--vm] [--cpu N] [--frame "
+	"baseline|udp]\n"
+	"                       [--programs LIST] [--writers LIST] [--sizes "
+	"LIST]\n"
 	"\n"
-	"Write N identical frames into a tap, per program, writer and frame size;\n"
-	"report ns per frame (median of the repetitions), Mpps, the ratio to the\n"
-	"/dev/null floor and to stock tun without a program, and what the counters\n"
+	"Write N identical frames into a tap, per program, writer and frame "
+	"size;\n"
+	"report ns per frame (median of the repetitions), Mpps, the ratio to "
+	"the\n"
+	"/dev/null floor and to stock tun without a program, and what the "
+	"counters\n"
 	"say happened to the frames. Runs in a private network namespace.\n"
 	"\n"
-	"  --quick        the default: frames of 64 and 1500 B, about 2 minutes\n"
-	"  --full         every program, writer and frame size (64 ... 65535 B)\n"
-	"  --frames N     frames per repetition (large frames get fewer, same bytes)\n"
+	"  --quick        the default: frames of 64 and 1500 B, about 2 "
+	"minutes\n"
+	"  --full         every program, writer and frame size (64 ... 65535 "
+	"B)\n"
+	"  --frames N     frames per repetition (large frames get fewer, same "
+	"bytes)\n"
 	"  --reps N       timed repetitions per cell (the median is reported)\n"
 	"  --out DIR      results folder (default build/bench/<timestamp>/)\n"
-	"  --json         the results as JSON on stdout (the table goes to stderr)\n"
-	"  --vm           stock tun and tapx (/dev/net/tapx) side by side, small\n"
+	"  --json         the results as JSON on stdout (the table goes to "
+	"stderr)\n"
+	"  --vm           stock tun and tapx (/dev/net/tapx) side by side, "
+	"small\n"
 	"  --cpu N        pin the writer to CPU N\n"
-	"  --frame KIND   baseline (default): broadcast, IPv4 ethertype, zeros, as in\n"
-	"                 baseline.md; udp: a valid UDP broadcast (always for the\n"
+	"  --frame KIND   baseline (default): broadcast, IPv4 ethertype, "
+	"zeros, as in\n"
+	"                 baseline.md; udp: a valid UDP broadcast (always for "
+	"the\n"
 	"                 policy and bridge cells)\n"
 	"  --programs, --writers, --sizes   comma lists narrowing the matrix;\n"
-	"                 the floor and 'none' are always run (the references)\n"
-	"  programs: floor none xdp-drop-native xdp-drop-generic xdp-tx xdp-redirect\n"
+	"                 the floor and 'none' are always run (the "
+	"references)\n"
+	"  programs: floor none xdp-drop-native xdp-drop-generic xdp-tx "
+	"xdp-redirect\n"
 	"            policy-1 policy-100 policy-1000 tc-drop bridge\n"
-	"  writers:  block nonblock writev io_uring    sizes: 64 1500 9000 65535\n";
+	"  writers:  block nonblock writev io_uring    sizes: 64 1500 9000 "
+	"65535\n";
 
 /* ---- options ------------------------------------------------------------ */
 
@@ -116,18 +133,20 @@ static int name_index(const char *name, const char *const *names, int n)
 }
 
 /* Parse a comma list of names into want[]; returns -1 on an unknown name. */
-static int parse_list(const char *arg, const char *const *names, int n, bool *want,
-		      const char *what)
+static int parse_list(const char *arg, const char *const *names, int n,
+		      bool *want, const char *what)
 {
 	char *copy = strdup(arg), *save = NULL;
 	int err = 0;
 
 	memset(want, 0, n * sizeof(*want));
-	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+	for (char *tok = strtok_r(copy, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
 		int i = name_index(tok, names, n);
 
 		if (i < 0) {
-			fprintf(stderr, "tap-accel bench: unknown %s '%s'\n", what, tok);
+			fprintf(stderr, "tap-accel bench: unknown %s '%s'\n",
+				what, tok);
 			err = -1;
 			break;
 		}
@@ -139,19 +158,22 @@ static int parse_list(const char *arg, const char *const *names, int n, bool *wa
 
 static int parse_sizes(const char *arg, bool *want)
 {
-	static const char *const names[NR_SIZES] = { "64", "1500", "9000", "65535" };
+	static const char *const names[NR_SIZES] = {"64", "1500", "9000",
+						    "65535"};
 
 	return parse_list(arg, names, NR_SIZES, want, "frame size");
 }
 
-static int parse_count(const char *arg, const char *what, long lo, long hi, long *out)
+static int parse_count(const char *arg, const char *what, long lo, long hi,
+		       long *out)
 {
 	char *end;
 	long v = strtol(arg, &end, 10);
 
 	if (*arg == '\0' || *end != '\0' || v < lo || v > hi) {
-		fprintf(stderr, "tap-accel bench: %s must be %ld..%ld, not '%s'\n", what, lo,
-			hi, arg);
+		fprintf(stderr,
+			"tap-accel bench: %s must be %ld..%ld, not '%s'\n",
+			what, lo, hi, arg);
 		return -1;
 	}
 	*out = v;
@@ -180,11 +202,14 @@ static void default_matrix(struct bench_opts *o)
 		o->reps = FULL_REPS;
 	}
 	if (o->vm) {
-		/* Emulated CPU: the cells of baseline.md's VM table, both drivers. */
+		/* Emulated CPU: the cells of baseline.md's VM table, both
+		 * drivers. */
 		o->want_driver[DRV_TAPX] = true;
 		set_all(o->want_writer, WR_MAX, false);
 		o->want_writer[WR_BLOCK] = o->want_writer[WR_NONBLOCK] = true;
-		o->want_prog[PROG_POLICY_100] = o->want_prog[PROG_POLICY_1000] = false;
+		o->want_writer[WR_URING] = true;
+		o->want_prog[PROG_POLICY_100] = o->want_prog[PROG_POLICY_1000] =
+			false;
 		o->frames = VM_FRAMES;
 		o->reps = VM_REPS;
 	}
@@ -194,20 +219,20 @@ static int parse_options(int argc, char **argv, struct bench_opts *o)
 {
 	enum { O_PROGRAMS = 256, O_WRITERS, O_SIZES, O_FRAME };
 	static const struct option longopts[] = {
-		{ "quick", no_argument, NULL, 'q' },
-		{ "full", no_argument, NULL, 'f' },
-		{ "frames", required_argument, NULL, 'n' },
-		{ "reps", required_argument, NULL, 'r' },
-		{ "out", required_argument, NULL, 'o' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "vm", no_argument, NULL, 'v' },
-		{ "cpu", required_argument, NULL, 'c' },
-		{ "programs", required_argument, NULL, O_PROGRAMS },
-		{ "writers", required_argument, NULL, O_WRITERS },
-		{ "sizes", required_argument, NULL, O_SIZES },
-		{ "frame", required_argument, NULL, O_FRAME },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
+		{"quick", no_argument, NULL, 'q'},
+		{"full", no_argument, NULL, 'f'},
+		{"frames", required_argument, NULL, 'n'},
+		{"reps", required_argument, NULL, 'r'},
+		{"out", required_argument, NULL, 'o'},
+		{"json", no_argument, NULL, 'j'},
+		{"vm", no_argument, NULL, 'v'},
+		{"cpu", required_argument, NULL, 'c'},
+		{"programs", required_argument, NULL, O_PROGRAMS},
+		{"writers", required_argument, NULL, O_WRITERS},
+		{"sizes", required_argument, NULL, O_SIZES},
+		{"frame", required_argument, NULL, O_FRAME},
+		{"help", no_argument, NULL, 'h'},
+		{0},
 	};
 	const char *programs = NULL, *writers = NULL, *sizes = NULL;
 	long frames = 0, reps = 0, cpu = -1;
@@ -217,31 +242,52 @@ static int parse_options(int argc, char **argv, struct bench_opts *o)
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'q': o->quick = true; break;
-		case 'f': o->full = true; break;
-		case 'j': o->json = true; break;
-		case 'v': o->vm = true; break;
-		case 'o': o->out_dir = optarg; break;
-		case O_PROGRAMS: programs = optarg; break;
-		case O_WRITERS: writers = optarg; break;
-		case O_SIZES: sizes = optarg; break;
+		case 'q':
+			o->quick = true;
+			break;
+		case 'f':
+			o->full = true;
+			break;
+		case 'j':
+			o->json = true;
+			break;
+		case 'v':
+			o->vm = true;
+			break;
+		case 'o':
+			o->out_dir = optarg;
+			break;
+		case O_PROGRAMS:
+			programs = optarg;
+			break;
+		case O_WRITERS:
+			writers = optarg;
+			break;
+		case O_SIZES:
+			sizes = optarg;
+			break;
 		case O_FRAME:
-			if (name_index(optarg, bench_frame_name, NR_FRAMES) < 0) {
-				fprintf(stderr, "tap-accel bench: --frame is baseline or udp\n");
+			if (name_index(optarg, bench_frame_name, NR_FRAMES) <
+			    0) {
+				fprintf(stderr, "tap-accel bench: --frame is "
+						"baseline or udp\n");
 				return EXIT_USER;
 			}
 			o->udp_frames = !strcmp(optarg, "udp");
 			break;
 		case 'n':
-			if (parse_count(optarg, "--frames", 10, 100000000, &frames))
+			if (parse_count(optarg, "--frames", 10, 100000000,
+					&frames))
 				return EXIT_USER;
 			break;
 		case 'r':
-			if (parse_count(optarg, "--reps", 1, BENCH_MAX_REPS, &reps))
+			if (parse_count(optarg, "--reps", 1, BENCH_MAX_REPS,
+					&reps))
 				return EXIT_USER;
 			break;
 		case 'c':
-			if (parse_count(optarg, "--cpu", 0, CPU_SETSIZE - 1, &cpu))
+			if (parse_count(optarg, "--cpu", 0, CPU_SETSIZE - 1,
+					&cpu))
 				return EXIT_USER;
 			break;
 		case 'h':
@@ -253,17 +299,21 @@ static int parse_options(int argc, char **argv, struct bench_opts *o)
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "tap-accel bench: unexpected argument '%s'\n", argv[optind]);
+		fprintf(stderr, "tap-accel bench: unexpected argument '%s'\n",
+			argv[optind]);
 		return EXIT_USER;
 	}
 	if (o->quick && o->full) {
-		fprintf(stderr, "tap-accel bench: --quick and --full exclude each other\n");
+		fprintf(stderr, "tap-accel bench: --quick and --full exclude "
+				"each other\n");
 		return EXIT_USER;
 	}
 	o->quick = !o->full;
 	default_matrix(o);
-	if ((programs && parse_list(programs, bench_prog_name, PROG_MAX, o->want_prog, "program")) ||
-	    (writers && parse_list(writers, bench_writer_name, WR_MAX, o->want_writer, "writer")) ||
+	if ((programs && parse_list(programs, bench_prog_name, PROG_MAX,
+				    o->want_prog, "program")) ||
+	    (writers && parse_list(writers, bench_writer_name, WR_MAX,
+				   o->want_writer, "writer")) ||
 	    (sizes && parse_sizes(sizes, o->want_size)))
 		return EXIT_USER;
 	/* Every ratio needs its references. */
@@ -305,8 +355,9 @@ static uint16_t ip_checksum(const uint8_t *hdr, size_t len)
  */
 static uint8_t *build_frame(size_t size, bool udp_payload)
 {
-	static const uint8_t eth[14] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-					 0x02, 0x00, 0x00, 0x00, 0x00, 0x01, 0x08, 0x00 };
+	static const uint8_t eth[14] = {0xff, 0xff, 0xff, 0xff, 0xff,
+					0xff, 0x02, 0x00, 0x00, 0x00,
+					0x00, 0x01, 0x08, 0x00};
 	uint8_t *f = calloc(1, size);
 	uint8_t *ip = f + 14, *udp = ip + 20;
 	size_t ip_len = size - 14;
@@ -320,9 +371,9 @@ static uint8_t *build_frame(size_t size, bool udp_payload)
 	ip[0] = 0x45;
 	ip[2] = ip_len >> 8;
 	ip[3] = ip_len & 0xff;
-	ip[8] = 64;	/* TTL */
-	ip[9] = 17;	/* UDP */
-	memcpy(ip + 12, (uint8_t[]){ 10, 0, 0, 1, 255, 255, 255, 255 }, 8);
+	ip[8] = 64; /* TTL */
+	ip[9] = 17; /* UDP */
+	memcpy(ip + 12, (uint8_t[]){10, 0, 0, 1, 255, 255, 255, 255}, 8);
 	sum = ip_checksum(ip, 20);
 	ip[10] = sum >> 8;
 	ip[11] = sum & 0xff;
@@ -361,7 +412,8 @@ static void summarize(struct cell *c)
 	qsort(sorted, n, sizeof(double), cmp_double);
 	c->min = sorted[0];
 	c->max = sorted[n - 1];
-	c->median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+	c->median =
+		n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
 }
 
 static unsigned long frames_for(const struct bench_opts *o, size_t size)
@@ -376,7 +428,8 @@ static unsigned long frames_for(const struct bench_opts *o, size_t size)
 
 /* ---- what the counters say ---------------------------------------------- */
 
-static void counts_delta(struct cell_counts *after, const struct cell_counts *before)
+static void counts_delta(struct cell_counts *after,
+			 const struct cell_counts *before)
 {
 	for (int v = 0; v < TA_NR_VERDICTS; v++)
 		after->verdict[v] -= before->verdict[v];
@@ -417,30 +470,36 @@ static void judge(struct cell *c)
 		break;
 	case PROG_NONE:
 		c->accounted = k->tap_rx + k->tap_rx_dropped == n;
-		snprintf(c->fate, sizeof(c->fate), "stack %.0f%%", pct(k->tap_rx, n));
+		snprintf(c->fate, sizeof(c->fate), "stack %.0f%%",
+			 pct(k->tap_rx, n));
 		break;
 	case PROG_XDP_TX:
 		c->accounted = k->verdict[3] == n && drained_all(k);
-		snprintf(c->fate, sizeof(c->fate), "tx %.0f%%, read %.1f%%", pct(k->verdict[3], n),
-			 pct(k->read, n));
+		snprintf(c->fate, sizeof(c->fate), "tx %.0f%%, read %.1f%%",
+			 pct(k->verdict[3], n), pct(k->read, n));
 		break;
 	case PROG_XDP_REDIRECT:
 		c->accounted = k->verdict[4] == n && drained_all(k);
-		snprintf(c->fate, sizeof(c->fate), "redirected %.0f%%, read %.1f%%",
+		snprintf(c->fate, sizeof(c->fate),
+			 "redirected %.0f%%, read %.1f%%",
 			 pct(k->verdict[4], n), pct(k->read, n));
 		break;
 	case PROG_BRIDGE:
 		c->accounted = drained_all(k);
-		snprintf(c->fate, sizeof(c->fate), "forwarded, read %.1f%%", pct(k->read, n));
+		snprintf(c->fate, sizeof(c->fate), "forwarded, read %.1f%%",
+			 pct(k->read, n));
 		break;
 	default: /* every drop program */
 		c->accounted = k->verdict[1] == n;
-		snprintf(c->fate, sizeof(c->fate), "dropped %.0f%%", pct(k->verdict[1], n));
+		snprintf(c->fate, sizeof(c->fate), "dropped %.0f%%",
+			 pct(k->verdict[1], n));
 		break;
 	}
 	if (k->write_errors)
-		snprintf(c->fate + strlen(c->fate), sizeof(c->fate) - strlen(c->fate),
-			 ", %llu write errors", (unsigned long long)k->write_errors);
+		snprintf(c->fate + strlen(c->fate),
+			 sizeof(c->fate) - strlen(c->fate),
+			 ", %llu write errors",
+			 (unsigned long long)k->write_errors);
 }
 
 /* ---- running cells ------------------------------------------------------ */
@@ -455,13 +514,14 @@ struct runner {
 };
 
 /* Time one cell on fd; env is NULL for the floor. */
-static void time_cell(struct runner *rn, struct bench_env *env, struct cell *c, int fd)
+static void time_cell(struct runner *rn, struct bench_env *env, struct cell *c,
+		      int fd)
 {
 	const struct bench_opts *o = &rn->run->opts;
 	size_t size = bench_size[c->size_idx];
 	const uint8_t *frame = rn->frame[c->frame][c->size_idx];
 	unsigned long warm = c->frames * o->warmup_pct / 100;
-	struct cell_counts before = { 0 };
+	struct cell_counts before = {0};
 	uint64_t errors = 0, written;
 	int err = 0;
 
@@ -493,7 +553,8 @@ static void time_cell(struct runner *rn, struct bench_env *env, struct cell *c, 
 	}
 	if (!written) {
 		c->status = CELL_FAILED;
-		snprintf(c->why, sizeof(c->why), "every write failed: %s", strerror(err));
+		snprintf(c->why, sizeof(c->why), "every write failed: %s",
+			 strerror(err));
 		return;
 	}
 	c->status = CELL_OK;
@@ -542,7 +603,8 @@ static void run_floor(struct runner *rn)
 
 	for (int s = 0; s < NR_SIZES; s++)
 		for (int w = 0; w < WR_MAX; w++) {
-			struct cell *c = cell_at(run, DRV_TUN, PROG_FLOOR, w, s);
+			struct cell *c =
+				cell_at(run, DRV_TUN, PROG_FLOOR, w, s);
 
 			if (c->status != CELL_PENDING || interrupted)
 				continue;
@@ -567,8 +629,9 @@ static void run_program(struct runner *rn, struct bench_env *env, int d, int p)
 			if (c->status != CELL_PENDING)
 				continue;
 			if (attached && size_ok && !mtu)
-				size_ok = !env_set_frame_size(env, bench_size[s], &mtu, why,
-							      sizeof(why));
+				size_ok = !env_set_frame_size(
+					env, bench_size[s], &mtu, why,
+					sizeof(why));
 			c->mtu = mtu;
 			if (!attached || !size_ok) {
 				mark(c, CELL_NA, why);
@@ -582,7 +645,8 @@ static void run_program(struct runner *rn, struct bench_env *env, int d, int p)
 		env_detach(env, p);
 }
 
-static void mark_driver(struct runner *rn, int d, enum cell_status st, const char *why)
+static void mark_driver(struct runner *rn, int d, enum cell_status st,
+			const char *why)
 {
 	for (int p = 0; p < PROG_MAX; p++)
 		for (int w = 0; w < WR_MAX; w++)
@@ -629,20 +693,29 @@ static void plan_matrix(struct bench_run *run, struct runner *rn)
 		for (int p = 0; p < PROG_MAX; p++)
 			for (int w = 0; w < WR_MAX; w++)
 				for (int s = 0; s < NR_SIZES; s++) {
-					struct cell *c = cell_at(run, d, p, w, s);
-					bool want = o->want_driver[d] && o->want_prog[p] &&
-						    o->want_writer[w] && o->want_size[s];
+					struct cell *c =
+						cell_at(run, d, p, w, s);
+					bool want = o->want_driver[d] &&
+						    o->want_prog[p] &&
+						    o->want_writer[w] &&
+						    o->want_size[s];
 
-					*c = (struct cell){ .driver = d, .prog = p, .writer = w,
-							    .size_idx = s };
-					/* The floor has no driver: measured once. */
-					if (!want || (p == PROG_FLOOR && d != DRV_TUN))
+					*c = (struct cell){.driver = d,
+							   .prog = p,
+							   .writer = w,
+							   .size_idx = s};
+					/* The floor has no driver: measured
+					 * once. */
+					if (!want ||
+					    (p == PROG_FLOOR && d != DRV_TUN))
 						continue;
 					c->status = CELL_PENDING;
-					c->frames = frames_for(o, bench_size[s]);
+					c->frames =
+						frames_for(o, bench_size[s]);
 					c->reps = o->reps;
-					c->frame = wants_udp_frame(o, p) ? FRAME_UDP
-									  : FRAME_BASELINE;
+					c->frame = wants_udp_frame(o, p)
+							   ? FRAME_UDP
+							   : FRAME_BASELINE;
 					rn->total++;
 				}
 }
@@ -664,7 +737,9 @@ static void choose_cpus(struct bench_run *run)
 			last = i;
 	if (run->opts.cpu >= 0) {
 		if (!CPU_ISSET(run->opts.cpu, &set)) {
-			fprintf(stderr, "tap-accel bench: CPU %d is not ours, not pinning\n",
+			fprintf(stderr,
+				"tap-accel bench: CPU %d is not ours, not "
+				"pinning\n",
 				run->opts.cpu);
 			return;
 		}
@@ -685,9 +760,11 @@ static void describe_run(struct bench_run *run)
 	struct utsname u;
 	time_t t = time(NULL);
 
-	strftime(run->started, sizeof(run->started), "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
+	strftime(run->started, sizeof(run->started), "%Y-%m-%dT%H:%M:%SZ",
+		 gmtime(&t));
 	if (uname(&u) == 0)
-		snprintf(run->kernel, sizeof(run->kernel), "%s %s", u.sysname, u.release);
+		snprintf(run->kernel, sizeof(run->kernel), "%s %s", u.sysname,
+			 u.release);
 }
 
 static int runner_init(struct runner *rn, struct bench_run *run)
@@ -700,7 +777,8 @@ static int runner_init(struct runner *rn, struct bench_run *run)
 	}
 	for (int s = 0; s < NR_SIZES; s++)
 		for (int k = 0; k < NR_FRAMES; k++) {
-			rn->frame[k][s] = build_frame(bench_size[s], k == FRAME_UDP);
+			rn->frame[k][s] =
+				build_frame(bench_size[s], k == FRAME_UDP);
 			if (!rn->frame[k][s])
 				return -1;
 		}
@@ -720,7 +798,7 @@ static void runner_fini(struct runner *rn)
 
 static void catch_signals(void)
 {
-	struct sigaction sa = { .sa_handler = on_signal };
+	struct sigaction sa = {.sa_handler = on_signal};
 
 	/* Stop after the current cell and still report what was measured. */
 	sigaction(SIGINT, &sa, NULL);
@@ -732,7 +810,7 @@ static void catch_signals(void)
 int cmd_bench(int argc, char **argv)
 {
 	struct bench_run *run = calloc(1, sizeof(*run));
-	struct runner rn = { .null_fd = -1 };
+	struct runner rn = {.null_fd = -1};
 	char why[128];
 	double t0 = now_ns();
 	int rc;
@@ -758,7 +836,9 @@ int cmd_bench(int argc, char **argv)
 		free(run);
 		return EXIT_SYSTEM;
 	}
-	fprintf(stderr, "tap-accel bench: %d cells, %lu frames x %d reps, writer on CPU %d\n",
+	fprintf(stderr,
+		"tap-accel bench: %d cells, %lu frames x %d reps, writer on "
+		"CPU %d\n",
 		rn.total, run->opts.frames, run->opts.reps, run->writer_cpu);
 	run_floor(&rn);
 	for (int d = 0; d < DRV_MAX && !interrupted; d++)
@@ -768,6 +848,7 @@ int cmd_bench(int argc, char **argv)
 	run->seconds = (now_ns() - t0) / 1e9;
 
 	report_table(run, run->opts.json ? stderr : stdout);
+	fflush(stdout);
 	rc = report_files(run) ? EXIT_SYSTEM : EXIT_OK;
 	if (run->opts.json)
 		report_json(run, stdout, cli.pretty);

@@ -43,7 +43,7 @@ enum bench_frame { FRAME_BASELINE, FRAME_UDP, NR_FRAMES };
 enum { SIZE_64, SIZE_1500, SIZE_9000, SIZE_65535, NR_SIZES };
 
 #define BENCH_MAX_REPS 32
-#define URING_BATCH 32
+#define URING_BATCH    32
 
 enum cell_status {
 	CELL_SKIPPED, /* not in this run's matrix */
@@ -62,8 +62,8 @@ struct cell_counts {
 	uint64_t verdict[5];   /* program counters, key = XDP verdict */
 	uint64_t tap_rx;       /* writer tap: frames taken into the stack */
 	uint64_t tap_rx_dropped;
-	uint64_t read;	       /* frames a reader drained (TX, redirect, bridge) */
-	uint64_t read_lost;    /* tx_dropped of the tap the reader drains */
+	uint64_t read;	    /* frames a reader drained (TX, redirect, bridge) */
+	uint64_t read_lost; /* tx_dropped of the tap the reader drains */
 };
 
 struct cell {
@@ -86,7 +86,7 @@ struct cell {
 
 struct bench_opts {
 	bool quick, full, json, vm;
-	bool udp_frames; /* --frame udp */
+	bool udp_frames;      /* --frame udp */
 	unsigned long frames; /* per repetition, for frames of 1500 B or less */
 	int reps;
 	int warmup_pct;
@@ -115,7 +115,8 @@ extern const char *const bench_writer_name[WR_MAX];
 extern const int bench_size[NR_SIZES];
 extern const char *const bench_frame_name[NR_FRAMES];
 
-static inline struct cell *cell_at(struct bench_run *run, int d, int p, int w, int s)
+static inline struct cell *cell_at(struct bench_run *run, int d, int p, int w,
+				   int s)
 {
 	return &run->cells[d][p][w][s];
 }
@@ -143,10 +144,12 @@ void env_detach(struct bench_env *env, enum bench_prog p);
 int env_set_frame_size(struct bench_env *env, size_t size, unsigned int *mtu,
 		       char *why, size_t len);
 int env_writer_fd(struct bench_env *env, bool nonblock);
-int env_start_readers(struct bench_env *env, enum bench_prog p, int cpu, size_t frame_size);
+int env_start_readers(struct bench_env *env, enum bench_prog p, int cpu,
+		      size_t frame_size);
 void env_quiesce_readers(struct bench_env *env);
 void env_stop_readers(struct bench_env *env);
-void env_counts(struct bench_env *env, enum bench_prog p, struct cell_counts *c);
+void env_counts(struct bench_env *env, enum bench_prog p,
+		struct cell_counts *c);
 
 /* policy_cells.c: the tap-accel policy program with 1, 100 or 1000 rules.
  * One instance at a time, attached natively to the writer tap. */

@@ -20,7 +20,7 @@
 #include "lib/policy.h"
 
 #define FIRST_UNMATCHED_PORT 10000
-#define MATCHED_PORT 9 /* the UDP frame's destination port */
+#define MATCHED_PORT	     9 /* the UDP frame's destination port */
 
 static struct {
 	struct tap_accel *skel;
@@ -30,7 +30,8 @@ static struct {
 
 bool policy_prog(enum bench_prog p)
 {
-	return p == PROG_POLICY_1 || p == PROG_POLICY_100 || p == PROG_POLICY_1000;
+	return p == PROG_POLICY_1 || p == PROG_POLICY_100 ||
+	       p == PROG_POLICY_1000;
 }
 
 static unsigned int rule_count(enum bench_prog p)
@@ -41,7 +42,8 @@ static unsigned int rule_count(enum bench_prog p)
 /* n rules on (UDP, destination port); only the last one matches. */
 static int install_rules(unsigned int n)
 {
-	struct ta_policy_spec spec = { .default_action = TA_ACT_PASS, .nr_rules = n };
+	struct ta_policy_spec spec = {.default_action = TA_ACT_PASS,
+				      .nr_rules = n};
 	int err;
 
 	spec.rules = calloc(n, sizeof(*spec.rules));
@@ -49,7 +51,8 @@ static int install_rules(unsigned int n)
 		return -ENOMEM;
 	for (unsigned int i = 0; i < n; i++) {
 		struct ta_rule_spec *r = &spec.rules[i];
-		uint16_t port = i == n - 1 ? MATCHED_PORT : FIRST_UNMATCHED_PORT + i;
+		uint16_t port =
+			i == n - 1 ? MATCHED_PORT : FIRST_UNMATCHED_PORT + i;
 
 		r->fields = 1u << TA_F_IP_PROTO | 1u << TA_F_DST_PORT;
 		r->ip_proto = 17;
@@ -68,10 +71,12 @@ static int load_policy(unsigned int rules, char *why, size_t len)
 
 	policy.skel = tap_accel__open_and_load();
 	if (!policy.skel) {
-		snprintf(why, len, "loading the policy program: %s", strerror(errno));
+		snprintf(why, len, "loading the policy program: %s",
+			 strerror(errno));
 		return -1;
 	}
-	err = ta_maps_from_object(policy.skel->obj, &policy.maps, msg, sizeof(msg));
+	err = ta_maps_from_object(policy.skel->obj, &policy.maps, msg,
+				  sizeof(msg));
 	if (err) {
 		snprintf(why, len, "policy maps: %s", msg);
 		return -1;
@@ -81,7 +86,8 @@ static int load_policy(unsigned int rules, char *why, size_t len)
 	if (!err)
 		err = install_rules(rules);
 	if (err) {
-		snprintf(why, len, "installing %u rules: %s", rules, strerror(-err));
+		snprintf(why, len, "installing %u rules: %s", rules,
+			 strerror(-err));
 		return -1;
 	}
 	return 0;
@@ -95,10 +101,12 @@ int policy_attach(int ifindex, enum bench_prog p, char *why, size_t len)
 		policy_detach(ifindex);
 		return -1;
 	}
-	err = bpf_xdp_attach(ifindex, bpf_program__fd(policy.skel->progs.tap_accel_policy),
-			     XDP_FLAGS_DRV_MODE, NULL);
+	err = bpf_xdp_attach(
+		ifindex, bpf_program__fd(policy.skel->progs.tap_accel_policy),
+		XDP_FLAGS_DRV_MODE, NULL);
 	if (err) {
-		snprintf(why, len, "native XDP attach refused: %s", strerror(-err));
+		snprintf(why, len, "native XDP attach refused: %s",
+			 strerror(-err));
 		policy_detach(ifindex);
 		return -1;
 	}
@@ -119,8 +127,8 @@ void policy_counts(uint64_t verdict[TA_NR_VERDICTS])
 {
 	struct ta_counter sums[TA_NR_VERDICTS];
 
-	if (!policy.maps_open ||
-	    ta_counters_read(policy.maps.ta_st_verdict, 0, TA_NR_VERDICTS, sums))
+	if (!policy.maps_open || ta_counters_read(policy.maps.ta_st_verdict, 0,
+						  TA_NR_VERDICTS, sums))
 		return;
 	for (int v = 0; v < TA_NR_VERDICTS; v++)
 		verdict[v] = sums[v].packets;

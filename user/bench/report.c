@@ -20,11 +20,13 @@
 #include "lib/json.h"
 
 static const char *const status_name[] = {
-	[CELL_SKIPPED] = "skipped", [CELL_PENDING] = "pending", [CELL_OK] = "ok",
-	[CELL_NA] = "n/a",	    [CELL_ABSENT] = "absent",	[CELL_FAILED] = "failed",
+	[CELL_SKIPPED] = "skipped", [CELL_PENDING] = "pending",
+	[CELL_OK] = "ok",	    [CELL_NA] = "n/a",
+	[CELL_ABSENT] = "absent",   [CELL_FAILED] = "failed",
 };
 
-static const char *const verdict_name[5] = { "aborted", "drop", "pass", "tx", "redirect" };
+static const char *const verdict_name[5] = {"aborted", "drop", "pass", "tx",
+					    "redirect"};
 
 const struct cell *floor_cell(const struct bench_run *run, int w, int s)
 {
@@ -59,14 +61,19 @@ static int drivers_in_run(const struct bench_run *run)
 	return n;
 }
 
-/* Call fn for every cell of the plan, in table order. */
-#define for_each_cell(run, c)                                                      \
-	for (int w_ = 0; w_ < WR_MAX; w_++)                                       \
-		for (int s_ = 0; s_ < NR_SIZES; s_++)                             \
-			for (int p_ = 0; p_ < PROG_MAX; p_++)                     \
-				for (int d_ = 0; d_ < DRV_MAX; d_++)              \
-					if (((c) = &(run)->cells[d_][p_][w_][s_]) && \
-					    (c)->status != CELL_SKIPPED)
+#define NR_CELLS (DRV_MAX * PROG_MAX * WR_MAX * NR_SIZES)
+
+/* Cell i of the run in table order (writer, size, program, driver), or NULL
+ * if it is not part of the plan. */
+static const struct cell *planned_cell(const struct bench_run *run, int i)
+{
+	int d = i % DRV_MAX, p = i / DRV_MAX % PROG_MAX;
+	int s = i / (DRV_MAX * PROG_MAX) % NR_SIZES;
+	int w = i / (DRV_MAX * PROG_MAX * NR_SIZES);
+	const struct cell *c = &run->cells[d][p][w][s];
+
+	return c->status == CELL_SKIPPED ? NULL : c;
+}
 
 /* ---- terminal table ----------------------------------------------------- */
 
@@ -74,32 +81,48 @@ static void table_header(const struct bench_run *run, FILE *out)
 {
 	const struct bench_opts *o = &run->opts;
 
-	fprintf(out, "\ntap-accel bench: %s, %s, %s mode\n", run->kernel, run->started,
-		o->vm ? "vm" : o->full ? "full" : "quick");
-	fprintf(out, "%lu frames x %d repetitions per cell (frames over 1514 B: same bytes), "
-		     "median; writer on CPU %d, readers on CPU %d; %.0f s\n",
-		o->frames, o->reps, run->writer_cpu, run->reader_cpu, run->seconds);
-	fprintf(out, "frame: %s\n", o->udp_frames ? "valid UDP broadcast (--frame udp)" :
-		"broadcast, IPv4 ethertype, zeros after (baseline.md); policy and bridge: valid UDP");
-	fprintf(out, "ns/frame: median of the repetitions; spread: (max - min) / median;\n"
-		     "x floor: / write() to /dev/null; x stock: / stock tun, no program "
+	fprintf(out, "\ntap-accel bench: %s, %s, %s mode\n", run->kernel,
+		run->started,
+		o->vm	  ? "vm"
+		: o->full ? "full"
+			  : "quick");
+	fprintf(out,
+		"%lu frames x %d repetitions per cell (frames over 1514 B: "
+		"same bytes), "
+		"median; writer on CPU %d, readers on CPU %d; %.0f s\n",
+		o->frames, o->reps, run->writer_cpu, run->reader_cpu,
+		run->seconds);
+	fprintf(out, "frame: %s\n",
+		o->udp_frames ? "valid UDP broadcast (--frame udp)"
+			      : "broadcast, IPv4 ethertype, zeros after "
+				"(baseline.md); policy and bridge: valid UDP");
+	fprintf(out, "ns/frame: median of the repetitions; spread: (max - min) "
+		     "/ median;\n"
+		     "x floor: / write() to /dev/null; x stock: / stock tun, "
+		     "no program "
 		     "(same writer and size)\n\n");
 }
 
-static void table_row(const struct bench_run *run, const struct cell *c, bool show_driver,
-		      FILE *out)
+static void table_row(const struct bench_run *run, const struct cell *c,
+		      bool show_driver, FILE *out)
 {
-	fprintf(out, "%-8s %5d  ", bench_writer_name[c->writer], bench_size[c->size_idx]);
+	fprintf(out, "%-8s %5d  ", bench_writer_name[c->writer],
+		bench_size[c->size_idx]);
 	if (show_driver)
-		fprintf(out, "%-4s ", c->prog == PROG_FLOOR ? "" : bench_driver_name[c->driver]);
+		fprintf(out, "%-4s ",
+			c->prog == PROG_FLOOR ? ""
+					      : bench_driver_name[c->driver]);
 	fprintf(out, "%-21s ", bench_prog_label[c->prog]);
 	if (c->status != CELL_OK) {
-		fprintf(out, "%9s  %s\n", c->status == CELL_ABSENT ? "ABSENT" : status_name[c->status],
+		fprintf(out, "%9s  %s\n",
+			c->status == CELL_ABSENT ? "ABSENT"
+						 : status_name[c->status],
 			c->why);
 		return;
 	}
-	fprintf(out, "%9.1f %6.1f%% %6.2f %7.2f %7.2f  %s%s\n", c->median, spread_pct(c),
-		1000 / c->median, ratio(c, floor_cell(run, c->writer, c->size_idx)),
+	fprintf(out, "%9.1f %6.1f%% %6.2f %7.2f %7.2f  %s%s\n", c->median,
+		spread_pct(c), 1000 / c->median,
+		ratio(c, floor_cell(run, c->writer, c->size_idx)),
 		ratio(c, stock_cell(run, c->writer, c->size_idx)), c->fate,
 		c->accounted ? "" : " (!)");
 }
@@ -108,16 +131,19 @@ static void table_row(const struct bench_run *run, const struct cell *c, bool sh
  * frame size across, ns per frame. */
 static void table_matrix(const struct bench_run *run, int d, FILE *out)
 {
-	bool col[WR_MAX][NR_SIZES] = { 0 };
+	bool col[WR_MAX][NR_SIZES] = {0};
 
-	fprintf(out, "\n%s, ns per frame (median):\n%-22s", bench_driver_name[d], "program");
+	fprintf(out, "\n%s, ns per frame (median):\n%-22s",
+		bench_driver_name[d], "program");
 	for (int w = 0; w < WR_MAX; w++)
 		for (int s = 0; s < NR_SIZES; s++) {
-			col[w][s] = run->opts.want_writer[w] && run->opts.want_size[s];
+			col[w][s] = run->opts.want_writer[w] &&
+				    run->opts.want_size[s];
 			if (col[w][s]) {
 				char h[24];
 
-				snprintf(h, sizeof(h), "%d %s", bench_size[s], bench_writer_name[w]);
+				snprintf(h, sizeof(h), "%d %s", bench_size[s],
+					 bench_writer_name[w]);
 				fprintf(out, " %14s", h);
 			}
 		}
@@ -129,7 +155,9 @@ static void table_matrix(const struct bench_run *run, int d, FILE *out)
 		for (int w = 0; w < WR_MAX; w++)
 			for (int s = 0; s < NR_SIZES; s++) {
 				const struct cell *c =
-					&run->cells[p == PROG_FLOOR ? DRV_TUN : d][p][w][s];
+					&run->cells[p == PROG_FLOOR
+							    ? DRV_TUN
+							    : d][p][w][s];
 
 				if (!col[w][s])
 					continue;
@@ -137,7 +165,9 @@ static void table_matrix(const struct bench_run *run, int d, FILE *out)
 					fprintf(out, " %14.0f", c->median);
 				else
 					fprintf(out, " %14s",
-						c->status == CELL_ABSENT ? "ABSENT" : "n/a");
+						c->status == CELL_ABSENT
+							? "ABSENT"
+							: "n/a");
 			}
 		fputc('\n', out);
 	}
@@ -147,17 +177,20 @@ static void table_matrix(const struct bench_run *run, int d, FILE *out)
 static void table_side_by_side(const struct bench_run *run, FILE *out)
 {
 	fprintf(out, "\ntun vs tapx, same boot (ns per frame, median):\n");
-	fprintf(out, "%-8s %5s  %-21s %9s %9s %9s\n", "writer", "size", "program", "tun",
-		"tapx", "tapx/tun");
+	fprintf(out, "%-8s %5s  %-21s %9s %9s %9s\n", "writer", "size",
+		"program", "tun", "tapx", "tapx/tun");
 	for (int w = 0; w < WR_MAX; w++)
 		for (int s = 0; s < NR_SIZES; s++)
 			for (int p = PROG_NONE; p < PROG_MAX; p++) {
-				const struct cell *t = &run->cells[DRV_TUN][p][w][s];
-				const struct cell *x = &run->cells[DRV_TAPX][p][w][s];
+				const struct cell *t =
+					&run->cells[DRV_TUN][p][w][s];
+				const struct cell *x =
+					&run->cells[DRV_TAPX][p][w][s];
 
 				if (t->status == CELL_SKIPPED)
 					continue;
-				fprintf(out, "%-8s %5d  %-21s ", bench_writer_name[w], bench_size[s],
+				fprintf(out, "%-8s %5d  %-21s ",
+					bench_writer_name[w], bench_size[s],
 					bench_prog_label[p]);
 				if (t->status == CELL_OK)
 					fprintf(out, "%9.0f ", t->median);
@@ -167,9 +200,13 @@ static void table_side_by_side(const struct bench_run *run, FILE *out)
 					fprintf(out, "%9.0f ", x->median);
 				else
 					fprintf(out, "%9s ",
-						x->status == CELL_ABSENT ? "ABSENT" : "n/a");
-				if (t->status == CELL_OK && x->status == CELL_OK)
-					fprintf(out, "%9.2f\n", x->median / t->median);
+						x->status == CELL_ABSENT
+							? "ABSENT"
+							: "n/a");
+				if (t->status == CELL_OK &&
+				    x->status == CELL_OK)
+					fprintf(out, "%9.2f\n",
+						x->median / t->median);
 				else
 					fprintf(out, "%9s\n", "-");
 			}
@@ -182,10 +219,12 @@ void report_table(const struct bench_run *run, FILE *out)
 	int last_w = -1, last_s = -1;
 
 	table_header(run, out);
-	fprintf(out, "%-8s %5s  %s%-21s %9s %7s %6s %7s %7s  %s\n", "writer", "size",
-		show_driver ? "drv  " : "", "program", "ns/frame", "spread", "Mpps", "x floor",
-		"x stock", "counters");
-	for_each_cell(run, c) {
+	fprintf(out, "%-8s %5s  %s%-21s %9s %7s %6s %7s %7s  %s\n", "writer",
+		"size", show_driver ? "drv  " : "", "program", "ns/frame",
+		"spread", "Mpps", "x floor", "x stock", "counters");
+	for (int i = 0; i < NR_CELLS; i++) {
+		if (!(c = planned_cell(run, i)))
+			continue;
 		if ((int)c->writer != last_w || c->size_idx != last_s) {
 			if (last_w >= 0)
 				fputc('\n', out);
@@ -230,13 +269,16 @@ static void jw_kv_double(struct json_writer *jw, const char *key, double v)
 	jw_double(jw, v);
 }
 
-static void json_cell(struct json_writer *jw, const struct bench_run *run, const struct cell *c)
+static void json_cell(struct json_writer *jw, const struct bench_run *run,
+		      const struct cell *c)
 {
 	const struct cell *fl = floor_cell(run, c->writer, c->size_idx);
 	const struct cell *st = stock_cell(run, c->writer, c->size_idx);
 
 	jw_object_begin(jw);
-	jw_kv_string(jw, "driver", c->prog == PROG_FLOOR ? "none" : bench_driver_name[c->driver]);
+	jw_kv_string(jw, "driver",
+		     c->prog == PROG_FLOOR ? "none"
+					   : bench_driver_name[c->driver]);
 	jw_kv_string(jw, "program", bench_prog_name[c->prog]);
 	jw_kv_string(jw, "writer", bench_writer_name[c->writer]);
 	jw_kv_u64(jw, "size", bench_size[c->size_idx]);
@@ -293,8 +335,9 @@ void report_json(const struct bench_run *run, FILE *out, bool pretty)
 	jw_kv_string(&jw, "results", run->out_dir);
 	jw_key(&jw, "cells");
 	jw_array_begin(&jw);
-	for_each_cell(run, c)
-		json_cell(&jw, run, c);
+	for (int i = 0; i < NR_CELLS; i++)
+		if ((c = planned_cell(run, i)))
+			json_cell(&jw, run, c);
 	jw_array_end(&jw);
 	jw_object_end(&jw);
 	jw_end_document(&jw);
@@ -317,16 +360,21 @@ static void write_csv(const struct bench_run *run, FILE *out)
 {
 	const struct cell *c;
 
-	fprintf(out, "driver,program,writer,size,frame,status,reason,frames,reps,mtu,median_ns,"
-		     "min_ns,max_ns,mpps,ratio_floor,ratio_stock,written,write_errors,"
+	fprintf(out, "driver,program,writer,size,frame,status,reason,frames,"
+		     "reps,mtu,median_ns,"
+		     "min_ns,max_ns,mpps,ratio_floor,ratio_stock,written,write_"
+		     "errors,"
 		     "xdp_aborted,xdp_drop,xdp_pass,xdp_tx,xdp_redirect,tap_rx,"
 		     "tap_rx_dropped,read,read_lost,accounted\n");
-	for_each_cell(run, c) {
+	for (int i = 0; i < NR_CELLS; i++) {
+		if (!(c = planned_cell(run, i)))
+			continue;
 		const struct cell_counts *k = &c->counts;
 		bool ok = c->status == CELL_OK;
 
 		fprintf(out, "%s,%s,%s,%d,%s,%s,",
-			c->prog == PROG_FLOOR ? "none" : bench_driver_name[c->driver],
+			c->prog == PROG_FLOOR ? "none"
+					      : bench_driver_name[c->driver],
 			bench_prog_name[c->prog], bench_writer_name[c->writer],
 			bench_size[c->size_idx], bench_frame_name[c->frame],
 			status_name[c->status]);
@@ -335,17 +383,22 @@ static void write_csv(const struct bench_run *run, FILE *out)
 			fputs(",,,,,,,,,,,,,,,,,,,,,\n", out);
 			continue;
 		}
-		fprintf(out, ",%lu,%d,%u,%.1f,%.1f,%.1f,%.3f,%.3f,%.3f", c->frames, c->reps,
-			c->mtu, c->median, c->min, c->max, 1000 / c->median,
+		fprintf(out, ",%lu,%d,%u,%.1f,%.1f,%.1f,%.3f,%.3f,%.3f",
+			c->frames, c->reps, c->mtu, c->median, c->min, c->max,
+			1000 / c->median,
 			ratio(c, floor_cell(run, c->writer, c->size_idx)),
 			ratio(c, stock_cell(run, c->writer, c->size_idx)));
 		fprintf(out, ",%llu,%llu", (unsigned long long)k->written,
 			(unsigned long long)k->write_errors);
 		for (int v = 0; v < 5; v++)
-			fprintf(out, ",%llu", (unsigned long long)k->verdict[v]);
-		fprintf(out, ",%llu,%llu,%llu,%llu,%s\n", (unsigned long long)k->tap_rx,
-			(unsigned long long)k->tap_rx_dropped, (unsigned long long)k->read,
-			(unsigned long long)k->read_lost, c->accounted ? "yes" : "no");
+			fprintf(out, ",%llu",
+				(unsigned long long)k->verdict[v]);
+		fprintf(out, ",%llu,%llu,%llu,%llu,%s\n",
+			(unsigned long long)k->tap_rx,
+			(unsigned long long)k->tap_rx_dropped,
+			(unsigned long long)k->read,
+			(unsigned long long)k->read_lost,
+			c->accounted ? "yes" : "no");
 	}
 }
 
@@ -360,11 +413,17 @@ static int write_chart_data(const struct bench_run *run, FILE *out)
 	for (int d = 0; d < DRV_MAX; d++)
 		for (int w = 0; w < WR_MAX; w++)
 			for (int s = 0; s < NR_SIZES; s++)
-				if (run->opts.want_driver[d] && run->opts.want_writer[w] &&
+				if (run->opts.want_driver[d] &&
+				    run->opts.want_writer[w] &&
 				    run->opts.want_size[s]) {
-					fprintf(out, "\t%s%s%s %d B", drivers_in_run(run) > 1 ?
-						bench_driver_name[d] : "", drivers_in_run(run) > 1 ?
-						" " : "", bench_writer_name[w], bench_size[s]);
+					fprintf(out, "\t%s%s%s %d B",
+						drivers_in_run(run) > 1
+							? bench_driver_name[d]
+							: "",
+						drivers_in_run(run) > 1 ? " "
+									: "",
+						bench_writer_name[w],
+						bench_size[s]);
 					cols++;
 				}
 	fputc('\n', out);
@@ -376,13 +435,18 @@ static int write_chart_data(const struct bench_run *run, FILE *out)
 			for (int w = 0; w < WR_MAX; w++)
 				for (int s = 0; s < NR_SIZES; s++) {
 					const struct cell *c =
-						&run->cells[p == PROG_FLOOR ? DRV_TUN : d][p][w][s];
+						&run->cells[p == PROG_FLOOR
+								    ? DRV_TUN
+								    : d][p][w]
+							   [s];
 
-					if (!(run->opts.want_driver[d] && run->opts.want_writer[w] &&
+					if (!(run->opts.want_driver[d] &&
+					      run->opts.want_writer[w] &&
 					      run->opts.want_size[s]))
 						continue;
 					if (c->status == CELL_OK)
-						fprintf(out, "\t%.1f", c->median);
+						fprintf(out, "\t%.1f",
+							c->median);
 					else
 						fprintf(out, "\tNaN");
 				}
@@ -391,13 +455,16 @@ static int write_chart_data(const struct bench_run *run, FILE *out)
 	return cols;
 }
 
-static void write_chart_script(const struct bench_run *run, int cols, bool log_scale, FILE *out)
+static void write_chart_script(const struct bench_run *run, int cols,
+			       bool log_scale, FILE *out)
 {
 	fprintf(out,
 		"# gnuplot chart.gp  (re-plots chart.svg from chart.dat)\n"
-		"set terminal svg size 1200,640 dynamic background rgb 'white' font 'sans,11'\n"
+		"set terminal svg size 1200,640 dynamic background rgb 'white' "
+		"font 'sans,11'\n"
 		"set output 'chart.svg'\n"
-		"set title 'tap-accel bench: ns per frame written into a tap (median, lower is "
+		"set title 'tap-accel bench: ns per frame written into a tap "
+		"(median, lower is "
 		"better)\\n%s, %s'\n"
 		"set datafile separator tab\n"
 		"set style data histograms\n"
@@ -409,9 +476,12 @@ static void write_chart_script(const struct bench_run *run, int cols, bool log_s
 		"set grid ytics\n"
 		"set key outside right top\n"
 		"%s\n"
-		"plot for [i=2:%d] 'chart.dat' using i:xtic(1) title columnheader(i)\n",
+		"plot for [i=2:%d] 'chart.dat' using i:xtic(1) title "
+		"columnheader(i)\n",
 		run->kernel, run->started,
-		log_scale ? "set logscale y\nset yrange [10:*]" : "set yrange [0:*]", cols + 1);
+		log_scale ? "set logscale y\nset yrange [10:*]"
+			  : "set yrange [0:*]",
+		cols + 1);
 }
 
 static bool wants_log_scale(const struct bench_run *run)
@@ -419,11 +489,12 @@ static bool wants_log_scale(const struct bench_run *run)
 	double lo = 1e300, hi = 0;
 	const struct cell *c;
 
-	for_each_cell(run, c)
-		if (c->status == CELL_OK) {
-			lo = c->median < lo ? c->median : lo;
-			hi = c->median > hi ? c->median : hi;
-		}
+	for (int i = 0; i < NR_CELLS; i++) {
+		if (!(c = planned_cell(run, i)) || c->status != CELL_OK)
+			continue;
+		lo = c->median < lo ? c->median : lo;
+		hi = c->median > hi ? c->median : hi;
+	}
 	return hi > 30 * lo;
 }
 
@@ -462,7 +533,8 @@ static int mkdir_p(const char *path)
 	return mkdir(buf, 0755) && errno != EEXIST ? -1 : 0;
 }
 
-/* build/bench/<timestamp> next to build/user/tap-accel, else ./bench-results/. */
+/* build/bench/<timestamp> next to build/user/tap-accel, else ./bench-results/.
+ */
 static void default_out_dir(const struct bench_run *run, char *buf, size_t len)
 {
 	char exe[PATH_MAX], stamp[32];
@@ -492,7 +564,8 @@ static FILE *open_in(const char *dir, const char *name)
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	f = fopen(path, "w");
 	if (!f)
-		fprintf(stderr, "tap-accel bench: %s: %s\n", path, strerror(errno));
+		fprintf(stderr, "tap-accel bench: %s: %s\n", path,
+			strerror(errno));
 	return f;
 }
 
@@ -513,8 +586,10 @@ static void write_chart(const struct bench_run *run, const char *dir)
 	fclose(dat);
 	fclose(gp);
 	if (run_gnuplot(dir))
-		fprintf(stderr, "tap-accel bench: gnuplot failed or is missing; "
-				"chart.gp and chart.dat are in %s\n", dir);
+		fprintf(stderr,
+			"tap-accel bench: gnuplot failed or is missing; "
+			"chart.gp and chart.dat are in %s\n",
+			dir);
 }
 
 int report_files(const struct bench_run *run)
@@ -523,12 +598,13 @@ int report_files(const struct bench_run *run)
 	FILE *f;
 
 	if (run->opts.out_dir)
-		snprintf(r->out_dir, sizeof(r->out_dir), "%s", run->opts.out_dir);
+		snprintf(r->out_dir, sizeof(r->out_dir), "%s",
+			 run->opts.out_dir);
 	else
 		default_out_dir(run, r->out_dir, sizeof(r->out_dir));
 	if (mkdir_p(run->out_dir)) {
-		fprintf(stderr, "tap-accel bench: cannot create %s: %s\n", run->out_dir,
-			strerror(errno));
+		fprintf(stderr, "tap-accel bench: cannot create %s: %s\n",
+			run->out_dir, strerror(errno));
 		return -1;
 	}
 	if (!(f = open_in(run->out_dir, "results.csv")))
@@ -544,7 +620,9 @@ int report_files(const struct bench_run *run)
 	report_table(run, f);
 	fclose(f);
 	write_chart(run, run->out_dir);
-	fprintf(stderr, "tap-accel bench: results in %s/ (results.csv, results.json, "
-			"table.txt, chart.svg)\n", run->out_dir);
+	fprintf(stderr,
+		"tap-accel bench: results in %s/ (results.csv, results.json, "
+		"table.txt, chart.svg)\n",
+		run->out_dir);
 	return 0;
 }

@@ -40,7 +40,7 @@
 
 #define ETH_HDR_LEN 14
 #define DEFAULT_MTU 1500
-#define READ_BUF 65536
+#define READ_BUF    65536
 
 static const char *const driver_dev[DRV_MAX] = {
 	[DRV_TUN] = "/dev/net/tun",
@@ -53,9 +53,9 @@ enum { TAP_WRITER, TAP_FAR, NR_TAPS };
 struct reader {
 	pthread_t thread;
 	int fd;
-	int stop_fd;	 /* eventfd: stop polling */
-	int cpu;	 /* -1: not pinned */
-	bool drain_all;	 /* own nonblocking fd: plain read() until EAGAIN */
+	int stop_fd;	/* eventfd: stop polling */
+	int cpu;	/* -1: not pinned */
+	bool drain_all; /* own nonblocking fd: plain read() until EAGAIN */
 	bool nowait_unsupported;
 	bool running;
 	size_t frame_size; /* count only frames of the cell's size */
@@ -111,7 +111,7 @@ int env_enter_netns(char *why, size_t len)
 static int tap_open(const char *dev, const char *name, char ifname[IFNAMSIZ],
 		    char *why, size_t len)
 {
-	struct ifreq ifr = { .ifr_flags = IFF_TAP | IFF_NO_PI };
+	struct ifreq ifr = {.ifr_flags = IFF_TAP | IFF_NO_PI};
 	int fd = open(dev, O_RDWR | O_CLOEXEC);
 
 	if (fd < 0) {
@@ -130,7 +130,7 @@ static int tap_open(const char *dev, const char *name, char ifname[IFNAMSIZ],
 
 static int if_set_flag(int sock, const char *name, short flag, bool on)
 {
-	struct ifreq ifr = { 0 };
+	struct ifreq ifr = {0};
 
 	snprintf(ifr.ifr_name, IFNAMSIZ, "%s", name);
 	if (ioctl(sock, SIOCGIFFLAGS, &ifr) < 0)
@@ -141,7 +141,7 @@ static int if_set_flag(int sock, const char *name, short flag, bool on)
 
 static int if_set_mtu(int sock, const char *name, unsigned int mtu)
 {
-	struct ifreq ifr = { .ifr_mtu = (int)mtu };
+	struct ifreq ifr = {.ifr_mtu = (int)mtu};
 
 	snprintf(ifr.ifr_name, IFNAMSIZ, "%s", name);
 	return ioctl(sock, SIOCSIFMTU, &ifr) < 0 ? -errno : 0;
@@ -149,7 +149,7 @@ static int if_set_mtu(int sock, const char *name, unsigned int mtu)
 
 static int if_index(int sock, const char *name)
 {
-	struct ifreq ifr = { 0 };
+	struct ifreq ifr = {0};
 
 	snprintf(ifr.ifr_name, IFNAMSIZ, "%s", name);
 	return ioctl(sock, SIOCGIFINDEX, &ifr) < 0 ? -errno : ifr.ifr_ifindex;
@@ -167,20 +167,23 @@ static int set_nonblock(int fd, bool on)
 
 static int env_open_taps(struct bench_env *env, char *why, size_t len)
 {
-	static const char *const suffix[NR_TAPS] = { "w", "far" };
+	static const char *const suffix[NR_TAPS] = {"w", "far"};
 
 	for (int t = 0; t < NR_TAPS; t++) {
 		char name[IFNAMSIZ];
 		int err;
 
-		snprintf(name, sizeof(name), "%s-%s", bench_driver_name[env->driver], suffix[t]);
-		env->tap_fd[t] = tap_open(driver_dev[env->driver], name, env->ifname[t], why, len);
+		snprintf(name, sizeof(name), "%s-%s",
+			 bench_driver_name[env->driver], suffix[t]);
+		env->tap_fd[t] = tap_open(driver_dev[env->driver], name,
+					  env->ifname[t], why, len);
 		if (env->tap_fd[t] < 0)
 			return -1;
 		env->ifindex[t] = if_index(env->sock, env->ifname[t]);
 		err = if_set_flag(env->sock, env->ifname[t], IFF_UP, true);
 		if (env->ifindex[t] < 0 || err) {
-			say(why, len, "bringing the tap up", err ? -err : -env->ifindex[t]);
+			say(why, len, "bringing the tap up",
+			    err ? -err : -env->ifindex[t]);
 			return -1;
 		}
 	}
@@ -242,7 +245,9 @@ void env_free(struct bench_env *env)
 int env_set_frame_size(struct bench_env *env, size_t size, unsigned int *mtu,
 		       char *why, size_t len)
 {
-	unsigned int want = size > DEFAULT_MTU + ETH_HDR_LEN ? size - ETH_HDR_LEN : DEFAULT_MTU;
+	unsigned int want = size > DEFAULT_MTU + ETH_HDR_LEN
+				    ? size - ETH_HDR_LEN
+				    : DEFAULT_MTU;
 
 	*mtu = want;
 	if (want == env->mtu)
@@ -251,8 +256,11 @@ int env_set_frame_size(struct bench_env *env, size_t size, unsigned int *mtu,
 		int err = if_set_mtu(env->sock, env->ifname[t], want);
 
 		if (err) {
-			snprintf(why, len, "%zu B frames need MTU %u, which %s refuses: %s",
-				 size, want, bench_driver_name[env->driver], strerror(-err));
+			snprintf(why, len,
+				 "%zu B frames need MTU %u, which %s refuses: "
+				 "%s",
+				 size, want, bench_driver_name[env->driver],
+				 strerror(-err));
 			/* Keep the taps alike: put the first one back. */
 			if (t)
 				if_set_mtu(env->sock, env->ifname[0], env->mtu);
@@ -271,14 +279,16 @@ int env_writer_fd(struct bench_env *env, bool nonblock)
 
 /* ---- programs ----------------------------------------------------------- */
 
-static int xdp_attach(struct bench_env *env, struct bpf_program *prog, __u32 mode,
-		      char *why, size_t len)
+static int xdp_attach(struct bench_env *env, struct bpf_program *prog,
+		      __u32 mode, char *why, size_t len)
 {
-	int err = bpf_xdp_attach(env->ifindex[TAP_WRITER], bpf_program__fd(prog), mode, NULL);
+	int err = bpf_xdp_attach(env->ifindex[TAP_WRITER],
+				 bpf_program__fd(prog), mode, NULL);
 
 	if (err) {
 		snprintf(why, len, "%s XDP attach refused: %s",
-			 mode == XDP_FLAGS_DRV_MODE ? "native" : "generic", strerror(-err));
+			 mode == XDP_FLAGS_DRV_MODE ? "native" : "generic",
+			 strerror(-err));
 		return -1;
 	}
 	return 0;
@@ -286,12 +296,13 @@ static int xdp_attach(struct bench_env *env, struct bpf_program *prog, __u32 mod
 
 static int tc_attach(struct bench_env *env, char *why, size_t len)
 {
-	LIBBPF_OPTS(bpf_tc_opts, opts, .prog_fd = bpf_program__fd(env->basic->progs.tc_drop));
+	LIBBPF_OPTS(bpf_tc_opts, opts,
+		    .prog_fd = bpf_program__fd(env->basic->progs.tc_drop));
 	int err;
 
-	env->tc_hook = (struct bpf_tc_hook){ .sz = sizeof(env->tc_hook),
-					     .ifindex = env->ifindex[TAP_WRITER],
-					     .attach_point = BPF_TC_INGRESS };
+	env->tc_hook = (struct bpf_tc_hook){.sz = sizeof(env->tc_hook),
+					    .ifindex = env->ifindex[TAP_WRITER],
+					    .attach_point = BPF_TC_INGRESS};
 	err = bpf_tc_hook_create(&env->tc_hook);
 	if (err && err != -EEXIST) {
 		snprintf(why, len, "tc clsact qdisc: %s", strerror(-err));
@@ -316,14 +327,15 @@ static void tc_detach(struct bench_env *env)
  * need no netlink attribute building. STP is off, so ports forward at once. */
 static int bridge_create(struct bench_env *env, char *why, size_t len)
 {
-	snprintf(env->bridge, IFNAMSIZ, "%s-br", bench_driver_name[env->driver]);
+	snprintf(env->bridge, IFNAMSIZ, "%s-br",
+		 bench_driver_name[env->driver]);
 	if (ioctl(env->sock, SIOCBRADDBR, env->bridge) < 0) {
 		say(why, len, "creating a bridge (CONFIG_BRIDGE?)", errno);
 		return -1;
 	}
 	env->bridge_up = true;
 	for (int t = 0; t < NR_TAPS; t++) {
-		struct ifreq ifr = { .ifr_ifindex = env->ifindex[t] };
+		struct ifreq ifr = {.ifr_ifindex = env->ifindex[t]};
 
 		snprintf(ifr.ifr_name, IFNAMSIZ, "%s", env->bridge);
 		if (ioctl(env->sock, SIOCBRADDIF, &ifr) < 0) {
@@ -344,7 +356,7 @@ static void bridge_destroy(struct bench_env *env)
 		return;
 	if_set_flag(env->sock, env->bridge, IFF_UP, false);
 	for (int t = 0; t < NR_TAPS; t++) {
-		struct ifreq ifr = { .ifr_ifindex = env->ifindex[t] };
+		struct ifreq ifr = {.ifr_ifindex = env->ifindex[t]};
 
 		snprintf(ifr.ifr_name, IFNAMSIZ, "%s", env->bridge);
 		ioctl(env->sock, SIOCBRDELIF, &ifr);
@@ -362,13 +374,17 @@ int env_attach(struct bench_env *env, enum bench_prog p, char *why, size_t len)
 	case PROG_NONE:
 		return 0;
 	case PROG_XDP_DROP_NATIVE:
-		return xdp_attach(env, progs->progs.xdp_drop, XDP_FLAGS_DRV_MODE, why, len);
+		return xdp_attach(env, progs->progs.xdp_drop,
+				  XDP_FLAGS_DRV_MODE, why, len);
 	case PROG_XDP_DROP_GENERIC:
-		return xdp_attach(env, progs->progs.xdp_drop, XDP_FLAGS_SKB_MODE, why, len);
+		return xdp_attach(env, progs->progs.xdp_drop,
+				  XDP_FLAGS_SKB_MODE, why, len);
 	case PROG_XDP_TX:
-		return xdp_attach(env, progs->progs.xdp_tx, XDP_FLAGS_DRV_MODE, why, len);
+		return xdp_attach(env, progs->progs.xdp_tx, XDP_FLAGS_DRV_MODE,
+				  why, len);
 	case PROG_XDP_REDIRECT:
-		return xdp_attach(env, progs->progs.xdp_redirect, XDP_FLAGS_DRV_MODE, why, len);
+		return xdp_attach(env, progs->progs.xdp_redirect,
+				  XDP_FLAGS_DRV_MODE, why, len);
 	case PROG_TC_DROP:
 		return tc_attach(env, why, len);
 	case PROG_BRIDGE:
@@ -389,7 +405,8 @@ void env_detach(struct bench_env *env, enum bench_prog p)
 	case PROG_NONE:
 		break;
 	case PROG_XDP_DROP_GENERIC:
-		bpf_xdp_detach(env->ifindex[TAP_WRITER], XDP_FLAGS_SKB_MODE, NULL);
+		bpf_xdp_detach(env->ifindex[TAP_WRITER], XDP_FLAGS_SKB_MODE,
+			       NULL);
 		break;
 	case PROG_TC_DROP:
 		tc_detach(env);
@@ -398,7 +415,8 @@ void env_detach(struct bench_env *env, enum bench_prog p)
 		bridge_destroy(env);
 		break;
 	default:
-		bpf_xdp_detach(env->ifindex[TAP_WRITER], XDP_FLAGS_DRV_MODE, NULL);
+		bpf_xdp_detach(env->ifindex[TAP_WRITER], XDP_FLAGS_DRV_MODE,
+			       NULL);
 		if (policy_prog(p))
 			policy_detach(env->ifindex[TAP_WRITER]);
 		break;
@@ -422,7 +440,7 @@ static void pin_to(int cpu)
  * honours RWF_NOWAIT); falls back to read() once poll said there is one. */
 static ssize_t read_nowait(struct reader *r, void *buf, size_t len)
 {
-	struct iovec iov = { .iov_base = buf, .iov_len = len };
+	struct iovec iov = {.iov_base = buf, .iov_len = len};
 	ssize_t n;
 
 	if (r->drain_all)
@@ -438,8 +456,8 @@ static ssize_t read_nowait(struct reader *r, void *buf, size_t len)
 static void *reader_main(void *arg)
 {
 	struct reader *r = arg;
-	struct pollfd pfd[2] = { { .fd = r->fd, .events = POLLIN },
-				 { .fd = r->stop_fd, .events = POLLIN } };
+	struct pollfd pfd[2] = {{.fd = r->fd, .events = POLLIN},
+				{.fd = r->stop_fd, .events = POLLIN}};
 	static __thread uint8_t buf[READ_BUF];
 
 	pin_to(r->cpu);
@@ -457,8 +475,9 @@ static void *reader_main(void *arg)
 
 			if (n < 0)
 				break;
-			atomic_fetch_add_explicit((size_t)n == r->frame_size ? &r->frames
-									     : &r->strays,
+			atomic_fetch_add_explicit((size_t)n == r->frame_size
+							  ? &r->frames
+							  : &r->strays,
 						  1, memory_order_relaxed);
 		} while (!r->nowait_unsupported);
 	}
@@ -497,7 +516,8 @@ static int drained_tap(enum bench_prog p)
 	}
 }
 
-int env_start_readers(struct bench_env *env, enum bench_prog p, int cpu, size_t frame_size)
+int env_start_readers(struct bench_env *env, enum bench_prog p, int cpu,
+		      size_t frame_size)
 {
 	int t = drained_tap(p);
 
@@ -505,7 +525,8 @@ int env_start_readers(struct bench_env *env, enum bench_prog p, int cpu, size_t 
 
 	if (t < 0)
 		return 0;
-	err = reader_start(&env->reader[t], env->tap_fd[t], t == TAP_FAR, cpu, frame_size);
+	err = reader_start(&env->reader[t], env->tap_fd[t], t == TAP_FAR, cpu,
+			   frame_size);
 	/* Whatever was queued before this cell is not part of it. */
 	if (!err)
 		env_quiesce_readers(env);
@@ -517,7 +538,8 @@ static uint64_t reader_total(struct bench_env *env)
 	uint64_t n = 0;
 
 	for (int t = 0; t < NR_TAPS; t++)
-		n += atomic_load(&env->reader[t].frames) + atomic_load(&env->reader[t].strays);
+		n += atomic_load(&env->reader[t].frames) +
+		     atomic_load(&env->reader[t].strays);
 	return n;
 }
 
@@ -532,7 +554,8 @@ static uint64_t reader_frames(struct bench_env *env)
 
 static void sleep_ms(long ms)
 {
-	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L };
+	struct timespec ts = {.tv_sec = ms / 1000,
+			      .tv_nsec = (ms % 1000) * 1000000L};
 
 	nanosleep(&ts, NULL);
 }
@@ -613,8 +636,8 @@ static void link_stats(const char *ifname, struct link_stats *s)
 	for (ifa = list; ifa; ifa = ifa->ifa_next) {
 		const struct rtnl_link_stats *st = ifa->ifa_data;
 
-		if (!ifa->ifa_addr || ifa->ifa_addr->sa_family != AF_PACKET || !st ||
-		    strcmp(ifa->ifa_name, ifname))
+		if (!ifa->ifa_addr || ifa->ifa_addr->sa_family != AF_PACKET ||
+		    !st || strcmp(ifa->ifa_name, ifname))
 			continue;
 		s->rx = st->rx_packets;
 		s->rx_dropped = st->rx_dropped;
@@ -634,7 +657,8 @@ void env_counts(struct bench_env *env, enum bench_prog p, struct cell_counts *c)
 	if (policy_prog(p))
 		policy_counts(c->verdict);
 	else
-		sum_percpu(bpf_map__fd(env->basic->maps.basic_count), TA_NR_VERDICTS, c->verdict);
+		sum_percpu(bpf_map__fd(env->basic->maps.basic_count),
+			   TA_NR_VERDICTS, c->verdict);
 	link_stats(env->ifname[TAP_WRITER], &w);
 	c->tap_rx = w.rx;
 	c->tap_rx_dropped = w.rx_dropped;

@@ -68,8 +68,9 @@ static unsigned long writev_loop(int fd, const uint8_t *frame, size_t size,
 				 unsigned long n, uint64_t *errors)
 {
 	struct iovec iov[2] = {
-		{ .iov_base = (void *)frame, .iov_len = ETH_HDR_LEN },
-		{ .iov_base = (void *)(frame + ETH_HDR_LEN), .iov_len = size - ETH_HDR_LEN },
+		{.iov_base = (void *)frame, .iov_len = ETH_HDR_LEN},
+		{.iov_base = (void *)(frame + ETH_HDR_LEN),
+		 .iov_len = size - ETH_HDR_LEN},
 	};
 	unsigned long done = 0;
 
@@ -83,8 +84,9 @@ static unsigned long writev_loop(int fd, const uint8_t *frame, size_t size,
 }
 
 /* Queue one batch of writes, submit it with one system call, reap it. */
-static unsigned long uring_batch(struct io_uring *ring, int fd, const uint8_t *frame,
-				 size_t size, unsigned int batch, uint64_t *errors)
+static unsigned long uring_batch(struct io_uring *ring, int fd,
+				 const uint8_t *frame, size_t size,
+				 unsigned int batch, uint64_t *errors)
 {
 	struct io_uring_cqe *cqe;
 	unsigned long done = 0;
@@ -105,7 +107,8 @@ static unsigned long uring_batch(struct io_uring *ring, int fd, const uint8_t *f
 	while (seen < queued) {
 		unsigned int got = 0;
 
-		io_uring_for_each_cqe(ring, head, cqe) {
+		io_uring_for_each_cqe(ring, head, cqe)
+		{
 			if (cqe->res == (int)size)
 				done++;
 			else
@@ -122,8 +125,9 @@ static unsigned long uring_batch(struct io_uring *ring, int fd, const uint8_t *f
 	return done;
 }
 
-static unsigned long uring_loop(struct uring_writer *u, int fd, const uint8_t *frame,
-				size_t size, unsigned long n, uint64_t *errors)
+static unsigned long uring_loop(struct uring_writer *u, int fd,
+				const uint8_t *frame, size_t size,
+				unsigned long n, uint64_t *errors)
 {
 	unsigned long done = 0;
 
