@@ -340,7 +340,8 @@ static int match_first_order(void)
 
 /* The rules of the cost measurement: n - 1 that miss a UDP frame to port
  * 53 from GUEST_IP4 (each names a /32 source, UDP and a port), then one
- * that matches it. */
+ * that matches it on the same three fields, so that every n costs the
+ * same lookups. */
 void many_rules(struct ta_rule_spec *r, uint32_t n, uint32_t last_action)
 {
 	uint32_t i;
@@ -354,7 +355,8 @@ void many_rules(struct ta_rule_spec *r, uint32_t n, uint32_t last_action)
 		r[i].dport_lo = r[i].dport_hi = 1000 + i;
 		r[i].action = TA_ACT_DROP;
 	}
-	r[n - 1].fields = F(TA_F_IP_PROTO) | F(TA_F_DST_PORT);
+	r[n - 1].fields = F(TA_F_SRC_IP) | F(TA_F_IP_PROTO) | F(TA_F_DST_PORT);
+	r[n - 1].src_ip = pfx4(IP4(10, 0, 0, 0), 8);
 	r[n - 1].ip_proto = 17;
 	r[n - 1].dport_lo = r[n - 1].dport_hi = 53;
 	r[n - 1].action = last_action;
