@@ -69,6 +69,7 @@ enum tapx_stat {
 	TAPX_XDP_ABORTED,
 	TAPX_XDP_TX_ERRORS, /* XDP_TX frames that could not be queued */
 	TAPX_XDP_REDIRECT_ERRORS, /* xdp_do_redirect() failed */
+	TAPX_XDP_REDIRECT_LINEAR, /* multi-buffer frame copied for redirect */
 	TAPX_XDP_GSO_DROPS, /* GSO frame with TX/REDIRECT verdict (see README) */
 	TAPX_XDP_FRAGS_DROPS, /* frame > page, program not frags-capable */
 	TAPX_XDP_XMIT, /* frames received through ndo_xdp_xmit */

@@ -28,6 +28,7 @@ static const char tapx_stat_names[TAPX_NR_STATS][ETH_GSTRING_LEN] = {
 	[TAPX_XDP_ABORTED] = "xdp_aborted",
 	[TAPX_XDP_TX_ERRORS] = "xdp_tx_errors",
 	[TAPX_XDP_REDIRECT_ERRORS] = "xdp_redirect_errors",
+	[TAPX_XDP_REDIRECT_LINEAR] = "xdp_redirect_linearized",
 	[TAPX_XDP_GSO_DROPS] = "xdp_gso_drops",
 	[TAPX_XDP_FRAGS_DROPS] = "xdp_frags_drops",
 	[TAPX_XDP_XMIT] = "xdp_xmit",

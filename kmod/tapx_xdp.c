@@ -301,6 +301,54 @@ err:
 	xdp_return_buff(xdp);
 }
 
+/* Copies a multi-buffer frame into one contiguous area. */
+static void tapx_copy_buff(struct xdp_buff *xdp, void *to)
+{
+	struct skb_shared_info *sinfo = xdp_get_shared_info_from_buff(xdp);
+	unsigned int n = xdp->data_end - xdp->data;
+	int i;
+
+	memcpy(to, xdp->data, n);
+	for (i = 0; i < sinfo->nr_frags; i++) {
+		const skb_frag_t *f = &sinfo->frags[i];
+
+		memcpy(to + n, skb_frag_address(f), skb_frag_size(f));
+		n += skb_frag_size(f);
+	}
+}
+
+/*
+ * The 6.1 core refuses to redirect multi-buffer frames into a devmap
+ * (xdp_do_redirect returns -EOPNOTSUPP for anything but a cpumap), so a
+ * redirected frame larger than a page is copied once more into one
+ * contiguous compound page. Counted in xdp_redirect_linearized; the frame
+ * is dropped and counted in xdp_redirect_errors if that allocation fails.
+ */
+static int tapx_linearize(struct tapx_dev *tapx, struct xdp_buff *xdp)
+{
+	unsigned int len = xdp_get_buff_len(xdp);
+	unsigned int size = TAPX_HEADROOM + len + TAPX_SHINFO;
+	unsigned int order = get_order(size);
+	struct xdp_rxq_info *rxq = xdp->rxq;
+	struct page *page;
+	void *buf;
+
+	page = alloc_pages(GFP_ATOMIC | __GFP_NOWARN | __GFP_COMP, order);
+	if (unlikely(!page)) {
+		tapx_stat_inc(tapx, TAPX_XDP_REDIRECT_ERRORS);
+		xdp_return_buff(xdp);
+		return -ENOMEM;
+	}
+	buf = page_address(page);
+	tapx_copy_buff(xdp, buf + TAPX_HEADROOM);
+	xdp_return_buff(xdp);
+
+	xdp_init_buff(xdp, PAGE_SIZE << order, rxq);
+	xdp_prepare_buff(xdp, buf, TAPX_HEADROOM, len, true);
+	tapx_stat_inc(tapx, TAPX_XDP_REDIRECT_LINEAR);
+	return 0;
+}
+
 /* Runs the program on one frame and carries out the verdict. */
 static int tapx_xdp_run(struct tapx_file *tfile, struct tapx_dev *tapx,
 			struct xdp_buff *xdp, const struct tapx_wmeta *m)
@@ -341,6 +389,9 @@ static int tapx_xdp_run(struct tapx_file *tfile, struct tapx_dev *tapx,
 	case XDP_REDIRECT:
 		if (!tapx_frame_ok(tapx, xdp, m))
 			break;
+		if (unlikely(xdp_buff_has_frags(xdp)) &&
+		    tapx_linearize(tapx, xdp))
+			return 0;
 		if (unlikely(xdp_do_redirect(tapx->dev, xdp, prog))) {
 			tapx_stat_inc(tapx, TAPX_XDP_REDIRECT_ERRORS);
 			xdp_return_buff(xdp);

@@ -1,0 +1,33 @@
+#!/bin/sh
+# /init of the VM: mounts, runs the suites (or the bench), prints the
+# results between markers for tests/vm/run.sh, then dmesg, then powers off.
+export PATH=/bin:/sbin:/usr/bin
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev
+mount -t tmpfs tmp /tmp
+mount -t bpf bpf /sys/fs/bpf
+mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null ||
+	mount -t debugfs debugfs /sys/kernel/debug
+ip link set lo up
+# No IPv6 autoconfiguration traffic on the test taps.
+echo 1 >/proc/sys/net/ipv6/conf/default/disable_ipv6
+echo 1 >/proc/sys/net/ipv6/conf/all/disable_ipv6
+
+mode=test
+for a in $(cat /proc/cmdline); do
+	case $a in vmmode=*) mode=${a#vmmode=} ;; esac
+done
+
+echo "==== OUTPUT BEGIN"
+if [ "$mode" = bench ]; then
+	sh /tests/bench.sh 2>&1
+else
+	sh /tests/suite-all.sh 2>&1
+fi
+echo "==== OUTPUT END"
+echo "==== DMESG BEGIN"
+dmesg
+echo "==== DMESG END"
+sync
+poweroff -f

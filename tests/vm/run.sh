@@ -1,0 +1,152 @@
+#!/bin/sh
+# VM suite for tapx.ko: builds a busybox initramfs, boots Debian's 6.1 kernel
+# under qemu (TCG), runs the suites in the guest and prints their results.
+#   tests/vm/run.sh           run the suites; exit non-zero on any failure or
+#                             on a WARN/BUG/oops/... in the guest's dmesg
+#   tests/vm/run.sh --bench   boot the same VM, run `tap-accel bench --vm`
+#                             (if built) and the tapx-bench measurement
+# Environment: KVER (guest kernel, default 6.1.0-57-amd64), VM_TIMEOUT (s).
+set -eu
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+TOP=$(cd "$HERE/../.." && pwd)
+BUILD=${BUILD:-$TOP/build}
+OUT=$BUILD/vm
+KVER=${KVER:-6.1.0-57-amd64}
+KERNEL=/boot/vmlinuz-$KVER
+MODDIR=/lib/modules/$KVER
+VM_TIMEOUT=${VM_TIMEOUT:-1200}
+MODE=test
+[ "${1:-}" = "--bench" ] && MODE=bench
+
+fail() {
+	echo "vm: $*" >&2
+	echo "0 passed, 1 failed"
+	exit 1
+}
+
+for t in qemu-system-x86_64 cpio gzip gcc; do
+	command -v $t >/dev/null 2>&1 || fail "$t is not installed (make deps)"
+done
+[ -r "$KERNEL" ] || fail "$KERNEL missing (apt-get install linux-image-$KVER)"
+[ -d "$MODDIR" ] || fail "$MODDIR missing"
+[ -x /bin/busybox ] || fail "busybox-static missing"
+
+# The module and the BPF objects come from the top-level build.
+make -s -C "$TOP/kmod" BUILD="$BUILD" >/dev/null || fail "kmod build failed"
+[ -f "$BUILD/kmod/tapx.ko" ] || fail "build/kmod/tapx.ko missing"
+[ -f "$BUILD/bpf/xdp_basic.bpf.o" ] || make -s -C "$TOP/bpf" BUILD="$BUILD" >/dev/null ||
+	fail "bpf build failed"
+[ -f "$BUILD/bpf/xdp_basic.bpf.o" ] || fail "build/bpf/xdp_basic.bpf.o missing (make bpf)"
+
+rm -rf "$OUT/root"
+mkdir -p "$OUT/root"
+R=$OUT/root
+mkdir -p $R/bin $R/sbin $R/lib $R/lib64 $R/proc $R/sys $R/dev $R/tmp $R/run \
+	$R/modules $R/bpf $R/tests $R/etc $R/usr/bin
+
+# Static test programs.
+for p in tapxt tapx-bench; do
+	gcc -static -O2 -Wall -Wextra -Wno-unused-parameter -o "$OUT/$p" "$HERE/$p.c" ||
+		fail "cannot build $p"
+	cp "$OUT/$p" $R/bin/
+done
+
+cp /bin/busybox $R/bin/busybox
+for a in $(/bin/busybox --list); do
+	[ -e $R/bin/$a ] || ln -s busybox $R/bin/$a
+done
+
+# Dynamic tools plus their libraries.
+copy_bin() {
+	cp "$1" $R/bin/
+	ldd "$1" | awk '/=>/ { print $3 } /^\t\/lib/ { print $1 }' | while read -r lib; do
+		[ -n "$lib" ] && [ -f "$lib" ] || continue
+		mkdir -p "$R$(dirname "$lib")"
+		cp -L "$lib" "$R$lib"
+	done
+}
+for b in /usr/sbin/bpftool /usr/sbin/ethtool /usr/sbin/ip; do
+	[ -x $b ] || fail "$b missing"
+	rm -f $R/bin/$(basename $b)
+	copy_bin $b
+done
+if [ -x "$BUILD/user/tap-accel" ]; then
+	copy_bin "$BUILD/user/tap-accel"
+fi
+
+# Modules: tapx, plus the stock tun (and veth) with their dependencies.
+cp "$BUILD/kmod/tapx.ko" $R/modules/
+for m in tun veth; do
+	f=$(modinfo -k "$KVER" -n $m) || fail "module $m not found for $KVER"
+	case $f in
+	*.xz) xz -dc "$f" >$R/modules/$m.ko ;;
+	*.zst) zstd -qdc "$f" >$R/modules/$m.ko ;;
+	*) cp "$f" $R/modules/$m.ko ;;
+	esac
+	deps=$(modinfo -k "$KVER" -F depends $m | tr ',' ' ')
+	[ -z "$deps" ] || fail "module $m needs $deps: not packed"
+done
+
+cp "$BUILD"/bpf/*.bpf.o $R/bpf/
+cp "$HERE"/init.sh $R/init
+cp "$HERE"/suite-*.sh "$HERE"/lib.sh "$HERE"/bench.sh $R/tests/
+chmod +x $R/init $R/tests/*.sh
+echo "root:x:0:0:root:/:/bin/sh" >$R/etc/passwd
+echo "root:x:0:" >$R/etc/group
+
+(cd $R && find . | cpio -o -H newc --quiet | gzip -1) >"$OUT/initramfs.gz"
+
+LOG=$OUT/console-$MODE.log
+echo "vm: booting $KVER ($MODE), log in ${LOG#$TOP/}"
+start=$(date +%s)
+set +e
+timeout --foreground -k 10 "$VM_TIMEOUT" qemu-system-x86_64 \
+	-accel tcg -cpu max -m 1G -smp 2 -nographic -no-reboot \
+	-kernel "$KERNEL" -initrd "$OUT/initramfs.gz" \
+	-append "console=ttyS0 panic=-1 loglevel=3 vmmode=$MODE" \
+	-nic none </dev/null >"$LOG" 2>&1
+qrc=$?
+set -e
+end=$(date +%s)
+echo "vm: qemu exited with $qrc after $((end - start)) s"
+
+tr -d '\r' <"$LOG" >"$LOG.txt"
+# The guest's results: PASS/FAIL lines and the bench output.
+sed -n '/^==== OUTPUT BEGIN/,/^==== OUTPUT END/p' "$LOG.txt" | sed '1d;$d'
+sed -n '/^==== DMESG BEGIN/,/^==== DMESG END/p' "$LOG.txt" >"$OUT/dmesg-$MODE.txt"
+
+status=0
+if [ $qrc -eq 124 ] || [ $qrc -eq 137 ]; then
+	echo "vm: timed out after $VM_TIMEOUT s"
+	status=1
+fi
+if ! grep -q '^==== DMESG END' "$LOG.txt"; then
+	echo "vm: the guest did not finish; last console lines:"
+	tail -n 30 "$LOG.txt"
+	status=1
+fi
+# Everything but the tests' own output: the kernel's console and dmesg.
+bad=$(sed '/^==== OUTPUT BEGIN/,/^==== OUTPUT END/d' "$LOG.txt" |
+	grep -E 'WARNING:|BUG:|Oops|general protection|scheduling while atomic|sleeping function called|refcount_t|leak|Call Trace|[Kk]ernel panic' || true)
+if [ -n "$bad" ]; then
+	echo "vm: kernel problems in the guest's dmesg:"
+	echo "$bad" | head -n 40
+	status=1
+fi
+
+line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$LOG.txt" | tail -n 1)
+if [ -z "$line" ]; then
+	echo "vm: no result line from the guest"
+	echo "0 passed, 1 failed"
+	exit 1
+fi
+p=${line%% passed*}
+f=${line#*passed, }
+f=${f%% failed*}
+[ "$f" -eq 0 ] || status=1
+if [ $status -ne 0 ] && [ "$f" -eq 0 ]; then
+	f=1
+fi
+echo "$p passed, $f failed"
+exit $status

@@ -1,0 +1,22 @@
+# ~300 MB through every verdict; memory must come back.
+free_kb() {
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	awk '/^MemFree:/ { print $2 }' /proc/meminfo
+}
+N=2000
+set_port xb
+before=$(free_kb)
+for act in drop tx redirect pass; do
+	xdp_attach xa xdp_$act
+	case $act in
+	drop) tapxt run --quiet --src $X:xa --size 65535 --count $N --self 0 ;;
+	tx) tapxt run --quiet --src $X:xa --size 65535 --count $N --self $N ;;
+	redirect) tapxt run --quiet --src $X:xa --size 65535 --count $N --dst tap:$X:xb --expect $N ;;
+	pass) tapxt run --quiet --src $X:xa --size 9000 --count $N ;;
+	esac
+done
+xdp_detach xa
+sleep 1
+after=$(free_kb)
+ok "leak: MemFree $before -> $after kB (within 8 MB)" test $((before - after)) -lt 8192

@@ -1,0 +1,37 @@
+# rmmod with an open fd fails cleanly; without, it removes every tapx device
+# (persistent ones with programs attached included). Then tun_compat.
+skb_before=$(awk '$1 == "skbuff_head_cache" { print $2 }' /proc/slabinfo)
+xdp_attach xa xdp_drop
+tapxt hold $X hold0 4 >/tmp/hold.out &
+hpid=$!
+sleep 2
+if rmmod tapx 2>/dev/null; then
+	fail "unload: rmmod with an open fd succeeded"
+else
+	pass "unload: rmmod with an open fd refused"
+fi
+wait $hpid
+eq "unload: holder exit status" $? 0
+ok "unload: rmmod tapx" rmmod tapx
+ok "unload: tapx devices gone" sh -c '! ls /sys/class/net | grep -qE "^(xa|xb|hold0)$"'
+ok "unload: /dev/net/tapx gone" test ! -e $X
+skb_after=$(awk '$1 == "skbuff_head_cache" { print $2 }' /proc/slabinfo)
+ok "unload: skbuff_head_cache $skb_before -> $skb_after objects (within 256)" \
+	test $((skb_after - skb_before)) -lt 256
+
+# tun_compat: refused while tun holds minor 200, works once it is gone.
+if insmod /modules/tapx.ko tun_compat=1 2>/dev/null; then
+	fail "compat: tun_compat=1 loaded while tun is loaded"
+	rmmod tapx
+else
+	ok "compat: tun_compat=1 refused while tun is loaded" sh -c 'dmesg | grep -q "minor 200 is taken"'
+fi
+ip link del ta
+ip link del tb
+ok "compat: rmmod tun" rmmod tun
+ok "compat: insmod tapx tun_compat=1" insmod /modules/tapx.ko tun_compat=1
+eq "compat: /dev/net/tun is misc 10:200" "$(cat /sys/class/misc/tun/dev)" 10:200
+ok "compat: create compat0 via /dev/net/tun" tapxt mk $T compat0
+eq "compat: compat0 driver" "$(ethtool -i compat0 2>/dev/null | awk '/^driver:/ { print $2 }')" tapx
+tapxt run --src $T:compat0 --size 60 --count 10 --dst packet:compat0 --expect 10
+ok "compat: rmmod tapx" rmmod tapx
