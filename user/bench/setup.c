@@ -305,7 +305,9 @@ static int tc_attach(struct bench_env *env, char *why, size_t len)
 					    .attach_point = BPF_TC_INGRESS};
 	err = bpf_tc_hook_create(&env->tc_hook);
 	if (err && err != -EEXIST) {
-		snprintf(why, len, "tc clsact qdisc: %s", strerror(-err));
+		snprintf(why, len, "tc clsact qdisc: %s%s", strerror(-err),
+			 err == -ENOENT ? " (sch_ingress not in this kernel)"
+					: "");
 		return -1;
 	}
 	err = bpf_tc_attach(&env->tc_hook, &opts);
@@ -330,7 +332,11 @@ static int bridge_create(struct bench_env *env, char *why, size_t len)
 	snprintf(env->bridge, IFNAMSIZ, "%s-br",
 		 bench_driver_name[env->driver]);
 	if (ioctl(env->sock, SIOCBRADDBR, env->bridge) < 0) {
-		say(why, len, "creating a bridge (CONFIG_BRIDGE?)", errno);
+		say(why, len,
+		    errno == ENOPKG
+			    ? "creating a bridge (bridge module not loaded)"
+			    : "creating a bridge",
+		    errno);
 		return -1;
 	}
 	env->bridge_up = true;
