@@ -90,7 +90,7 @@ enum ta_parse_class {
 	TA_PARSE_IP6_FRAG,    /* info: non-first IPv6 fragment, no L4 fields */
 	TA_PARSE_L4_TRUNC,    /* drop: TCP/UDP/SCTP/ICMP header cut short */
 	TA_PARSE_ARP_TRUNC,   /* drop: ARP shorter than its header says */
-	TA_PARSE_ND_TRUNC,    /* drop: ND message or option cut short, or an option of length 0 */
+	TA_PARSE_ND_TRUNC,    /* drop: ND message/option cut short or 0-long */
 	TA_PARSE_IP6_BAD_HDR, /* drop: IPv6 ethertype, version != 6 */
 	TA_PARSE_MAX,
 };
