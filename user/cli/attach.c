@@ -162,6 +162,17 @@ static int check_is_tap(const char *ifname)
 	return 0;
 }
 
+/* The pins of a re-attach must be of this version's layout. */
+static int check_pins(const char *ifname)
+{
+	struct pinned p;
+	int ret = open_pinned(ifname, &p);
+
+	if (!ret)
+		close_pinned(&p);
+	return ret;
+}
+
 /* Decide between a fresh attach, a re-attach of ours and a forced replace. */
 static int plan_attach(struct attach_plan *a)
 {
@@ -181,7 +192,7 @@ static int plan_attach(struct attach_plan *a)
 		}
 		a->reattach = true;
 		a->old_fd = fd;
-		return 0;
+		return check_pins(a->ifname);
 	}
 	if (fd >= 0)
 		close(fd);
@@ -199,18 +210,42 @@ static int plan_attach(struct attach_plan *a)
 			  "use --force to replace it", a->ifname, a->now.prog_id);
 }
 
-/* Pin every map by its name; existing pins are reused (re-attach). */
+/* Fresh: libbpf pins every map by its name when it creates it. */
 static int set_pin_paths(struct bpf_object *obj, const char *dir)
 {
 	struct bpf_map *map;
 	char path[512];
 
 	bpf_object__for_each_map(map, obj) {
-		if (!bpf_map__is_internal(map)) {
-			snprintf(path, sizeof(path), "%s/%s", dir, bpf_map__name(map));
-			if (bpf_map__set_pin_path(map, path))
-				return -ENOMEM;
-		}
+		if (bpf_map__is_internal(map))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, bpf_map__name(map));
+		if (bpf_map__set_pin_path(map, path))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Re-attach: the new program uses the pinned maps, already checked by
+ * check_pins(). Not libbpf's own pin reuse: it refuses the devmap, whose
+ * flags the kernel amends at creation. */
+static int reuse_pinned_maps(struct bpf_object *obj, const char *dir)
+{
+	struct bpf_map *map;
+	char path[512];
+	int fd, err;
+
+	bpf_object__for_each_map(map, obj) {
+		if (bpf_map__is_internal(map))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, bpf_map__name(map));
+		fd = bpf_obj_get(path);
+		if (fd < 0)
+			return -errno;
+		err = bpf_map__reuse_fd(map, fd);
+		close(fd);
+		if (err)
+			return err;
 	}
 	return 0;
 }
@@ -268,15 +303,11 @@ static int load_and_attach(struct attach_plan *a)
 		ret = errno_error(errno, "cannot open the tap-accel program");
 		goto out_pins;
 	}
-	err = set_pin_paths(skel->obj, a->dir);
+	err = a->reattach ? reuse_pinned_maps(skel->obj, a->dir) : set_pin_paths(skel->obj, a->dir);
 	if (!err)
 		err = tap_accel__load(skel);
 	if (err) {
-		ret = a->reattach && err == -EINVAL
-			? user_error("the maps pinned under %s do not fit this tap-accel's program "
-				     "(older layout?); run 'tap-accel detach %s' and attach again",
-				     a->dir, a->ifname)
-			: errno_error(err, "cannot load the tap-accel program (-d shows why)");
+		ret = errno_error(err, "cannot load the tap-accel program (-d shows why)");
 		goto out;
 	}
 	err = ta_maps_from_object(skel->obj, &maps, msg, sizeof(msg));

@@ -11,11 +11,21 @@
 #include "verbs.h"
 
 static const char clean_usage[] =
-	"Usage: tap-accel clean\n"
+	"Usage: tap-accel clean [IFACE...]\n"
 	"\n"
-	"Remove " TA_PIN_ROOT "/IFACE/ for every IFACE that does not exist in\n"
-	"this network namespace. Run it in the namespace of your taps: pins are\n"
-	"named by interface name only.\n";
+	"Remove " TA_PIN_ROOT "/IFACE/ for every IFACE (or only those named)\n"
+	"that does not exist in this network namespace. Run it in the namespace\n"
+	"of your taps: pins are named by interface name only.\n";
+
+static bool wanted(const char *name, int argc, char **argv)
+{
+	if (argc == 0)
+		return true;
+	for (int i = 1; i <= argc; i++)
+		if (!strcmp(argv[i], name))
+			return true;
+	return false;
+}
 
 int cmd_clean(int argc, char **argv)
 {
@@ -27,8 +37,6 @@ int cmd_clean(int argc, char **argv)
 	n = parse_verb_options(argc, argv, clean_usage, NULL, &ret);
 	if (n < 0)
 		return ret;
-	if (n)
-		return user_error("clean: takes no arguments; see tap-accel clean --help");
 	ret = require_admin("clean");
 	if (ret)
 		return ret;
@@ -41,7 +49,7 @@ int cmd_clean(int argc, char **argv)
 	}
 	d = opendir(TA_PIN_ROOT);
 	while (d && (e = readdir(d))) {
-		if (e->d_name[0] == '.' || e->d_type != DT_DIR ||
+		if (e->d_name[0] == '.' || e->d_type != DT_DIR || !wanted(e->d_name, n, argv) ||
 		    (!ta_ifname_valid(e->d_name) && if_nametoindex(e->d_name)))
 			continue;
 		snprintf(dir, sizeof(dir), "%s/%s", TA_PIN_ROOT, e->d_name);

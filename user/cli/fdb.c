@@ -77,6 +77,8 @@ static int fdb_add(struct pinned *p, const char *mac_arg, const char *dev)
 		return user_error("the fdb is full (%d entries)", TA_MAX_FDB);
 	if (err)
 		return errno_error(err, "cannot add the fdb entry");
+	if (!cli.json)
+		printf("fdb %s dev %s added\n", mac_arg, dev);
 	return EXIT_OK;
 }
 
@@ -93,6 +95,8 @@ static int fdb_del(struct pinned *p, const char *ifname, const char *mac_arg)
 		return user_error("%s has no fdb entry for %s", ifname, mac_arg);
 	if (err)
 		return errno_error(err, "cannot delete the fdb entry");
+	if (!cli.json)
+		printf("fdb %s deleted\n", mac_arg);
 	return EXIT_OK;
 }
 

@@ -200,6 +200,12 @@ const char *ifname_of(uint32_t ifindex, char *buf)
 	return buf;
 }
 
+const char *digest_hex(uint64_t digest, char *buf)
+{
+	snprintf(buf, 17, "%016llx", (unsigned long long)digest);
+	return buf;
+}
+
 static int print_libbpf(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
 	if (!cli.verbose)

@@ -205,6 +205,7 @@ static void print_guard_spec_text(const struct ta_guard_spec *g)
 static int policy_check(const char *file)
 {
 	struct ta_policy_spec spec;
+	char hex[20];
 	int ret = parse_file(file, &spec);
 
 	if (ret)
@@ -213,7 +214,7 @@ static int policy_check(const char *file)
 		jw_object_begin(&json);
 		jw_kv_string(&json, "file", file);
 		jw_kv_bool(&json, "ok", true);
-		jw_kv_u64(&json, "digest", spec.digest);
+		jw_kv_string(&json, "digest", digest_hex(spec.digest, hex));
 		jw_kv_string(&json, "default", ta_action_name(spec.default_action));
 		jw_key(&json, "rules");
 		jw_array_begin(&json);
@@ -243,6 +244,7 @@ static int policy_check(const char *file)
 static int policy_load(const char *ifname, const char *file)
 {
 	struct ta_policy_spec spec;
+	char hex[20];
 	struct pinned p;
 	double start;
 	int ret;
@@ -264,7 +266,7 @@ static int policy_load(const char *ifname, const char *file)
 		jw_kv_string(&json, "ifname", ifname);
 		jw_kv_string(&json, "file", file);
 		jw_kv_u64(&json, "rules", spec.nr_rules);
-		jw_kv_u64(&json, "digest", spec.digest);
+		jw_kv_string(&json, "digest", digest_hex(spec.digest, hex));
 		jw_key(&json, "load_ms");
 		jw_double(&json, now_ms() - start);
 		jw_object_end(&json);
@@ -406,6 +408,7 @@ static void show_rate(const struct ta_maps *maps)
 static int policy_show(const char *ifname)
 {
 	struct ta_policy pol;
+	char hex[20];
 	struct pinned p;
 	uint32_t slot;
 	int ret, err;
@@ -422,7 +425,7 @@ static int policy_show(const char *ifname)
 		jw_object_begin(&json);
 		jw_kv_string(&json, "ifname", ifname);
 		jw_kv_u64(&json, "slot", slot);
-		jw_kv_u64(&json, "digest", pol.digest);
+		jw_kv_string(&json, "digest", digest_hex(pol.digest, hex));
 		jw_kv_u64(&json, "nr_rules", pol.nr_rules);
 		jw_key(&json, "fields");
 		jw_array_begin(&json);

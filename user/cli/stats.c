@@ -258,6 +258,7 @@ static void emit_instance(const char *ifname, const struct view *v)
 {
 	const struct snapshot *s = v->now, *b = v->base;
 	uint32_t prev = (s->slot + 1) % TA_SLOTS;
+	char hex[20];
 
 	if (cli.json) {
 		jw_object_begin(&json);
@@ -267,7 +268,7 @@ static void emit_instance(const char *ifname, const struct view *v)
 			jw_double(&json, v->seconds);
 		}
 		jw_kv_u64(&json, "slot", s->slot);
-		jw_kv_u64(&json, "digest", s->pol[s->slot].digest);
+		jw_kv_string(&json, "digest", digest_hex(s->pol[s->slot].digest, hex));
 	} else {
 		printf("%s: policy %016llx, %u rules (slot %u)%s\n", ifname,
 		       (unsigned long long)s->pol[s->slot].digest, s->pol[s->slot].nr_rules,

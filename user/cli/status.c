@@ -62,7 +62,7 @@ static void print_status(const struct iface_status *st)
 	char digest[20] = "-";
 
 	if (st->have_policy)
-		snprintf(digest, sizeof(digest), "%016llx", (unsigned long long)st->pol.digest);
+		digest_hex(st->pol.digest, digest);
 	if (cli.json) {
 		jw_object_begin(&json);
 		jw_kv_string(&json, "ifname", st->ifname);

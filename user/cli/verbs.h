@@ -89,6 +89,10 @@ void print_fdb(const struct ta_maps *maps);
 /* The name of an interface, or "#IFINDEX" if it is gone; buf of IF_NAMESIZE. */
 const char *ifname_of(uint32_t ifindex, char *buf);
 
+/* A policy digest as 16 hex digits; buf of 17 bytes. JSON carries it as
+ * this string: JSON numbers lose 64-bit precision in many readers. */
+const char *digest_hex(uint64_t digest, char *buf);
+
 int cmd_attach(int argc, char **argv);
 int cmd_detach(int argc, char **argv);
 int cmd_policy(int argc, char **argv);

@@ -1,0 +1,372 @@
+#!/bin/sh
+# Host tests of tap-accel on real taps of the running kernel (stock tun),
+# in a private network namespace that this script creates and always
+# removes. Frames are written by tapio (tests/host/tapio.c) into tap A,
+# nonblocking (tun's native XDP) and blocking (generic XDP); it reports
+# what came back at A's reader (tx), at B's reader (redirect) and into the
+# stack (pass). Counters from 'tap-accel stats --json' must equal what was
+# sent, per rule and per verdict. Ends with "N passed, N failed".
+set -u
+cd "$(dirname "$0")"
+TOP=$(cd ../.. && pwd)
+BUILD=${BUILD:-$TOP/build}
+TA_BIN=$BUILD/user/tap-accel
+TAPIO=$BUILD/tests/host/tapio
+BPF_OBJ=$BUILD/bpf/tap_accel.bpf.o
+PINS=/sys/fs/bpf/tap-accel
+
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+finish() {
+	echo "$pass passed, $fail failed"
+	[ "$fail" -eq 0 ]
+	exit
+}
+
+if [ "$(id -u)" != 0 ]; then
+	bad "the host tests need root (network namespaces, taps, BPF)"
+	finish
+fi
+[ -x "$TA_BIN" ] && [ -f "$BPF_OBJ" ] || make -s -C "$TOP" bpf user >/dev/null 2>&1
+mkdir -p "$BUILD/tests/host"
+if ! ${CC:-cc} -O2 -Wall -o "$TAPIO" tapio.c; then
+	bad "tapio does not build"
+	finish
+fi
+[ -x "$TA_BIN" ] || { bad "$TA_BIN is not built"; finish; }
+
+# Unique names: pins are named by interface and bpffs is shared with the host.
+ID=$$
+NS=tahost$ID
+A=ta${ID}a
+B=ta${ID}b
+C=ta${ID}c
+D=ta${ID}d
+E=ta${ID}e
+V=ta${ID}v
+tmp=$(mktemp -d)
+BT=/sys/fs/bpf/tahost$ID
+
+cleanup() {
+	ip netns del "$NS" 2>/dev/null
+	for i in "$A" "$B" "$C" "$D" "$E"; do rm -rf "${PINS:?}/$i"; done
+	rm -rf "$BT" "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+# Run inside the namespace. nsenter keeps our mount namespace: 'ip netns
+# exec' would mount a fresh /sys and hide the bpffs at /sys/fs/bpf.
+in_ns() { nsenter --net="/run/netns/$NS" "$@"; }
+ta() { in_ns "$TA_BIN" "$@"; }
+tapio() { in_ns "$TAPIO" "$@"; }
+
+ip netns add "$NS" || { bad "cannot create netns $NS"; finish; }
+in_ns sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
+for t in "$A" "$B" "$C" "$D" "$E"; do
+	ip -n "$NS" tuntap add "$t" mode tap && ip -n "$NS" link set "$t" up ||
+		{ bad "cannot create tap $t"; finish; }
+done
+ip -n "$NS" link add "$V" type veth peer name "${V}p"
+ip -n "$NS" link set lo up
+
+# ---- helpers ---------------------------------------------------------------
+
+# check NAME WANT GOT
+check() {
+	if [ "$2" = "$3" ]; then ok; else bad "$1: want '$2', got '$3'"; fi
+}
+
+# expect CODE PATTERN CMD...: exit status and a line matching PATTERN.
+expect() {
+	code=$1 pattern=$2
+	shift 2
+	"$@" >"$tmp/out" 2>&1
+	rc=$?
+	if [ "$rc" = "$code" ] && grep -qE -- "$pattern" "$tmp/out"; then
+		ok
+	else
+		bad "'$*': exit $rc (want $code), output:"
+		sed 's/^/    /' "$tmp/out"
+		echo "    (wanted /$pattern/)"
+	fi
+}
+
+# send WANT TAPIO-ARGS...: tapio's report must be WANT.
+send() {
+	want=$1
+	shift
+	got=$(tapio "$@")
+	check "tapio $*" "$want" "$got"
+}
+
+# Counters from 'stats IFACE --json' (one line): verdict NAME, rule N,
+# prev_rule N (the replaced policy), group NAME (guard/parse/event names).
+stats_json() { ta stats "$1" --json >"$tmp/stats.json" 2>&1 || cat "$tmp/stats.json"; }
+packets_of() { grep -o "$1" | head -n 1 | grep -o '[0-9]*$'; }
+verdict() { sed 's/"rules":.*//' "$tmp/stats.json" | packets_of "\"$1\":{\"packets\":[0-9]*"; }
+counter() { packets_of "\"$1\":{\"packets\":[0-9]*" <"$tmp/stats.json"; }
+rule() {
+	sed 's/"previous_rules".*//' "$tmp/stats.json" |
+		packets_of "\"rule\":$1,\"action\":\"[^\"]*\",\"packets\":[0-9]*"
+}
+prev_rule() {
+	sed 's/.*"previous_rules"//' "$tmp/stats.json" |
+		packets_of "\"rule\":$1,\"action\":\"[^\"]*\",\"packets\":[0-9]*"
+}
+status_of() { ta status --json | grep -o "{\"ifname\":\"$1\"[^}]*}"; }
+digest_of() { status_of "$1" | grep -o '"digest":"[0-9a-f]*"'; }
+prog_of() { status_of "$1" | grep -o '"prog_id":[0-9]*'; }
+xdp_id() { ip -n "$NS" -d link show "$1" | grep -o 'prog/xdp id [0-9]*' | grep -o '[0-9]*$'; }
+
+# The rules every verdict test uses: one per action, CIDRs and a range.
+cat >"$tmp/p1.policy" <<EOF
+# one rule per action
+rule drop proto udp dport 9
+rule tx proto udp dport 10
+rule redirect $B proto udp dport 11
+rule drop src 10.9.0.0/16 proto udp dport 1000-2000
+rule pass proto tcp dport 22
+default pass
+EOF
+
+# verdict_suite LABEL N [--block]: N frames per case; counters add up.
+verdict_suite() {
+	label=$1 n=$2
+	shift 2
+	send "sent $n tx 0 redirect 0 pass 0" "$A" --peer "$B" --count "$n" --dport 9 "$@"
+	send "sent $n tx $n redirect 0 pass 0" "$A" --peer "$B" --count "$n" --dport 10 "$@"
+	send "sent $n tx 0 redirect $n pass 0" "$A" --peer "$B" --count "$n" --dport 11 "$@"
+	send "sent $n tx 0 redirect 0 pass 0" "$A" --peer "$B" --count "$n" --src 10.9.3.4 --dport 1500 "$@"
+	send "sent $n tx 0 redirect 0 pass $n" "$A" --peer "$B" --count "$n" --src 10.9.3.4 --dport 2001 "$@"
+	send "sent $n tx 0 redirect 0 pass $n" "$A" --peer "$B" --count "$n" --proto tcp --dport 22 "$@"
+}
+
+# check_counts N: after verdict_suite with N frames in each mode so far.
+check_counts() {
+	n=$1
+	stats_json "$A"
+	check "rule 0 (drop dport 9)" "$n" "$(rule 0)"
+	check "rule 1 (tx)" "$n" "$(rule 1)"
+	check "rule 2 (redirect)" "$n" "$(rule 2)"
+	check "rule 3 (drop CIDR+range)" "$n" "$(rule 3)"
+	check "rule 4 (pass tcp 22)" "$n" "$(rule 4)"
+	check "default" "$n" "$(rule '"default"')"
+	check "verdict drop" "$((2 * n))" "$(verdict drop)"
+	check "verdict tx" "$n" "$(verdict tx)"
+	check "verdict redirect" "$n" "$(verdict redirect)"
+	check "verdict pass" "$((2 * n))" "$(verdict pass)"
+	check "verdict aborted" "0" "$(verdict aborted)"
+}
+
+# ---- attach, verdicts on the native path (nonblocking writer) ----------------
+echo "# native mode"
+expect 0 "attached tap-accel to $A \(native mode\)" ta attach "$A" --policy "$tmp/p1.policy"
+[ -e "$PINS/$A/prog" ] && [ -e "$PINS/$A/ta_config" ] && [ -e "$PINS/$A/ta_st_verdict" ] && ok ||
+	bad "pins missing under $PINS/$A"
+check "status" "1" "$(status_of "$A" | grep -c '"state":"attached","mode":"native"')"
+check "XDP program on $A is the pinned one" "\"prog_id\":$(xdp_id "$A")" "$(prog_of "$A")"
+verdict_suite native 100
+check_counts 100
+echo "# native attach, blocking writer (tun runs the program as generic XDP)"
+verdict_suite native-block 50 --block
+check_counts 150
+
+# ---- re-attach keeps maps; generic mode --------------------------------------
+echo "# re-attach"
+before_digest=$(digest_of "$A")
+before_prog=$(prog_of "$A")
+expect 0 "attached tap-accel to $A" ta attach "$A"
+check "re-attach keeps the policy" "$before_digest" "$(digest_of "$A")"
+[ "$before_prog" != "$(prog_of "$A")" ] && ok || bad "re-attach did not replace the program"
+stats_json "$A"
+check "re-attach keeps the counters" "150" "$(rule 0)"
+expect 1 "has tap-accel attached in native mode; detach it first" ta attach "$A" --mode generic
+
+echo "# generic mode"
+expect 0 "detached tap-accel from $A" ta detach "$A"
+expect 0 "attached tap-accel to $A \(generic mode\)" ta attach "$A" --mode generic --policy "$tmp/p1.policy"
+check "status generic" "1" "$(status_of "$A" | grep -c '"mode":"generic"')"
+check "generic: XDP program on $A is the pinned one" "\"prog_id\":$(xdp_id "$A")" "$(prog_of "$A")"
+verdict_suite generic 40 --block
+verdict_suite generic-nonblock 40
+check_counts 80
+
+# ---- policy show, reading the instance back --------------------------------------
+expect 0 "^rule 2: redirect $B$" ta policy show "$A"
+expect 0 '"nr_rules":5' ta policy show --json "$A"
+
+# ---- two taps, two policies ---------------------------------------------------
+echo "# two taps"
+printf 'rule drop proto udp dport 10\n' >"$tmp/p2.policy"
+expect 0 "attached tap-accel to $C" ta attach "$C" --policy "$tmp/p2.policy"
+send "sent 30 tx 0 redirect 0 pass 0" "$C" --count 30 --dport 10
+send "sent 30 tx 0 redirect 0 pass 30" "$C" --count 30 --dport 11
+send "sent 30 tx 30 redirect 0 pass 0" "$A" --peer "$B" --count 30 --dport 10
+stats_json "$C"
+check "$C rule 0" "30" "$(rule 0)"
+check "$C default" "30" "$(rule '"default"')"
+check "$C saw no frame of $A" "60" "$(($(verdict drop) + $(verdict pass)))"
+stats_json "$A"
+check "$A rule 1 unaffected by $C" "110" "$(rule 1)"
+check "$A saw no frame of $C (no dport 11 redirect added)" "80" "$(rule 2)"
+
+# ---- atomic swap under traffic ---------------------------------------------------------
+echo "# policy swap under traffic"
+printf 'rule drop proto udp dport 7\n' >"$tmp/s1.policy"
+printf 'rule tx proto udp dport 7\n' >"$tmp/s2.policy"
+expect 0 "attached tap-accel to $D" ta attach "$D" --policy "$tmp/s1.policy"
+N=200000
+tapio "$D" --count $N --dport 7 >"$tmp/swap.out" &
+writer=$!
+sleep 0.3
+expect 0 "loaded .*s2.policy into $D: 1 rules" ta policy load "$D" "$tmp/s2.policy"
+wait $writer
+read -r _ sent _ txed _ _ _ passed <"$tmp/swap.out"
+stats_json "$D"
+drops=$(prev_rule 0)
+txs=$(rule 0)
+check "swap: every frame sent was counted" "$N" "$((drops + txs))"
+check "swap: verdict drop = frames under the old policy" "$drops" "$(verdict drop)"
+check "swap: verdict tx = frames under the new policy" "$txs" "$(verdict tx)"
+check "swap: tx read back = tx counted" "$txs" "$txed"
+check "swap: no frame fell through to the default" "0 0" "$passed $(verdict pass)"
+[ "$drops" -gt 0 ] && [ "$txs" -gt 0 ] && ok ||
+	bad "swap did not happen under traffic (old $drops, new $txs); the test proved nothing"
+
+# ---- fdb, guard, rate ----------------------------------------------------------------
+echo "# fdb"
+cat >"$tmp/fdb.policy" <<EOF
+fdb 52:54:00:00:00:0b dev $B
+default forward
+EOF
+expect 0 "loaded" ta policy load "$D" "$tmp/fdb.policy"
+send "sent 20 tx 0 redirect 20 pass 0" "$D" --peer "$B" --count 20 --dmac 52:54:00:00:00:0b
+send "sent 20 tx 0 redirect 0 pass 20" "$D" --peer "$B" --count 20 --dmac 52:54:00:00:00:0c
+expect 0 "fdb 52:54:00:00:00:0c dev $B added" ta fdb add "$D" 52:54:00:00:00:0c "$B"
+expect 0 "fdb 52:54:00:00:00:0c dev $B" ta fdb list "$D"
+send "sent 20 tx 0 redirect 20 pass 0" "$D" --peer "$B" --count 20 --dmac 52:54:00:00:00:0c
+expect 0 "fdb 52:54:00:00:00:0c deleted" ta fdb del "$D" 52:54:00:00:00:0c
+expect 1 "has no fdb entry for 52:54:00:00:00:0c" ta fdb del "$D" 52:54:00:00:00:0c
+expect 1 "is a group address" ta fdb add "$D" ff:ff:ff:ff:ff:ff "$B"
+send "sent 20 tx 0 redirect 0 pass 20" "$D" --peer "$B" --count 20 --dmac 52:54:00:00:00:0c
+stats_json "$D"
+check "fdb hits" "40" "$(counter fdb_hit)"
+check "fdb misses" "40" "$(counter fdb_miss)"
+
+echo "# guard"
+printf 'guard mac 52:54:00:00:00:01 ip 10.0.0.1\n' >"$tmp/guard.policy"
+expect 0 "loaded" ta policy load "$D" "$tmp/guard.policy"
+send "sent 10 tx 0 redirect 0 pass 10" "$D" --count 10
+send "sent 10 tx 0 redirect 0 pass 0" "$D" --count 10 --smac 52:54:00:00:00:66
+send "sent 10 tx 0 redirect 0 pass 0" "$D" --count 10 --src 10.0.0.66
+send "sent 10 tx 0 redirect 0 pass 0" "$D" --count 10 --proto arp --src 10.0.0.66
+stats_json "$D"
+check "guard src_mac" "10" "$(counter src_mac)"
+check "guard ip4_src" "10" "$(counter ip4_src)"
+check "guard arp_spa" "10" "$(counter arp_spa)"
+
+echo "# rate"
+printf 'rate 100pps burst 100\n' >"$tmp/rate.policy"
+expect 0 "loaded" ta policy load "$D" "$tmp/rate.policy"
+stats_json "$D"
+pass_before=$(verdict pass)
+tapio "$D" --count 1000 >/dev/null
+stats_json "$D"
+limited=$(counter rate_drop)
+passed=$(($(verdict pass) - pass_before))
+check "rate: passed + limited = sent" "1000" "$((passed + limited))"
+[ "$passed" -ge 100 ] && [ "$passed" -lt 400 ] && ok || bad "rate: $passed of 1000 passed at 100pps burst 100"
+
+# ---- bad input leaves the previous state intact --------------------------------------
+echo "# bad input"
+state_a=$(status_of "$A")
+stats_json "$A"
+counts_a=$(rule 1)
+printf 'rule drop proto udp\nrule drop proto tcp dport 70000\n' >"$tmp/bad-port.policy"
+printf 'rule drop proto udp\nrule tx proto udp\n' >"$tmp/dup.policy"
+printf 'rule drop smac 52:54:00:zz:00:01\n' >"$tmp/bad-mac.policy"
+printf 'rule drop dst 10.0.0.0/33\n' >"$tmp/bad-cidr.policy"
+printf 'rule drop dport 2000-1000\n' >"$tmp/bad-range.policy"
+printf 'rule redirect nosuch0 proto udp\n' >"$tmp/bad-dev.policy"
+printf 'rule drop proto udp\nrulez drop\n' >"$tmp/syntax.policy"
+i=0
+while [ $i -le 1024 ]; do echo "rule drop proto udp dport $i"; i=$((i + 1)); done >"$tmp/many.policy"
+expect 1 "interface nosuch0 not found" ta attach nosuch0
+expect 1 "$V is not a tap device \(it is veth\)" ta attach "$V"
+expect 1 "lo is not a tap device" ta attach lo
+expect 1 "^$tmp/syntax.policy:2:1: expected a statement" ta policy load "$A" "$tmp/syntax.policy"
+expect 1 "^$tmp/bad-port.policy:2:27: expected a port 0..65535" ta policy load "$A" "$tmp/bad-port.policy"
+expect 1 "^$tmp/dup.policy:2:1: duplicate rule" ta policy load "$A" "$tmp/dup.policy"
+expect 1 "^$tmp/many.policy:1025:1: too many rules: a policy holds at most 1024" ta policy load "$A" "$tmp/many.policy"
+expect 1 "^$tmp/bad-mac.policy:1:16: expected a MAC address" ta policy load "$A" "$tmp/bad-mac.policy"
+expect 1 "^$tmp/bad-cidr.policy:1:24: expected a prefix length 0..32" ta policy load "$A" "$tmp/bad-cidr.policy"
+expect 1 "^$tmp/bad-range.policy:1:17: expected a port range LOW-HIGH" ta policy load "$A" "$tmp/bad-range.policy"
+expect 1 "^$tmp/bad-dev.policy:1:1: interface nosuch0 not found" ta policy load "$A" "$tmp/bad-dev.policy"
+expect 1 "^$tmp/syntax.policy:2:1: expected a statement" ta attach "$E" --policy "$tmp/syntax.policy"
+[ ! -e "$PINS/$E" ] && [ -z "$(xdp_id "$E")" ] && ok || bad "a failed attach left a program or pins on $E"
+expect 1 "$E has no tap-accel program; attach one" ta policy load "$E" "$tmp/p2.policy"
+expect 1 "$E has no tap-accel program" ta detach "$E"
+
+echo "# bad input: a pinned map of an older layout"
+slot=$(bpftool -j map lookup pinned "$PINS/$A/ta_config" key 0 0 0 0 | grep -o '"active_slot":[0-9]' | grep -o '[0-9]$')
+bpftool map update pinned "$PINS/$A/ta_config" key 0 0 0 0 value 0 0 0 0 "$slot" 0 0 0
+expect 1 "layout version 0, this build uses 1.*tap-accel detach $A && tap-accel attach $A" \
+	ta policy load "$A" "$tmp/p2.policy"
+expect 1 "layout version 0" ta stats "$A"
+expect 1 "layout version 0" ta attach "$A" --mode generic
+bpftool map update pinned "$PINS/$A/ta_config" key 0 0 0 0 value 1 0 0 0 "$slot" 0 0 0
+
+echo "# bad input: another XDP program"
+bpftool prog loadall "$BUILD/bpf/xdp_basic.bpf.o" "$BT" >/dev/null 2>&1
+in_ns bpftool net attach xdpdrv pinned "$BT/xdp_pass" dev "$E"
+foreign=$(xdp_id "$E")
+[ -n "$foreign" ] && ok || bad "could not attach a foreign XDP program to $E"
+expect 1 "$E has an XDP program tap-accel did not attach \(id $foreign\); use --force to replace it" ta attach "$E"
+check "the foreign program is still there" "$foreign" "$(xdp_id "$E")"
+expect 1 "its XDP program \(id $foreign\) was not attached by tap-accel" ta detach "$E"
+expect 0 "attached tap-accel to $E" ta attach "$E" --force --mode generic
+check "--force replaced it" "\"prog_id\":$(xdp_id "$E")" "$(prog_of "$E")"
+
+echo "# bad input: bpffs missing (private mount namespace)"
+expect 2 "no bpffs is mounted at /sys/fs/bpf.*mount -t bpf bpf /sys/fs/bpf" \
+	unshare -m sh -c "umount /sys/fs/bpf && nsenter --net=/run/netns/$NS $TA_BIN status"
+expect 1 "$A has a tap-accel program \(id [0-9]*\) whose pins are missing" \
+	unshare -m sh -c "umount /sys/fs/bpf && nsenter --net=/run/netns/$NS $TA_BIN attach $A"
+
+echo "# bad input: no CAP_NET_ADMIN"
+nocap() { in_ns setpriv --inh-caps=-all --ambient-caps=-all --bounding-set=-all "$TA_BIN" "$@"; }
+expect 2 "policy load needs CAP_NET_ADMIN" nocap policy load "$A" "$tmp/p2.policy"
+expect 2 "attach needs CAP_NET_ADMIN" nocap attach "$E"
+expect 2 "detach needs CAP_NET_ADMIN" nocap detach "$A"
+expect 2 "fdb needs CAP_NET_ADMIN" nocap fdb add "$A" 52:54:00:00:00:01 "$B"
+
+echo "# the state of $A survived all of it"
+check "status of $A unchanged" "$state_a" "$(status_of "$A")"
+send "sent 10 tx 10 redirect 0 pass 0" "$A" --peer "$B" --count 10 --dport 10
+stats_json "$A"
+check "policy of $A still applies" "$((counts_a + 10))" "$(rule 1)"
+
+# ---- detach and clean --------------------------------------------------------------------
+echo "# detach"
+expect 0 "detached tap-accel from $A" ta detach "$A"
+[ -z "$(xdp_id "$A")" ] && ok || bad "a program is still attached to $A"
+[ ! -e "$PINS/$A" ] && ok || bad "pins of $A are left"
+expect 1 "$A has no tap-accel program" ta detach "$A"
+send "sent 10 tx 0 redirect 0 pass 10" "$A" --count 10 --dport 9
+
+echo "# clean"
+ip -n "$NS" link del "$C"
+expect 0 "^$C +- +0 .* gone$" ta status
+expect 0 "removed the pins of $C \(interface gone\)" ta clean "$C"
+[ ! -e "$PINS/$C" ] && ok || bad "clean left $PINS/$C"
+[ -e "$PINS/$D/prog" ] && ok || bad "clean removed the pins of a live interface"
+
+# ---- the bpftool-only path (docs/bpftool.md) --------------------------------------------
+echo "# bpftool only"
+sh ./bpftool-path.sh "$NS" "$B" "$BPF_OBJ" "$TAPIO" "$BT/only" >"$tmp/bt.out" 2>&1
+if grep -q '^bpftool path: ok$' "$tmp/bt.out"; then ok; else bad "bpftool path:"; sed 's/^/    /' "$tmp/bt.out"; fi
+
+finish
