@@ -280,6 +280,12 @@ passed=$(($(verdict pass) - pass_before))
 check "rate: passed + limited = sent" "1000" "$((passed + limited))"
 [ "$passed" -ge 100 ] && [ "$passed" -lt 400 ] && ok || bad "rate: $passed of 1000 passed at 100pps burst 100"
 
+echo "# every example loads"
+for t in vm2-tap0 vm3-tap0 game0; do ip -n "$NS" tuntap add "$t" mode tap; done
+for f in "$TOP"/examples/*.policy; do
+	expect 0 "loaded $f into $D" ta policy load "$D" "$f"
+done
+
 # ---- bad input leaves the previous state intact --------------------------------------
 echo "# bad input"
 state_a=$(status_of "$A")

@@ -97,9 +97,12 @@ else
 	expect 0 "good.policy: ok, 1 rules, default drop" "$TA" policy check "$tmp/good.policy"
 	expect 0 '^\{"file":".*good.policy","ok":true,.*"rules":\[\{"action":"redirect","dev":"tapX","line":1,"proto":17\}\]' \
 		"$TA" policy check --json "$tmp/good.policy"
+	nr_examples=0
 	for f in "$TOP"/examples/*.policy; do
 		expect 0 ': ok, ' "$TA" policy check "$f"
+		nr_examples=$((nr_examples + 1))
 	done
+	[ "$nr_examples" -ge 4 ] && ok || bad "expected at least 4 examples/*.policy, found $nr_examples"
 fi
 
 echo "$pass passed, $fail failed"
