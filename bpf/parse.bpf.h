@@ -27,14 +27,14 @@
 /* ND options examined per message; NS/NA carry one or two in practice. */
 #define TA_ND_MAX_OPTS 16
 
-#define IP4_FRAG_OFFSET 0x1fff /* linux/ip.h keeps IP_OFFSET kernel-side */
-#define IP6_FRAG_OFFSET 0xfff8
+#define IP4_FRAG_OFFSET	  0x1fff /* IP_OFFSET is not in uapi */
+#define IP6_FRAG_OFFSET	  0xfff8
 #define ND_OPT_SRC_LLADDR 1
 #define ND_OPT_TGT_LLADDR 2
-#define NDISC_NS 135
-#define NDISC_NA 136
-#define MLD_REPORT 131
-#define MLD2_REPORT 143
+#define NDISC_NS	  135
+#define NDISC_NA	  136
+#define MLD_REPORT	  131
+#define MLD2_REPORT	  143
 
 enum l3_kind { L3_OTHER, L3_IP4, L3_IP6, L3_ARP };
 
@@ -46,14 +46,14 @@ struct frame {
 	__u16 ethertype; /* host order, after all tags */
 	__u16 sport, dport;
 	__u8 src_mac[6], dst_mac[6];
-	__u8 l3;	  /* enum l3_kind */
+	__u8 l3; /* enum l3_kind */
 	__u8 has_vlan;
-	__u8 has_ports;	  /* TCP/UDP/UDP-Lite/SCTP header present */
-	__u8 has_icmp;	  /* ICMP/ICMPv6 header present */
+	__u8 has_ports; /* TCP/UDP/UDP-Lite/SCTP header present */
+	__u8 has_icmp;	/* ICMP/ICMPv6 header present */
 	__u8 ip_proto;
 	__u8 icmp_type;
-	__u8 arp_eth_ip4; /* ARP for Ethernet/IPv4: sha and spa valid */
-	__u8 nd_is_na;	  /* nd_target valid */
+	__u8 arp_eth_ip4;	/* ARP for Ethernet/IPv4: sha and spa valid */
+	__u8 nd_is_na;		/* nd_target valid */
 	__u8 nd_lladdr_foreign; /* an lladdr option != src_mac, or unverified */
 	__u8 arp_sha[6];
 	__be32 arp_spa;
@@ -116,6 +116,17 @@ static __always_inline void set_ip4_mapped(__u8 dst[16], __be32 addr)
 	__builtin_memcpy(dst + 12, &addr, 4);
 }
 
+static __always_inline __u32 ports_header_len(__u8 proto)
+{
+	switch (proto) {
+	case IPPROTO_TCP:
+		return 20;
+	case IPPROTO_SCTP:
+		return 12; /* the common header */
+	}
+	return 8; /* UDP, UDP-Lite */
+}
+
 /* Ports and ICMP type. The header must be whole, not just the bytes read. */
 static __always_inline int parse_l4(struct frame *f, void *l4, void *end)
 {
@@ -124,12 +135,9 @@ static __always_inline int parse_l4(struct frame *f, void *l4, void *end)
 	case IPPROTO_UDP:
 	case IPPROTO_UDPLITE:
 	case IPPROTO_SCTP: {
-		__u32 need = f->ip_proto == IPPROTO_TCP	  ? 20 :
-			     f->ip_proto == IPPROTO_SCTP ? 12 :
-							   8;
 		__be16 *ports = l4;
 
-		if (l4 + need > end)
+		if (l4 + ports_header_len(f->ip_proto) > end)
 			return TA_PARSE_L4_TRUNC;
 		f->sport = bpf_ntohs(ports[0]);
 		f->dport = bpf_ntohs(ports[1]);
@@ -153,8 +161,8 @@ static __always_inline int parse_l4(struct frame *f, void *l4, void *end)
 /* Bytewise: BPF has no memcmp, and these may sit unaligned. */
 static __always_inline bool mac_eq(const __u8 *a, const __u8 *b)
 {
-	return !((a[0] ^ b[0]) | (a[1] ^ b[1]) | (a[2] ^ b[2]) |
-		 (a[3] ^ b[3]) | (a[4] ^ b[4]) | (a[5] ^ b[5]));
+	return !((a[0] ^ b[0]) | (a[1] ^ b[1]) | (a[2] ^ b[2]) | (a[3] ^ b[3]) |
+		 (a[4] ^ b[4]) | (a[5] ^ b[5]));
 }
 
 /*
@@ -288,9 +296,9 @@ static __always_inline int parse_ip6(struct xdp_md *ctx, struct frame *f,
 		}
 		if ((void *)(ext + 1) > end)
 			return TA_PARSE_IP6_EXT_TRUNC;
-		/* AH counts 4-byte words minus 2, the others 8-byte words minus 1 */
-		elen = nexthdr == IPPROTO_AH ? (ext->hdrlen + 2) * 4 :
-					       (ext->hdrlen + 1) * 8;
+		/* lengths: AH in 4-byte words - 2, others 8-byte words - 1 */
+		elen = nexthdr == IPPROTO_AH ? (ext->hdrlen + 2) * 4
+					     : (ext->hdrlen + 1) * 8;
 		if (p + elen > end)
 			return TA_PARSE_IP6_EXT_TRUNC;
 		nexthdr = ext->nexthdr;

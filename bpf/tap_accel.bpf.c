@@ -31,41 +31,41 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, TA_SLOTS * TA_MAX_RULES);
+	__uint(max_entries, (TA_SLOTS * TA_MAX_RULES));
 	__type(key, __u32);
 	__type(value, struct ta_rule_action);
 } ta_rules SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, TA_SLOTS * TA_MAX_BITVECS);
+	__uint(max_entries, (TA_SLOTS * TA_MAX_BITVECS));
 	__type(key, __u32);
 	__type(value, struct ta_bitvec);
 } ta_bitvecs SEC(".maps");
 
-#define FIELD_HASH(name, key_type)                                   \
-	struct {                                                     \
-		__uint(type, BPF_MAP_TYPE_HASH);                     \
-		__uint(max_entries, TA_SLOTS * TA_MAX_FIELD_ENTRIES); \
-		__type(key, key_type);                               \
-		__type(value, __u32);                                \
+#define FIELD_HASH(name, key_type)                                             \
+	struct {                                                               \
+		__uint(type, BPF_MAP_TYPE_HASH);                               \
+		__uint(max_entries, (TA_SLOTS * TA_MAX_FIELD_ENTRIES));        \
+		__type(key, key_type);                                         \
+		__type(value, __u32);                                          \
 	} name SEC(".maps")
 
-#define FIELD_LPM(name)                                              \
-	struct {                                                     \
-		__uint(type, BPF_MAP_TYPE_LPM_TRIE);                 \
-		__uint(max_entries, TA_SLOTS * TA_MAX_FIELD_ENTRIES); \
-		__uint(map_flags, BPF_F_NO_PREALLOC);                \
-		__type(key, struct ta_key_ip);                       \
-		__type(value, __u32);                                \
+#define FIELD_LPM(name)                                                        \
+	struct {                                                               \
+		__uint(type, BPF_MAP_TYPE_LPM_TRIE);                           \
+		__uint(max_entries, (TA_SLOTS * TA_MAX_FIELD_ENTRIES));        \
+		__uint(map_flags, BPF_F_NO_PREALLOC);                          \
+		__type(key, struct ta_key_ip);                                 \
+		__type(value, __u32);                                          \
 	} name SEC(".maps")
 
-#define FIELD_ARRAY(name, space)                       \
-	struct {                                       \
-		__uint(type, BPF_MAP_TYPE_ARRAY);      \
-		__uint(max_entries, TA_SLOTS *(space)); \
-		__type(key, __u32);                    \
-		__type(value, __u32);                  \
+#define FIELD_ARRAY(name, space)                                               \
+	struct {                                                               \
+		__uint(type, BPF_MAP_TYPE_ARRAY);                              \
+		__uint(max_entries, (TA_SLOTS * (space)));                     \
+		__type(key, __u32);                                            \
+		__type(value, __u32);                                          \
 	} name SEC(".maps")
 
 FIELD_HASH(ta_vlan, struct ta_key16);
@@ -121,16 +121,16 @@ struct {
 	__type(value, struct ta_rate);
 } ta_rate SEC(".maps");
 
-#define COUNTERS(name, entries)                            \
-	struct {                                           \
-		__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);   \
-		__uint(max_entries, entries);              \
-		__type(key, __u32);                        \
-		__type(value, struct ta_counter);          \
+#define COUNTERS(name, entries)                                                \
+	struct {                                                               \
+		__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);                       \
+		__uint(max_entries, entries);                                  \
+		__type(key, __u32);                                            \
+		__type(value, struct ta_counter);                              \
 	} name SEC(".maps")
 
 COUNTERS(ta_st_verdict, TA_NR_VERDICTS);
-COUNTERS(ta_st_rule, TA_SLOTS * TA_RULE_STAT_SLOT);
+COUNTERS(ta_st_rule, (TA_SLOTS * TA_RULE_STAT_SLOT));
 COUNTERS(ta_st_guard, TA_GUARD_MAX);
 COUNTERS(ta_st_parse, TA_PARSE_MAX);
 COUNTERS(ta_st_event, TA_EV_MAX);
@@ -264,8 +264,8 @@ static __always_inline int guard_check(const struct frame *f)
 /* ---- rate limit ---------------------------------------------------------- */
 
 /* Adds elapsed_ns * rate tokens, capped at cap, without overflowing. */
-static __always_inline __u64 refill(__u64 tokens, __u64 elapsed_ns,
-				    __u64 rate, __u64 cap)
+static __always_inline __u64 refill(__u64 tokens, __u64 elapsed_ns, __u64 rate,
+				    __u64 cap)
 {
 	__u64 room;
 
@@ -476,22 +476,22 @@ static __always_inline __u32 classify(struct classify_ctx *c,
 	}
 	if (uses(c, TA_F_IP_PROTO)) {
 		if (ip)
-			and_array(c, &ta_ip_proto, TA_F_IP_PROTO,
-				  TA_BYTE_SPACE, f->ip_proto);
+			and_array(c, &ta_ip_proto, TA_F_IP_PROTO, TA_BYTE_SPACE,
+				  f->ip_proto);
 		else
 			and_lookup(c, &ta_ip_proto, NULL, TA_F_IP_PROTO);
 	}
 	if (uses(c, TA_F_SRC_PORT)) {
 		if (f->has_ports)
-			and_array(c, &ta_src_port, TA_F_SRC_PORT,
-				  TA_PORT_SPACE, f->sport);
+			and_array(c, &ta_src_port, TA_F_SRC_PORT, TA_PORT_SPACE,
+				  f->sport);
 		else
 			and_lookup(c, &ta_src_port, NULL, TA_F_SRC_PORT);
 	}
 	if (uses(c, TA_F_DST_PORT)) {
 		if (f->has_ports)
-			and_array(c, &ta_dst_port, TA_F_DST_PORT,
-				  TA_PORT_SPACE, f->dport);
+			and_array(c, &ta_dst_port, TA_F_DST_PORT, TA_PORT_SPACE,
+				  f->dport);
 		else
 			and_lookup(c, &ta_dst_port, NULL, TA_F_DST_PORT);
 	}
@@ -590,7 +590,7 @@ static __noinline int apply_policy(const struct frame *f)
 	return act(f, action, ifindex);
 }
 
-/* ---- the program ----------------------------------------------------------- */
+/* ---- the program --------------------------------------------------------- */
 
 static __always_inline int decide(struct xdp_md *ctx, struct frame *f)
 {
@@ -617,7 +617,7 @@ static __always_inline int decide(struct xdp_md *ctx, struct frame *f)
 SEC("xdp.frags")
 int tap_accel_policy(struct xdp_md *ctx)
 {
-	struct frame f = { .len = bpf_xdp_get_buff_len(ctx) };
+	struct frame f = {.len = bpf_xdp_get_buff_len(ctx)};
 	int verdict = decide(ctx, &f);
 
 	count(&ta_st_verdict, verdict, f.len);

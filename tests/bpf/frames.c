@@ -4,16 +4,16 @@
 
 #include "frames.h"
 
-const uint8_t GUEST_MAC[6] = { 0x52, 0x54, 0x00, 0x00, 0x00, 0x01 };
-const uint8_t PEER_MAC[6] = { 0x52, 0x54, 0x00, 0x00, 0x00, 0x02 };
-const uint8_t OTHER_MAC[6] = { 0x52, 0x54, 0x00, 0x00, 0x00, 0x99 };
-const uint8_t BCAST_MAC[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
-const uint8_t GUEST_IP6[16] = { 0xfd, 0, 0, 0, 0, 0, 0, 0,
-				0,    0, 0, 0, 0, 0, 0, 1 };
-const uint8_t PEER_IP6[16] = { 0xfd, 0, 0, 0, 0, 0, 0, 0,
-			       0,    0, 0, 0, 0, 0, 0, 2 };
-const uint8_t OTHER_IP6[16] = { 0xfd, 0, 0, 0, 0, 0, 0, 9,
-				0,    0, 0, 0, 0, 0, 0, 9 };
+const uint8_t GUEST_MAC[6] = {0x52, 0x54, 0x00, 0x00, 0x00, 0x01};
+const uint8_t PEER_MAC[6] = {0x52, 0x54, 0x00, 0x00, 0x00, 0x02};
+const uint8_t OTHER_MAC[6] = {0x52, 0x54, 0x00, 0x00, 0x00, 0x99};
+const uint8_t BCAST_MAC[6] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+const uint8_t GUEST_IP6[16] = {0xfd, 0, 0, 0, 0, 0, 0, 0,
+			       0,    0, 0, 0, 0, 0, 0, 1};
+const uint8_t PEER_IP6[16] = {0xfd, 0, 0, 0, 0, 0, 0, 0,
+			      0,    0, 0, 0, 0, 0, 0, 2};
+const uint8_t OTHER_IP6[16] = {0xfd, 0, 0, 0, 0, 0, 0, 9,
+			       0,    0, 0, 0, 0, 0, 0, 9};
 const uint8_t ZERO_IP6[16];
 
 void pkt_init(struct pkt *p)

@@ -22,13 +22,14 @@ struct pkt {
 };
 
 /* Host-order a.b.c.d into a network-order address. */
-#define IP4(a, b, c, d) \
-	__builtin_bswap32(((uint32_t)(a) << 24) | ((b) << 16) | ((c) << 8) | (d))
+#define IP4(a, b, c, d)                                                        \
+	__builtin_bswap32(((uint32_t)(a) << 24) | ((b) << 16) | ((c) << 8) |   \
+			  (d))
 
 extern const uint8_t GUEST_MAC[6], PEER_MAC[6], OTHER_MAC[6], BCAST_MAC[6];
 extern const uint8_t GUEST_IP6[16], PEER_IP6[16], OTHER_IP6[16], ZERO_IP6[16];
 #define GUEST_IP4 IP4(10, 0, 0, 1)
-#define PEER_IP4 IP4(10, 0, 0, 2)
+#define PEER_IP4  IP4(10, 0, 0, 2)
 #define OTHER_IP4 IP4(10, 9, 9, 9)
 
 void pkt_init(struct pkt *p);
@@ -58,8 +59,7 @@ void pkt_icmp(struct pkt *p, uint8_t type);
 void pkt_nd(struct pkt *p, uint8_t type, const uint8_t target[16]);
 /* An ND link-layer address option (1 source, 2 target). */
 void pkt_nd_lladdr(struct pkt *p, uint8_t type, const uint8_t mac[6]);
-void pkt_arp(struct pkt *p, const uint8_t sha[6], uint32_t spa,
-	     uint32_t tpa);
+void pkt_arp(struct pkt *p, const uint8_t sha[6], uint32_t spa, uint32_t tpa);
 /* Set the IPv4 total length / IPv6 payload length from the frame end. */
 void pkt_fix_lengths(struct pkt *p);
 

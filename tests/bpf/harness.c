@@ -10,7 +10,7 @@
 #include "user/lib/maps.h"
 #include "tap_accel.skel.h"
 
-struct env env = { .prog = -1 };
+struct env env = {.prog = -1};
 char fail_msg[512];
 
 int env_open(void)
@@ -108,7 +108,7 @@ int run_frame(const struct pkt *p, uint32_t *verdict)
 
 int run_frame_split(const struct pkt *p, uint32_t linear, uint32_t *verdict)
 {
-	struct xdp_md ctx = { .data = 0, .data_end = linear };
+	struct xdp_md ctx = {.data = 0, .data_end = linear};
 
 	return test_run(p, &ctx, verdict);
 }
@@ -136,15 +136,15 @@ uint32_t active_slot(void)
 
 const char *verdict_name(uint32_t verdict)
 {
-	static const char *const names[] = { "ABORTED", "DROP", "PASS", "TX",
-					     "REDIRECT" };
+	static const char *const names[] = {"ABORTED", "DROP", "PASS", "TX",
+					    "REDIRECT"};
 
 	return verdict < 5 ? names[verdict] : "?";
 }
 
 struct ta_prefix pfx4(uint32_t addr, uint8_t len)
 {
-	struct ta_prefix p = { .prefixlen = 96 + len };
+	struct ta_prefix p = {.prefixlen = 96 + len};
 
 	p.addr[10] = 0xff;
 	p.addr[11] = 0xff;
@@ -154,14 +154,13 @@ struct ta_prefix pfx4(uint32_t addr, uint8_t len)
 
 struct ta_prefix pfx6(const uint8_t addr[16], uint8_t len)
 {
-	struct ta_prefix p = { .prefixlen = len };
+	struct ta_prefix p = {.prefixlen = len};
 
 	memcpy(p.addr, addr, 16);
 	return p;
 }
 
-int expect_verdict_at(const char *where, const struct pkt *p,
-		      uint32_t verdict)
+int expect_verdict_at(const char *where, const struct pkt *p, uint32_t verdict)
 {
 	uint32_t got;
 	int ret = run_frame(p, &got);

@@ -52,49 +52,48 @@ const char *verdict_name(uint32_t verdict);
 struct ta_prefix pfx4(uint32_t addr, uint8_t len);
 struct ta_prefix pfx6(const uint8_t addr[16], uint8_t len);
 
-#define FAIL(...)                                                     \
-	do {                                                          \
-		snprintf(fail_msg, sizeof(fail_msg), __VA_ARGS__);    \
-		return -1;                                            \
+#define FAIL(...)                                                              \
+	do {                                                                   \
+		snprintf(fail_msg, sizeof(fail_msg), __VA_ARGS__);             \
+		return -1;                                                     \
 	} while (0)
 
-#define CHECK(cond, ...)                   \
-	do {                               \
-		if (!(cond))               \
-			FAIL(__VA_ARGS__); \
+#define CHECK(cond, ...)                                                       \
+	do {                                                                   \
+		if (!(cond))                                                   \
+			FAIL(__VA_ARGS__);                                     \
 	} while (0)
 
 /* Call returning 0 or -errno; fails the test with its line otherwise. */
-#define OK(call)                                                           \
-	do {                                                               \
-		int ok_ret_ = (call);                                      \
-		if (ok_ret_)                                               \
+#define OK(call)                                                               \
+	do {                                                                   \
+		int ok_ret_ = (call);                                          \
+		if (ok_ret_)                                                   \
 			FAIL("%s:%d: %s = %d (%s)", __FILE__, __LINE__, #call, \
-			     ok_ret_, strerror(-ok_ret_));                 \
+			     ok_ret_, strerror(-ok_ret_));                     \
 	} while (0)
 
-int expect_verdict_at(const char *where, const struct pkt *p,
-		      uint32_t verdict);
+int expect_verdict_at(const char *where, const struct pkt *p, uint32_t verdict);
 int expect_count_at(const char *where, int map_fd, uint32_t key,
 		    uint64_t packets, uint64_t bytes);
 
 #define STR2(x) #x
-#define STR(x) STR2(x)
-#define WHERE __FILE__ ":" STR(__LINE__)
+#define STR(x)	STR2(x)
+#define WHERE	__FILE__ ":" STR(__LINE__)
 
 /* The frame gets this XDP verdict. */
-#define EXPECT_VERDICT(p, v)                                 \
-	do {                                                 \
-		if (expect_verdict_at(WHERE, (p), (v)))      \
-			return -1;                           \
+#define EXPECT_VERDICT(p, v)                                                   \
+	do {                                                                   \
+		if (expect_verdict_at(WHERE, (p), (v)))                        \
+			return -1;                                             \
 	} while (0)
 
 /* Counter map `map` (a member of env.maps) entry key is exactly this. */
-#define EXPECT_COUNT(map, key, packets, bytes)                                \
-	do {                                                                  \
+#define EXPECT_COUNT(map, key, packets, bytes)                                 \
+	do {                                                                   \
 		if (expect_count_at(WHERE " " #map "[" #key "]", env.maps.map, \
-				    (key), (packets), (bytes)))               \
-			return -1;                                            \
+				    (key), (packets), (bytes)))                \
+			return -1;                                             \
 	} while (0)
 
 /* Rule counter of the active slot. */

@@ -108,7 +108,7 @@ static int cost_ns(int prog, const struct pkt *p, uint32_t repeat,
 static int run_cost(uint32_t repeat)
 {
 	static struct ta_rule_spec rules[1000];
-	static const uint32_t sizes[] = { 1, 100, 1000 };
+	static const uint32_t sizes[] = {1, 100, 1000};
 	struct xdp_basic *basic = xdp_basic__open_and_load();
 	uint32_t min, median;
 	struct pkt p;
@@ -120,7 +120,8 @@ static int run_cost(uint32_t repeat)
 		return 1;
 	}
 	frame_udp4(&p, GUEST_IP4, PEER_IP4, 9, 53);
-	printf("in-kernel ns per frame, %u-byte UDP frame, %d rounds of repeat %u\n",
+	printf("in-kernel ns per frame, %u-byte UDP frame, %d rounds of repeat "
+	       "%u\n",
 	       p.len, COST_ROUNDS, repeat);
 	printf("%-28s %8s %8s\n", "program", "min", "median");
 	ret = cost_ns(bpf_program__fd(basic->progs.xdp_drop), &p, repeat,
@@ -131,8 +132,9 @@ static int run_cost(uint32_t repeat)
 		char name[64];
 
 		many_rules(rules, sizes[i], TA_ACT_DROP);
-		ret = install(rules, sizes[i], TA_ACT_PASS) ?:
-		      cost_ns(env.prog, &p, repeat, XDP_DROP, &min, &median);
+		ret = install(rules, sizes[i], TA_ACT_PASS)
+			      ?: cost_ns(env.prog, &p, repeat, XDP_DROP, &min,
+					 &median);
 		snprintf(name, sizeof(name), "tap_accel_policy %u rules",
 			 sizes[i]);
 		if (!ret)
@@ -150,13 +152,15 @@ int main(int argc, char **argv)
 
 	ret = env_open();
 	if (ret) {
-		printf("FAIL load: cannot load tap_accel: %s\n", strerror(-ret));
+		printf("FAIL load: cannot load tap_accel: %s\n",
+		       strerror(-ret));
 		printf("0 passed, 1 failed\n");
 		return 1;
 	}
 	if (argc > 1 && !strcmp(argv[1], "--cost"))
-		ret = env_reset() ?:
-		      run_cost(argc > 2 ? strtoul(argv[2], NULL, 0) : 1000000);
+		ret = env_reset()
+			      ?: run_cost(argc > 2 ? strtoul(argv[2], NULL, 0)
+						   : 1000000);
 	else
 		ret = run_tests(argc, argv);
 	env_close();

@@ -14,8 +14,10 @@
 
 static int one_rule(uint32_t action, uint32_t ifindex)
 {
-	struct ta_rule_spec r = { .fields = F(TA_F_IP_PROTO), .ip_proto = 17,
-				  .action = action, .ifindex = ifindex };
+	struct ta_rule_spec r = {.fields = F(TA_F_IP_PROTO),
+				 .ip_proto = 17,
+				 .action = action,
+				 .ifindex = ifindex};
 
 	return install(&r, 1, TA_ACT_PASS);
 }
@@ -86,8 +88,8 @@ static int action_redirect_missing(void)
 
 static int action_default(void)
 {
-	struct ta_policy_spec spec = { .default_action = TA_ACT_REDIRECT,
-				       .default_ifindex = LO_IFINDEX };
+	struct ta_policy_spec spec = {.default_action = TA_ACT_REDIRECT,
+				      .default_ifindex = LO_IFINDEX};
 	struct pkt p;
 
 	OK(install(NULL, 0, TA_ACT_DROP));
@@ -144,7 +146,7 @@ static int forward_miss(void)
 /* Group addresses always go to the bridge, whatever the fdb says. */
 static int forward_broadcast(void)
 {
-	static const uint8_t mcast[6] = { 0x33, 0x33, 0, 0, 0, 1 };
+	static const uint8_t mcast[6] = {0x33, 0x33, 0, 0, 0, 1};
 	struct pkt p;
 
 	OK(install(NULL, 0, TA_ACT_FORWARD));
@@ -174,15 +176,15 @@ static int forward_port_missing(void)
 }
 
 const struct test action_tests[] = {
-	{ "action_pass", action_pass },
-	{ "action_drop", action_drop },
-	{ "action_tx", action_tx },
-	{ "action_redirect", action_redirect },
-	{ "action_redirect_missing", action_redirect_missing },
-	{ "action_default", action_default },
-	{ "forward_hit", forward_hit },
-	{ "forward_miss", forward_miss },
-	{ "forward_broadcast", forward_broadcast },
-	{ "forward_port_missing", forward_port_missing },
-	{ NULL, NULL },
+	{"action_pass", action_pass},
+	{"action_drop", action_drop},
+	{"action_tx", action_tx},
+	{"action_redirect", action_redirect},
+	{"action_redirect_missing", action_redirect_missing},
+	{"action_default", action_default},
+	{"forward_hit", forward_hit},
+	{"forward_miss", forward_miss},
+	{"forward_broadcast", forward_broadcast},
+	{"forward_port_missing", forward_port_missing},
+	{NULL, NULL},
 };

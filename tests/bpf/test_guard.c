@@ -10,7 +10,7 @@
 
 static int guard_on(uint32_t flags)
 {
-	struct ta_guard_spec g = { .flags = flags, .nr_ip4 = 1, .nr_ip6 = 1 };
+	struct ta_guard_spec g = {.flags = flags, .nr_ip4 = 1, .nr_ip6 = 1};
 
 	memcpy(g.mac, GUEST_MAC, 6);
 	g.ip4[0] = GUEST_IP4;
@@ -192,15 +192,15 @@ static int guard_flags(void)
 }
 
 const struct test guard_tests[] = {
-	{ "guard_src_mac", guard_src_mac },
-	{ "guard_ip4_src", guard_ip4_src },
-	{ "guard_ip4_dhcp_exception", guard_ip4_dhcp },
-	{ "guard_ip6_src", guard_ip6_src },
-	{ "guard_ip6_dad_exception", guard_ip6_dad },
-	{ "guard_arp_sha", guard_arp_sha },
-	{ "guard_arp_spa_probe_exception", guard_arp_spa },
-	{ "guard_nd_target", guard_nd_target },
-	{ "guard_nd_lladdr", guard_nd_lladdr },
-	{ "guard_flags", guard_flags },
-	{ NULL, NULL },
+	{"guard_src_mac", guard_src_mac},
+	{"guard_ip4_src", guard_ip4_src},
+	{"guard_ip4_dhcp_exception", guard_ip4_dhcp},
+	{"guard_ip6_src", guard_ip6_src},
+	{"guard_ip6_dad_exception", guard_ip6_dad},
+	{"guard_arp_sha", guard_arp_sha},
+	{"guard_arp_spa_probe_exception", guard_arp_spa},
+	{"guard_nd_target", guard_nd_target},
+	{"guard_nd_lladdr", guard_nd_lladdr},
+	{"guard_flags", guard_flags},
+	{NULL, NULL},
 };

@@ -13,10 +13,13 @@
 static int dns_drop_policy(void)
 {
 	struct ta_rule_spec r[] = {
-		{ .fields = F(TA_F_DST_PORT), .dport_lo = 53, .dport_hi = 53,
-		  .action = TA_ACT_DROP },
-		{ .fields = F(TA_F_IP_PROTO), .ip_proto = 44,
-		  .action = TA_ACT_TX }, /* never: a fragment header is no L4 */
+		{.fields = F(TA_F_DST_PORT),
+		 .dport_lo = 53,
+		 .dport_hi = 53,
+		 .action = TA_ACT_DROP},
+		{.fields = F(TA_F_IP_PROTO),
+		 .ip_proto = 44,
+		 .action = TA_ACT_TX}, /* never: a fragment header is no L4 */
 	};
 
 	return install(r, 2, TA_ACT_PASS);
@@ -30,10 +33,10 @@ static int expect_class(const char *where, const struct pkt *p, int class)
 	return expect_count_at(where, env.maps.ta_st_parse, class, 1, p->len);
 }
 
-#define EXPECT_CLASS(p, class)                          \
-	do {                                            \
-		if (expect_class(WHERE, (p), (class)))  \
-			return -1;                      \
+#define EXPECT_CLASS(p, class)                                                 \
+	do {                                                                   \
+		if (expect_class(WHERE, (p), (class)))                         \
+			return -1;                                             \
 	} while (0)
 
 /* The kernel's test run refuses frames shorter than an Ethernet header
@@ -207,17 +210,19 @@ static void ip4_fragment(struct pkt *p, uint16_t frag_off)
 
 static int malformed_ip4_fragments(void)
 {
-	struct ta_rule_spec proto = { .fields = F(TA_F_IP_PROTO),
-				      .ip_proto = 17, .action = TA_ACT_TX };
+	struct ta_rule_spec proto = {.fields = F(TA_F_IP_PROTO),
+				     .ip_proto = 17,
+				     .action = TA_ACT_TX};
 	struct pkt p;
 
 	OK(dns_drop_policy());
 	ip4_fragment(&p, 0x2000); /* MF, offset 0: the first */
 	EXPECT_VERDICT(&p, XDP_DROP);
 	EXPECT_COUNT(ta_st_parse, TA_PARSE_IP4_FRAG, 0, 0);
-	ip4_fragment(&p, 0x2000 | 100); /* a middle one */
-	EXPECT_VERDICT(&p, XDP_PASS);	/* no ports: the port rule misses */
-	ip4_fragment(&p, 200);		/* the last */
+	/* a middle one: no ports, so the port rule misses */
+	ip4_fragment(&p, 0x2000 | 100);
+	EXPECT_VERDICT(&p, XDP_PASS);
+	ip4_fragment(&p, 200); /* the last */
 	EXPECT_VERDICT(&p, XDP_PASS);
 	EXPECT_COUNT(ta_st_parse, TA_PARSE_IP4_FRAG, 2, 2 * p.len);
 	OK(install(&proto, 1, TA_ACT_PASS)); /* the protocol still matches */
@@ -324,8 +329,9 @@ static void ip6_fragment(struct pkt *p, uint16_t offset8, bool more)
 
 static int malformed_ip6_fragments(void)
 {
-	struct ta_rule_spec proto = { .fields = F(TA_F_IP_PROTO),
-				      .ip_proto = 17, .action = TA_ACT_TX };
+	struct ta_rule_spec proto = {.fields = F(TA_F_IP_PROTO),
+				     .ip_proto = 17,
+				     .action = TA_ACT_TX};
 	struct pkt p;
 
 	OK(dns_drop_policy());
@@ -347,8 +353,7 @@ static int malformed_l4_truncated(void)
 {
 	static const struct {
 		uint8_t proto, need;
-	} l4[] = { { 6, 20 }, { 17, 8 }, { 136, 8 }, { 132, 12 }, { 1, 8 },
-		   { 58, 8 } };
+	} l4[] = {{6, 20}, {17, 8}, {136, 8}, {132, 12}, {1, 8}, {58, 8}};
 	struct pkt p;
 	size_t i;
 	int n = 0;
@@ -466,27 +471,27 @@ static int malformed_split_headers(void)
 }
 
 const struct test malformed_tests[] = {
-	{ "malformed_empty_rejected", malformed_empty_rejected },
-	{ "malformed_runt_1_to_13", malformed_runt_1_to_13 },
-	{ "malformed_vlan_truncated", malformed_vlan_truncated },
-	{ "malformed_qinq_truncated", malformed_qinq_truncated },
-	{ "malformed_vlan_too_deep", malformed_vlan_too_deep },
-	{ "malformed_qinq_ok", malformed_qinq_ok },
-	{ "malformed_ip4_truncated", malformed_ip4_truncated },
-	{ "malformed_ip4_truncated_options", malformed_ip4_truncated_options },
-	{ "malformed_ip4_options", malformed_ip4_options },
-	{ "malformed_ip4_bad_ihl", malformed_ip4_bad_ihl },
-	{ "malformed_ip4_bad_version", malformed_ip4_bad_version },
-	{ "malformed_ip4_fragments", malformed_ip4_fragments },
-	{ "malformed_ip6_truncated", malformed_ip6_truncated },
-	{ "malformed_ip6_bad_version", malformed_ip6_bad_version },
-	{ "malformed_ip6_ext_chain", malformed_ip6_ext_chain },
-	{ "malformed_ip6_ext_truncated", malformed_ip6_ext_truncated },
-	{ "malformed_ip6_ext_depth", malformed_ip6_ext_depth },
-	{ "malformed_ip6_fragments", malformed_ip6_fragments },
-	{ "malformed_l4_truncated", malformed_l4_truncated },
-	{ "malformed_arp_short", malformed_arp_short },
-	{ "malformed_nd_truncated", malformed_nd_truncated },
-	{ "malformed_split_headers", malformed_split_headers },
-	{ NULL, NULL },
+	{"malformed_empty_rejected", malformed_empty_rejected},
+	{"malformed_runt_1_to_13", malformed_runt_1_to_13},
+	{"malformed_vlan_truncated", malformed_vlan_truncated},
+	{"malformed_qinq_truncated", malformed_qinq_truncated},
+	{"malformed_vlan_too_deep", malformed_vlan_too_deep},
+	{"malformed_qinq_ok", malformed_qinq_ok},
+	{"malformed_ip4_truncated", malformed_ip4_truncated},
+	{"malformed_ip4_truncated_options", malformed_ip4_truncated_options},
+	{"malformed_ip4_options", malformed_ip4_options},
+	{"malformed_ip4_bad_ihl", malformed_ip4_bad_ihl},
+	{"malformed_ip4_bad_version", malformed_ip4_bad_version},
+	{"malformed_ip4_fragments", malformed_ip4_fragments},
+	{"malformed_ip6_truncated", malformed_ip6_truncated},
+	{"malformed_ip6_bad_version", malformed_ip6_bad_version},
+	{"malformed_ip6_ext_chain", malformed_ip6_ext_chain},
+	{"malformed_ip6_ext_truncated", malformed_ip6_ext_truncated},
+	{"malformed_ip6_ext_depth", malformed_ip6_ext_depth},
+	{"malformed_ip6_fragments", malformed_ip6_fragments},
+	{"malformed_l4_truncated", malformed_l4_truncated},
+	{"malformed_arp_short", malformed_arp_short},
+	{"malformed_nd_truncated", malformed_nd_truncated},
+	{"malformed_split_headers", malformed_split_headers},
+	{NULL, NULL},
 };

@@ -9,8 +9,8 @@
 
 static int match_vlan(void)
 {
-	struct ta_rule_spec r = { .fields = F(TA_F_VLAN), .vlan = 100,
-				  .action = TA_ACT_DROP };
+	struct ta_rule_spec r = {
+		.fields = F(TA_F_VLAN), .vlan = 100, .action = TA_ACT_DROP};
 	struct pkt p;
 
 	OK(install(&r, 1, TA_ACT_PASS));
@@ -33,8 +33,8 @@ static int match_vlan(void)
 
 static int match_src_mac(void)
 {
-	struct ta_rule_spec r = { .fields = F(TA_F_SRC_MAC),
-				  .action = TA_ACT_DROP };
+	struct ta_rule_spec r = {.fields = F(TA_F_SRC_MAC),
+				 .action = TA_ACT_DROP};
 	struct pkt p;
 
 	memcpy(r.src_mac, OTHER_MAC, 6);
@@ -50,8 +50,8 @@ static int match_src_mac(void)
 
 static int match_dst_mac(void)
 {
-	struct ta_rule_spec r = { .fields = F(TA_F_DST_MAC),
-				  .action = TA_ACT_DROP };
+	struct ta_rule_spec r = {.fields = F(TA_F_DST_MAC),
+				 .action = TA_ACT_DROP};
 	struct pkt p;
 
 	memcpy(r.dst_mac, BCAST_MAC, 6);
@@ -65,8 +65,9 @@ static int match_dst_mac(void)
 
 static int match_ethertype(void)
 {
-	struct ta_rule_spec r = { .fields = F(TA_F_ETHERTYPE),
-				  .ethertype = 0x86dd, .action = TA_ACT_DROP };
+	struct ta_rule_spec r = {.fields = F(TA_F_ETHERTYPE),
+				 .ethertype = 0x86dd,
+				 .action = TA_ACT_DROP};
 	struct pkt p;
 
 	OK(install(&r, 1, TA_ACT_PASS));
@@ -87,9 +88,9 @@ static int match_ethertype(void)
 
 static int match_src_ip4(void)
 {
-	struct ta_rule_spec r = { .fields = F(TA_F_SRC_IP),
-				  .src_ip = pfx4(IP4(10, 0, 0, 0), 24),
-				  .action = TA_ACT_DROP };
+	struct ta_rule_spec r = {.fields = F(TA_F_SRC_IP),
+				 .src_ip = pfx4(IP4(10, 0, 0, 0), 24),
+				 .action = TA_ACT_DROP};
 	struct pkt p;
 
 	OK(install(&r, 1, TA_ACT_PASS));
@@ -108,9 +109,9 @@ static int match_src_ip4(void)
 
 static int match_dst_ip4(void)
 {
-	struct ta_rule_spec r = { .fields = F(TA_F_DST_IP),
-				  .dst_ip = pfx4(IP4(192, 168, 1, 1), 32),
-				  .action = TA_ACT_DROP };
+	struct ta_rule_spec r = {.fields = F(TA_F_DST_IP),
+				 .dst_ip = pfx4(IP4(192, 168, 1, 1), 32),
+				 .action = TA_ACT_DROP};
 	struct pkt p;
 
 	OK(install(&r, 1, TA_ACT_PASS));
@@ -125,9 +126,9 @@ static int match_dst_ip4(void)
 
 static int match_src_ip6(void)
 {
-	struct ta_rule_spec r = { .fields = F(TA_F_SRC_IP),
-				  .src_ip = pfx6(GUEST_IP6, 64),
-				  .action = TA_ACT_DROP };
+	struct ta_rule_spec r = {.fields = F(TA_F_SRC_IP),
+				 .src_ip = pfx6(GUEST_IP6, 64),
+				 .action = TA_ACT_DROP};
 	struct pkt p;
 
 	OK(install(&r, 1, TA_ACT_PASS));
@@ -142,9 +143,9 @@ static int match_src_ip6(void)
 
 static int match_dst_ip6(void)
 {
-	struct ta_rule_spec r = { .fields = F(TA_F_DST_IP),
-				  .dst_ip = pfx6(OTHER_IP6, 128),
-				  .action = TA_ACT_DROP };
+	struct ta_rule_spec r = {.fields = F(TA_F_DST_IP),
+				 .dst_ip = pfx6(OTHER_IP6, 128),
+				 .action = TA_ACT_DROP};
 	struct pkt p;
 
 	OK(install(&r, 1, TA_ACT_PASS));
@@ -157,8 +158,9 @@ static int match_dst_ip6(void)
 
 static int match_ip_proto(void)
 {
-	struct ta_rule_spec r = { .fields = F(TA_F_IP_PROTO), .ip_proto = 6,
-				  .action = TA_ACT_DROP };
+	struct ta_rule_spec r = {.fields = F(TA_F_IP_PROTO),
+				 .ip_proto = 6,
+				 .action = TA_ACT_DROP};
 	struct pkt p;
 
 	OK(install(&r, 1, TA_ACT_PASS));
@@ -179,8 +181,10 @@ static int match_ip_proto(void)
 
 static int match_src_port(void)
 {
-	struct ta_rule_spec r = { .fields = F(TA_F_SRC_PORT), .sport_lo = 68,
-				  .sport_hi = 68, .action = TA_ACT_DROP };
+	struct ta_rule_spec r = {.fields = F(TA_F_SRC_PORT),
+				 .sport_lo = 68,
+				 .sport_hi = 68,
+				 .action = TA_ACT_DROP};
 	struct pkt p;
 
 	OK(install(&r, 1, TA_ACT_PASS));
@@ -205,15 +209,16 @@ static int match_src_port(void)
 
 static int match_dst_port_range(void)
 {
-	struct ta_rule_spec r = { .fields = F(TA_F_DST_PORT), .dport_lo = 1000,
-				  .dport_hi = 2000, .action = TA_ACT_DROP };
+	struct ta_rule_spec r = {.fields = F(TA_F_DST_PORT),
+				 .dport_lo = 1000,
+				 .dport_hi = 2000,
+				 .action = TA_ACT_DROP};
 	static const struct {
 		uint16_t port;
 		uint32_t verdict;
-	} cases[] = { { 999, XDP_PASS },  { 1000, XDP_DROP },
-		      { 1500, XDP_DROP }, { 2000, XDP_DROP },
-		      { 2001, XDP_PASS }, { 0, XDP_PASS },
-		      { 65535, XDP_PASS } };
+	} cases[] = {{999, XDP_PASS},  {1000, XDP_DROP}, {1500, XDP_DROP},
+		     {2000, XDP_DROP}, {2001, XDP_PASS}, {0, XDP_PASS},
+		     {65535, XDP_PASS}};
 	struct pkt p;
 	size_t i;
 
@@ -232,10 +237,12 @@ static int match_dst_port_range(void)
 static int match_icmp_type(void)
 {
 	struct ta_rule_spec r[] = {
-		{ .fields = F(TA_F_ICMP_TYPE), .icmp_type = 8,
-		  .action = TA_ACT_DROP },
-		{ .fields = F(TA_F_ICMP_TYPE), .icmp_type = 128,
-		  .action = TA_ACT_TX },
+		{.fields = F(TA_F_ICMP_TYPE),
+		 .icmp_type = 8,
+		 .action = TA_ACT_DROP},
+		{.fields = F(TA_F_ICMP_TYPE),
+		 .icmp_type = 128,
+		 .action = TA_ACT_TX},
 	};
 	struct pkt p;
 
@@ -265,20 +272,23 @@ static int match_combined(void)
 		.src_ip = pfx4(IP4(10, 0, 0, 0), 8),
 		.dst_ip = pfx4(IP4(10, 0, 0, 2), 32),
 		.ip_proto = 17,
-		.sport_lo = 100, .sport_hi = 200,
-		.dport_lo = 53, .dport_hi = 53,
+		.sport_lo = 100,
+		.sport_hi = 200,
+		.dport_lo = 53,
+		.dport_hi = 53,
 		.action = TA_ACT_DROP,
 	};
-	/* byte offsets in the tagged frame, and a value that breaks one field */
+	/* byte offsets in the tagged frame, and a value that breaks one field
+	 */
 	static const struct {
 		const char *field;
 		int off;
 		uint8_t value;
 	} breaks[] = {
-		{ "vlan", 15, 8 },	    { "src_mac", 11, 0x42 },
-		{ "src_ip", 30, 11 },	    { "dst_ip", 37, 3 },
-		{ "ip_proto", 27, 136 },	    { "src_port", 39, 201 },
-		{ "dst_port", 41, 54 },
+		{"vlan", 15, 8},       {"src_mac", 11, 0x42},
+		{"src_ip", 30, 11},    {"dst_ip", 37, 3},
+		{"ip_proto", 27, 136}, {"src_port", 39, 201},
+		{"dst_port", 41, 54},
 	};
 	struct pkt p, bad;
 	size_t i;
@@ -309,15 +319,21 @@ static int match_combined(void)
 static int match_first_order(void)
 {
 	struct ta_rule_spec r[] = {
-		{ .fields = F(TA_F_SRC_IP) | F(TA_F_DST_PORT),
-		  .src_ip = pfx4(IP4(10, 0, 1, 0), 24), .dport_lo = 53,
-		  .dport_hi = 53, .action = TA_ACT_TX },
-		{ .fields = F(TA_F_SRC_IP), .src_ip = pfx4(IP4(10, 0, 0, 0), 16),
-		  .action = TA_ACT_DROP },
-		{ .fields = F(TA_F_DST_PORT), .dport_lo = 1, .dport_hi = 100,
-		  .action = TA_ACT_TX },
-		{ .fields = F(TA_F_SRC_IP), .src_ip = pfx4(IP4(10, 0, 1, 0), 24),
-		  .action = TA_ACT_PASS }, /* shadowed by rule 1 */
+		{.fields = F(TA_F_SRC_IP) | F(TA_F_DST_PORT),
+		 .src_ip = pfx4(IP4(10, 0, 1, 0), 24),
+		 .dport_lo = 53,
+		 .dport_hi = 53,
+		 .action = TA_ACT_TX},
+		{.fields = F(TA_F_SRC_IP),
+		 .src_ip = pfx4(IP4(10, 0, 0, 0), 16),
+		 .action = TA_ACT_DROP},
+		{.fields = F(TA_F_DST_PORT),
+		 .dport_lo = 1,
+		 .dport_hi = 100,
+		 .action = TA_ACT_TX},
+		{.fields = F(TA_F_SRC_IP),
+		 .src_ip = pfx4(IP4(10, 0, 1, 0), 24),
+		 .action = TA_ACT_PASS}, /* shadowed by rule 1 */
 	};
 	struct pkt p;
 
@@ -348,8 +364,8 @@ void many_rules(struct ta_rule_spec *r, uint32_t n, uint32_t last_action)
 
 	memset(r, 0, n * sizeof(*r));
 	for (i = 0; i + 1 < n; i++) {
-		r[i].fields = F(TA_F_SRC_IP) | F(TA_F_IP_PROTO) |
-			      F(TA_F_DST_PORT);
+		r[i].fields =
+			F(TA_F_SRC_IP) | F(TA_F_IP_PROTO) | F(TA_F_DST_PORT);
 		r[i].src_ip = pfx4(IP4(10, 1, i / 256, i % 256), 32);
 		r[i].ip_proto = 17;
 		r[i].dport_lo = r[i].dport_hi = 1000 + i;
@@ -395,21 +411,21 @@ static int match_too_many_rules(void)
 }
 
 const struct test match_tests[] = {
-	{ "match_vlan", match_vlan },
-	{ "match_src_mac", match_src_mac },
-	{ "match_dst_mac", match_dst_mac },
-	{ "match_ethertype", match_ethertype },
-	{ "match_src_ip4", match_src_ip4 },
-	{ "match_dst_ip4", match_dst_ip4 },
-	{ "match_src_ip6", match_src_ip6 },
-	{ "match_dst_ip6", match_dst_ip6 },
-	{ "match_ip_proto", match_ip_proto },
-	{ "match_src_port", match_src_port },
-	{ "match_dst_port_range", match_dst_port_range },
-	{ "match_icmp_type", match_icmp_type },
-	{ "match_combined", match_combined },
-	{ "match_first_order", match_first_order },
-	{ "match_1000_rules", match_1000_rules },
-	{ "match_too_many_rules", match_too_many_rules },
-	{ NULL, NULL },
+	{"match_vlan", match_vlan},
+	{"match_src_mac", match_src_mac},
+	{"match_dst_mac", match_dst_mac},
+	{"match_ethertype", match_ethertype},
+	{"match_src_ip4", match_src_ip4},
+	{"match_dst_ip4", match_dst_ip4},
+	{"match_src_ip6", match_src_ip6},
+	{"match_dst_ip6", match_dst_ip6},
+	{"match_ip_proto", match_ip_proto},
+	{"match_src_port", match_src_port},
+	{"match_dst_port_range", match_dst_port_range},
+	{"match_icmp_type", match_icmp_type},
+	{"match_combined", match_combined},
+	{"match_first_order", match_first_order},
+	{"match_1000_rules", match_1000_rules},
+	{"match_too_many_rules", match_too_many_rules},
+	{NULL, NULL},
 };

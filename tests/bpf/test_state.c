@@ -28,7 +28,7 @@ static int send_n(const struct pkt *p, int n, int *passed, int *dropped)
 
 static int rate_pps(void)
 {
-	struct ta_rate_spec rate = { .pps = 1, .burst_pkts = 5 };
+	struct ta_rate_spec rate = {.pps = 1, .burst_pkts = 5};
 	int passed, dropped;
 	struct pkt p;
 
@@ -45,7 +45,7 @@ static int rate_pps(void)
 /* 1000-byte bucket, 100-byte frames: ten pass. */
 static int rate_bps(void)
 {
-	struct ta_rate_spec rate = { .bps = 8, .burst_bytes = 1000 };
+	struct ta_rate_spec rate = {.bps = 8, .burst_bytes = 1000};
 	int passed, dropped;
 	struct pkt p;
 
@@ -62,7 +62,7 @@ static int rate_bps(void)
 /* Burst 0 is one second's worth; with both limits the tighter one rules. */
 static int rate_default_burst(void)
 {
-	struct ta_rate_spec rate = { .pps = 3, .bps = 8 * 1000 };
+	struct ta_rate_spec rate = {.pps = 3, .bps = 8 * 1000};
 	int passed, dropped;
 	struct pkt p;
 
@@ -74,8 +74,8 @@ static int rate_default_burst(void)
 	rate.pps = 100; /* now 1000 bytes: 16 frames of 60 */
 	OK(ta_rate_install(&env.maps, &rate));
 	OK(send_n(&p, 20, &passed, &dropped));
-	CHECK(passed == 16 && dropped == 4, "bps: %d passed %d dropped",
-	      passed, dropped);
+	CHECK(passed == 16 && dropped == 4, "bps: %d passed %d dropped", passed,
+	      dropped);
 	rate.pps = rate.bps = 0; /* off */
 	OK(ta_rate_install(&env.maps, &rate));
 	OK(send_n(&p, 50, &passed, &dropped));
@@ -87,10 +87,13 @@ static int rate_default_burst(void)
 static int counters_exact(void)
 {
 	struct ta_rule_spec r[] = {
-		{ .fields = F(TA_F_DST_PORT), .dport_lo = 53, .dport_hi = 53,
-		  .action = TA_ACT_DROP },
-		{ .fields = F(TA_F_IP_PROTO), .ip_proto = 6,
-		  .action = TA_ACT_TX },
+		{.fields = F(TA_F_DST_PORT),
+		 .dport_lo = 53,
+		 .dport_hi = 53,
+		 .action = TA_ACT_DROP},
+		{.fields = F(TA_F_IP_PROTO),
+		 .ip_proto = 6,
+		 .action = TA_ACT_TX},
 	};
 	struct pkt dns, tcp, other, runt;
 	uint32_t verdict;
@@ -98,8 +101,8 @@ static int counters_exact(void)
 	int i;
 
 	OK(install(r, 2, TA_ACT_PASS));
-	frame_udp4(&dns, GUEST_IP4, PEER_IP4, 9, 53);	  /* 60 bytes */
-	frame_tcp4(&tcp, GUEST_IP4, PEER_IP4, 9, 80);	  /* 54 */
+	frame_udp4(&dns, GUEST_IP4, PEER_IP4, 9, 53);	/* 60 bytes */
+	frame_tcp4(&tcp, GUEST_IP4, PEER_IP4, 9, 80);	/* 54 */
 	frame_udp6(&other, GUEST_IP6, PEER_IP6, 9, 54); /* 62 */
 	frame_udp4(&runt, GUEST_IP4, PEER_IP4, 9, 53);
 	runt.len = 30; /* IPv4 header cut short */
@@ -150,11 +153,13 @@ static int counters_multibuffer_bytes(void)
  * is reused; a failed install changes nothing. */
 static int policy_swap(void)
 {
-	struct ta_rule_spec a = { .fields = F(TA_F_IP_PROTO), .ip_proto = 17,
-				  .action = TA_ACT_DROP };
-	struct ta_rule_spec b = { .fields = F(TA_F_IP_PROTO), .ip_proto = 17,
-				  .action = TA_ACT_TX };
-	struct ta_rule_spec bad = { .action = TA_ACT_MAX };
+	struct ta_rule_spec a = {.fields = F(TA_F_IP_PROTO),
+				 .ip_proto = 17,
+				 .action = TA_ACT_DROP};
+	struct ta_rule_spec b = {.fields = F(TA_F_IP_PROTO),
+				 .ip_proto = 17,
+				 .action = TA_ACT_TX};
+	struct ta_rule_spec bad = {.action = TA_ACT_MAX};
 	uint32_t slot_a, slot_b, verdict;
 	struct pkt p;
 	int i;
@@ -191,9 +196,10 @@ static int policy_swap(void)
 /* Hash and LPM entries of the slot being rewritten are removed first. */
 static int policy_swap_clears_slot(void)
 {
-	struct ta_rule_spec r = { .fields = F(TA_F_SRC_IP) | F(TA_F_VLAN),
-				  .src_ip = pfx4(OTHER_IP4, 32), .vlan = 3,
-				  .action = TA_ACT_DROP };
+	struct ta_rule_spec r = {.fields = F(TA_F_SRC_IP) | F(TA_F_VLAN),
+				 .src_ip = pfx4(OTHER_IP4, 32),
+				 .vlan = 3,
+				 .action = TA_ACT_DROP};
 	struct ta_key_ip key, next;
 	void *prev = NULL;
 	int entries = 0;
@@ -213,12 +219,12 @@ static int policy_swap_clears_slot(void)
 }
 
 const struct test state_tests[] = {
-	{ "rate_pps_burst", rate_pps },
-	{ "rate_bps_burst", rate_bps },
-	{ "rate_default_burst", rate_default_burst },
-	{ "counters_exact", counters_exact },
-	{ "counters_multibuffer_bytes", counters_multibuffer_bytes },
-	{ "policy_swap", policy_swap },
-	{ "policy_swap_clears_slot", policy_swap_clears_slot },
-	{ NULL, NULL },
+	{"rate_pps_burst", rate_pps},
+	{"rate_bps_burst", rate_bps},
+	{"rate_default_burst", rate_default_burst},
+	{"counters_exact", counters_exact},
+	{"counters_multibuffer_bytes", counters_multibuffer_bytes},
+	{"policy_swap", policy_swap},
+	{"policy_swap_clears_slot", policy_swap_clears_slot},
+	{NULL, NULL},
 };

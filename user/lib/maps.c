@@ -19,8 +19,11 @@ struct map_desc {
 	unsigned int key_size, value_size;
 };
 
-#define MAP(name, type, key, value) \
-	{ #name, offsetof(struct ta_maps, name), BPF_MAP_TYPE_##type, key, value }
+#define MAP(name, type, key, value)                                            \
+	{                                                                      \
+#name, offsetof(struct ta_maps, name), BPF_MAP_TYPE_##type,    \
+			key, value                                             \
+	}
 
 static const struct map_desc map_descs[] = {
 	MAP(ta_config, ARRAY, 4, sizeof(struct ta_config)),
@@ -106,8 +109,7 @@ int ta_maps_from_object(const struct bpf_object *obj, struct ta_maps *maps,
 	return 0;
 }
 
-static int check_map(int fd, const struct map_desc *d, char *err,
-		     size_t errlen)
+static int check_map(int fd, const struct map_desc *d, char *err, size_t errlen)
 {
 	struct bpf_map_info info = {};
 	__u32 len = sizeof(info);
@@ -120,7 +122,9 @@ static int check_map(int fd, const struct map_desc *d, char *err,
 	if (info.type != d->type || info.key_size != d->key_size ||
 	    info.value_size != d->value_size) {
 		snprintf(err, errlen,
-			 "map %s: type %u key %u value %u, expected type %u key %u value %u (pinned by another version? detach and attach again)",
+			 "map %s: type %u key %u value %u, expected type %u "
+			 "key %u value %u (pinned by another version? detach "
+			 "and attach again)",
 			 d->name, info.type, info.key_size, info.value_size,
 			 d->type, d->key_size, d->value_size);
 		return -EPROTO;
@@ -139,7 +143,8 @@ static int check_layout(const struct ta_maps *maps, char *err, size_t errlen)
 	}
 	if (cfg.layout_version != TA_LAYOUT_VERSION) {
 		snprintf(err, errlen,
-			 "map ta_config: layout version %u, this build uses %u (detach and attach again)",
+			 "map ta_config: layout version %u, this build uses %u "
+			 "(detach and attach again)",
 			 cfg.layout_version, TA_LAYOUT_VERSION);
 		return -EPROTO;
 	}
@@ -185,9 +190,9 @@ fail:
 
 int ta_maps_init(const struct ta_maps *maps)
 {
-	struct ta_config cfg = { .layout_version = TA_LAYOUT_VERSION };
+	struct ta_config cfg = {.layout_version = TA_LAYOUT_VERSION};
 	__u32 zero = 0;
 
-	return bpf_map_update_elem(maps->ta_config, &zero, &cfg, 0) ? -errno :
-								     0;
+	return bpf_map_update_elem(maps->ta_config, &zero, &cfg, 0) ? -errno
+								    : 0;
 }

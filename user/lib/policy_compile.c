@@ -124,7 +124,8 @@ static void prefix_key(struct ta_key_ip *key, uint32_t slot,
 		if (bits >= 8)
 			key->addr[i] = p->addr[i];
 		else if (bits > 0)
-			key->addr[i] = p->addr[i] & (uint8_t)(0xff << (8 - bits));
+			key->addr[i] =
+				p->addr[i] & (uint8_t)(0xff << (8 - bits));
 	}
 }
 
@@ -142,8 +143,8 @@ static void rule_key(const struct ta_rule_spec *r, enum ta_field f,
 	case TA_F_SRC_MAC:
 	case TA_F_DST_MAC:
 		key->mac.slot = slot;
-		memcpy(key->mac.addr, f == TA_F_SRC_MAC ? r->src_mac : r->dst_mac,
-		       6);
+		memcpy(key->mac.addr,
+		       f == TA_F_SRC_MAC ? r->src_mac : r->dst_mac, 6);
 		break;
 	default:
 		prefix_key(&key->ip, slot,
@@ -179,8 +180,7 @@ static bool key_accepts(enum ta_field f, const union field_key *rule,
 	return !memcmp(rule, entry, sizeof(*rule));
 }
 
-static int compile_keyed(struct compiled *c, enum ta_field f,
-			 struct keyed *out)
+static int compile_keyed(struct compiled *c, enum ta_field f, struct keyed *out)
 {
 	const struct ta_policy_spec *spec = c->spec;
 	union field_key key;
@@ -358,14 +358,23 @@ static int compile(struct compiled *c)
 	ret = ret ?: compile_keyed(c, TA_F_DST_MAC, &c->dst_mac);
 	ret = ret ?: compile_keyed(c, TA_F_SRC_IP, &c->src_ip);
 	ret = ret ?: compile_keyed(c, TA_F_DST_IP, &c->dst_ip);
-	ret = ret ?: compile_ranged(c, TA_F_IP_PROTO, TA_BYTE_SPACE, c->ip_proto);
-	ret = ret ?: compile_ranged(c, TA_F_ICMP_TYPE, TA_BYTE_SPACE, c->icmp_type);
-	ret = ret ?: compile_ranged(c, TA_F_SRC_PORT, TA_PORT_SPACE, c->src_port);
-	ret = ret ?: compile_ranged(c, TA_F_DST_PORT, TA_PORT_SPACE, c->dst_port);
+	ret = ret
+		      ?: compile_ranged(c, TA_F_IP_PROTO, TA_BYTE_SPACE,
+					c->ip_proto);
+	ret = ret
+		      ?: compile_ranged(c, TA_F_ICMP_TYPE, TA_BYTE_SPACE,
+					c->icmp_type);
+	ret = ret
+		      ?: compile_ranged(c, TA_F_SRC_PORT, TA_PORT_SPACE,
+					c->src_port);
+	ret = ret
+		      ?: compile_ranged(c, TA_F_DST_PORT, TA_PORT_SPACE,
+					c->dst_port);
 	return ret;
 }
 
-/* ---- writing maps --------------------------------------------------------- */
+/* ---- writing maps ---------------------------------------------------------
+ */
 
 /* n entries in one call where the map supports batches, else one by one. */
 static int map_write(int fd, const void *keys, size_t key_size,
@@ -405,8 +414,8 @@ static int array_write(int fd, uint32_t first, const void *values,
 
 static uint32_t key_slot(const void *key, bool lpm)
 {
-	return lpm ? ((const struct ta_key_ip *)key)->slot :
-		     ((const struct ta_key16 *)key)->slot;
+	return lpm ? ((const struct ta_key_ip *)key)->slot
+		   : ((const struct ta_key16 *)key)->slot;
 }
 
 /* Delete every entry of `slot` from a hash or LPM field map. */
@@ -495,29 +504,41 @@ static int write_slot(const struct ta_maps *m, const struct compiled *c)
 	uint32_t s = c->slot;
 	int ret;
 
-	ret = keyed_write(m->ta_vlan, sizeof(struct ta_key16), false, s, &c->vlan);
-	ret = ret ?: keyed_write(m->ta_ethertype, sizeof(struct ta_key16), false,
-				 s, &c->ethertype);
-	ret = ret ?: keyed_write(m->ta_src_mac, sizeof(struct ta_key_mac), false,
-				 s, &c->src_mac);
-	ret = ret ?: keyed_write(m->ta_dst_mac, sizeof(struct ta_key_mac), false,
-				 s, &c->dst_mac);
-	ret = ret ?: keyed_write(m->ta_src_ip, sizeof(struct ta_key_ip), true, s,
-				 &c->src_ip);
-	ret = ret ?: keyed_write(m->ta_dst_ip, sizeof(struct ta_key_ip), true, s,
-				 &c->dst_ip);
-	ret = ret ?: array_write(m->ta_bitvecs, c->bvs.base, c->bvs.vecs,
-				 sizeof(struct ta_bitvec), c->bvs.nr);
-	ret = ret ?: array_write(m->ta_ip_proto, s * TA_BYTE_SPACE, c->ip_proto,
-				 4, TA_BYTE_SPACE);
-	ret = ret ?: array_write(m->ta_icmp_type, s * TA_BYTE_SPACE,
-				 c->icmp_type, 4, TA_BYTE_SPACE);
-	ret = ret ?: array_write(m->ta_src_port, s * TA_PORT_SPACE, c->src_port,
-				 4, TA_PORT_SPACE);
-	ret = ret ?: array_write(m->ta_dst_port, s * TA_PORT_SPACE, c->dst_port,
-				 4, TA_PORT_SPACE);
-	ret = ret ?: array_write(m->ta_rules, s * TA_MAX_RULES, c->rules,
-				 sizeof(c->rules[0]), TA_MAX_RULES);
+	ret = keyed_write(m->ta_vlan, sizeof(struct ta_key16), false, s,
+			  &c->vlan);
+	ret = ret
+		      ?: keyed_write(m->ta_ethertype, sizeof(struct ta_key16),
+				     false, s, &c->ethertype);
+	ret = ret
+		      ?: keyed_write(m->ta_src_mac, sizeof(struct ta_key_mac),
+				     false, s, &c->src_mac);
+	ret = ret
+		      ?: keyed_write(m->ta_dst_mac, sizeof(struct ta_key_mac),
+				     false, s, &c->dst_mac);
+	ret = ret
+		      ?: keyed_write(m->ta_src_ip, sizeof(struct ta_key_ip),
+				     true, s, &c->src_ip);
+	ret = ret
+		      ?: keyed_write(m->ta_dst_ip, sizeof(struct ta_key_ip),
+				     true, s, &c->dst_ip);
+	ret = ret
+		      ?: array_write(m->ta_bitvecs, c->bvs.base, c->bvs.vecs,
+				     sizeof(struct ta_bitvec), c->bvs.nr);
+	ret = ret
+		      ?: array_write(m->ta_ip_proto, s * TA_BYTE_SPACE,
+				     c->ip_proto, 4, TA_BYTE_SPACE);
+	ret = ret
+		      ?: array_write(m->ta_icmp_type, s * TA_BYTE_SPACE,
+				     c->icmp_type, 4, TA_BYTE_SPACE);
+	ret = ret
+		      ?: array_write(m->ta_src_port, s * TA_PORT_SPACE,
+				     c->src_port, 4, TA_PORT_SPACE);
+	ret = ret
+		      ?: array_write(m->ta_dst_port, s * TA_PORT_SPACE,
+				     c->dst_port, 4, TA_PORT_SPACE);
+	ret = ret
+		      ?: array_write(m->ta_rules, s * TA_MAX_RULES, c->rules,
+				     sizeof(c->rules[0]), TA_MAX_RULES);
 	ret = ret ?: clear_rule_counters(m->ta_st_rule, s);
 	ret = ret ?: array_write(m->ta_policy, s, &c->head, sizeof(c->head), 1);
 	return ret;
@@ -527,9 +548,9 @@ static int write_slot(const struct ta_maps *m, const struct compiled *c)
 
 static int port_add(const struct ta_maps *m, uint32_t ifindex)
 {
-	return bpf_map_update_elem(m->ta_ports, &ifindex, &ifindex, BPF_ANY) ?
-		       -errno :
-		       0;
+	return bpf_map_update_elem(m->ta_ports, &ifindex, &ifindex, BPF_ANY)
+		       ? -errno
+		       : 0;
 }
 
 static int spec_ports_add(const struct ta_maps *m,
@@ -599,7 +620,8 @@ static int ports_prune(const struct ta_maps *m)
 	}
 	for (i = 0; i < nr; i++)
 		if (!port_in_use(m, keys[i]) &&
-		    bpf_map_delete_elem(m->ta_ports, &keys[i]) && errno != ENOENT)
+		    bpf_map_delete_elem(m->ta_ports, &keys[i]) &&
+		    errno != ENOENT)
 			return -errno;
 	return 0;
 }
@@ -608,11 +630,11 @@ static int ports_prune(const struct ta_maps *m)
 
 static int config_write(const struct ta_maps *m, uint32_t slot)
 {
-	struct ta_config cfg = { TA_LAYOUT_VERSION, slot };
+	struct ta_config cfg = {TA_LAYOUT_VERSION, slot};
 	uint32_t zero = 0;
 
-	return bpf_map_update_elem(m->ta_config, &zero, &cfg, BPF_ANY) ? -errno :
-									  0;
+	return bpf_map_update_elem(m->ta_config, &zero, &cfg, BPF_ANY) ? -errno
+								       : 0;
 }
 
 /* A map the shape of ta_sync's inner map, to store into it. */
@@ -630,9 +652,9 @@ static int sync_programs(const struct ta_maps *m, int inner_fd)
 {
 	uint32_t zero = 0;
 
-	return bpf_map_update_elem(m->ta_sync, &zero, &inner_fd, BPF_ANY) ?
-		       -errno :
-		       0;
+	return bpf_map_update_elem(m->ta_sync, &zero, &inner_fd, BPF_ANY)
+		       ? -errno
+		       : 0;
 }
 
 static int flip(const struct ta_maps *m, uint32_t old_slot, uint32_t new_slot)
@@ -678,7 +700,8 @@ out:
 	return ret;
 }
 
-/* ---- guard, rate, fdb ------------------------------------------------------ */
+/* ---- guard, rate, fdb ------------------------------------------------------
+ */
 
 /* Make the keys of hash map fd exactly `keys` (n of key_size bytes). */
 static int set_replace(int fd, const void *keys, size_t key_size, uint32_t n)
@@ -713,7 +736,7 @@ static int set_replace(int fd, const void *keys, size_t key_size, uint32_t n)
 int ta_guard_install(const struct ta_maps *maps,
 		     const struct ta_guard_spec *guard)
 {
-	struct ta_guard g = { .flags = guard->flags };
+	struct ta_guard g = {.flags = guard->flags};
 	uint32_t zero = 0;
 	int ret;
 
@@ -724,8 +747,9 @@ int ta_guard_install(const struct ta_maps *maps,
 		return -EINVAL;
 	memcpy(g.mac, guard->mac, 6);
 	ret = set_replace(maps->ta_guard_ip4, guard->ip4, 4, guard->nr_ip4);
-	ret = ret ?: set_replace(maps->ta_guard_ip6, guard->ip6, 16,
-				 guard->nr_ip6);
+	ret = ret
+		      ?: set_replace(maps->ta_guard_ip6, guard->ip6, 16,
+				     guard->nr_ip6);
 	if (!ret && bpf_map_update_elem(maps->ta_guard, &zero, &g, BPF_ANY))
 		ret = -errno;
 	return ret;
@@ -756,9 +780,9 @@ int ta_rate_install(const struct ta_maps *maps, const struct ta_rate_spec *rate)
 	r.pkt_tokens = r.burst_pkts * NSEC_PER_SEC;
 	r.bit_tokens = r.burst_bytes * 8 * NSEC_PER_SEC;
 	r.last_ns = monotonic_ns();
-	return bpf_map_update_elem(maps->ta_rate, &zero, &r, BPF_F_LOCK) ?
-		       -errno :
-		       0;
+	return bpf_map_update_elem(maps->ta_rate, &zero, &r, BPF_F_LOCK)
+		       ? -errno
+		       : 0;
 }
 
 int ta_fdb_add(const struct ta_maps *maps, const uint8_t mac[6],
