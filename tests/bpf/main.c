@@ -20,11 +20,12 @@
 #include "xdp_basic.skel.h"
 
 extern const struct test match_tests[], action_tests[], guard_tests[],
-	state_tests[], malformed_tests[];
+	state_tests[], malformed_tests[], maps_tests[];
 void many_rules(struct ta_rule_spec *r, uint32_t n, uint32_t last_action);
 
 static const struct test *const suites[] = {
-	match_tests, action_tests, guard_tests, state_tests, malformed_tests,
+	match_tests, action_tests,    guard_tests,
+	state_tests, malformed_tests, maps_tests,
 };
 
 static bool selected(const char *name, int argc, char **argv)
