@@ -8,13 +8,8 @@ NS=$1 TAP=$2 OBJ=$3 TAPIO=$4 DIR=$5
 in_ns() { nsenter --net="/run/netns/$NS" "$@"; }
 fail() { echo "bpftool path: $*"; exit 1; }
 
-# hex BYTES...: the arguments, then zeros up to $size bytes.
-hex() {
-	out="" n=0
-	for b in "$@"; do out="$out $b"; n=$((n + 1)); done
-	while [ $n -lt "$size" ]; do out="$out 00"; n=$((n + 1)); done
-	echo $out
-}
+# hex BYTES...: the bytes, padded with zeros to $size (as in the doc).
+hex() { echo "$@" $(yes 00 | head -n $(( $size - $# ))); }
 
 # packets MAP KEY: packets summed over the CPUs of a per-CPU counter.
 packets() {
