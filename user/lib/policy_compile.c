@@ -27,6 +27,8 @@
 #include "policy.h"
 
 #define NSEC_PER_SEC 1000000000ull
+/* Kernel-internal errno of a batch operation a map type lacks. */
+#define ENOTSUPP     524
 #define BV_HASH_SIZE (2 * TA_MAX_BITVECS)
 
 /* ---- de-duplicated bit-vectors ------------------------------------------- */
@@ -386,7 +388,8 @@ static int map_write(int fd, const void *keys, size_t key_size,
 		return 0;
 	if (!bpf_map_update_batch(fd, keys, values, &count, NULL))
 		return 0;
-	if (errno != EINVAL && errno != ENOTSUP && errno != EOPNOTSUPP)
+	/* EINVAL: no batch commands in this kernel at all */
+	if (errno != EINVAL && errno != ENOTSUPP && errno != EOPNOTSUPP)
 		return -errno;
 	for (i = 0; i < n; i++)
 		if (bpf_map_update_elem(fd, (const char *)keys + i * key_size,
