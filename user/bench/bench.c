@@ -513,55 +513,6 @@ struct runner {
 	int done, total;
 };
 
-/* Time one cell on fd; env is NULL for the floor. */
-static void time_cell(struct runner *rn, struct bench_env *env, struct cell *c,
-		      int fd)
-{
-	const struct bench_opts *o = &rn->run->opts;
-	size_t size = bench_size[c->size_idx];
-	const uint8_t *frame = rn->frame[c->frame][c->size_idx];
-	unsigned long warm = c->frames * o->warmup_pct / 100;
-	struct cell_counts before = {0};
-	uint64_t errors = 0, written;
-	int err = 0;
-
-	if (env) {
-		env_start_readers(env, c->prog, rn->run->reader_cpu, size);
-		env_counts(env, c->prog, &before);
-	}
-	written = write_frames(c->writer, fd, frame, size, warm, rn->uring,
-			       &errors);
-	for (int r = 0; r < c->reps && !interrupted; r++) {
-		double t0 = now_ns();
-
-		written += write_frames(c->writer, fd, frame, size, c->frames,
-					rn->uring, &errors);
-		c->ns[r] = (now_ns() - t0) / c->frames;
-		err = errors ? errno : 0;
-	}
-	if (env) {
-		env_stop_readers(env);
-		env_counts(env, c->prog, &c->counts);
-		counts_delta(&c->counts, &before);
-	}
-	c->counts.written = written;
-	c->counts.write_errors = errors;
-	if (interrupted) {
-		c->status = CELL_FAILED;
-		snprintf(c->why, sizeof(c->why), "interrupted");
-		return;
-	}
-	if (!written) {
-		c->status = CELL_FAILED;
-		snprintf(c->why, sizeof(c->why), "every write failed: %s",
-			 strerror(err));
-		return;
-	}
-	c->status = CELL_OK;
-	summarize(c);
-	judge(c);
-}
-
 static void progress(struct runner *rn, const struct cell *c)
 {
 	rn->done++;
@@ -572,7 +523,8 @@ static void progress(struct runner *rn, const struct cell *c)
 		fprintf(stderr, "%8.1f ns  %s%s\n", c->median, c->fate,
 			c->accounted ? "" : "  (counters do not add up)");
 	else
-		fprintf(stderr, "n/a: %s\n", c->why);
+		fprintf(stderr, "%s: %s\n",
+			c->status == CELL_ABSENT ? "ABSENT" : "n/a", c->why);
 }
 
 static void mark(struct cell *c, enum cell_status st, const char *why)
@@ -581,68 +533,211 @@ static void mark(struct cell *c, enum cell_status st, const char *why)
 	snprintf(c->why, sizeof(c->why), "%s", why);
 }
 
-static void run_cell(struct runner *rn, struct bench_env *env, struct cell *c)
-{
+/* One cell while it runs; env is NULL for the floor. */
+struct cell_run {
+	struct cell *c;
+	struct bench_env *env;
 	int fd;
+	struct cell_counts before;
+	uint64_t errors, written;
+	int err;
+};
 
-	if (c->writer == WR_URING && !rn->uring) {
-		mark(c, CELL_NA, rn->uring_why);
-	} else if (!env) {
-		fd = rn->null_fd;
-		time_cell(rn, NULL, c, fd);
+static const uint8_t *cell_frame(struct runner *rn, const struct cell *c)
+{
+	return rn->frame[c->frame][c->size_idx];
+}
+
+/* Readers, counters before, warm-up. */
+static void cell_begin(struct runner *rn, struct cell_run *cr)
+{
+	struct cell *c = cr->c;
+	size_t size = bench_size[c->size_idx];
+	unsigned long warm = c->frames * rn->run->opts.warmup_pct / 100;
+
+	cr->fd = rn->null_fd;
+	if (cr->env) {
+		cr->fd = env_writer_fd(cr->env, c->writer != WR_BLOCK);
+		env_start_readers(cr->env, c->prog, rn->run->reader_cpu, size);
+		env_counts(cr->env, c->prog, &cr->before);
+	}
+	cr->written = write_frames(c->writer, cr->fd, cell_frame(rn, c), size,
+				   warm, rn->uring, &cr->errors);
+}
+
+/* Repetition r: the timed loop. */
+static void cell_rep(struct runner *rn, struct cell_run *cr, int r)
+{
+	struct cell *c = cr->c;
+	double t0;
+
+	/* Cells of other drivers share nothing but the writer thread. */
+	if (cr->env)
+		env_writer_fd(cr->env, c->writer != WR_BLOCK);
+	t0 = now_ns();
+	cr->written += write_frames(c->writer, cr->fd, cell_frame(rn, c),
+				    bench_size[c->size_idx], c->frames,
+				    rn->uring, &cr->errors);
+	c->ns[r] = (now_ns() - t0) / c->frames;
+	if (cr->errors && !cr->err)
+		cr->err = errno;
+}
+
+/* Drain, counters after, statistics, verdict. */
+static void cell_end(struct runner *rn, struct cell_run *cr)
+{
+	struct cell *c = cr->c;
+
+	if (cr->env) {
+		env_stop_readers(cr->env);
+		env_counts(cr->env, c->prog, &c->counts);
+		counts_delta(&c->counts, &cr->before);
+	}
+	c->counts.written = cr->written;
+	c->counts.write_errors = cr->errors;
+	if (interrupted) {
+		mark(c, CELL_FAILED, "interrupted");
+	} else if (!cr->written) {
+		c->status = CELL_FAILED;
+		snprintf(c->why, sizeof(c->why), "every write failed: %s",
+			 strerror(cr->err));
 	} else {
-		fd = env_writer_fd(env, c->writer != WR_BLOCK);
-		time_cell(rn, env, c, fd);
+		c->status = CELL_OK;
+		summarize(c);
+		judge(c);
 	}
 	progress(rn, c);
 }
 
+/*
+ * Run cells side by side: their repetitions take turns (tun, tapx, tun,
+ * tapx, ...), so a burst of load on this shared machine falls on all of
+ * them alike instead of on whichever cell happened to be running.
+ */
+static void run_group(struct runner *rn, struct cell_run *group, int n)
+{
+	int reps = 0;
+
+	for (int i = 0; i < n; i++) {
+		cell_begin(rn, &group[i]);
+		if (group[i].c->reps > reps)
+			reps = group[i].c->reps;
+	}
+	for (int r = 0; r < reps && !interrupted; r++)
+		for (int i = 0; i < n; i++)
+			cell_rep(rn, &group[i], r);
+	for (int i = 0; i < n; i++)
+		cell_end(rn, &group[i]);
+}
+
+/* Cells that cannot run: say why, once. */
+static bool cell_usable(struct runner *rn, struct cell *c)
+{
+	if (c->status != CELL_PENDING)
+		return false;
+	if (c->writer == WR_URING && !rn->uring) {
+		mark(c, CELL_NA, rn->uring_why);
+		progress(rn, c);
+		return false;
+	}
+	return true;
+}
+
 static void run_floor(struct runner *rn)
 {
-	struct bench_run *run = rn->run;
-
 	for (int s = 0; s < NR_SIZES; s++)
-		for (int w = 0; w < WR_MAX; w++) {
-			struct cell *c =
-				cell_at(run, DRV_TUN, PROG_FLOOR, w, s);
+		for (int w = 0; w < WR_MAX && !interrupted; w++) {
+			struct cell_run cr = {.c = cell_at(rn->run, DRV_TUN,
+							   PROG_FLOOR, w, s)};
 
-			if (c->status != CELL_PENDING || interrupted)
-				continue;
-			run_cell(rn, NULL, c);
+			if (cell_usable(rn, cr.c))
+				run_group(rn, &cr, 1);
 		}
 }
 
-/* Every cell of one program: attach once, then sizes and writers. */
-static void run_program(struct runner *rn, struct bench_env *env, int d, int p)
+/* Attach p on every driver's tap; false (cells marked) where it fails. */
+static void attach_all(struct runner *rn, struct bench_env **envs, int p,
+		       bool *attached)
 {
-	struct bench_run *run = rn->run;
+	for (int d = 0; d < DRV_MAX; d++) {
+		char why[128];
+
+		attached[d] =
+			envs[d] && !env_attach(envs[d], p, why, sizeof(why));
+		if (envs[d] && !attached[d])
+			for (int w = 0; w < WR_MAX; w++)
+				for (int s = 0; s < NR_SIZES; s++)
+					if (cell_at(rn->run, d, p, w, s)
+						    ->status == CELL_PENDING)
+						mark(cell_at(rn->run, d, p, w,
+							     s),
+						     CELL_NA, why);
+	}
+}
+
+/* The frame size s on a driver's taps (MTU); false and cells marked if
+ * the driver refuses it. */
+static bool size_ok(struct runner *rn, struct bench_env *env, int d, int p,
+		    int s, unsigned int *mtu)
+{
 	char why[128];
-	bool attached = env_attach(env, p, why, sizeof(why)) == 0;
 
-	for (int s = 0; s < NR_SIZES; s++) {
-		unsigned int mtu = 0;
-		bool size_ok = true;
+	if (!env_set_frame_size(env, bench_size[s], mtu, why, sizeof(why)))
+		return true;
+	for (int w = 0; w < WR_MAX; w++) {
+		struct cell *c = cell_at(rn->run, d, p, w, s);
 
-		for (int w = 0; w < WR_MAX && !interrupted; w++) {
-			struct cell *c = cell_at(run, d, p, w, s);
-
-			if (c->status != CELL_PENDING)
-				continue;
-			if (attached && size_ok && !mtu)
-				size_ok = !env_set_frame_size(
-					env, bench_size[s], &mtu, why,
-					sizeof(why));
-			c->mtu = mtu;
-			if (!attached || !size_ok) {
-				mark(c, CELL_NA, why);
-				progress(rn, c);
-				continue;
-			}
-			run_cell(rn, env, c);
+		if (c->status == CELL_PENDING) {
+			mark(c, CELL_NA, why);
+			progress(rn, c);
 		}
 	}
-	if (attached)
-		env_detach(env, p);
+	return false;
+}
+
+/* Every cell of one program, all drivers side by side. */
+static void run_program(struct runner *rn, struct bench_env **envs, int p)
+{
+	bool attached[DRV_MAX];
+
+	attach_all(rn, envs, p, attached);
+	for (int s = 0; s < NR_SIZES; s++) {
+		bool ok[DRV_MAX];
+		unsigned int mtu[DRV_MAX] = {0};
+
+		for (int d = 0; d < DRV_MAX; d++)
+			ok[d] = attached[d] &&
+				size_ok(rn, envs[d], d, p, s, &mtu[d]);
+		for (int w = 0; w < WR_MAX && !interrupted; w++) {
+			struct cell_run group[DRV_MAX];
+			int n = 0;
+
+			for (int d = 0; d < DRV_MAX; d++) {
+				struct cell *c = cell_at(rn->run, d, p, w, s);
+
+				if (!ok[d] || !cell_usable(rn, c))
+					continue;
+				c->mtu = mtu[d];
+				group[n++] = (struct cell_run){.c = c,
+							       .env = envs[d]};
+			}
+			if (n)
+				run_group(rn, group, n);
+		}
+	}
+	for (int d = 0; d < DRV_MAX; d++)
+		if (attached[d])
+			env_detach(envs[d], p);
+	/* What was marked n/a at attach time still needs its progress line. */
+	for (int d = 0; d < DRV_MAX; d++)
+		for (int s = 0; s < NR_SIZES; s++)
+			for (int w = 0; w < WR_MAX; w++) {
+				struct cell *c = cell_at(rn->run, d, p, w, s);
+
+				if (envs[d] && !attached[d] &&
+				    c->status == CELL_NA)
+					progress(rn, c);
+			}
 }
 
 static void mark_driver(struct runner *rn, int d, enum cell_status st,
@@ -653,27 +748,43 @@ static void mark_driver(struct runner *rn, int d, enum cell_status st,
 			for (int s = 0; s < NR_SIZES; s++) {
 				struct cell *c = cell_at(rn->run, d, p, w, s);
 
-				if (c->status == CELL_PENDING)
+				if (c->status == CELL_PENDING) {
 					mark(c, st, why);
+					rn->total--; /* no progress line each */
+				}
 			}
 }
 
-static void run_driver(struct runner *rn, int d)
+/* The driver's taps and programs; NULL (its cells marked) if it cannot be
+ * used, ABSENT when its device node does not exist. */
+static struct bench_env *open_driver(struct runner *rn, int d)
 {
 	char why[128];
-	struct bench_env *env = env_new(d, why, sizeof(why));
+	struct bench_env *env;
+	bool absent;
 
-	if (!env) {
-		bool absent = d == DRV_TAPX && access("/dev/net/tapx", F_OK);
+	if (!rn->run->opts.want_driver[d])
+		return NULL;
+	env = env_new(d, why, sizeof(why));
+	if (env)
+		return env;
+	absent = d == DRV_TAPX && access("/dev/net/tapx", F_OK);
+	fprintf(stderr, "\n*** %s: %s%s ***\n\n", bench_driver_name[d],
+		absent ? "ABSENT: " : "", why);
+	mark_driver(rn, d, absent ? CELL_ABSENT : CELL_FAILED, why);
+	return NULL;
+}
 
-		fprintf(stderr, "\n*** %s: %s%s ***\n\n", bench_driver_name[d],
-			absent ? "ABSENT — " : "", why);
-		mark_driver(rn, d, absent ? CELL_ABSENT : CELL_FAILED, why);
-		return;
-	}
+static void run_drivers(struct runner *rn)
+{
+	struct bench_env *envs[DRV_MAX];
+
+	for (int d = 0; d < DRV_MAX; d++)
+		envs[d] = open_driver(rn, d);
 	for (int p = PROG_NONE; p < PROG_MAX && !interrupted; p++)
-		run_program(rn, env, d, p);
-	env_free(env);
+		run_program(rn, envs, p);
+	for (int d = 0; d < DRV_MAX; d++)
+		env_free(envs[d]);
 }
 
 /* ---- the matrix --------------------------------------------------------- */
@@ -841,9 +952,7 @@ int cmd_bench(int argc, char **argv)
 		"CPU %d\n",
 		rn.total, run->opts.frames, run->opts.reps, run->writer_cpu);
 	run_floor(&rn);
-	for (int d = 0; d < DRV_MAX && !interrupted; d++)
-		if (run->opts.want_driver[d])
-			run_driver(&rn, d);
+	run_drivers(&rn);
 	runner_fini(&rn);
 	run->seconds = (now_ns() - t0) / 1e9;
 

@@ -152,11 +152,13 @@ void env_counts(struct bench_env *env, enum bench_prog p,
 		struct cell_counts *c);
 
 /* policy_cells.c: the tap-accel policy program with 1, 100 or 1000 rules.
- * One instance at a time, attached natively to the writer tap. */
+ * One instance per tap, attached natively to the writer tap. */
 bool policy_prog(enum bench_prog p);
-int policy_attach(int ifindex, enum bench_prog p, char *why, size_t len);
-void policy_detach(int ifindex);
-void policy_counts(uint64_t verdict[5]);
+struct policy_cell;
+struct policy_cell *policy_attach(int ifindex, enum bench_prog p, char *why,
+				  size_t len);
+void policy_detach(struct policy_cell *policy);
+void policy_counts(struct policy_cell *policy, uint64_t verdict[5]);
 
 /* report.c */
 void report_table(const struct bench_run *run, FILE *out);

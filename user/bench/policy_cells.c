@@ -22,11 +22,11 @@
 #define FIRST_UNMATCHED_PORT 10000
 #define MATCHED_PORT	     9 /* the UDP frame's destination port */
 
-static struct {
+struct policy_cell {
 	struct tap_accel *skel;
 	struct ta_maps maps;
 	bool maps_open;
-} policy;
+};
 
 bool policy_prog(enum bench_prog p)
 {
@@ -40,7 +40,7 @@ static unsigned int rule_count(enum bench_prog p)
 }
 
 /* n rules on (UDP, destination port); only the last one matches. */
-static int install_rules(unsigned int n)
+static int install_rules(struct policy_cell *policy, unsigned int n)
 {
 	struct ta_policy_spec spec = {.default_action = TA_ACT_PASS,
 				      .nr_rules = n};
@@ -59,32 +59,33 @@ static int install_rules(unsigned int n)
 		r->dport_lo = r->dport_hi = port;
 		r->action = TA_ACT_DROP;
 	}
-	err = ta_policy_install(&policy.maps, &spec);
+	err = ta_policy_install(&policy->maps, &spec);
 	free(spec.rules);
 	return err;
 }
 
-static int load_policy(unsigned int rules, char *why, size_t len)
+static int load_policy(struct policy_cell *policy, unsigned int rules,
+		       char *why, size_t len)
 {
 	char msg[160];
 	int err;
 
-	policy.skel = tap_accel__open_and_load();
-	if (!policy.skel) {
+	policy->skel = tap_accel__open_and_load();
+	if (!policy->skel) {
 		snprintf(why, len, "loading the policy program: %s",
 			 strerror(errno));
 		return -1;
 	}
-	err = ta_maps_from_object(policy.skel->obj, &policy.maps, msg,
+	err = ta_maps_from_object(policy->skel->obj, &policy->maps, msg,
 				  sizeof(msg));
 	if (err) {
 		snprintf(why, len, "policy maps: %s", msg);
 		return -1;
 	}
-	policy.maps_open = true;
-	err = ta_maps_init(&policy.maps);
+	policy->maps_open = true;
+	err = ta_maps_init(&policy->maps);
 	if (!err)
-		err = install_rules(rules);
+		err = install_rules(policy, rules);
 	if (err) {
 		snprintf(why, len, "installing %u rules: %s", rules,
 			 strerror(-err));
@@ -93,42 +94,50 @@ static int load_policy(unsigned int rules, char *why, size_t len)
 	return 0;
 }
 
-int policy_attach(int ifindex, enum bench_prog p, char *why, size_t len)
+struct policy_cell *policy_attach(int ifindex, enum bench_prog p, char *why,
+				  size_t len)
 {
+	struct policy_cell *policy = calloc(1, sizeof(*policy));
 	int err;
 
-	if (load_policy(rule_count(p), why, len)) {
-		policy_detach(ifindex);
-		return -1;
+	if (!policy) {
+		snprintf(why, len, "out of memory");
+		return NULL;
+	}
+	if (load_policy(policy, rule_count(p), why, len)) {
+		policy_detach(policy);
+		return NULL;
 	}
 	err = bpf_xdp_attach(
-		ifindex, bpf_program__fd(policy.skel->progs.tap_accel_policy),
+		ifindex, bpf_program__fd(policy->skel->progs.tap_accel_policy),
 		XDP_FLAGS_DRV_MODE, NULL);
 	if (err) {
 		snprintf(why, len, "native XDP attach refused: %s",
 			 strerror(-err));
-		policy_detach(ifindex);
-		return -1;
+		policy_detach(policy);
+		return NULL;
 	}
-	return 0;
+	return policy;
 }
 
 /* The caller has detached the program from the tap. */
-void policy_detach(int ifindex)
+void policy_detach(struct policy_cell *policy)
 {
-	if (policy.maps_open)
-		ta_maps_close(&policy.maps);
-	policy.maps_open = false;
-	tap_accel__destroy(policy.skel);
-	policy.skel = NULL;
+	if (!policy)
+		return;
+	if (policy->maps_open)
+		ta_maps_close(&policy->maps);
+	tap_accel__destroy(policy->skel);
+	free(policy);
 }
 
-void policy_counts(uint64_t verdict[TA_NR_VERDICTS])
+void policy_counts(struct policy_cell *policy, uint64_t verdict[TA_NR_VERDICTS])
 {
 	struct ta_counter sums[TA_NR_VERDICTS];
 
-	if (!policy.maps_open || ta_counters_read(policy.maps.ta_st_verdict, 0,
-						  TA_NR_VERDICTS, sums))
+	if (!policy || !policy->maps_open ||
+	    ta_counters_read(policy->maps.ta_st_verdict, 0, TA_NR_VERDICTS,
+			     sums))
 		return;
 	for (int v = 0; v < TA_NR_VERDICTS; v++)
 		verdict[v] = sums[v].packets;

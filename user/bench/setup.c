@@ -74,6 +74,7 @@ struct bench_env {
 	bool bridge_up;
 	struct xdp_basic *basic;
 	struct bpf_tc_hook tc_hook;
+	struct policy_cell *policy;
 	struct reader reader[NR_TAPS];
 };
 
@@ -400,7 +401,9 @@ int env_attach(struct bench_env *env, enum bench_prog p, char *why, size_t len)
 		}
 		return 0;
 	default:
-		return policy_attach(env->ifindex[TAP_WRITER], p, why, len);
+		env->policy =
+			policy_attach(env->ifindex[TAP_WRITER], p, why, len);
+		return env->policy ? 0 : -1;
 	}
 }
 
@@ -423,8 +426,8 @@ void env_detach(struct bench_env *env, enum bench_prog p)
 	default:
 		bpf_xdp_detach(env->ifindex[TAP_WRITER], XDP_FLAGS_DRV_MODE,
 			       NULL);
-		if (policy_prog(p))
-			policy_detach(env->ifindex[TAP_WRITER]);
+		policy_detach(env->policy);
+		env->policy = NULL;
 		break;
 	}
 }
@@ -661,7 +664,7 @@ void env_counts(struct bench_env *env, enum bench_prog p, struct cell_counts *c)
 
 	memset(c, 0, sizeof(*c));
 	if (policy_prog(p))
-		policy_counts(c->verdict);
+		policy_counts(env->policy, c->verdict);
 	else
 		sum_percpu(bpf_map__fd(env->basic->maps.basic_count),
 			   TA_NR_VERDICTS, c->verdict);
