@@ -57,7 +57,9 @@ struct frame {
 	__u8 nd_lladdr_foreign; /* an lladdr option != src_mac, or unverified */
 	__u8 arp_sha[6];
 	__be32 arp_spa;
-	__u8 src_ip[16], dst_ip[16]; /* IPv4 as ::ffff:a.b.c.d */
+	/* IPv4 as ::ffff:a.b.c.d; aligned for the 8-byte loads of the guard */
+	__u8 src_ip[16] __attribute__((aligned(8)));
+	__u8 dst_ip[16];
 	__u8 nd_target[16];
 };
 

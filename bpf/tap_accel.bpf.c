@@ -336,11 +336,10 @@ struct classify_ctx {
 static __always_inline void and_bitvec(struct classify_ctx *c, __u32 idx)
 {
 	struct ta_bitvec *bv;
+	int w;
 
 	c->key.index = idx;
 	bv = bpf_map_lookup_elem(&ta_bitvecs, &c->key.index);
-	int w;
-
 	if (!bv) {
 		/* a corrupt index matches nothing: the default applies */
 		__builtin_memset(c->acc, 0, sizeof(c->acc));
