@@ -174,42 +174,68 @@ static void table_matrix(const struct bench_run *run, int d, FILE *out)
 }
 
 /* --vm: stock tun and tapx next to each other, one line per cell. */
+static void print_ns(FILE *out, const struct cell *c)
+{
+	if (c->status == CELL_OK)
+		fprintf(out, " %9.0f", c->median);
+	else
+		fprintf(out, " %9s",
+			c->status == CELL_ABSENT ? "ABSENT" : "n/a");
+}
+
+static void print_ratio(FILE *out, const struct cell *c, const struct cell *ref)
+{
+	if (c->status == CELL_OK && ref && ref->status == CELL_OK)
+		fprintf(out, " %9.2f", c->median / ref->median);
+	else
+		fprintf(out, " %9s", "-");
+}
+
+/* One line of the side-by-side table: both drivers, their ratio, and each
+ * one's ratio to the floor. */
+static void side_by_side_row(const struct bench_run *run, int p, int w, int s,
+			     FILE *out)
+{
+	const struct cell *t = &run->cells[DRV_TUN][p][w][s];
+	const struct cell *x = &run->cells[DRV_TAPX][p][w][s];
+	const struct cell *fl = floor_cell(run, w, s);
+
+	fprintf(out, "%-8s %5d  %-21s", bench_writer_name[w], bench_size[s],
+		bench_prog_label[p]);
+	print_ns(out, t);
+	print_ns(out, x);
+	print_ratio(out, x, t);
+	print_ratio(out, t, fl);
+	print_ratio(out, x, fl);
+	fputc('\n', out);
+}
+
+/* --vm: stock tun and tapx next to each other, one line per cell. */
 static void table_side_by_side(const struct bench_run *run, FILE *out)
 {
-	fprintf(out, "\ntun vs tapx, same boot (ns per frame, median):\n");
-	fprintf(out, "%-8s %5s  %-21s %9s %9s %9s\n", "writer", "size",
-		"program", "tun", "tapx", "tapx/tun");
+	fprintf(out, "\ntun vs tapx, same boot, repetitions interleaved "
+		     "(ns per frame, median):\n");
+	fprintf(out, "%-8s %5s  %-21s %9s %9s %9s %9s %9s\n", "writer", "size",
+		"program", "tun", "tapx", "tapx/tun", "tun/floor",
+		"tapx/floor");
 	for (int w = 0; w < WR_MAX; w++)
-		for (int s = 0; s < NR_SIZES; s++)
-			for (int p = PROG_NONE; p < PROG_MAX; p++) {
-				const struct cell *t =
-					&run->cells[DRV_TUN][p][w][s];
-				const struct cell *x =
-					&run->cells[DRV_TAPX][p][w][s];
+		for (int s = 0; s < NR_SIZES; s++) {
+			const struct cell *fl = floor_cell(run, w, s);
 
-				if (t->status == CELL_SKIPPED)
-					continue;
-				fprintf(out, "%-8s %5d  %-21s ",
-					bench_writer_name[w], bench_size[s],
-					bench_prog_label[p]);
-				if (t->status == CELL_OK)
-					fprintf(out, "%9.0f ", t->median);
-				else
-					fprintf(out, "%9s ", "n/a");
-				if (x->status == CELL_OK)
-					fprintf(out, "%9.0f ", x->median);
-				else
-					fprintf(out, "%9s ",
-						x->status == CELL_ABSENT
-							? "ABSENT"
-							: "n/a");
-				if (t->status == CELL_OK &&
-				    x->status == CELL_OK)
-					fprintf(out, "%9.2f\n",
-						x->median / t->median);
-				else
-					fprintf(out, "%9s\n", "-");
-			}
+			if (run->cells[DRV_TUN][PROG_NONE][w][s].status ==
+			    CELL_SKIPPED)
+				continue;
+			fprintf(out, "%-8s %5d  %-21s", bench_writer_name[w],
+				bench_size[s], bench_prog_label[PROG_FLOOR]);
+			if (fl)
+				fprintf(out, " %9.0f\n", fl->median);
+			else
+				fprintf(out, " %9s\n", "n/a");
+			for (int p = PROG_NONE; p < PROG_MAX; p++)
+				if (run->cells[DRV_TUN][p][w][s].status !=
+				    CELL_SKIPPED)
+					side_by_side_row(run, p, w, s, out);
+		}
 }
 
 void report_table(const struct bench_run *run, FILE *out)
