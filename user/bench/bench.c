@@ -63,13 +63,13 @@ const int bench_size[NR_SIZES] = {64, 1500, 9000, 65535};
 
 const char *const bench_frame_name[NR_FRAMES] = {"baseline", "udp"};
 
-#define QUICK_FRAMES  100000
-#define QUICK_REPS    5
+#define QUICK_FRAMES  50000
+#define QUICK_REPS    7
 #define FULL_FRAMES   200000
 #define FULL_REPS     7
-#define VM_FRAMES     20000
+#define VM_FRAMES     10000
 #define VM_MAX_FRAMES 50000
-#define VM_REPS	      3
+#define VM_REPS	      5
 #define MIN_FRAMES    1000
 
 static volatile sig_atomic_t interrupted;
