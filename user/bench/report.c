@@ -489,9 +489,9 @@ static void write_chart_script(const struct bench_run *run, int cols,
 		"set terminal svg size 1200,640 dynamic background rgb 'white' "
 		"font 'sans,11'\n"
 		"set output 'chart.svg'\n"
-		"set title 'tap-accel bench: ns per frame written into a tap "
-		"(median, lower is "
-		"better)\\n%s, %s'\n"
+		"set termoption noenhanced\n"
+		"set title \"tap-accel bench: ns per frame written into a tap "
+		"(median, lower is better)\\n%s, %s\"\n"
 		"set datafile separator tab\n"
 		"set style data histograms\n"
 		"set style histogram clustered gap 1\n"
@@ -505,8 +505,7 @@ static void write_chart_script(const struct bench_run *run, int cols,
 		"plot for [i=2:%d] 'chart.dat' using i:xtic(1) title "
 		"columnheader(i)\n",
 		run->kernel, run->started,
-		log_scale ? "set logscale y\nset yrange [10:*]"
-			  : "set yrange [0:*]",
+		log_scale ? "set logscale y" : "set yrange [0:*]",
 		cols + 1);
 }
 
