@@ -113,7 +113,7 @@ echo "vm: qemu exited with $qrc after $((end - start)) s"
 
 tr -d '\r' <"$LOG" >"$LOG.txt"
 # The guest's results: PASS/FAIL lines and the bench output.
-sed -n '/^==== OUTPUT BEGIN/,/^==== OUTPUT END/p' "$LOG.txt" | sed '1d;$d'
+sed -n '/==== OUTPUT BEGIN/,/^==== OUTPUT END/p' "$LOG.txt" | sed '1d;$d'
 sed -n '/^==== DMESG BEGIN/,/^==== DMESG END/p' "$LOG.txt" >"$OUT/dmesg-$MODE.txt"
 
 status=0
@@ -127,7 +127,7 @@ if ! grep -q '^==== DMESG END' "$LOG.txt"; then
 	status=1
 fi
 # Everything but the tests' own output: the kernel's console and dmesg.
-bad=$(sed '/^==== OUTPUT BEGIN/,/^==== OUTPUT END/d' "$LOG.txt" |
+bad=$(sed '/==== OUTPUT BEGIN/,/^==== OUTPUT END/d' "$LOG.txt" |
 	grep -E 'WARNING:|BUG:|Oops|general protection|scheduling while atomic|sleeping function called|refcount_t|leak|Call Trace|[Kk]ernel panic' || true)
 if [ -n "$bad" ]; then
 	echo "vm: kernel problems in the guest's dmesg:"
