@@ -98,7 +98,9 @@ static int maps_open_pinned(void)
 	if (!ret)
 		ret = check_pinned();
 	else
-		snprintf(fail_msg, sizeof(fail_msg), "pin: %s", strerror(-ret));
+		snprintf(fail_msg, sizeof(fail_msg),
+			 "pin under %s: %s (bpffs mounted on /sys/fs/bpf?)",
+			 pin_dir, strerror(-ret));
 	unpin_all();
 	return ret;
 }
