@@ -5,8 +5,10 @@
  * matrix of driver x program x writer x frame size, with the /dev/null
  * floor measured in the same run.
  *
- *   bench.c   options, the matrix, the driver loop, timing
- *   writers.c the ways of writing frames (write, writev, io_uring)
+ *   bench.c   the matrix, the driver loop, timing, counters
+ *   options.c names, command line, the matrix of each mode
+ *   writers.c the ways of writing frames (write, writev, io_uring), the frame
+ *   policy_cells.c  the tap-accel policy with 1/100/1000 rules
  *   setup.c   private netns, taps, bridge, programs, readers, counters
  *   report.c  terminal table, CSV, JSON, gnuplot chart
  */
@@ -125,7 +127,11 @@ static inline struct cell *cell_at(struct bench_run *run, int d, int p, int w,
 const struct cell *floor_cell(const struct bench_run *run, int w, int s);
 const struct cell *stock_cell(const struct bench_run *run, int w, int s);
 
+/* options.c: 0, an exit code, or -1 after --help. */
+int parse_options(int argc, char **argv, struct bench_opts *o);
+
 /* writers.c */
+uint8_t *build_frame(size_t size, bool udp_payload);
 struct uring_writer;
 struct uring_writer *uring_writer_new(char *why, size_t len);
 void uring_writer_free(struct uring_writer *u);

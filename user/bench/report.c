@@ -505,8 +505,7 @@ static void write_chart_script(const struct bench_run *run, int cols,
 		"plot for [i=2:%d] 'chart.dat' using i:xtic(1) title "
 		"columnheader(i)\n",
 		run->kernel, run->started,
-		log_scale ? "set logscale y" : "set yrange [0:*]",
-		cols + 1);
+		log_scale ? "set logscale y" : "set yrange [0:*]", cols + 1);
 }
 
 static bool wants_log_scale(const struct bench_run *run)

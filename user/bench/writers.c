@@ -7,6 +7,8 @@
  *   writev           one writev() per frame, header and payload in two
  *                    iovecs, the way QEMU passes a frame
  *   io_uring         URING_BATCH writes queued, one io_uring_enter() each batch
+ *
+ * and the frame they write.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -156,4 +158,60 @@ unsigned long write_frames(enum bench_writer w, int fd, const uint8_t *frame,
 		*errors += n;
 		return 0;
 	}
+}
+
+/* ---- the frame ---------------------------------------------------------- */
+
+static uint16_t ip_checksum(const uint8_t *hdr, size_t len)
+{
+	uint32_t sum = 0;
+
+	for (size_t i = 0; i < len; i += 2)
+		sum += (uint32_t)hdr[i] << 8 | hdr[i + 1];
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return ~sum;
+}
+
+/*
+ * Two frames, both with a broadcast destination and the IPv4 ethertype:
+ *  - baseline: zeros after the Ethernet header, as in baseline.md. With no
+ *    program the stack drops it at the IPv4 header check, so "none" is the
+ *    cost of the tap path itself, as in the seeds' runsend.
+ *  - udp: a valid UDP datagram to 255.255.255.255 port 9, which travels the
+ *    whole receive path. The policy and bridge cells always use it: the
+ *    policy's parser and br_netfilter drop a malformed frame before they do
+ *    the work being measured.
+ */
+uint8_t *build_frame(size_t size, bool udp_payload)
+{
+	static const uint8_t eth[14] = {0xff, 0xff, 0xff, 0xff, 0xff,
+					0xff, 0x02, 0x00, 0x00, 0x00,
+					0x00, 0x01, 0x08, 0x00};
+	uint8_t *f = calloc(1, size);
+	uint8_t *ip = f + 14, *udp = ip + 20;
+	size_t ip_len = size - 14;
+	uint16_t sum;
+
+	if (!f)
+		return NULL;
+	memcpy(f, eth, sizeof(eth));
+	if (!udp_payload)
+		return f;
+	ip[0] = 0x45;
+	ip[2] = ip_len >> 8;
+	ip[3] = ip_len & 0xff;
+	ip[8] = 64; /* TTL */
+	ip[9] = 17; /* UDP */
+	memcpy(ip + 12, (uint8_t[]){10, 0, 0, 1, 255, 255, 255, 255}, 8);
+	sum = ip_checksum(ip, 20);
+	ip[10] = sum >> 8;
+	ip[11] = sum & 0xff;
+	udp[0] = udp[2] = 0;
+	udp[1] = udp[3] = 9;
+	udp[4] = (ip_len - 20) >> 8;
+	udp[5] = (ip_len - 20) & 0xff;
+	for (size_t i = 42; i < size; i++)
+		f[i] = i & 0xff;
+	return f;
 }
