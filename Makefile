@@ -1,6 +1,7 @@
 # tap-accel: top-level build. Everything is built under build/.
 #   make          build bpf/, user/ and (with kernel headers) kmod/
 #   make test     every test suite; fails if any test fails
+#                 (SUITES="unit bpf" make test runs a subset)
 #   make bench    the benchmark harness on this machine's kernel
 #   make deps     install missing Debian packages (quiet when all present)
 #   make clean    remove build/
@@ -9,7 +10,7 @@
 include mk/common.mk
 export TOP BUILD V
 
-.PHONY: all deps bpf user kmod test bench vmtest vmbench clean
+.PHONY: all deps bpf user kmod test test-guests bench vmtest vmbench clean
 
 all: bpf user kmod
 
@@ -28,13 +29,19 @@ kmod: deps
 test: all
 	$(Q)sh tests/run-all.sh
 
+test-guests: all
+	$(Q)sh tests/guests/run.sh
+
 bench: all
 	$(Q)$(MAKE) -C user bench-run
 
 vmtest: all
 	$(Q)sh tests/vm/run.sh
 
-vmbench: all
+vmtest-guests: all
+	$(Q)sh tests/guests/run.sh
+
+bench: all
 	$(Q)sh tests/vm/run.sh --bench
 
 clean:
