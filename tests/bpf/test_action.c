@@ -175,6 +175,28 @@ static int forward_port_missing(void)
 	return 0;
 }
 
+/* Removing an fdb entry keeps a port the policy still redirects to. */
+static int fdb_del_keeps_used_port(void)
+{
+	struct pkt p;
+
+	OK(one_rule(TA_ACT_REDIRECT, LO_IFINDEX));
+	OK(ta_fdb_add(&env.maps, PEER_MAC, LO_IFINDEX));
+	OK(ta_fdb_del(&env.maps, PEER_MAC));
+	CHECK(ta_fdb_del(&env.maps, PEER_MAC) == -ENOENT,
+	      "second delete did not report ENOENT");
+	frame_udp4(&p, GUEST_IP4, PEER_IP4, 1, 2);
+	EXPECT_VERDICT(&p, XDP_REDIRECT);
+	OK(install(NULL, 0, TA_ACT_PASS)); /* now nothing uses it */
+	{
+		uint32_t key = LO_IFINDEX, value;
+
+		CHECK(bpf_map_lookup_elem(env.maps.ta_ports, &key, &value),
+		      "unused port kept after the policy changed");
+	}
+	return 0;
+}
+
 const struct test action_tests[] = {
 	{"action_pass", action_pass},
 	{"action_drop", action_drop},
@@ -186,5 +208,6 @@ const struct test action_tests[] = {
 	{"forward_miss", forward_miss},
 	{"forward_broadcast", forward_broadcast},
 	{"forward_port_missing", forward_port_missing},
+	{"fdb_del_keeps_used_port", fdb_del_keeps_used_port},
 	{NULL, NULL},
 };

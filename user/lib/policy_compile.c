@@ -581,52 +581,88 @@ static int active_slot(const struct ta_maps *m, uint32_t *slot)
 	return 0;
 }
 
-/* Whether the fdb or the active policy still sends frames to ifindex. */
-static bool port_in_use(const struct ta_maps *m, uint32_t ifindex)
-{
-	struct ta_rule_action ra;
-	struct ta_policy head;
-	struct ta_mac mac, *prev = NULL;
-	uint32_t slot, egress, i, key;
+/* Egress ifindexes something still sends frames to. */
+struct port_set {
+	uint32_t ifindex[TA_MAX_FDB + TA_MAX_RULES + 1];
+	uint32_t nr;
+};
 
-	while (!bpf_map_get_next_key(m->ta_fdb, prev, &mac)) {
-		if (!bpf_map_lookup_elem(m->ta_fdb, &mac, &egress) &&
-		    egress == ifindex)
+static void port_set_add(struct port_set *set, uint32_t ifindex)
+{
+	uint32_t i;
+
+	for (i = 0; i < set->nr; i++)
+		if (set->ifindex[i] == ifindex)
+			return;
+	if (set->nr < sizeof(set->ifindex) / sizeof(set->ifindex[0]))
+		set->ifindex[set->nr++] = ifindex;
+}
+
+static bool port_set_has(const struct port_set *set, uint32_t ifindex)
+{
+	uint32_t i;
+
+	for (i = 0; i < set->nr; i++)
+		if (set->ifindex[i] == ifindex)
 			return true;
-		prev = &mac;
-	}
-	if (active_slot(m, &slot) ||
-	    bpf_map_lookup_elem(m->ta_policy, &slot, &head))
-		return true; /* cannot tell: keep it */
-	if (head.default_action == TA_ACT_REDIRECT &&
-	    head.default_ifindex == ifindex)
-		return true;
-	for (i = 0; i < head.nr_rules && i < TA_MAX_RULES; i++) {
-		key = slot * TA_MAX_RULES + i;
-		if (bpf_map_lookup_elem(m->ta_rules, &key, &ra))
-			return true;
-		if (ra.action == TA_ACT_REDIRECT && ra.ifindex == ifindex)
-			return true;
-	}
 	return false;
 }
 
-/* Remove ports nothing refers to any more. */
+/* The egresses of the fdb and of the active policy's redirects. */
+static int ports_in_use(const struct ta_maps *m, struct port_set *set)
+{
+	struct ta_mac mac, *prev = NULL;
+	struct ta_rule_action ra;
+	struct ta_policy head;
+	uint32_t slot, egress, i, key;
+	int ret;
+
+	set->nr = 0;
+	while (!bpf_map_get_next_key(m->ta_fdb, prev, &mac)) {
+		if (bpf_map_lookup_elem(m->ta_fdb, &mac, &egress))
+			return -errno;
+		port_set_add(set, egress);
+		prev = &mac;
+	}
+	ret = active_slot(m, &slot);
+	if (ret)
+		return ret;
+	if (bpf_map_lookup_elem(m->ta_policy, &slot, &head))
+		return -errno;
+	if (head.default_action == TA_ACT_REDIRECT)
+		port_set_add(set, head.default_ifindex);
+	for (i = 0; i < head.nr_rules && i < TA_MAX_RULES; i++) {
+		key = slot * TA_MAX_RULES + i;
+		if (bpf_map_lookup_elem(m->ta_rules, &key, &ra))
+			return -errno;
+		if (ra.action == TA_ACT_REDIRECT)
+			port_set_add(set, ra.ifindex);
+	}
+	return 0;
+}
+
+/* Remove the ports nothing refers to any more. */
 static int ports_prune(const struct ta_maps *m)
 {
 	uint32_t keys[TA_MAX_PORTS], nr = 0, key, *prev = NULL, i;
+	struct port_set *used = malloc(sizeof(*used));
+	int ret;
 
-	while (nr < TA_MAX_PORTS &&
+	if (!used)
+		return -ENOMEM;
+	ret = ports_in_use(m, used);
+	while (!ret && nr < TA_MAX_PORTS &&
 	       !bpf_map_get_next_key(m->ta_ports, prev, &key)) {
 		keys[nr++] = key;
 		prev = &keys[nr - 1];
 	}
-	for (i = 0; i < nr; i++)
-		if (!port_in_use(m, keys[i]) &&
+	for (i = 0; i < nr && !ret; i++)
+		if (!port_set_has(used, keys[i]) &&
 		    bpf_map_delete_elem(m->ta_ports, &keys[i]) &&
 		    errno != ENOENT)
-			return -errno;
-	return 0;
+			ret = -errno;
+	free(used);
+	return ret;
 }
 
 /* ---- switching slots ---------------------------------------------------- */
@@ -807,14 +843,9 @@ int ta_fdb_add(const struct ta_maps *maps, const uint8_t mac[6],
 int ta_fdb_del(const struct ta_maps *maps, const uint8_t mac[6])
 {
 	struct ta_mac key = {};
-	uint32_t egress;
 
 	memcpy(key.addr, mac, 6);
-	if (bpf_map_lookup_elem(maps->ta_fdb, &key, &egress) ||
-	    bpf_map_delete_elem(maps->ta_fdb, &key))
+	if (bpf_map_delete_elem(maps->ta_fdb, &key))
 		return -errno;
-	if (!port_in_use(maps, egress) &&
-	    bpf_map_delete_elem(maps->ta_ports, &egress) && errno != ENOENT)
-		return -errno;
-	return 0;
+	return ports_prune(maps);
 }
