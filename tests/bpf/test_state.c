@@ -5,6 +5,8 @@
  * second so the refill during a test run is far below one frame.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <bpf/bpf.h>
 
@@ -218,6 +220,66 @@ static int policy_swap_clears_slot(void)
 	return 0;
 }
 
+void many_rules(struct ta_rule_spec *r, uint32_t n, uint32_t last_action);
+
+struct traffic {
+	atomic_bool stop;
+	unsigned long frames, bad, err;
+	uint32_t bad_verdict;
+};
+
+/* Frames in a loop until stopped; every verdict must be TX or DROP. */
+static void *traffic_run(void *arg)
+{
+	struct traffic *t = arg;
+	uint32_t verdict;
+	struct pkt p;
+
+	frame_udp4(&p, GUEST_IP4, PEER_IP4, 9, 53);
+	while (!atomic_load(&t->stop)) {
+		if (run_frame(&p, &verdict)) {
+			t->err++;
+			continue;
+		}
+		t->frames++;
+		if (verdict != XDP_TX && verdict != XDP_DROP) {
+			t->bad++;
+			t->bad_verdict = verdict;
+		}
+	}
+	return NULL;
+}
+
+/* Policies replaced while frames run: each frame sees one whole policy
+ * (200 rules, the last matching with TX; or 1 rule matching with DROP),
+ * never a mix that would fall to the default PASS. */
+static int policy_swap_under_traffic(void)
+{
+	static struct ta_rule_spec big[200];
+	struct ta_rule_spec small = {.fields = F(TA_F_DST_PORT),
+				     .dport_lo = 53,
+				     .dport_hi = 53,
+				     .action = TA_ACT_DROP};
+	struct traffic t = {};
+	pthread_t thread;
+	int i, ret = 0;
+
+	many_rules(big, 200, TA_ACT_TX);
+	OK(install(&small, 1, TA_ACT_PASS));
+	CHECK(!pthread_create(&thread, NULL, traffic_run, &t), "thread");
+	for (i = 0; i < 40 && !ret; i++)
+		ret = i % 2 ? install(&small, 1, TA_ACT_PASS)
+			    : install(big, 200, TA_ACT_PASS);
+	atomic_store(&t.stop, true);
+	pthread_join(thread, NULL);
+	OK(ret);
+	CHECK(!t.err, "%lu test runs failed", t.err);
+	CHECK(t.frames > 0, "no frame ran during the swaps");
+	CHECK(!t.bad, "%lu of %lu frames got %s", t.bad, t.frames,
+	      verdict_name(t.bad_verdict));
+	return 0;
+}
+
 const struct test state_tests[] = {
 	{"rate_pps_burst", rate_pps},
 	{"rate_bps_burst", rate_bps},
@@ -226,5 +288,6 @@ const struct test state_tests[] = {
 	{"counters_multibuffer_bytes", counters_multibuffer_bytes},
 	{"policy_swap", policy_swap},
 	{"policy_swap_clears_slot", policy_swap_clears_slot},
+	{"policy_swap_under_traffic", policy_swap_under_traffic},
 	{NULL, NULL},
 };
