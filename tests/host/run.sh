@@ -48,6 +48,8 @@ E=ta${ID}e
 V=ta${ID}v
 tmp=$(mktemp -d)
 BT=/sys/fs/bpf/tahost$ID
+# A copy, so that a rebuild during the run does not pull the binary away.
+cp "$TA_BIN" "$tmp/tap-accel" && TA_BIN=$tmp/tap-accel
 
 cleanup() {
 	ip netns del "$NS" 2>/dev/null
@@ -354,6 +356,16 @@ check "status of $A unchanged" "$state_a" "$(status_of "$A")"
 send "sent 10 tx 10 redirect 0 pass 0" "$A" --peer "$B" --count 10 --dport 10
 stats_json "$A"
 check "policy of $A still applies" "$((counts_a + 10))" "$(rule 1)"
+
+echo "# rates"
+tapio "$A" --peer "$B" --count 400000 --dport 10 >/dev/null &
+writer=$!
+ta stats "$A" --json --interval 0.3 --count 2 >"$tmp/rates.json"
+wait $writer
+check "two samples" "2" "$(grep -c '"interval":0.3' "$tmp/rates.json")"
+rate=$(grep -o '"tx":{"packets_per_sec":[0-9]*' "$tmp/rates.json" | head -n 1 | grep -o '[0-9]*$')
+[ "${rate:-0}" -gt 1000 ] && ok || bad "tx rate under traffic: '$rate' packets/s"
+expect 0 "verdict tx .* pps" ta stats "$A" --interval 0.1 --count 1
 
 # ---- detach and clean --------------------------------------------------------------------
 echo "# detach"

@@ -54,6 +54,8 @@ expect() {
 if [ ! -x "$TA" ]; then
 	bad "$TA is not built"
 else
+	# A copy, so that a rebuild during the run does not pull it away.
+	cp "$TA" "$tmp/tap-accel" && TA=$tmp/tap-accel
 	expect 0 '^Usage: tap-accel' "$TA" --help
 	expect 0 '^tap-accel [0-9.]+ \(map layout [0-9]+' "$TA" --version
 	expect 1 '^Usage: tap-accel' "$TA"
