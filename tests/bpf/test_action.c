@@ -175,6 +175,23 @@ static int forward_port_missing(void)
 	return 0;
 }
 
+/* An action value the program does not know (a corrupt map) aborts. */
+static int action_corrupt_aborts(void)
+{
+	struct ta_rule_action bad = {.action = TA_ACT_MAX};
+	uint32_t key;
+	struct pkt p;
+
+	OK(one_rule(TA_ACT_DROP, 0));
+	key = active_slot() * TA_MAX_RULES;
+	CHECK(!bpf_map_update_elem(env.maps.ta_rules, &key, &bad, BPF_ANY),
+	      "update: %s", strerror(errno));
+	frame_udp4(&p, GUEST_IP4, PEER_IP4, 1, 2);
+	EXPECT_VERDICT(&p, XDP_ABORTED);
+	EXPECT_COUNT(ta_st_verdict, XDP_ABORTED, 1, 60);
+	return 0;
+}
+
 /* Removing an fdb entry keeps a port the policy still redirects to. */
 static int fdb_del_keeps_used_port(void)
 {
@@ -204,6 +221,7 @@ const struct test action_tests[] = {
 	{"action_redirect", action_redirect},
 	{"action_redirect_missing", action_redirect_missing},
 	{"action_default", action_default},
+	{"action_corrupt_aborts", action_corrupt_aborts},
 	{"forward_hit", forward_hit},
 	{"forward_miss", forward_miss},
 	{"forward_broadcast", forward_broadcast},

@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <time.h>
 #include <bpf/bpf.h>
 
 #include "harness.h"
@@ -58,6 +59,30 @@ static int rate_bps(void)
 	CHECK(passed == 10 && dropped == 5,
 	      "%d passed %d dropped, expected 10 5", passed, dropped);
 	EXPECT_COUNT(ta_st_event, TA_EV_RATE_DROP, 5, 500);
+	return 0;
+}
+
+/* An empty bucket last refilled 3 s ago holds 3 tokens at 1 pps. */
+static int rate_refill(void)
+{
+	struct ta_rate_spec spec = {.pps = 1, .burst_pkts = 5};
+	struct ta_rate r = {};
+	struct timespec now;
+	int passed, dropped;
+	uint32_t zero = 0;
+	struct pkt p;
+
+	OK(ta_rate_install(&env.maps, &spec));
+	CHECK(!bpf_map_lookup_elem(env.maps.ta_rate, &zero, &r), "lookup");
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	r.pkt_tokens = 0;
+	r.last_ns = now.tv_sec * 1000000000ull + now.tv_nsec - 3000000000ull;
+	CHECK(!bpf_map_update_elem(env.maps.ta_rate, &zero, &r, BPF_F_LOCK),
+	      "update: %s", strerror(errno));
+	frame_udp4(&p, GUEST_IP4, PEER_IP4, 1, 2);
+	OK(send_n(&p, 5, &passed, &dropped));
+	CHECK(passed == 3 && dropped == 2, "%d passed %d dropped, expected 3 2",
+	      passed, dropped);
 	return 0;
 }
 
@@ -283,6 +308,7 @@ static int policy_swap_under_traffic(void)
 const struct test state_tests[] = {
 	{"rate_pps_burst", rate_pps},
 	{"rate_bps_burst", rate_bps},
+	{"rate_refill", rate_refill},
 	{"rate_default_burst", rate_default_burst},
 	{"counters_exact", counters_exact},
 	{"counters_multibuffer_bytes", counters_multibuffer_bytes},
