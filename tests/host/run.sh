@@ -282,6 +282,21 @@ passed=$(($(verdict pass) - pass_before))
 check "rate: passed + limited = sent" "1000" "$((passed + limited))"
 [ "$passed" -ge 100 ] && [ "$passed" -lt 400 ] && ok || bad "rate: $passed of 1000 passed at 100pps burst 100"
 
+echo "# 1000 rules"
+i=0
+while [ $i -lt 1000 ]; do
+	echo "rule drop proto udp src 10.$((i / 256)).$((i % 256)).0/24 dport $((1000 + i))-$((1100 + i))"
+	i=$((i + 1))
+done >"$tmp/r1000.policy"
+ta policy load --json "$D" "$tmp/r1000.policy" >"$tmp/load.json"
+load_ms=$(grep -o '"load_ms":[0-9.]*' "$tmp/load.json" | cut -d: -f2)
+check "1000 rules loaded" "1" "$(grep -c '"rules":1000' "$tmp/load.json")"
+echo "policy load of 1000 rules: ${load_ms:-?} ms"
+send "sent 10 tx 0 redirect 0 pass 0" "$D" --count 10 --src 10.3.231.9 --dport 2099
+send "sent 10 tx 0 redirect 0 pass 10" "$D" --count 10 --src 10.3.231.9 --dport 2101
+stats_json "$D"
+check "rule 999 of 1000" "10" "$(rule 999)"
+
 echo "# every example loads"
 for t in vm2-tap0 vm3-tap0 game0; do ip -n "$NS" tuntap add "$t" mode tap; done
 for f in "$TOP"/examples/*.policy; do

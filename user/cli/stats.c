@@ -167,9 +167,10 @@ static void emit(const struct view *v, const char *label, const char *extra,
 	if (skip_zero && !now->packets)
 		return;
 	if (v->base)
-		printf("  %-24s %14.1f pps %16.1f B/s  %s\n", label, pkts, bytes, extra);
+		printf("  %-20s %12.1f pps %14.1f B/s", label, pkts, bytes);
 	else
-		printf("  %-24s %14.0f pkts %16.0f B  %s\n", label, pkts, bytes, extra);
+		printf("  %-20s %12.0f pkts %14.0f B", label, pkts, bytes);
+	printf("%s%s\n", *extra ? "  " : "", extra);
 }
 
 /* A group of named counters: JSON object of objects, or text lines. */
