@@ -38,10 +38,7 @@ bench: all
 vmtest: all
 	$(Q)sh tests/vm/run.sh
 
-vmtest-guests: all
-	$(Q)sh tests/guests/run.sh
-
-bench: all
+vmbench: all
 	$(Q)sh tests/vm/run.sh --bench
 
 clean:
