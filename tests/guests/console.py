@@ -1,64 +1,62 @@
 #!/usr/bin/env python3
 """Run shell commands in a test guest over its serial console.
 
-    console.py SOCK --ready [--timeout S]   wait until the guest's shell answers
-    console.py SOCK [--timeout S] CMD...    run CMD (one shell line) in the guest,
+    console.py BASE --ready [--timeout S]   wait until the guest's shell answers
+    console.py BASE [--timeout S] CMD...    run CMD (one shell line) in the guest,
                                             print its output, exit with its status
 
-SOCK is the unix socket of qemu's `-chardev socket,server=on,wait=off` that
-backs the guest's ttyS0 (tests/guests/init.sh serves a shell there without
-echo or prompt). A command that does not finish within the timeout exits
-124 with what it printed so far. Each call is one connection; qemu keeps
-the console's full log in its chardev logfile.
+BASE names the guest's console: qemu's `-chardev pipe,path=BASE` reads the
+guest's ttyS0 input from the FIFO BASE.in, and run.sh copies BASE.out into
+BASE.log (the console's full log). Commands are written to BASE.in; their
+output is read from BASE.log. tests/guests/init.sh serves a shell on ttyS0
+without echo or prompt. A command that does not finish within the timeout
+exits 124 with what it printed so far.
 """
 import os
 import re
-import socket
 import sys
 import time
 
 
-def connect(path, deadline):
-    while True:
-        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        try:
-            s.connect(path)
-            return s
-        except OSError as e:
-            s.close()
-            if time.monotonic() >= deadline:
-                sys.exit(f"console: cannot connect to {path}: {e}")
-            time.sleep(0.2)
-
-
-def read_until(s, pattern, deadline):
-    """Bytes read until `pattern` matches; (match, text) or (None, text)."""
-    buf = b""
-    rx = re.compile(pattern)
-    while True:
-        m = rx.search(buf)
-        if m:
-            return m, buf
-        left = deadline - time.monotonic()
-        if left <= 0:
-            return None, buf
-        s.settimeout(min(left, 1.0))
-        try:
-            chunk = s.recv(65536)
-        except socket.timeout:
-            continue
-        if not chunk:
-            return None, buf
-        buf += chunk
-
-
-def drain(s):
-    s.settimeout(0.05)
+def send(base, text):
     try:
-        while s.recv(65536):
-            pass
-    except (socket.timeout, BlockingIOError):
-        pass
+        fd = os.open(base + ".in", os.O_WRONLY | os.O_NONBLOCK)
+    except OSError as e:
+        sys.exit(f"console: cannot write to {base}.in (is qemu running?): {e}")
+    os.set_blocking(fd, True)
+    try:
+        os.write(fd, text.encode())
+    finally:
+        os.close(fd)
+
+
+# qemu's 16550 takes input only as far as its FIFO has room and may leave
+# the tail of a write in the pipe until more input arrives: every command is
+# followed by blank lines, and a blank line is sent every second of waiting.
+PAD = "\n" * 32
+
+
+def read_until(base, log, pos, pattern, deadline):
+    """Log text after pos until `pattern` matches: (match, text) or (None, text)."""
+    rx = re.compile(pattern)
+    buf = b""
+    nudge = time.monotonic() + 1
+    with open(log, "rb") as f:
+        f.seek(pos)
+        while True:
+            chunk = f.read()
+            if chunk:
+                buf += chunk
+                m = rx.search(buf)
+                if m:
+                    return m, buf
+            elif time.monotonic() >= deadline:
+                return None, buf
+            else:
+                time.sleep(0.05)
+                if time.monotonic() >= nudge:
+                    send(base, "\n")
+                    nudge = time.monotonic() + 1
 
 
 def main():
@@ -79,13 +77,14 @@ def main():
         else:
             sys.exit(f"console: unknown option {a}")
     deadline = time.monotonic() + timeout
-    s = connect(path, deadline)
+    log = path + ".log"
     tag = f"{os.getpid()}x{int(time.time() * 1000) % 100000000}"
     if ready:
         # The shell may not run yet: ask again every few seconds.
         while True:
-            s.sendall(f"\necho @@RE\"\"ADY:{tag}\n".encode())
-            m, _ = read_until(s, rf"@@READY:{tag}".encode(),
+            pos = os.path.getsize(log)
+            send(path, f"\necho @@RE\"\"ADY:{tag}\n{PAD}")
+            m, _ = read_until(path, log, pos, rf"@@READY:{tag}".encode(),
                               min(deadline, time.monotonic() + 3))
             if m:
                 return 0
@@ -94,12 +93,14 @@ def main():
     if not args:
         sys.exit("console: no command")
     cmd = " ".join(args)
-    drain(s)
+    pos = os.path.getsize(log)
     # The marker is split in the command so only its output matches.
-    s.sendall(f"{cmd}\necho \"@@DO\"\"NE:{tag}:$?\"\n".encode())
-    m, out = read_until(s, rf"@@DONE:{tag}:(\d+)".encode(), deadline)
-    text = out[: m.start()] if m else out
-    sys.stdout.write(text.decode(errors="replace").replace("\r", ""))
+    send(path, f"{cmd}\necho \"@@DO\"\"NE:{tag}:$?\"\n{PAD}")
+    m, out = read_until(path, log, pos, rf"@@DONE:{tag}:(\d+)".encode(), deadline)
+    text = (out[: m.start()] if m else out).decode(errors="replace").replace("\r", "")
+    # late markers of earlier commands
+    text = re.sub(r"(?m)^@@(DONE|READY)\S*\n", "", text)
+    sys.stdout.write(text)
     sys.stdout.flush()
     if not m:
         sys.stderr.write(f"console: '{cmd}' timed out after {timeout:.0f} s\n")

@@ -87,7 +87,7 @@ if [ -n "$missing" ]; then
 fi
 
 mkdir -p "$OUT"
-rm -f "$OUT"/*.log "$OUT"/*.sock "$OUT"/*.pid "$OUT"/*.json "$OUT"/*.pol
+rm -f "$OUT"/*.log "$OUT"/*.in "$OUT"/*.out "$OUT"/*.pid "$OUT"/*.json "$OUT"/*.pol
 
 # ---- cleanup --------------------------------------------------------------
 
@@ -110,6 +110,10 @@ cleanup() {
 			done
 			kill -9 "$pid" 2>/dev/null
 			rm -f "$OUT/$g.pid"
+		fi
+		if [ -s "$OUT/$g.cat.pid" ]; then
+			kill "$(cat "$OUT/$g.cat.pid")" 2>/dev/null
+			rm -f "$OUT/$g.cat.pid"
 		fi
 	done
 	ip netns del "$NS" 2>/dev/null
@@ -163,22 +167,26 @@ inns ip link set "$BR" up
 # ---- guests ---------------------------------------------------------------
 
 boot() { # NAME TAP MAC IP4 IP6
+	mkfifo "$OUT/$1.in" "$OUT/$1.out" || abort "mkfifo"
 	inns qemu-system-x86_64 -accel tcg -cpu max -m 256 -smp 1 \
 		-display none -monitor none -no-reboot -daemonize -pidfile "$OUT/$1.pid" \
-		-chardev "socket,id=con,path=$OUT/$1.sock,server=on,wait=off,logfile=$OUT/$1.log" \
+		-chardev "pipe,id=con,path=$OUT/$1" \
 		-serial chardev:con \
 		-netdev "tap,id=n0,ifname=$2,script=no,downscript=no" \
 		-device "virtio-net-pci,netdev=n0,mac=$3,romfile=" \
 		-kernel "$KERNEL" -initrd "$OUT/initramfs.gz" \
 		-append "console=ttyS0 panic=-1 quiet loglevel=1 g.name=$1 g.ip4=$4/24 g.ip6=$5/64" ||
 		abort "qemu for guest $1 did not start"
+	# the console's log, read by console.py
+	cat "$OUT/$1.out" >"$OUT/$1.log" &
+	echo $! >"$OUT/$1.cat.pid"
 }
 
 # gX CMD...: run one shell line in guest X; gX_t SECONDS CMD... with a timeout
 g() {
 	_g=$1 _t=$2
 	shift 2
-	"$PY" "$HERE/console.py" "$OUT/$_g.sock" --timeout "$_t" "$*"
+	"$PY" "$HERE/console.py" "$OUT/$_g" --timeout "$_t" "$*"
 }
 ga() { g a 60 "$@"; }
 gb() { g b 60 "$@"; }
@@ -187,7 +195,7 @@ start=$(date +%s)
 boot a "$TAPA" "$MACA" "$IP4A" "$IP6A"
 boot b "$TAPB" "$MACB" "$IP4B" "$IP6B"
 for x in a b; do
-	"$PY" "$HERE/console.py" "$OUT/$x.sock" --ready --timeout 240 ||
+	"$PY" "$HERE/console.py" "$OUT/$x" --ready --timeout 240 ||
 		abort "guest $x did not boot; see $OUT/$x.log"
 done
 echo "guests: both up after $(($(date +%s) - start)) s"

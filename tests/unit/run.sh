@@ -96,8 +96,9 @@ else
 	expect 1 "^$tmp/dup.policy:2:1: duplicate rule" "$TA" policy check "$tmp/dup.policy"
 	expect 1 "cannot read policy file $tmp/none.policy: No such file" "$TA" policy check "$tmp/none.policy"
 	printf 'rule redirect tapX proto udp\ndefault drop\n' >"$tmp/good.policy"
-	expect 0 "good.policy: ok, 1 rules, default drop" "$TA" policy check "$tmp/good.policy"
-	expect 0 '^\{"file":".*good.policy","ok":true,.*"rules":\[\{"action":"redirect","dev":"tapX","line":1,"proto":17\}\]' \
+	expect 0 "good.policy: ok, 1 rules, 0 fdb entries, guard off, rate off, digest [0-9a-f]{16}$" \
+		"$TA" policy check "$tmp/good.policy"
+	expect 0 '^\{"file":".*good.policy","ok":true,.*"rules":\[\{"action":"redirect","dev":"tapX","line":1,"proto":17\}\],"default":\{"action":"drop"\}' \
 		"$TA" policy check --json "$tmp/good.policy"
 	nr_examples=0
 	for f in "$TOP"/examples/*.policy; do

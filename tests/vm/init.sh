@@ -16,12 +16,16 @@ echo 1 >/proc/sys/net/ipv6/conf/all/disable_ipv6
 
 mode=test
 for a in $(cat /proc/cmdline); do
-	case $a in vmmode=*) mode=${a#vmmode=} ;; esac
+	case $a in
+	vmmode=*) mode=${a#vmmode=} ;;
+	vm*=*) export "$a" ;;
+	esac
 done
 
 echo "==== OUTPUT BEGIN"
 if [ "$mode" = bench ]; then
-	sh /tests/bench.sh 2>&1
+	sh /tests/bench.sh 2>&1 | tee /tmp/results
+	echo "$(grep -c '^PASS' /tmp/results) passed, $(grep -c '^FAIL' /tmp/results) failed"
 else
 	sh /tests/suite-all.sh 2>&1
 fi

@@ -5,7 +5,9 @@
 #                             on a WARN/BUG/oops/... in the guest's dmesg
 #   tests/vm/run.sh --bench   boot the same VM, run `tap-accel bench --vm`
 #                             (if built) and the tapx-bench measurement
-# Environment: KVER (guest kernel, default 6.1.0-57-amd64), VM_TIMEOUT (s).
+# Environment: KVER (guest kernel, default 6.1.0-57-amd64), VM_TIMEOUT (s),
+# VM_CPU (qemu -cpu, default max), VM_APPEND (extra kernel arguments, e.g.
+# vmnotapaccel=1 to skip tap-accel bench in --bench mode).
 set -eu
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -16,6 +18,8 @@ KVER=${KVER:-6.1.0-57-amd64}
 KERNEL=/boot/vmlinuz-$KVER
 MODDIR=/lib/modules/$KVER
 VM_TIMEOUT=${VM_TIMEOUT:-1200}
+VM_CPU=${VM_CPU:-max}
+VM_QEMU_OPTS=${VM_QEMU_OPTS:-}
 MODE=test
 [ "${1:-}" = "--bench" ] && MODE=bench
 
@@ -102,9 +106,9 @@ echo "vm: booting $KVER ($MODE), log in ${LOG#$TOP/}"
 start=$(date +%s)
 set +e
 timeout --foreground -k 10 "$VM_TIMEOUT" qemu-system-x86_64 \
-	-accel tcg -cpu max -m 1G -smp 2 -nographic -no-reboot \
+	-accel tcg $VM_QEMU_OPTS -cpu "$VM_CPU" -m 1G -smp 2 -nographic -no-reboot \
 	-kernel "$KERNEL" -initrd "$OUT/initramfs.gz" \
-	-append "console=ttyS0 panic=-1 loglevel=3 vmmode=$MODE" \
+	-append "console=ttyS0 panic=-1 loglevel=3 vmmode=$MODE ${VM_APPEND:-}" \
 	-nic none </dev/null >"$LOG" 2>&1
 qrc=$?
 set -e

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "lib/policy_decode.h"
 #include "lib/policy_parse.h"
 #include "lib/util.h"
 #include "verbs.h"
@@ -149,6 +150,16 @@ int policy_apply(const char *ifname, const struct ta_maps *maps,
 
 /* ---- check ------------------------------------------------------------ */
 
+/* "53" or "1000-2000", as in the policy file. */
+static const char *port_range(uint16_t lo, uint16_t hi, char *buf)
+{
+	if (lo == hi)
+		snprintf(buf, 64, "%u", lo);
+	else
+		snprintf(buf, 64, "%u-%u", lo, hi);
+	return buf;
+}
+
 static void json_rule(const struct ta_rule_spec *r)
 {
 	char buf[64];
@@ -157,7 +168,8 @@ static void json_rule(const struct ta_rule_spec *r)
 	jw_kv_string(&json, "action", ta_action_name(r->action));
 	if (r->action == TA_ACT_REDIRECT)
 		jw_kv_string(&json, "dev", r->redirect_dev);
-	jw_kv_u64(&json, "line", r->pos.line);
+	if (r->pos.line)
+		jw_kv_u64(&json, "line", r->pos.line);
 	for (int f = 0; f < TA_F_MAX; f++) {
 		if (!(r->fields & (1u << f)))
 			continue;
@@ -170,36 +182,71 @@ static void json_rule(const struct ta_rule_spec *r)
 		case TA_F_SRC_IP: jw_string(&json, ta_format_prefix(&r->src_ip, buf)); break;
 		case TA_F_DST_IP: jw_string(&json, ta_format_prefix(&r->dst_ip, buf)); break;
 		case TA_F_IP_PROTO: jw_u64(&json, r->ip_proto); break;
-		case TA_F_SRC_PORT:
-			snprintf(buf, sizeof(buf), "%u-%u", r->sport_lo, r->sport_hi);
-			jw_string(&json, buf);
-			break;
-		case TA_F_DST_PORT:
-			snprintf(buf, sizeof(buf), "%u-%u", r->dport_lo, r->dport_hi);
-			jw_string(&json, buf);
-			break;
+		case TA_F_SRC_PORT: jw_string(&json, port_range(r->sport_lo, r->sport_hi, buf)); break;
+		case TA_F_DST_PORT: jw_string(&json, port_range(r->dport_lo, r->dport_hi, buf)); break;
 		case TA_F_ICMP_TYPE: jw_u64(&json, r->icmp_type); break;
 		}
 	}
 	jw_object_end(&json);
 }
 
-static void print_guard_spec_text(const struct ta_guard_spec *g)
+static void json_action(const char *key, uint32_t action, const char *dev)
+{
+	jw_key(&json, key);
+	jw_object_begin(&json);
+	jw_kv_string(&json, "action", ta_action_name(action));
+	if (action == TA_ACT_REDIRECT)
+		jw_kv_string(&json, "dev", dev);
+	jw_object_end(&json);
+}
+
+static void json_guard(const struct ta_guard_spec *g)
 {
 	char buf[64];
 
-	if (!g->flags) {
-		printf("guard: off\n");
-		return;
-	}
-	printf("guard:");
+	jw_key(&json, "guard");
+	jw_object_begin(&json);
+	jw_kv_u64(&json, "flags", g->flags);
 	if (g->flags & TA_GUARD_F_MAC)
-		printf(" mac %s", ta_format_mac(g->mac, buf));
+		jw_kv_string(&json, "mac", ta_format_mac(g->mac, buf));
+	jw_key(&json, "ip");
+	jw_array_begin(&json);
 	for (uint32_t i = 0; i < g->nr_ip4; i++)
-		printf(" ip %s", inet_ntop(AF_INET, &g->ip4[i], buf, sizeof(buf)));
+		jw_string(&json, inet_ntop(AF_INET, &g->ip4[i], buf, sizeof(buf)));
 	for (uint32_t i = 0; i < g->nr_ip6; i++)
-		printf(" ip %s", inet_ntop(AF_INET6, g->ip6[i], buf, sizeof(buf)));
-	printf("\n");
+		jw_string(&json, inet_ntop(AF_INET6, g->ip6[i], buf, sizeof(buf)));
+	jw_array_end(&json);
+	jw_object_end(&json);
+}
+
+/* The members of a policy object: rules, default, guard, rate, fdb. */
+static void json_spec(const struct ta_policy_spec *spec)
+{
+	char mac[18];
+
+	jw_key(&json, "rules");
+	jw_array_begin(&json);
+	for (uint32_t i = 0; i < spec->nr_rules; i++)
+		json_rule(&spec->rules[i]);
+	jw_array_end(&json);
+	json_action("default", spec->default_action, spec->default_dev);
+	json_guard(&spec->guard);
+	jw_key(&json, "rate");
+	jw_object_begin(&json);
+	jw_kv_u64(&json, "pps", spec->rate.pps);
+	jw_kv_u64(&json, "bps", spec->rate.bps);
+	jw_kv_u64(&json, "burst_pkts", spec->rate.burst_pkts);
+	jw_kv_u64(&json, "burst_bytes", spec->rate.burst_bytes);
+	jw_object_end(&json);
+	jw_key(&json, "fdb");
+	jw_array_begin(&json);
+	for (uint32_t i = 0; i < spec->nr_fdb; i++) {
+		jw_object_begin(&json);
+		jw_kv_string(&json, "mac", ta_format_mac(spec->fdb[i].mac, mac));
+		jw_kv_string(&json, "dev", spec->fdb[i].dev);
+		jw_object_end(&json);
+	}
+	jw_array_end(&json);
 }
 
 static int policy_check(const char *file)
@@ -215,25 +262,13 @@ static int policy_check(const char *file)
 		jw_kv_string(&json, "file", file);
 		jw_kv_bool(&json, "ok", true);
 		jw_kv_string(&json, "digest", digest_hex(spec.digest, hex));
-		jw_kv_string(&json, "default", ta_action_name(spec.default_action));
-		jw_key(&json, "rules");
-		jw_array_begin(&json);
-		for (uint32_t i = 0; i < spec.nr_rules; i++)
-			json_rule(&spec.rules[i]);
-		jw_array_end(&json);
-		jw_kv_u64(&json, "fdb_entries", spec.nr_fdb);
-		jw_kv_u64(&json, "guard_flags", spec.guard.flags);
-		jw_kv_u64(&json, "rate_pps", spec.rate.pps);
-		jw_kv_u64(&json, "rate_bps", spec.rate.bps);
+		json_spec(&spec);
 		jw_object_end(&json);
 		jw_end_document(&json);
 	} else {
-		printf("%s: ok, %u rules, default %s%s%s, %u fdb entries, digest %016" PRIx64 "\n",
-		       file, spec.nr_rules, ta_action_name(spec.default_action),
-		       spec.default_dev[0] ? " " : "", spec.default_dev, spec.nr_fdb, spec.digest);
-		print_guard_spec_text(&spec.guard);
-		if (spec.rate.pps || spec.rate.bps)
-			printf("rate: %" PRIu64 " pps, %" PRIu64 " bit/s\n", spec.rate.pps, spec.rate.bps);
+		printf("%s: ok, %u rules, %u fdb entries, guard %s, rate %s, digest %s\n", file,
+		       spec.nr_rules, spec.nr_fdb, spec.guard.flags ? "on" : "off",
+		       spec.rate.pps || spec.rate.bps ? "on" : "off", digest_hex(spec.digest, hex));
 	}
 	ta_policy_spec_free(&spec);
 	return EXIT_OK;
@@ -296,164 +331,33 @@ int read_active_policy(const struct ta_maps *maps, uint32_t *slot, struct ta_pol
 	return 0;
 }
 
-static void show_action(const char *key, uint32_t action, uint32_t ifindex)
-{
-	char dev[IF_NAMESIZE];
-
-	if (cli.json) {
-		jw_key(&json, key);
-		jw_object_begin(&json);
-		jw_kv_string(&json, "action", ta_action_name(action));
-		if (action == TA_ACT_REDIRECT)
-			jw_kv_string(&json, "dev", ifname_of(ifindex, dev));
-		jw_object_end(&json);
-	} else {
-		printf("%s %s%s%s\n", key, ta_action_name(action),
-		       action == TA_ACT_REDIRECT ? " " : "",
-		       action == TA_ACT_REDIRECT ? ifname_of(ifindex, dev) : "");
-	}
-}
-
-static void show_rules(const struct ta_maps *maps, uint32_t slot, const struct ta_policy *pol)
-{
-	if (cli.json) {
-		jw_key(&json, "rules");
-		jw_array_begin(&json);
-	}
-	for (uint32_t i = 0; i < pol->nr_rules; i++) {
-		struct ta_rule_action ra = { 0 };
-		__u32 key = slot * TA_MAX_RULES + i;
-		char name[32];
-
-		bpf_map_lookup_elem(maps->ta_rules, &key, &ra);
-		if (cli.json) {
-			jw_object_begin(&json);
-			jw_kv_u64(&json, "rule", i);
-			show_action("then", ra.action, ra.ifindex);
-			jw_object_end(&json);
-		} else {
-			snprintf(name, sizeof(name), "rule %u:", i);
-			show_action(name, ra.action, ra.ifindex);
-		}
-	}
-	if (cli.json)
-		jw_array_end(&json);
-}
-
-static void show_guard(const struct ta_maps *maps)
-{
-	struct ta_guard g = { 0 };
-	char buf[64];
-	__u32 key = 0;
-	__be32 a4, n4, *p4 = NULL;
-	struct ta_ip6 a6, n6, *p6 = NULL;
-
-	bpf_map_lookup_elem(maps->ta_guard, &key, &g);
-	if (cli.json) {
-		jw_key(&json, "guard");
-		jw_object_begin(&json);
-		jw_kv_u64(&json, "flags", g.flags);
-		if (g.flags & TA_GUARD_F_MAC)
-			jw_kv_string(&json, "mac", ta_format_mac(g.mac, buf));
-		jw_key(&json, "ip");
-		jw_array_begin(&json);
-	} else {
-		printf("guard:%s", g.flags ? "" : " off");
-		if (g.flags & TA_GUARD_F_MAC)
-			printf(" mac %s", ta_format_mac(g.mac, buf));
-	}
-	while (!bpf_map_get_next_key(maps->ta_guard_ip4, p4, &n4)) {
-		inet_ntop(AF_INET, &n4, buf, sizeof(buf));
-		cli.json ? jw_string(&json, buf) : (void)printf(" ip %s", buf);
-		a4 = n4;
-		p4 = &a4;
-	}
-	while (!bpf_map_get_next_key(maps->ta_guard_ip6, p6, &n6)) {
-		inet_ntop(AF_INET6, n6.addr, buf, sizeof(buf));
-		cli.json ? jw_string(&json, buf) : (void)printf(" ip %s", buf);
-		a6 = n6;
-		p6 = &a6;
-	}
-	if (cli.json) {
-		jw_array_end(&json);
-		jw_object_end(&json);
-	} else {
-		printf("\n");
-	}
-}
-
-static void show_rate(const struct ta_maps *maps)
-{
-	struct ta_rate r = { 0 };
-	__u32 key = 0;
-
-	bpf_map_lookup_elem(maps->ta_rate, &key, &r);
-	if (cli.json) {
-		jw_key(&json, "rate");
-		jw_object_begin(&json);
-		jw_kv_u64(&json, "pps", r.pps);
-		jw_kv_u64(&json, "bps", r.bps);
-		jw_kv_u64(&json, "burst_pkts", r.burst_pkts);
-		jw_kv_u64(&json, "burst_bytes", r.burst_bytes);
-		jw_object_end(&json);
-	} else if (r.pps || r.bps) {
-		printf("rate: %llu pps, %llu bit/s, burst %llu packets, %llu bytes\n",
-		       (unsigned long long)r.pps, (unsigned long long)r.bps,
-		       (unsigned long long)r.burst_pkts, (unsigned long long)r.burst_bytes);
-	} else {
-		printf("rate: off\n");
-	}
-}
-
 static int policy_show(const char *ifname)
 {
-	struct ta_policy pol;
-	char hex[20];
+	struct ta_policy_spec spec;
 	struct pinned p;
-	uint32_t slot;
+	char hex[20];
 	int ret, err;
 
 	ret = open_pinned(ifname, &p);
 	if (ret)
 		return ret;
-	err = read_active_policy(&p.maps, &slot, &pol);
-	if (err) {
-		close_pinned(&p);
+	err = ta_policy_decode(&p.maps, &spec);
+	close_pinned(&p);
+	if (err)
 		return errno_error(err, "cannot read the policy of %s", ifname);
-	}
 	if (cli.json) {
 		jw_object_begin(&json);
 		jw_kv_string(&json, "ifname", ifname);
-		jw_kv_u64(&json, "slot", slot);
-		jw_kv_string(&json, "digest", digest_hex(pol.digest, hex));
-		jw_kv_u64(&json, "nr_rules", pol.nr_rules);
-		jw_key(&json, "fields");
-		jw_array_begin(&json);
-		for (int f = 0; f < TA_F_MAX; f++)
-			if (pol.field_mask & (1u << f))
-				jw_string(&json, field_names[f]);
-		jw_array_end(&json);
-	} else {
-		printf("%s: %u rules, digest %016llx, slot %u, fields:", ifname, pol.nr_rules,
-		       (unsigned long long)pol.digest, slot);
-		for (int f = 0; f < TA_F_MAX; f++)
-			if (pol.field_mask & (1u << f))
-				printf(" %s", field_names[f]);
-		printf("\n");
-	}
-	show_rules(&p.maps, slot, &pol);
-	show_action("default", pol.default_action, pol.default_ifindex);
-	show_guard(&p.maps);
-	show_rate(&p.maps);
-	if (cli.json) {
-		jw_key(&json, "fdb");
-		print_fdb(&p.maps);
+		jw_kv_string(&json, "digest", digest_hex(spec.digest, hex));
+		json_spec(&spec);
 		jw_object_end(&json);
 		jw_end_document(&json);
 	} else {
-		print_fdb(&p.maps);
+		printf("# %s: %u rules, digest %s\n", ifname, spec.nr_rules,
+		       digest_hex(spec.digest, hex));
+		ta_policy_write(stdout, &spec);
 	}
-	close_pinned(&p);
+	ta_policy_spec_free(&spec);
 	return EXIT_OK;
 }
 

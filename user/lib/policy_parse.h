@@ -7,6 +7,8 @@
 #ifndef TA_POLICY_PARSE_H
 #define TA_POLICY_PARSE_H
 
+#include <stdio.h>
+
 #include "policy.h"
 
 /*
@@ -21,6 +23,10 @@ int ta_policy_parse(const char *text, size_t len, const char *filename,
 /* The same for a file; -errno (with a message) if it cannot be read. */
 int ta_policy_parse_file(const char *path, struct ta_policy_spec *spec,
 			 char *err, size_t errlen);
+
+/* Write a spec in the policy language, one statement per line: guard,
+ * rate, fdb, rules, default. Parsing the text gives the same spec. */
+void ta_policy_write(FILE *out, const struct ta_policy_spec *spec);
 
 /* "52:54:00:12:34:56" (or with '-') into 6 bytes; 0 or -EINVAL. */
 int ta_parse_mac(const char *s, uint8_t mac[6]);
