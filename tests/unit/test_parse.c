@@ -356,6 +356,52 @@ static void test_file(void)
 	CHECK(ret == -EINVAL && strstr(err, "expected a regular policy file"), "directory: %s", err);
 }
 
+/* Writing a spec and parsing the text gives the same spec. */
+static void test_write_round_trip(void)
+{
+	static const char text[] =
+		"guard mac 52:54:00:12:34:56 ip 10.0.0.2 ip fe80::1\n"
+		"rate 1000pps 10mbit burst 100 burst 64kb\n"
+		"fdb 52:54:00:aa:bb:cc dev tap1\n"
+		"rule drop proto udp dst 10.9.0.0/16 dport 1000-2000\n"
+		"rule redirect tap2 vlan 10 dmac 52:54:00:aa:bb:cc\n"
+		"rule tx smac 52:54:00:00:00:01 ethertype 0x88cc\n"
+		"rule pass src fd00::/8 proto sctp sport 7\n"
+		"rule drop proto icmp icmp-type 8 ethertype ipv4\n"
+		"default redirect eth0\n";
+	struct ta_policy_spec a, b;
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	CHECK(parse(text, &a) == 0, "round trip source: %s", err);
+	f = open_memstream(&out, &len);
+	ta_policy_write(f, &a);
+	fclose(f);
+	CHECK(parse(out, &b) == 0, "written text parses: %s\n%s", err, out);
+	CHECK(a.nr_rules == b.nr_rules && a.nr_fdb == b.nr_fdb, "same sizes");
+	for (uint32_t i = 0; i < a.nr_rules && i < b.nr_rules; i++)
+		CHECK(a.rules[i].fields == b.rules[i].fields && a.rules[i].action == b.rules[i].action &&
+		      !strcmp(a.rules[i].redirect_dev, b.rules[i].redirect_dev) &&
+		      !memcmp(&a.rules[i].src_ip, &b.rules[i].src_ip, sizeof(a.rules[i].src_ip)) &&
+		      !memcmp(&a.rules[i].dst_ip, &b.rules[i].dst_ip, sizeof(a.rules[i].dst_ip)) &&
+		      a.rules[i].dport_lo == b.rules[i].dport_lo && a.rules[i].dport_hi == b.rules[i].dport_hi &&
+		      a.rules[i].sport_lo == b.rules[i].sport_lo && a.rules[i].vlan == b.rules[i].vlan &&
+		      a.rules[i].ethertype == b.rules[i].ethertype && a.rules[i].ip_proto == b.rules[i].ip_proto &&
+		      a.rules[i].icmp_type == b.rules[i].icmp_type &&
+		      !memcmp(a.rules[i].src_mac, b.rules[i].src_mac, 6) &&
+		      !memcmp(a.rules[i].dst_mac, b.rules[i].dst_mac, 6),
+		      "rule %u survives the round trip:\n%s", i, out);
+	CHECK(!memcmp(&a.guard, &b.guard, sizeof(a.guard)), "guard survives");
+	CHECK(!memcmp(&a.rate, &b.rate, sizeof(a.rate)), "rate survives");
+	CHECK(b.default_action == TA_ACT_REDIRECT && !strcmp(b.default_dev, "eth0"), "default survives");
+	CHECK(b.nr_fdb == 1 && !strcmp(b.fdb[0].dev, "tap1") && !memcmp(a.fdb[0].mac, b.fdb[0].mac, 6),
+	      "fdb survives");
+	ta_policy_spec_free(&a);
+	ta_policy_spec_free(&b);
+	free(out);
+}
+
 static void test_mac_helpers(void)
 {
 	uint8_t mac[6];
@@ -377,6 +423,7 @@ int main(void)
 	test_duplicates();
 	test_limits();
 	test_file();
+	test_write_round_trip();
 	test_mac_helpers();
 	return check_report();
 }
