@@ -163,6 +163,7 @@ struct runner {
 	uint8_t *frame[NR_FRAMES][NR_SIZES];
 	int null_fd;
 	int done, total;
+	struct bench_env *env[DRV_MAX][PROG_MAX]; /* taps per program */
 };
 
 static void progress(struct runner *rn, const struct cell *c)
@@ -262,9 +263,10 @@ static void cell_end(struct runner *rn, struct cell_run *cr)
 }
 
 /*
- * Run cells side by side: their repetitions take turns (tun, tapx, tun,
- * tapx, ...), so a burst of load on this shared machine falls on all of
- * them alike instead of on whichever cell happened to be running.
+ * Run cells side by side: their repetitions take turns (floor, none, XDP
+ * drop, ..., on tun then tapx, and again), so a burst of load on this
+ * shared machine falls on all of them alike instead of on whichever cell
+ * happened to be running.
  */
 static void run_group(struct runner *rn, struct cell_run *group, int n)
 {
@@ -277,7 +279,8 @@ static void run_group(struct runner *rn, struct cell_run *group, int n)
 	}
 	for (int r = 0; r < reps && !interrupted; r++)
 		for (int i = 0; i < n; i++)
-			cell_rep(rn, &group[i], r);
+			if (r < group[i].c->reps)
+				cell_rep(rn, &group[i], r);
 	for (int i = 0; i < n; i++)
 		cell_end(rn, &group[i]);
 }
@@ -295,148 +298,162 @@ static bool cell_usable(struct runner *rn, struct cell *c)
 	return true;
 }
 
-static void run_floor(struct runner *rn)
+/* Mark every pending cell of (driver, program); p < 0: every program. */
+static void mark_cells(struct runner *rn, int d, int p, enum cell_status st,
+		       const char *why, bool print)
 {
-	for (int s = 0; s < NR_SIZES; s++)
-		for (int w = 0; w < WR_MAX && !interrupted; w++) {
-			struct cell_run cr = {.c = cell_at(rn->run, DRV_TUN,
-							   PROG_FLOOR, w, s)};
+	for (int q = 0; q < PROG_MAX; q++)
+		for (int w = 0; w < WR_MAX; w++)
+			for (int s = 0; s < NR_SIZES; s++) {
+				struct cell *c = cell_at(rn->run, d, q, w, s);
 
-			if (cell_usable(rn, cr.c))
-				run_group(rn, &cr, 1);
-		}
+				if ((p >= 0 && q != p) ||
+				    c->status != CELL_PENDING)
+					continue;
+				mark(c, st, why);
+				if (print)
+					progress(rn, c);
+				else
+					rn->total--; /* covered by a banner */
+			}
 }
 
-/* Attach p on every driver's tap; false (cells marked) where it fails. */
-static void attach_all(struct runner *rn, struct bench_env **envs, int p,
-		       bool *attached)
+static bool program_planned(struct runner *rn, int d, int p)
 {
-	for (int d = 0; d < DRV_MAX; d++) {
-		char why[128];
-
-		attached[d] =
-			envs[d] && !env_attach(envs[d], p, why, sizeof(why));
-		if (envs[d] && !attached[d])
-			for (int w = 0; w < WR_MAX; w++)
-				for (int s = 0; s < NR_SIZES; s++)
-					if (cell_at(rn->run, d, p, w, s)
-						    ->status == CELL_PENDING)
-						mark(cell_at(rn->run, d, p, w,
-							     s),
-						     CELL_NA, why);
-	}
-}
-
-/* The frame size s on a driver's taps (MTU); false and cells marked if
- * the driver refuses it. */
-static bool size_ok(struct runner *rn, struct bench_env *env, int d, int p,
-		    int s, unsigned int *mtu)
-{
-	char why[128];
-
-	if (!env_set_frame_size(env, bench_size[s], mtu, why, sizeof(why)))
-		return true;
-	for (int w = 0; w < WR_MAX; w++) {
-		struct cell *c = cell_at(rn->run, d, p, w, s);
-
-		if (c->status == CELL_PENDING) {
-			mark(c, CELL_NA, why);
-			progress(rn, c);
-		}
-	}
+	for (int w = 0; w < WR_MAX; w++)
+		for (int s = 0; s < NR_SIZES; s++)
+			if (cell_at(rn->run, d, p, w, s)->status ==
+			    CELL_PENDING)
+				return true;
 	return false;
 }
 
-/* Every cell of one program, all drivers side by side. */
-static void run_program(struct runner *rn, struct bench_env **envs, int p)
+/*
+ * Every program gets taps of its own, with the program attached for the
+ * whole run, so that the cells of all programs can take turns. NULL (and
+ * the cells marked) where it cannot be set up.
+ */
+static struct bench_env *open_program(struct runner *rn, int d, int p)
 {
-	bool attached[DRV_MAX];
+	char why[128];
+	struct bench_env *env = env_new(d, p, why, sizeof(why));
 
-	attach_all(rn, envs, p, attached);
-	for (int s = 0; s < NR_SIZES; s++) {
-		bool ok[DRV_MAX];
-		unsigned int mtu[DRV_MAX] = {0};
+	if (!env) {
+		mark_cells(rn, d, p, CELL_FAILED, why, true);
+		return NULL;
+	}
+	if (env_attach(env, p, why, sizeof(why))) {
+		mark_cells(rn, d, p, CELL_NA, why, true);
+		env_free(env);
+		return NULL;
+	}
+	return env;
+}
 
-		for (int d = 0; d < DRV_MAX; d++)
-			ok[d] = attached[d] &&
-				size_ok(rn, envs[d], d, p, s, &mtu[d]);
+/* A driver's device node must exist; say so loudly if it does not. */
+static bool driver_present(struct runner *rn, int d)
+{
+	char why[160];
+
+	if (!rn->run->opts.want_driver[d])
+		return false;
+	if (d != DRV_TAPX || access("/dev/net/tapx", F_OK) == 0)
+		return true;
+	snprintf(why, sizeof(why), "/dev/net/tapx: %s (tapx.ko not loaded)",
+		 strerror(errno));
+	fprintf(stderr, "\n*** tapx: ABSENT: %s ***\n\n", why);
+	mark_cells(rn, d, -1, CELL_ABSENT, why, false);
+	return false;
+}
+
+static void open_envs(struct runner *rn)
+{
+	for (int d = 0; d < DRV_MAX; d++) {
+		bool present = driver_present(rn, d);
+
+		for (int p = PROG_NONE; p < PROG_MAX; p++)
+			rn->env[d][p] = present && program_planned(rn, d, p)
+						? open_program(rn, d, p)
+						: NULL;
+	}
+}
+
+static void close_envs(struct runner *rn)
+{
+	for (int d = 0; d < DRV_MAX; d++)
+		for (int p = PROG_NONE; p < PROG_MAX; p++) {
+			struct bench_env *env = rn->env[d][p];
+
+			if (!env)
+				continue;
+			env_detach(env, p);
+			env_free(env);
+			rn->env[d][p] = NULL;
+		}
+}
+
+/* Frame size s on every program's taps (MTU); cells of those that refuse
+ * it are marked. */
+static void set_size(struct runner *rn, int s, bool ok[DRV_MAX][PROG_MAX],
+		     unsigned int mtu[DRV_MAX][PROG_MAX])
+{
+	for (int d = 0; d < DRV_MAX; d++)
+		for (int p = PROG_NONE; p < PROG_MAX; p++) {
+			struct bench_env *env = rn->env[d][p];
+			char why[128];
+
+			ok[d][p] = env && !env_set_frame_size(
+						  env, bench_size[s],
+						  &mtu[d][p], why, sizeof(why));
+			if (env && !ok[d][p])
+				for (int w = 0; w < WR_MAX; w++) {
+					struct cell *c =
+						cell_at(rn->run, d, p, w, s);
+
+					if (c->status == CELL_PENDING) {
+						mark(c, CELL_NA, why);
+						progress(rn, c);
+					}
+				}
+		}
+}
+
+/*
+ * The whole matrix: for each frame size and writer, one group of cells —
+ * the floor and every program on every driver — whose repetitions take
+ * turns.
+ */
+static void run_matrix(struct runner *rn)
+{
+	static struct cell_run group[1 + DRV_MAX * PROG_MAX];
+
+	for (int s = 0; s < NR_SIZES && !interrupted; s++) {
+		bool ok[DRV_MAX][PROG_MAX];
+		unsigned int mtu[DRV_MAX][PROG_MAX];
+
+		set_size(rn, s, ok, mtu);
 		for (int w = 0; w < WR_MAX && !interrupted; w++) {
-			struct cell_run group[DRV_MAX];
+			struct cell *fl =
+				cell_at(rn->run, DRV_TUN, PROG_FLOOR, w, s);
 			int n = 0;
 
-			for (int d = 0; d < DRV_MAX; d++) {
-				struct cell *c = cell_at(rn->run, d, p, w, s);
+			if (cell_usable(rn, fl))
+				group[n++] = (struct cell_run){.c = fl};
+			for (int d = 0; d < DRV_MAX; d++)
+				for (int p = PROG_NONE; p < PROG_MAX; p++) {
+					struct cell *c =
+						cell_at(rn->run, d, p, w, s);
 
-				if (!ok[d] || !cell_usable(rn, c))
-					continue;
-				c->mtu = mtu[d];
-				group[n++] = (struct cell_run){.c = c,
-							       .env = envs[d]};
-			}
+					if (!ok[d][p] || !cell_usable(rn, c))
+						continue;
+					c->mtu = mtu[d][p];
+					group[n++] = (struct cell_run){
+						.c = c, .env = rn->env[d][p]};
+				}
 			if (n)
 				run_group(rn, group, n);
 		}
 	}
-	for (int d = 0; d < DRV_MAX; d++)
-		if (attached[d])
-			env_detach(envs[d], p);
-	/* What was marked n/a at attach time still needs its progress line. */
-	for (int d = 0; d < DRV_MAX; d++)
-		for (int s = 0; s < NR_SIZES; s++)
-			for (int w = 0; w < WR_MAX; w++) {
-				struct cell *c = cell_at(rn->run, d, p, w, s);
-
-				if (envs[d] && !attached[d] &&
-				    c->status == CELL_NA)
-					progress(rn, c);
-			}
-}
-
-static void mark_driver(struct runner *rn, int d, enum cell_status st,
-			const char *why)
-{
-	for (int p = 0; p < PROG_MAX; p++)
-		for (int w = 0; w < WR_MAX; w++)
-			for (int s = 0; s < NR_SIZES; s++) {
-				struct cell *c = cell_at(rn->run, d, p, w, s);
-
-				if (c->status == CELL_PENDING) {
-					mark(c, st, why);
-					rn->total--; /* no progress line each */
-				}
-			}
-}
-
-/* The driver's taps and programs; NULL (its cells marked) if it cannot be
- * used, ABSENT when its device node does not exist. */
-static struct bench_env *open_driver(struct runner *rn, int d)
-{
-	char why[128];
-	struct bench_env *env;
-	bool absent;
-
-	if (!rn->run->opts.want_driver[d])
-		return NULL;
-	env = env_new(d, why, sizeof(why));
-	if (env)
-		return env;
-	absent = d == DRV_TAPX && access("/dev/net/tapx", F_OK);
-	fprintf(stderr, "\n*** %s: %s%s ***\n\n", bench_driver_name[d],
-		absent ? "ABSENT: " : "", why);
-	mark_driver(rn, d, absent ? CELL_ABSENT : CELL_FAILED, why);
-	return NULL;
-}
-
-static void run_drivers(struct runner *rn)
-{
-	struct bench_env *envs[DRV_MAX];
-
-	for (int d = 0; d < DRV_MAX; d++)
-		envs[d] = open_driver(rn, d);
-	for (int p = PROG_NONE; p < PROG_MAX && !interrupted; p++)
-		run_program(rn, envs, p);
-	for (int d = 0; d < DRV_MAX; d++)
-		env_free(envs[d]);
 }
 
 /* ---- the matrix --------------------------------------------------------- */
@@ -603,8 +620,9 @@ int cmd_bench(int argc, char **argv)
 		"tap-accel bench: %d cells, %lu frames x %d reps, writer on "
 		"CPU %d\n",
 		rn.total, run->opts.frames, run->opts.reps, run->writer_cpu);
-	run_floor(&rn);
-	run_drivers(&rn);
+	open_envs(&rn);
+	run_matrix(&rn);
+	close_envs(&rn);
 	runner_fini(&rn);
 	run->seconds = (now_ns() - t0) / 1e9;
 

@@ -143,7 +143,7 @@ unsigned long write_frames(enum bench_writer w, int fd, const uint8_t *frame,
 /* setup.c */
 struct bench_env;
 int env_enter_netns(char *why, size_t len);
-struct bench_env *env_new(enum bench_driver d, char *why, size_t len);
+struct bench_env *env_new(enum bench_driver d, int tag, char *why, size_t len);
 void env_free(struct bench_env *env);
 int env_attach(struct bench_env *env, enum bench_prog p, char *why, size_t len);
 void env_detach(struct bench_env *env, enum bench_prog p);

@@ -65,6 +65,7 @@ struct reader {
 
 struct bench_env {
 	enum bench_driver driver;
+	int tag; /* in interface names: one env per program */
 	int sock; /* AF_INET datagram socket for interface ioctls */
 	int tap_fd[NR_TAPS];
 	int ifindex[NR_TAPS];
@@ -168,14 +169,14 @@ static int set_nonblock(int fd, bool on)
 
 static int env_open_taps(struct bench_env *env, char *why, size_t len)
 {
-	static const char *const suffix[NR_TAPS] = {"w", "far"};
+	static const char *const suffix[NR_TAPS] = {"w", "f"};
 
 	for (int t = 0; t < NR_TAPS; t++) {
 		char name[IFNAMSIZ];
 		int err;
 
-		snprintf(name, sizeof(name), "%s-%s",
-			 bench_driver_name[env->driver], suffix[t]);
+		snprintf(name, sizeof(name), "%s%d%s",
+			 bench_driver_name[env->driver], env->tag, suffix[t]);
 		env->tap_fd[t] = tap_open(driver_dev[env->driver], name,
 					  env->ifname[t], why, len);
 		if (env->tap_fd[t] < 0)
@@ -194,7 +195,7 @@ static int env_open_taps(struct bench_env *env, char *why, size_t len)
 	return 0;
 }
 
-struct bench_env *env_new(enum bench_driver d, char *why, size_t len)
+struct bench_env *env_new(enum bench_driver d, int tag, char *why, size_t len)
 {
 	struct bench_env *env = calloc(1, sizeof(*env));
 	__u32 key = 0;
@@ -204,6 +205,7 @@ struct bench_env *env_new(enum bench_driver d, char *why, size_t len)
 		return NULL;
 	}
 	env->driver = d;
+	env->tag = tag;
 	env->tap_fd[0] = env->tap_fd[1] = -1;
 	env->sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (env->sock < 0) {
@@ -330,8 +332,8 @@ static void tc_detach(struct bench_env *env)
  * need no netlink attribute building. STP is off, so ports forward at once. */
 static int bridge_create(struct bench_env *env, char *why, size_t len)
 {
-	snprintf(env->bridge, IFNAMSIZ, "%s-br",
-		 bench_driver_name[env->driver]);
+	snprintf(env->bridge, IFNAMSIZ, "%s%dbr", bench_driver_name[env->driver],
+		 env->tag);
 	if (ioctl(env->sock, SIOCBRADDBR, env->bridge) < 0) {
 		say(why, len,
 		    errno == ENOPKG
