@@ -213,14 +213,6 @@ static int print_libbpf(enum libbpf_print_level level, const char *fmt, va_list 
 	return vfprintf(stderr, fmt, ap);
 }
 
-/* bench lives in user/bench/; until it is built, say so instead of linking
- * a stand-in. */
-__attribute__((weak)) int cmd_bench(int argc, char **argv)
-{
-	fprintf(stderr, "bench: not built\n");
-	return EXIT_SYSTEM;
-}
-
 int main(int argc, char **argv)
 {
 	int i;
