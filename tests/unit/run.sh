@@ -65,6 +65,7 @@ else
 		expect 0 "^Usage: tap-accel $verb" "$TA" "$verb" --help
 		expect 0 "^Usage: tap-accel $verb" "$TA" --json "$verb" -h
 	done
+	expect 0 '^Usage: tap-accel bench' "$TA" bench --help
 	expect 1 "attach: unknown option '--frob'" "$TA" attach tap0 --frob
 	expect 1 'attach: expected one interface' "$TA" attach
 	expect 1 'attach: expected one interface' "$TA" attach a b
