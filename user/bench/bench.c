@@ -201,21 +201,31 @@ static const uint8_t *cell_frame(struct runner *rn, const struct cell *c)
 	return rn->frame[c->frame][c->size_idx];
 }
 
-/* Readers, counters before, warm-up. */
+/* Readers and counters before. */
 static void cell_begin(struct runner *rn, struct cell_run *cr)
 {
 	struct cell *c = cr->c;
-	size_t size = bench_size[c->size_idx];
-	unsigned long warm = c->frames * rn->run->opts.warmup_pct / 100;
 
 	cr->fd = rn->null_fd;
 	if (cr->env) {
 		cr->fd = env_writer_fd(cr->env, c->writer != WR_BLOCK);
-		env_start_readers(cr->env, c->prog, rn->run->reader_cpu, size);
+		env_start_readers(cr->env, c->prog, rn->run->reader_cpu,
+				  bench_size[c->size_idx]);
 		env_counts(cr->env, c->prog, &cr->before);
 	}
-	cr->written = write_frames(c->writer, cr->fd, cell_frame(rn, c), size,
-				   warm, rn->uring, &cr->errors);
+}
+
+/* Untimed: caches, slabs and queues in their steady state. */
+static void cell_warm_up(struct runner *rn, struct cell_run *cr)
+{
+	struct cell *c = cr->c;
+	unsigned long warm = c->frames * rn->run->opts.warmup_pct / 100;
+
+	if (cr->env)
+		env_writer_fd(cr->env, c->writer != WR_BLOCK);
+	cr->written += write_frames(c->writer, cr->fd, cell_frame(rn, c),
+				    bench_size[c->size_idx], warm, rn->uring,
+				    &cr->errors);
 }
 
 /* Repetition r: the timed loop. */
@@ -277,6 +287,8 @@ static void run_group(struct runner *rn, struct cell_run *group, int n)
 		if (group[i].c->reps > reps)
 			reps = group[i].c->reps;
 	}
+	for (int i = 0; i < n; i++)
+		cell_warm_up(rn, &group[i]);
 	for (int r = 0; r < reps && !interrupted; r++)
 		for (int i = 0; i < n; i++)
 			if (r < group[i].c->reps)
