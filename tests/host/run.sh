@@ -30,8 +30,7 @@ if [ "$(id -u)" != 0 ]; then
 	finish
 fi
 [ -x "$TA_BIN" ] && [ -f "$BPF_OBJ" ] || make -s -C "$TOP" bpf user >/dev/null 2>&1
-mkdir -p "$BUILD/tests/host"
-if ! ${CC:-cc} -O2 -Wall -o "$TAPIO" tapio.c; then
+if ! make -s -C "$TOP/tests/host"; then
 	bad "tapio does not build"
 	finish
 fi
