@@ -369,11 +369,12 @@ static bool driver_present(struct runner *rn, int d)
 
 	if (!rn->run->opts.want_driver[d])
 		return false;
-	if (d != DRV_TAPX || access("/dev/net/tapx", F_OK) == 0)
+	if (access(bench_driver_dev[d], F_OK) == 0)
 		return true;
-	snprintf(why, sizeof(why), "/dev/net/tapx: %s (tapx.ko not loaded)",
-		 strerror(errno));
-	fprintf(stderr, "\n*** tapx: ABSENT: %s ***\n\n", why);
+	snprintf(why, sizeof(why), "%s: %s%s", bench_driver_dev[d],
+		 strerror(errno), d == DRV_TAPX ? " (tapx.ko not loaded)" : "");
+	fprintf(stderr, "\n*** %s: ABSENT: %s ***\n\n", bench_driver_name[d],
+		why);
 	mark_cells(rn, d, -1, CELL_ABSENT, why, false);
 	return false;
 }

@@ -111,6 +111,8 @@ struct bench_run {
 };
 
 extern const char *const bench_driver_name[DRV_MAX];
+/* Device node of each driver; --tapx-dev changes tapx's. */
+extern const char *bench_driver_dev[DRV_MAX];
 extern const char *const bench_prog_name[PROG_MAX];
 extern const char *const bench_prog_label[PROG_MAX];
 extern const char *const bench_writer_name[WR_MAX];

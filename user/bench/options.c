@@ -63,6 +63,7 @@ static const char usage[] =
 	"[--out DIR]\n"
 	"                       [--json] [--vm] [--cpu N] [--frame "
 	"baseline|udp]\n"
+	"                       [--tapx-dev PATH]\n"
 	"                       [--programs LIST] [--writers LIST] [--sizes "
 	"LIST]\n"
 	"\n"
@@ -87,6 +88,9 @@ static const char usage[] =
 	"  --vm           stock tun and tapx (/dev/net/tapx) side by side, "
 	"small\n"
 	"  --cpu N        pin the writer to CPU N\n"
+	"  --tapx-dev P   tapx's device node (default /dev/net/tapx; with\n"
+	"                 /dev/net/tun, --vm becomes an A/A check of the "
+	"method)\n"
 	"  --frame KIND   baseline (default): broadcast, IPv4 ethertype, "
 	"zeros, as in\n"
 	"                 baseline.md; udp: a valid UDP broadcast (always for "
@@ -196,7 +200,7 @@ static void default_matrix(struct bench_opts *o)
 
 int parse_options(int argc, char **argv, struct bench_opts *o)
 {
-	enum { O_PROGRAMS = 256, O_WRITERS, O_SIZES, O_FRAME };
+	enum { O_PROGRAMS = 256, O_WRITERS, O_SIZES, O_FRAME, O_TAPX_DEV };
 	static const struct option longopts[] = {
 		{"quick", no_argument, NULL, 'q'},
 		{"full", no_argument, NULL, 'f'},
@@ -210,6 +214,7 @@ int parse_options(int argc, char **argv, struct bench_opts *o)
 		{"writers", required_argument, NULL, O_WRITERS},
 		{"sizes", required_argument, NULL, O_SIZES},
 		{"frame", required_argument, NULL, O_FRAME},
+		{"tapx-dev", required_argument, NULL, O_TAPX_DEV},
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
@@ -244,6 +249,9 @@ int parse_options(int argc, char **argv, struct bench_opts *o)
 			break;
 		case O_SIZES:
 			sizes = optarg;
+			break;
+		case O_TAPX_DEV:
+			bench_driver_dev[DRV_TAPX] = optarg;
 			break;
 		case O_FRAME:
 			if (name_index(optarg, bench_frame_name, NR_FRAMES) <

@@ -42,7 +42,7 @@
 #define DEFAULT_MTU 1500
 #define READ_BUF    65536
 
-static const char *const driver_dev[DRV_MAX] = {
+const char *bench_driver_dev[DRV_MAX] = {
 	[DRV_TUN] = "/dev/net/tun",
 	[DRV_TAPX] = "/dev/net/tapx",
 };
@@ -65,7 +65,7 @@ struct reader {
 
 struct bench_env {
 	enum bench_driver driver;
-	int tag; /* in interface names: one env per program */
+	int tag;  /* in interface names: one env per program */
 	int sock; /* AF_INET datagram socket for interface ioctls */
 	int tap_fd[NR_TAPS];
 	int ifindex[NR_TAPS];
@@ -177,7 +177,7 @@ static int env_open_taps(struct bench_env *env, char *why, size_t len)
 
 		snprintf(name, sizeof(name), "%s%d%s",
 			 bench_driver_name[env->driver], env->tag, suffix[t]);
-		env->tap_fd[t] = tap_open(driver_dev[env->driver], name,
+		env->tap_fd[t] = tap_open(bench_driver_dev[env->driver], name,
 					  env->ifname[t], why, len);
 		if (env->tap_fd[t] < 0)
 			return -1;
@@ -332,8 +332,8 @@ static void tc_detach(struct bench_env *env)
  * need no netlink attribute building. STP is off, so ports forward at once. */
 static int bridge_create(struct bench_env *env, char *why, size_t len)
 {
-	snprintf(env->bridge, IFNAMSIZ, "%s%dbr", bench_driver_name[env->driver],
-		 env->tag);
+	snprintf(env->bridge, IFNAMSIZ, "%s%dbr",
+		 bench_driver_name[env->driver], env->tag);
 	if (ioctl(env->sock, SIOCBRADDBR, env->bridge) < 0) {
 		say(why, len,
 		    errno == ENOPKG
