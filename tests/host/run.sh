@@ -353,6 +353,17 @@ expect 1 "layout version 0" ta stats "$A"
 expect 1 "layout version 0" ta attach "$A" --mode generic
 bpftool map update pinned "$PINS/$A/ta_config" key 0 0 0 0 value 1 0 0 0 "$slot" 0 0 0
 
+echo "# bad input: a pinned map of another shape"
+expect 0 "attached" ta attach "$E"
+rm "$PINS/$E/ta_rules"
+bpftool map create "$PINS/$E/ta_rules" type array key 4 value 4 entries 2048 name ta_rules
+expect 1 "map ta_rules: type 2 key 4 value 4, expected type 2 key 4 value 8" ta policy load "$E" "$tmp/p2.policy"
+expect 1 "map ta_rules: .*expected" ta policy show "$E"
+expect 0 "detached tap-accel from $E" ta detach "$E"
+[ ! -e "$PINS/$E" ] && [ -z "$(xdp_id "$E")" ] && ok || bad "detach of $E left a program or pins"
+expect 1 "interface nosuch0 not found" ta policy load nosuch0 "$tmp/p2.policy"
+expect 1 "interface nosuch0 not found" ta fdb add nosuch0 52:54:00:00:00:01 "$B"
+
 echo "# bad input: another XDP program"
 bpftool prog loadall "$BUILD/bpf/xdp_basic.bpf.o" "$BT" >/dev/null 2>&1
 in_ns bpftool net attach xdpdrv pinned "$BT/xdp_pass" dev "$E"

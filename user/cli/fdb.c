@@ -102,6 +102,7 @@ static int fdb_del(struct pinned *p, const char *ifname, const char *mac_arg)
 
 int cmd_fdb(int argc, char **argv)
 {
+	unsigned int ifindex;
 	struct pinned p;
 	int n, ret;
 
@@ -119,7 +120,8 @@ int cmd_fdb(int argc, char **argv)
 		fputs(fdb_usage, stderr);
 		return EXIT_USER;
 	}
-	if (strcmp(argv[1], "list") && (ret = require_admin("fdb")))
+	if (strcmp(argv[1], "list") &&
+	    ((ret = require_interface(argv[2], &ifindex)) || (ret = require_admin("fdb"))))
 		return ret;
 	ret = open_pinned(argv[2], &p);
 	if (ret)

@@ -279,12 +279,15 @@ static int policy_check(const char *file)
 static int policy_load(const char *ifname, const char *file)
 {
 	struct ta_policy_spec spec;
+	unsigned int ifindex;
 	char hex[20];
 	struct pinned p;
 	double start;
 	int ret;
 
-	ret = policy_read(file, &spec);
+	ret = require_interface(ifname, &ifindex);
+	if (!ret)
+		ret = policy_read(file, &spec);
 	if (ret)
 		return ret;
 	ret = require_admin("policy load");
