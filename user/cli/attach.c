@@ -176,7 +176,7 @@ static int check_pins(const char *ifname)
 /* Decide between a fresh attach, a re-attach of ours and a forced replace. */
 static int plan_attach(struct attach_plan *a)
 {
-	char name[BPF_OBJ_NAME_LEN];
+	char name[BPF_OBJ_NAME_LEN] = "";
 	uint32_t ours = 0;
 	int fd = -1, err;
 
