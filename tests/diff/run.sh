@@ -1,0 +1,15 @@
+#!/bin/sh
+# The differential suite: the policy program (BPF_PROG_TEST_RUN) against
+# the reference model on random and mutated frames under random policies.
+# Needs root. Arguments go to diff_test (--seed N, --frames N, --policies N);
+# DIFF_FRAMES and DIFF_SEED set the defaults (10^6 frames, seed 1).
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+if ! make -s -C "$here" >&2; then
+	echo "FAIL build: make -C tests/diff failed"
+	echo "0 passed, 1 failed"
+	exit 1
+fi
+exec "${BUILD:-$top/build}/tests/diff/diff_test" \
+	--seed "${DIFF_SEED:-1}" --frames "${DIFF_FRAMES:-1000000}" "$@"
