@@ -29,13 +29,6 @@ static const char policy_usage[] =
 	"\n"
 	"The language is described in docs/policy.md.\n";
 
-static const char *const field_names[TA_F_MAX] = {
-	[TA_F_VLAN] = "vlan", [TA_F_SRC_MAC] = "smac", [TA_F_DST_MAC] = "dmac",
-	[TA_F_ETHERTYPE] = "ethertype", [TA_F_SRC_IP] = "src", [TA_F_DST_IP] = "dst",
-	[TA_F_IP_PROTO] = "proto", [TA_F_SRC_PORT] = "sport", [TA_F_DST_PORT] = "dport",
-	[TA_F_ICMP_TYPE] = "icmp-type",
-};
-
 static double now_ms(void)
 {
 	struct timespec ts;
@@ -173,7 +166,7 @@ static void json_rule(const struct ta_rule_spec *r)
 	for (int f = 0; f < TA_F_MAX; f++) {
 		if (!(r->fields & (1u << f)))
 			continue;
-		jw_key(&json, field_names[f]);
+		jw_key(&json, ta_field_name(f));
 		switch (f) {
 		case TA_F_VLAN: jw_u64(&json, r->vlan); break;
 		case TA_F_SRC_MAC: jw_string(&json, ta_format_mac(r->src_mac, buf)); break;

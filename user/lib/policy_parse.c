@@ -393,6 +393,11 @@ static const char *const field_words[TA_F_MAX] = {
 	[TA_F_ICMP_TYPE] = "icmp-type",
 };
 
+const char *ta_field_name(uint32_t field)
+{
+	return field < TA_F_MAX ? field_words[field] : "unknown";
+}
+
 static int parse_field_value(struct parser *p, struct ta_rule_spec *r,
 			     enum ta_field f, const struct token *kw)
 {

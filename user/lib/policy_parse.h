@@ -35,6 +35,9 @@ const char *ta_format_mac(const uint8_t mac[6], char *buf);
 /* Address or prefix of `p`, IPv4 shown as such; buf of 64 bytes. */
 const char *ta_format_prefix(const struct ta_prefix *p, char *buf);
 
+/* The word of a match field in the language: "vlan", "smac", ... */
+const char *ta_field_name(uint32_t field);
+
 /* "pass", "drop", "tx", "redirect", "forward". */
 const char *ta_action_name(uint32_t action);
 
