@@ -32,7 +32,7 @@ def send(base, text):
 
 # qemu's 16550 takes input only as far as its FIFO has room and may leave
 # the tail of a write in the pipe until more input arrives: every command is
-# followed by blank lines, and a blank line is sent every second of waiting.
+# followed by blank lines, and a blank line is sent every 0.2 s of waiting.
 PAD = "\n" * 32
 
 
@@ -40,7 +40,7 @@ def read_until(base, log, pos, pattern, deadline):
     """Log text after pos until `pattern` matches: (match, text) or (None, text)."""
     rx = re.compile(pattern)
     buf = b""
-    nudge = time.monotonic() + 1
+    nudge = time.monotonic() + 0.2
     with open(log, "rb") as f:
         f.seek(pos)
         while True:
@@ -56,7 +56,7 @@ def read_until(base, log, pos, pattern, deadline):
                 time.sleep(0.05)
                 if time.monotonic() >= nudge:
                     send(base, "\n")
-                    nudge = time.monotonic() + 1
+                    nudge = time.monotonic() + 0.2
 
 
 def main():

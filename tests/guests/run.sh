@@ -87,6 +87,9 @@ if [ -n "$missing" ]; then
 fi
 
 mkdir -p "$OUT"
+# a private copy: others may rebuild build/user while this runs
+cp "$TA" "$OUT/tap-accel.bin" || { echo "guests: cannot copy $TA"; echo "0 passed, 1 failed"; exit 1; }
+TA=$OUT/tap-accel.bin
 rm -f "$OUT"/*.log "$OUT"/*.in "$OUT"/*.out "$OUT"/*.pid "$OUT"/*.json "$OUT"/*.pol
 
 # ---- cleanup --------------------------------------------------------------
@@ -246,6 +249,230 @@ sc_ping() {
 	ga ping6 -c 3 -w 10 $IP6B >/dev/null && pass "a pings b (IPv6)" || fail "a pings b (IPv6)"
 	ga ping6 -c 3 -w 10 $LLB%eth0 >/dev/null && pass "a pings b (link-local)" ||
 		fail "a pings b (link-local)"
+}
+
+# apply TAP FILE: attach with the policy, or load it if already attached
+apply() {
+	if [ -d "/sys/fs/bpf/tap-accel/$1" ]; then
+		ta policy load "$1" "$2" >/dev/null
+	else
+		ta attach "$1" --policy "$2" >/dev/null
+	fi || abort "cannot apply $2 to $1"
+}
+GUARD_A="guard mac $MACA ip $IP4A ip $IP6A ip $LLA"
+GUARD_B="guard mac $MACB ip $IP4B ip $IP6B ip $LLB"
+REASONS="src_mac ip4_src ip6_src arp_sha arp_spa nd_target nd_lladdr"
+
+# B counts UDP datagrams on PORT for SECONDS in the background; b_count PORT
+# waits for every listener and prints its count.
+b_listen() { gb "gtool udp-recv $1 $2 >/tmp/r$1 2>&1 &"; }
+b_count() { g b $((${2:-10} + 30)) "wait; cat /tmp/r$1" | awk '/^recv/ { print $2 }'; }
+# static neighbours in A, so traffic from A needs no ARP/ND in a window
+a_static_neigh() {
+	ga "xip neigh replace $IP4B lladdr $MACB nud permanent dev eth0 &&" \
+		"xip -6 neigh replace $IP6B lladdr $MACB nud permanent dev eth0" ||
+		fail "static neighbours in a"
+}
+neigh_of() { # GUEST: "addr lladdr" lines of its neighbour table
+	g "$1" 30 "xip neigh show dev eth0 | awk '{ print \$1, \$3 }' | sort"
+}
+
+# attack REASON DESC CMD: run CMD in A (guarded) and check that every frame A
+# sent in that window was dropped for REASON and that B saw none of them.
+attack() {
+	snap att "$TAPA"
+	atx0=$(gstat a tx_packets)
+	brx0=$(gstat b rx_packets)
+	bn0=$(neigh_of b)
+	ga "$3" >/dev/null
+	sleep 0.5
+	atx1=$(gstat a tx_packets)
+	brx1=$(gstat b rx_packets)
+	bn1=$(neigh_of b)
+	sent=$((atx1 - atx0))
+	ge "$2: frames a sent" "$sent" 1
+	eq "$2: guard $1 counter delta" "$(sdelta att "$TAPA" "guard.$1.packets")" "$sent"
+	eq "$2: frames b received" "$((brx1 - brx0))" 0
+	if [ "$bn0" = "$bn1" ]; then
+		pass "$2: b's neighbour table unchanged"
+	else
+		fail "$2: b's neighbour table changed: before [$bn0] after [$bn1]"
+	fi
+}
+
+sc_guard() {
+	echo "== guard: a tap takes only its guest's own MAC, IPv4 and IPv6"
+	policy guard-a "$GUARD_A
+default pass"
+	policy guard-b "$GUARD_B
+default pass"
+	apply "$TAPA" "$OUT/guard-a.pol"
+	apply "$TAPB" "$OUT/guard-b.pol"
+	snap g0a "$TAPA"
+	snap g0b "$TAPB"
+	ga ping -c 3 -w 10 $IP4B >/dev/null && pass "guarded: a pings b (IPv4)" ||
+		fail "guarded: a pings b (IPv4)"
+	gb ping6 -c 3 -w 10 $IP6A >/dev/null && pass "guarded: b pings a (IPv6)" ||
+		fail "guarded: b pings a (IPv6)"
+	ga ping6 -c 3 -w 10 $LLB%eth0 >/dev/null && pass "guarded: a pings b (link-local)" ||
+		fail "guarded: a pings b (link-local)"
+	b_listen 5000 6
+	ga gtool udp-send $IP4B 5000 20 50 >/dev/null
+	eq "guarded: UDP datagrams b received of 20" "$(b_count 5000 6)" 20
+	for r in $REASONS; do
+		eq "guarded, normal traffic: a guard $r delta" "$(sdelta g0a "$TAPA" guard.$r.packets)" 0
+		eq "guarded, normal traffic: b guard $r delta" "$(sdelta g0b "$TAPB" guard.$r.packets)" 0
+	done
+	ge "guarded: frames a's program passed" "$(sdelta g0a "$TAPA" verdict.pass.packets)" 26
+
+	a_static_neigh
+	attack src_mac "a changes its MAC" \
+		"xip link set eth0 address 52:54:00:77:00:99; ping -c 3 -w 3 $IP4B"
+	ga xip link set eth0 address $MACA
+	a_static_neigh # a MAC change flushes them
+
+	ga xip addr add 10.77.0.99/32 dev eth0
+	attack ip4_src "a uses a foreign IPv4" "ping -c 3 -w 3 -I 10.77.0.99 $IP4B"
+	ga xip addr del 10.77.0.99/32 dev eth0
+
+	ga "xip -6 addr add fd77::99/128 dev eth0 nodad; sleep 1" # its MLD report passes
+	attack ip6_src "a uses a foreign IPv6" "ping6 -c 3 -w 3 -I fd77::99 $IP6B"
+	ga "xip -6 addr del fd77::99/128 dev eth0; sleep 1"
+
+	attack arp_spa "a sends gratuitous ARP for b's IPv4" \
+		"arping -U -c 3 -w 3 -I eth0 -s $IP4B $IP4B"
+	attack nd_target "a advertises b's IPv6 (forged NA)" "gtool na eth0 $IP6B $MACA 3 $IP6A"
+	attack nd_lladdr "a advertises its IPv6 at b's MAC (forged NA)" \
+		"gtool na eth0 $IP6A $MACB 3 $IP6A"
+
+	# control: without the guard the same forgery reaches b and rewrites
+	# b's neighbour entry for a (so the checks above can see an attack)
+	policy noguard "default pass"
+	apply "$TAPA" "$OUT/noguard.pol"
+	gb ping6 -c 1 -w 5 $IP6A >/dev/null
+	ga gtool na eth0 $IP6A $MACB 3 $IP6A >/dev/null
+	sleep 0.5
+	gb "xip -6 neigh show $IP6A dev eth0" | grep -q "$MACB" &&
+		pass "control, no guard: the forged NA rewrote b's entry for a" ||
+		fail "control, no guard: the forged NA rewrote b's entry for a ($(gb xip -6 neigh show dev eth0))"
+	gb xip -6 neigh del $IP6A dev eth0
+}
+
+sc_forward() {
+	echo "== forward: unicast between the guests by XDP redirect, the rest by the bridge"
+	policy fwd-a "$GUARD_A
+fdb $MACB dev $TAPB
+default forward"
+	policy fwd-b "$GUARD_B
+fdb $MACA dev $TAPA
+default forward"
+	apply "$TAPA" "$OUT/fwd-a.pol"
+	apply "$TAPB" "$OUT/fwd-b.pol"
+
+	# ARP is broadcast: through the bridge
+	ga xip neigh flush dev eth0 nud all
+	gb xip neigh flush dev eth0 nud all
+	snap f0a "$TAPA"
+	rx0=$(hostrx "$TAPA")
+	ga ping -c 1 -w 10 $IP4B >/dev/null && pass "forward: a resolves and pings b" ||
+		fail "forward: a resolves and pings b"
+	ge "forward: a's fdb_miss (broadcast ARP) delta" "$(sdelta f0a "$TAPA" event.fdb_miss.packets)" 1
+	ge "forward: frames from tap a into the bridge (ARP)" "$(($(hostrx "$TAPA") - rx0))" 1
+	ga "xip neigh show $IP4B dev eth0" | grep -q "$MACB" &&
+		pass "forward: a learnt b's MAC by ARP over the bridge" ||
+		fail "forward: a learnt b's MAC by ARP over the bridge"
+	ga ping6 -c 1 -w 10 $IP6B >/dev/null # ND (multicast) likewise
+
+	snap f1a "$TAPA"
+	snap f1b "$TAPB"
+	rxa0=$(hostrx "$TAPA")
+	rxb0=$(hostrx "$TAPB")
+	out=$(g a 60 "ping -c 20 -i 0.1 -w 20 $IP4B; ping6 -c 10 -i 0.1 -w 20 $IP6B")
+	n=$(echo "$out" | awk '/packets received/ { n += $4 } END { print n + 0 }')
+	eq "forward: echo replies a got of 30" "$n" 30
+	ge "forward: a's fdb_hit delta" "$(sdelta f1a "$TAPA" event.fdb_hit.packets)" 30
+	ge "forward: a's redirect verdict delta" "$(sdelta f1a "$TAPA" verdict.redirect.packets)" 30
+	ge "forward: b's redirect verdict delta (replies)" \
+		"$(sdelta f1b "$TAPB" verdict.redirect.packets)" 30
+	rxa=$(($(hostrx "$TAPA") - rxa0))
+	rxb=$(($(hostrx "$TAPB") - rxb0))
+	le "forward: frames from tap a into the bridge" "$rxa" 5
+	le "forward: frames from tap b into the bridge" "$rxb" 5
+	eq "forward: tap a's bridge frames = a's pass verdicts" "$rxa" \
+		"$(sdelta f1a "$TAPA" verdict.pass.packets)"
+
+	# detach under traffic: the bridge takes over
+	ga "ping -c 80 -i 0.05 -W 5 $IP4B >/tmp/pd 2>&1 &"
+	sleep 1.5
+	ge "forward: redirects before the detach" "$(sdelta f1a "$TAPA" verdict.redirect.packets)" 35
+	ta detach "$TAPA" >/dev/null || fail "tap-accel detach $TAPA"
+	ta detach "$TAPB" >/dev/null || fail "tap-accel detach $TAPB"
+	rxa0=$(hostrx "$TAPA")
+	out=$(g a 60 "wait; cat /tmp/pd")
+	tx=$(echo "$out" | awk '/packets transmitted/ { print $1 }')
+	rx=$(echo "$out" | awk '/packets received/ { print $4 }')
+	eq "forward: pings a sent across the detach" "$tx" 80
+	le "forward: pings lost across the detach" "$((${tx:-0} - ${rx:-0}))" 2
+	ge "forward: frames from tap a into the bridge after the detach" \
+		"$(($(hostrx "$TAPA") - rxa0))" 10
+}
+
+sc_acl() {
+	echo "== acl: UDP to a blocked address and port never arrives"
+	policy acl-a "$GUARD_A
+rule drop proto udp dst $IP4B dport 5001
+rule drop proto udp dst fd77::/64 dport 5001
+default pass"
+	policy acl-b "$GUARD_B
+default pass"
+	apply "$TAPA" "$OUT/acl-a.pol"
+	apply "$TAPB" "$OUT/acl-b.pol"
+	a_static_neigh
+	b_listen 5001 8
+	b_listen 5002 8
+	snap a0 "$TAPA"
+	ga "gtool udp-send $IP4B 5001 50 100; gtool udp-send $IP6B 5001 50 100;" \
+		"gtool udp-send $IP4B 5002 50 100; gtool udp-send $IP6B 5002 50 100" >/dev/null
+	eq "acl: datagrams b received on the blocked port" "$(b_count 5001 8)" 0
+	eq "acl: datagrams b received on the open port (control)" "$(b_count 5002 8)" 100
+	eq "acl: rule 0 (IPv4 host, port) counter delta" "$(sdelta a0 "$TAPA" rules.0.packets)" 50
+	eq "acl: rule 1 (IPv6 /64, port) counter delta" "$(sdelta a0 "$TAPA" rules.1.packets)" 50
+	ge "acl: default counter delta" "$(sdelta a0 "$TAPA" rules.default.packets)" 100
+	eq "acl: drop verdict delta" "$(sdelta a0 "$TAPA" verdict.drop.packets)" 100
+}
+
+RATE=200
+BURST=20
+sc_rate() {
+	echo "== rate: a flood above ${RATE}pps is cut to the limit"
+	policy rate-a "$GUARD_A
+rate ${RATE}pps burst $BURST
+default pass"
+	apply "$TAPA" "$OUT/rate-a.pol"
+	a_static_neigh
+	b_listen 5003 12
+	sleep 0.5 # the bucket is full again
+	snap r0 "$TAPA"
+	atx0=$(gstat a tx_packets)
+	out=$(g a 60 gtool udp-send $IP4B 5003 2400 600)
+	atx1=$(gstat a tx_packets)
+	sent=$(echo "$out" | awk '/^sent/ { print $2 }')
+	us=$(echo "$out" | awk '/^sent/ { print $4 }')
+	[ -n "$sent" ] && [ -n "$us" ] || { fail "rate: gtool udp-send: $out"; return; }
+	passed=$(sdelta r0 "$TAPA" verdict.pass.packets)
+	dropped=$(sdelta r0 "$TAPA" event.rate_drop.packets)
+	recv=$(b_count 5003 12)
+	echo "rate: a sent $sent in $us us; passed $passed, rate drops $dropped, b received $recv"
+	# the flood must really be above the limit
+	ge "rate: a's send rate (pps)" "$((sent * 1000000 / us))" $((RATE * 3 / 2))
+	want=$((RATE * us / 1000000 + BURST))
+	ge "rate: frames passed (limit ${RATE}pps over ${us}us + burst = $want, -10%)" \
+		"$passed" $((want * 9 / 10))
+	le "rate: frames passed (limit ${RATE}pps over ${us}us + burst = $want, +10%)" \
+		"$passed" $((want * 11 / 10))
+	eq "rate: passed + rate drops = frames a sent" "$((passed + dropped))" "$((atx1 - atx0))"
+	ge "rate: datagrams b received" "$recv" $((passed - 3))
+	le "rate: datagrams b received" "$recv" "$passed"
 }
 
 for s in $SCENARIOS; do
