@@ -1,8 +1,9 @@
 #!/bin/sh
 # The differential suite: the policy program (BPF_PROG_TEST_RUN) against
-# the reference model on random and mutated frames under random policies.
-# Needs root. Arguments go to diff_test (--seed N, --frames N, --policies N);
-# DIFF_FRAMES and DIFF_SEED set the defaults (10^6 frames, seed 1).
+# the reference model on random and mutated frames under random policies,
+# then `tap-accel policy explain` (explain.sh). Needs root. Arguments go to
+# diff_test (--seed N, --frames N, --policies N); DIFF_FRAMES and DIFF_SEED
+# set the defaults (10^6 frames, seed 1). Ends with "N passed, N failed".
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -11,5 +12,24 @@ if ! make -s -C "$here" >&2; then
 	echo "0 passed, 1 failed"
 	exit 1
 fi
-exec "${BUILD:-$top/build}/tests/diff/diff_test" \
-	--seed "${DIFF_SEED:-1}" --frames "${DIFF_FRAMES:-1000000}" "$@"
+pass=0
+fail=0
+tally() {
+	line=$(tail -n 1 "$1")
+	case $line in
+	*" passed, "*" failed")
+		pass=$((pass + ${line%% passed*}))
+		f=${line#*passed, }
+		fail=$((fail + ${f%% failed*})) ;;
+	*) fail=$((fail + 1)); echo "FAIL $2 did not report" ;;
+	esac
+}
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+"${BUILD:-$top/build}/tests/diff/diff_test" --seed "${DIFF_SEED:-1}" \
+	--frames "${DIFF_FRAMES:-1000000}" "$@" | tee "$out"
+tally "$out" diff_test
+sh "$here/explain.sh" | tee "$out"
+tally "$out" explain.sh
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

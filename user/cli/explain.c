@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * explain.c - tap-accel policy explain FILE --frame HEX: what the policy
+ * in FILE does with one frame, and why, from the reference model
+ * (lib/model.c); no kernel involved.
+ */
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/model.h"
+#include "lib/policy_parse.h"
+#include "verbs.h"
+
+#define FRAME_MAX 16384
+
+static const char explain_usage[] =
+	"Usage: tap-accel policy explain FILE --frame HEX [--json]\n"
+	"\n"
+	"What the policy in FILE does with one frame the guest writes, and why:\n"
+	"the parse result, the guard's verdict, the first matching rule (its\n"
+	"line in FILE) or the default, and the XDP verdict. HEX is the frame\n"
+	"from its Ethernet header on, as hex digits (blanks and ':' ignored).\n"
+	"Works without the kernel; the rate limit is not applied.\n";
+
+/* "0a:1b 2c..." into bytes; the count, or -1 if not an even run of hex
+ * digits. */
+static int hex_decode(const char *hex, uint8_t *out, size_t max)
+{
+	size_t n = 0;
+	int half = -1;
+
+	for (; *hex; hex++) {
+		int v;
+
+		if (isspace((unsigned char)*hex) || *hex == ':')
+			continue;
+		if (!isxdigit((unsigned char)*hex) || n == max)
+			return -1;
+		v = isdigit((unsigned char)*hex) ? *hex - '0'
+						 : tolower((unsigned char)*hex) - 'a' + 10;
+		if (half < 0) {
+			half = v;
+			continue;
+		}
+		out[n++] = (uint8_t)(half << 4 | v);
+		half = -1;
+	}
+	return half < 0 ? (int)n : -1;
+}
+
+/* Line `line` (1-based) of the file, without its newline; "" if none. */
+static void file_line(const char *file, int line, char *buf, size_t size)
+{
+	FILE *f = fopen(file, "r");
+	int n = 0;
+
+	buf[0] = 0;
+	if (!f)
+		return;
+	while (fgets(buf, (int)size, f))
+		if (++n == line)
+			break;
+	if (n != line)
+		buf[0] = 0;
+	buf[strcspn(buf, "\r\n")] = 0;
+	fclose(f);
+}
+
+/* The line of the `default` statement, 0 if the file has none. */
+static int default_line(const char *file)
+{
+	char buf[1024];
+	FILE *f = fopen(file, "r");
+	int n = 0, found = 0;
+
+	if (!f)
+		return 0;
+	while (!found && fgets(buf, sizeof(buf), f)) {
+		const char *s = buf + strspn(buf, " \t");
+
+		n++;
+		found = !strncmp(s, "default", 7) && (s[7] == ' ' || s[7] == '\t');
+	}
+	fclose(f);
+	return found ? n : 0;
+}
+
+/* ---- describing the frame ------------------------------------------------ */
+
+static const char *ip_text(const struct ta_model_frame *f, const uint8_t *ip,
+			   char *buf)
+{
+	if (f->l3 == TA_MODEL_L3_IP4)
+		return inet_ntop(AF_INET, ip + 12, buf, INET6_ADDRSTRLEN);
+	return inet_ntop(AF_INET6, ip, buf, INET6_ADDRSTRLEN);
+}
+
+static void describe_frame(const struct ta_model_frame *f, size_t len)
+{
+	char a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN], m1[18], m2[18];
+
+	printf("frame:   %zu bytes, %s -> %s", len, ta_format_mac(f->src_mac, m1),
+	       ta_format_mac(f->dst_mac, m2));
+	if (f->has_vlan)
+		printf(", vlan %u", f->vlan);
+	printf(", ethertype 0x%04x", f->ethertype);
+	if (f->l3 == TA_MODEL_L3_IP4 || f->l3 == TA_MODEL_L3_IP6)
+		printf(", %s %s -> %s proto %u",
+		       f->l3 == TA_MODEL_L3_IP4 ? "IPv4" : "IPv6",
+		       ip_text(f, f->src_ip, a), ip_text(f, f->dst_ip, b),
+		       f->ip_proto);
+	if (f->has_ports)
+		printf(", ports %u -> %u", f->sport, f->dport);
+	if (f->has_icmp)
+		printf(", icmp type %u", f->icmp_type);
+	if (f->arp_eth_ip4)
+		printf(", ARP from %s %s", ta_format_mac(f->arp_sha, m1),
+		       inet_ntop(AF_INET, f->arp_spa, a, sizeof(a)));
+	printf("\n");
+}
+
+/* ---- text and JSON ----------------------------------------------------- */
+
+struct explained {
+	const char *file;
+	const struct ta_policy_spec *spec;
+	struct ta_model_result res;
+	size_t len;
+	int line; /* of the deciding rule or default; 0 if none */
+	char text[1024];
+};
+
+static void print_parse_info(uint32_t info)
+{
+	for (int i = 0; i < TA_PARSE_MAX; i++)
+		if (info & (1u << i))
+			printf(" [%s]", ta_model_parse_name(i));
+}
+
+static void print_text(const struct explained *e)
+{
+	const struct ta_model_result *r = &e->res;
+
+	if (r->stage != TA_MODEL_PARSE || r->parse_class != TA_PARSE_RUNT)
+		describe_frame(&r->frame, e->len);
+	printf("parse:   %s", r->stage == TA_MODEL_PARSE
+				? ta_model_parse_name(r->parse_class)
+				: "ok");
+	print_parse_info(r->parse_info);
+	printf("\nguard:   %s\n",
+	       !e->spec->guard.flags ? "off"
+	       : r->stage == TA_MODEL_PARSE ? "not reached"
+	       : ta_model_guard_name(r->guard_reason));
+	if (r->stage == TA_MODEL_RULE)
+		printf("rule:    %s:%d: %s\n", e->file, e->line, e->text);
+	else if (r->stage == TA_MODEL_DEFAULT && e->line)
+		printf("default: %s:%d: %s\n", e->file, e->line, e->text);
+	else if (r->stage == TA_MODEL_DEFAULT)
+		printf("default: pass (the file has no default)\n");
+	if (r->events & (1u << TA_EV_FDB_HIT))
+		printf("fdb:     destination found: redirected\n");
+	if (r->events & (1u << TA_EV_FDB_MISS))
+		printf("fdb:     broadcast, multicast or unknown destination: passed\n");
+	printf("verdict: %s\n", ta_model_verdict_name(r->verdict));
+	if (e->spec->rate.pps || e->spec->rate.bps)
+		printf("note:    the rate limit is not applied here\n");
+}
+
+static void print_json(const struct explained *e)
+{
+	const struct ta_model_result *r = &e->res;
+
+	jw_object_begin(&json);
+	jw_kv_string(&json, "file", e->file);
+	jw_kv_u64(&json, "frame_bytes", e->len);
+	jw_kv_string(&json, "parse", r->stage == TA_MODEL_PARSE
+					     ? ta_model_parse_name(r->parse_class)
+					     : "ok");
+	jw_key(&json, "parse_info");
+	jw_array_begin(&json);
+	for (int i = 0; i < TA_PARSE_MAX; i++)
+		if (r->parse_info & (1u << i))
+			jw_string(&json, ta_model_parse_name(i));
+	jw_array_end(&json);
+	jw_kv_string(&json, "guard", !e->spec->guard.flags ? "off"
+				     : r->stage == TA_MODEL_PARSE
+					     ? "not reached"
+					     : ta_model_guard_name(r->guard_reason));
+	jw_key(&json, "rule");
+	if (r->stage == TA_MODEL_RULE)
+		jw_i64(&json, r->rule);
+	else
+		jw_null(&json);
+	jw_kv_bool(&json, "default", r->stage == TA_MODEL_DEFAULT);
+	if (e->line) {
+		jw_kv_u64(&json, "line", e->line);
+		jw_kv_string(&json, "text", e->text);
+	}
+	if (r->stage == TA_MODEL_RULE || r->stage == TA_MODEL_DEFAULT)
+		jw_kv_string(&json, "action", ta_action_name(r->action));
+	jw_kv_string(&json, "verdict", ta_model_verdict_name(r->verdict));
+	jw_object_end(&json);
+	jw_end_document(&json);
+}
+
+static int explain(const char *file, const char *hex)
+{
+	static uint8_t frame[FRAME_MAX];
+	static struct explained e;
+	struct ta_policy_spec spec;
+	char err[512];
+	int n, ret;
+
+	n = hex_decode(hex, frame, sizeof(frame));
+	if (n < 0)
+		return user_error("policy explain: --frame expects an even number of hex digits (at most %d bytes)",
+				  FRAME_MAX);
+	ret = ta_policy_parse_file(file, &spec, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "%s\n", err);
+		return ret == -EINVAL || ret == -ENOENT ? EXIT_USER : EXIT_SYSTEM;
+	}
+	memset(&e, 0, sizeof(e));
+	e.file = file;
+	e.spec = &spec;
+	e.len = (size_t)n;
+	ta_model_run(&spec, frame, e.len, &e.res);
+	if (e.res.stage == TA_MODEL_RULE)
+		e.line = spec.rules[e.res.rule].pos.line;
+	else if (e.res.stage == TA_MODEL_DEFAULT)
+		e.line = default_line(file);
+	if (e.line)
+		file_line(file, e.line, e.text, sizeof(e.text));
+	if (cli.json)
+		print_json(&e);
+	else
+		print_text(&e);
+	ta_policy_spec_free(&spec);
+	return EXIT_OK;
+}
+
+int cmd_policy_explain(int argc, char **argv)
+{
+	struct verb_option opts[] = {{"frame", true, NULL}, {NULL, false, NULL}};
+	int n, ret;
+
+	n = parse_verb_options(argc, argv, explain_usage, opts, &ret);
+	if (n < 0)
+		return ret;
+	if (n != 1 || !opts[0].value) {
+		user_error("policy explain: expected FILE and --frame HEX");
+		fputs(explain_usage, stderr);
+		return EXIT_USER;
+	}
+	return explain(argv[1], opts[0].value);
+}
