@@ -219,10 +219,15 @@ echo "# policy swap under traffic"
 printf 'rule drop proto udp dport 7\n' >"$tmp/s1.policy"
 printf 'rule tx proto udp dport 7\n' >"$tmp/s2.policy"
 expect 0 "attached tap-accel to $D" ta attach "$D" --policy "$tmp/s1.policy"
-N=200000
+N=600000
 tapio "$D" --count $N --dport 7 >"$tmp/swap.out" &
 writer=$!
-sleep 0.3
+# swap once the old policy is seen working on the traffic
+tries=0
+while stats_json "$D" && [ "$(verdict drop)" = 0 ] && [ $tries -lt 200 ]; do
+	sleep 0.01
+	tries=$((tries + 1))
+done
 expect 0 "loaded .*s2.policy into $D: 1 rules" ta policy load "$D" "$tmp/s2.policy"
 wait $writer
 read -r _ sent _ txed _ _ _ passed <"$tmp/swap.out"
