@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * fuzz_policy_parse - libFuzzer target for the policy-file parser
+ * (user/lib/policy_parse.c): any bytes are a policy file. Besides memory
+ * errors and undefined behaviour (ASan, UBSan), it checks what the parser
+ * promises: a parsed spec holds only values the compiler accepts, a
+ * refused one is empty and its message names FILE:LINE:COL.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "user/lib/policy_parse.h"
+
+#define CHECK(cond)                                                            \
+	do {                                                                   \
+		if (!(cond))                                                   \
+			abort();                                               \
+	} while (0)
+
+static int constrains(const struct ta_rule_spec *r, enum ta_field f)
+{
+	return r->fields & (1u << f);
+}
+
+/* What policy_compile.c would refuse with -EINVAL. */
+static void check_rule(const struct ta_rule_spec *r)
+{
+	CHECK(!(r->fields & ~((1u << TA_F_MAX) - 1)));
+	CHECK(r->action < TA_ACT_MAX);
+	CHECK(r->action != TA_ACT_REDIRECT || r->redirect_dev[0]);
+	CHECK(!constrains(r, TA_F_VLAN) || r->vlan <= 4095);
+	CHECK(!constrains(r, TA_F_SRC_IP) || r->src_ip.prefixlen <= 128);
+	CHECK(!constrains(r, TA_F_DST_IP) || r->dst_ip.prefixlen <= 128);
+	CHECK(!constrains(r, TA_F_SRC_PORT) || r->sport_lo <= r->sport_hi);
+	CHECK(!constrains(r, TA_F_DST_PORT) || r->dport_lo <= r->dport_hi);
+	CHECK(memchr(r->redirect_dev, 0, sizeof(r->redirect_dev)));
+	CHECK(r->pos.line > 0);
+}
+
+static void check_spec(const struct ta_policy_spec *s)
+{
+	CHECK(s->nr_rules <= TA_MAX_RULES);
+	CHECK(s->default_action < TA_ACT_MAX);
+	CHECK(s->guard.nr_ip4 <= TA_MAX_GUARD_ADDRS);
+	CHECK(s->guard.nr_ip6 <= TA_MAX_GUARD_ADDRS);
+	for (uint32_t i = 0; i < s->nr_rules; i++)
+		check_rule(&s->rules[i]);
+	for (uint32_t i = 0; i < s->nr_fdb; i++)
+		CHECK(memchr(s->fdb[i].dev, 0, sizeof(s->fdb[i].dev)));
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static const struct ta_policy_spec empty;
+	struct ta_policy_spec spec;
+	char err[512];
+	int ret;
+
+	memset(&spec, 0xa5, sizeof(spec)); /* the parser must set it all */
+	ret = ta_policy_parse((const char *)data, size, "fuzz", &spec, err,
+			      sizeof(err));
+	if (ret) {
+		CHECK(ret == -EINVAL);
+		CHECK(!memcmp(&spec, &empty, sizeof(spec)));
+		CHECK(!strncmp(err, "fuzz:", 5));
+		CHECK(memchr(err, 0, sizeof(err)));
+		return 0;
+	}
+	check_spec(&spec);
+	ta_policy_spec_free(&spec);
+	return 0;
+}
