@@ -202,7 +202,8 @@ expect 0 '"rules":\[\{"action":"drop","proto":17,"dport":"9"\}' ta policy show -
 # ---- two taps, two policies ---------------------------------------------------
 echo "# two taps"
 printf 'rule drop proto udp dport 10\n' >"$tmp/p2.policy"
-expect 0 "attached tap-accel to $C" ta attach "$C" --policy "$tmp/p2.policy"
+expect 0 "^\{\"ifname\":\"$C\",\"mode\":\"native\",\"prog_id\":[1-9][0-9]*,\"pins\":\"$PINS/$C\"\}$" \
+	ta attach --json "$C" --policy "$tmp/p2.policy"
 send "sent 30 tx 0 redirect 0 pass 0" "$C" --count 30 --dport 10
 send "sent 30 tx 0 redirect 0 pass 30" "$C" --count 30 --dport 11
 send "sent 30 tx 30 redirect 0 pass 0" "$A" --peer "$B" --count 30 --dport 10

@@ -347,6 +347,24 @@ out_pins:
 	return ret;
 }
 
+static void report_attach(const struct attach_plan *a)
+{
+	struct xdp_state now = { 0 };
+
+	if (!cli.json) {
+		printf("attached tap-accel to %s (%s mode)\n", a->ifname, a->mode);
+		return;
+	}
+	query_xdp(a->ifindex, &now);
+	jw_object_begin(&json);
+	jw_kv_string(&json, "ifname", a->ifname);
+	jw_kv_string(&json, "mode", a->mode);
+	jw_kv_u64(&json, "prog_id", now.prog_id);
+	jw_kv_string(&json, "pins", a->dir);
+	jw_object_end(&json);
+	jw_end_document(&json);
+}
+
 static int parse_mode(const char *s, struct attach_plan *a)
 {
 	if (!s || !strcmp(s, "native")) {
@@ -403,8 +421,8 @@ int cmd_attach(int argc, char **argv)
 		ret = plan_attach(&a);
 	if (!ret)
 		ret = load_and_attach(&a);
-	if (!ret && !cli.json)
-		printf("attached tap-accel to %s (%s mode)\n", a.ifname, a.mode);
+	if (!ret)
+		report_attach(&a);
 	if (a.old_fd >= 0)
 		close(a.old_fd);
 	if (a.policy)
@@ -458,9 +476,17 @@ int cmd_detach(int argc, char **argv)
 	err = ta_pins_remove(dir);
 	if (err)
 		return errno_error(err, "detached, but cannot remove the pins under %s", dir);
-	if (!cli.json)
+	if (cli.json) {
+		jw_object_begin(&json);
+		jw_kv_string(&json, "ifname", argv[1]);
+		jw_kv_bool(&json, "detached", now.prog_id == ours);
+		jw_kv_bool(&json, "pins_removed", true);
+		jw_object_end(&json);
+		jw_end_document(&json);
+	} else {
 		printf(now.prog_id == ours ? "detached tap-accel from %s\n"
 					   : "%s had no tap-accel program attached; removed its stale pins\n",
 		       argv[1]);
+	}
 	return EXIT_OK;
 }
