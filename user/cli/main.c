@@ -184,8 +184,8 @@ int require_interface(const char *ifname, unsigned int *ifindex)
 
 int require_admin(const char *verb)
 {
-	/* CAP_BPF may be missing from old headers; it is 39. */
-	bool bpf = ta_has_cap(39) || ta_has_cap(CAP_SYS_ADMIN);
+	/* Kernels before 5.8 know only CAP_SYS_ADMIN for bpf(). */
+	bool bpf = ta_has_cap(CAP_BPF) || ta_has_cap(CAP_SYS_ADMIN);
 
 	if (ta_has_cap(CAP_NET_ADMIN) && bpf)
 		return 0;
