@@ -232,7 +232,10 @@ except Exception as e:
     print(f"? ({e})")
 EOF
 }
-hostrx() { inns cat "/sys/class/net/$1/statistics/rx_packets"; }
+# Frames the stack (the bridge) sent out of TAP: its root qdisc's counter.
+# XDP redirects into a tap bypass the qdisc. (A tap's rx counters count
+# every frame its guest wrote, redirected or not.)
+brtx() { inns tc -s qdisc show dev "$1" | awk '/Sent/ { print $4; exit }'; }
 gstat() { g "$1" 30 cat "/sys/class/net/eth0/statistics/$2"; }
 
 # policy NAME TEXT: write $OUT/NAME.pol
@@ -373,11 +376,11 @@ default forward"
 	ga xip neigh flush dev eth0 nud all
 	gb xip neigh flush dev eth0 nud all
 	snap f0a "$TAPA"
-	rx0=$(hostrx "$TAPA")
+	tx0=$(brtx "$TAPB")
 	ga ping -c 1 -w 10 $IP4B >/dev/null && pass "forward: a resolves and pings b" ||
 		fail "forward: a resolves and pings b"
 	ge "forward: a's fdb_miss (broadcast ARP) delta" "$(sdelta f0a "$TAPA" event.fdb_miss.packets)" 1
-	ge "forward: frames from tap a into the bridge (ARP)" "$(($(hostrx "$TAPA") - rx0))" 1
+	ge "forward: frames the bridge sent to tap b (ARP)" "$(($(brtx "$TAPB") - tx0))" 1
 	ga "xip neigh show $IP4B dev eth0" | grep -q "$MACB" &&
 		pass "forward: a learnt b's MAC by ARP over the bridge" ||
 		fail "forward: a learnt b's MAC by ARP over the bridge"
@@ -385,8 +388,8 @@ default forward"
 
 	snap f1a "$TAPA"
 	snap f1b "$TAPB"
-	rxa0=$(hostrx "$TAPA")
-	rxb0=$(hostrx "$TAPB")
+	txa0=$(brtx "$TAPA")
+	txb0=$(brtx "$TAPB")
 	out=$(g a 60 "ping -c 20 -i 0.1 -w 20 $IP4B; ping6 -c 10 -i 0.1 -w 20 $IP6B")
 	n=$(echo "$out" | awk '/packets received/ { n += $4 } END { print n + 0 }')
 	eq "forward: echo replies a got of 30" "$n" 30
@@ -394,27 +397,23 @@ default forward"
 	ge "forward: a's redirect verdict delta" "$(sdelta f1a "$TAPA" verdict.redirect.packets)" 30
 	ge "forward: b's redirect verdict delta (replies)" \
 		"$(sdelta f1b "$TAPB" verdict.redirect.packets)" 30
-	rxa=$(($(hostrx "$TAPA") - rxa0))
-	rxb=$(($(hostrx "$TAPB") - rxb0))
-	le "forward: frames from tap a into the bridge" "$rxa" 5
-	le "forward: frames from tap b into the bridge" "$rxb" 5
-	eq "forward: tap a's bridge frames = a's pass verdicts" "$rxa" \
-		"$(sdelta f1a "$TAPA" verdict.pass.packets)"
+	le "forward: frames the bridge sent to tap b (requests)" "$(($(brtx "$TAPB") - txb0))" 5
+	le "forward: frames the bridge sent to tap a (replies)" "$(($(brtx "$TAPA") - txa0))" 5
 
 	# detach under traffic: the bridge takes over
-	ga "ping -c 80 -i 0.05 -W 5 $IP4B >/tmp/pd 2>&1 &"
+	ga "ping -c 100 -i 0.05 -W 5 $IP4B >/tmp/pd 2>&1 &"
 	sleep 1.5
+	txb0=$(brtx "$TAPB")
 	ge "forward: redirects before the detach" "$(sdelta f1a "$TAPA" verdict.redirect.packets)" 35
 	ta detach "$TAPA" >/dev/null || fail "tap-accel detach $TAPA"
 	ta detach "$TAPB" >/dev/null || fail "tap-accel detach $TAPB"
-	rxa0=$(hostrx "$TAPA")
 	out=$(g a 60 "wait; cat /tmp/pd")
 	tx=$(echo "$out" | awk '/packets transmitted/ { print $1 }')
 	rx=$(echo "$out" | awk '/packets received/ { print $4 }')
-	eq "forward: pings a sent across the detach" "$tx" 80
+	eq "forward: pings a sent across the detach" "$tx" 100
 	le "forward: pings lost across the detach" "$((${tx:-0} - ${rx:-0}))" 2
-	ge "forward: frames from tap a into the bridge after the detach" \
-		"$(($(hostrx "$TAPA") - rxa0))" 10
+	ge "forward: frames the bridge sent to tap b after the detach" \
+		"$(($(brtx "$TAPB") - txb0))" 10
 }
 
 sc_acl() {
