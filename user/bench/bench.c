@@ -201,7 +201,8 @@ static const uint8_t *cell_frame(struct runner *rn, const struct cell *c)
 	return rn->frame[c->frame][c->size_idx];
 }
 
-/* Readers and counters before. */
+/* The writer's fd mode, readers, counters before. Each program has its
+ * own taps, so nothing here disturbs the other cells of the group. */
 static void cell_begin(struct runner *rn, struct cell_run *cr)
 {
 	struct cell *c = cr->c;
@@ -221,8 +222,6 @@ static void cell_warm_up(struct runner *rn, struct cell_run *cr)
 	struct cell *c = cr->c;
 	unsigned long warm = c->frames * rn->run->opts.warmup_pct / 100;
 
-	if (cr->env)
-		env_writer_fd(cr->env, c->writer != WR_BLOCK);
 	cr->written += write_frames(c->writer, cr->fd, cell_frame(rn, c),
 				    bench_size[c->size_idx], warm, rn->uring,
 				    &cr->errors);
@@ -234,9 +233,6 @@ static void cell_rep(struct runner *rn, struct cell_run *cr, int r)
 	struct cell *c = cr->c;
 	double t0;
 
-	/* Cells of other drivers share nothing but the writer thread. */
-	if (cr->env)
-		env_writer_fd(cr->env, c->writer != WR_BLOCK);
 	t0 = now_ns();
 	cr->written += write_frames(c->writer, cr->fd, cell_frame(rn, c),
 				    bench_size[c->size_idx], c->frames,
