@@ -20,12 +20,14 @@ static const char policy_usage[] =
 	"Usage: tap-accel policy check FILE\n"
 	"       tap-accel policy load IFACE FILE\n"
 	"       tap-accel policy show IFACE\n"
+	"       tap-accel policy explain FILE --frame HEX\n"
 	"\n"
 	"check  validate a policy file (syntax, limits, duplicates) without the kernel\n"
 	"load   make IFACE's rules, default, guard, rate and fdb those of FILE; the\n"
 	"       rules change atomically: every frame sees all of the old or all of\n"
 	"       the new policy\n"
 	"show   what IFACE runs now\n"
+	"explain  what FILE does with one frame, and why (no kernel needed)\n"
 	"\n"
 	"The language is described in docs/policy.md.\n";
 
@@ -361,6 +363,9 @@ int cmd_policy(int argc, char **argv)
 {
 	int n, ret;
 
+	/* explain has options of its own. */
+	if (argc >= 2 && !strcmp(argv[1], "explain"))
+		return cmd_policy_explain(argc - 1, argv + 1);
 	n = parse_verb_options(argc, argv, policy_usage, NULL, &ret);
 	if (n < 0)
 		return ret;
@@ -370,7 +375,7 @@ int cmd_policy(int argc, char **argv)
 		return policy_load(argv[2], argv[3]);
 	if (n == 2 && !strcmp(argv[1], "show"))
 		return policy_show(argv[2]);
-	user_error("policy: expected check FILE, load IFACE FILE or show IFACE");
+	user_error("policy: expected check FILE, load IFACE FILE, show IFACE or explain FILE --frame HEX");
 	fputs(policy_usage, stderr);
 	return EXIT_USER;
 }

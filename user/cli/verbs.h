@@ -96,6 +96,8 @@ const char *digest_hex(uint64_t digest, char *buf);
 int cmd_attach(int argc, char **argv);
 int cmd_detach(int argc, char **argv);
 int cmd_policy(int argc, char **argv);
+/* policy explain, in explain.c. */
+int cmd_policy_explain(int argc, char **argv);
 int cmd_fdb(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
