@@ -331,16 +331,19 @@ static void coverage_add(const struct counts *c)
 static void coverage_print(void)
 {
 	uint64_t rules = 0;
-	int i;
+	int i, highest = -1;
 
 	printf("verdicts:");
 	for (i = 0; i < TA_NR_VERDICTS; i++)
 		printf(" %s %llu", ta_model_verdict_name(i),
 		       (unsigned long long)coverage.verdict[i].packets);
-	for (i = 0; i < TA_MAX_RULES; i++)
+	for (i = 0; i < TA_MAX_RULES; i++) {
 		rules += coverage.rule[i].packets;
-	printf("\nclassified: by a rule %llu, by the default %llu\nparse:",
-	       (unsigned long long)rules,
+		if (coverage.rule[i].packets)
+			highest = i;
+	}
+	printf("\nclassified: by a rule %llu (the highest hit: rule %d), by the default %llu\nparse:",
+	       (unsigned long long)rules, highest,
 	       (unsigned long long)coverage.rule[TA_MAX_RULES].packets);
 	for (i = 0; i < TA_PARSE_MAX; i++)
 		printf(" %s %llu", ta_model_parse_name(i),
@@ -474,18 +477,18 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* Policy k: sizes grow through 4, 16, 64 and 256 rules; every other one
- * has a guard. */
+/* Policy k: up to 4, 16, 64, 256 or 1024 (TA_MAX_RULES) rules; every
+ * other one has a guard. */
 static int run_policy(struct diff *t, struct rng *r, uint32_t k,
 		      uint64_t frames, int quiet)
 {
-	static const uint32_t max_rules[] = {4, 16, 64, 256};
+	static const uint32_t max_rules[] = {4, 16, 64, 256, TA_MAX_RULES};
 	uint64_t end = t->frames_done + frames;
 	int ret;
 
 	ret = fdb_clear(t);
 	ta_policy_spec_free(&t->spec);
-	gen_policy(r, &t->spec, max_rules[k % 4], k % 2, LO_IFINDEX, LO_NAME);
+	gen_policy(r, &t->spec, max_rules[k % 5], k % 2, LO_IFINDEX, LO_NAME);
 	t->policy_nr = k;
 	ret = ret ?: install(t);
 	if (ret) {

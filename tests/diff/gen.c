@@ -348,10 +348,13 @@ static void pick_action(struct rng *r, uint32_t *action, uint32_t *ifindex,
 		snprintf(dev, IF_NAMESIZE, "%s", ifname);
 }
 
+/* Each field is named with probability pct %; empty_pct (per mille): how
+ * often a rule names none (it matches every frame that gets that far). */
 static void gen_rule(struct rng *r, struct ta_rule_spec *rule, uint32_t port,
-		     const char *ifname)
+		     const char *ifname, uint32_t pct, uint32_t empty_pct)
 {
-	uint32_t pct = rng_pct(r, 5) ? 0 : 10 + rng_below(r, 30);
+	if (rng_below(r, 1000) < empty_pct)
+		pct = 0;
 	int f;
 
 	memset(rule, 0, sizeof(*rule));
@@ -405,13 +408,15 @@ static void gen_fdb(struct rng *r, struct ta_policy_spec *spec, uint32_t port,
 void gen_policy(struct rng *r, struct ta_policy_spec *spec, uint32_t max_rules,
 		int guard, uint32_t ifindex, const char *ifname)
 {
-	uint32_t i;
+	/* many rules: mostly specific ones, so that late rules still match */
+	uint32_t i, specific = max_rules > 64 ? 30 : 10;
 
 	memset(spec, 0, sizeof(*spec));
 	spec->nr_rules = rng_below(r, max_rules + 1);
 	spec->rules = calloc(spec->nr_rules + 1, sizeof(*spec->rules));
 	for (i = 0; i < spec->nr_rules; i++)
-		gen_rule(r, &spec->rules[i], ifindex, ifname);
+		gen_rule(r, &spec->rules[i], ifindex, ifname,
+			 specific + rng_below(r, 30), specific ? 1 : 50);
 	pick_action(r, &spec->default_action, &spec->default_ifindex,
 		    spec->default_dev, ifindex, ifname);
 	gen_fdb(r, spec, ifindex, ifname);
