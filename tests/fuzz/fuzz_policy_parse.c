@@ -4,9 +4,11 @@
  * (user/lib/policy_parse.c): any bytes are a policy file. Besides memory
  * errors and undefined behaviour (ASan, UBSan), it checks what the parser
  * promises: a parsed spec holds only values the compiler accepts, a
- * refused one is empty and its message names FILE:LINE:COL.
+ * refused one is empty and its message names FILE:LINE:COL, and writing a
+ * parsed spec back as text (ta_policy_write) parses to the same spec.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,6 +52,47 @@ static void check_spec(const struct ta_policy_spec *s)
 		CHECK(memchr(s->fdb[i].dev, 0, sizeof(s->fdb[i].dev)));
 }
 
+/* Equal but for where things came from (positions, digest). */
+static void check_same(const struct ta_policy_spec *a,
+		       const struct ta_policy_spec *b)
+{
+	CHECK(a->nr_rules == b->nr_rules && a->nr_fdb == b->nr_fdb);
+	CHECK(a->default_action == b->default_action);
+	CHECK(!strcmp(a->default_dev, b->default_dev));
+	CHECK(!memcmp(&a->guard, &b->guard, sizeof(a->guard)));
+	CHECK(!memcmp(&a->rate, &b->rate, sizeof(a->rate)));
+	for (uint32_t i = 0; i < a->nr_rules; i++) {
+		struct ta_rule_spec x = a->rules[i], y = b->rules[i];
+
+		x.pos = y.pos = (struct ta_srcpos){0};
+		CHECK(!memcmp(&x, &y, sizeof(x)));
+	}
+	for (uint32_t i = 0; i < a->nr_fdb; i++) {
+		CHECK(!memcmp(a->fdb[i].mac, b->fdb[i].mac, 6));
+		CHECK(!strcmp(a->fdb[i].dev, b->fdb[i].dev));
+	}
+}
+
+/* ta_policy_write's text parses back into the same spec. */
+static void check_round_trip(const struct ta_policy_spec *spec)
+{
+	struct ta_policy_spec again;
+	char *text = NULL, err[512];
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+
+	CHECK(out);
+	ta_policy_write(out, spec);
+	CHECK(!fclose(out));
+	if (ta_policy_parse(text, len, "written", &again, err, sizeof(err))) {
+		fprintf(stderr, "written text refused: %s\n%s", err, text);
+		abort();
+	}
+	check_same(spec, &again);
+	ta_policy_spec_free(&again);
+	free(text);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const struct ta_policy_spec empty;
@@ -68,6 +111,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	check_spec(&spec);
+	check_round_trip(&spec);
 	ta_policy_spec_free(&spec);
 	return 0;
 }
