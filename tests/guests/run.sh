@@ -3,8 +3,9 @@
 # a private netns, joined by a Linux bridge, guarded and forwarded by
 # tap-accel. Driven over their serial consoles (console.py).
 #
-#   tests/guests/run.sh [SCENARIO...]   boot, ping, guard, forward, acl, rate
-#                                       (default: all, in that order)
+#   tests/guests/run.sh [SCENARIO...]   ping, guard, forward, acl, rate
+#                                       (default: all, in that order; the
+#                                       guests boot first in every case)
 # Environment: KVER (guest kernel, default 6.1.0-57-amd64), BUILD.
 # Ends with "N passed, N failed"; console logs stay in build/guests/.
 set -u
