@@ -6,7 +6,9 @@
  * BPF_PROG_TEST_RUN each and through the model; the first frame whose
  * verdict differs, or batch whose counters (rule, parse class, guard
  * reason, event, verdict) differ, fails the run with the frame, the
- * policy and both answers.
+ * policy and both answers. The policy read back from the maps
+ * (ta_policy_decode, what `policy show` prints) must give the model the
+ * same answers as the policy written.
  *
  *   diff_test [--seed N] [--frames N] [--policies N] [--quiet]
  */
@@ -22,6 +24,7 @@
 #include "user/lib/counters.h"
 #include "user/lib/maps.h"
 #include "user/lib/model.h"
+#include "user/lib/policy_decode.h"
 #include "user/lib/policy_parse.h"
 #include "tap_accel.skel.h"
 
@@ -51,6 +54,7 @@ struct diff {
 	int prog;
 	uint32_t slot;
 	struct ta_policy_spec spec;
+	struct ta_policy_spec decoded; /* spec, read back from the maps */
 	uint64_t seed;
 	uint32_t policy_nr;
 	uint64_t frames_done;
@@ -147,7 +151,8 @@ static int install(struct diff *t)
 	if (!ret && bpf_map_lookup_elem(t->maps.ta_config, &zero, &cfg))
 		ret = -errno;
 	t->slot = cfg.active_slot;
-	return ret;
+	ta_policy_spec_free(&t->decoded);
+	return ret ?: ta_policy_decode(&t->maps, &t->decoded);
 }
 
 /* ---- the model side --------------------------------------------------------- */
@@ -357,6 +362,25 @@ static void coverage_print(void)
 	       (unsigned long long)coverage.event[TA_EV_FDB_MISS].packets);
 }
 
+/* The decoded policy decides every frame as the written one does. */
+static int check_decoded(const struct diff *t, const struct frame *f,
+			 const struct ta_model_result *want)
+{
+	struct ta_model_result got;
+
+	ta_model_run(&t->decoded, f->d, f->linear, &got);
+	if (got.verdict == want->verdict && got.stage == want->stage &&
+	    got.rule == want->rule && got.guard_reason == want->guard_reason)
+		return 0;
+	report(t, f, "policy read back from the maps");
+	printf("with the policy read back: verdict %s, stage %d, rule %d, guard %s\n",
+	       ta_model_verdict_name(got.verdict), got.stage, got.rule,
+	       ta_model_guard_name(got.guard_reason));
+	printf("policy read back (ta_policy_decode):\n");
+	ta_policy_write(stdout, &t->decoded);
+	return 1;
+}
+
 static int run_batch(struct diff *t, uint32_t n)
 {
 	static struct counts before, after, model;
@@ -372,6 +396,8 @@ static int run_batch(struct diff *t, uint32_t n)
 			break;
 		model_run(t, &batch[i], &res);
 		model_count(&res, batch[i].len, &model);
+		if (check_decoded(t, &batch[i], &res))
+			return 1;
 		if (verdict != res.verdict) {
 			report(t, &batch[i], "verdict");
 			printf("program: verdict %s\n", ta_model_verdict_name(verdict));
@@ -549,6 +575,7 @@ int main(int argc, char **argv)
 	}
 	printf("%d passed, %d failed\n", !ret, !!ret);
 	ta_policy_spec_free(&t.spec);
+	ta_policy_spec_free(&t.decoded);
 	env_close(&t);
 	return ret ? 1 : 0;
 }
