@@ -257,6 +257,11 @@ policy() {
 # ---- scenarios --------------------------------------------------------------
 
 sc_ping() {
+	for f in "$TOP"/examples/guests-*.policy; do
+		ta policy check "$f" >/dev/null && pass "policy check ${f#$TOP/}" ||
+			fail "policy check ${f#$TOP/}: $(ta policy check "$f" 2>&1)"
+	done
+
 	echo "== bridge: both guests reach each other (no tap-accel)"
 	ga ping -c 3 -w 10 $IP4B >/dev/null && pass "a pings b (IPv4)" || fail "a pings b (IPv4)"
 	gb ping -c 3 -w 10 $IP4A >/dev/null && pass "b pings a (IPv4)" || fail "b pings a (IPv4)"
