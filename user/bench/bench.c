@@ -48,6 +48,30 @@ static double now_ns(void)
 	return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
+/*
+ * Time this thread has spent runnable but waiting for a CPU, from the
+ * scheduler (/proc/thread-self/schedstat, second field): the part of a
+ * repetition's wall time that other processes on this shared machine took.
+ * 0 where the kernel does not keep it (no CONFIG_SCHED_INFO).
+ */
+static double runq_wait_ns(void)
+{
+	static int fd = -2;
+	char buf[96];
+	unsigned long long run, wait;
+	ssize_t n;
+
+	if (fd == -2)
+		fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	return sscanf(buf, "%llu %llu", &run, &wait) == 2 ? (double)wait : 0;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -55,17 +79,23 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static void summarize(struct cell *c)
+static double median_of(const double *v, int n, double *min, double *max)
 {
 	double sorted[BENCH_MAX_REPS];
-	int n = c->reps;
 
-	memcpy(sorted, c->ns, n * sizeof(double));
+	memcpy(sorted, v, n * sizeof(double));
 	qsort(sorted, n, sizeof(double), cmp_double);
-	c->min = sorted[0];
-	c->max = sorted[n - 1];
-	c->median =
-		n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+	if (min)
+		*min = sorted[0];
+	if (max)
+		*max = sorted[n - 1];
+	return n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+}
+
+static void summarize(struct cell *c)
+{
+	c->median = median_of(c->ns, c->reps, &c->min, &c->max);
+	c->median_wall = median_of(c->wall_ns, c->reps, NULL, NULL);
 }
 
 static unsigned long frames_for(const struct bench_opts *o, size_t size)
@@ -231,13 +261,17 @@ static void cell_warm_up(struct runner *rn, struct cell_run *cr)
 static void cell_rep(struct runner *rn, struct cell_run *cr, int r)
 {
 	struct cell *c = cr->c;
-	double t0;
+	double t0, wall, wait0, waited;
 
+	wait0 = runq_wait_ns();
 	t0 = now_ns();
 	cr->written += write_frames(c->writer, cr->fd, cell_frame(rn, c),
 				    bench_size[c->size_idx], c->frames,
 				    rn->uring, &cr->errors);
-	c->ns[r] = (now_ns() - t0) / c->frames;
+	wall = now_ns() - t0;
+	waited = runq_wait_ns() - wait0;
+	c->wall_ns[r] = wall / c->frames;
+	c->ns[r] = (waited < wall ? wall - waited : wall) / c->frames;
 	if (cr->errors && !cr->err)
 		cr->err = errno;
 }

@@ -78,8 +78,12 @@ struct cell {
 	char why[128];
 	unsigned long frames; /* per repetition */
 	int reps;
-	double ns[BENCH_MAX_REPS]; /* per-frame ns of each repetition */
-	double median, min, max;   /* over ns[] */
+	/* Per-frame ns of each repetition: wall time minus the time the
+	 * writer waited for its CPU while another process ran there. */
+	double ns[BENCH_MAX_REPS];
+	double wall_ns[BENCH_MAX_REPS]; /* per-frame wall time, as measured */
+	double median, min, max;	/* over ns[] */
+	double median_wall;		/* over wall_ns[] */
 	unsigned int mtu;
 	struct cell_counts counts;
 	bool accounted; /* counters explain every frame written */

@@ -571,17 +571,31 @@ static void sleep_ms(long ms)
 	nanosleep(&ts, NULL);
 }
 
-/* Wait until the readers have drained their queues: no frame read for
- * three rounds of 10 ms. */
+/* Whether a running reader's tap still has frames queued. */
+static bool readers_behind(struct bench_env *env)
+{
+	for (int t = 0; t < NR_TAPS; t++) {
+		struct pollfd pfd = {.fd = env->reader[t].fd, .events = POLLIN};
+
+		if (env->reader[t].running && poll(&pfd, 1, 0) > 0 &&
+		    (pfd.revents & POLLIN))
+			return true;
+	}
+	return false;
+}
+
+/* Wait until the readers have drained their queues: nothing queued and
+ * nothing read for two rounds of 10 ms (a frame may be in flight in a
+ * qdisc), at most two seconds. */
 void env_quiesce_readers(struct bench_env *env)
 {
 	uint64_t last = reader_total(env);
 
-	for (int idle = 0; idle < 3;) {
+	for (int idle = 0, round = 0; idle < 2 && round < 200; round++) {
 		sleep_ms(10);
 		uint64_t now = reader_total(env);
 
-		idle = now == last ? idle + 1 : 0;
+		idle = now == last && !readers_behind(env) ? idle + 1 : 0;
 		last = now;
 	}
 }
