@@ -14,7 +14,9 @@
  *   rtnl             attach, detach, device creation and deletion, ioctls
  *                    that change the device, the XDP program pointer.
  *   RCU              dev->tfile and dev->xdp_prog for the data paths.
- *   tfile->write_lock serialises writers of one fd (the buffer cache).
+ *   tfile->write_lock serialises writers of one fd (the buffer cache) and
+ *                    pins tfile->tapx for them: attach and detach take it.
+ *                    Order: rtnl, then write_lock.
  *   ptr_ring locks   producers (xmit, XDP_TX, ndo_xdp_xmit) and the reader.
  */
 #ifndef TAPX_H
@@ -92,6 +94,8 @@ struct tapx_file {
 	wait_queue_head_t wq;
 	struct mutex write_lock;
 	struct page_frag_cache frag; /* buffers of written frames */
+	void *spare; /* last dropped single buffer, reused as is */
+	unsigned int spare_len;
 	struct xdp_rxq_info xdp_rxq;
 	bool rxq_registered;
 	int sndbuf;

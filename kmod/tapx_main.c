@@ -56,7 +56,9 @@ static int tapx_attach(struct tapx_file *tfile, struct tapx_dev *tapx)
 	if (err)
 		goto err_unreg;
 
+	mutex_lock(&tfile->write_lock);
 	rcu_assign_pointer(tfile->tapx, tapx);
+	mutex_unlock(&tfile->write_lock);
 	rcu_assign_pointer(tapx->tfile, tfile);
 	netif_carrier_on(tapx->dev);
 	return 0;
@@ -77,6 +79,9 @@ void tapx_detach(struct tapx_file *tfile, struct tapx_dev *tapx)
 	RCU_INIT_POINTER(tfile->tapx, NULL);
 	netif_carrier_off(tapx->dev);
 	synchronize_net();
+	/* Waits for a writer that still uses the device. */
+	mutex_lock(&tfile->write_lock);
+	mutex_unlock(&tfile->write_lock);
 
 	tapx_ring_purge(tfile);
 	xdp_rxq_info_unreg(&tfile->xdp_rxq);
@@ -358,6 +363,8 @@ static int tapx_chr_release(struct inode *inode, struct file *file)
 	rtnl_unlock();
 
 	ptr_ring_cleanup(&tfile->ring, tapx_ptr_free);
+	if (tfile->spare)
+		page_frag_free(tfile->spare);
 	if (tfile->frag.va)
 		__page_frag_cache_drain(virt_to_head_page(tfile->frag.va),
 					tfile->frag.pagecnt_bias);

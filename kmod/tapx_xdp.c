@@ -30,18 +30,6 @@ struct tapx_wmeta {
 	size_t len; /* frame length */
 };
 
-static struct tapx_dev *tapx_get(struct tapx_file *tfile)
-{
-	struct tapx_dev *tapx;
-
-	rcu_read_lock();
-	tapx = rcu_dereference(tfile->tapx);
-	if (tapx)
-		dev_hold(tapx->dev);
-	rcu_read_unlock();
-	return tapx;
-}
-
 /* Validates the vnet header the way a virtio device would see it. */
 static int tapx_check_vnet(struct tapx_dev *tapx, struct virtio_net_hdr *h,
 			   size_t len)
@@ -139,12 +127,18 @@ static int tapx_fill_buff(struct tapx_file *tfile, struct iov_iter *from,
 		buflen = PAGE_SIZE;
 	}
 
-	buf = page_frag_alloc(&tfile->frag, buflen, GFP_KERNEL);
-	if (unlikely(!buf))
-		return -ENOMEM;
+	if (tfile->spare && tfile->spare_len == buflen) {
+		buf = tfile->spare;
+		tfile->spare = NULL;
+	} else {
+		buf = page_frag_alloc(&tfile->frag, buflen, GFP_KERNEL);
+		if (unlikely(!buf))
+			return -ENOMEM;
+	}
 	if (unlikely(!copy_from_iter_full(buf + TAPX_HEADROOM, head_len,
 					  from))) {
-		page_frag_free(buf);
+		tfile->spare = buf;
+		tfile->spare_len = buflen;
 		return -EFAULT;
 	}
 
@@ -182,6 +176,21 @@ static int tapx_fill_buff(struct tapx_file *tfile, struct iov_iter *from,
 err:
 	xdp_return_buff(xdp);
 	return err;
+}
+
+/*
+ * A dropped single-buffer frame is ours alone: keep its buffer for the next
+ * write of the same size instead of freeing it (no refcounting, and the
+ * memory is still cache-hot). Called under write_lock.
+ */
+static void tapx_recycle(struct tapx_file *tfile, struct xdp_buff *xdp)
+{
+	if (!tfile->spare && !xdp_buff_has_frags(xdp)) {
+		tfile->spare = xdp->data_hard_start;
+		tfile->spare_len = xdp->frame_sz;
+		return;
+	}
+	xdp_return_buff(xdp);
 }
 
 /* Finishes a partial checksum in place (single-buffer frames only). */
@@ -379,7 +388,7 @@ static int tapx_xdp_run(struct tapx_file *tfile, struct tapx_dev *tapx,
 		return 0;
 	case XDP_DROP:
 		tapx_stat_inc(tapx, TAPX_XDP_DROP);
-		xdp_return_buff(xdp);
+		tapx_recycle(tfile, xdp);
 		return 0;
 	case XDP_TX:
 		if (!tapx_frame_ok(tapx, xdp, m))
@@ -405,13 +414,13 @@ static int tapx_xdp_run(struct tapx_file *tfile, struct tapx_dev *tapx,
 	case XDP_ABORTED:
 		trace_xdp_exception(tapx->dev, prog, act);
 		tapx_stat_inc(tapx, TAPX_XDP_ABORTED);
-		xdp_return_buff(xdp);
+		tapx_recycle(tfile, xdp);
 		return 0;
 	}
 
 	/* TX or REDIRECT of a frame whose vnet metadata cannot travel. */
 	tapx_stat_inc(tapx, TAPX_XDP_GSO_DROPS);
-	xdp_return_buff(xdp);
+	tapx_recycle(tfile, xdp);
 	return 0;
 }
 
@@ -424,17 +433,24 @@ ssize_t tapx_write_iter(struct kiocb *iocb, struct iov_iter *from)
 	struct tapx_dev *tapx;
 	ssize_t ret;
 
-	tapx = tapx_get(tfile);
-	if (!tapx)
-		return -EBADFD;
+	/*
+	 * write_lock pins the attachment: tapx_detach() takes it after
+	 * clearing tfile->tapx, so the device outlives this call.
+	 */
+	mutex_lock(&tfile->write_lock);
+	tapx = rcu_dereference_protected(tfile->tapx,
+					 lockdep_is_held(&tfile->write_lock));
+	if (!tapx) {
+		ret = -EBADFD;
+		goto unlock;
+	}
 
 	ret = tapx_parse_meta(tapx, from, &m);
 	if (ret) {
 		tapx_stat_inc(tapx, TAPX_RX_ERRORS);
-		goto out;
+		goto unlock;
 	}
 
-	mutex_lock(&tfile->write_lock);
 	ret = tapx_fill_buff(tfile, from, m.len, &xdp);
 	if (ret) {
 		tapx_stat_inc(tapx, TAPX_RX_DROPPED);
@@ -443,21 +459,13 @@ ssize_t tapx_write_iter(struct kiocb *iocb, struct iov_iter *from)
 
 	local_bh_disable();
 	rcu_read_lock();
-	if (likely(rcu_access_pointer(tfile->tapx) == tapx)) {
-		if (tapx_xdp_run(tfile, tapx, &xdp, &m))
-			xdp_do_flush();
-		ret = total;
-	} else {
-		/* Detached while we copied. */
-		xdp_return_buff(&xdp);
-		ret = -EBADFD;
-	}
+	if (tapx_xdp_run(tfile, tapx, &xdp, &m))
+		xdp_do_flush();
 	rcu_read_unlock();
 	local_bh_enable();
+	ret = total;
 unlock:
 	mutex_unlock(&tfile->write_lock);
-out:
-	dev_put(tapx->dev);
 	return ret;
 }
 
