@@ -28,10 +28,10 @@
 #include "user/lib/policy_parse.h"
 #include "tap_accel.skel.h"
 
-#define BATCH	    4096
-#define FRAME_MAX   1024
-#define LO_IFINDEX  1
-#define LO_NAME	    "lo"
+#define BATCH	   4096
+#define FRAME_MAX  1024
+#define LO_IFINDEX 1
+#define LO_NAME	   "lo"
 
 struct frame {
 	uint8_t d[FRAME_MAX];
@@ -64,7 +64,8 @@ static struct frame batch[BATCH];
 /* What the model said over the whole run: shows what the frames reached. */
 static struct counts coverage;
 
-/* ---- the kernel side -------------------------------------------------------- */
+/* ---- the kernel side --------------------------------------------------------
+ */
 
 static int env_open(struct diff *t)
 {
@@ -113,10 +114,16 @@ static int read_counts(const struct diff *t, struct counts *c)
 	int ret;
 
 	ret = ta_counters_read(m->ta_st_verdict, 0, TA_NR_VERDICTS, c->verdict);
-	ret = ret ?: ta_counters_read(m->ta_st_rule, t->slot * TA_RULE_STAT_SLOT,
-				      TA_RULE_STAT_SLOT, c->rule);
-	ret = ret ?: ta_counters_read(m->ta_st_parse, 0, TA_PARSE_MAX, c->parse);
-	ret = ret ?: ta_counters_read(m->ta_st_guard, 0, TA_GUARD_MAX, c->guard);
+	ret = ret
+		      ?: ta_counters_read(m->ta_st_rule,
+					  t->slot * TA_RULE_STAT_SLOT,
+					  TA_RULE_STAT_SLOT, c->rule);
+	ret = ret
+		      ?: ta_counters_read(m->ta_st_parse, 0, TA_PARSE_MAX,
+					  c->parse);
+	ret = ret
+		      ?: ta_counters_read(m->ta_st_guard, 0, TA_GUARD_MAX,
+					  c->guard);
 	ret = ret ?: ta_counters_read(m->ta_st_event, 0, TA_EV_MAX, c->event);
 	return ret;
 }
@@ -155,7 +162,8 @@ static int install(struct diff *t)
 	return ret ?: ta_policy_decode(&t->maps, &t->decoded);
 }
 
-/* ---- the model side --------------------------------------------------------- */
+/* ---- the model side ---------------------------------------------------------
+ */
 
 static void add(struct ta_counter *c, uint32_t len)
 {
@@ -190,7 +198,8 @@ static void model_run(const struct diff *t, const struct frame *f,
 	ta_model_run(&t->spec, f->d, f->linear, res);
 }
 
-/* ---- reporting ---------------------------------------------------------------- */
+/* ---- reporting
+ * ---------------------------------------------------------------- */
 
 static void print_hex(const struct frame *f)
 {
@@ -212,14 +221,16 @@ static void print_model(const struct ta_model_result *res)
 		printf("guard drop %s", ta_model_guard_name(res->guard_reason));
 		break;
 	case TA_MODEL_RULE:
-		printf("rule %d (line %d of the policy below, after the guard/fdb lines)",
+		printf("rule %d (line %d of the policy below, after the "
+		       "guard/fdb lines)",
 		       res->rule, res->rule + 1);
 		break;
 	case TA_MODEL_DEFAULT:
 		printf("default");
 		break;
 	}
-	printf(", parse info 0x%x, events 0x%x\n", res->parse_info, res->events);
+	printf(", parse info 0x%x, events 0x%x\n", res->parse_info,
+	       res->events);
 }
 
 static void report(const struct diff *t, const struct frame *f,
@@ -228,7 +239,8 @@ static void report(const struct diff *t, const struct frame *f,
 	struct ta_model_result res;
 
 	model_run(t, f, &res);
-	printf("FAIL disagreement (%s): seed %llu, policy %u, after %llu frames\n",
+	printf("FAIL disagreement (%s): seed %llu, policy %u, after %llu "
+	       "frames\n",
 	       what, (unsigned long long)t->seed, t->policy_nr,
 	       (unsigned long long)t->frames_done);
 	printf("frame (%u bytes, %u linear):\n", f->len, f->linear);
@@ -242,7 +254,8 @@ static void print_counter_diff(const char *map, uint32_t key,
 			       const struct ta_counter *kernel,
 			       const struct ta_counter *model)
 {
-	printf("  %s[%u]: program %llu packets %llu bytes, model %llu packets %llu bytes\n",
+	printf("  %s[%u]: program %llu packets %llu bytes, model %llu packets "
+	       "%llu bytes\n",
 	       map, key, (unsigned long long)kernel->packets,
 	       (unsigned long long)kernel->bytes,
 	       (unsigned long long)model->packets,
@@ -267,11 +280,13 @@ static int compare_counters(const char *map, const struct ta_counter *kernel,
 }
 
 /* The program's counts since `before`, against the model's. */
-static int compare_counts(const struct counts *before, const struct counts *after,
+static int compare_counts(const struct counts *before,
+			  const struct counts *after,
 			  const struct counts *model, int quiet)
 {
 	struct counts delta;
-	const struct ta_counter *b = (const void *)before, *a = (const void *)after;
+	const struct ta_counter *b = (const void *)before,
+				*a = (const void *)after;
 	struct ta_counter *d = (void *)&delta;
 	size_t i, n = sizeof(delta) / sizeof(*d);
 	int bad = 0;
@@ -284,15 +299,21 @@ static int compare_counts(const struct counts *before, const struct counts *afte
 		return 0;
 	if (quiet)
 		return 1;
-	bad |= compare_counters("ta_st_verdict", delta.verdict, model->verdict, TA_NR_VERDICTS);
-	bad |= compare_counters("ta_st_rule (slot-relative)", delta.rule, model->rule, TA_RULE_STAT_SLOT);
-	bad |= compare_counters("ta_st_parse", delta.parse, model->parse, TA_PARSE_MAX);
-	bad |= compare_counters("ta_st_guard", delta.guard, model->guard, TA_GUARD_MAX);
-	bad |= compare_counters("ta_st_event", delta.event, model->event, TA_EV_MAX);
+	bad |= compare_counters("ta_st_verdict", delta.verdict, model->verdict,
+				TA_NR_VERDICTS);
+	bad |= compare_counters("ta_st_rule (slot-relative)", delta.rule,
+				model->rule, TA_RULE_STAT_SLOT);
+	bad |= compare_counters("ta_st_parse", delta.parse, model->parse,
+				TA_PARSE_MAX);
+	bad |= compare_counters("ta_st_guard", delta.guard, model->guard,
+				TA_GUARD_MAX);
+	bad |= compare_counters("ta_st_event", delta.event, model->event,
+				TA_EV_MAX);
 	return bad;
 }
 
-/* ---- one batch ------------------------------------------------------------------ */
+/* ---- one batch
+ * ------------------------------------------------------------------ */
 
 /* Counters disagree somewhere in the batch: run its frames again one at a
  * time to name the first frame. */
@@ -307,7 +328,8 @@ static int locate_counter_diff(struct diff *t, uint32_t n)
 		memset(&model, 0, sizeof(model));
 		model_run(t, &batch[i], &res);
 		model_count(&res, batch[i].len, &model);
-		ret = read_counts(t, &before) ?: kernel_run(t, &batch[i], &verdict);
+		ret = read_counts(t, &before)
+			      ?: kernel_run(t, &batch[i], &verdict);
 		ret = ret ?: read_counts(t, &after);
 		if (ret)
 			return ret;
@@ -347,7 +369,8 @@ static void coverage_print(void)
 		if (coverage.rule[i].packets)
 			highest = i;
 	}
-	printf("\nclassified: by a rule %llu (the highest hit: rule %d), by the default %llu\nparse:",
+	printf("\nclassified: by a rule %llu (the highest hit: rule %d), by "
+	       "the default %llu\nparse:",
 	       (unsigned long long)rules, highest,
 	       (unsigned long long)coverage.rule[TA_MAX_RULES].packets);
 	for (i = 0; i < TA_PARSE_MAX; i++)
@@ -373,7 +396,8 @@ static int check_decoded(const struct diff *t, const struct frame *f,
 	    got.rule == want->rule && got.guard_reason == want->guard_reason)
 		return 0;
 	report(t, f, "policy read back from the maps");
-	printf("with the policy read back: verdict %s, stage %d, rule %d, guard %s\n",
+	printf("with the policy read back: verdict %s, stage %d, rule %d, "
+	       "guard %s\n",
 	       ta_model_verdict_name(got.verdict), got.stage, got.rule,
 	       ta_model_guard_name(got.guard_reason));
 	printf("policy read back (ta_policy_decode):\n");
@@ -400,7 +424,8 @@ static int run_batch(struct diff *t, uint32_t n)
 			return 1;
 		if (verdict != res.verdict) {
 			report(t, &batch[i], "verdict");
-			printf("program: verdict %s\n", ta_model_verdict_name(verdict));
+			printf("program: verdict %s\n",
+			       ta_model_verdict_name(verdict));
 			return 1;
 		}
 		t->frames_done++;
@@ -416,7 +441,8 @@ static int run_batch(struct diff *t, uint32_t n)
 	return 0;
 }
 
-/* ---- frames --------------------------------------------------------------------- */
+/* ---- frames
+ * --------------------------------------------------------------------- */
 
 static void frame_from(struct frame *f, const struct pkt *p, uint32_t len,
 		       uint32_t linear)
@@ -456,7 +482,8 @@ static uint32_t frames_from_one(struct rng *r, struct frame *out, uint32_t room)
 	return n;
 }
 
-/* ---- main ------------------------------------------------------------------------ */
+/* ---- main
+ * ------------------------------------------------------------------------ */
 
 struct options {
 	uint64_t seed;
@@ -491,7 +518,8 @@ static int parse_args(int argc, char **argv, struct options *o)
 	if (o->policies)
 		return 0;
 usage:
-	fprintf(stderr, "Usage: diff_test [--seed N] [--frames N] [--policies N] [--quiet]\n");
+	fprintf(stderr, "Usage: diff_test [--seed N] [--frames N] [--policies "
+			"N] [--quiet]\n");
 	return -1;
 }
 
@@ -523,13 +551,14 @@ static int run_policy(struct diff *t, struct rng *r, uint32_t k,
 		return 1;
 	}
 	if (!quiet)
-		printf("policy %u: %u rules, default %s, guard 0x%x, %u fdb\n", k,
-		       t->spec.nr_rules, ta_action_name(t->spec.default_action),
+		printf("policy %u: %u rules, default %s, guard 0x%x, %u fdb\n",
+		       k, t->spec.nr_rules,
+		       ta_action_name(t->spec.default_action),
 		       t->spec.guard.flags, t->spec.nr_fdb);
 	while (t->frames_done < end) {
 		uint32_t n = 0, room = end - t->frames_done < BATCH
-					      ? end - t->frames_done
-					      : BATCH;
+					       ? end - t->frames_done
+					       : BATCH;
 
 		while (n < room)
 			n += frames_from_one(r, &batch[n], room - n);
@@ -553,7 +582,8 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	ret = env_open(&t);
 	if (ret) {
-		printf("FAIL load: cannot load tap_accel: %s\n", strerror(-ret));
+		printf("FAIL load: cannot load tap_accel: %s\n",
+		       strerror(-ret));
 		printf("0 passed, 1 failed\n");
 		return 1;
 	}
@@ -563,13 +593,15 @@ int main(int argc, char **argv)
 	ret = 0;
 	for (k = 0; k < o.policies && !ret; k++)
 		ret = run_policy(&t, &r, k,
-				 o.frames / o.policies + (k < o.frames % o.policies),
+				 o.frames / o.policies +
+					 (k < o.frames % o.policies),
 				 o.quiet);
 	if (!ret) {
 		double s = now_s() - start;
 
 		coverage_print();
-		printf("PASS %llu frames, %u policies, seed %llu: model and program agree (%.1f s, %.0f frames/s)\n",
+		printf("PASS %llu frames, %u policies, seed %llu: model and "
+		       "program agree (%.1f s, %.0f frames/s)\n",
 		       (unsigned long long)t.frames_done, o.policies,
 		       (unsigned long long)o.seed, s, t.frames_done / s);
 	}

@@ -8,7 +8,8 @@
 #include "gen.h"
 #include "user/lib/policy_parse.h"
 
-/* ---- randomness ----------------------------------------------------------- */
+/* ---- randomness -----------------------------------------------------------
+ */
 
 void rng_seed(struct rng *r, uint64_t seed)
 {
@@ -37,12 +38,13 @@ int rng_pct(struct rng *r, uint32_t pct)
 
 #define PICK(r, arr) ((arr)[rng_below((r), sizeof(arr) / sizeof((arr)[0]))])
 
-/* ---- the vocabulary ------------------------------------------------------- */
+/* ---- the vocabulary -------------------------------------------------------
+ */
 
 static const uint8_t MCAST_MAC[6] = {0x33, 0x33, 0, 0, 0, 1};
-static const uint8_t LL_IP6[16] = {0xfe, 0x80, 0, 0, 0, 0, 0, 0,
+static const uint8_t LL_IP6[16] = {0xfe, 0x80, 0, 0,	0,    0, 0, 0,
 				   0x50, 0x54, 0, 0xff, 0xfe, 0, 0, 1};
-static const uint8_t MAPPED_IP6[16] = {0, 0, 0, 0, 0, 0, 0, 0,
+static const uint8_t MAPPED_IP6[16] = {0, 0, 0,	   0,	 0,  0, 0, 0,
 				       0, 0, 0xff, 0xff, 10, 0, 0, 1};
 
 static void rand_bytes(struct rng *r, uint8_t *p, size_t n)
@@ -64,8 +66,13 @@ static void pick_mac(struct rng *r, uint8_t mac[6])
 
 static uint32_t pick_ip4(struct rng *r)
 {
-	const uint32_t ips[] = {GUEST_IP4, GUEST_IP4, PEER_IP4, OTHER_IP4, 0,
-				IP4(255, 255, 255, 255), IP4(10, 0, 1, 7),
+	const uint32_t ips[] = {GUEST_IP4,
+				GUEST_IP4,
+				PEER_IP4,
+				OTHER_IP4,
+				0,
+				IP4(255, 255, 255, 255),
+				IP4(10, 0, 1, 7),
 				IP4(192, 168, 1, 1)};
 
 	return rng_pct(r, 15) ? (uint32_t)rng_next(r) : PICK(r, ips);
@@ -73,8 +80,8 @@ static uint32_t pick_ip4(struct rng *r)
 
 static void pick_ip6(struct rng *r, uint8_t a[16])
 {
-	const uint8_t *const ips[] = {GUEST_IP6,  GUEST_IP6, PEER_IP6,
-				      OTHER_IP6,  ZERO_IP6,  LL_IP6,
+	const uint8_t *const ips[] = {GUEST_IP6, GUEST_IP6, PEER_IP6,
+				      OTHER_IP6, ZERO_IP6,  LL_IP6,
 				      MAPPED_IP6};
 
 	if (rng_pct(r, 15))
@@ -85,8 +92,8 @@ static void pick_ip6(struct rng *r, uint8_t a[16])
 
 static uint16_t pick_port(struct rng *r)
 {
-	const uint16_t ports[] = {53, 67, 68, 80, 443, 1000, 1999, 2000, 0,
-				  65535};
+	const uint16_t ports[] = {53,	67,   68,   80, 443,
+				  1000, 1999, 2000, 0,	65535};
 
 	return rng_pct(r, 20) ? (uint16_t)rng_next(r) : PICK(r, ports);
 }
@@ -119,7 +126,8 @@ static uint16_t pick_ethertype(struct rng *r)
 	return rng_pct(r, 10) ? (uint16_t)rng_next(r) : PICK(r, types);
 }
 
-/* ---- frames ----------------------------------------------------------------- */
+/* ---- frames -----------------------------------------------------------------
+ */
 
 static void put(struct pkt *p, uint8_t v)
 {
@@ -190,8 +198,8 @@ static void gen_l4(struct rng *r, struct pkt *p, uint8_t proto, int ip6)
 
 static void gen_ip4(struct rng *r, struct pkt *p)
 {
-	const uint16_t frags[] = {0, 0, 0, 0x4000, 0x2000, 0x2000 | 185, 185,
-				  1};
+	const uint16_t frags[] = {0,   0, 0, 0x4000, 0x2000, 0x2000 | 185,
+				  185, 1};
 	uint8_t proto = pick_proto(r);
 	uint8_t ihl = rng_pct(r, 15) ? 6 + rng_below(r, 10) : 5;
 	uint16_t frag = rng_pct(r, 20) ? PICK(r, frags) : 0;
@@ -244,8 +252,8 @@ static void gen_arp(struct rng *r, struct pkt *p)
 static void gen_l2(struct rng *r, struct pkt *p, uint16_t *type)
 {
 	uint8_t dst[6], src[6];
-	uint32_t tags = rng_pct(r, 25) ? 1 + rng_below(r, rng_pct(r, 10) ? 3 : 2)
-				       : 0;
+	uint32_t tags =
+		rng_pct(r, 25) ? 1 + rng_below(r, rng_pct(r, 10) ? 3 : 2) : 0;
 	uint16_t tpid = rng_pct(r, 50) ? 0x8100 : 0x88a8;
 
 	pick_mac(r, dst);
@@ -308,7 +316,8 @@ void gen_mutate(struct rng *r, struct pkt *p)
 	}
 }
 
-/* ---- policies --------------------------------------------------------------- */
+/* ---- policies ---------------------------------------------------------------
+ */
 
 static void pick_prefix(struct rng *r, struct ta_prefix *pfx, int v4)
 {
@@ -326,7 +335,7 @@ static void pick_prefix(struct rng *r, struct ta_prefix *pfx, int v4)
 		pfx->prefixlen = rng_pct(r, 40) ? 128 : rng_below(r, 129);
 	}
 	for (bit = pfx->prefixlen; bit < 128; bit++) /* no host bits */
-		pfx->addr[bit / 8] &= (uint8_t)~(0x80 >> (bit % 8));
+		pfx->addr[bit / 8] &= (uint8_t) ~(0x80 >> (bit % 8));
 }
 
 static void pick_range(struct rng *r, uint16_t *lo, uint16_t *hi)
@@ -424,7 +433,8 @@ void gen_policy(struct rng *r, struct ta_policy_spec *spec, uint32_t max_rules,
 		gen_guard(r, &spec->guard);
 }
 
-/* ---- as text -------------------------------------------------------------- */
+/* ---- as text --------------------------------------------------------------
+ */
 
 static void print_action(FILE *out, uint32_t action, const char *dev)
 {
@@ -478,12 +488,15 @@ static void print_guard(FILE *out, const struct ta_guard_spec *g)
 	if (!g->flags)
 		return;
 	/* the language turns checks on by what is listed; say the flags */
-	fprintf(out, "# guard flags 0x%x (mac 1, ip4 2, ip6 4)\nguard", g->flags);
+	fprintf(out, "# guard flags 0x%x (mac 1, ip4 2, ip6 4)\nguard",
+		g->flags);
 	fprintf(out, " mac %s", ta_format_mac(g->mac, buf));
 	for (i = 0; i < g->nr_ip4; i++)
-		fprintf(out, " ip %s", inet_ntop(AF_INET, &g->ip4[i], buf, sizeof(buf)));
+		fprintf(out, " ip %s",
+			inet_ntop(AF_INET, &g->ip4[i], buf, sizeof(buf)));
 	for (i = 0; i < g->nr_ip6; i++)
-		fprintf(out, " ip %s", inet_ntop(AF_INET6, g->ip6[i], buf, sizeof(buf)));
+		fprintf(out, " ip %s",
+			inet_ntop(AF_INET6, g->ip6[i], buf, sizeof(buf)));
 	fprintf(out, "\n");
 }
 
@@ -494,8 +507,8 @@ void policy_print(FILE *out, const struct ta_policy_spec *spec)
 
 	print_guard(out, &spec->guard);
 	for (i = 0; i < spec->nr_fdb; i++)
-		fprintf(out, "fdb %s dev %s\n", ta_format_mac(spec->fdb[i].mac, buf),
-			spec->fdb[i].dev);
+		fprintf(out, "fdb %s dev %s\n",
+			ta_format_mac(spec->fdb[i].mac, buf), spec->fdb[i].dev);
 	for (i = 0; i < spec->nr_rules; i++)
 		print_rule(out, &spec->rules[i]);
 	fprintf(out, "default ");

@@ -24,7 +24,8 @@ static const char policy_text[] =
 	"fdb 52:54:00:00:00:02 dev tap1\n"
 	"rule drop vlan 10 proto udp dport 53\n"
 	"rule tx smac 52:54:00:00:00:01 dmac ff:ff:ff:ff:ff:ff ethertype arp\n"
-	"rule redirect tap2 src 10.0.0.0/8 dst 192.168.0.0/16 proto tcp sport 1000-2000\n"
+	"rule redirect tap2 src 10.0.0.0/8 dst 192.168.0.0/16 proto tcp sport "
+	"1000-2000\n"
 	"rule drop src fd00::/8 dst fe80::/10 proto icmpv6 icmp-type 135\n"
 	"rule forward proto icmp icmp-type 8\n"
 	"rule pass proto sctp dport 1-65535\n"
@@ -63,7 +64,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		CHECK(res.rule >= 0 && (uint32_t)res.rule < spec.nr_rules);
 		CHECK(ta_model_rule_matches(&spec.rules[res.rule], &res.frame));
 		for (int i = 0; i < res.rule; i++) /* the first match */
-			CHECK(!ta_model_rule_matches(&spec.rules[i], &res.frame));
+			CHECK(!ta_model_rule_matches(&spec.rules[i],
+						     &res.frame));
 		break;
 	case TA_MODEL_DEFAULT:
 		CHECK(res.rule == -1);

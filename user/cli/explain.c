@@ -20,7 +20,8 @@
 static const char explain_usage[] =
 	"Usage: tap-accel policy explain FILE --frame HEX [--json]\n"
 	"\n"
-	"What the policy in FILE does with one frame the guest writes, and why:\n"
+	"What the policy in FILE does with one frame the guest writes, and "
+	"why:\n"
 	"the parse result, the guard's verdict, the first matching rule (its\n"
 	"line in FILE) or the default, and the XDP verdict. HEX is the frame\n"
 	"from its Ethernet header on, as hex digits (blanks and ':' ignored).\n"
@@ -40,8 +41,9 @@ static int hex_decode(const char *hex, uint8_t *out, size_t max)
 			continue;
 		if (!isxdigit((unsigned char)*hex) || n == max)
 			return -1;
-		v = isdigit((unsigned char)*hex) ? *hex - '0'
-						 : tolower((unsigned char)*hex) - 'a' + 10;
+		v = isdigit((unsigned char)*hex)
+			    ? *hex - '0'
+			    : tolower((unsigned char)*hex) - 'a' + 10;
 		if (half < 0) {
 			half = v;
 			continue;
@@ -83,7 +85,8 @@ static int default_line(const char *file)
 		const char *s = buf + strspn(buf, " \t");
 
 		n++;
-		found = !strncmp(s, "default", 7) && (s[7] == ' ' || s[7] == '\t');
+		found = !strncmp(s, "default", 7) &&
+			(s[7] == ' ' || s[7] == '\t');
 	}
 	fclose(f);
 	return found ? n : 0;
@@ -103,8 +106,8 @@ static void describe_frame(const struct ta_model_frame *f, size_t len)
 {
 	char a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN], m1[18], m2[18];
 
-	printf("frame:   %zu bytes, %s -> %s", len, ta_format_mac(f->src_mac, m1),
-	       ta_format_mac(f->dst_mac, m2));
+	printf("frame:   %zu bytes, %s -> %s", len,
+	       ta_format_mac(f->src_mac, m1), ta_format_mac(f->dst_mac, m2));
 	if (f->has_vlan)
 		printf(", vlan %u", f->vlan);
 	printf(", ethertype 0x%04x", f->ethertype);
@@ -148,13 +151,14 @@ static void print_text(const struct explained *e)
 	if (r->stage != TA_MODEL_PARSE || r->parse_class != TA_PARSE_RUNT)
 		describe_frame(&r->frame, e->len);
 	printf("parse:   %s", r->stage == TA_MODEL_PARSE
-				? ta_model_parse_name(r->parse_class)
-				: "ok");
+				      ? ta_model_parse_name(r->parse_class)
+				      : "ok");
 	print_parse_info(r->parse_info);
 	printf("\nguard:   %s\n",
 	       !e->spec->guard.flags ? "off"
-	       : r->stage == TA_MODEL_PARSE ? "not reached"
-	       : ta_model_guard_name(r->guard_reason));
+	       : r->stage == TA_MODEL_PARSE
+		       ? "not reached"
+		       : ta_model_guard_name(r->guard_reason));
 	if (r->stage == TA_MODEL_RULE)
 		printf("rule:    %s:%d: %s\n", e->file, e->line, e->text);
 	else if (r->stage == TA_MODEL_DEFAULT && e->line)
@@ -164,7 +168,8 @@ static void print_text(const struct explained *e)
 	if (r->events & (1u << TA_EV_FDB_HIT))
 		printf("fdb:     destination found: redirected\n");
 	if (r->events & (1u << TA_EV_FDB_MISS))
-		printf("fdb:     broadcast, multicast or unknown destination: passed\n");
+		printf("fdb:     broadcast, multicast or unknown destination: "
+		       "passed\n");
 	printf("verdict: %s\n", ta_model_verdict_name(r->verdict));
 	if (e->spec->rate.pps || e->spec->rate.bps)
 		printf("note:    the rate limit is not applied here\n");
@@ -177,19 +182,21 @@ static void print_json(const struct explained *e)
 	jw_object_begin(&json);
 	jw_kv_string(&json, "file", e->file);
 	jw_kv_u64(&json, "frame_bytes", e->len);
-	jw_kv_string(&json, "parse", r->stage == TA_MODEL_PARSE
-					     ? ta_model_parse_name(r->parse_class)
-					     : "ok");
+	jw_kv_string(&json, "parse",
+		     r->stage == TA_MODEL_PARSE
+			     ? ta_model_parse_name(r->parse_class)
+			     : "ok");
 	jw_key(&json, "parse_info");
 	jw_array_begin(&json);
 	for (int i = 0; i < TA_PARSE_MAX; i++)
 		if (r->parse_info & (1u << i))
 			jw_string(&json, ta_model_parse_name(i));
 	jw_array_end(&json);
-	jw_kv_string(&json, "guard", !e->spec->guard.flags ? "off"
-				     : r->stage == TA_MODEL_PARSE
-					     ? "not reached"
-					     : ta_model_guard_name(r->guard_reason));
+	jw_kv_string(&json, "guard",
+		     !e->spec->guard.flags ? "off"
+		     : r->stage == TA_MODEL_PARSE
+			     ? "not reached"
+			     : ta_model_guard_name(r->guard_reason));
 	jw_key(&json, "rule");
 	if (r->stage == TA_MODEL_RULE)
 		jw_i64(&json, r->rule);
@@ -217,12 +224,14 @@ static int explain(const char *file, const char *hex)
 
 	n = hex_decode(hex, frame, sizeof(frame));
 	if (n < 0)
-		return user_error("policy explain: --frame expects an even number of hex digits (at most %d bytes)",
+		return user_error("policy explain: --frame expects an even "
+				  "number of hex digits (at most %d bytes)",
 				  FRAME_MAX);
 	ret = ta_policy_parse_file(file, &spec, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "%s\n", err);
-		return ret == -EINVAL || ret == -ENOENT ? EXIT_USER : EXIT_SYSTEM;
+		return ret == -EINVAL || ret == -ENOENT ? EXIT_USER
+							: EXIT_SYSTEM;
 	}
 	memset(&e, 0, sizeof(e));
 	e.file = file;
@@ -245,7 +254,8 @@ static int explain(const char *file, const char *hex)
 
 int cmd_policy_explain(int argc, char **argv)
 {
-	struct verb_option opts[] = {{"frame", true, NULL}, {NULL, false, NULL}};
+	struct verb_option opts[] = {{"frame", true, NULL},
+				     {NULL, false, NULL}};
 	int n, ret;
 
 	n = parse_verb_options(argc, argv, explain_usage, opts, &ret);

@@ -169,8 +169,7 @@ static void put_ip4(uint8_t out[16], const uint8_t *addr)
 	memcpy(out + 12, addr, 4);
 }
 
-static int parse_ip4(struct cursor *c, struct ta_model_frame *f,
-		     uint32_t *info)
+static int parse_ip4(struct cursor *c, struct ta_model_frame *f, uint32_t *info)
 {
 	const uint8_t *h = c->d + c->off;
 	size_t hlen;
@@ -225,8 +224,7 @@ static size_t ip6_ext_len(const struct cursor *c, uint8_t nh)
 	return (c->d[c->off + 1] + 1u) * 8;
 }
 
-static int parse_ip6(struct cursor *c, struct ta_model_frame *f,
-		     uint32_t *info)
+static int parse_ip6(struct cursor *c, struct ta_model_frame *f, uint32_t *info)
 {
 	const uint8_t *h = c->d + c->off;
 	size_t payload_end, hlen;
@@ -441,9 +439,11 @@ bool ta_model_rule_matches(const struct ta_rule_spec *r,
 		return false;
 	if (constrains(r, TA_F_ETHERTYPE) && f->ethertype != r->ethertype)
 		return false;
-	if (constrains(r, TA_F_SRC_IP) && !(ip && prefix_has(&r->src_ip, f->src_ip)))
+	if (constrains(r, TA_F_SRC_IP) &&
+	    !(ip && prefix_has(&r->src_ip, f->src_ip)))
 		return false;
-	if (constrains(r, TA_F_DST_IP) && !(ip && prefix_has(&r->dst_ip, f->dst_ip)))
+	if (constrains(r, TA_F_DST_IP) &&
+	    !(ip && prefix_has(&r->dst_ip, f->dst_ip)))
 		return false;
 	if (constrains(r, TA_F_IP_PROTO) && !(ip && f->ip_proto == r->ip_proto))
 		return false;
