@@ -10,7 +10,7 @@
 include mk/common.mk
 export TOP BUILD V
 
-.PHONY: all deps bpf user kmod test test-guests bench vmtest vmbench clean
+.PHONY: all deps bpf user kmod test test-guests fuzz bench vmtest vmbench clean
 
 all: bpf user kmod
 
@@ -31,6 +31,10 @@ test: all
 
 test-guests: all
 	$(Q)sh tests/guests/run.sh
+
+# Longer fuzzing than the bounded run in `make test`.
+fuzz: all
+	$(Q)FUZZ_SECONDS=$${FUZZ_SECONDS:-600} sh tests/fuzz/run.sh
 
 bench: all
 	$(Q)$(MAKE) -C user bench-run

@@ -5,7 +5,8 @@ set -eu
 
 PKGS="make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config
 iproute2 ethtool kmod cpio util-linux libcap2-bin liburing-dev gnuplot-nox
-linux-headers-amd64 linux-image-amd64 qemu-system-x86 busybox-static"
+linux-headers-amd64 linux-image-amd64 qemu-system-x86 busybox-static
+python3 libclang-rt-14-dev"
 
 missing=""
 for p in $PKGS; do
