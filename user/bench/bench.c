@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * bench.c - `tap-accel bench`: the options, the matrix and the loop that
- * times every cell.
+ * bench.c - `tap-accel bench`: the matrix and the loop that times every
+ * cell.
  *
- * A cell writes the same frame into the writer tap: a warm-up, then `reps`
- * timed repetitions of `frames` writes each. Its figure is the median
- * per-frame time of the repetitions (min and max kept as the spread).
- * Counters read before and after the cell say what became of every frame.
+ * A cell writes the same frame into its program's writer tap: a warm-up,
+ * then `reps` timed repetitions of `frames` writes each. The cells of one
+ * writer and frame size (the floor, every program, every driver) take turns
+ * repetition by repetition, so load from elsewhere falls on all of them.
+ * A cell's figure is the median per-frame time of its repetitions (min and
+ * max kept as the spread). Counters read before and after the cell say
+ * what became of every frame.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -24,7 +27,7 @@
 #include "bpf/tap_accel.h"
 #include "cli/verbs.h"
 
-/* Frames per repetition, whatever the size. */
+/* At least this many frames per repetition, whatever the frame size. */
 #define MIN_FRAMES 1000
 
 static volatile sig_atomic_t interrupted;
