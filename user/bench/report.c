@@ -605,7 +605,7 @@ static FILE *open_in(const char *dir, const char *name)
 static void write_chart(const struct bench_run *run, const char *dir)
 {
 	FILE *dat = open_in(dir, "chart.dat"), *gp = open_in(dir, "chart.gp");
-	int cols;
+	int cols, rc;
 
 	if (!dat || !gp) {
 		if (dat)
@@ -618,10 +618,13 @@ static void write_chart(const struct bench_run *run, const char *dir)
 	write_chart_script(run, cols, wants_log_scale(run), gp);
 	fclose(dat);
 	fclose(gp);
-	if (run_gnuplot(dir))
+	rc = run_gnuplot(dir);
+	if (rc)
 		fprintf(stderr,
-			"tap-accel bench: gnuplot failed or is missing; "
-			"chart.gp and chart.dat are in %s\n",
+			"tap-accel bench: %s; chart.gp and chart.dat are in "
+			"%s\n",
+			rc == 127 ? "no gnuplot here, no chart.svg"
+				  : "gnuplot failed",
 			dir);
 }
 
