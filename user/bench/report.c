@@ -602,7 +602,8 @@ static FILE *open_in(const char *dir, const char *name)
 	return f;
 }
 
-static void write_chart(const struct bench_run *run, const char *dir)
+/* Whether chart.svg was drawn. */
+static bool write_chart(const struct bench_run *run, const char *dir)
 {
 	FILE *dat = open_in(dir, "chart.dat"), *gp = open_in(dir, "chart.gp");
 	int cols, rc;
@@ -612,7 +613,7 @@ static void write_chart(const struct bench_run *run, const char *dir)
 			fclose(dat);
 		if (gp)
 			fclose(gp);
-		return;
+		return false;
 	}
 	cols = write_chart_data(run, dat);
 	write_chart_script(run, cols, wants_log_scale(run), gp);
@@ -626,6 +627,7 @@ static void write_chart(const struct bench_run *run, const char *dir)
 			rc == 127 ? "no gnuplot here, no chart.svg"
 				  : "gnuplot failed",
 			dir);
+	return rc == 0;
 }
 
 int report_files(const struct bench_run *run)
@@ -655,10 +657,10 @@ int report_files(const struct bench_run *run)
 		return -1;
 	report_table(run, f);
 	fclose(f);
-	write_chart(run, run->out_dir);
 	fprintf(stderr,
-		"tap-accel bench: results in %s/ (results.csv, results.json, "
-		"table.txt, chart.svg)\n",
-		run->out_dir);
+		"tap-accel bench: results in %s/ (results.csv, "
+		"results.json, table.txt%s)\n",
+		run->out_dir,
+		write_chart(run, run->out_dir) ? ", chart.svg" : "");
 	return 0;
 }
