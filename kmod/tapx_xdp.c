@@ -137,8 +137,12 @@ static int tapx_fill_buff(struct tapx_file *tfile, struct iov_iter *from,
 	}
 	if (unlikely(!copy_from_iter_full(buf + TAPX_HEADROOM, head_len,
 					  from))) {
-		tfile->spare = buf;
-		tfile->spare_len = buflen;
+		if (tfile->spare) {
+			page_frag_free(buf);
+		} else {
+			tfile->spare = buf;
+			tfile->spare_len = buflen;
+		}
 		return -EFAULT;
 	}
 
