@@ -3,6 +3,10 @@
 . /tests/lib.sh
 insmod /modules/tun.ko
 insmod /modules/tapx.ko
+# For tap-accel bench's tc ingress and bridge cells.
+for m in llc stp bridge sch_ingress cls_bpf; do
+	insmod /modules/$m.ko || fail "bench: insmod $m"
+done
 ok "bench: /dev/net/tapx exists" test -c $X
 ok "bench: /dev/net/tun exists" test -c $T
 bpftool prog loadall /bpf/xdp_basic.bpf.o $B pinmaps $BM

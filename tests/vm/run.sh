@@ -84,17 +84,20 @@ if [ -x "$BUILD/user/tap-accel" ]; then
 	copy_bin "$BUILD/user/tap-accel"
 fi
 
-# Modules: tapx, plus the stock tun (and veth) with their dependencies.
+# Modules: tapx, the stock tun, and what the bench's tc and bridge cells
+# need (loaded in --bench mode), each listed after its dependencies.
+MODS="tun veth llc stp bridge sch_ingress cls_bpf"
 cp "$BUILD/kmod/tapx.ko" $R/modules/
-for m in tun veth; do
+for m in $MODS; do
 	f=$(modinfo -k "$KVER" -n $m) || fail "module $m not found for $KVER"
 	case $f in
 	*.xz) xz -dc "$f" >$R/modules/$m.ko ;;
 	*.zst) zstd -qdc "$f" >$R/modules/$m.ko ;;
 	*) cp "$f" $R/modules/$m.ko ;;
 	esac
-	deps=$(modinfo -k "$KVER" -F depends $m | tr ',' ' ')
-	[ -z "$deps" ] || fail "module $m needs $deps: not packed"
+	for d in $(modinfo -k "$KVER" -F depends $m | tr ',' ' '); do
+		[ -f $R/modules/$d.ko ] || fail "module $m needs $d: not packed"
+	done
 done
 
 cp "$BUILD"/bpf/*.bpf.o $R/bpf/
