@@ -36,7 +36,7 @@
 /* Flags userspace may set with TUNSETIFF and that tapx supports. */
 #define TAPX_IFF_FEATURES (IFF_TAP | IFF_NO_PI | IFF_ONE_QUEUE | IFF_VNET_HDR)
 /* Offloads userspace can accept on read (TUNSETOFFLOAD). */
-#define TAPX_USER_FEATURES                                         \
+#define TAPX_USER_FEATURES \
 	(NETIF_F_HW_CSUM | NETIF_F_TSO_ECN | NETIF_F_TSO | NETIF_F_TSO6)
 
 /* Private flag bits kept in tapx_dev.flags next to the IFF_* ones. */
@@ -132,8 +132,7 @@ int tapx_ring_produce(struct tapx_file *tfile, void *ptr);
 void tapx_ring_purge(struct tapx_file *tfile);
 void tapx_ptr_free(void *ptr);
 
-static inline void tapx_stat_add(struct tapx_dev *tapx, enum tapx_stat s,
-				 u64 n)
+static inline void tapx_stat_add(struct tapx_dev *tapx, enum tapx_stat s, u64 n)
 {
 	struct tapx_pcpu_stats *st = this_cpu_ptr(tapx->stats);
 

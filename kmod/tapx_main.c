@@ -20,12 +20,14 @@
 
 static bool tun_compat;
 module_param(tun_compat, bool, 0444);
-MODULE_PARM_DESC(tun_compat,
-		 "register as /dev/net/tun (misc minor 200) instead of /dev/net/tapx");
+MODULE_PARM_DESC(
+	tun_compat,
+	"register as /dev/net/tun (misc minor 200) instead of /dev/net/tapx");
 
 static unsigned int ring_size = 1024;
 module_param(ring_size, uint, 0444);
-MODULE_PARM_DESC(ring_size, "frames queued per reader before drops (default 1024)");
+MODULE_PARM_DESC(ring_size,
+		 "frames queued per reader before drops (default 1024)");
 
 /* TUNGETFEATURES: what TUNSETIFF accepts. */
 #define TAPX_FEATURES (IFF_TAP | IFF_NO_PI | IFF_ONE_QUEUE | IFF_VNET_HDR)
@@ -135,7 +137,8 @@ static int tapx_set_iff(struct net *net, struct tapx_file *tfile,
 	int err;
 
 	if (flags & IFF_TUN) {
-		pr_info_ratelimited("tapx: IFF_TUN is not supported, only IFF_TAP\n");
+		pr_info_ratelimited(
+			"tapx: IFF_TUN is not supported, only IFF_TAP\n");
 		return -EINVAL;
 	}
 	if (!(flags & IFF_TAP) || (flags & ~(TAPX_FEATURES | IFF_PERSIST)))
@@ -217,7 +220,8 @@ static long tapx_dev_ioctl(struct tapx_file *tfile, struct tapx_dev *tapx,
 		return 0;
 
 	case TUNGETVNETLE:
-		return put_user(!!(tapx->flags & TAPX_VNET_LE), (int __user *)argp);
+		return put_user(!!(tapx->flags & TAPX_VNET_LE),
+				(int __user *)argp);
 
 	case TUNSETVNETLE:
 		if (get_user(val, (int __user *)argp))
@@ -229,7 +233,8 @@ static long tapx_dev_ioctl(struct tapx_file *tfile, struct tapx_dev *tapx,
 		return 0;
 
 	case TUNGETVNETBE:
-		return put_user(!!(tapx->flags & TAPX_VNET_BE), (int __user *)argp);
+		return put_user(!!(tapx->flags & TAPX_VNET_BE),
+				(int __user *)argp);
 
 	case TUNSETVNETBE:
 		if (get_user(val, (int __user *)argp))
@@ -416,7 +421,8 @@ static int __init tapx_module_init(void)
 			       TUN_MINOR);
 		goto err_link;
 	}
-	pr_info("tapx: %s ready\n", tun_compat ? "/dev/net/tun" : "/dev/net/tapx");
+	pr_info("tapx: %s ready\n",
+		tun_compat ? "/dev/net/tun" : "/dev/net/tapx");
 	return 0;
 
 err_link:

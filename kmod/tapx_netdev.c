@@ -299,8 +299,9 @@ static int tapx_newlink(struct net *net, struct net_device *dev,
 			struct nlattr *tb[], struct nlattr *data[],
 			struct netlink_ext_ack *extack)
 {
-	NL_SET_ERR_MSG(extack,
-		       "tapx devices are created with TUNSETIFF on /dev/net/tapx");
+	NL_SET_ERR_MSG(
+		extack,
+		"tapx devices are created with TUNSETIFF on /dev/net/tapx");
 	return -EOPNOTSUPP;
 }
 

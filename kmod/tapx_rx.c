@@ -66,9 +66,9 @@ static void *tapx_ring_wait(struct tapx_file *tfile, struct tapx_dev *tapx,
 			*err = -EAGAIN;
 			return NULL;
 		}
-		*err = wait_event_interruptible(tfile->wq,
-						!ptr_ring_empty(&tfile->ring) ||
-						!tapx_attached(tfile, tapx));
+		*err = wait_event_interruptible(
+			tfile->wq, !ptr_ring_empty(&tfile->ring) ||
+					   !tapx_attached(tfile, tapx));
 		if (*err)
 			return NULL;
 		if (!tapx_attached(tfile, tapx)) {

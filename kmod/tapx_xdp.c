@@ -39,8 +39,8 @@ static int tapx_check_vnet(struct tapx_dev *tapx, struct virtio_net_hdr *h,
 	u16 start = __virtio16_to_cpu(le, h->csum_start);
 	u16 off = __virtio16_to_cpu(le, h->csum_offset);
 
-	if (h->flags & ~(VIRTIO_NET_HDR_F_NEEDS_CSUM |
-			 VIRTIO_NET_HDR_F_DATA_VALID))
+	if (h->flags &
+	    ~(VIRTIO_NET_HDR_F_NEEDS_CSUM | VIRTIO_NET_HDR_F_DATA_VALID))
 		return -EINVAL;
 
 	if (h->flags & VIRTIO_NET_HDR_F_NEEDS_CSUM) {
@@ -167,8 +167,8 @@ static int tapx_fill_buff(struct tapx_file *tfile, struct iov_iter *from,
 		if (unlikely(!va))
 			goto err;
 		page = virt_to_head_page(va);
-		__skb_fill_page_desc_noacc(sinfo, i, page, va - page_address(page),
-					   n);
+		__skb_fill_page_desc_noacc(sinfo, i, page,
+					   va - page_address(page), n);
 		sinfo->nr_frags = i + 1;
 		err = -EFAULT;
 		if (unlikely(!copy_from_iter_full(va, n, from)))
@@ -249,8 +249,8 @@ static void tapx_xdp_pass(struct tapx_dev *tapx, struct xdp_buff *xdp,
 	 * Offsets in the vnet header are relative to the frame as written; if
 	 * the program moved or resized it they no longer hold.
 	 */
-	if (m->has_vnet && (xdp->data != orig_data ||
-			    xdp_get_buff_len(xdp) != orig_len)) {
+	if (m->has_vnet &&
+	    (xdp->data != orig_data || xdp_get_buff_len(xdp) != orig_len)) {
 		tapx_stat_inc(tapx, TAPX_XDP_GSO_DROPS);
 		xdp_return_buff(xdp);
 		return;

@@ -33,7 +33,8 @@ int main(int argc, char **argv)
 	double t0, t1;
 
 	if (argc != 6) {
-		fprintf(stderr, "usage: tapx-bench NODE|floor NAME SIZE block|nonblock COUNT\n");
+		fprintf(stderr,
+			"usage: tapx-bench NODE|floor NAME SIZE block|nonblock COUNT\n");
 		return 2;
 	}
 	size = atoi(argv[3]);

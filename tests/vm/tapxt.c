@@ -223,7 +223,8 @@ static void abi_noattach(const char *node)
 	if (fd < 0)
 		return;
 	check(!ioctl(fd, TUNGETFEATURES, &feat) &&
-		      feat == (IFF_TAP | IFF_NO_PI | IFF_ONE_QUEUE | IFF_VNET_HDR),
+		      feat == (IFF_TAP | IFF_NO_PI | IFF_ONE_QUEUE |
+			       IFF_VNET_HDR),
 	      "abi: TUNGETFEATURES = %#x", feat);
 	check(ioctl(fd, TUNGETFEATURES, NULL) < 0 && errno == EFAULT,
 	      "abi: TUNGETFEATURES bad pointer -> EFAULT");
@@ -363,7 +364,8 @@ static void abi_ioctls(const char *node)
 	v = child_attach(node, "abi0", 1000, 2000);
 	check(v == 0, "abi: owner 1000 in group 2000 attaches (%d)", v);
 	v = child_attach(node, "abi0", 1000, 3000);
-	check(v == EPERM, "abi: owner 1000 outside group 2000 -> EPERM (%d)", v);
+	check(v == EPERM, "abi: owner 1000 outside group 2000 -> EPERM (%d)",
+	      v);
 
 	fd = tap_open(node, "abi0", IFF_TAP | IFF_NO_PI, 0);
 	check(!ioctl(fd, TUNSETPERSIST, 0), "abi: TUNSETPERSIST 0");
@@ -437,7 +439,8 @@ static void abi_data(const char *node)
 
 	/* Bad input. */
 	make_frame(f, 1500, 1);
-	check(write(fd, f, 13) < 0 && errno == EINVAL, "bad: runt 13 B -> EINVAL");
+	check(write(fd, f, 13) < 0 && errno == EINVAL,
+	      "bad: runt 13 B -> EINVAL");
 	check(write(fd, f, 0) < 0 && errno == EINVAL, "bad: empty -> EINVAL");
 	check(write(fd, f, MAXF + 1) < 0 && errno == EINVAL,
 	      "bad: 65536 B -> EINVAL");
@@ -464,7 +467,8 @@ static void abi_data(const char *node)
 	check(poll(&p, 1, 1000) == 1 && (p.revents & POLLIN),
 	      "data: poll -> POLLIN");
 	n = read(fd, r, sizeof(r));
-	check(frame_ok(r, n, 200, 2), "data: read the injected frame (%d B)", n);
+	check(frame_ok(r, n, 200, 2), "data: read the injected frame (%d B)",
+	      n);
 	close(fd);
 
 	/* The same with a vnet header and with PI. */
