@@ -179,6 +179,19 @@ else
 fi
 reset_state
 
+echo "# a symlink planted by another user as an interface's pin folder"
+mkdir "$tmp/victim" && echo keep >"$tmp/victim/keep"
+as_nobody mkdir -m 0777 "$PINS" || bad "nobody cannot create $PINS in a 1777 bpffs"
+as_nobody ln -s "$tmp/victim" "$PINS/$S" || bad "nobody cannot plant a symlink in $PINS"
+for verb in "attach $S --policy $tmp/p.policy --mode generic" "clean" "detach $S"; do
+	# shellcheck disable=SC2086
+	ta $verb >/dev/null 2>&1
+	[ -e "$tmp/victim/keep" ] && ok ||
+		bad "'tap-accel $verb' followed $PINS/$S -> $tmp/victim and deleted what is there"
+	echo keep >"$tmp/victim/keep"
+done
+reset_state
+
 # ---- the CLI without privileges -----------------------------------------------
 echo "# another user, no capabilities"
 expect 0 "" ta attach "$S" --policy "$tmp/p.policy" --mode generic

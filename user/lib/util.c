@@ -2,6 +2,7 @@
 /* util.c - pin paths, bpffs, interface kinds, capabilities (see util.h). */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/capability.h>
 #include <linux/ethtool.h>
 #include <linux/magic.h>
@@ -58,18 +59,25 @@ int ta_bpffs_ensure(void)
 int ta_pins_remove(const char *dir)
 {
 	struct dirent *e;
-	char path[512];
-	int ret = 0;
+	int fd, ret = 0;
 	DIR *d;
 
-	d = opendir(dir);
-	if (!d)
+	/* Never through a symlink, and every name relative to the folder
+	 * opened: in a world-writable bpffs another user could have planted
+	 * a link to a folder whose files root would then delete. */
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
 		return errno == ENOENT ? 0 : -errno;
+	d = fdopendir(fd);
+	if (!d) {
+		ret = -errno;
+		close(fd);
+		return ret;
+	}
 	while ((e = readdir(d))) {
 		if (e->d_name[0] == '.')
 			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		if (unlink(path) && errno != ENOENT)
+		if (unlinkat(fd, e->d_name, 0) && errno != ENOENT)
 			ret = -errno;
 	}
 	closedir(d);
