@@ -200,7 +200,7 @@ for verb in "attach $S" "detach $S" "policy load $S $tmp/p.policy" \
 	# shellcheck disable=SC2086
 	expect 2 "needs CAP_NET_ADMIN" as_nobody "$TA_BIN" $verb
 done
-for verb in "status" "stats $S" "policy show $S" "fdb list $S"; do
+for verb in "status" "stats" "stats $S" "policy show $S" "fdb list $S"; do
 	# shellcheck disable=SC2086
 	expect 2 "CAP_BPF|root|[Pp]ermission" as_nobody "$TA_BIN" $verb
 done
