@@ -94,8 +94,11 @@ struct tapx_file {
 	wait_queue_head_t wq;
 	struct mutex write_lock;
 	struct page_frag_cache frag; /* buffers of written frames */
-	void *spare; /* last dropped single buffer, reused as is */
+	void *spare; /* head buffer of the last dropped frame, reused */
 	unsigned int spare_len;
+	/* Page-sized fragments of dropped multi-buffer frames, reused. */
+	void *spare_frags[MAX_SKB_FRAGS];
+	unsigned int nr_spare_frags;
 	struct xdp_rxq_info xdp_rxq;
 	bool rxq_registered;
 	int sndbuf;

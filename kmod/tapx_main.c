@@ -370,6 +370,8 @@ static int tapx_chr_release(struct inode *inode, struct file *file)
 	ptr_ring_cleanup(&tfile->ring, tapx_ptr_free);
 	if (tfile->spare)
 		page_frag_free(tfile->spare);
+	while (tfile->nr_spare_frags)
+		page_frag_free(tfile->spare_frags[--tfile->nr_spare_frags]);
 	if (tfile->frag.va)
 		__page_frag_cache_drain(virt_to_head_page(tfile->frag.va),
 					tfile->frag.pagecnt_bias);

@@ -163,7 +163,10 @@ static int tapx_fill_buff(struct tapx_file *tfile, struct iov_iter *from,
 		void *va;
 
 		err = -ENOMEM;
-		va = page_frag_alloc(&tfile->frag, PAGE_SIZE, GFP_KERNEL);
+		if (tfile->nr_spare_frags)
+			va = tfile->spare_frags[--tfile->nr_spare_frags];
+		else
+			va = page_frag_alloc(&tfile->frag, PAGE_SIZE, GFP_KERNEL);
 		if (unlikely(!va))
 			goto err;
 		page = virt_to_head_page(va);
@@ -183,18 +186,33 @@ err:
 }
 
 /*
- * A dropped single-buffer frame is ours alone: keep its buffer for the next
- * write of the same size instead of freeing it (no refcounting, and the
- * memory is still cache-hot). Called under write_lock.
+ * A dropped frame's buffers are ours alone (a program cannot take page
+ * references): keep them for the next writes instead of freeing them, which
+ * saves the allocation, the refcounting and keeps the memory cache-hot.
+ * Called under write_lock.
  */
 static void tapx_recycle(struct tapx_file *tfile, struct xdp_buff *xdp)
 {
-	if (!tfile->spare && !xdp_buff_has_frags(xdp)) {
+	struct skb_shared_info *sinfo;
+	int i;
+
+	if (unlikely(xdp_buff_has_frags(xdp))) {
+		sinfo = xdp_get_shared_info_from_buff(xdp);
+		for (i = 0; i < sinfo->nr_frags; i++) {
+			void *va = skb_frag_address(&sinfo->frags[i]);
+
+			if (tfile->nr_spare_frags < MAX_SKB_FRAGS)
+				tfile->spare_frags[tfile->nr_spare_frags++] = va;
+			else
+				page_frag_free(va);
+		}
+	}
+	if (!tfile->spare) {
 		tfile->spare = xdp->data_hard_start;
 		tfile->spare_len = xdp->frame_sz;
-		return;
+	} else {
+		page_frag_free(xdp->data_hard_start);
 	}
-	xdp_return_buff(xdp);
 }
 
 /* Finishes a partial checksum in place (single-buffer frames only). */
