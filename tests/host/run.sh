@@ -303,7 +303,7 @@ stats_json "$D"
 check "rule 999 of 1000" "10" "$(rule 999)"
 
 echo "# every example loads"
-for t in vm2-tap0 vm3-tap0 game0; do ip -n "$NS" tuntap add "$t" mode tap; done
+for t in vm2-tap0 vm3-tap0 game0 vnet-a vnet-b; do ip -n "$NS" tuntap add "$t" mode tap; done
 # rules_of FILE: the rules and default of a policy file, as JSON
 rules_of() { ta policy check --json "$1" | sed 's/"line":[0-9]*,//g; s/.*"rules"/"rules"/; s/,"guard".*//'; }
 for f in "$TOP"/examples/*.policy "$tmp/p1.policy"; do

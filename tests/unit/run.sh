@@ -79,7 +79,7 @@ else
 	expect 1 'lo is not a tap device \(it is none\)' "$TA" attach lo
 	expect 1 'detach: expected one interface' "$TA" detach
 	expect 1 'interface nosuchif0 not found' "$TA" detach nosuchif0
-	expect 1 'policy: expected check FILE, load IFACE FILE or show IFACE' "$TA" policy
+	expect 1 'policy: expected check FILE, load IFACE FILE, show IFACE or explain FILE --frame HEX' "$TA" policy
 	expect 1 'policy: expected check FILE' "$TA" policy check
 	expect 1 'policy: expected check FILE' "$TA" policy frob x
 	expect 1 'fdb: expected add IFACE MAC DEV' "$TA" fdb add tap0

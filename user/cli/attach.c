@@ -281,6 +281,23 @@ static int explain_attach_error(struct attach_plan *a, int err)
 	return errno_error(err, "cannot attach to %s", a->ifname);
 }
 
+/* A pin folder must be ours and closed to others: in a world-writable
+ * bpffs another user could have made it first, and could then rename or
+ * replace our pins. Prints why; 0 if safe. */
+static int pin_dir_unsafe(const char *dir)
+{
+	struct stat st;
+
+	if (lstat(dir, &st))
+		return errno_error(errno, "cannot check %s", dir);
+	if (S_ISDIR(st.st_mode) && st.st_uid == geteuid() && !(st.st_mode & 022))
+		return 0;
+	system_error("%s is not a folder of this user closed to others (owner uid %u, mode %03o); "
+		     "remove it ('rm -r %s') and attach again",
+		     dir, (unsigned int)st.st_uid, (unsigned int)(st.st_mode & 07777), dir);
+	return -1;
+}
+
 /* Load, pin, configure, attach; on failure leave things as they were. */
 static int load_and_attach(struct attach_plan *a)
 {
@@ -292,11 +309,16 @@ static int load_and_attach(struct attach_plan *a)
 	/* bpffs names cannot hold a dot */
 	snprintf(tmp, sizeof(tmp), "%s/%s_new", a->dir, TA_PROG_PIN);
 	snprintf(final, sizeof(final), "%s/%s", a->dir, TA_PROG_PIN);
+	if (mkdir(TA_PIN_ROOT, 0700) && errno != EEXIST)
+		return errno_error(errno, "cannot create %s", TA_PIN_ROOT);
+	if (pin_dir_unsafe(TA_PIN_ROOT))
+		return EXIT_SYSTEM;
 	if (!a->reattach)
 		ta_pins_remove(a->dir); /* stale pins of an instance no longer attached */
-	if ((mkdir(TA_PIN_ROOT, 0700) && errno != EEXIST) ||
-	    (mkdir(a->dir, 0700) && errno != EEXIST))
+	if (mkdir(a->dir, 0700) && errno != EEXIST)
 		return errno_error(errno, "cannot create %s", a->dir);
+	if (pin_dir_unsafe(a->dir))
+		return EXIT_SYSTEM;
 
 	skel = tap_accel__open();
 	if (!skel) {

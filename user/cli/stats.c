@@ -322,6 +322,8 @@ static int open_instances(const char *ifname, struct instance **list, int *count
 		return system_error("no bpffs is mounted at %s, so no tap-accel state can be found; "
 				    "mount it with 'mount -t bpf bpf %s'", TA_BPFFS, TA_BPFFS);
 	d = opendir(TA_PIN_ROOT);
+	if (!d && errno != ENOENT) /* unreadable is not empty */
+		return errno_error(errno, "cannot read %s", TA_PIN_ROOT);
 	while (d && (e = readdir(d)) && *count < MAX_INSTANCES) {
 		struct instance *in = &(*list)[*count];
 

@@ -4,6 +4,7 @@
  * is attached, in which mode, and which policy it runs.
  */
 #include <dirent.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -98,12 +99,14 @@ int cmd_status(int argc, char **argv)
 	if (!ta_bpffs_mounted(TA_BPFFS))
 		return system_error("no bpffs is mounted at %s, so no tap-accel state can be found; "
 				    "mount it with 'mount -t bpf bpf %s'", TA_BPFFS, TA_BPFFS);
+	d = opendir(TA_PIN_ROOT);
+	if (!d && errno != ENOENT) /* unreadable is not empty */
+		return errno_error(errno, "cannot read %s", TA_PIN_ROOT);
 	if (cli.json)
 		jw_array_begin(&json);
 	else
 		printf("%-15s %-8s %-6s %-6s %-9s %-16s %s\n", "IFACE", "MODE", "PROG", "RULES",
 		       "DEFAULT", "DIGEST", "STATE");
-	d = opendir(TA_PIN_ROOT);
 	while (d && (e = readdir(d))) {
 		if (e->d_name[0] == '.' || e->d_type != DT_DIR)
 			continue;
