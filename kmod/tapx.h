@@ -14,9 +14,10 @@
  *   rtnl             attach, detach, device creation and deletion, ioctls
  *                    that change the device, the XDP program pointer.
  *   RCU              dev->tfile and dev->xdp_prog for the data paths.
- *   tfile->write_lock serialises writers of one fd (the buffer cache) and
- *                    pins tfile->tapx for them: attach and detach take it.
- *                    Order: rtnl, then write_lock.
+ *   tfile->write_lock serialises writers of one fd (its buffer cache and
+ *                    spare buffers). Writers hold a device reference while
+ *                    they copy and recheck tfile->tapx under RCU before
+ *                    they run XDP; detach never waits for them.
  *   ptr_ring locks   producers (xmit, XDP_TX, ndo_xdp_xmit) and the reader.
  */
 #ifndef TAPX_H

@@ -58,9 +58,7 @@ static int tapx_attach(struct tapx_file *tfile, struct tapx_dev *tapx)
 	if (err)
 		goto err_unreg;
 
-	mutex_lock(&tfile->write_lock);
 	rcu_assign_pointer(tfile->tapx, tapx);
-	mutex_unlock(&tfile->write_lock);
 	rcu_assign_pointer(tapx->tfile, tfile);
 	netif_carrier_on(tapx->dev);
 	return 0;
@@ -81,9 +79,6 @@ void tapx_detach(struct tapx_file *tfile, struct tapx_dev *tapx)
 	RCU_INIT_POINTER(tfile->tapx, NULL);
 	netif_carrier_off(tapx->dev);
 	synchronize_net();
-	/* Waits for a writer that still uses the device. */
-	mutex_lock(&tfile->write_lock);
-	mutex_unlock(&tfile->write_lock);
 
 	tapx_ring_purge(tfile);
 	xdp_rxq_info_unreg(&tfile->xdp_rxq);

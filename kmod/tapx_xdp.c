@@ -166,7 +166,8 @@ static int tapx_fill_buff(struct tapx_file *tfile, struct iov_iter *from,
 		if (tfile->nr_spare_frags)
 			va = tfile->spare_frags[--tfile->nr_spare_frags];
 		else
-			va = page_frag_alloc(&tfile->frag, PAGE_SIZE, GFP_KERNEL);
+			va = page_frag_alloc(&tfile->frag, PAGE_SIZE,
+					     GFP_KERNEL);
 		if (unlikely(!va))
 			goto err;
 		page = virt_to_head_page(va);
@@ -202,7 +203,8 @@ static void tapx_recycle(struct tapx_file *tfile, struct xdp_buff *xdp)
 			void *va = skb_frag_address(&sinfo->frags[i]);
 
 			if (tfile->nr_spare_frags < MAX_SKB_FRAGS)
-				tfile->spare_frags[tfile->nr_spare_frags++] = va;
+				tfile->spare_frags[tfile->nr_spare_frags++] =
+					va;
 			else
 				page_frag_free(va);
 		}
@@ -446,6 +448,18 @@ static int tapx_xdp_run(struct tapx_file *tfile, struct tapx_dev *tapx,
 	return 0;
 }
 
+static struct tapx_dev *tapx_get(struct tapx_file *tfile)
+{
+	struct tapx_dev *tapx;
+
+	rcu_read_lock();
+	tapx = rcu_dereference(tfile->tapx);
+	if (tapx)
+		dev_hold(tapx->dev);
+	rcu_read_unlock();
+	return tapx;
+}
+
 ssize_t tapx_write_iter(struct kiocb *iocb, struct iov_iter *from)
 {
 	struct tapx_file *tfile = iocb->ki_filp->private_data;
@@ -456,23 +470,21 @@ ssize_t tapx_write_iter(struct kiocb *iocb, struct iov_iter *from)
 	ssize_t ret;
 
 	/*
-	 * write_lock pins the attachment: tapx_detach() takes it after
-	 * clearing tfile->tapx, so the device outlives this call.
+	 * A device reference, not a lock, keeps the device while we copy: the
+	 * copy may wait on a page fault for as long as userspace likes, and
+	 * detach (under rtnl) must not wait for it.
 	 */
-	mutex_lock(&tfile->write_lock);
-	tapx = rcu_dereference_protected(tfile->tapx,
-					 lockdep_is_held(&tfile->write_lock));
-	if (!tapx) {
-		ret = -EBADFD;
-		goto unlock;
-	}
+	tapx = tapx_get(tfile);
+	if (!tapx)
+		return -EBADFD;
 
 	ret = tapx_parse_meta(tapx, from, &m);
 	if (ret) {
 		tapx_stat_inc(tapx, TAPX_RX_ERRORS);
-		goto unlock;
+		goto out;
 	}
 
+	mutex_lock(&tfile->write_lock);
 	ret = tapx_fill_buff(tfile, from, m.len, &xdp);
 	if (ret) {
 		tapx_stat_inc(tapx, TAPX_RX_DROPPED);
@@ -481,13 +493,21 @@ ssize_t tapx_write_iter(struct kiocb *iocb, struct iov_iter *from)
 
 	local_bh_disable();
 	rcu_read_lock();
-	if (tapx_xdp_run(tfile, tapx, &xdp, &m))
-		xdp_do_flush();
+	/* Detached while we copied: the ring may be purged already. */
+	if (unlikely(rcu_access_pointer(tfile->tapx) != tapx)) {
+		tapx_recycle(tfile, &xdp);
+		ret = -EBADFD;
+	} else {
+		if (tapx_xdp_run(tfile, tapx, &xdp, &m))
+			xdp_do_flush();
+		ret = total;
+	}
 	rcu_read_unlock();
 	local_bh_enable();
-	ret = total;
 unlock:
 	mutex_unlock(&tfile->write_lock);
+out:
+	dev_put(tapx->dev);
 	return ret;
 }
 
