@@ -83,6 +83,8 @@ done
 if [ -x "$BUILD/user/tap-accel" ]; then
 	copy_bin "$BUILD/user/tap-accel"
 fi
+# The in-kernel tests of the policy program, run again on this kernel.
+make -s -C "$TOP/tests/bpf" BUILD="$BUILD" >/dev/null && copy_bin "$BUILD/tests/bpf/bpf_test"
 
 # Modules: tapx, the stock tun, and what the bench's tc and bridge cells
 # need (loaded in --bench mode), each listed after its dependencies.

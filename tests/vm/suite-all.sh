@@ -2,7 +2,7 @@
 . /tests/lib.sh
 cd /tmp
 {
-	for s in load abi xdp verdicts redirect noskb vnet attach cli teardown leak unload; do
+	for s in load abi xdp verdicts redirect noskb vnet attach cli bpf teardown leak unload; do
 		echo "--- suite $s"
 		. /tests/suite-$s.sh
 	done
