@@ -258,6 +258,14 @@ static __always_inline bool is_ip6_ext(__u8 nexthdr)
 	return false;
 }
 
+/* ::ffff:0:0/96. Reads the copy in struct frame, which is 8-byte aligned. */
+static __always_inline bool ip6_is_v4mapped(const __u8 *a)
+{
+	const __u32 *w = (const __u32 *)a;
+
+	return (w[0] | w[1]) == 0 && w[2] == bpf_htonl(0x0000ffff);
+}
+
 static __always_inline int parse_ip6(struct xdp_md *ctx, struct frame *f,
 				     struct ipv6hdr *ip6, void *end)
 {
@@ -273,6 +281,10 @@ static __always_inline int parse_ip6(struct xdp_md *ctx, struct frame *f,
 	f->l3 = L3_IP6;
 	__builtin_memcpy(f->src_ip, &ip6->saddr, 16);
 	__builtin_memcpy(f->dst_ip, &ip6->daddr, 16);
+	/* An IPv4 address dressed as IPv6 must not reach the guard or the
+	 * rules as if it were either family: refuse it (RFC 4291 2.5.5.2). */
+	if (ip6_is_v4mapped(f->src_ip) || ip6_is_v4mapped(f->dst_ip))
+		return TA_PARSE_IP6_V4MAPPED;
 	left = bpf_ntohs(ip6->payload_len);
 	nexthdr = ip6->nexthdr;
 	p = ip6 + 1;

@@ -376,12 +376,16 @@ static __always_inline void and_mac(struct classify_ctx *c, void *map,
 	and_lookup(c, map, &c->key.mac, field);
 }
 
+/* The family byte keeps IPv6 prefixes (even ::/0) off IPv4 frames, whose
+ * addresses are v4-mapped, and IPv4 prefixes off IPv6 frames. */
 static __always_inline void and_ip(struct classify_ctx *c, void *map,
-				   enum ta_field field, const __u8 *addr)
+				   enum ta_field field, const struct frame *f,
+				   const __u8 *addr)
 {
 	__builtin_memset(&c->key.ip, 0, sizeof(c->key.ip));
-	c->key.ip.prefixlen = 8 + 128;
+	c->key.ip.prefixlen = 16 + 128;
 	c->key.ip.slot = c->slot;
+	c->key.ip.family = f->l3 == L3_IP4 ? TA_FAMILY_IP4 : TA_FAMILY_IP6;
 	__builtin_memcpy(c->key.ip.addr, addr, 16);
 	and_lookup(c, map, &c->key.ip, field);
 }
@@ -463,13 +467,13 @@ static __always_inline __u32 classify(struct classify_ctx *c,
 		and_key16(c, &ta_ethertype, TA_F_ETHERTYPE, f->ethertype);
 	if (uses(c, TA_F_SRC_IP)) {
 		if (ip)
-			and_ip(c, &ta_src_ip, TA_F_SRC_IP, f->src_ip);
+			and_ip(c, &ta_src_ip, TA_F_SRC_IP, f, f->src_ip);
 		else
 			and_lookup(c, &ta_src_ip, NULL, TA_F_SRC_IP);
 	}
 	if (uses(c, TA_F_DST_IP)) {
 		if (ip)
-			and_ip(c, &ta_dst_ip, TA_F_DST_IP, f->dst_ip);
+			and_ip(c, &ta_dst_ip, TA_F_DST_IP, f, f->dst_ip);
 		else
 			and_lookup(c, &ta_dst_ip, NULL, TA_F_DST_IP);
 	}

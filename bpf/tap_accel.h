@@ -35,7 +35,7 @@
 #include <linux/bpf.h> /* struct bpf_spin_lock */
 
 /* Bumped whenever a key or value below changes; stored in ta_config. */
-#define TA_LAYOUT_VERSION 1
+#define TA_LAYOUT_VERSION 2
 
 #define TA_MAX_RULES 1024
 #define TA_BV_WORDS (TA_MAX_RULES / 64)
@@ -54,7 +54,7 @@ enum ta_field {
 	TA_F_SRC_MAC,
 	TA_F_DST_MAC,
 	TA_F_ETHERTYPE, /* after all VLAN tags, host order */
-	TA_F_SRC_IP,	/* IPv4 as ::ffff:a.b.c.d, IPv6 as is */
+	TA_F_SRC_IP,	/* IPv4 as ::ffff:a.b.c.d, IPv6 as is; see ta_key_ip */
 	TA_F_DST_IP,
 	TA_F_IP_PROTO,	/* IPv4 protocol / IPv6 upper-layer next header */
 	TA_F_SRC_PORT,	/* TCP, UDP, UDP-Lite, SCTP; absent in non-first fragments */
@@ -92,6 +92,10 @@ enum ta_parse_class {
 	TA_PARSE_ARP_TRUNC,   /* drop: ARP shorter than its header says */
 	TA_PARSE_ND_TRUNC,    /* drop: ND message/option cut short or 0-long */
 	TA_PARSE_IP6_BAD_HDR, /* drop: IPv6 ethertype, version != 6 */
+	/* drop: IPv6 source or destination in ::ffff:0:0/96. IPv4-mapped
+	 * addresses never appear on the wire (RFC 4291 2.5.5.2); a guest
+	 * sending one is spoofing an IPv4 address inside IPv6. */
+	TA_PARSE_IP6_V4MAPPED,
 	TA_PARSE_MAX,
 };
 
@@ -168,13 +172,22 @@ struct ta_key_mac {
 	__u8 _pad[2]; /* zero */
 };
 
-/* LPM key: prefixlen counts bits of slot then addr, i.e. 8 + IP prefix
- * length, where an IPv4 /n is 96 + n over ::ffff:a.b.c.d. */
+/* Address family of an LPM key (ta_key_ip.family). */
+#define TA_FAMILY_IP4 4
+#define TA_FAMILY_IP6 6
+
+/* LPM key: prefixlen counts bits of slot, family, then addr, i.e. 16 + IP
+ * prefix length. IPv4 keeps the v4-mapped spelling ::ffff:a.b.c.d, so an
+ * IPv4 /n is 16 + 96 + n; the family byte is what keeps the families
+ * apart: no IPv6 prefix, not even ::/0, covers an IPv4 frame's key, and
+ * no IPv4 prefix an IPv6 frame's. Frames look up 16 + 128 bits with the
+ * family of their network header. */
 struct ta_key_ip {
 	__u32 prefixlen;
 	__u8 slot;
+	__u8 family;  /* TA_FAMILY_IP4 or TA_FAMILY_IP6 */
 	__u8 addr[16];
-	__u8 _pad[3]; /* zero; never inside the prefix */
+	__u8 _pad[2]; /* zero; never inside the prefix */
 };
 
 #define TA_PORT_SPACE 65536

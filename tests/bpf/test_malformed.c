@@ -252,6 +252,37 @@ static int malformed_ip6_bad_version(void)
 	return 0;
 }
 
+/* An IPv6 source or destination in ::ffff:0:0/96 is an IPv4 address in
+ * disguise (never on the wire, RFC 4291 2.5.5.2): dropped by the parser,
+ * so an IPv4 rule cannot be met with it. ::10.0.0.5 is not v4-mapped. */
+static int malformed_ip6_v4mapped(void)
+{
+	static const uint8_t mapped[16] = {[10] = 0xff, [11] = 0xff,
+					   10, 0, 0, 5};
+	static const uint8_t compat[16] = {[12] = 10, 0, 0, 5};
+	struct ta_rule_spec r = {.fields = F(TA_F_SRC_IP),
+				 .src_ip = pfx4(IP4(10, 0, 0, 0), 8),
+				 .action = TA_ACT_TX};
+	struct pkt p;
+	uint64_t bytes;
+
+	OK(install(&r, 1, TA_ACT_PASS));
+	frame_udp6(&p, mapped, PEER_IP6, 1, 2);
+	EXPECT_CLASS(&p, TA_PARSE_IP6_V4MAPPED);
+	bytes = p.len;
+	frame_udp6(&p, GUEST_IP6, mapped, 1, 2);
+	EXPECT_VERDICT(&p, XDP_DROP);
+	bytes += p.len;
+	EXPECT_COUNT(ta_st_parse, TA_PARSE_IP6_V4MAPPED, 2, bytes);
+	EXPECT_COUNT(ta_st_rule, RULE_KEY(0), 0, 0);
+
+	frame_udp6(&p, compat, PEER_IP6, 1, 2);
+	EXPECT_VERDICT(&p, XDP_PASS); /* IPv6, and no IPv4 rule matches it */
+	frame_udp4(&p, IP4(10, 0, 0, 5), PEER_IP4, 1, 2);
+	EXPECT_VERDICT(&p, XDP_TX); /* the real thing */
+	return 0;
+}
+
 /* Hop-by-hop, destination options, routing and AH, then UDP. */
 static int malformed_ip6_ext_chain(void)
 {
@@ -485,6 +516,7 @@ const struct test malformed_tests[] = {
 	{"malformed_ip4_fragments", malformed_ip4_fragments},
 	{"malformed_ip6_truncated", malformed_ip6_truncated},
 	{"malformed_ip6_bad_version", malformed_ip6_bad_version},
+	{"malformed_ip6_v4mapped", malformed_ip6_v4mapped},
 	{"malformed_ip6_ext_chain", malformed_ip6_ext_chain},
 	{"malformed_ip6_ext_truncated", malformed_ip6_ext_truncated},
 	{"malformed_ip6_ext_depth", malformed_ip6_ext_depth},

@@ -78,6 +78,21 @@ static int check_pinned(void)
 	if (open_expect(-EPROTO, "layout version"))
 		return -1;
 	OK(ta_maps_init(&env.maps));
+	/* right key and value, one parse class short: as layout 1 had it */
+	snprintf(path, sizeof(path), "%s/ta_st_parse", pin_dir);
+	unlink(path);
+	fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "ta_st_parse", 4,
+			    sizeof(struct ta_counter), TA_PARSE_MAX - 1, NULL);
+	CHECK(fd >= 0, "create: %s", strerror(errno));
+	CHECK(!bpf_obj_pin(fd, path), "pin: %s", strerror(errno));
+	close(fd);
+	if (open_expect(-EPROTO, "fewer entries"))
+		return -1;
+	unlink(path);
+	CHECK(!bpf_obj_pin(bpf_map__fd(env.skel->maps.ta_st_parse), path),
+	      "pin again: %s", strerror(errno));
+	if (open_expect(0, "pins restored"))
+		return -1;
 	/* a map of the wrong shape under a right name */
 	snprintf(path, sizeof(path), "%s/ta_rules", pin_dir);
 	unlink(path);

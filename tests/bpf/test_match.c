@@ -156,6 +156,37 @@ static int match_dst_ip6(void)
 	return 0;
 }
 
+/* IPv6 prefixes are IPv6 only: ::/0 and ::/80 hold ::ffff:0:0/96, where
+ * IPv4 frames' addresses are keyed, yet match no IPv4 frame; 0.0.0.0/0
+ * matches no IPv6 frame. */
+static int match_ip6_any_not_ip4(void)
+{
+	static const uint8_t any[16];
+	struct ta_rule_spec r[] = {
+		{.fields = F(TA_F_SRC_IP), .src_ip = pfx6(any, 0),
+		 .action = TA_ACT_TX},
+		{.fields = F(TA_F_DST_IP), .dst_ip = pfx6(any, 80),
+		 .action = TA_ACT_TX},
+		{.fields = F(TA_F_DST_IP), .dst_ip = pfx4(0, 0),
+		 .action = TA_ACT_DROP},
+	};
+	struct pkt p;
+	uint32_t len6;
+
+	OK(install(r, 3, TA_ACT_PASS));
+	frame_udp6(&p, GUEST_IP6, PEER_IP6, 1, 2);
+	EXPECT_VERDICT(&p, XDP_TX);
+	len6 = p.len;
+	frame_udp4(&p, GUEST_IP4, PEER_IP4, 1, 2);
+	EXPECT_VERDICT(&p, XDP_DROP);
+	EXPECT_COUNT(ta_st_rule, RULE_KEY(2), 1, p.len);
+	EXPECT_COUNT(ta_st_rule, RULE_KEY(0), 1, len6);
+	EXPECT_COUNT(ta_st_rule, RULE_KEY(1), 0, 0);
+	frame_arp(&p, GUEST_MAC, GUEST_IP4); /* not IP: no prefix matches */
+	EXPECT_VERDICT(&p, XDP_PASS);
+	return 0;
+}
+
 static int match_ip_proto(void)
 {
 	struct ta_rule_spec r = {.fields = F(TA_F_IP_PROTO),
@@ -419,6 +450,7 @@ const struct test match_tests[] = {
 	{"match_dst_ip4", match_dst_ip4},
 	{"match_src_ip6", match_src_ip6},
 	{"match_dst_ip6", match_dst_ip6},
+	{"match_ip6_any_not_ip4", match_ip6_any_not_ip4},
 	{"match_ip_proto", match_ip_proto},
 	{"match_src_port", match_src_port},
 	{"match_dst_port_range", match_dst_port_range},

@@ -84,10 +84,18 @@ static void pick_ip6(struct rng *r, uint8_t a[16])
 				      OTHER_IP6, ZERO_IP6,  LL_IP6,
 				      MAPPED_IP6};
 
-	if (rng_pct(r, 15))
+	if (rng_pct(r, 15)) {
 		rand_bytes(r, a, 16);
-	else
+	} else if (rng_pct(r, 5)) {
+		/* ::ffff:a.b.c.d of an address IPv4 rules name: the spoof
+		 * the parser must drop before any rule sees it */
+		uint32_t ip4 = pick_ip4(r);
+
+		memcpy(a, MAPPED_IP6, 12);
+		memcpy(a + 12, &ip4, 4);
+	} else {
 		memcpy(a, PICK(r, ips), 16);
+	}
 }
 
 static uint16_t pick_port(struct rng *r)
@@ -330,6 +338,11 @@ static void pick_prefix(struct rng *r, struct ta_prefix *pfx, int v4)
 		pfx->addr[10] = pfx->addr[11] = 0xff;
 		memcpy(pfx->addr + 12, &a, 4);
 		pfx->prefixlen = 96 + (rng_pct(r, 50) ? 32 : rng_below(r, 33));
+	} else if (rng_pct(r, 15)) {
+		/* ::/0 and other IPv6 prefixes holding ::ffff:0:0/96, where
+		 * IPv4 frames are keyed: they must match no IPv4 frame */
+		memcpy(pfx->addr, MAPPED_IP6, 16);
+		pfx->prefixlen = rng_pct(r, 40) ? 0 : rng_below(r, 96);
 	} else {
 		pick_ip6(r, pfx->addr);
 		pfx->prefixlen = rng_pct(r, 40) ? 128 : rng_below(r, 129);

@@ -353,11 +353,11 @@ expect 1 "$E has no tap-accel program" ta detach "$E"
 echo "# bad input: a pinned map of an older layout"
 slot=$(bpftool -j map lookup pinned "$PINS/$A/ta_config" key 0 0 0 0 | grep -o '"active_slot":[0-9]' | grep -o '[0-9]$')
 bpftool map update pinned "$PINS/$A/ta_config" key 0 0 0 0 value 0 0 0 0 "$slot" 0 0 0
-expect 1 "layout version 0, this build uses 1.*tap-accel detach $A && tap-accel attach $A" \
+expect 1 "layout version 0, this build uses 2.*tap-accel detach $A && tap-accel attach $A" \
 	ta policy load "$A" "$tmp/p2.policy"
 expect 1 "layout version 0" ta stats "$A"
 expect 1 "layout version 0" ta attach "$A" --mode generic
-bpftool map update pinned "$PINS/$A/ta_config" key 0 0 0 0 value 1 0 0 0 "$slot" 0 0 0
+bpftool map update pinned "$PINS/$A/ta_config" key 0 0 0 0 value 2 0 0 0 "$slot" 0 0 0
 
 echo "# bad input: a pinned map of another shape"
 expect 0 "attached" ta attach "$E"

@@ -125,6 +125,14 @@ static void test_matches(void)
 	CHECK(prefix_is(&r.src_ip, "fd00::/8"), "IPv6 formats back");
 	r = one_rule("rule drop src 0.0.0.0/0");
 	CHECK(r.src_ip.prefixlen == 96, "IPv4 /0 is 96 bits of ::ffff:0:0");
+	CHECK(ta_prefix_is_ip4(&r.src_ip), "IPv4 /0 is IPv4");
+	/* IPv6 prefixes holding ::ffff:0:0/96 stay IPv6: they match no IPv4 */
+	r = one_rule("rule drop src ::/0 dst ::/80");
+	CHECK(r.src_ip.prefixlen == 0 && r.dst_ip.prefixlen == 80 &&
+	      !ta_prefix_is_ip4(&r.src_ip) && !ta_prefix_is_ip4(&r.dst_ip),
+	      "::/0 and ::/80 are IPv6");
+	CHECK(prefix_is(&r.src_ip, "::/0") && prefix_is(&r.dst_ip, "::/80"),
+	      "::/0 formats back");
 	r = one_rule("rule drop proto udp dport 1000-2000 sport 53");
 	CHECK(r.ip_proto == 17 && r.dport_lo == 1000 && r.dport_hi == 2000 && r.sport_lo == 53 &&
 	      r.sport_hi == 53, "proto, port range, single port");
@@ -225,6 +233,14 @@ static void test_errors(void)
 		     "t.policy:1:15: expected a network address: '10.9.1.0/16' has bits set past the prefix length (did you mean 10.9.0.0/16?)");
 	expect_error("rule drop src fd00::1/64\n",
 		     "t.policy:1:15: expected a network address: 'fd00::1/64' has bits set past the prefix length (did you mean fd00::/64?)");
+	expect_error("rule drop src ::ffff:10.0.0.0/104\n",
+		     "t.policy:1:15: expected IPv4, or IPv6 outside ::ffff:0:0/96: '::ffff:10.0.0.0/104' is IPv4-mapped, which never appears on the wire (did you mean 10.0.0.0/8?)");
+	expect_error("rule drop dst ::ffff:10.0.0.5\n",
+		     "t.policy:1:15: expected IPv4, or IPv6 outside ::ffff:0:0/96: '::ffff:10.0.0.5' is IPv4-mapped, which never appears on the wire (did you mean 10.0.0.5?)");
+	expect_error("rule drop src ::ffff:0:0/96\n",
+		     "t.policy:1:15: expected IPv4, or IPv6 outside ::ffff:0:0/96: '::ffff:0:0/96' is IPv4-mapped, which never appears on the wire (did you mean 0.0.0.0/0?)");
+	expect_error("rule drop src ::/0 dst 10.0.0.0/8\n",
+		     "t.policy:1:20: expected dst of the same family as src (IPv6), no frame has both");
 	expect_error("rule drop src 10.0.0.0/8 dst fd00::/8\n",
 		     "t.policy:1:26: expected dst of the same family as src (IPv4), no frame has both");
 	expect_error("rule drop ethertype ipv6 src 10.0.0.0/8\n",
@@ -266,6 +282,8 @@ static void test_errors(void)
 		     "t.policy:1:29: expected 'mac MAC' or 'ip ADDRESS' in guard, got 'vlan'");
 	expect_error("guard ip 10.0.0.0/24\n",
 		     "t.policy:1:10: expected one address (no prefix) after 'ip', got '10.0.0.0/24'");
+	expect_error("guard ip ::ffff:10.0.0.2\n",
+		     "t.policy:1:10: expected IPv4, or IPv6 outside ::ffff:0:0/96: '::ffff:10.0.0.2' is IPv4-mapped, which never appears on the wire (did you mean 10.0.0.2?)");
 	expect_error("guard ip 10.0.0.1 ip 10.0.0.1\n", "t.policy:1:22: guard address given twice");
 	expect_error("guard mac 52:54:00:12:34:56\nguard mac 52:54:00:12:34:57\n",
 		     "t.policy:2:7: guard mac given twice (first at line 1)");

@@ -55,6 +55,7 @@ static const char *const parse_names[TA_PARSE_MAX] = {
 	[TA_PARSE_ARP_TRUNC] = "arp_trunc",
 	[TA_PARSE_ND_TRUNC] = "nd_trunc",
 	[TA_PARSE_IP6_BAD_HDR] = "ip6_bad_hdr",
+	[TA_PARSE_IP6_V4MAPPED] = "ip6_v4mapped",
 };
 
 static const char *const event_names[TA_EV_MAX] = {

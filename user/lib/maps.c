@@ -16,42 +16,51 @@ struct map_desc {
 	const char *name;
 	size_t offset; /* of the fd in struct ta_maps */
 	enum bpf_map_type type;
-	unsigned int key_size, value_size;
+	unsigned int key_size, value_size, max_entries;
 };
 
-#define MAP(name, type, key, value)                                            \
+#define MAP(name, type, key, value, entries)                                   \
 	{                                                                      \
-#name, offsetof(struct ta_maps, name), BPF_MAP_TYPE_##type,    \
-			key, value                                             \
+		#name, offsetof(struct ta_maps, name), BPF_MAP_TYPE_##type,    \
+			key, value, entries                                    \
 	}
 
+#define FIELD_ENTRIES (TA_SLOTS * TA_MAX_FIELD_ENTRIES)
+
+/* ta_config first: it holds the layout version, checked before the rest. */
 static const struct map_desc map_descs[] = {
-	MAP(ta_config, ARRAY, 4, sizeof(struct ta_config)),
-	MAP(ta_policy, ARRAY, 4, sizeof(struct ta_policy)),
-	MAP(ta_rules, ARRAY, 4, sizeof(struct ta_rule_action)),
-	MAP(ta_bitvecs, ARRAY, 4, sizeof(struct ta_bitvec)),
-	MAP(ta_vlan, HASH, sizeof(struct ta_key16), 4),
-	MAP(ta_ethertype, HASH, sizeof(struct ta_key16), 4),
-	MAP(ta_src_mac, HASH, sizeof(struct ta_key_mac), 4),
-	MAP(ta_dst_mac, HASH, sizeof(struct ta_key_mac), 4),
-	MAP(ta_src_ip, LPM_TRIE, sizeof(struct ta_key_ip), 4),
-	MAP(ta_dst_ip, LPM_TRIE, sizeof(struct ta_key_ip), 4),
-	MAP(ta_ip_proto, ARRAY, 4, 4),
-	MAP(ta_icmp_type, ARRAY, 4, 4),
-	MAP(ta_src_port, ARRAY, 4, 4),
-	MAP(ta_dst_port, ARRAY, 4, 4),
-	MAP(ta_fdb, HASH, sizeof(struct ta_mac), 4),
-	MAP(ta_ports, DEVMAP_HASH, 4, 4),
-	MAP(ta_guard, ARRAY, 4, sizeof(struct ta_guard)),
-	MAP(ta_guard_ip4, HASH, 4, 1),
-	MAP(ta_guard_ip6, HASH, sizeof(struct ta_ip6), 1),
-	MAP(ta_rate, ARRAY, 4, sizeof(struct ta_rate)),
-	MAP(ta_st_verdict, PERCPU_ARRAY, 4, sizeof(struct ta_counter)),
-	MAP(ta_st_rule, PERCPU_ARRAY, 4, sizeof(struct ta_counter)),
-	MAP(ta_st_guard, PERCPU_ARRAY, 4, sizeof(struct ta_counter)),
-	MAP(ta_st_parse, PERCPU_ARRAY, 4, sizeof(struct ta_counter)),
-	MAP(ta_st_event, PERCPU_ARRAY, 4, sizeof(struct ta_counter)),
-	MAP(ta_sync, ARRAY_OF_MAPS, 4, 4),
+	MAP(ta_config, ARRAY, 4, sizeof(struct ta_config), 1),
+	MAP(ta_policy, ARRAY, 4, sizeof(struct ta_policy), TA_SLOTS),
+	MAP(ta_rules, ARRAY, 4, sizeof(struct ta_rule_action),
+	    TA_SLOTS * TA_MAX_RULES),
+	MAP(ta_bitvecs, ARRAY, 4, sizeof(struct ta_bitvec),
+	    TA_SLOTS * TA_MAX_BITVECS),
+	MAP(ta_vlan, HASH, sizeof(struct ta_key16), 4, FIELD_ENTRIES),
+	MAP(ta_ethertype, HASH, sizeof(struct ta_key16), 4, FIELD_ENTRIES),
+	MAP(ta_src_mac, HASH, sizeof(struct ta_key_mac), 4, FIELD_ENTRIES),
+	MAP(ta_dst_mac, HASH, sizeof(struct ta_key_mac), 4, FIELD_ENTRIES),
+	MAP(ta_src_ip, LPM_TRIE, sizeof(struct ta_key_ip), 4, FIELD_ENTRIES),
+	MAP(ta_dst_ip, LPM_TRIE, sizeof(struct ta_key_ip), 4, FIELD_ENTRIES),
+	MAP(ta_ip_proto, ARRAY, 4, 4, TA_SLOTS * TA_BYTE_SPACE),
+	MAP(ta_icmp_type, ARRAY, 4, 4, TA_SLOTS * TA_BYTE_SPACE),
+	MAP(ta_src_port, ARRAY, 4, 4, TA_SLOTS * TA_PORT_SPACE),
+	MAP(ta_dst_port, ARRAY, 4, 4, TA_SLOTS * TA_PORT_SPACE),
+	MAP(ta_fdb, HASH, sizeof(struct ta_mac), 4, TA_MAX_FDB),
+	MAP(ta_ports, DEVMAP_HASH, 4, 4, TA_MAX_PORTS),
+	MAP(ta_guard, ARRAY, 4, sizeof(struct ta_guard), 1),
+	MAP(ta_guard_ip4, HASH, 4, 1, TA_MAX_GUARD_ADDRS),
+	MAP(ta_guard_ip6, HASH, sizeof(struct ta_ip6), 1, TA_MAX_GUARD_ADDRS),
+	MAP(ta_rate, ARRAY, 4, sizeof(struct ta_rate), 1),
+	MAP(ta_st_verdict, PERCPU_ARRAY, 4, sizeof(struct ta_counter),
+	    TA_NR_VERDICTS),
+	MAP(ta_st_rule, PERCPU_ARRAY, 4, sizeof(struct ta_counter),
+	    TA_SLOTS * TA_RULE_STAT_SLOT),
+	MAP(ta_st_guard, PERCPU_ARRAY, 4, sizeof(struct ta_counter),
+	    TA_GUARD_MAX),
+	MAP(ta_st_parse, PERCPU_ARRAY, 4, sizeof(struct ta_counter),
+	    TA_PARSE_MAX),
+	MAP(ta_st_event, PERCPU_ARRAY, 4, sizeof(struct ta_counter), TA_EV_MAX),
+	MAP(ta_sync, ARRAY_OF_MAPS, 4, 4, 1),
 };
 
 #define NR_MAPS (sizeof(map_descs) / sizeof(map_descs[0]))
@@ -129,6 +138,15 @@ static int check_map(int fd, const struct map_desc *d, char *err, size_t errlen)
 			 d->type, d->key_size, d->value_size);
 		return -EPROTO;
 	}
+	/* The counter maps grow with their enums (ta_st_parse by a class):
+	 * reading past the end of a smaller pin would fail midway. */
+	if (info.max_entries != d->max_entries) {
+		snprintf(err, errlen,
+			 "map %s: %u entries, expected %u (pinned by another "
+			 "version? detach and attach again)",
+			 d->name, info.max_entries, d->max_entries);
+		return -EPROTO;
+	}
 	return 0;
 }
 
@@ -177,12 +195,14 @@ int ta_maps_open_pinned(const char *dir, struct ta_maps *maps, char *err,
 		}
 		*fd_of(maps, d) = fd;
 		ret = check_map(fd, d, err, errlen);
+		/* Right after ta_config: a pin of an older layout is named as
+		 * such, not by the first map whose size changed. */
+		if (!ret && i == 0)
+			ret = check_layout(maps, err, errlen);
 		if (ret)
 			goto fail;
 	}
-	ret = check_layout(maps, err, errlen);
-	if (!ret)
-		return 0;
+	return 0;
 fail:
 	ta_maps_close(maps);
 	return ret;

@@ -22,7 +22,8 @@ int ta_maps_from_object(const struct bpf_object *obj, struct ta_maps *maps,
 
 /*
  * Open every map pinned under `dir` by its name and check it against
- * tap_accel.h: type, key and value size, and ta_config.layout_version.
+ * tap_accel.h: ta_config.layout_version first, then every map's type, key
+ * and value size and number of entries.
  * 0 or -errno with a message in err: -ENOENT (not pinned), -EPROTO (the
  * map does not have the layout this build expects).
  */

@@ -224,6 +224,14 @@ static size_t ip6_ext_len(const struct cursor *c, uint8_t nh)
 	return (c->d[c->off + 1] + 1u) * 8;
 }
 
+/* ::ffff:0:0/96, the IPv4-mapped addresses (RFC 4291 2.5.5.2). */
+static bool is_v4mapped(const uint8_t *addr)
+{
+	static const uint8_t mapped[12] = {[10] = 0xff, [11] = 0xff};
+
+	return !memcmp(addr, mapped, 12);
+}
+
 static int parse_ip6(struct cursor *c, struct ta_model_frame *f, uint32_t *info)
 {
 	const uint8_t *h = c->d + c->off;
@@ -238,6 +246,10 @@ static int parse_ip6(struct cursor *c, struct ta_model_frame *f, uint32_t *info)
 	f->l3 = TA_MODEL_L3_IP6;
 	memcpy(f->src_ip, h + 8, 16);
 	memcpy(f->dst_ip, h + 24, 16);
+	/* never on the wire: an IPv4 address smuggled into IPv6 is dropped,
+	 * right after the fixed header and before any extension header */
+	if (is_v4mapped(f->src_ip) || is_v4mapped(f->dst_ip))
+		return TA_PARSE_IP6_V4MAPPED;
 	payload_end = c->off + IP6_HLEN + be16(h + 4);
 	nh = h[6];
 	c->off += IP6_HLEN;
@@ -405,7 +417,7 @@ static bool constrains(const struct ta_rule_spec *r, enum ta_field field)
 }
 
 /* The first prefixlen bits of addr equal those of p (IPv4 included, as
- * both are stored v4-mapped). */
+ * both are stored v4-mapped). Families are checked by ip_in(). */
 static bool prefix_has(const struct ta_prefix *p, const uint8_t *addr)
 {
 	unsigned int bits = p->prefixlen, i;
@@ -419,6 +431,21 @@ static bool prefix_has(const struct ta_prefix *p, const uint8_t *addr)
 		return ((p->addr[i] ^ addr[i]) & mask) == 0;
 	}
 	return true;
+}
+
+/* docs/policy.md: a prefix written in IPv4 (stored as /96 + n inside
+ * ::ffff:0:0/96) matches only IPv4 frames; any other prefix is IPv6 and
+ * matches only IPv6 frames, however short: ::/0 is "any IPv6 address". */
+static bool ip_in(const struct ta_prefix *p, const struct ta_model_frame *f,
+		  const uint8_t *addr)
+{
+	bool rule_ip4 = p->prefixlen >= 96 && is_v4mapped(p->addr);
+
+	if (f->l3 == TA_MODEL_L3_IP4)
+		return rule_ip4 && prefix_has(p, addr);
+	if (f->l3 == TA_MODEL_L3_IP6)
+		return !rule_ip4 && prefix_has(p, addr);
+	return false;
 }
 
 static bool in_range(uint16_t v, uint16_t lo, uint16_t hi)
@@ -439,11 +466,9 @@ bool ta_model_rule_matches(const struct ta_rule_spec *r,
 		return false;
 	if (constrains(r, TA_F_ETHERTYPE) && f->ethertype != r->ethertype)
 		return false;
-	if (constrains(r, TA_F_SRC_IP) &&
-	    !(ip && prefix_has(&r->src_ip, f->src_ip)))
+	if (constrains(r, TA_F_SRC_IP) && !ip_in(&r->src_ip, f, f->src_ip))
 		return false;
-	if (constrains(r, TA_F_DST_IP) &&
-	    !(ip && prefix_has(&r->dst_ip, f->dst_ip)))
+	if (constrains(r, TA_F_DST_IP) && !ip_in(&r->dst_ip, f, f->dst_ip))
 		return false;
 	if (constrains(r, TA_F_IP_PROTO) && !(ip && f->ip_proto == r->ip_proto))
 		return false;
@@ -583,6 +608,7 @@ const char *ta_model_parse_name(int class)
 		[TA_PARSE_ARP_TRUNC] = "arp_trunc",
 		[TA_PARSE_ND_TRUNC] = "nd_trunc",
 		[TA_PARSE_IP6_BAD_HDR] = "ip6_bad_hdr",
+		[TA_PARSE_IP6_V4MAPPED] = "ip6_v4mapped",
 	};
 
 	return class >= 0 && class < TA_PARSE_MAX ? names[class] : "ok";

@@ -10,16 +10,28 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stddef.h>
+#include <string.h>
 #include <net/if.h>
 
 #include "../../bpf/tap_accel.h"
 
 /* An address prefix. IPv4 is stored v4-mapped (::ffff:a.b.c.d) with
- * prefixlen 96 + n, exactly as the LPM maps key it. */
+ * prefixlen 96 + n, exactly as the LPM maps key it. The family is implied:
+ * IPv4 is a prefix of /96 or longer inside ::ffff:0:0/96. The parser
+ * refuses IPv6 prefixes there (IPv4-mapped addresses are not on the wire),
+ * so every IPv6 prefix, ::/0 included, stays IPv6 and matches only IPv6
+ * frames. */
 struct ta_prefix {
 	uint8_t addr[16];
 	uint8_t prefixlen; /* 0..128 over addr */
 };
+
+static inline bool ta_prefix_is_ip4(const struct ta_prefix *p)
+{
+	static const uint8_t mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+
+	return p->prefixlen >= 96 && !memcmp(p->addr, mapped, 12);
+}
 
 /* Where a construct came from, for messages. */
 struct ta_srcpos {

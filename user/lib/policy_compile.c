@@ -118,8 +118,10 @@ static void prefix_key(struct ta_key_ip *key, uint32_t slot,
 	int i;
 
 	memset(key, 0, sizeof(*key));
-	key->prefixlen = 8 + p->prefixlen;
+	key->prefixlen = 16 + p->prefixlen;
 	key->slot = slot;
+	/* Within its own family only: an IPv6 ::/0 must not cover IPv4. */
+	key->family = ta_prefix_is_ip4(p) ? TA_FAMILY_IP4 : TA_FAMILY_IP6;
 	for (i = 0; i < 16; i++) {
 		int bits = p->prefixlen - i * 8;
 
@@ -155,13 +157,15 @@ static void rule_key(const struct ta_rule_spec *r, enum ta_field f,
 	}
 }
 
-/* Whether LPM key outer covers LPM key inner (same slot, shorter prefix). */
+/* Whether LPM key outer covers LPM key inner (same slot and family,
+ * shorter prefix), as the trie's longest match would. */
 static bool prefix_contains(const struct ta_key_ip *outer,
 			    const struct ta_key_ip *inner)
 {
-	uint32_t bits = outer->prefixlen - 8, i;
+	uint32_t bits = outer->prefixlen - 16, i;
 
-	if (outer->prefixlen > inner->prefixlen)
+	if (outer->prefixlen > inner->prefixlen ||
+	    outer->slot != inner->slot || outer->family != inner->family)
 		return false;
 	for (i = 0; i < bits / 8; i++)
 		if (outer->addr[i] != inner->addr[i])

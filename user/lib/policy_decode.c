@@ -100,30 +100,42 @@ static void decode_mac(struct decoder *d, int fd, enum ta_field f)
 	}
 }
 
+/* The prefix of an LPM key, if the key is one the compiler writes: its
+ * family byte must agree with the family its address spells. */
+static bool key_prefix(const struct ta_key_ip *key, struct ta_prefix *p)
+{
+	if (key->prefixlen < 16 || key->prefixlen > 16 + 128)
+		return false;
+	memcpy(p->addr, key->addr, 16);
+	p->prefixlen = (uint8_t)(key->prefixlen - 16);
+	if (key->family == TA_FAMILY_IP4)
+		return ta_prefix_is_ip4(p);
+	return key->family == TA_FAMILY_IP6 && !ta_prefix_is_ip4(p);
+}
+
 static void decode_ip(struct decoder *d, int fd, enum ta_field f)
 {
 	struct ta_key_ip key, next, *prev = NULL;
+	struct ta_prefix kp;
 	__u32 index;
 
 	while (!bpf_map_get_next_key(fd, prev, &next)) {
 		key = next;
 		prev = &key;
-		if (key.slot != d->slot || key.prefixlen < 8 ||
+		if (key.slot != d->slot || !key_prefix(&key, &kp) ||
 		    bpf_map_lookup_elem(fd, &key, &index))
 			continue;
 		for (uint32_t i = 0; i < d->spec->nr_rules; i++) {
 			struct ta_rule_spec *r = &d->spec->rules[i];
 			struct ta_prefix *p = f == TA_F_SRC_IP ? &r->src_ip : &r->dst_ip;
-			uint8_t len = (uint8_t)(key.prefixlen - 8);
 
 			if (!constrains(d, i, f) || !has_bit(bitvec(d, index), i))
 				continue;
 			/* More specific keys of other rules carry this bit too. */
-			if ((r->fields & (1u << f)) && p->prefixlen <= len)
+			if ((r->fields & (1u << f)) && p->prefixlen <= kp.prefixlen)
 				continue;
 			r->fields |= 1u << f;
-			memcpy(p->addr, key.addr, 16);
-			p->prefixlen = len;
+			*p = kp;
 		}
 	}
 }

@@ -180,16 +180,11 @@ const char *ta_format_mac(const uint8_t mac[6], char *buf)
 
 static const uint8_t v4_mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
 
-static bool prefix_is_v4(const struct ta_prefix *p)
-{
-	return p->prefixlen >= 96 && !memcmp(p->addr, v4_mapped, 12);
-}
-
 const char *ta_format_prefix(const struct ta_prefix *p, char *buf)
 {
 	char a[INET6_ADDRSTRLEN];
 
-	if (prefix_is_v4(p)) {
+	if (ta_prefix_is_ip4(p)) {
 		inet_ntop(AF_INET, p->addr + 12, a, sizeof(a));
 		if (p->prefixlen == 128)
 			snprintf(buf, 64, "%s", a);
@@ -251,6 +246,15 @@ static int parse_prefix(struct parser *p, const struct token *t,
 		return fail(p, t->col,
 			    "expected a network address: '%s/%s' has bits set past the prefix length (did you mean %s?)",
 			    buf, slash + 1, ta_format_prefix(&net, want));
+	}
+	/* Written as IPv6 but spelling IPv4: it would match IPv4 frames,
+	 * while such addresses never appear in IPv6 frames (RFC 4291). */
+	if (!v4 && ta_prefix_is_ip4(pfx)) {
+		char want[64];
+
+		return fail(p, t->col,
+			    "expected IPv4, or IPv6 outside ::ffff:0:0/96: '%s' is IPv4-mapped, which never appears on the wire (did you mean %s?)",
+			    word_str(t, g, sizeof(g)), ta_format_prefix(pfx, want));
 	}
 	return 0;
 bad:
@@ -463,8 +467,8 @@ static bool has(const struct ta_rule_spec *r, enum ta_field f)
 static int check_consistent(struct parser *p, const struct ta_rule_spec *r,
 			    const int col[TA_F_MAX])
 {
-	bool src4 = has(r, TA_F_SRC_IP) && prefix_is_v4(&r->src_ip);
-	bool dst4 = has(r, TA_F_DST_IP) && prefix_is_v4(&r->dst_ip);
+	bool src4 = has(r, TA_F_SRC_IP) && ta_prefix_is_ip4(&r->src_ip);
+	bool dst4 = has(r, TA_F_DST_IP) && ta_prefix_is_ip4(&r->dst_ip);
 
 	if (has(r, TA_F_SRC_IP) && has(r, TA_F_DST_IP) && src4 != dst4)
 		return fail(p, col[TA_F_DST_IP],
@@ -634,7 +638,7 @@ static int add_guard_ip(struct parser *p, const struct token *t)
 			    word_str(t, buf, sizeof(buf)));
 	if (parse_prefix(p, t, &a))
 		return -EINVAL;
-	if (prefix_is_v4(&a)) {
+	if (ta_prefix_is_ip4(&a)) {
 		uint32_t ip4;
 
 		memcpy(&ip4, a.addr + 12, 4);
