@@ -26,6 +26,18 @@ static const char *finish(void)
 	return buf;
 }
 
+/* jw_string(in) writes "want" (without quotes and newline). */
+static void check_utf8(const char *in, const char *want, const char *what)
+{
+	char expect[256];
+
+	start(false);
+	jw_string(&w, in);
+	jw_end_document(&w);
+	snprintf(expect, sizeof(expect), "\"%s\"\n", want);
+	CHECK(!strcmp(finish(), expect), "%s: %s", what, buf);
+}
+
 int main(void)
 {
 	start(false);
@@ -56,6 +68,33 @@ int main(void)
 	jw_string(&w, "q\" b\\ n\n t\t c\x01 \xc3\xa9");
 	jw_end_document(&w);
 	CHECK(!strcmp(finish(), "\"q\\\" b\\\\ n\\n t\\t c\\u0001 \xc3\xa9\"\n"), "escaping: %s", buf);
+
+	/* Invalid UTF-8 (a Latin-1 comment) must not make invalid JSON: each
+	 * maximal bad subpart becomes one U+FFFD, valid sequences stay. */
+	check_utf8("caf\xe9", "caf\\ufffd", "a Latin-1 byte");
+	check_utf8("\xe9t\xe9", "\\ufffdt\\ufffd", "Latin-1 around ASCII");
+	check_utf8("\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \xf4\x8f\xbf\xbf",
+		   "\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \xf4\x8f\xbf\xbf",
+		   "2-, 3- and 4-byte sequences, U+10FFFF");
+	check_utf8("\xc0\xaf\xc1\xbf", "\\ufffd\\ufffd\\ufffd\\ufffd",
+		   "overlong 2-byte forms");
+	check_utf8("\xe0\x80\xaf", "\\ufffd\\ufffd\\ufffd", "overlong 3-byte form");
+	check_utf8("\xed\xa0\x80", "\\ufffd\\ufffd\\ufffd", "a surrogate");
+	check_utf8("\xf4\x90\x80\x80", "\\ufffd\\ufffd\\ufffd\\ufffd",
+		   "past U+10FFFF");
+	check_utf8("\xf8\x88\x80\x80\x80\xff",
+		   "\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd",
+		   "5-byte form and 0xff");
+	check_utf8("\xe2\x82x", "\\ufffdx", "a cut 3-byte sequence: one U+FFFD");
+	check_utf8("\xf0\x9f\x98", "\\ufffd", "cut at the end of the string");
+	check_utf8("\x80" "a\xbf", "\\ufffda\\ufffd", "stray continuation bytes");
+
+	start(false);
+	jw_object_begin(&w);
+	jw_kv_string(&w, "k\xe9", "v");
+	jw_object_end(&w);
+	jw_end_document(&w);
+	CHECK(!strcmp(finish(), "{\"k\\ufffd\":\"v\"}\n"), "keys too: %s", buf);
 
 	start(false);
 	jw_double(&w, 0.0 / 0.0);

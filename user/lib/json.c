@@ -61,10 +61,73 @@ void jw_object_end(struct json_writer *w) { close_container(w, '}'); }
 void jw_array_begin(struct json_writer *w) { open_container(w, '['); }
 void jw_array_end(struct json_writer *w) { close_container(w, ']'); }
 
+/*
+ * Length of the well-formed UTF-8 sequence (RFC 3629) at p, whose first
+ * byte is 0x80 or above, or 0 if it is not one. Then *bad is the number of
+ * bytes to replace with a single U+FFFD: the longest start of a valid
+ * sequence, at least one byte (Unicode's "maximal subpart" practice). Never
+ * reads past a NUL, which is no continuation byte.
+ */
+static size_t utf8_len(const unsigned char *p, size_t *bad)
+{
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t n, i;
+
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		n = 2;
+	else if (p[0] >= 0xe0 && p[0] <= 0xef)
+		n = 3;
+	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
+		n = 4;
+	else
+		n = 0; /* continuation, overlong 0xc0/0xc1, or past U+10FFFF */
+	/* The second byte's range rules out overlong forms, surrogates
+	 * (U+D800..U+DFFF) and code points past U+10FFFF. */
+	if (p[0] == 0xe0)
+		lo = 0xa0;
+	else if (p[0] == 0xed)
+		hi = 0x9f;
+	else if (p[0] == 0xf0)
+		lo = 0x90;
+	else if (p[0] == 0xf4)
+		hi = 0x8f;
+	for (i = 1; i < n; i++) {
+		if (p[i] < lo || p[i] > hi)
+			break;
+		lo = 0x80;
+		hi = 0xbf;
+	}
+	if (n && i == n)
+		return n;
+	*bad = i > 1 ? i : 1;
+	return 0;
+}
+
+/* Copies valid UTF-8 as is; anything else (a policy comment in Latin-1,
+ * say) becomes \ufffd, so that the output is always valid JSON. Returns
+ * the bytes consumed. */
+static size_t write_non_ascii(FILE *out, const unsigned char *p)
+{
+	size_t bad, n = utf8_len(p, &bad);
+
+	if (!n) {
+		fputs("\\ufffd", out);
+		return bad;
+	}
+	fwrite(p, 1, n, out);
+	return n;
+}
+
 static void write_escaped(FILE *out, const char *s)
 {
+	const unsigned char *p = (const unsigned char *)s;
+
 	fputc('"', out);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+	while (*p) {
+		if (*p >= 0x80) {
+			p += write_non_ascii(out, p);
+			continue;
+		}
 		switch (*p) {
 		case '"': fputs("\\\"", out); break;
 		case '\\': fputs("\\\\", out); break;
@@ -79,6 +142,7 @@ static void write_escaped(FILE *out, const char *s)
 			else
 				fputc(*p, out);
 		}
+		p++;
 	}
 	fputc('"', out);
 }
