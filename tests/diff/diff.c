@@ -23,6 +23,7 @@
 #include "gen.h"
 #include "user/lib/counters.h"
 #include "user/lib/maps.h"
+#include "user/lib/names.h"
 #include "user/lib/model.h"
 #include "user/lib/policy_decode.h"
 #include "user/lib/policy_parse.h"
@@ -212,13 +213,13 @@ static void print_hex(const struct frame *f)
 
 static void print_model(const struct ta_model_result *res)
 {
-	printf("model: verdict %s, ", ta_model_verdict_name(res->verdict));
+	printf("model: verdict %s, ", ta_verdict_name(res->verdict));
 	switch (res->stage) {
 	case TA_MODEL_PARSE:
-		printf("parse drop %s", ta_model_parse_name(res->parse_class));
+		printf("parse drop %s", ta_parse_name(res->parse_class));
 		break;
 	case TA_MODEL_GUARD:
-		printf("guard drop %s", ta_model_guard_name(res->guard_reason));
+		printf("guard drop %s", ta_guard_name(res->guard_reason));
 		break;
 	case TA_MODEL_RULE:
 		printf("rule %d (line %d of the policy below, after the "
@@ -362,7 +363,7 @@ static void coverage_print(void)
 
 	printf("verdicts:");
 	for (i = 0; i < TA_NR_VERDICTS; i++)
-		printf(" %s %llu", ta_model_verdict_name(i),
+		printf(" %s %llu", ta_verdict_name(i),
 		       (unsigned long long)coverage.verdict[i].packets);
 	for (i = 0; i < TA_MAX_RULES; i++) {
 		rules += coverage.rule[i].packets;
@@ -374,11 +375,11 @@ static void coverage_print(void)
 	       (unsigned long long)rules, highest,
 	       (unsigned long long)coverage.rule[TA_MAX_RULES].packets);
 	for (i = 0; i < TA_PARSE_MAX; i++)
-		printf(" %s %llu", ta_model_parse_name(i),
+		printf(" %s %llu", ta_parse_name(i),
 		       (unsigned long long)coverage.parse[i].packets);
 	printf("\nguard:");
 	for (i = 0; i < TA_GUARD_MAX; i++)
-		printf(" %s %llu", ta_model_guard_name(i),
+		printf(" %s %llu", ta_guard_name(i),
 		       (unsigned long long)coverage.guard[i].packets);
 	printf("\nevents: fdb_hit %llu fdb_miss %llu\n",
 	       (unsigned long long)coverage.event[TA_EV_FDB_HIT].packets,
@@ -398,8 +399,8 @@ static int check_decoded(const struct diff *t, const struct frame *f,
 	report(t, f, "policy read back from the maps");
 	printf("with the policy read back: verdict %s, stage %d, rule %d, "
 	       "guard %s\n",
-	       ta_model_verdict_name(got.verdict), got.stage, got.rule,
-	       ta_model_guard_name(got.guard_reason));
+	       ta_verdict_name(got.verdict), got.stage, got.rule,
+	       ta_guard_name(got.guard_reason));
 	printf("policy read back (ta_policy_decode):\n");
 	ta_policy_write(stdout, &t->decoded);
 	return 1;
@@ -425,7 +426,7 @@ static int run_batch(struct diff *t, uint32_t n)
 		if (verdict != res.verdict) {
 			report(t, &batch[i], "verdict");
 			printf("program: verdict %s\n",
-			       ta_model_verdict_name(verdict));
+			       ta_verdict_name(verdict));
 			return 1;
 		}
 		t->frames_done++;

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "lib/model.h"
+#include "lib/names.h"
 #include "lib/policy_parse.h"
 #include "verbs.h"
 
@@ -141,7 +142,7 @@ static void print_parse_info(uint32_t info)
 {
 	for (int i = 0; i < TA_PARSE_MAX; i++)
 		if (info & (1u << i))
-			printf(" [%s]", ta_model_parse_name(i));
+			printf(" [%s]", ta_parse_name(i));
 }
 
 static void print_text(const struct explained *e)
@@ -151,14 +152,14 @@ static void print_text(const struct explained *e)
 	if (r->stage != TA_MODEL_PARSE || r->parse_class != TA_PARSE_RUNT)
 		describe_frame(&r->frame, e->len);
 	printf("parse:   %s", r->stage == TA_MODEL_PARSE
-				      ? ta_model_parse_name(r->parse_class)
+				      ? ta_parse_name(r->parse_class)
 				      : "ok");
 	print_parse_info(r->parse_info);
 	printf("\nguard:   %s\n",
 	       !e->spec->guard.flags ? "off"
 	       : r->stage == TA_MODEL_PARSE
 		       ? "not reached"
-		       : ta_model_guard_name(r->guard_reason));
+		       : ta_guard_name(r->guard_reason));
 	if (r->stage == TA_MODEL_RULE)
 		printf("rule:    %s:%d: %s\n", e->file, e->line, e->text);
 	else if (r->stage == TA_MODEL_DEFAULT && e->line)
@@ -170,7 +171,7 @@ static void print_text(const struct explained *e)
 	if (r->events & (1u << TA_EV_FDB_MISS))
 		printf("fdb:     broadcast, multicast or unknown destination: "
 		       "passed\n");
-	printf("verdict: %s\n", ta_model_verdict_name(r->verdict));
+	printf("verdict: %s\n", ta_verdict_name(r->verdict));
 	if (e->spec->rate.pps || e->spec->rate.bps)
 		printf("note:    the rate limit is not applied here\n");
 }
@@ -184,19 +185,19 @@ static void print_json(const struct explained *e)
 	jw_kv_u64(&json, "frame_bytes", e->len);
 	jw_kv_string(&json, "parse",
 		     r->stage == TA_MODEL_PARSE
-			     ? ta_model_parse_name(r->parse_class)
+			     ? ta_parse_name(r->parse_class)
 			     : "ok");
 	jw_key(&json, "parse_info");
 	jw_array_begin(&json);
 	for (int i = 0; i < TA_PARSE_MAX; i++)
 		if (r->parse_info & (1u << i))
-			jw_string(&json, ta_model_parse_name(i));
+			jw_string(&json, ta_parse_name(i));
 	jw_array_end(&json);
 	jw_kv_string(&json, "guard",
 		     !e->spec->guard.flags ? "off"
 		     : r->stage == TA_MODEL_PARSE
 			     ? "not reached"
-			     : ta_model_guard_name(r->guard_reason));
+			     : ta_guard_name(r->guard_reason));
 	jw_key(&json, "rule");
 	if (r->stage == TA_MODEL_RULE)
 		jw_i64(&json, r->rule);
@@ -209,7 +210,7 @@ static void print_json(const struct explained *e)
 	}
 	if (r->stage == TA_MODEL_RULE || r->stage == TA_MODEL_DEFAULT)
 		jw_kv_string(&json, "action", ta_action_name(r->action));
-	jw_kv_string(&json, "verdict", ta_model_verdict_name(r->verdict));
+	jw_kv_string(&json, "verdict", ta_verdict_name(r->verdict));
 	jw_object_end(&json);
 	jw_end_document(&json);
 }

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "lib/counters.h"
+#include "lib/names.h"
 #include "lib/policy_parse.h"
 #include "lib/util.h"
 #include "verbs.h"
@@ -27,43 +28,6 @@ static const char stats_usage[] =
 	"class and per event, for IFACE or every attached interface.\n"
 	"  --interval S  print rates per second every S seconds instead of totals\n"
 	"  --count N     stop after N intervals (default: run until interrupted)\n";
-
-static const char *const verdict_names[TA_NR_VERDICTS] = {
-	"aborted", "drop", "pass", "tx", "redirect",
-};
-
-static const char *const guard_names[TA_GUARD_MAX] = {
-	[TA_GUARD_SRC_MAC] = "src_mac",	    [TA_GUARD_IP4_SRC] = "ip4_src",
-	[TA_GUARD_IP6_SRC] = "ip6_src",	    [TA_GUARD_ARP_SHA] = "arp_sha",
-	[TA_GUARD_ARP_SPA] = "arp_spa",	    [TA_GUARD_ND_TARGET] = "nd_target",
-	[TA_GUARD_ND_LLADDR] = "nd_lladdr",
-};
-
-static const char *const parse_names[TA_PARSE_MAX] = {
-	[TA_PARSE_RUNT] = "runt",
-	[TA_PARSE_VLAN_TRUNC] = "vlan_trunc",
-	[TA_PARSE_VLAN_DEPTH] = "vlan_depth",
-	[TA_PARSE_IP4_TRUNC] = "ip4_trunc",
-	[TA_PARSE_IP4_BAD_HDR] = "ip4_bad_hdr",
-	[TA_PARSE_IP4_OPTIONS] = "ip4_options",
-	[TA_PARSE_IP4_FRAG] = "ip4_frag",
-	[TA_PARSE_IP6_TRUNC] = "ip6_trunc",
-	[TA_PARSE_IP6_EXT_TRUNC] = "ip6_ext_trunc",
-	[TA_PARSE_IP6_EXT_DEPTH] = "ip6_ext_depth",
-	[TA_PARSE_IP6_FRAG] = "ip6_frag",
-	[TA_PARSE_L4_TRUNC] = "l4_trunc",
-	[TA_PARSE_ARP_TRUNC] = "arp_trunc",
-	[TA_PARSE_ND_TRUNC] = "nd_trunc",
-	[TA_PARSE_IP6_BAD_HDR] = "ip6_bad_hdr",
-	[TA_PARSE_IP6_V4MAPPED] = "ip6_v4mapped",
-};
-
-static const char *const event_names[TA_EV_MAX] = {
-	[TA_EV_RATE_DROP] = "rate_drop",
-	[TA_EV_FDB_HIT] = "fdb_hit",
-	[TA_EV_FDB_MISS] = "fdb_miss",
-	[TA_EV_REDIRECT_FAIL] = "redirect_fail",
-};
 
 /* Counters of one instance at one moment. */
 struct snapshot {
@@ -276,7 +240,7 @@ static void emit_instance(const char *ifname, const struct view *v)
 		       (unsigned long long)s->pol[s->slot].digest, s->pol[s->slot].nr_rules,
 		       s->slot, b ? ", per second" : "");
 	}
-	emit_group(v, "verdict", verdict_names, s->verdict, b ? b->verdict : NULL, TA_NR_VERDICTS);
+	emit_group(v, "verdict", ta_verdict_names, s->verdict, b ? b->verdict : NULL, TA_NR_VERDICTS);
 	emit_rules(v, "rules", s->slot, false);
 	/* Frames counted under the policy this one replaced. */
 	if (cli.json) {
@@ -286,9 +250,9 @@ static void emit_instance(const char *ifname, const struct view *v)
 		       (unsigned long long)s->pol[prev].digest, prev);
 		emit_rules(v, "previous_rules", prev, true);
 	}
-	emit_group(v, "guard", guard_names, s->guard, b ? b->guard : NULL, TA_GUARD_MAX);
-	emit_group(v, "parse", parse_names, s->parse, b ? b->parse : NULL, TA_PARSE_MAX);
-	emit_group(v, "event", event_names, s->event, b ? b->event : NULL, TA_EV_MAX);
+	emit_group(v, "guard", ta_guard_names, s->guard, b ? b->guard : NULL, TA_GUARD_MAX);
+	emit_group(v, "parse", ta_parse_names, s->parse, b ? b->parse : NULL, TA_PARSE_MAX);
+	emit_group(v, "event", ta_event_names, s->event, b ? b->event : NULL, TA_EV_MAX);
 	if (cli.json)
 		jw_object_end(&json);
 }

@@ -88,9 +88,4 @@ void ta_model_run(const struct ta_policy_spec *spec, const uint8_t *data,
 bool ta_model_rule_matches(const struct ta_rule_spec *r,
 			   const struct ta_model_frame *f);
 
-/* Names as `tap-accel stats` prints them. */
-const char *ta_model_verdict_name(uint32_t verdict);
-const char *ta_model_parse_name(int class);
-const char *ta_model_guard_name(int reason);
-
 #endif /* TA_MODEL_H */

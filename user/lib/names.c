@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/* names.c - the names of the program's counters; see names.h. */
+#include "names.h"
+
+const char *const ta_verdict_names[TA_NR_VERDICTS] = {
+	"aborted", "drop", "pass", "tx", "redirect",
+};
+
+const char *const ta_guard_names[TA_GUARD_MAX] = {
+	[TA_GUARD_SRC_MAC] = "src_mac",
+	[TA_GUARD_IP4_SRC] = "ip4_src",
+	[TA_GUARD_IP6_SRC] = "ip6_src",
+	[TA_GUARD_ARP_SHA] = "arp_sha",
+	[TA_GUARD_ARP_SPA] = "arp_spa",
+	[TA_GUARD_ND_TARGET] = "nd_target",
+	[TA_GUARD_ND_LLADDR] = "nd_lladdr",
+};
+
+const char *const ta_parse_names[TA_PARSE_MAX] = {
+	[TA_PARSE_RUNT] = "runt",
+	[TA_PARSE_VLAN_TRUNC] = "vlan_trunc",
+	[TA_PARSE_VLAN_DEPTH] = "vlan_depth",
+	[TA_PARSE_IP4_TRUNC] = "ip4_trunc",
+	[TA_PARSE_IP4_BAD_HDR] = "ip4_bad_hdr",
+	[TA_PARSE_IP4_OPTIONS] = "ip4_options",
+	[TA_PARSE_IP4_FRAG] = "ip4_frag",
+	[TA_PARSE_IP6_TRUNC] = "ip6_trunc",
+	[TA_PARSE_IP6_EXT_TRUNC] = "ip6_ext_trunc",
+	[TA_PARSE_IP6_EXT_DEPTH] = "ip6_ext_depth",
+	[TA_PARSE_IP6_FRAG] = "ip6_frag",
+	[TA_PARSE_L4_TRUNC] = "l4_trunc",
+	[TA_PARSE_ARP_TRUNC] = "arp_trunc",
+	[TA_PARSE_ND_TRUNC] = "nd_trunc",
+	[TA_PARSE_IP6_BAD_HDR] = "ip6_bad_hdr",
+	[TA_PARSE_IP6_V4MAPPED] = "ip6_v4mapped",
+};
+
+const char *const ta_event_names[TA_EV_MAX] = {
+	[TA_EV_RATE_DROP] = "rate_drop",
+	[TA_EV_FDB_HIT] = "fdb_hit",
+	[TA_EV_FDB_MISS] = "fdb_miss",
+	[TA_EV_REDIRECT_FAIL] = "redirect_fail",
+};
+
+const char *ta_verdict_name(uint32_t verdict)
+{
+	return verdict < TA_NR_VERDICTS ? ta_verdict_names[verdict] : "?";
+}
+
+const char *ta_parse_name(int class)
+{
+	return class >= 0 && class < TA_PARSE_MAX ? ta_parse_names[class] : "ok";
+}
+
+const char *ta_guard_name(int reason)
+{
+	return reason >= 0 && reason < TA_GUARD_MAX ? ta_guard_names[reason] : "ok";
+}
