@@ -15,15 +15,7 @@ TAPIO=$BUILD/tests/host/tapio
 BPF_OBJ=$BUILD/bpf/tap_accel.bpf.o
 PINS=/sys/fs/bpf/tap-accel
 
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-finish() {
-	echo "$pass passed, $fail failed"
-	[ "$fail" -eq 0 ]
-	exit
-}
+. "$TOP/tests/lib/check.sh"
 
 if [ "$(id -u)" != 0 ]; then
 	bad "the host tests need root (network namespaces, taps, BPF)"
@@ -75,25 +67,7 @@ ip -n "$NS" link set lo up
 
 # ---- helpers ---------------------------------------------------------------
 
-# check NAME WANT GOT
-check() {
-	if [ "$2" = "$3" ]; then ok; else bad "$1: want '$2', got '$3'"; fi
-}
 
-# expect CODE PATTERN CMD...: exit status and a line matching PATTERN.
-expect() {
-	code=$1 pattern=$2
-	shift 2
-	"$@" >"$tmp/out" 2>&1
-	rc=$?
-	if [ "$rc" = "$code" ] && grep -qE -- "$pattern" "$tmp/out"; then
-		ok
-	else
-		bad "'$*': exit $rc (want $code), output:"
-		sed 's/^/    /' "$tmp/out"
-		echo "    (wanted /$pattern/)"
-	fi
-}
 
 # send WANT TAPIO-ARGS...: tapio's report must be WANT.
 send() {

@@ -14,15 +14,7 @@ TA_BIN=$BUILD/user/tap-accel
 PINS=/sys/fs/bpf/tap-accel
 NOBODY=65534
 
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-finish() {
-	echo "$pass passed, $fail failed"
-	[ "$fail" -eq 0 ]
-	exit
-}
+. "$TOP/tests/lib/check.sh"
 
 if [ "$(id -u)" != 0 ]; then
 	bad "the security tests need root (namespaces, bpffs, taps)"
@@ -74,20 +66,6 @@ ip -n "$NS" tuntap add "$S" mode tap && ip -n "$NS" link set "$S" up ||
 
 # ---- helpers ---------------------------------------------------------------
 
-# expect CODE PATTERN CMD...: exit status CODE and PATTERN in the output.
-expect() {
-	code=$1 pattern=$2
-	shift 2
-	"$@" >"$tmp/out" 2>&1
-	rc=$?
-	if [ "$rc" = "$code" ] && grep -qE -- "$pattern" "$tmp/out"; then
-		ok
-	else
-		bad "'$*': exit $rc (want $code), output:"
-		sed 's/^/    /' "$tmp/out"
-		echo "    (wanted /$pattern/)"
-	fi
-}
 
 # not_writable PATH: owned by root, no write bit for group or others.
 not_writable() {

@@ -8,11 +8,7 @@ TOP=$(cd ../.. && pwd)
 BUILD=${BUILD:-$TOP/build}
 OUT=$BUILD/tests/unit
 TA=$BUILD/user/tap-accel
-pass=0
-fail=0
-
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. "$TOP/tests/lib/check.sh"
 
 # --- C tests -------------------------------------------------------------
 if make -s -C "$TOP/tests/unit" >/dev/null; then
@@ -35,21 +31,6 @@ fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# expect CODE PATTERN CMD...: exit status CODE and PATTERN (grep -E) in the
-# output (stdout and stderr together).
-expect() {
-	code=$1 pattern=$2
-	shift 2
-	"$@" >"$tmp/out" 2>&1
-	rc=$?
-	if [ "$rc" = "$code" ] && grep -qE -- "$pattern" "$tmp/out"; then
-		ok
-	else
-		bad "'$*': exit $rc (want $code), output:"
-		sed 's/^/    /' "$tmp/out"
-		echo "    (wanted /$pattern/)"
-	fi
-}
 
 if [ ! -x "$TA" ]; then
 	bad "$TA is not built"
@@ -109,5 +90,4 @@ else
 	[ "$nr_examples" -ge 4 ] && ok || bad "expected at least 4 examples/*.policy, found $nr_examples"
 fi
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

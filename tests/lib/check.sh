@@ -1,0 +1,36 @@
+# Sourced by the shell test suites: the pass/fail count, the usual
+# assertions and the closing line. expect() writes to "$tmp", the suite's
+# scratch folder, which the suite makes before its first expect.
+
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+# finish: the closing "N passed, N failed" line; exits 1 if any failed.
+finish() {
+	echo "$pass passed, $fail failed"
+	[ "$fail" -eq 0 ]
+	exit
+}
+
+# check NAME WANT GOT
+check() {
+	if [ "$2" = "$3" ]; then ok; else bad "$1: want '$2', got '$3'"; fi
+}
+
+# expect CODE PATTERN CMD...: exit status CODE and PATTERN (grep -E) in
+# the output, stdout and stderr together.
+expect() {
+	code=$1 pattern=$2
+	shift 2
+	"$@" >"$tmp/out" 2>&1
+	rc=$?
+	if [ "$rc" = "$code" ] && grep -qE -- "$pattern" "$tmp/out"; then
+		ok
+	else
+		bad "'$*': exit $rc (want $code), output:"
+		sed 's/^/    /' "$tmp/out"
+		echo "    (wanted /$pattern/)"
+	fi
+}
