@@ -68,6 +68,8 @@ for t in gcc make bc flex bison pahole xz rsync depmod; do
 	command -v $t >/dev/null 2>&1 || die "$t is not installed (make deps)"
 done
 
+# The env is printed unquoted: keep it word-safe.
+case $CACHE in *[[:space:]]*) die "DEBUG_KERNEL_CACHE must not contain spaces" ;; esac
 mkdir -p "$CACHE"
 exec 9>"$CACHE/.lock"
 flock 9 # one build at a time; a waiter then finds the cache filled
