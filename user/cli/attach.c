@@ -93,6 +93,17 @@ static int pinned_prog(const char *dir, int *fd, uint32_t *id)
 	return 0;
 }
 
+int open_pin_root(DIR **d)
+{
+	if (!ta_bpffs_mounted(TA_BPFFS))
+		return system_error("no bpffs is mounted at %s, so no tap-accel state can be found; "
+				    "mount it with 'mount -t bpf bpf %s'", TA_BPFFS, TA_BPFFS);
+	*d = opendir(TA_PIN_ROOT);
+	if (!*d && errno != ENOENT) /* unreadable is not empty */
+		return errno_error(errno, "cannot read %s", TA_PIN_ROOT);
+	return 0;
+}
+
 int open_pinned(const char *ifname, struct pinned *p)
 {
 	char msg[256];

@@ -283,12 +283,9 @@ static int open_instances(const char *ifname, struct instance **list, int *count
 		*count = !ret;
 		return ret;
 	}
-	if (!ta_bpffs_mounted(TA_BPFFS))
-		return system_error("no bpffs is mounted at %s, so no tap-accel state can be found; "
-				    "mount it with 'mount -t bpf bpf %s'", TA_BPFFS, TA_BPFFS);
-	d = opendir(TA_PIN_ROOT);
-	if (!d && errno != ENOENT) /* unreadable is not empty */
-		return errno_error(errno, "cannot read %s", TA_PIN_ROOT);
+	ret = open_pin_root(&d);
+	if (ret)
+		return ret;
 	while (d && (e = readdir(d)) && *count < MAX_INSTANCES) {
 		struct instance *in = &(*list)[*count];
 

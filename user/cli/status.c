@@ -96,12 +96,9 @@ int cmd_status(int argc, char **argv)
 		return ret;
 	if (n)
 		return user_error("status: takes no arguments; see tap-accel status --help");
-	if (!ta_bpffs_mounted(TA_BPFFS))
-		return system_error("no bpffs is mounted at %s, so no tap-accel state can be found; "
-				    "mount it with 'mount -t bpf bpf %s'", TA_BPFFS, TA_BPFFS);
-	d = opendir(TA_PIN_ROOT);
-	if (!d && errno != ENOENT) /* unreadable is not empty */
-		return errno_error(errno, "cannot read %s", TA_PIN_ROOT);
+	ret = open_pin_root(&d);
+	if (ret)
+		return ret;
 	if (cli.json)
 		jw_array_begin(&json);
 	else

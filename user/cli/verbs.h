@@ -6,6 +6,7 @@
 #ifndef TA_CLI_VERBS_H
 #define TA_CLI_VERBS_H
 
+#include <dirent.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -74,6 +75,9 @@ struct pinned {
 /* Open the pins of `ifname`; prints the error. 0 or an exit code. */
 int open_pinned(const char *ifname, struct pinned *p);
 void close_pinned(struct pinned *p);
+/* The folder of every interface's pins, or *d = NULL if there is none
+ * yet; prints the error. 0 or an exit code. */
+int open_pin_root(DIR **d);
 
 /* Parse a policy file and resolve its interfaces (policy.c); prints
  * errors. 0 or an exit code. */
