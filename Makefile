@@ -3,6 +3,7 @@
 #   make test     every test suite; fails if any test fails
 #                 (SUITES="unit bpf" make test runs a subset)
 #   make bench    the benchmark harness on this machine's kernel
+#   make vmtest-debug  the VM suite on a KASAN/kmemleak/lockdep kernel
 #   make deps     install missing Debian packages (quiet when all present)
 #   make clean    remove build/
 #   V=1           show commands
@@ -10,7 +11,7 @@
 include mk/common.mk
 export TOP BUILD V
 
-.PHONY: all deps bpf user kmod test test-guests fuzz bench vmtest vmbench clean
+.PHONY: all deps bpf user kmod test test-guests fuzz bench vmtest vmtest-debug debug-kernel vmbench clean
 
 all: bpf user kmod
 
@@ -41,6 +42,17 @@ bench: all
 
 vmtest: all
 	$(Q)sh tests/vm/run.sh
+
+# Debian's 6.1 with KASAN, kmemleak and lockdep, built once per machine and
+# cached outside the repo (mk/debug-kernel.sh); the VM suite on it.
+debug-kernel: deps
+	$(Q)sh mk/debug-kernel.sh >/dev/null
+
+vmtest-debug: all debug-kernel
+	$(Q)eval "$$(sh mk/debug-kernel.sh --print-env)" && \
+		export KERNEL KVER MODBASE KDIR && \
+		KMOD_BUILD=$(BUILD)/debug VM_OUT=$(BUILD)/vm-debug \
+		VM_TIMEOUT=$${VM_TIMEOUT:-3600} sh tests/vm/run.sh
 
 vmbench: all
 	$(Q)sh tests/vm/run.sh --bench

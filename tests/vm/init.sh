@@ -30,6 +30,15 @@ else
 	sh /tests/suite-all.sh 2>&1
 fi
 echo "==== OUTPUT END"
+# A debug kernel's kmemleak scans only when asked: once the suites are done,
+# after the minimum object age, so that what they leaked is reported here.
+if [ -e /sys/kernel/debug/kmemleak ] ||
+	{ mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null && [ -e /sys/kernel/debug/kmemleak ]; }; then
+	sleep 6
+	echo scan >/sys/kernel/debug/kmemleak
+	echo "==== KMEMLEAK"
+	cat /sys/kernel/debug/kmemleak
+fi
 echo "==== DMESG BEGIN"
 dmesg
 echo "==== DMESG END"

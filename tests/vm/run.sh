@@ -5,7 +5,10 @@
 #                             on a WARN/BUG/oops/... in the guest's dmesg
 #   tests/vm/run.sh --bench   boot the same VM, run `tap-accel bench --vm`
 #                             (if built) and the tapx-bench measurement
-# Environment: KVER (guest kernel, default 6.1.0-57-amd64), VM_TIMEOUT (s),
+# Environment: KVER (guest kernel, default 6.1.0-57-amd64), KERNEL (its
+# image), MODBASE (root holding lib/modules/KVER), KDIR (tree to build tapx
+# against), KMOD_BUILD (where tapx is built), VM_OUT (work folder): these let
+# `make vmtest-debug` boot the debug kernel of mk/debug-kernel.sh. VM_TIMEOUT (s),
 # VM_CPU (qemu -cpu), VM_QEMU_OPTS (more qemu options), VM_APPEND (extra
 # kernel arguments: vmnotapaccel=1 skips tap-accel bench in --bench mode,
 # vmreps=N and vmcount=N size the tapx-bench runs).
@@ -18,10 +21,12 @@ set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
 TOP=$(cd "$HERE/../.." && pwd)
 BUILD=${BUILD:-$TOP/build}
-OUT=$BUILD/vm
+OUT=${VM_OUT:-$BUILD/vm}
 KVER=${KVER:-6.1.0-57-amd64}
-KERNEL=/boot/vmlinuz-$KVER
-MODDIR=/lib/modules/$KVER
+KERNEL=${KERNEL:-/boot/vmlinuz-$KVER}
+MODBASE=${MODBASE:-}
+MODDIR=$MODBASE/lib/modules/$KVER
+KMOD_BUILD=${KMOD_BUILD:-$BUILD}
 VM_TIMEOUT=${VM_TIMEOUT:-1200}
 VM_CPU=${VM_CPU:-max,-erms,-fsrm}
 VM_QEMU_OPTS=${VM_QEMU_OPTS:-}
@@ -42,8 +47,9 @@ done
 [ -x /bin/busybox ] || fail "busybox-static missing"
 
 # The module and the BPF objects come from the top-level build.
-make -s -C "$TOP/kmod" BUILD="$BUILD" >/dev/null || fail "kmod build failed"
-[ -f "$BUILD/kmod/tapx.ko" ] || fail "build/kmod/tapx.ko missing"
+make -s -C "$TOP/kmod" BUILD="$KMOD_BUILD" ${KDIR:+KDIR="$KDIR"} >/dev/null ||
+	fail "kmod build failed"
+[ -f "$KMOD_BUILD/kmod/tapx.ko" ] || fail "$KMOD_BUILD/kmod/tapx.ko missing"
 [ -f "$BUILD/bpf/xdp_basic.bpf.o" ] || make -s -C "$TOP/bpf" BUILD="$BUILD" >/dev/null ||
 	fail "bpf build failed"
 [ -f "$BUILD/bpf/xdp_basic.bpf.o" ] || fail "build/bpf/xdp_basic.bpf.o missing (make bpf)"
@@ -89,15 +95,15 @@ make -s -C "$TOP/tests/bpf" BUILD="$BUILD" >/dev/null && copy_bin "$BUILD/tests/
 # Modules: tapx, the stock tun, and what the bench's tc and bridge cells
 # need (loaded in --bench mode), each listed after its dependencies.
 MODS="tun veth llc stp bridge sch_ingress cls_bpf"
-cp "$BUILD/kmod/tapx.ko" $R/modules/
+cp "$KMOD_BUILD/kmod/tapx.ko" $R/modules/
 for m in $MODS; do
-	f=$(modinfo -k "$KVER" -n $m) || fail "module $m not found for $KVER"
+	f=$(modinfo ${MODBASE:+-b "$MODBASE"} -k "$KVER" -n $m) || fail "module $m not found for $KVER"
 	case $f in
 	*.xz) xz -dc "$f" >$R/modules/$m.ko ;;
 	*.zst) zstd -qdc "$f" >$R/modules/$m.ko ;;
 	*) cp "$f" $R/modules/$m.ko ;;
 	esac
-	for d in $(modinfo -k "$KVER" -F depends $m | tr ',' ' '); do
+	for d in $(modinfo ${MODBASE:+-b "$MODBASE"} -k "$KVER" -F depends $m | tr ',' ' '); do
 		[ -f $R/modules/$d.ko ] || fail "module $m needs $d: not packed"
 	done
 done
@@ -145,7 +151,8 @@ if ! grep -q '^==== DMESG END' "$LOG.txt"; then
 fi
 # Everything but the tests' own output: the kernel's console and dmesg.
 bad=$(sed '/==== OUTPUT BEGIN/,/^==== OUTPUT END/d' "$LOG.txt" |
-	grep -E 'WARNING:|BUG:|Oops|general protection|scheduling while atomic|sleeping function called|refcount_t|leak|Call Trace|[Kk]ernel panic' || true)
+	grep -E 'WARNING:|BUG:|Oops|general protection|scheduling while atomic|sleeping function called|refcount_t|leak|unreferenced object|Call Trace|[Kk]ernel panic' |
+	grep -v 'Kernel memory leak detector initialized' || true)
 if [ -n "$bad" ]; then
 	echo "vm: kernel problems in the guest's dmesg:"
 	echo "$bad" | head -n 40
