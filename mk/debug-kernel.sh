@@ -135,11 +135,6 @@ for kv in $WANT $CHECK; do
 	fi
 done
 [ -z "$missing" ] || die "config options did not stick:$missing"
-for kv in $OPTIONAL; do
-	k=${kv%%=*}
-	grep -rqs "^config $k\$" "$SRC" --include='Kconfig*' ||
-		echo "debug-kernel: note: CONFIG_$k does not exist in this tree (skipped)"
-done
 
 KEY=$({ grep -v '^#' "$CFG/.config" | grep -v '^$'; echo "$PKGVER"; } | sha256sum | cut -c1-16)
 E=$CACHE/$KEY
@@ -150,6 +145,11 @@ if [ ! -f "$E/env" ]; then
 	mkdir -p "$B"
 	cp "$CFG/.config" "$B/.config"
 	echo "debug-kernel: building $PKGVER as $KEY in $B (-j$JOBS, log on stderr)"
+	for kv in $OPTIONAL; do
+		k=${kv%%=*}
+		grep -rqs "^config $k\$" "$SRC" --include='Kconfig*' ||
+			echo "debug-kernel: note: CONFIG_$k does not exist in this tree (skipped)"
+	done
 	start=$(date +%s)
 	nice -n 19 make -C "$SRC" O="$B" -j"$JOBS" olddefconfig
 	cmp -s "$CFG/.config" "$B/.config" || die "config changed under olddefconfig"
