@@ -55,49 +55,62 @@ static bool constrains(struct decoder *d, uint32_t rule, enum ta_field f)
 
 /* ---- exact and prefix fields: walk the hash or LPM keys of the slot ---- */
 
-static void decode_key16(struct decoder *d, int fd, enum ta_field f)
+/* How to read one kind of field-map key: whether it belongs to the slot
+ * (and is well formed), and what it says about a rule it matches. */
+struct key_kind {
+	size_t size;
+	bool (*in_slot)(const void *key, uint32_t slot);
+	void (*apply)(struct ta_rule_spec *r, enum ta_field f, const void *key);
+};
+
+static void decode_keys(struct decoder *d, int fd, enum ta_field f,
+			const struct key_kind *kind)
 {
-	struct ta_key16 key, next, *prev = NULL;
+	uint8_t key[sizeof(struct ta_key_ip)], next[sizeof(key)];
+	void *prev = NULL;
 	__u32 index;
 
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		key = next;
-		prev = &key;
-		if (key.slot != d->slot || bpf_map_lookup_elem(fd, &key, &index))
+	while (!bpf_map_get_next_key(fd, prev, next)) {
+		memcpy(key, next, kind->size);
+		prev = key;
+		if (!kind->in_slot(key, d->slot) || bpf_map_lookup_elem(fd, key, &index))
 			continue;
 		for (uint32_t i = 0; i < d->spec->nr_rules; i++) {
 			struct ta_rule_spec *r = &d->spec->rules[i];
 
 			if (!constrains(d, i, f) || !has_bit(bitvec(d, index), i))
 				continue;
+			kind->apply(r, f, key);
 			r->fields |= 1u << f;
-			if (f == TA_F_VLAN)
-				r->vlan = (uint16_t)key.value;
-			else
-				r->ethertype = (uint16_t)key.value;
 		}
 	}
 }
 
-static void decode_mac(struct decoder *d, int fd, enum ta_field f)
+static bool key16_in_slot(const void *key, uint32_t slot)
 {
-	struct ta_key_mac key, next, *prev = NULL;
-	__u32 index;
+	return ((const struct ta_key16 *)key)->slot == slot;
+}
 
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		key = next;
-		prev = &key;
-		if (key.slot != d->slot || bpf_map_lookup_elem(fd, &key, &index))
-			continue;
-		for (uint32_t i = 0; i < d->spec->nr_rules; i++) {
-			struct ta_rule_spec *r = &d->spec->rules[i];
+static void key16_apply(struct ta_rule_spec *r, enum ta_field f, const void *key)
+{
+	uint16_t value = (uint16_t)((const struct ta_key16 *)key)->value;
 
-			if (!constrains(d, i, f) || !has_bit(bitvec(d, index), i))
-				continue;
-			r->fields |= 1u << f;
-			memcpy(f == TA_F_SRC_MAC ? r->src_mac : r->dst_mac, key.addr, 6);
-		}
-	}
+	if (f == TA_F_VLAN)
+		r->vlan = value;
+	else
+		r->ethertype = value;
+}
+
+static bool mac_in_slot(const void *key, uint32_t slot)
+{
+	return ((const struct ta_key_mac *)key)->slot == slot;
+}
+
+static void mac_apply(struct ta_rule_spec *r, enum ta_field f, const void *key)
+{
+	const struct ta_key_mac *k = key;
+
+	memcpy(f == TA_F_SRC_MAC ? r->src_mac : r->dst_mac, k->addr, 6);
 }
 
 /* The prefix of an LPM key, if the key is one the compiler writes: its
@@ -113,32 +126,34 @@ static bool key_prefix(const struct ta_key_ip *key, struct ta_prefix *p)
 	return key->family == TA_FAMILY_IP6 && !ta_prefix_is_ip4(p);
 }
 
-static void decode_ip(struct decoder *d, int fd, enum ta_field f)
+static bool ip_in_slot(const void *key, uint32_t slot)
 {
-	struct ta_key_ip key, next, *prev = NULL;
-	struct ta_prefix kp;
-	__u32 index;
+	struct ta_prefix p;
 
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		key = next;
-		prev = &key;
-		if (key.slot != d->slot || !key_prefix(&key, &kp) ||
-		    bpf_map_lookup_elem(fd, &key, &index))
-			continue;
-		for (uint32_t i = 0; i < d->spec->nr_rules; i++) {
-			struct ta_rule_spec *r = &d->spec->rules[i];
-			struct ta_prefix *p = f == TA_F_SRC_IP ? &r->src_ip : &r->dst_ip;
-
-			if (!constrains(d, i, f) || !has_bit(bitvec(d, index), i))
-				continue;
-			/* More specific keys of other rules carry this bit too. */
-			if ((r->fields & (1u << f)) && p->prefixlen <= kp.prefixlen)
-				continue;
-			r->fields |= 1u << f;
-			*p = kp;
-		}
-	}
+	return ((const struct ta_key_ip *)key)->slot == slot && key_prefix(key, &p);
 }
+
+static void ip_apply(struct ta_rule_spec *r, enum ta_field f, const void *key)
+{
+	struct ta_prefix *p = f == TA_F_SRC_IP ? &r->src_ip : &r->dst_ip;
+	struct ta_prefix kp;
+
+	key_prefix(key, &kp);
+	/* More specific keys of other rules carry this rule's bit too. */
+	if ((r->fields & (1u << f)) && p->prefixlen <= kp.prefixlen)
+		return;
+	*p = kp;
+}
+
+static const struct key_kind key16_kind = {
+	sizeof(struct ta_key16), key16_in_slot, key16_apply
+};
+static const struct key_kind mac_kind = {
+	sizeof(struct ta_key_mac), mac_in_slot, mac_apply
+};
+static const struct key_kind ip_kind = {
+	sizeof(struct ta_key_ip), ip_in_slot, ip_apply
+};
 
 /* ---- ranged fields: one run of values per rule --------------------------- */
 
@@ -330,12 +345,12 @@ static int decode_rules(struct decoder *d)
 	const struct ta_maps *m = d->maps;
 	int err;
 
-	decode_key16(d, m->ta_vlan, TA_F_VLAN);
-	decode_mac(d, m->ta_src_mac, TA_F_SRC_MAC);
-	decode_mac(d, m->ta_dst_mac, TA_F_DST_MAC);
-	decode_key16(d, m->ta_ethertype, TA_F_ETHERTYPE);
-	decode_ip(d, m->ta_src_ip, TA_F_SRC_IP);
-	decode_ip(d, m->ta_dst_ip, TA_F_DST_IP);
+	decode_keys(d, m->ta_vlan, TA_F_VLAN, &key16_kind);
+	decode_keys(d, m->ta_src_mac, TA_F_SRC_MAC, &mac_kind);
+	decode_keys(d, m->ta_dst_mac, TA_F_DST_MAC, &mac_kind);
+	decode_keys(d, m->ta_ethertype, TA_F_ETHERTYPE, &key16_kind);
+	decode_keys(d, m->ta_src_ip, TA_F_SRC_IP, &ip_kind);
+	decode_keys(d, m->ta_dst_ip, TA_F_DST_IP, &ip_kind);
 	err = decode_ranged(d, m->ta_ip_proto, TA_F_IP_PROTO, TA_BYTE_SPACE);
 	if (!err && (d->head.field_mask & (1u << TA_F_SRC_PORT)))
 		err = decode_ranged(d, m->ta_src_port, TA_F_SRC_PORT, TA_PORT_SPACE);
