@@ -63,10 +63,13 @@ R=$OUT/root
 mkdir -p $R/bin $R/sbin $R/lib $R/lib64 $R/proc $R/sys $R/dev $R/tmp $R/run \
 	$R/modules $R/bpf $R/tests $R/etc $R/usr/bin
 
-# Static test programs.
-for p in tapxt tapx-bench; do
-	gcc -static -O2 -Wall -Wextra -Wno-unused-parameter -o "$OUT/$p" "$HERE/$p.c" ||
-		fail "cannot build $p"
+# Static test programs: every tests/vm/*.c but the BPF ones, with the
+# batch ABI of kmod/uapi.
+for src in "$HERE"/*.c; do
+	case $src in *.bpf.c) continue ;; esac
+	p=$(basename "$src" .c)
+	gcc -static -O2 -Wall -Wextra -Wno-unused-parameter -I"$TOP/kmod/uapi" \
+		-o "$OUT/$p" "$src" || fail "cannot build $p"
 	cp "$OUT/$p" $R/bin/
 done
 

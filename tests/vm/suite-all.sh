@@ -1,8 +1,16 @@
 # Runs every VM suite in order; prints "N passed, N failed" last.
+# vmsuites=load,xdp,unload on the kernel command line (VM_APPEND) runs only
+# those, in that order: for working on one suite.
 . /tests/lib.sh
 cd /tmp
+SUITES="load abi xdp verdicts redirect noskb vnet attach cli bpf teardown leak unload"
+for arg in $(cat /proc/cmdline); do
+	case "$arg" in
+	vmsuites=*) SUITES=$(echo "${arg#vmsuites=}" | tr , ' ') ;;
+	esac
+done
 {
-	for s in load abi xdp verdicts redirect noskb vnet attach cli bpf teardown leak unload; do
+	for s in $SUITES; do
 		echo "--- suite $s"
 		. /tests/suite-$s.sh
 	done
