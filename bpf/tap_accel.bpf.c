@@ -24,6 +24,13 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct ta_owner);
+} ta_owner SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, TA_SLOTS);
 	__type(key, __u32);
 	__type(value, struct ta_policy);

@@ -35,7 +35,7 @@
 #include <linux/bpf.h> /* struct bpf_spin_lock */
 
 /* Bumped whenever a key or value below changes; stored in ta_config. */
-#define TA_LAYOUT_VERSION 2
+#define TA_LAYOUT_VERSION 3
 
 #define TA_MAX_RULES 1024
 #define TA_BV_WORDS (TA_MAX_RULES / 64)
@@ -128,6 +128,19 @@ enum ta_event {
 struct ta_config {
 	__u32 layout_version; /* TA_LAYOUT_VERSION, written by the loader */
 	__u32 active_slot;    /* 0 or 1: the policy slot frames use */
+};
+
+/*
+ * ta_owner: ARRAY, 1 entry, key __u32 0. The tap these pins belong to,
+ * written by the loader at attach. Pins are named by interface name, and
+ * taps of one name can live in several network namespaces: this tells
+ * them apart. All zero: not recorded (pins made with bpftool alone).
+ * The program never reads it.
+ */
+struct ta_owner {
+	__u64 netns_cookie; /* SO_NETNS_COOKIE of the tap's namespace */
+	__u32 ifindex;	    /* the tap's ifindex there */
+	__u32 reserved;
 };
 
 /* ta_policy: ARRAY, TA_SLOTS entries, key = slot. The header of a policy. */

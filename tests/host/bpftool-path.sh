@@ -20,8 +20,8 @@ packets() {
 # 1. load the object, pin the program and every map by name
 bpftool prog loadall "$OBJ" "$DIR" pinmaps "$DIR/maps"
 
-# 2. ta_config: layout version 2, policy slot 0 active
-bpftool map update pinned "$DIR/maps/ta_config" key 0 0 0 0 value 2 0 0 0 0 0 0 0
+# 2. ta_config: layout version 3, policy slot 0 active
+bpftool map update pinned "$DIR/maps/ta_config" key 0 0 0 0 value 3 0 0 0 0 0 0 0
 
 # 3. one rule in slot 0, "rule drop proto udp dport 9":
 #    bit-vector 1 holds rule 0 (bit-vector 0 stays empty: no rule)

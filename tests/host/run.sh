@@ -44,6 +44,7 @@ cp "$TA_BIN" "$tmp/tap-accel" && TA_BIN=$tmp/tap-accel
 
 cleanup() {
 	ip netns del "$NS" 2>/dev/null
+	ip netns del "${NS}b" 2>/dev/null
 	for i in "$A" "$B" "$C" "$D" "$E"; do rm -rf "${PINS:?}/$i"; done
 	rm -rf "$BT" "$tmp"
 }
@@ -327,11 +328,11 @@ expect 1 "$E has no tap-accel program" ta detach "$E"
 echo "# bad input: a pinned map of an older layout"
 slot=$(bpftool -j map lookup pinned "$PINS/$A/ta_config" key 0 0 0 0 | grep -o '"active_slot":[0-9]' | grep -o '[0-9]$')
 bpftool map update pinned "$PINS/$A/ta_config" key 0 0 0 0 value 0 0 0 0 "$slot" 0 0 0
-expect 1 "layout version 0, this build uses 2.*tap-accel detach $A && tap-accel attach $A" \
+expect 1 "layout version 0, this build uses 3.*tap-accel detach $A && tap-accel attach $A" \
 	ta policy load "$A" "$tmp/p2.policy"
 expect 1 "layout version 0" ta stats "$A"
 expect 1 "layout version 0" ta attach "$A" --mode generic
-bpftool map update pinned "$PINS/$A/ta_config" key 0 0 0 0 value 2 0 0 0 "$slot" 0 0 0
+bpftool map update pinned "$PINS/$A/ta_config" key 0 0 0 0 value 3 0 0 0 "$slot" 0 0 0
 
 echo "# bad input: a pinned map of another shape"
 expect 0 "attached" ta attach "$E"
@@ -398,6 +399,30 @@ expect 0 "^$C +- +0 .* gone$" ta status
 expect 0 "removed the pins of $C \(interface gone\)" ta clean "$C"
 [ ! -e "$PINS/$C" ] && ok || bad "clean left $PINS/$C"
 [ -e "$PINS/$D/prog" ] && ok || bad "clean removed the pins of a live interface"
+
+# Pins are named by interface; ta_owner tells same-named taps apart.
+echo "# namespaces"
+NS2=${NS}b
+ta2() { nsenter --net="/run/netns/$NS2" "$TA_BIN" "$@"; }
+if ip netns add "$NS2" && ip -n "$NS2" tuntap add "$D" mode tap && ip -n "$NS2" link set "$D" up; then
+	foreign="pins of $D belong to a tap of that name in another network namespace"
+	expect 1 "$foreign" ta2 attach "$D"
+	expect 1 "$foreign" ta2 stats "$D"
+	expect 1 "$foreign" ta2 policy load "$D" "$tmp/s2.policy"
+	expect 1 "$foreign" ta2 detach "$D"
+	expect 0 "kept the pins of $D \(a tap in another network namespace\)" ta2 clean
+	expect 0 "\"kept\":\[\"$D\"\]" ta2 --json clean "$D"
+	[ -e "$PINS/$D/prog" ] && ok || bad "another namespace removed the pins of $D"
+	expect 0 "verdict drop" ta stats "$D"
+else
+	bad "cannot make a second namespace with a tap $D"
+fi
+ip netns del "$NS2" 2>/dev/null
+# Deleted and made again under its name: the old pins are stale, not its.
+ip -n "$NS" link del "$D" && ip -n "$NS" tuntap add "$D" mode tap && ip -n "$NS" link set "$D" up
+expect 1 "pins of $D are of an earlier $D \(ifindex [0-9]+\), gone with its program" ta stats "$D"
+expect 0 "attached tap-accel to $D" ta attach "$D"
+expect 0 "verdict pass +0 pkts" ta stats "$D"
 
 # ---- the bpftool-only path (docs/bpftool.md) --------------------------------------------
 echo "# bpftool only"

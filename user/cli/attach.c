@@ -8,6 +8,7 @@
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <linux/if_link.h>
+#include <net/if.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -104,8 +105,43 @@ int open_pin_root(DIR **d)
 	return 0;
 }
 
+int pins_owner(const char *dir, const char *ifname, struct ta_owner *o)
+{
+	unsigned long long here;
+	int err;
+
+	memset(o, 0, sizeof(*o));
+	err = ta_pins_owner(dir, o);
+	if (err && err != -ENOENT)
+		return err;
+	if (o->netns_cookie) {
+		err = ta_netns_cookie(&here);
+		if (err)
+			return err;
+		if (o->netns_cookie != here)
+			return PINS_FOREIGN;
+		return if_nametoindex(ifname) == o->ifindex ? PINS_OURS : PINS_STALE;
+	}
+	/* Not recorded (bpftool, or an older layout): judge by the name. */
+	return if_nametoindex(ifname) ? PINS_OURS : PINS_STALE;
+}
+
+int refuse_pins(const char *ifname, int owner, const struct ta_owner *o)
+{
+	if (owner == PINS_FOREIGN)
+		return user_error("the pins of %s belong to a tap of that name in another network "
+				  "namespace; tap-accel names pins by interface name, so run this in "
+				  "that namespace, or give this tap another name", ifname);
+	if (owner == PINS_STALE)
+		return user_error("the pins of %s are of an earlier %s (ifindex %u), gone with its "
+				  "program; attach again ('tap-accel attach %s')",
+				  ifname, ifname, o->ifindex, ifname);
+	return errno_error(owner, "cannot read the owner of the pins of %s", ifname);
+}
+
 int open_pinned(const char *ifname, struct pinned *p)
 {
+	struct ta_owner owner;
 	char msg[256];
 	int err;
 
@@ -122,6 +158,9 @@ int open_pinned(const char *ifname, struct pinned *p)
 			? user_error("%s has no tap-accel program; attach one with 'tap-accel attach %s'",
 				     ifname, ifname)
 			: errno_error(errno, "cannot open %s", p->dir);
+	err = pins_owner(p->dir, ifname, &owner);
+	if (err != PINS_OURS)
+		return refuse_pins(ifname, err, &owner);
 	err = ta_maps_open_pinned(p->dir, &p->maps, msg, sizeof(msg));
 	if (err == -EPROTO)
 		return user_error("%s; these pins are from another tap-accel version (this one has "
@@ -188,6 +227,7 @@ static int check_pins(const char *ifname)
 static int plan_attach(struct attach_plan *a)
 {
 	char name[BPF_OBJ_NAME_LEN] = "";
+	struct ta_owner owner;
 	uint32_t ours = 0;
 	int fd = -1, err;
 
@@ -207,6 +247,9 @@ static int plan_attach(struct attach_plan *a)
 	}
 	if (fd >= 0)
 		close(fd);
+	err = pins_owner(a->dir, a->ifname, &owner);
+	if (err == PINS_FOREIGN || err < 0)
+		return refuse_pins(a->ifname, err, &owner);
 	if (!a->now.prog_id)
 		return 0;
 	a->old_fd = bpf_prog_get_fd_by_id(a->now.prog_id);
@@ -309,6 +352,20 @@ static int pin_dir_unsafe(const char *dir)
 	return -1;
 }
 
+/* Fresh maps: layout version, slot 0, and which tap they belong to. */
+static int init_maps(const struct ta_maps *maps, unsigned int ifindex)
+{
+	struct ta_owner owner = { .ifindex = ifindex };
+	int err;
+
+	err = ta_netns_cookie(&owner.netns_cookie);
+	if (!err)
+		err = ta_maps_init(maps);
+	if (!err)
+		err = ta_maps_set_owner(maps, &owner);
+	return err;
+}
+
 /* Load, pin, configure, attach; on failure leave things as they were. */
 static int load_and_attach(struct attach_plan *a)
 {
@@ -349,7 +406,7 @@ static int load_and_attach(struct attach_plan *a)
 		goto out;
 	}
 	if (!a->reattach)
-		err = ta_maps_init(&maps);
+		err = init_maps(&maps, a->ifindex);
 	if (err)
 		ret = errno_error(err, "cannot initialise the maps of the tap-accel program");
 	else if (a->policy)
@@ -468,6 +525,7 @@ int cmd_attach(int argc, char **argv)
 int cmd_detach(int argc, char **argv)
 {
 	LIBBPF_OPTS(bpf_xdp_attach_opts, opts);
+	struct ta_owner owner;
 	struct xdp_state now;
 	unsigned int ifindex;
 	uint32_t ours;
@@ -489,6 +547,9 @@ int cmd_detach(int argc, char **argv)
 	if (ret)
 		return ret;
 	ta_pin_dir(argv[1], dir, sizeof(dir));
+	err = pins_owner(dir, argv[1], &owner);
+	if (err == PINS_FOREIGN || err < 0)
+		return refuse_pins(argv[1], err, &owner);
 	err = query_xdp(ifindex, &now);
 	if (err)
 		return errno_error(err, "cannot query the XDP program of %s", argv[1]);

@@ -74,6 +74,12 @@ struct pinned {
 };
 /* Open the pins of `ifname`; prints the error. 0 or an exit code. */
 int open_pinned(const char *ifname, struct pinned *p);
+/* Whose are the pins in `dir`, seen from this namespace, for `ifname`:
+ * PINS_* (with the recorded owner in *o), or -errno. */
+enum { PINS_OURS, PINS_STALE, PINS_FOREIGN };
+int pins_owner(const char *dir, const char *ifname, struct ta_owner *o);
+/* Print why pins of that owner (or -errno) cannot be used; an exit code. */
+int refuse_pins(const char *ifname, int owner, const struct ta_owner *o);
 void close_pinned(struct pinned *p);
 /* The folder of every interface's pins, or *d = NULL if there is none
  * yet; prints the error. 0 or an exit code. */

@@ -30,6 +30,7 @@ struct map_desc {
 /* ta_config first: it holds the layout version, checked before the rest. */
 static const struct map_desc map_descs[] = {
 	MAP(ta_config, ARRAY, 4, sizeof(struct ta_config), 1),
+	MAP(ta_owner, ARRAY, 4, sizeof(struct ta_owner), 1),
 	MAP(ta_policy, ARRAY, 4, sizeof(struct ta_policy), TA_SLOTS),
 	MAP(ta_rules, ARRAY, 4, sizeof(struct ta_rule_action),
 	    TA_SLOTS * TA_MAX_RULES),
@@ -76,6 +77,30 @@ static void maps_reset(struct ta_maps *maps)
 
 	for (i = 0; i < NR_MAPS; i++)
 		*fd_of(maps, &map_descs[i]) = -1;
+}
+
+int ta_maps_set_owner(const struct ta_maps *maps, const struct ta_owner *owner)
+{
+	__u32 zero = 0;
+
+	return bpf_map_update_elem(maps->ta_owner, &zero, owner, 0) ? -errno : 0;
+}
+
+int ta_pins_owner(const char *dir, struct ta_owner *owner)
+{
+	char path[4096];
+	__u32 zero = 0;
+	int fd, err = 0;
+
+	if (snprintf(path, sizeof(path), "%s/ta_owner", dir) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return -errno;
+	if (bpf_map_lookup_elem(fd, &zero, owner))
+		err = -errno;
+	close(fd);
+	return err;
 }
 
 void ta_maps_close(struct ta_maps *maps)

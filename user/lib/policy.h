@@ -97,7 +97,7 @@ void ta_policy_spec_free(struct ta_policy_spec *spec);
  * The member names are the map names.
  */
 struct ta_maps {
-	int ta_config, ta_policy, ta_rules, ta_bitvecs;
+	int ta_config, ta_owner, ta_policy, ta_rules, ta_bitvecs;
 	int ta_vlan, ta_ethertype, ta_src_mac, ta_dst_mac, ta_src_ip, ta_dst_ip;
 	int ta_ip_proto, ta_icmp_type, ta_src_port, ta_dst_port;
 	int ta_fdb, ta_ports, ta_guard, ta_guard_ip4, ta_guard_ip6, ta_rate;

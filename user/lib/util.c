@@ -148,3 +148,21 @@ bool ta_has_cap(int cap)
 		return false;
 	return data[cap / 32].effective & (1u << (cap % 32));
 }
+
+#ifndef SO_NETNS_COOKIE
+#define SO_NETNS_COOKIE 71
+#endif
+
+int ta_netns_cookie(unsigned long long *cookie)
+{
+	socklen_t len = sizeof(*cookie);
+	int fd, err = 0;
+
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (getsockopt(fd, SOL_SOCKET, SO_NETNS_COOKIE, cookie, &len))
+		err = -errno;
+	close(fd);
+	return err;
+}

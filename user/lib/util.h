@@ -38,6 +38,10 @@ int ta_netdev_driver(const char *ifname, char *driver, size_t size);
  */
 int ta_netdev_is_tap(const char *ifname, char *driver, size_t size);
 
+/* The cookie of this process's network namespace (SO_NETNS_COOKIE, Linux
+ * 5.14): unique for the system's uptime, never reused. 0 or -errno. */
+int ta_netns_cookie(unsigned long long *cookie);
+
 /* Whether this process has capability `cap` (CAP_*) in its effective set. */
 bool ta_has_cap(int cap);
 
