@@ -213,7 +213,8 @@ static int tapx_fill(struct tapx_file *tfile, struct iov_iter *from,
 	int err;
 
 	if (f->len <= TAPX_LINEAR_MAX)
-		f->buflen = SKB_DATA_ALIGN(TAPX_HEADROOM + f->len) + TAPX_SHINFO;
+		f->buflen =
+			SKB_DATA_ALIGN(TAPX_HEADROOM + f->len) + TAPX_SHINFO;
 	else
 		f->buflen = PAGE_SIZE;
 
@@ -442,8 +443,10 @@ static int tapx_linearize(struct tapx_dev *tapx, struct xdp_buff *xdp)
  * Runs the program on one frame and carries out the verdict. Inlined into
  * the loops over a batch: per-frame calls are a large part of the cost.
  */
-static __always_inline bool tapx_xdp_run(struct tapx_file *tfile, struct tapx_dev *tapx,
-			 struct xdp_buff *xdp, const struct tapx_wframe *f)
+static __always_inline bool tapx_xdp_run(struct tapx_file *tfile,
+					 struct tapx_dev *tapx,
+					 struct xdp_buff *xdp,
+					 const struct tapx_wframe *f)
 {
 	void *orig_data = xdp->data;
 	unsigned int orig_len = f->len;
