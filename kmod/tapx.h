@@ -26,10 +26,13 @@
 #include <linux/netdevice.h>
 #include <linux/ptr_ring.h>
 #include <linux/u64_stats_sync.h>
+#include <linux/virtio_net.h>
 #include <linux/mutex.h>
 #include <linux/poll.h>
 #include <linux/wait.h>
 #include <net/xdp.h>
+
+#include "uapi/tapx.h"
 
 #define TAPX_DRV_NAME "tapx"
 #define TAPX_DRV_VERSION "0.1"
@@ -56,6 +59,9 @@
 #define TAPX_SHINFO SKB_DATA_ALIGN(sizeof(struct skb_shared_info))
 /* Largest frame that fits the first buffer (one page, like an xdp_buff). */
 #define TAPX_LINEAR_MAX (PAGE_SIZE - TAPX_HEADROOM - TAPX_SHINFO)
+
+/* Head buffers of dropped frames a file keeps for reuse: a 64-frame batch. */
+#define TAPX_SPARE_MAX 64
 
 enum tapx_stat {
 	TAPX_RX_PACKETS, /* frames written by userspace and accepted */
@@ -95,8 +101,10 @@ struct tapx_file {
 	wait_queue_head_t wq;
 	struct mutex write_lock;
 	struct page_frag_cache frag; /* buffers of written frames */
-	void *spare; /* head buffer of the last dropped frame, reused */
-	unsigned int spare_len;
+	/* Head buffers of dropped frames, reused: a stack of nr_spare. */
+	void *spare[TAPX_SPARE_MAX];
+	unsigned int spare_len[TAPX_SPARE_MAX];
+	unsigned int nr_spare;
 	/* Page-sized fragments of dropped multi-buffer frames, reused. */
 	void *spare_frags[MAX_SKB_FRAGS];
 	unsigned int nr_spare_frags;
@@ -125,8 +133,26 @@ extern struct rtnl_link_ops tapx_link_ops;
 void tapx_setup(struct net_device *dev);
 int tapx_set_offload(struct tapx_dev *tapx, unsigned long arg);
 
+/*
+ * One written frame between its copy into a buffer (may sleep, under
+ * write_lock) and its XDP run (BH disabled, RCU, write_lock).
+ */
+struct tapx_wframe {
+	void *buf; /* head buffer: headroom, data, skb_shared_info */
+	unsigned int buflen;
+	unsigned int len; /* frame length, without PI and vnet header */
+	struct virtio_net_hdr vnet;
+	bool has_vnet; /* vnet metadata (checksum, GSO) to apply */
+};
+
 /* tapx_xdp.c */
 ssize_t tapx_write_iter(struct kiocb *iocb, struct iov_iter *from);
+struct tapx_dev *tapx_get(struct tapx_file *tfile);
+int tapx_wframe_copy(struct tapx_file *tfile, struct tapx_dev *tapx,
+		     struct iov_iter *from, struct tapx_wframe *f);
+bool tapx_wframe_run(struct tapx_file *tfile, struct tapx_dev *tapx,
+		     struct tapx_wframe *f);
+void tapx_wframe_drop(struct tapx_file *tfile, struct tapx_wframe *f);
 int tapx_xdp_xmit(struct net_device *dev, int n, struct xdp_frame **frames,
 		  u32 flags);
 
@@ -135,6 +161,15 @@ ssize_t tapx_read_iter(struct kiocb *iocb, struct iov_iter *to);
 int tapx_ring_produce(struct tapx_file *tfile, void *ptr);
 void tapx_ring_purge(struct tapx_file *tfile);
 void tapx_ptr_free(void *ptr);
+ssize_t tapx_put_ptr(struct tapx_dev *tapx, void *ptr, struct iov_iter *to,
+		     bool *truncated);
+int tapx_ring_wait(struct tapx_file *tfile, struct tapx_dev *tapx,
+		   bool noblock);
+size_t tapx_ring_next_size(struct tapx_file *tfile, struct tapx_dev *tapx);
+
+/* tapx_batch.c */
+long tapx_batch_ioctl(struct file *file, unsigned int cmd,
+		      struct tapx_batch __user *ub);
 
 static inline void tapx_stat_add(struct tapx_dev *tapx, enum tapx_stat s, u64 n)
 {

@@ -274,6 +274,8 @@ static long tapx_chr_ioctl(struct file *file, unsigned int cmd,
 	struct ifreq ifr;
 	long ret;
 
+	if (cmd == TAPXSUBMIT || cmd == TAPXRECV)
+		return tapx_batch_ioctl(file, cmd, argp);
 	if (cmd == TUNGETFEATURES)
 		return put_user(TAPX_FEATURES, (unsigned int __user *)argp);
 
@@ -363,8 +365,8 @@ static int tapx_chr_release(struct inode *inode, struct file *file)
 	rtnl_unlock();
 
 	ptr_ring_cleanup(&tfile->ring, tapx_ptr_free);
-	if (tfile->spare)
-		page_frag_free(tfile->spare);
+	while (tfile->nr_spare)
+		page_frag_free(tfile->spare[--tfile->nr_spare]);
 	while (tfile->nr_spare_frags)
 		page_frag_free(tfile->spare_frags[--tfile->nr_spare_frags]);
 	if (tfile->frag.va)

@@ -52,30 +52,57 @@ static bool tapx_attached(struct tapx_file *tfile, struct tapx_dev *tapx)
 	return rcu_access_pointer(tfile->tapx) == tapx;
 }
 
-static void *tapx_ring_wait(struct tapx_file *tfile, struct tapx_dev *tapx,
-			    bool noblock, int *err)
+/*
+ * Waits until the ring holds a frame (or returns -EAGAIN without waiting
+ * when @noblock). A signal or a detach ends the wait.
+ */
+int tapx_ring_wait(struct tapx_file *tfile, struct tapx_dev *tapx, bool noblock)
 {
-	void *ptr;
+	int err;
 
-	*err = 0;
-	for (;;) {
-		ptr = ptr_ring_consume(&tfile->ring);
-		if (ptr)
-			return ptr;
-		if (noblock) {
-			*err = -EAGAIN;
-			return NULL;
-		}
-		*err = wait_event_interruptible(
+	while (ptr_ring_empty(&tfile->ring)) {
+		if (noblock)
+			return -EAGAIN;
+		err = wait_event_interruptible(
 			tfile->wq, !ptr_ring_empty(&tfile->ring) ||
 					   !tapx_attached(tfile, tapx));
-		if (*err)
-			return NULL;
-		if (!tapx_attached(tfile, tapx)) {
-			*err = -EBADFD;
-			return NULL;
-		}
+		if (err)
+			return err;
+		if (!tapx_attached(tfile, tapx))
+			return -EBADFD;
 	}
+	return 0;
+}
+
+/* Bytes read() would return for a ring entry: headers and the frame. */
+static size_t tapx_ptr_size(struct tapx_dev *tapx, void *ptr)
+{
+	size_t n = 0;
+
+	if (!(tapx->flags & IFF_NO_PI))
+		n += sizeof(struct tun_pi);
+	if (tapx->flags & IFF_VNET_HDR)
+		n += READ_ONCE(tapx->vnet_hdr_sz);
+	if (tapx_is_frame(ptr))
+		return n + xdp_get_frame_len(tapx_to_frame(ptr));
+	return n + ((struct sk_buff *)ptr)->len;
+}
+
+/*
+ * Size of the frame at the head of the ring, 0 if empty. Under the consumer
+ * lock: another reader of the same file cannot free it while we look.
+ */
+size_t tapx_ring_next_size(struct tapx_file *tfile, struct tapx_dev *tapx)
+{
+	size_t n = 0;
+	void *ptr;
+
+	spin_lock(&tfile->ring.consumer_lock);
+	ptr = __ptr_ring_peek(&tfile->ring);
+	if (ptr)
+		n = tapx_ptr_size(tapx, ptr);
+	spin_unlock(&tfile->ring.consumer_lock);
+	return n;
 }
 
 /* Writes the PI and vnet headers; returns their length or an error. */
@@ -158,36 +185,22 @@ static ssize_t tapx_put_skb(struct tapx_dev *tapx, struct sk_buff *skb,
 	return ret + len;
 }
 
-ssize_t tapx_read_iter(struct kiocb *iocb, struct iov_iter *to)
+/**
+ * tapx_put_ptr - store one ring entry as read() returns it
+ * @tapx: the device the entry was queued on
+ * @ptr: an skb or a tagged xdp_frame taken off the ring; always consumed
+ * @to: where to store headers and frame; a frame that does not fit is cut
+ * @truncated: set when the frame did not fit in @to
+ *
+ * Returns the bytes stored or -errno (-EINVAL: @to cannot hold the headers,
+ * or the skb's metadata has no vnet form; -EFAULT).
+ */
+ssize_t tapx_put_ptr(struct tapx_dev *tapx, void *ptr, struct iov_iter *to,
+		     bool *truncated)
 {
-	struct file *file = iocb->ki_filp;
-	struct tapx_file *tfile = file->private_data;
-	bool noblock = (file->f_flags & O_NONBLOCK) ||
-		       (iocb->ki_flags & IOCB_NOWAIT);
-	struct tapx_dev *tapx;
 	ssize_t ret;
-	void *ptr;
-	int err;
 
-	rcu_read_lock();
-	tapx = rcu_dereference(tfile->tapx);
-	if (tapx)
-		dev_hold(tapx->dev);
-	rcu_read_unlock();
-	if (!tapx)
-		return -EBADFD;
-
-	if (!iov_iter_count(to)) {
-		ret = 0;
-		goto out;
-	}
-
-	ptr = tapx_ring_wait(tfile, tapx, noblock, &err);
-	if (!ptr) {
-		ret = err;
-		goto out;
-	}
-
+	*truncated = iov_iter_count(to) < tapx_ptr_size(tapx, ptr);
 	if (tapx_is_frame(ptr)) {
 		struct xdp_frame *frame = tapx_to_frame(ptr);
 
@@ -202,6 +215,37 @@ ssize_t tapx_read_iter(struct kiocb *iocb, struct iov_iter *to)
 		else
 			consume_skb(skb);
 	}
+	return ret;
+}
+
+ssize_t tapx_read_iter(struct kiocb *iocb, struct iov_iter *to)
+{
+	struct file *file = iocb->ki_filp;
+	struct tapx_file *tfile = file->private_data;
+	bool noblock = (file->f_flags & O_NONBLOCK) ||
+		       (iocb->ki_flags & IOCB_NOWAIT);
+	struct tapx_dev *tapx;
+	bool truncated;
+	ssize_t ret;
+	void *ptr;
+
+	tapx = tapx_get(tfile);
+	if (!tapx)
+		return -EBADFD;
+
+	ret = 0;
+	if (!iov_iter_count(to))
+		goto out;
+
+	/* Another reader of this file may take the frame we waited for. */
+	do {
+		ret = tapx_ring_wait(tfile, tapx, noblock);
+		if (ret)
+			goto out;
+		ptr = ptr_ring_consume(&tfile->ring);
+	} while (!ptr);
+
+	ret = tapx_put_ptr(tapx, ptr, to, &truncated);
 out:
 	dev_put(tapx->dev);
 	return ret;

@@ -23,13 +23,6 @@
 
 #include "tapx.h"
 
-/* What one write() carries besides the frame itself. */
-struct tapx_wmeta {
-	struct virtio_net_hdr vnet;
-	bool has_vnet;
-	size_t len; /* frame length */
-};
-
 /* Validates the vnet header the way a virtio device would see it. */
 static int tapx_check_vnet(struct tapx_dev *tapx, struct virtio_net_hdr *h,
 			   size_t len)
@@ -72,12 +65,12 @@ static int tapx_check_vnet(struct tapx_dev *tapx, struct virtio_net_hdr *h,
 
 /* Reads the PI and vnet headers that precede the frame. */
 static int tapx_parse_meta(struct tapx_dev *tapx, struct iov_iter *from,
-			   struct tapx_wmeta *m)
+			   struct tapx_wframe *f)
 {
 	size_t len = iov_iter_count(from);
 	int err;
 
-	m->has_vnet = false;
+	f->has_vnet = false;
 	if (!(tapx->flags & IFF_NO_PI)) {
 		struct tun_pi pi;
 
@@ -93,97 +86,57 @@ static int tapx_parse_meta(struct tapx_dev *tapx, struct iov_iter *from,
 
 		if (len < sz)
 			return -EINVAL;
-		if (!copy_from_iter_full(&m->vnet, sizeof(m->vnet), from))
+		if (!copy_from_iter_full(&f->vnet, sizeof(f->vnet), from))
 			return -EFAULT;
-		iov_iter_advance(from, sz - sizeof(m->vnet));
+		iov_iter_advance(from, sz - sizeof(f->vnet));
 		len -= sz;
-		err = tapx_check_vnet(tapx, &m->vnet, len);
+		err = tapx_check_vnet(tapx, &f->vnet, len);
 		if (err)
 			return err;
-		m->has_vnet = m->vnet.flags || m->vnet.gso_type;
+		f->has_vnet = f->vnet.flags || f->vnet.gso_type;
 	}
 
 	if (len < TAPX_MIN_FRAME || len > TAPX_MAX_FRAME)
 		return -EINVAL;
-	m->len = len;
+	f->len = len;
 	return 0;
 }
 
-/* Copies the frame into the head buffer and, if needed, page fragments. */
-static int tapx_fill_buff(struct tapx_file *tfile, struct iov_iter *from,
-			  size_t len, struct xdp_buff *xdp)
+/* A head buffer: the last dropped one if its size fits, else a new one. */
+static void *tapx_buf_get(struct tapx_file *tfile, unsigned int buflen)
 {
-	struct skb_shared_info *sinfo;
-	size_t head_len, left;
-	unsigned int buflen;
-	void *buf;
-	int i, err;
+	unsigned int n = tfile->nr_spare;
 
-	if (len <= TAPX_LINEAR_MAX) {
-		head_len = len;
-		buflen = SKB_DATA_ALIGN(TAPX_HEADROOM + len) + TAPX_SHINFO;
+	if (n && tfile->spare_len[n - 1] == buflen) {
+		tfile->nr_spare = n - 1;
+		return tfile->spare[n - 1];
+	}
+	return page_frag_alloc(&tfile->frag, buflen, GFP_KERNEL);
+}
+
+static void tapx_buf_put(struct tapx_file *tfile, void *buf,
+			 unsigned int buflen)
+{
+	unsigned int n = tfile->nr_spare;
+
+	if (n < TAPX_SPARE_MAX) {
+		tfile->spare[n] = buf;
+		tfile->spare_len[n] = buflen;
+		tfile->nr_spare = n + 1;
 	} else {
-		head_len = TAPX_LINEAR_MAX;
-		buflen = PAGE_SIZE;
+		page_frag_free(buf);
 	}
+}
 
-	if (tfile->spare && tfile->spare_len == buflen) {
-		buf = tfile->spare;
-		tfile->spare = NULL;
-	} else {
-		buf = page_frag_alloc(&tfile->frag, buflen, GFP_KERNEL);
-		if (unlikely(!buf))
-			return -ENOMEM;
-	}
-	if (unlikely(!copy_from_iter_full(buf + TAPX_HEADROOM, head_len,
-					  from))) {
-		if (tfile->spare) {
-			page_frag_free(buf);
-		} else {
-			tfile->spare = buf;
-			tfile->spare_len = buflen;
-		}
-		return -EFAULT;
-	}
-
-	xdp_init_buff(xdp, buflen, &tfile->xdp_rxq);
-	xdp_prepare_buff(xdp, buf, TAPX_HEADROOM, head_len, true);
-	if (len == head_len)
-		return 0;
-
-	/* Multi-buffer: the rest in page-sized fragments. */
-	sinfo = xdp_get_shared_info_from_buff(xdp);
-	sinfo->nr_frags = 0;
-	sinfo->xdp_frags_size = len - head_len;
-	xdp_buff_set_frags_flag(xdp);
-
-	for (i = 0, left = len - head_len; left; i++) {
-		size_t n = min_t(size_t, left, PAGE_SIZE);
-		struct page *page;
-		void *va;
-
-		err = -ENOMEM;
-		if (tfile->nr_spare_frags)
-			va = tfile->spare_frags[--tfile->nr_spare_frags];
-		else
-			va = page_frag_alloc(&tfile->frag, PAGE_SIZE,
-					     GFP_KERNEL);
-		if (unlikely(!va))
-			goto err;
-		page = virt_to_head_page(va);
-		__skb_fill_page_desc_noacc(sinfo, i, page,
-					   va - page_address(page), n);
-		sinfo->nr_frags = i + 1;
-		err = -EFAULT;
-		if (unlikely(!copy_from_iter_full(va, n, from)))
-			goto err;
-		left -= n;
-	}
-	return 0;
-
-err:
-	xdp_return_buff(xdp);
-	return err;
+/* The xdp_buff of a copied frame, built where the program runs. */
+static void tapx_wframe_xdp(struct tapx_file *tfile,
+			    const struct tapx_wframe *f, struct xdp_buff *xdp)
+{
+	xdp_init_buff(xdp, f->buflen, &tfile->xdp_rxq);
+	xdp_prepare_buff(xdp, f->buf, TAPX_HEADROOM,
+			 min_t(unsigned int, f->len, TAPX_LINEAR_MAX), true);
+	if (unlikely(f->len > TAPX_LINEAR_MAX))
+		xdp_buff_set_frags_flag(xdp);
 }
 
 /*
@@ -209,21 +162,120 @@ static void tapx_recycle(struct tapx_file *tfile, struct xdp_buff *xdp)
 				page_frag_free(va);
 		}
 	}
-	if (!tfile->spare) {
-		tfile->spare = xdp->data_hard_start;
-		tfile->spare_len = xdp->frame_sz;
-	} else {
-		page_frag_free(xdp->data_hard_start);
+	tapx_buf_put(tfile, xdp->data_hard_start, xdp->frame_sz);
+}
+
+/* Copies the rest of a frame larger than a page into page fragments. */
+static int tapx_fill_frags(struct tapx_file *tfile, struct iov_iter *from,
+			   struct tapx_wframe *f)
+{
+	struct skb_shared_info *sinfo = f->buf + f->buflen - TAPX_SHINFO;
+	size_t left = f->len - TAPX_LINEAR_MAX;
+	int i;
+
+	sinfo->nr_frags = 0;
+	sinfo->xdp_frags_size = left;
+	for (i = 0; left; i++) {
+		size_t n = min_t(size_t, left, PAGE_SIZE);
+		struct page *page;
+		void *va;
+
+		if (tfile->nr_spare_frags)
+			va = tfile->spare_frags[--tfile->nr_spare_frags];
+		else
+			va = page_frag_alloc(&tfile->frag, PAGE_SIZE,
+					     GFP_KERNEL);
+		if (unlikely(!va))
+			return -ENOMEM;
+		page = virt_to_head_page(va);
+		__skb_fill_page_desc_noacc(sinfo, i, page,
+					   va - page_address(page), n);
+		sinfo->nr_frags = i + 1;
+		if (unlikely(!copy_from_iter_full(va, n, from)))
+			return -EFAULT;
+		left -= n;
 	}
+	return 0;
+}
+
+/*
+ * Copies the frame into a head buffer with XDP headroom and, for a frame
+ * larger than TAPX_LINEAR_MAX, page-sized fragments (XDP multi-buffer).
+ */
+static int tapx_fill(struct tapx_file *tfile, struct iov_iter *from,
+		     struct tapx_wframe *f)
+{
+	unsigned int head_len = min_t(unsigned int, f->len, TAPX_LINEAR_MAX);
+	int err;
+
+	if (f->len <= TAPX_LINEAR_MAX)
+		f->buflen = SKB_DATA_ALIGN(TAPX_HEADROOM + f->len) + TAPX_SHINFO;
+	else
+		f->buflen = PAGE_SIZE;
+
+	f->buf = tapx_buf_get(tfile, f->buflen);
+	if (unlikely(!f->buf))
+		return -ENOMEM;
+	if (unlikely(!copy_from_iter_full(f->buf + TAPX_HEADROOM, head_len,
+					  from))) {
+		tapx_buf_put(tfile, f->buf, f->buflen);
+		f->buf = NULL;
+		return -EFAULT;
+	}
+	if (likely(f->len == head_len))
+		return 0;
+
+	err = tapx_fill_frags(tfile, from, f);
+	if (unlikely(err)) {
+		tapx_wframe_drop(tfile, f);
+		return err;
+	}
+	return 0;
+}
+
+/**
+ * tapx_wframe_copy - parse one written frame's headers and copy it
+ * @tfile: the file written to; caller holds tfile->write_lock
+ * @tapx: its device; caller holds a reference
+ * @from: PI header (without IFF_NO_PI), vnet header (IFF_VNET_HDR), frame
+ * @f: filled in; f->buf is NULL unless 0 is returned
+ *
+ * May sleep (page faults, allocation). A malformed frame is counted in
+ * rx_errors here and reported as -EINVAL; -EFAULT and -ENOMEM are left to
+ * the caller to count.
+ */
+int tapx_wframe_copy(struct tapx_file *tfile, struct tapx_dev *tapx,
+		     struct iov_iter *from, struct tapx_wframe *f)
+{
+	int err;
+
+	f->buf = NULL;
+	err = tapx_parse_meta(tapx, from, f);
+	if (unlikely(err)) {
+		if (err == -EINVAL)
+			tapx_stat_inc(tapx, TAPX_RX_ERRORS);
+		return err;
+	}
+	return tapx_fill(tfile, from, f);
+}
+
+/* Gives a copied frame's buffers back to the file's caches, unsent. */
+void tapx_wframe_drop(struct tapx_file *tfile, struct tapx_wframe *f)
+{
+	struct xdp_buff xdp;
+
+	tapx_wframe_xdp(tfile, f, &xdp);
+	tapx_recycle(tfile, &xdp);
+	f->buf = NULL;
 }
 
 /* Finishes a partial checksum in place (single-buffer frames only). */
 static int tapx_finish_csum(struct tapx_dev *tapx, struct xdp_buff *xdp,
-			    const struct tapx_wmeta *m)
+			    const struct tapx_wframe *f)
 {
 	bool le = tapx_vnet_le(tapx);
-	unsigned int start = __virtio16_to_cpu(le, m->vnet.csum_start);
-	unsigned int off = __virtio16_to_cpu(le, m->vnet.csum_offset);
+	unsigned int start = __virtio16_to_cpu(le, f->vnet.csum_start);
+	unsigned int off = __virtio16_to_cpu(le, f->vnet.csum_offset);
 	unsigned int len = xdp->data_end - xdp->data;
 	__sum16 *field;
 
@@ -242,21 +294,21 @@ static int tapx_finish_csum(struct tapx_dev *tapx, struct xdp_buff *xdp,
  * frame, or a checksum we cannot finish, is dropped and counted.
  */
 static bool tapx_frame_ok(struct tapx_dev *tapx, struct xdp_buff *xdp,
-			  const struct tapx_wmeta *m)
+			  const struct tapx_wframe *f)
 {
-	if (!m->has_vnet)
+	if (!f->has_vnet)
 		return true;
-	if (m->vnet.gso_type != VIRTIO_NET_HDR_GSO_NONE)
+	if (f->vnet.gso_type != VIRTIO_NET_HDR_GSO_NONE)
 		return false;
-	if ((m->vnet.flags & VIRTIO_NET_HDR_F_NEEDS_CSUM) &&
-	    tapx_finish_csum(tapx, xdp, m))
+	if ((f->vnet.flags & VIRTIO_NET_HDR_F_NEEDS_CSUM) &&
+	    tapx_finish_csum(tapx, xdp, f))
 		return false;
 	return true;
 }
 
 /* XDP_PASS: an skb around the same buffer, vnet metadata applied. */
 static void tapx_xdp_pass(struct tapx_dev *tapx, struct xdp_buff *xdp,
-			  const struct tapx_wmeta *m, void *orig_data,
+			  const struct tapx_wframe *f, void *orig_data,
 			  unsigned int orig_len)
 {
 	struct net_device *dev = tapx->dev;
@@ -269,7 +321,7 @@ static void tapx_xdp_pass(struct tapx_dev *tapx, struct xdp_buff *xdp,
 	 * Offsets in the vnet header are relative to the frame as written; if
 	 * the program moved or resized it they no longer hold.
 	 */
-	if (m->has_vnet &&
+	if (f->has_vnet &&
 	    (xdp->data != orig_data || xdp_get_buff_len(xdp) != orig_len)) {
 		tapx_stat_inc(tapx, TAPX_XDP_GSO_DROPS);
 		xdp_return_buff(xdp);
@@ -298,8 +350,8 @@ static void tapx_xdp_pass(struct tapx_dev *tapx, struct xdp_buff *xdp,
 					   nr_frags * PAGE_SIZE, false);
 
 	skb->protocol = eth_type_trans(skb, dev);
-	if (m->has_vnet) {
-		if (unlikely(virtio_net_hdr_to_skb(skb, &m->vnet,
+	if (f->has_vnet) {
+		if (unlikely(virtio_net_hdr_to_skb(skb, &f->vnet,
 						   tapx_vnet_le(tapx)))) {
 			tapx_stat_inc(tapx, TAPX_RX_ERRORS);
 			kfree_skb(skb);
@@ -383,55 +435,55 @@ static int tapx_linearize(struct tapx_dev *tapx, struct xdp_buff *xdp)
 }
 
 /* Runs the program on one frame and carries out the verdict. */
-static int tapx_xdp_run(struct tapx_file *tfile, struct tapx_dev *tapx,
-			struct xdp_buff *xdp, const struct tapx_wmeta *m)
+static bool tapx_xdp_run(struct tapx_file *tfile, struct tapx_dev *tapx,
+			 struct xdp_buff *xdp, const struct tapx_wframe *f)
 {
 	void *orig_data = xdp->data;
-	unsigned int orig_len = m->len;
+	unsigned int orig_len = f->len;
 	struct bpf_prog *prog;
 	u32 act;
 
-	tapx_stat_pkt(tapx, TAPX_RX_PACKETS, TAPX_RX_BYTES, m->len);
+	tapx_stat_pkt(tapx, TAPX_RX_PACKETS, TAPX_RX_BYTES, f->len);
 
 	prog = rcu_dereference(tapx->xdp_prog);
 	if (!prog) {
-		tapx_xdp_pass(tapx, xdp, m, orig_data, orig_len);
-		return 0;
+		tapx_xdp_pass(tapx, xdp, f, orig_data, orig_len);
+		return false;
 	}
 	if (unlikely(xdp_buff_has_frags(xdp) && !prog->aux->xdp_has_frags)) {
 		tapx_stat_inc(tapx, TAPX_XDP_FRAGS_DROPS);
-		xdp_return_buff(xdp);
-		return 0;
+		tapx_recycle(tfile, xdp);
+		return false;
 	}
 
 	act = bpf_prog_run_xdp(prog, xdp);
 	switch (act) {
 	case XDP_PASS:
 		tapx_stat_inc(tapx, TAPX_XDP_PASS);
-		tapx_xdp_pass(tapx, xdp, m, orig_data, orig_len);
-		return 0;
+		tapx_xdp_pass(tapx, xdp, f, orig_data, orig_len);
+		return false;
 	case XDP_DROP:
 		tapx_stat_inc(tapx, TAPX_XDP_DROP);
 		tapx_recycle(tfile, xdp);
-		return 0;
+		return false;
 	case XDP_TX:
-		if (!tapx_frame_ok(tapx, xdp, m))
+		if (!tapx_frame_ok(tapx, xdp, f))
 			break;
 		tapx_xdp_tx(tfile, tapx, xdp);
-		return 0;
+		return false;
 	case XDP_REDIRECT:
-		if (!tapx_frame_ok(tapx, xdp, m))
+		if (!tapx_frame_ok(tapx, xdp, f))
 			break;
 		if (unlikely(xdp_buff_has_frags(xdp)) &&
 		    tapx_linearize(tapx, xdp))
-			return 0;
+			return false;
 		if (unlikely(xdp_do_redirect(tapx->dev, xdp, prog))) {
 			tapx_stat_inc(tapx, TAPX_XDP_REDIRECT_ERRORS);
 			xdp_return_buff(xdp);
-			return 0;
+			return false;
 		}
 		tapx_stat_inc(tapx, TAPX_XDP_REDIRECT);
-		return 1; /* needs a flush */
+		return true; /* needs a flush */
 	default:
 		bpf_warn_invalid_xdp_action(tapx->dev, prog, act);
 		fallthrough;
@@ -439,16 +491,36 @@ static int tapx_xdp_run(struct tapx_file *tfile, struct tapx_dev *tapx,
 		trace_xdp_exception(tapx->dev, prog, act);
 		tapx_stat_inc(tapx, TAPX_XDP_ABORTED);
 		tapx_recycle(tfile, xdp);
-		return 0;
+		return false;
 	}
 
 	/* TX or REDIRECT of a frame whose vnet metadata cannot travel. */
 	tapx_stat_inc(tapx, TAPX_XDP_GSO_DROPS);
 	tapx_recycle(tfile, xdp);
-	return 0;
+	return false;
 }
 
-static struct tapx_dev *tapx_get(struct tapx_file *tfile)
+/**
+ * tapx_wframe_run - run XDP on a copied frame and carry out its verdict
+ * @tfile: the file written to; caller holds tfile->write_lock
+ * @tapx: its device, checked still attached to @tfile in this section
+ * @f: from tapx_wframe_copy(); its buffers are handed on or recycled
+ *
+ * Called with BH disabled and in an RCU read-side section. Returns true
+ * when the frame was redirected: the caller calls xdp_do_flush() once,
+ * after its last frame, before it enables BH again.
+ */
+bool tapx_wframe_run(struct tapx_file *tfile, struct tapx_dev *tapx,
+		     struct tapx_wframe *f)
+{
+	struct xdp_buff xdp;
+
+	tapx_wframe_xdp(tfile, f, &xdp);
+	f->buf = NULL;
+	return tapx_xdp_run(tfile, tapx, &xdp, f);
+}
+
+struct tapx_dev *tapx_get(struct tapx_file *tfile)
 {
 	struct tapx_dev *tapx;
 
@@ -464,8 +536,7 @@ ssize_t tapx_write_iter(struct kiocb *iocb, struct iov_iter *from)
 {
 	struct tapx_file *tfile = iocb->ki_filp->private_data;
 	size_t total = iov_iter_count(from);
-	struct tapx_wmeta m;
-	struct xdp_buff xdp;
+	struct tapx_wframe f;
 	struct tapx_dev *tapx;
 	ssize_t ret;
 
@@ -478,16 +549,11 @@ ssize_t tapx_write_iter(struct kiocb *iocb, struct iov_iter *from)
 	if (!tapx)
 		return -EBADFD;
 
-	ret = tapx_parse_meta(tapx, from, &m);
-	if (ret) {
-		tapx_stat_inc(tapx, TAPX_RX_ERRORS);
-		goto out;
-	}
-
 	mutex_lock(&tfile->write_lock);
-	ret = tapx_fill_buff(tfile, from, m.len, &xdp);
+	ret = tapx_wframe_copy(tfile, tapx, from, &f);
 	if (ret) {
-		tapx_stat_inc(tapx, TAPX_RX_DROPPED);
+		if (ret != -EINVAL)
+			tapx_stat_inc(tapx, TAPX_RX_DROPPED);
 		goto unlock;
 	}
 
@@ -495,10 +561,10 @@ ssize_t tapx_write_iter(struct kiocb *iocb, struct iov_iter *from)
 	rcu_read_lock();
 	/* Detached while we copied: the ring may be purged already. */
 	if (unlikely(rcu_access_pointer(tfile->tapx) != tapx)) {
-		tapx_recycle(tfile, &xdp);
+		tapx_wframe_drop(tfile, &f);
 		ret = -EBADFD;
 	} else {
-		if (tapx_xdp_run(tfile, tapx, &xdp, &m))
+		if (tapx_wframe_run(tfile, tapx, &f))
 			xdp_do_flush();
 		ret = total;
 	}
@@ -506,7 +572,6 @@ ssize_t tapx_write_iter(struct kiocb *iocb, struct iov_iter *from)
 	local_bh_enable();
 unlock:
 	mutex_unlock(&tfile->write_lock);
-out:
 	dev_put(tapx->dev);
 	return ret;
 }

@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tapx batch ioctls (uapi/tapx.h): TAPXSUBMIT writes many frames and
+ * TAPXRECV reads many in one system call, each frame exactly as write()
+ * and read() would take or return it.
+ *
+ * Submit copies every frame of the batch into its buffer first (that may
+ * fault and sleep), then runs XDP on all of them in one BH-disabled RCU
+ * section and flushes redirects once. One device reference, one write_lock
+ * and one descriptor copy in each direction per batch.
+ */
+#include <linux/pagemap.h>
+#include <linux/slab.h>
+#include <linux/uio.h>
+
+#include "tapx.h"
+
+/* Batches up to this size keep their descriptors on the stack. */
+#define TAPX_BATCH_ONSTACK 8
+
+/* Runs XDP on frames [0, n) of a batch; returns false if detached. */
+static bool tapx_submit_run(struct tapx_file *tfile, struct tapx_dev *tapx,
+			    struct tapx_wframe *f, u32 n)
+{
+	bool flush = false, attached;
+	u32 i;
+
+	local_bh_disable();
+	rcu_read_lock();
+	/* Detached while we copied: the ring may be purged already. */
+	attached = rcu_access_pointer(tfile->tapx) == tapx;
+	for (i = 0; i < n; i++) {
+		if (!f[i].buf)
+			continue;
+		if (likely(attached))
+			flush |= tapx_wframe_run(tfile, tapx, &f[i]);
+		else
+			tapx_wframe_drop(tfile, &f[i]);
+	}
+	if (flush)
+		xdp_do_flush();
+	rcu_read_unlock();
+	local_bh_enable();
+	return attached;
+}
+
+static int tapx_submit(struct tapx_file *tfile, struct tapx_dev *tapx,
+		       struct tapx_desc *d, struct tapx_wframe *f, u32 count,
+		       u32 *done)
+{
+	struct iov_iter from;
+	struct iovec iov;
+	int err = 0;
+	u32 n;
+
+	mutex_lock(&tfile->write_lock);
+	for (n = 0; n < count; n++) {
+		err = import_single_range(ITER_SOURCE,
+					  u64_to_user_ptr(d[n].addr), d[n].len,
+					  &iov, &from);
+		if (!err)
+			err = tapx_wframe_copy(tfile, tapx, &from, &f[n]);
+		if (err == -EINVAL) {
+			/* Malformed: consumed (counted), the batch goes on. */
+			d[n].status = -EINVAL;
+			err = 0;
+			continue;
+		}
+		if (err)
+			break;
+		d[n].status = 0;
+	}
+
+	*done = n;
+	if (!tapx_submit_run(tfile, tapx, f, n)) {
+		*done = 0;
+		err = -EBADFD;
+	}
+	mutex_unlock(&tfile->write_lock);
+	return err;
+}
+
+/*
+ * Fills one descriptor with the next frame. Only the first descriptor
+ * waits; later ones return -EAGAIN on an empty ring, which ends the batch.
+ */
+static int tapx_recv_one(struct tapx_file *tfile, struct tapx_dev *tapx,
+			 struct tapx_desc *d, bool wait, bool noblock)
+{
+	void __user *ubuf = u64_to_user_ptr(d->addr);
+	struct iov_iter to;
+	struct iovec iov;
+	bool truncated;
+	size_t need;
+	ssize_t ret;
+	void *ptr;
+	int err;
+
+	err = import_single_range(ITER_DEST, ubuf, d->len, &iov, &to);
+	if (err)
+		return err;
+
+	for (;;) {
+		err = wait ? tapx_ring_wait(tfile, tapx, noblock) : 0;
+		if (err)
+			return err;
+		need = tapx_ring_next_size(tfile, tapx);
+		if (!need && !wait)
+			return -EAGAIN;
+		/*
+		 * Fault the buffer in before taking the frame, so that a bad
+		 * buffer stops the batch without losing a frame.
+		 */
+		if (need &&
+		    fault_in_writeable(ubuf, min_t(size_t, d->len, need)))
+			return -EFAULT;
+		ptr = ptr_ring_consume(&tfile->ring);
+		if (ptr)
+			break;
+		if (!wait)
+			return -EAGAIN;
+	}
+
+	ret = tapx_put_ptr(tapx, ptr, &to, &truncated);
+	if (ret == -EFAULT)
+		return -EFAULT; /* unmapped since the fault-in: frame lost */
+	if (ret < 0) {
+		d->len = 0;
+		d->status = ret;
+	} else {
+		d->len = ret;
+		d->status = truncated ? -EMSGSIZE : 0;
+	}
+	return 0;
+}
+
+static int tapx_recv(struct tapx_file *tfile, struct tapx_dev *tapx,
+		     struct tapx_desc *d, u32 count, bool noblock, u32 *done)
+{
+	int err = 0;
+	u32 n;
+
+	for (n = 0; n < count; n++) {
+		err = tapx_recv_one(tfile, tapx, &d[n], n == 0, noblock);
+		if (err)
+			break;
+	}
+	*done = n;
+	/* A later descriptor found the ring empty: the batch is complete. */
+	if (err == -EAGAIN && n)
+		err = 0;
+	return err;
+}
+
+/* TAPXSUBMIT and TAPXRECV; no rtnl: the data paths do not need it. */
+long tapx_batch_ioctl(struct file *file, unsigned int cmd,
+		      struct tapx_batch __user *ub)
+{
+	struct tapx_wframe frames_stack[TAPX_BATCH_ONSTACK], *frames;
+	struct tapx_desc descs_stack[TAPX_BATCH_ONSTACK], *descs;
+	struct tapx_file *tfile = file->private_data;
+	bool submit = cmd == TAPXSUBMIT;
+	struct tapx_dev *tapx;
+	struct tapx_batch b;
+	void *mem = NULL;
+	u32 done = 0;
+	long ret;
+
+	if (copy_from_user(&b, ub, sizeof(b)))
+		return -EFAULT;
+	ret = -EINVAL;
+	if (!b.count || b.count > TAPX_BATCH_MAX || b.flags || b.reserved)
+		goto out_done;
+	ret = -EBADFD;
+	tapx = tapx_get(tfile);
+	if (!tapx)
+		goto out_done;
+
+	descs = descs_stack;
+	frames = frames_stack;
+	if (b.count > TAPX_BATCH_ONSTACK) {
+		size_t one = sizeof(*descs) + (submit ? sizeof(*frames) : 0);
+
+		ret = -ENOMEM;
+		mem = kmalloc_array(b.count, one, GFP_KERNEL);
+		if (!mem)
+			goto out_put;
+		frames = mem;
+		descs = mem + (submit ? b.count * sizeof(*frames) : 0);
+	}
+
+	ret = -EFAULT;
+	if (copy_from_user(descs, u64_to_user_ptr(b.descs),
+			   b.count * sizeof(*descs)))
+		goto out_free;
+
+	if (submit)
+		ret = tapx_submit(tfile, tapx, descs, frames, b.count, &done);
+	else
+		ret = tapx_recv(tfile, tapx, descs, b.count,
+				file->f_flags & O_NONBLOCK, &done);
+
+	if (done && copy_to_user(u64_to_user_ptr(b.descs), descs,
+				 done * sizeof(*descs)))
+		ret = -EFAULT;
+out_free:
+	kfree(mem);
+out_put:
+	dev_put(tapx->dev);
+out_done:
+	if (put_user(done, &ub->done))
+		ret = -EFAULT;
+	return ret;
+}
