@@ -326,7 +326,7 @@ static void cell_end(struct runner *rn, struct cell_run *cr)
 		mark(c, CELL_FAILED, "interrupted");
 	} else if (!cr->written && batch_writer(effective_writer(c)) &&
 		   (cr->err == ENOTTY || cr->err == EINVAL)) {
-		/* Stock tun (tun_compat) answers an unknown ioctl so. */
+		/* How stock tun answers an ioctl it does not know. */
 		c->status = CELL_NA;
 		snprintf(c->why, sizeof(c->why),
 			 "no batch ABI: TAPXSUBMIT: %s", strerror(cr->err));
