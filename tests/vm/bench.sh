@@ -5,6 +5,7 @@
 # Kernel arguments (VM_APPEND) that size or narrow the run:
 #   vmbenchreps=N vmbenchframes=N           tap-accel bench --reps/--frames
 #   vmbenchwriters=L vmbenchprograms=L vmbenchsizes=L   its comma lists
+#   vmbenchcsv=1 prints tap-accel bench's results.csv too (lines "csv,...")
 #   vmnotapaccel=1 skips tap-accel bench, vmnotapxbench=1 the tapx-bench runs
 #   vmreps=N vmcount=N size the tapx-bench runs
 . /tests/lib.sh
@@ -27,11 +28,12 @@ if [ -x /bin/tap-accel ] && [ -z "${vmnotapaccel:-}" ]; then
 	[ -n "${vmbenchsizes:-}" ] && args="$args --sizes $vmbenchsizes"
 	echo "--- tap-accel bench --vm$args"
 	# shellcheck disable=SC2086 # word splitting wanted
-	if tap-accel bench --vm $args; then
+	if tap-accel bench --vm --out /tmp/bench-results $args; then
 		pass "bench: tap-accel bench --vm"
 	else
 		fail "bench: tap-accel bench --vm (exit $?)"
 	fi
+	[ -n "${vmbenchcsv:-}" ] && sed 's/^/csv,/' /tmp/bench-results/results.csv
 fi
 [ -n "${vmnotapxbench:-}" ] && exit 0
 
