@@ -60,8 +60,12 @@
 /* Largest frame that fits the first buffer (one page, like an xdp_buff). */
 #define TAPX_LINEAR_MAX (PAGE_SIZE - TAPX_HEADROOM - TAPX_SHINFO)
 
-/* Head buffers of dropped frames a file keeps for reuse: a 64-frame batch. */
-#define TAPX_SPARE_MAX 64
+/*
+ * Head buffers of dropped frames a file keeps for reuse: a full batch of
+ * small frames, and at most TAPX_SPARE_BYTES of memory.
+ */
+#define TAPX_SPARE_MAX TAPX_BATCH_MAX
+#define TAPX_SPARE_BYTES (256 * 1024)
 
 enum tapx_stat {
 	TAPX_RX_PACKETS, /* frames written by userspace and accepted */
@@ -105,6 +109,7 @@ struct tapx_file {
 	void *spare[TAPX_SPARE_MAX];
 	unsigned int spare_len[TAPX_SPARE_MAX];
 	unsigned int nr_spare;
+	unsigned int spare_bytes; /* sum of spare_len[] */
 	/* Page-sized fragments of dropped multi-buffer frames, reused. */
 	void *spare_frags[MAX_SKB_FRAGS];
 	unsigned int nr_spare_frags;
@@ -152,6 +157,8 @@ int tapx_wframe_copy(struct tapx_file *tfile, struct tapx_dev *tapx,
 		     struct iov_iter *from, struct tapx_wframe *f);
 bool tapx_wframe_run(struct tapx_file *tfile, struct tapx_dev *tapx,
 		     struct tapx_wframe *f);
+bool tapx_wframes_run(struct tapx_file *tfile, struct tapx_dev *tapx,
+		      struct tapx_wframe *f, unsigned int n);
 void tapx_wframe_drop(struct tapx_file *tfile, struct tapx_wframe *f);
 int tapx_xdp_xmit(struct net_device *dev, int n, struct xdp_frame **frames,
 		  u32 flags);

@@ -109,6 +109,7 @@ static void *tapx_buf_get(struct tapx_file *tfile, unsigned int buflen)
 
 	if (n && tfile->spare_len[n - 1] == buflen) {
 		tfile->nr_spare = n - 1;
+		tfile->spare_bytes -= buflen;
 		return tfile->spare[n - 1];
 	}
 	return page_frag_alloc(&tfile->frag, buflen, GFP_KERNEL);
@@ -119,10 +120,12 @@ static void tapx_buf_put(struct tapx_file *tfile, void *buf,
 {
 	unsigned int n = tfile->nr_spare;
 
-	if (n < TAPX_SPARE_MAX) {
+	if (n < TAPX_SPARE_MAX &&
+	    tfile->spare_bytes + buflen <= TAPX_SPARE_BYTES) {
 		tfile->spare[n] = buf;
 		tfile->spare_len[n] = buflen;
 		tfile->nr_spare = n + 1;
+		tfile->spare_bytes += buflen;
 	} else {
 		page_frag_free(buf);
 	}
@@ -145,7 +148,8 @@ static void tapx_wframe_xdp(struct tapx_file *tfile,
  * saves the allocation, the refcounting and keeps the memory cache-hot.
  * Called under write_lock.
  */
-static void tapx_recycle(struct tapx_file *tfile, struct xdp_buff *xdp)
+static __always_inline void tapx_recycle(struct tapx_file *tfile,
+					 struct xdp_buff *xdp)
 {
 	struct skb_shared_info *sinfo;
 	int i;
@@ -209,7 +213,8 @@ static int tapx_fill(struct tapx_file *tfile, struct iov_iter *from,
 	int err;
 
 	if (f->len <= TAPX_LINEAR_MAX)
-		f->buflen = SKB_DATA_ALIGN(TAPX_HEADROOM + f->len) + TAPX_SHINFO;
+		f->buflen =
+			SKB_DATA_ALIGN(TAPX_HEADROOM + f->len) + TAPX_SHINFO;
 	else
 		f->buflen = PAGE_SIZE;
 
@@ -434,9 +439,14 @@ static int tapx_linearize(struct tapx_dev *tapx, struct xdp_buff *xdp)
 	return 0;
 }
 
-/* Runs the program on one frame and carries out the verdict. */
-static bool tapx_xdp_run(struct tapx_file *tfile, struct tapx_dev *tapx,
-			 struct xdp_buff *xdp, const struct tapx_wframe *f)
+/*
+ * Runs the program on one frame and carries out the verdict. Inlined into
+ * the loops over a batch: per-frame calls are a large part of the cost.
+ */
+static __always_inline bool tapx_xdp_run(struct tapx_file *tfile,
+					 struct tapx_dev *tapx,
+					 struct xdp_buff *xdp,
+					 const struct tapx_wframe *f)
 {
 	void *orig_data = xdp->data;
 	unsigned int orig_len = f->len;
@@ -518,6 +528,28 @@ bool tapx_wframe_run(struct tapx_file *tfile, struct tapx_dev *tapx,
 	tapx_wframe_xdp(tfile, f, &xdp);
 	f->buf = NULL;
 	return tapx_xdp_run(tfile, tapx, &xdp, f);
+}
+
+/**
+ * tapx_wframes_run - tapx_wframe_run() on frames [0, n), skipping those
+ * without a buffer (malformed); the same context rules. Returns true when
+ * any was redirected.
+ */
+bool tapx_wframes_run(struct tapx_file *tfile, struct tapx_dev *tapx,
+		      struct tapx_wframe *f, unsigned int n)
+{
+	struct xdp_buff xdp;
+	bool flush = false;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		if (!f[i].buf)
+			continue;
+		tapx_wframe_xdp(tfile, &f[i], &xdp);
+		f[i].buf = NULL;
+		flush |= tapx_xdp_run(tfile, tapx, &xdp, &f[i]);
+	}
+	return flush;
 }
 
 struct tapx_dev *tapx_get(struct tapx_file *tfile)

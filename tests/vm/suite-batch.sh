@@ -1,0 +1,143 @@
+# The batch ioctls (TAPXSUBMIT, TAPXRECV; kmod/uapi/tapx.h): every verdict
+# at every size and batch size, in order, with exact counts; mixed verdicts
+# and malformed frames in one batch; bad batches and bad frames; batched
+# reads of skbs and xdp_frames; no skb allocated on DROP/TX/REDIRECT.
+set_port xb
+for act in pass drop tx redirect; do
+	xdp_attach xa xdp_$act
+	for sb in 60:1 60:7 60:256 1500:64 4000:64 9000:64 65535:64; do
+		size=${sb%:*}
+		batch=${sb#*:}
+		N=200
+		[ $size -gt 4000 ] && N=100
+		snap xa
+		snap xb
+		run="tapx-batch run --src $X:xa --size $size --count $N --batch $batch"
+		case $act in
+		pass)
+			$run --dst packet:xa --expect $N
+			expect xa rx_packets=$N xdp_pass=$N xdp_drop=0 rx_errors=0 ;;
+		drop)
+			$run --self 0 --dst packet:xa --expect 0
+			expect xa rx_packets=$N xdp_drop=$N xdp_pass=0 tx_packets=0 ;;
+		tx)
+			$run --self $N
+			expect xa rx_packets=$N xdp_tx=$N tx_packets=$N xdp_tx_errors=0 \
+				ring_full_drops=0 ;;
+		redirect)
+			$run --dst tap:$X:xb --expect $N
+			expect xa rx_packets=$N xdp_redirect=$N xdp_redirect_errors=0
+			expect xb xdp_xmit=$N tx_packets=$N ;;
+		esac
+	done
+	# vnet headers, single and multi-buffer.
+	for size in 1500 65535; do
+		N=50
+		snap xa
+		run="tapx-batch run --vnet --src $X:xa --size $size --count $N --batch 16"
+		case $act in
+		pass) $run --dst packet:xa --expect $N ;;
+		drop) $run --self 0 ;;
+		tx) $run --self $N ;;
+		redirect) $run --dst tap:$X:xb --expect $N ;;
+		esac
+		expect xa rx_packets=$N xdp_$act=$N rx_errors=0 xdp_gso_drops=0
+	done
+done
+
+# Mixed verdicts in one batch, chosen by a byte of each frame, with a runt
+# in the middle of every batch (reported, counted, the batch goes on).
+ok "batch: xdp_extra loads with its maps" \
+	bpftool prog loadall /bpf/xdp_extra.bpf.o /sys/fs/bpf/xbt pinmaps /sys/fs/bpf/xbtm
+i=$(cat /sys/class/net/xb/ifindex)
+bpftool map update pinned /sys/fs/bpf/xbtm/by_byte_port key hex 00 00 00 00 \
+	value hex $(printf '%02x %02x 00 00' $((i & 255)) $((i >> 8 & 255)))
+ok "batch: attach xdp_by_byte" \
+	bpftool net attach xdpdrv pinned /sys/fs/bpf/xbt/xdp_by_byte dev xa overwrite
+for size in 60 9000; do
+	N=630
+	snap xa
+	snap xb
+	tapx-batch mixed $X:xa $X:xb $size $N >/tmp/mixed.out
+	grep -v '^drop=' /tmp/mixed.out
+	eval "$(grep '^drop=' /tmp/mixed.out)"
+	ok "mixed $size B: every verdict taken" test "$drop" -gt 0 -a "$tx" -gt 0 \
+		-a "$pass" -gt 0 -a "$redirect" -gt 0 -a "$malformed" -gt 0
+	expect xa rx_packets=$N xdp_drop=$drop xdp_tx=$tx xdp_pass=$pass \
+		xdp_redirect=$redirect rx_errors=$malformed xdp_aborted=0 \
+		tx_packets=$tx xdp_redirect_errors=0
+	expect xb xdp_xmit=$redirect tx_packets=$redirect
+done
+xdp_detach xa
+rm -rf /sys/fs/bpf/xbt /sys/fs/bpf/xbtm
+
+# A bad frame address at descs[k]: -EFAULT, done = k, exactly k counted.
+xdp_attach xa xdp_drop
+for kn in 0:4 5:10 255:256; do
+	k=${kn%:*}
+	snap xa
+	tapx-batch efault $X:xa $k ${kn#*:}
+	expect xa rx_packets=$k xdp_drop=$k rx_errors=0 rx_dropped=0
+done
+xdp_detach xa
+
+# Bad batches, malformed frames and the receive cases, on a device of their
+# own without IPv6 (whose own traffic would land in the ring).
+echo 1 >/proc/sys/net/ipv6/conf/default/disable_ipv6
+ok "batch: create tapx xc" tapxt mk $X xc
+echo 0 >/proc/sys/net/ipv6/conf/default/disable_ipv6
+snap xc
+tapx-batch errors $X:xc
+expect xc rx_packets=2 rx_errors=2 rx_dropped=0
+
+# Batched reads of xdp_frames (XDP_TX) and skbs (from the stack) together.
+xdp_attach xa xdp_tx
+tapx-batch recvmix $X:xa 200
+xdp_detach xa
+ip link del xc
+
+# No skb on DROP, TX or REDIRECT through TAPXSUBMIT (as suite-noskb does
+# for write()); PASS is the control.
+TR=/sys/kernel/tracing
+[ -d $TR/events ] || TR=/sys/kernel/debug/tracing
+N=512
+probes=0
+for fn in __alloc_skb __build_skb build_skb build_skb_around napi_build_skb \
+	__napi_build_skb __napi_alloc_skb __netdev_alloc_skb skb_clone \
+	__pskb_copy_fclone skb_copy; do
+	grep -q " $fn\$" /proc/kallsyms || continue
+	echo "p:skbb_$fn $fn" >>$TR/kprobe_events 2>/dev/null && probes=$((probes + 1))
+done
+ok "batch noskb: kprobes on skb constructors ($probes)" test $probes -ge 5
+echo 1 >$TR/events/kprobes/enable
+echo 16384 >$TR/buffer_size_kb
+skb_calls() {
+	awk '/tapx-batch-begin/ { on = 1 } /tapx-batch-end/ { on = 0 }
+	     on && / tapx-batch-[0-9]+ / && /skbb_/ { n++ } END { print n + 0 }' $TR/trace
+}
+marks() { grep -c 'tapx-batch-begin\|tapx-batch-end' $TR/trace; }
+for act in drop tx redirect pass; do
+	xdp_attach xa xdp_$act
+	for size in 60 9000; do
+		case $act in
+		drop) dst="--self 0" ;;
+		tx) dst="--self $N" ;;
+		redirect) dst="--dst tap:$X:xb --expect $N" ;;
+		pass) dst="" ;;
+		esac
+		echo >$TR/trace
+		TAPXB_MARK=1 tapx-batch run --quiet --src $X:xa --size $size --count $N \
+			--batch 64 $dst
+		c=$(skb_calls)
+		eq "batch noskb: trace markers for $act $size" "$(marks)" 2
+		if [ $act = pass ]; then
+			ok "batch noskb: control, PASS $size allocated $c skbs (>= $N)" test "$c" -ge $N
+		else
+			eq "batch noskb: skbs allocated by $N x $act $size in batches of 64" "$c" 0
+		fi
+	done
+done
+xdp_detach xa
+echo 0 >$TR/events/kprobes/enable
+echo >$TR/kprobe_events
+echo 1408 >$TR/buffer_size_kb
