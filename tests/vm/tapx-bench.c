@@ -44,7 +44,8 @@ static long put(int fd, const unsigned char *f, int size, long count,
 		return bad;
 	}
 	for (unsigned int i = 0; i < batch; i++)
-		d[i] = (struct tapx_desc){.addr = (unsigned long)f, .len = size};
+		d[i] = (struct tapx_desc){.addr = (unsigned long)f,
+					  .len = size};
 	while (count > 0) {
 		unsigned int k = count < batch ? count : batch;
 		struct tapx_batch b = {.descs = (unsigned long)d, .count = k};
@@ -67,8 +68,8 @@ int main(int argc, char **argv)
 	double t0, t1;
 
 	if (argc != 6) {
-		fprintf(stderr,
-			"usage: tapx-bench NODE|floor NAME SIZE block|nonblock COUNT\n");
+		fprintf(stderr, "usage: tapx-bench NODE|floor NAME SIZE "
+				"block|nonblock|batchN COUNT\n");
 		return 2;
 	}
 	size = atoi(argv[3]);

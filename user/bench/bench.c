@@ -258,8 +258,7 @@ static unsigned long cell_write(struct runner *rn, struct cell_run *cr,
 				   bench_size[c->size_idx], n, rn->uring,
 				   &cr->errors);
 	return write_frames(w, cr->fd, cell_frame(rn, cr),
-			    bench_size[c->size_idx], n, rn->uring,
-			    &cr->errors);
+			    bench_size[c->size_idx], n, rn->uring, &cr->errors);
 }
 
 /* The writer's fd mode, readers, counters before. Each program has its
@@ -270,8 +269,8 @@ static void cell_begin(struct runner *rn, struct cell_run *cr)
 
 	cr->fd = rn->null_fd;
 	if (cr->env) {
-		cr->fd = env_writer_fd(cr->env,
-				       effective_writer(c) != WR_BLOCK);
+		cr->fd =
+			env_writer_fd(cr->env, effective_writer(c) != WR_BLOCK);
 		env_start_readers(cr->env, c->prog, rn->run->reader_cpu,
 				  bench_size[c->size_idx]);
 		env_forward_prepare(cr->env, c->prog, bench_size[c->size_idx]);
@@ -328,8 +327,8 @@ static void cell_end(struct runner *rn, struct cell_run *cr)
 		   (cr->err == ENOTTY || cr->err == EINVAL)) {
 		/* How stock tun answers an ioctl it does not know. */
 		c->status = CELL_NA;
-		snprintf(c->why, sizeof(c->why),
-			 "no batch ABI: TAPXSUBMIT: %s", strerror(cr->err));
+		snprintf(c->why, sizeof(c->why), "no batch ABI: TAPXSUBMIT: %s",
+			 strerror(cr->err));
 	} else if (!cr->written) {
 		c->status = CELL_FAILED;
 		snprintf(c->why, sizeof(c->why), "every write failed: %s",
@@ -558,7 +557,6 @@ static bool batch_prog(enum bench_prog p)
 	}
 }
 
-
 /* The policy parses the frame and the bridge (with br_netfilter) checks the
  * IPv4 header: both drop the baseline frame before doing their real work. */
 static bool wants_udp_frame(const struct bench_opts *o, enum bench_prog p)
@@ -666,8 +664,7 @@ static int runner_init(struct runner *rn, struct bench_run *run)
 	}
 	for (int s = 0; s < NR_SIZES; s++)
 		for (int k = 0; k < NR_FRAMES; k++) {
-			rn->frame[k][s] =
-				build_frame(bench_size[s], k);
+			rn->frame[k][s] = build_frame(bench_size[s], k);
 			if (!rn->frame[k][s])
 				return -1;
 		}

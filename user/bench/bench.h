@@ -200,8 +200,7 @@ unsigned long write_frames(enum bench_writer w, int fd, const uint8_t *frame,
 unsigned long submit_frames(int fd, const uint8_t *frame, size_t size,
 			    unsigned long n, unsigned int batch,
 			    uint64_t *errors);
-void set_frame_macs(uint8_t *frame, const uint8_t dst[6],
-		    const uint8_t src[6]);
+void set_frame_macs(uint8_t *frame, const uint8_t dst[6], const uint8_t src[6]);
 /* A valid UDP/IPv4 frame, port 9 to port 9; the MACs are set by the
  * caller. */
 uint8_t *build_udp_frame(size_t size, const uint8_t src_ip[4],
@@ -230,10 +229,8 @@ const uint8_t *env_frame(struct bench_env *env, enum bench_prog p, int s);
  * where FWD_MAC_B is), after the last (drain what is late), and the loop
  * itself (write n frames into tap A in chunks, read each chunk back from
  * tap B). No-ops for other programs. */
-void env_forward_prepare(struct bench_env *env, enum bench_prog p,
-			 size_t size);
-void env_forward_finish(struct bench_env *env, enum bench_prog p,
-			size_t size);
+void env_forward_prepare(struct bench_env *env, enum bench_prog p, size_t size);
+void env_forward_finish(struct bench_env *env, enum bench_prog p, size_t size);
 unsigned long env_forward(struct bench_env *env, enum bench_writer w,
 			  const uint8_t *frame, size_t size, unsigned long n,
 			  struct uring_writer *u, uint64_t *errors);

@@ -295,7 +295,8 @@ static void table_forwarding(const struct bench_run *run, FILE *out)
 		"\nforwarding: write into tap A, forwarded to tap B, read back "
 		"from B in the\nwriter's thread (per-frame writers: chunks of "
 		"%d; batchN: TAPXSUBMIT N, TAPXRECV N\non tapx, per-frame "
-		"nonblocking write() and read() on tun); ns per frame, median,\n"
+		"nonblocking write() and read() on tun); ns per frame, "
+		"median,\n"
 		"spread; x bridge, x tun redir: / stock tun's bridge and XDP "
 		"redirect, same group\n",
 		FWD_CHUNK);

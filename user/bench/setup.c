@@ -435,8 +435,7 @@ static int stack_setup(struct bench_env *env, char *why, size_t len)
 			snprintf(why, len, "out of memory");
 			return -1;
 		}
-		set_frame_macs(f, (uint8_t *)ifr.ifr_hwaddr.sa_data,
-			       fwd_mac_a);
+		set_frame_macs(f, (uint8_t *)ifr.ifr_hwaddr.sa_data, fwd_mac_a);
 		env->own_frame[s] = f;
 	}
 	return 0;
