@@ -91,4 +91,31 @@ while IFS= read -r line; do
 	*) bad "${line#fail }" ;;
 	esac
 done <"$out/cells"
+check "the forwarding table is printed" grep -q '^forwarding: write into tap A' "$out/table"
+check "forwarding cells read every frame back" \
+	sh -c "grep -E '^tun,fwd-(redirect|bridge),' '$csv' | grep -q ',yes,'"
+
+# The batch writers: --vm with stock tun standing in for tapx (the A/A
+# setup of docs/bench.md). Stock tun has no TAPXSUBMIT, so the "tapx" cells
+# of a batch group are n/a and say why; tun's cells of the group write one
+# frame per nonblocking write(), the floor one write() per frame.
+"$BIN" bench --writers batch3 >/dev/null 2>&1
+check "an unknown writer is a usage error (exit 1)" test $? -eq 1
+"$BIN" bench --vm --tapx-dev /dev/net/tun --writers nonblock,batch8 \
+	--programs xdp-drop-native,xdp-tx,fwd-redirect,fwd-bridge --sizes 64 \
+	--frames 200 --reps 2 --out "$out/b" >"$out/btable" 2>"$out/bprogress"
+rc=$?
+check "bench --vm --writers batch8 exits 0" test $rc -eq 0
+[ $rc -eq 0 ] || tail -n 20 "$out/bprogress"
+b="$out/b/results.csv"
+check "the floor of a batch group is one write() per frame" \
+	sh -c "grep -q '^none,floor,batch8,64,.*,block\$' '$b'"
+for p in none xdp-drop-native fwd-redirect fwd-bridge; do
+	check "tun $p in a batch group: per-frame nonblocking writes, accounted" \
+		sh -c "grep '^tun,$p,batch8,64,' '$b' | grep -q ',ok,.*,yes,nonblock\$'"
+	check "tapx $p on stock tun: n/a, no batch ABI" \
+		sh -c "grep '^tapx,$p,batch8,64,' '$b' | grep -q ',n/a,\"no batch ABI'"
+done
+check "programs other than drop, PASS and forwarding skip batch groups" \
+	sh -c "grep -q '^tun,xdp-tx,nonblock,' '$b' && ! grep -q ',xdp-tx,batch8,' '$b'"
 finish

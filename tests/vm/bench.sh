@@ -1,5 +1,13 @@
 # VM measurement: stock tun.ko and tapx.ko in one boot, XDP_DROP, blocking
-# and nonblocking writers, against the write()-to-/dev/null floor.
+# and nonblocking writers and tapx's batches of 64 (TAPXSUBMIT; tun then
+# writes per frame, nonblocking, and the floor is one write() per frame),
+# against the write()-to-/dev/null floor.
+# Kernel arguments (VM_APPEND) that size or narrow the run:
+#   vmbenchreps=N vmbenchframes=N           tap-accel bench --reps/--frames
+#   vmbenchwriters=L vmbenchprograms=L vmbenchsizes=L   its comma lists
+#   vmbenchcsv=1 prints tap-accel bench's results.csv too (lines "csv,...")
+#   vmnotapaccel=1 skips tap-accel bench, vmnotapxbench=1 the tapx-bench runs
+#   vmreps=N vmcount=N size the tapx-bench runs
 . /tests/lib.sh
 insmod /modules/tun.ko
 insmod /modules/tapx.ko
@@ -12,9 +20,22 @@ ok "bench: /dev/net/tun exists" test -c $T
 bpftool prog loadall /bpf/xdp_basic.bpf.o $B pinmaps $BM
 
 if [ -x /bin/tap-accel ] && [ -z "${vmnotapaccel:-}" ]; then
-	echo "--- tap-accel bench --vm"
-	tap-accel bench --vm
+	args=
+	[ -n "${vmbenchreps:-}" ] && args="$args --reps $vmbenchreps"
+	[ -n "${vmbenchframes:-}" ] && args="$args --frames $vmbenchframes"
+	[ -n "${vmbenchwriters:-}" ] && args="$args --writers $vmbenchwriters"
+	[ -n "${vmbenchprograms:-}" ] && args="$args --programs $vmbenchprograms"
+	[ -n "${vmbenchsizes:-}" ] && args="$args --sizes $vmbenchsizes"
+	echo "--- tap-accel bench --vm$args"
+	# shellcheck disable=SC2086 # word splitting wanted
+	if tap-accel bench --vm --out /tmp/bench-results $args; then
+		pass "bench: tap-accel bench --vm"
+	else
+		fail "bench: tap-accel bench --vm (exit $?)"
+	fi
+	[ -n "${vmbenchcsv:-}" ] && sed 's/^/csv,/' /tmp/bench-results/results.csv
 fi
+[ -n "${vmnotapxbench:-}" ] && exit 0
 
 REPS=${vmreps:-7}
 COUNT=${vmcount:-20000}
@@ -30,15 +51,17 @@ frames=0
 best() { tr ' ' '\n' | grep . | sort -n | head -n 1; }
 printf '%-6s %-9s %8s %8s %8s %9s %9s\n' size writer floor tun tapx tun/floor tapx/floor
 for size in 64 1500 9000; do
-	for mode in block nonblock; do
+	for mode in block nonblock batch64; do
+		fmode=$mode tmode=$mode
+		[ $mode = batch64 ] && fmode=block tmode=nonblock
 		n=$COUNT
 		[ $size = 9000 ] && n=$((COUNT / 4))
 		fl= tu= tx= bad=0
 		r=0
 		# Interleaved (floor, tun, tapx, floor, ...) so drift hits all three.
 		while [ $r -lt $REPS ]; do
-			set -- $(tapx-bench floor - $size $mode $n) && fl="$fl $1" || bad=1
-			set -- $(tapx-bench $T bt0 $size $mode $n) && tu="$tu $1" || bad=1
+			set -- $(tapx-bench floor - $size $fmode $n) && fl="$fl $1" || bad=1
+			set -- $(tapx-bench $T bt0 $size $tmode $n) && tu="$tu $1" || bad=1
 			set -- $(tapx-bench $X bx0 $size $mode $n) && tx="$tx $1" || bad=1
 			frames=$((frames + n + n / 10))
 			r=$((r + 1))

@@ -154,6 +154,7 @@ static void judge(struct cell *c)
 		snprintf(c->fate, sizeof(c->fate), "-");
 		break;
 	case PROG_NONE:
+	case PROG_STACK_UDP:
 		c->accounted = k->tap_rx + k->tap_rx_dropped == n;
 		snprintf(c->fate, sizeof(c->fate), "stack %.0f%%",
 			 pct(k->tap_rx, n));
@@ -164,12 +165,14 @@ static void judge(struct cell *c)
 			 pct(k->verdict[3], n), pct(k->read, n));
 		break;
 	case PROG_XDP_REDIRECT:
+	case PROG_FWD_REDIRECT:
 		c->accounted = k->verdict[4] == n && drained_all(k);
 		snprintf(c->fate, sizeof(c->fate),
 			 "redirected %.0f%%, read %.1f%%",
 			 pct(k->verdict[4], n), pct(k->read, n));
 		break;
 	case PROG_BRIDGE:
+	case PROG_FWD_BRIDGE:
 		c->accounted = drained_all(k);
 		snprintf(c->fate, sizeof(c->fate), "forwarded, read %.1f%%",
 			 pct(k->read, n));
@@ -180,6 +183,10 @@ static void judge(struct cell *c)
 			 pct(k->verdict[1], n));
 		break;
 	}
+	if (effective_writer(c) != c->writer && c->prog != PROG_FLOOR)
+		snprintf(c->fate + strlen(c->fate),
+			 sizeof(c->fate) - strlen(c->fate), ", per-frame %s",
+			 bench_writer_name[effective_writer(c)]);
 	if (k->write_errors)
 		snprintf(c->fate + strlen(c->fate),
 			 sizeof(c->fate) - strlen(c->fate),
@@ -229,9 +236,29 @@ struct cell_run {
 	int err;
 };
 
-static const uint8_t *cell_frame(struct runner *rn, const struct cell *c)
+static const uint8_t *cell_frame(struct runner *rn, const struct cell_run *cr)
 {
-	return rn->frame[c->frame][c->size_idx];
+	const struct cell *c = cr->c;
+	const uint8_t *own =
+		cr->env ? env_frame(cr->env, c->prog, c->size_idx) : NULL;
+
+	return own ? own : rn->frame[c->frame][c->size_idx];
+}
+
+/* Write n frames the cell's way: into the writer tap (or /dev/null), or
+ * through to the far tap and back. */
+static unsigned long cell_write(struct runner *rn, struct cell_run *cr,
+				unsigned long n)
+{
+	struct cell *c = cr->c;
+	enum bench_writer w = effective_writer(c);
+
+	if (forward_prog(c->prog))
+		return env_forward(cr->env, w, cell_frame(rn, cr),
+				   bench_size[c->size_idx], n, rn->uring,
+				   &cr->errors);
+	return write_frames(w, cr->fd, cell_frame(rn, cr),
+			    bench_size[c->size_idx], n, rn->uring, &cr->errors);
 }
 
 /* The writer's fd mode, readers, counters before. Each program has its
@@ -242,9 +269,11 @@ static void cell_begin(struct runner *rn, struct cell_run *cr)
 
 	cr->fd = rn->null_fd;
 	if (cr->env) {
-		cr->fd = env_writer_fd(cr->env, c->writer != WR_BLOCK);
+		cr->fd =
+			env_writer_fd(cr->env, effective_writer(c) != WR_BLOCK);
 		env_start_readers(cr->env, c->prog, rn->run->reader_cpu,
 				  bench_size[c->size_idx]);
+		env_forward_prepare(cr->env, c->prog, bench_size[c->size_idx]);
 		env_counts(cr->env, c->prog, &cr->before);
 	}
 }
@@ -255,9 +284,9 @@ static void cell_warm_up(struct runner *rn, struct cell_run *cr)
 	struct cell *c = cr->c;
 	unsigned long warm = c->frames * rn->run->opts.warmup_pct / 100;
 
-	cr->written += write_frames(c->writer, cr->fd, cell_frame(rn, c),
-				    bench_size[c->size_idx], warm, rn->uring,
-				    &cr->errors);
+	cr->written += cell_write(rn, cr, warm);
+	if (cr->errors && !cr->err)
+		cr->err = errno;
 }
 
 /* Repetition r: the timed loop. */
@@ -266,11 +295,11 @@ static void cell_rep(struct runner *rn, struct cell_run *cr, int r)
 	struct cell *c = cr->c;
 	double t0, wall, wait0, waited;
 
+	if (cr->env)
+		env_forward_prepare(cr->env, c->prog, bench_size[c->size_idx]);
 	wait0 = runq_wait_ns();
 	t0 = now_ns();
-	cr->written += write_frames(c->writer, cr->fd, cell_frame(rn, c),
-				    bench_size[c->size_idx], c->frames,
-				    rn->uring, &cr->errors);
+	cr->written += cell_write(rn, cr, c->frames);
 	wall = now_ns() - t0;
 	waited = runq_wait_ns() - wait0;
 	c->wall_ns[r] = wall / c->frames;
@@ -285,6 +314,7 @@ static void cell_end(struct runner *rn, struct cell_run *cr)
 	struct cell *c = cr->c;
 
 	if (cr->env) {
+		env_forward_finish(cr->env, c->prog, bench_size[c->size_idx]);
 		env_stop_readers(cr->env);
 		env_counts(cr->env, c->prog, &c->counts);
 		counts_delta(&c->counts, &cr->before);
@@ -293,6 +323,12 @@ static void cell_end(struct runner *rn, struct cell_run *cr)
 	c->counts.write_errors = cr->errors;
 	if (interrupted) {
 		mark(c, CELL_FAILED, "interrupted");
+	} else if (!cr->written && batch_writer(effective_writer(c)) &&
+		   (cr->err == ENOTTY || cr->err == EINVAL)) {
+		/* How stock tun answers an ioctl it does not know. */
+		c->status = CELL_NA;
+		snprintf(c->why, sizeof(c->why), "no batch ABI: TAPXSUBMIT: %s",
+			 strerror(cr->err));
 	} else if (!cr->written) {
 		c->status = CELL_FAILED;
 		snprintf(c->why, sizeof(c->why), "every write failed: %s",
@@ -504,11 +540,36 @@ static void run_matrix(struct runner *rn)
 
 /* ---- the matrix --------------------------------------------------------- */
 
+/* What a batch group measures: drop, PASS and forwarding, with their
+ * references. The other programs are about per-frame writers. */
+static bool batch_prog(enum bench_prog p)
+{
+	switch (p) {
+	case PROG_FLOOR:
+	case PROG_NONE:
+	case PROG_XDP_DROP_NATIVE:
+	case PROG_STACK_UDP:
+	case PROG_FWD_REDIRECT:
+	case PROG_FWD_BRIDGE:
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* The policy parses the frame and the bridge (with br_netfilter) checks the
  * IPv4 header: both drop the baseline frame before doing their real work. */
 static bool wants_udp_frame(const struct bench_opts *o, enum bench_prog p)
 {
-	return o->udp_frames || policy_prog(p) || p == PROG_BRIDGE;
+	return o->udp_frames || policy_prog(p) || p == PROG_BRIDGE ||
+	       p == PROG_STACK_UDP;
+}
+
+static enum bench_frame frame_of(const struct bench_opts *o, enum bench_prog p)
+{
+	if (forward_prog(p))
+		return FRAME_FWD;
+	return wants_udp_frame(o, p) ? FRAME_UDP : FRAME_BASELINE;
 }
 
 static void plan_matrix(struct bench_run *run, struct runner *rn)
@@ -524,7 +585,9 @@ static void plan_matrix(struct bench_run *run, struct runner *rn)
 					bool want = o->want_driver[d] &&
 						    o->want_prog[p] &&
 						    o->want_writer[w] &&
-						    o->want_size[s];
+						    o->want_size[s] &&
+						    (!batch_writer(w) ||
+						     batch_prog(p));
 
 					*c = (struct cell){.driver = d,
 							   .prog = p,
@@ -539,9 +602,7 @@ static void plan_matrix(struct bench_run *run, struct runner *rn)
 					c->frames =
 						frames_for(o, bench_size[s]);
 					c->reps = o->reps;
-					c->frame = wants_udp_frame(o, p)
-							   ? FRAME_UDP
-							   : FRAME_BASELINE;
+					c->frame = frame_of(o, p);
 					rn->total++;
 				}
 }
@@ -603,8 +664,7 @@ static int runner_init(struct runner *rn, struct bench_run *run)
 	}
 	for (int s = 0; s < NR_SIZES; s++)
 		for (int k = 0; k < NR_FRAMES; k++) {
-			rn->frame[k][s] =
-				build_frame(bench_size[s], k == FRAME_UDP);
+			rn->frame[k][s] = build_frame(bench_size[s], k);
 			if (!rn->frame[k][s])
 				return -1;
 		}

@@ -35,17 +35,41 @@ enum bench_prog {
 	PROG_POLICY_1000,
 	PROG_TC_DROP,
 	PROG_BRIDGE,
+	PROG_STACK_UDP,	   /* no program: UDP to the tap's own address */
+	PROG_FWD_REDIRECT, /* XDP redirect A -> B, read back from B */
+	PROG_FWD_BRIDGE,   /* Linux bridge A -> B, read back from B */
 	PROG_MAX,
 };
 
-enum bench_writer { WR_BLOCK, WR_NONBLOCK, WR_WRITEV, WR_URING, WR_MAX };
+/*
+ * The batch writers submit `bench_batch[w]` frames per TAPXSUBMIT (tapx
+ * only). Stock tun has no batch ABI: in their groups its cells write one
+ * frame per nonblocking write() and the floor is one write() per frame to
+ * /dev/null, the references the batch is measured against.
+ */
+enum bench_writer {
+	WR_BLOCK,
+	WR_NONBLOCK,
+	WR_WRITEV,
+	WR_URING,
+	WR_BATCH1,
+	WR_BATCH8,
+	WR_BATCH64,
+	WR_BATCH256,
+	WR_MAX
+};
 
-enum bench_frame { FRAME_BASELINE, FRAME_UDP, NR_FRAMES };
+/* FRAME_FWD: unicast UDP from FWD_MAC_A to FWD_MAC_B, the frame the
+ * forwarding cells send; a bridge has learned FWD_MAC_B behind tap B. */
+enum bench_frame { FRAME_BASELINE, FRAME_UDP, FRAME_FWD, NR_FRAMES };
 
 enum { SIZE_64, SIZE_1500, SIZE_9000, SIZE_65535, NR_SIZES };
 
 #define BENCH_MAX_REPS 32
 #define URING_BATCH    32
+/* Per-frame writers of a forwarding cell write this many, then read them
+ * back. */
+#define FWD_CHUNK 64
 
 enum cell_status {
 	CELL_SKIPPED, /* not in this run's matrix */
@@ -64,7 +88,7 @@ struct cell_counts {
 	uint64_t verdict[5];   /* program counters, key = XDP verdict */
 	uint64_t tap_rx;       /* writer tap: frames taken into the stack */
 	uint64_t tap_rx_dropped;
-	uint64_t read;	    /* frames a reader drained (TX, redirect, bridge) */
+	uint64_t read; /* frames read back (TX, redirect, bridge, forwarding) */
 	uint64_t read_lost; /* tx_dropped of the tap the reader drains */
 };
 
@@ -120,6 +144,7 @@ extern const char *bench_driver_dev[DRV_MAX];
 extern const char *const bench_prog_name[PROG_MAX];
 extern const char *const bench_prog_label[PROG_MAX];
 extern const char *const bench_writer_name[WR_MAX];
+extern const int bench_batch[WR_MAX]; /* frames per TAPXSUBMIT, or 0 */
 extern const int bench_size[NR_SIZES];
 extern const char *const bench_frame_name[NR_FRAMES];
 
@@ -129,15 +154,40 @@ static inline struct cell *cell_at(struct bench_run *run, int d, int p, int w,
 	return &run->cells[d][p][w][s];
 }
 
+static inline bool batch_writer(int w)
+{
+	return bench_batch[w] > 0;
+}
+
+/* Whether the cell forwards A -> B and reads the frames back itself. */
+static inline bool forward_prog(int p)
+{
+	return p == PROG_FWD_REDIRECT || p == PROG_FWD_BRIDGE;
+}
+
+/* How a cell really writes: tun, and the floor, have no batch ABI. */
+static inline enum bench_writer effective_writer(const struct cell *c)
+{
+	if (!batch_writer(c->writer) || c->driver == DRV_TAPX)
+		return c->writer;
+	return c->prog == PROG_FLOOR ? WR_BLOCK : WR_NONBLOCK;
+}
+
 /* The cell every other cell of (writer, size) is compared with. */
 const struct cell *floor_cell(const struct bench_run *run, int w, int s);
 const struct cell *stock_cell(const struct bench_run *run, int w, int s);
+/* Stock tun's bridge and XDP redirect forwarding in the same group. */
+const struct cell *fwd_ref_cell(const struct bench_run *run, int p, int w,
+				int s);
 
 /* options.c: 0, an exit code, or -1 after --help. */
 int parse_options(int argc, char **argv, struct bench_opts *o);
 
 /* writers.c */
-uint8_t *build_frame(size_t size, bool udp_payload);
+uint8_t *build_frame(size_t size, enum bench_frame kind);
+/* Guest A (the writer's side) and guest B (behind the far tap). */
+static const uint8_t fwd_mac_a[6] = {0x02, 0, 0, 0, 0, 0x01};
+static const uint8_t fwd_mac_b[6] = {0x02, 0, 0, 0, 0, 0x02};
 struct uring_writer;
 struct uring_writer *uring_writer_new(char *why, size_t len);
 void uring_writer_free(struct uring_writer *u);
@@ -145,6 +195,16 @@ void uring_writer_free(struct uring_writer *u);
 unsigned long write_frames(enum bench_writer w, int fd, const uint8_t *frame,
 			   size_t size, unsigned long n, struct uring_writer *u,
 			   uint64_t *errors);
+
+/* Submit `n` frames in batches of `batch` with TAPXSUBMIT. */
+unsigned long submit_frames(int fd, const uint8_t *frame, size_t size,
+			    unsigned long n, unsigned int batch,
+			    uint64_t *errors);
+void set_frame_macs(uint8_t *frame, const uint8_t dst[6], const uint8_t src[6]);
+/* A valid UDP/IPv4 frame, port 9 to port 9; the MACs are set by the
+ * caller. */
+uint8_t *build_udp_frame(size_t size, const uint8_t src_ip[4],
+			 const uint8_t dst_ip[4]);
 
 /* setup.c */
 struct bench_env;
@@ -162,6 +222,18 @@ void env_quiesce_readers(struct bench_env *env);
 void env_stop_readers(struct bench_env *env);
 void env_counts(struct bench_env *env, enum bench_prog p,
 		struct cell_counts *c);
+/* The frame of a program that needs its own (PASS to the tap's address),
+ * else NULL. */
+const uint8_t *env_frame(struct bench_env *env, enum bench_prog p, int s);
+/* Forwarding cells: before a timed loop (drain tap B, remind the bridge
+ * where FWD_MAC_B is), after the last (drain what is late), and the loop
+ * itself (write n frames into tap A in chunks, read each chunk back from
+ * tap B). No-ops for other programs. */
+void env_forward_prepare(struct bench_env *env, enum bench_prog p, size_t size);
+void env_forward_finish(struct bench_env *env, enum bench_prog p, size_t size);
+unsigned long env_forward(struct bench_env *env, enum bench_writer w,
+			  const uint8_t *frame, size_t size, unsigned long n,
+			  struct uring_writer *u, uint64_t *errors);
 
 /* policy_cells.c: the tap-accel policy program with 1, 100 or 1000 rules.
  * One instance per tap, attached natively to the writer tap. */

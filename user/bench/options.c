@@ -27,6 +27,9 @@ const char *const bench_prog_name[PROG_MAX] = {
 	[PROG_POLICY_1000] = "policy-1000",
 	[PROG_TC_DROP] = "tc-drop",
 	[PROG_BRIDGE] = "bridge",
+	[PROG_STACK_UDP] = "stack-udp",
+	[PROG_FWD_REDIRECT] = "fwd-redirect",
+	[PROG_FWD_BRIDGE] = "fwd-bridge",
 };
 
 const char *const bench_prog_label[PROG_MAX] = {
@@ -41,14 +44,26 @@ const char *const bench_prog_label[PROG_MAX] = {
 	[PROG_POLICY_1000] = "policy, 1000 rules",
 	[PROG_TC_DROP] = "tc ingress bpf drop",
 	[PROG_BRIDGE] = "bridge tap to tap",
+	[PROG_STACK_UDP] = "none, UDP to host",
+	[PROG_FWD_REDIRECT] = "fwd: XDP redirect",
+	[PROG_FWD_BRIDGE] = "fwd: bridge",
 };
 
-const char *const bench_writer_name[WR_MAX] = {"block", "nonblock", "writev",
-					       "io_uring"};
+const char *const bench_writer_name[WR_MAX] = {
+	"block",  "nonblock", "writev",	 "io_uring",
+	"batch1", "batch8",   "batch64", "batch256",
+};
+
+const int bench_batch[WR_MAX] = {
+	[WR_BATCH1] = 1,
+	[WR_BATCH8] = 8,
+	[WR_BATCH64] = 64,
+	[WR_BATCH256] = 256,
+};
 
 const int bench_size[NR_SIZES] = {64, 1500, 9000, 65535};
 
-const char *const bench_frame_name[NR_FRAMES] = {"baseline", "udp"};
+const char *const bench_frame_name[NR_FRAMES] = {"baseline", "udp", "fwd"};
 
 #define QUICK_FRAMES  50000
 #define QUICK_REPS    7
@@ -101,9 +116,14 @@ static const char usage[] =
 	"references)\n"
 	"  programs: floor none xdp-drop-native xdp-drop-generic xdp-tx "
 	"xdp-redirect\n"
-	"            policy-1 policy-100 policy-1000 tc-drop bridge\n"
-	"  writers:  block nonblock writev io_uring    sizes: 64 1500 9000 "
-	"65535\n";
+	"            policy-1 policy-100 policy-1000 tc-drop bridge stack-udp\n"
+	"            fwd-redirect fwd-bridge\n"
+	"  writers:  block nonblock writev io_uring batch1 batch8 batch64 "
+	"batch256\n"
+	"            (batchN: N frames per TAPXSUBMIT, tapx only; tun's cells "
+	"write\n"
+	"            one frame per nonblocking write())\n"
+	"  sizes:    64 1500 9000 65535\n";
 
 /* ---- options ------------------------------------------------------------ */
 
@@ -173,7 +193,10 @@ static void set_all(bool *want, int n, bool on)
 static void default_matrix(struct bench_opts *o)
 {
 	set_all(o->want_prog, PROG_MAX, true);
-	set_all(o->want_writer, WR_MAX, true);
+	set_all(o->want_writer, WR_MAX, false);
+	/* Stock tun has no batch ABI: on the host, the per-frame writers. */
+	for (int w = WR_BLOCK; w <= WR_URING; w++)
+		o->want_writer[w] = true;
 	set_all(o->want_size, NR_SIZES, false);
 	o->want_size[SIZE_64] = o->want_size[SIZE_1500] = true;
 	o->want_driver[DRV_TUN] = true;
@@ -191,6 +214,8 @@ static void default_matrix(struct bench_opts *o)
 		set_all(o->want_writer, WR_MAX, false);
 		o->want_writer[WR_BLOCK] = o->want_writer[WR_NONBLOCK] = true;
 		o->want_writer[WR_URING] = true;
+		for (int w = WR_BATCH1; w <= WR_BATCH256; w++)
+			o->want_writer[w] = true;
 		o->want_prog[PROG_POLICY_100] = o->want_prog[PROG_POLICY_1000] =
 			false;
 		o->frames = VM_FRAMES;

@@ -42,6 +42,14 @@ const struct cell *stock_cell(const struct bench_run *run, int w, int s)
 	return c->status == CELL_OK ? c : NULL;
 }
 
+const struct cell *fwd_ref_cell(const struct bench_run *run, int p, int w,
+				int s)
+{
+	const struct cell *c = &run->cells[DRV_TUN][p][w][s];
+
+	return c->status == CELL_OK ? c : NULL;
+}
+
 static double ratio(const struct cell *c, const struct cell *ref)
 {
 	return c->status == CELL_OK && ref ? c->median / ref->median : 0;
@@ -175,14 +183,15 @@ static void table_matrix(const struct bench_run *run, int d, FILE *out)
 	}
 }
 
-/* --vm: stock tun and tapx next to each other, one line per cell. */
+/* --vm: stock tun and tapx next to each other, one line per cell; ns and
+ * spread. */
 static void print_ns(FILE *out, const struct cell *c)
 {
 	if (c->status == CELL_OK)
-		fprintf(out, " %9.0f", c->median);
+		fprintf(out, " %9.0f %5.0f%%", c->median, spread_pct(c));
 	else
-		fprintf(out, " %9s",
-			c->status == CELL_ABSENT ? "ABSENT" : "n/a");
+		fprintf(out, " %9s %6s",
+			c->status == CELL_ABSENT ? "ABSENT" : "n/a", "");
 }
 
 static void print_ratio(FILE *out, const struct cell *c, const struct cell *ref)
@@ -216,10 +225,13 @@ static void side_by_side_row(const struct bench_run *run, int p, int w, int s,
 static void table_side_by_side(const struct bench_run *run, FILE *out)
 {
 	fprintf(out, "\ntun vs tapx, same boot, repetitions interleaved "
-		     "(ns per frame, median):\n");
-	fprintf(out, "%-8s %5s  %-21s %9s %9s %9s %9s %9s\n", "writer", "size",
-		"program", "tun", "tapx", "tapx/tun", "tun/floor",
-		"tapx/floor");
+		     "(ns per frame, median, spread):\n"
+		     "batchN: tapx submits N frames per TAPXSUBMIT; tun writes "
+		     "one frame per\nnonblocking write() and the floor is one "
+		     "write() per frame to /dev/null\n");
+	fprintf(out, "%-8s %5s  %-21s %9s %6s %9s %6s %9s %9s %9s\n", "writer",
+		"size", "program", "tun", "spread", "tapx", "spread",
+		"tapx/tun", "tun/floor", "tapx/floor");
 	for (int w = 0; w < WR_MAX; w++)
 		for (int s = 0; s < NR_SIZES; s++) {
 			const struct cell *fl = floor_cell(run, w, s);
@@ -230,13 +242,79 @@ static void table_side_by_side(const struct bench_run *run, FILE *out)
 			fprintf(out, "%-8s %5d  %-21s", bench_writer_name[w],
 				bench_size[s], bench_prog_label[PROG_FLOOR]);
 			if (fl)
-				fprintf(out, " %9.0f\n", fl->median);
+				fprintf(out, " %9.0f %5.0f%%\n", fl->median,
+					spread_pct(fl));
 			else
 				fprintf(out, " %9s\n", "n/a");
 			for (int p = PROG_NONE; p < PROG_MAX; p++)
 				if (run->cells[DRV_TUN][p][w][s].status !=
 				    CELL_SKIPPED)
 					side_by_side_row(run, p, w, s, out);
+		}
+}
+
+static bool group_forwards(const struct bench_run *run, int w, int s)
+{
+	for (int d = 0; d < DRV_MAX; d++)
+		if (run->cells[d][PROG_FWD_REDIRECT][w][s].status !=
+			    CELL_SKIPPED ||
+		    run->cells[d][PROG_FWD_BRIDGE][w][s].status != CELL_SKIPPED)
+			return true;
+	return false;
+}
+
+static void fwd_row(const struct bench_run *run, const struct cell *c,
+		    FILE *out)
+{
+	int w = c->writer, s = c->size_idx;
+
+	fprintf(out, "%-8s %5d  %-4s %-17s", bench_writer_name[w],
+		bench_size[s], bench_driver_name[c->driver],
+		bench_prog_label[c->prog]);
+	if (c->status != CELL_OK) {
+		fprintf(out, " %9s  %s\n",
+			c->status == CELL_ABSENT ? "ABSENT"
+						 : status_name[c->status],
+			c->why);
+		return;
+	}
+	fprintf(out, " %9.0f %5.0f%%", c->median, spread_pct(c));
+	print_ratio(out, c, floor_cell(run, w, s));
+	print_ratio(out, c, fwd_ref_cell(run, PROG_FWD_BRIDGE, w, s));
+	print_ratio(out, c, fwd_ref_cell(run, PROG_FWD_REDIRECT, w, s));
+	fprintf(out, "  %s%s\n", c->fate, c->accounted ? "" : " (!)");
+}
+
+/* Forwarding between two taps, write to A through read from B, with the
+ * ratios the design's targets are stated in. */
+static void table_forwarding(const struct bench_run *run, FILE *out)
+{
+	static const int order[] = {PROG_FWD_BRIDGE, PROG_FWD_REDIRECT};
+
+	fprintf(out,
+		"\nforwarding: write into tap A, forwarded to tap B, read back "
+		"from B in the\nwriter's thread (per-frame writers: chunks of "
+		"%d; batchN: TAPXSUBMIT N, TAPXRECV N\non tapx, per-frame "
+		"nonblocking write() and read() on tun); ns per frame, "
+		"median,\n"
+		"spread; x bridge, x tun redir: / stock tun's bridge and XDP "
+		"redirect, same group\n",
+		FWD_CHUNK);
+	fprintf(out, "%-8s %5s  %-4s %-17s %9s %6s %9s %9s %9s  %s\n", "writer",
+		"size", "drv", "path", "ns/frame", "spread", "x floor",
+		"x bridge", "x tun redir", "counters");
+	for (int w = 0; w < WR_MAX; w++)
+		for (int s = 0; s < NR_SIZES; s++) {
+			if (!group_forwards(run, w, s))
+				continue;
+			for (int d = 0; d < DRV_MAX; d++)
+				for (int i = 0; i < 2; i++) {
+					const struct cell *c =
+						&run->cells[d][order[i]][w][s];
+
+					if (c->status != CELL_SKIPPED)
+						fwd_row(run, c, out);
+				}
 		}
 }
 
@@ -266,6 +344,9 @@ void report_table(const struct bench_run *run, FILE *out)
 			table_matrix(run, d, out);
 	if (run->opts.want_driver[DRV_TAPX] && run->opts.want_driver[DRV_TUN])
 		table_side_by_side(run, out);
+	if (run->opts.want_prog[PROG_FWD_BRIDGE] ||
+	    run->opts.want_prog[PROG_FWD_REDIRECT])
+		table_forwarding(run, out);
 	fputc('\n', out);
 }
 
@@ -309,6 +390,7 @@ static void json_cell(struct json_writer *jw, const struct bench_run *run,
 					   : bench_driver_name[c->driver]);
 	jw_kv_string(jw, "program", bench_prog_name[c->prog]);
 	jw_kv_string(jw, "writer", bench_writer_name[c->writer]);
+	jw_kv_string(jw, "writes_as", bench_writer_name[effective_writer(c)]);
 	jw_kv_u64(jw, "size", bench_size[c->size_idx]);
 	jw_kv_string(jw, "frame", bench_frame_name[c->frame]);
 	jw_kv_string(jw, "status", status_name[c->status]);
@@ -340,6 +422,19 @@ static void json_cell(struct json_writer *jw, const struct bench_run *run,
 		jw_kv_double(jw, "ratio_floor", c->median / fl->median);
 	if (st)
 		jw_kv_double(jw, "ratio_stock", c->median / st->median);
+	if (forward_prog(c->prog)) {
+		const struct cell *br = fwd_ref_cell(run, PROG_FWD_BRIDGE,
+						     c->writer, c->size_idx);
+		const struct cell *rd = fwd_ref_cell(run, PROG_FWD_REDIRECT,
+						     c->writer, c->size_idx);
+
+		if (br)
+			jw_kv_double(jw, "ratio_bridge",
+				     c->median / br->median);
+		if (rd)
+			jw_kv_double(jw, "ratio_tun_redirect",
+				     c->median / rd->median);
+	}
 	json_counts(jw, c);
 	jw_kv_bool(jw, "accounted", c->accounted);
 	jw_kv_string(jw, "fate", c->fate);
@@ -400,7 +495,7 @@ static void write_csv(const struct bench_run *run, FILE *out)
 		     "stock,written,write_"
 		     "errors,"
 		     "xdp_aborted,xdp_drop,xdp_pass,xdp_tx,xdp_redirect,tap_rx,"
-		     "tap_rx_dropped,read,read_lost,accounted\n");
+		     "tap_rx_dropped,read,read_lost,accounted,writes_as\n");
 	for (int i = 0; i < NR_CELLS; i++) {
 		if (!(c = planned_cell(run, i)))
 			continue;
@@ -415,7 +510,8 @@ static void write_csv(const struct bench_run *run, FILE *out)
 			status_name[c->status]);
 		csv_string(out, ok ? "" : c->why);
 		if (!ok) {
-			fputs(",,,,,,,,,,,,,,,,,,,,,,\n", out);
+			fprintf(out, ",,,,,,,,,,,,,,,,,,,,,,,%s\n",
+				bench_writer_name[effective_writer(c)]);
 			continue;
 		}
 		fprintf(out, ",%lu,%d,%u,%.1f,%.1f,%.1f,%.1f,%.3f,%.3f,%.3f",
@@ -428,12 +524,13 @@ static void write_csv(const struct bench_run *run, FILE *out)
 		for (int v = 0; v < 5; v++)
 			fprintf(out, ",%llu",
 				(unsigned long long)k->verdict[v]);
-		fprintf(out, ",%llu,%llu,%llu,%llu,%s\n",
+		fprintf(out, ",%llu,%llu,%llu,%llu,%s,%s\n",
 			(unsigned long long)k->tap_rx,
 			(unsigned long long)k->tap_rx_dropped,
 			(unsigned long long)k->read,
 			(unsigned long long)k->read_lost,
-			c->accounted ? "yes" : "no");
+			c->accounted ? "yes" : "no",
+			bench_writer_name[effective_writer(c)]);
 	}
 }
 

@@ -31,16 +31,21 @@
 #include <linux/if_tun.h>
 #include <linux/if_xdp.h>
 #include <linux/sockios.h>
+#include <netinet/in.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "bench.h"
 #include "bpf/tap_accel.h"
 #include "bpf/xdp_basic.skel.h"
+#include "kmod/uapi/tapx.h"
 
 #define ETH_HDR_LEN 14
 #define DEFAULT_MTU 1500
 #define READ_BUF    65536
+/* A forwarding cell waits this many times 1 ms for a frame still on its
+ * way before it gives the rest of a chunk up (they count as lost). */
+#define READ_BACK_WAITS 2
 
 const char *bench_driver_dev[DRV_MAX] = {
 	[DRV_TUN] = "/dev/net/tun",
@@ -77,6 +82,12 @@ struct bench_env {
 	struct bpf_tc_hook tc_hook;
 	struct policy_cell *policy;
 	struct reader reader[NR_TAPS];
+	uint8_t *own_frame[NR_SIZES]; /* PASS: to this tap's own address */
+	/* Forwarding cells read frames back from the far tap themselves. */
+	uint8_t *rbuf;
+	size_t rbuf_slot;
+	unsigned int rbuf_slots;
+	struct tapx_desc rdesc[TAPX_BATCH_MAX];
 };
 
 static void say(char *why, size_t len, const char *what, int err)
@@ -240,6 +251,9 @@ void env_free(struct bench_env *env)
 		if (env->tap_fd[t] >= 0)
 			close(env->tap_fd[t]);
 	xdp_basic__destroy(env->basic);
+	for (int i = 0; i < NR_SIZES; i++)
+		free(env->own_frame[i]);
+	free(env->rbuf);
 	if (env->sock >= 0)
 		close(env->sock);
 	free(env);
@@ -374,6 +388,64 @@ static void bridge_destroy(struct bench_env *env)
 	env->bridge_up = false;
 }
 
+static int if_set_inet(int sock, const char *name, unsigned long req,
+		       const uint8_t addr[4])
+{
+	struct ifreq ifr = {0};
+	struct sockaddr_in *sin = (struct sockaddr_in *)&ifr.ifr_addr;
+
+	snprintf(ifr.ifr_name, IFNAMSIZ, "%s", name);
+	sin->sin_family = AF_INET;
+	memcpy(&sin->sin_addr, addr, 4);
+	return ioctl(sock, req, &ifr) < 0 ? -errno : 0;
+}
+
+/*
+ * PASS into the stack, the same way for every driver: the writer tap gets
+ * 10.99.<driver>.1/24 and the frames are UDP from 10.99.<driver>.2 to that
+ * address and its MAC, port 9, where nothing listens. Each one is routed,
+ * delivered locally and dropped by UDP for want of a socket (the port
+ * unreachable it would answer is rate-limited to a few per second).
+ */
+static int stack_setup(struct bench_env *env, char *why, size_t len)
+{
+	const uint8_t host[4] = {10, 99, env->driver, 1};
+	const uint8_t guest[4] = {10, 99, env->driver, 2};
+	const uint8_t mask[4] = {255, 255, 255, 0};
+	const char *name = env->ifname[TAP_WRITER];
+	struct ifreq ifr = {0};
+	int err;
+
+	err = if_set_inet(env->sock, name, SIOCSIFADDR, host);
+	if (!err)
+		err = if_set_inet(env->sock, name, SIOCSIFNETMASK, mask);
+	if (err) {
+		say(why, len, "setting the tap's IPv4 address", -err);
+		return -1;
+	}
+	snprintf(ifr.ifr_name, IFNAMSIZ, "%s", name);
+	if (ioctl(env->sock, SIOCGIFHWADDR, &ifr) < 0) {
+		say(why, len, "reading the tap's MAC address", errno);
+		return -1;
+	}
+	for (int s = 0; s < NR_SIZES; s++) {
+		uint8_t *f = build_udp_frame(bench_size[s], guest, host);
+
+		if (!f) {
+			snprintf(why, len, "out of memory");
+			return -1;
+		}
+		set_frame_macs(f, (uint8_t *)ifr.ifr_hwaddr.sa_data, fwd_mac_a);
+		env->own_frame[s] = f;
+	}
+	return 0;
+}
+
+const uint8_t *env_frame(struct bench_env *env, enum bench_prog p, int s)
+{
+	return p == PROG_STACK_UDP ? env->own_frame[s] : NULL;
+}
+
 int env_attach(struct bench_env *env, enum bench_prog p, char *why, size_t len)
 {
 	struct xdp_basic *progs = env->basic;
@@ -392,11 +464,15 @@ int env_attach(struct bench_env *env, enum bench_prog p, char *why, size_t len)
 		return xdp_attach(env, progs->progs.xdp_tx, XDP_FLAGS_DRV_MODE,
 				  why, len);
 	case PROG_XDP_REDIRECT:
+	case PROG_FWD_REDIRECT:
 		return xdp_attach(env, progs->progs.xdp_redirect,
 				  XDP_FLAGS_DRV_MODE, why, len);
 	case PROG_TC_DROP:
 		return tc_attach(env, why, len);
+	case PROG_STACK_UDP:
+		return stack_setup(env, why, len);
 	case PROG_BRIDGE:
+	case PROG_FWD_BRIDGE:
 		if (bridge_create(env, why, len)) {
 			bridge_destroy(env);
 			return -1;
@@ -414,6 +490,7 @@ void env_detach(struct bench_env *env, enum bench_prog p)
 	switch (p) {
 	case PROG_FLOOR:
 	case PROG_NONE:
+	case PROG_STACK_UDP: /* the address goes with the tap */
 		break;
 	case PROG_XDP_DROP_GENERIC:
 		bpf_xdp_detach(env->ifindex[TAP_WRITER], XDP_FLAGS_SKB_MODE,
@@ -423,6 +500,7 @@ void env_detach(struct bench_env *env, enum bench_prog p)
 		tc_detach(env);
 		break;
 	case PROG_BRIDGE:
+	case PROG_FWD_BRIDGE:
 		bridge_destroy(env);
 		break;
 	default:
@@ -521,6 +599,8 @@ static int drained_tap(enum bench_prog p)
 		return TAP_WRITER;
 	case PROG_XDP_REDIRECT:
 	case PROG_BRIDGE:
+	case PROG_FWD_REDIRECT:
+	case PROG_FWD_BRIDGE:
 		return TAP_FAR;
 	default:
 		return -1;
@@ -534,7 +614,8 @@ int env_start_readers(struct bench_env *env, enum bench_prog p, int cpu,
 
 	int err;
 
-	if (t < 0)
+	/* Forwarding cells read back in the writer's own thread. */
+	if (t < 0 || forward_prog(p))
 		return 0;
 	err = reader_start(&env->reader[t], env->tap_fd[t], t == TAP_FAR, cpu,
 			   frame_size);
@@ -622,6 +703,169 @@ void env_stop_readers(struct bench_env *env)
 		close(r->stop_fd);
 		r->running = false;
 	}
+}
+
+/* ---- forwarding: read back in the writer's thread ----------------------- */
+
+static void count_read(struct reader *r, size_t got, size_t size)
+{
+	atomic_fetch_add_explicit(got == size ? &r->frames : &r->strays, 1,
+				  memory_order_relaxed);
+}
+
+static int rbuf_reserve(struct bench_env *env, unsigned int slots, size_t size)
+{
+	size_t slot = (size + 64 + 63) & ~(size_t)63;
+	uint8_t *buf;
+
+	if (env->rbuf && env->rbuf_slots >= slots && env->rbuf_slot >= slot)
+		return 0;
+	if (slots < env->rbuf_slots)
+		slots = env->rbuf_slots;
+	if (slot < env->rbuf_slot)
+		slot = env->rbuf_slot;
+	buf = malloc(slots * slot);
+	if (!buf)
+		return -ENOMEM;
+	free(env->rbuf);
+	env->rbuf = buf;
+	env->rbuf_slots = slots;
+	env->rbuf_slot = slot;
+	return 0;
+}
+
+/* One frame by read(); the far fd never blocks. Returns 1 for a frame of
+ * the cell, 0 for anything else, -1 (errno) when there is none. */
+static int recv_one(struct bench_env *env, size_t size)
+{
+	ssize_t n = read(env->tap_fd[TAP_FAR], env->rbuf, env->rbuf_slot);
+
+	if (n < 0)
+		return -1;
+	count_read(&env->reader[TAP_FAR], n, size);
+	return (size_t)n == size;
+}
+
+/* Up to `batch` frames with one TAPXRECV. Returns the frames of the cell
+ * among them, -1 (errno) when none was taken. */
+static int recv_batch(struct bench_env *env, unsigned int batch, size_t size)
+{
+	struct tapx_batch b = {.descs = (uintptr_t)env->rdesc, .count = batch};
+	struct reader *r = &env->reader[TAP_FAR];
+	int rc, mine = 0;
+
+	for (unsigned int i = 0; i < batch; i++)
+		env->rdesc[i] = (struct tapx_desc){
+			.addr = (uintptr_t)(env->rbuf + i * env->rbuf_slot),
+			.len = env->rbuf_slot};
+	rc = ioctl(env->tap_fd[TAP_FAR], TAPXRECV, &b);
+	if (b.done > batch)
+		b.done = 0;
+	if (rc < 0 && !b.done)
+		return -1;
+	for (unsigned int i = 0; i < b.done; i++) {
+		size_t got = env->rdesc[i].status ? 0 : env->rdesc[i].len;
+
+		count_read(r, got, size);
+		mine += got == size;
+	}
+	return mine;
+}
+
+static bool far_readable(struct bench_env *env, int timeout_ms)
+{
+	struct pollfd pfd = {.fd = env->tap_fd[TAP_FAR], .events = POLLIN};
+
+	return poll(&pfd, 1, timeout_ms) > 0 && (pfd.revents & POLLIN);
+}
+
+/* Read `want` frames back from the far tap, batched like the writer (0: one
+ * read() each). A frame that does not come is lost: the far tap's
+ * tx_dropped says so, or the final drain finds it late. */
+static void read_back(struct bench_env *env, unsigned int batch, size_t size,
+		      unsigned long want)
+{
+	int idle = 0;
+
+	while (want && idle < READ_BACK_WAITS) {
+		int got = batch ? recv_batch(env, batch, size)
+				: recv_one(env, size);
+
+		if (got > 0) {
+			want -= (unsigned long)got < want ? (unsigned long)got
+							  : want;
+			idle = 0;
+		} else if (got < 0) {
+			if (errno != EAGAIN)
+				break;
+			if (!far_readable(env, 1))
+				idle++;
+		}
+	}
+}
+
+static void drain_far(struct bench_env *env, size_t size, int quiet_ms)
+{
+	do {
+		while (recv_one(env, size) >= 0)
+			;
+	} while (quiet_ms && far_readable(env, quiet_ms));
+}
+
+/* A frame from FWD_MAC_B into tap B: the bridge learns that FWD_MAC_B is
+ * behind B and forwards the cell's frames to B alone. */
+static void bridge_teach(struct bench_env *env)
+{
+	static const uint8_t b_ip[4] = {10, 0, 0, 2}, a_ip[4] = {10, 0, 0, 1};
+	uint8_t *f = build_udp_frame(64, b_ip, a_ip);
+
+	if (!f)
+		return;
+	set_frame_macs(f, fwd_mac_a, fwd_mac_b);
+	if (write(env->tap_fd[TAP_FAR], f, 64) < 0) {
+		/* the next repetition teaches again; losses would show */
+	}
+	free(f);
+}
+
+void env_forward_prepare(struct bench_env *env, enum bench_prog p, size_t size)
+{
+	if (!forward_prog(p) || rbuf_reserve(env, 1, size))
+		return;
+	drain_far(env, size, 0);
+	if (p == PROG_FWD_BRIDGE)
+		bridge_teach(env);
+}
+
+void env_forward_finish(struct bench_env *env, enum bench_prog p, size_t size)
+{
+	if (forward_prog(p) && !rbuf_reserve(env, 1, size))
+		drain_far(env, size, 10);
+}
+
+unsigned long env_forward(struct bench_env *env, enum bench_writer w,
+			  const uint8_t *frame, size_t size, unsigned long n,
+			  struct uring_writer *u, uint64_t *errors)
+{
+	unsigned int batch = bench_batch[w];
+	unsigned int chunk = batch ? batch : FWD_CHUNK;
+	unsigned long done = 0;
+
+	if (rbuf_reserve(env, batch ? batch : 1, size)) {
+		*errors += n;
+		errno = ENOMEM;
+		return 0;
+	}
+	while (n) {
+		unsigned long k = n < chunk ? n : chunk;
+		unsigned long in = write_frames(w, env->tap_fd[TAP_WRITER],
+						frame, size, k, u, errors);
+
+		read_back(env, batch, size, in);
+		done += in;
+		n -= k;
+	}
+	return done;
 }
 
 /* ---- counters ----------------------------------------------------------- */

@@ -7,18 +7,22 @@
  *   writev           one writev() per frame, header and payload in two
  *                    iovecs, the way QEMU passes a frame
  *   io_uring         URING_BATCH writes queued, one io_uring_enter() each batch
+ *   batchN           N frames per TAPXSUBMIT ioctl (tapx's batch ABI)
  *
- * and the frame they write.
+ * and the frames they write.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/uio.h>
 #include <unistd.h>
 #include <liburing.h>
 
 #include "bench.h"
+#include "kmod/uapi/tapx.h"
 
 #define ETH_HDR_LEN 14
 
@@ -142,6 +146,46 @@ static unsigned long uring_loop(struct uring_writer *u, int fd,
 	return done;
 }
 
+/*
+ * One TAPXSUBMIT per `batch` frames, every descriptor naming the same
+ * frame. A frame is in when the batch consumed it with status 0; what a
+ * failed call left unconsumed counts as errors (not retried: the cell
+ * reports it).
+ */
+unsigned long submit_frames(int fd, const uint8_t *frame, size_t size,
+			    unsigned long n, unsigned int batch,
+			    uint64_t *errors)
+{
+	static struct tapx_desc descs[TAPX_BATCH_MAX];
+	unsigned long done = 0;
+
+	if (batch > TAPX_BATCH_MAX)
+		batch = TAPX_BATCH_MAX;
+	for (unsigned int i = 0; i < batch; i++)
+		descs[i] = (struct tapx_desc){.addr = (uintptr_t)frame,
+					      .len = size};
+	while (n) {
+		unsigned int k = n < batch ? n : batch;
+		struct tapx_batch b = {.descs = (uintptr_t)descs, .count = k};
+		int rc = ioctl(fd, TAPXSUBMIT, &b);
+		int err = errno;
+
+		if (b.done > k) /* a driver that wrote nonsense back */
+			b.done = 0;
+		for (unsigned int i = 0; i < b.done; i++)
+			if (descs[i].status)
+				(*errors)++;
+			else
+				done++;
+		if (rc < 0) {
+			*errors += k - b.done;
+			errno = err;
+		}
+		n -= k;
+	}
+	return done;
+}
+
 unsigned long write_frames(enum bench_writer w, int fd, const uint8_t *frame,
 			   size_t size, unsigned long n, struct uring_writer *u,
 			   uint64_t *errors)
@@ -154,6 +198,12 @@ unsigned long write_frames(enum bench_writer w, int fd, const uint8_t *frame,
 		return writev_loop(fd, frame, size, n, errors);
 	case WR_URING:
 		return uring_loop(u, fd, frame, size, n, errors);
+	case WR_BATCH1:
+	case WR_BATCH8:
+	case WR_BATCH64:
+	case WR_BATCH256:
+		return submit_frames(fd, frame, size, n, bench_batch[w],
+				     errors);
 	default:
 		*errors += n;
 		return 0;
@@ -173,21 +223,17 @@ static uint16_t ip_checksum(const uint8_t *hdr, size_t len)
 	return ~sum;
 }
 
-/*
- * Two frames, both with a broadcast destination and the IPv4 ethertype:
- *  - baseline: zeros after the Ethernet header, as in baseline.md. With no
- *    program the stack drops it at the IPv4 header check, so "none" is the
- *    cost of the tap path itself, as in the seeds' runsend.
- *  - udp: a valid UDP datagram to 255.255.255.255 port 9, which travels the
- *    whole receive path. The policy and bridge cells always use it: the
- *    policy's parser and br_netfilter drop a malformed frame before they do
- *    the work being measured.
- */
-uint8_t *build_frame(size_t size, bool udp_payload)
+void set_frame_macs(uint8_t *frame, const uint8_t dst[6], const uint8_t src[6])
 {
-	static const uint8_t eth[14] = {0xff, 0xff, 0xff, 0xff, 0xff,
-					0xff, 0x02, 0x00, 0x00, 0x00,
-					0x00, 0x01, 0x08, 0x00};
+	memcpy(frame, dst, 6);
+	memcpy(frame + 6, src, 6);
+}
+
+/* Ethernet (addresses left to the caller), IPv4, UDP port 9 to port 9, a
+ * counting payload. No UDP checksum (0: none, valid for IPv4). */
+uint8_t *build_udp_frame(size_t size, const uint8_t src_ip[4],
+			 const uint8_t dst_ip[4])
+{
 	uint8_t *f = calloc(1, size);
 	uint8_t *ip = f + 14, *udp = ip + 20;
 	size_t ip_len = size - 14;
@@ -195,23 +241,62 @@ uint8_t *build_frame(size_t size, bool udp_payload)
 
 	if (!f)
 		return NULL;
-	memcpy(f, eth, sizeof(eth));
-	if (!udp_payload)
-		return f;
+	f[12] = 0x08; /* IPv4 */
 	ip[0] = 0x45;
 	ip[2] = ip_len >> 8;
 	ip[3] = ip_len & 0xff;
 	ip[8] = 64; /* TTL */
 	ip[9] = 17; /* UDP */
-	memcpy(ip + 12, (uint8_t[]){10, 0, 0, 1, 255, 255, 255, 255}, 8);
+	memcpy(ip + 12, src_ip, 4);
+	memcpy(ip + 16, dst_ip, 4);
 	sum = ip_checksum(ip, 20);
 	ip[10] = sum >> 8;
 	ip[11] = sum & 0xff;
-	udp[0] = udp[2] = 0;
 	udp[1] = udp[3] = 9;
 	udp[4] = (ip_len - 20) >> 8;
 	udp[5] = (ip_len - 20) & 0xff;
 	for (size_t i = 42; i < size; i++)
 		f[i] = i & 0xff;
+	return f;
+}
+
+/*
+ * The frames every cell of a kind writes:
+ *  - baseline: broadcast, IPv4 ethertype, zeros after the Ethernet header,
+ *    as in baseline.md. With no program the stack drops it at the IPv4
+ *    header check, so "none" is the cost of the tap path itself, as in the
+ *    seeds' runsend.
+ *  - udp: a valid UDP datagram to 255.255.255.255 port 9, which travels the
+ *    whole receive path. The policy and bridge cells always use it: the
+ *    policy's parser and br_netfilter drop a malformed frame before they do
+ *    the work being measured.
+ *  - fwd: the same datagram, unicast from guest A to guest B (MACs
+ *    FWD_MAC_A -> FWD_MAC_B, 10.0.0.1 -> 10.0.0.2): a bridge forwards it
+ *    to B's port only, as between two VMs.
+ */
+uint8_t *build_frame(size_t size, enum bench_frame kind)
+{
+	static const uint8_t bcast[6] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+	static const uint8_t a_ip[4] = {10, 0, 0, 1}, b_ip[4] = {10, 0, 0, 2};
+	static const uint8_t all_ip[4] = {255, 255, 255, 255};
+	uint8_t *f;
+
+	switch (kind) {
+	case FRAME_BASELINE:
+		f = calloc(1, size);
+		if (f)
+			f[12] = 0x08;
+		break;
+	case FRAME_UDP:
+		f = build_udp_frame(size, a_ip, all_ip);
+		break;
+	default:
+		f = build_udp_frame(size, a_ip, b_ip);
+		if (f)
+			set_frame_macs(f, fwd_mac_b, fwd_mac_a);
+		return f;
+	}
+	if (f)
+		set_frame_macs(f, bcast, fwd_mac_a);
 	return f;
 }
