@@ -121,8 +121,10 @@ static u16 tapx_select_queue(struct net_device *dev, struct sk_buff *skb,
 			     struct net_device *sb_dev)
 {
 	struct tapx_dev *tapx = netdev_priv(dev);
-	unsigned int n = READ_ONCE(tapx->numqueues);
+	unsigned int n;
 
+	/* Attach counts the queue before the stack does: the lower count. */
+	n = min(READ_ONCE(tapx->numqueues), READ_ONCE(dev->real_num_tx_queues));
 	if (n <= 1)
 		return 0;
 	return reciprocal_scale(skb_get_hash(skb), n);

@@ -23,14 +23,18 @@ tapx-mq stack $X mqv 4 256
 ip link del mqsrc
 ip link del mqv
 
-free_kb() {
+# Memory, slab and per-CPU use, and live skbs, before and after.
+meminfo() { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
+mem_snap() {
 	sync
 	echo 3 >/proc/sys/vm/drop_caches
-	awk '/^MemFree:/ { print $2 }' /proc/meminfo
+	sleep 1
+	echo "$(meminfo MemFree) $(meminfo Slab) $(meminfo Percpu)" \
+		"$(awk '$1 == "skbuff_head_cache" { print $2 }' /proc/slabinfo)"
 }
-skbs() { awk '$1 == "skbuff_head_cache" { print $2 }' /proc/slabinfo; }
-mem_before=$(free_kb)
-skb_before=$(skbs)
+read -r free0 slab0 pcpu0 skb0 <<EOM
+$(mem_snap)
+EOM
 
 # Orderings under traffic: a writer on its own queue of mqo, redirects
 # into mqo from xa (ndo_xdp_xmit) and stack frames (ndo_start_xmit).
@@ -65,6 +69,7 @@ tapx-mq persist $X mqp
 kill $ppid $xpid
 wait $ppid $xpid
 xdp_detach xa
+ip link del mqp
 
 # Measurement (no assertion on speed): 1 writer on 1 queue vs 2 writers on
 # 2 queues pinned to the 2 vCPUs, xdp_drop.
@@ -73,18 +78,20 @@ xdp_attach mqb xdp_drop
 tapx-mq bench $X mqb 3
 ip link del mqb
 
-sleep 1
-mem_after=$(free_kb)
-skb_after=$(skbs)
-ok "mq: MemFree $mem_before -> $mem_after kB (within 8 MB)" \
-	test $((mem_before - mem_after)) -lt 8192
-ok "mq: skbuff_head_cache $skb_before -> $skb_after objects (within 256)" \
-	test $((skb_after - skb_before)) -lt 256
+read -r free1 slab1 pcpu1 skb1 <<EOM
+$(mem_snap)
+EOM
+ok "mq: MemFree $free0 -> $free1 kB (within 8 MB)" test $((free0 - free1)) -lt 8192
+ok "mq: Slab $slab0 -> $slab1 kB (within 2 MB)" test $((slab1 - slab0)) -lt 2048
+ok "mq: Percpu $pcpu0 -> $pcpu1 kB (within 256 kB)" test $((pcpu1 - pcpu0)) -lt 256
+ok "mq: skbuff_head_cache $skb0 -> $skb1 objects (within 256)" test $((skb1 - skb0)) -lt 256
 
 # rmmod after every queue closed, with a persistent multi-queue device and
 # its program left; then the module and xa, xb as suite-load made them.
-ok "mq: rmmod tapx with mqp left" rmmod tapx
-ok "mq: mqp gone with the module" test ! -e /sys/class/net/mqp
+ok "mq: create mqr" tapx-mq mk $X mqr
+xdp_attach mqr xdp_drop
+ok "mq: rmmod tapx with mqr left" rmmod tapx
+ok "mq: mqr gone with the module" test ! -e /sys/class/net/mqr
 ok "mq: insmod tapx again" insmod /modules/tapx.ko
 ok "mq: recreate xa" tapxt mk $X xa 65521
 ok "mq: recreate xb" tapxt mk $X xb 65521

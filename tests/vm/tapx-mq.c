@@ -371,8 +371,9 @@ static void abi_flags(const char *node)
 	int fd, q[4], i, ok;
 
 	fd = open(node, O_RDWR);
-	check(!ioctl(fd, TUNGETFEATURES, &feat) && feat == FEATURES,
-	      "mq abi: TUNGETFEATURES = %#x (want %#x)", feat, FEATURES);
+	i = ioctl(fd, TUNGETFEATURES, &feat);
+	check(!i && feat == FEATURES, "mq abi: TUNGETFEATURES = %#x (want %#x)",
+	      feat, FEATURES);
 	check(set_queue(fd, IFF_ATTACH_QUEUE) == -EINVAL,
 	      "mq abi: TUNSETQUEUE attach before TUNSETIFF -> EINVAL");
 	check(set_queue(fd, IFF_DETACH_QUEUE) == -EINVAL,
@@ -719,11 +720,31 @@ static int cmd_stack(int argc, char **argv)
 		while ((r = read(fd[q], b, sizeof(b))) > 0)
 			per[q] += r == 78 && b[12] == 8 && b[42] == 0xa5;
 		total += per[q];
+	}
+	if (total != n) {
+		/* Diagnostic: frames that were only late (still in a qdisc). */
+		int late = 0;
+
+		sleep(1);
+		for (q = 0; q < nq; q++) {
+			int r, k = 0;
+
+			while ((r = read(fd[q], b, sizeof(b))) > 0)
+				k += r == 78 && b[12] == 8 && b[42] == 0xa5;
+			per[q] += k;
+			late += k;
+		}
+		printf("INFO mq stack: %d frames arrived after 1 more second\n",
+		       late);
+	}
+	for (q = 0; q < nq; q++) {
 		used += per[q] > 0;
 		ok &= qstat(name, q, "tx_packets") == per[q];
 	}
-	check(total == n, "mq stack: %d frames read over %d queues (want %d)",
-	      total, nq, n);
+	check(total == n,
+	      "mq stack: %d frames read over %d queues (want %d; tx_packets %lld tx_dropped %lld ring_full %lld)",
+	      total, nq, n, stat_of(name, "tx_packets"),
+	      stat_of(name, "tx_dropped"), stat_of(name, "ring_full_drops"));
 	check(used > 1, "mq stack: spread over %d queues (%d/%d/...)", used,
 	      per[0], nq > 1 ? per[1] : 0);
 	check(ok, "mq stack: queue_N_tx_packets = frames read on queue N");
