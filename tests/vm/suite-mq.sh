@@ -75,7 +75,7 @@ ip link del mqp
 # 2 queues pinned to the 2 vCPUs, xdp_drop.
 ok "mq: create mqb" tapx-mq mk $X mqb
 xdp_attach mqb xdp_drop
-tapx-mq bench $X mqb 3
+tapx-mq bench $X mqb 2 3
 ip link del mqb
 
 read -r free1 slab1 pcpu1 skb1 <<EOM
