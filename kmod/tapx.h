@@ -40,9 +40,9 @@
 #define TAPX_DRV_VERSION "0.1"
 
 /* Flags userspace may set with TUNSETIFF and that tapx supports. */
-#define TAPX_IFF_FEATURES                                              \
-	(IFF_TAP | IFF_NO_PI | IFF_ONE_QUEUE | IFF_VNET_HDR | IFF_MULTI_QUEUE | \
-	 IFF_NAPI)
+#define TAPX_IFF_FEATURES                                                      \
+	(IFF_TAP | IFF_NO_PI | IFF_ONE_QUEUE | IFF_VNET_HDR |                  \
+	 IFF_MULTI_QUEUE | IFF_NAPI)
 
 /* Queues (files) per device, attached plus detached; tun's limit. */
 #define TAPX_MAX_QUEUES 256
