@@ -3,17 +3,22 @@
  * tapx - a tun-compatible tap driver whose write path is XDP-first.
  *
  * Objects:
- *   struct tapx_file  one open /dev/net/tapx; owns the reader ring, the wait
- *                     queue, the buffer cache for written frames and the
- *                     xdp_rxq_info. Attached to at most one device.
+ *   struct tapx_file  one open /dev/net/tapx = one queue; owns the reader
+ *                     ring, the wait queue, the buffer cache for written
+ *                     frames, the xdp_rxq_info and the queue's counters.
+ *                     Bound to at most one device, as an attached queue
+ *                     (in tapx->tfiles[]) or a detached one (TUNSETQUEUE
+ *                     IFF_DETACH_QUEUE; on tapx->disabled, still bound).
  *   struct tapx_dev   netdev_priv() of a tapx interface: flags, owner,
  *                     vnet header settings, the XDP program, counters and
- *                     the RCU pointer to the attached file.
+ *                     the RCU array of attached queues.
  *
  * Locking:
  *   rtnl             attach, detach, device creation and deletion, ioctls
- *                    that change the device, the XDP program pointer.
- *   RCU              dev->tfile and dev->xdp_prog for the data paths.
+ *                    that change the device, the XDP program pointer, the
+ *                    queue array's writers, numdisabled and the disabled list.
+ *   RCU              tapx->tfiles[], tapx->numqueues (READ_ONCE),
+ *                    tfile->tapx and tapx->xdp_prog for the data paths.
  *   tfile->write_lock serialises writers of one fd (its buffer cache and
  *                    spare buffers). Writers hold a device reference while
  *                    they copy and recheck tfile->tapx under RCU before
@@ -38,7 +43,12 @@
 #define TAPX_DRV_VERSION "0.1"
 
 /* Flags userspace may set with TUNSETIFF and that tapx supports. */
-#define TAPX_IFF_FEATURES (IFF_TAP | IFF_NO_PI | IFF_ONE_QUEUE | IFF_VNET_HDR)
+#define TAPX_IFF_FEATURES                                                      \
+	(IFF_TAP | IFF_NO_PI | IFF_ONE_QUEUE | IFF_VNET_HDR |                  \
+	 IFF_MULTI_QUEUE | IFF_NAPI)
+
+/* Queues (files) per device, attached plus detached; tun's limit. */
+#define TAPX_MAX_QUEUES 256
 /* Offloads userspace can accept on read (TUNSETOFFLOAD). */
 #define TAPX_USER_FEATURES \
 	(NETIF_F_HW_CSUM | NETIF_F_TSO_ECN | NETIF_F_TSO | NETIF_F_TSO6)
@@ -96,10 +106,35 @@ struct tapx_pcpu_stats {
 	struct u64_stats_sync syncp;
 };
 
+/*
+ * Per-queue counters (ethtool -S queue_N_*). The xdp_* ones count the
+ * program's verdicts on frames written to this queue; tx_* count frames
+ * queued to this queue's reader.
+ */
+enum tapx_qstat {
+	TAPX_Q_RX_PACKETS,
+	TAPX_Q_RX_BYTES,
+	TAPX_Q_TX_PACKETS,
+	TAPX_Q_TX_BYTES,
+	TAPX_Q_XDP_PASS,
+	TAPX_Q_XDP_DROP,
+	TAPX_Q_XDP_TX,
+	TAPX_Q_XDP_REDIRECT,
+	TAPX_Q_XDP_ABORTED, /* and unknown verdicts */
+	TAPX_Q_XDP_XMIT, /* frames received through ndo_xdp_xmit */
+	TAPX_NR_QSTATS,
+};
+
+struct tapx_pcpu_qstats {
+	u64_stats_t v[TAPX_NR_QSTATS];
+	struct u64_stats_sync syncp;
+};
+
 struct tapx_dev;
 
 struct tapx_file {
-	struct tapx_dev __rcu *tapx; /* attached device or NULL */
+	/* Bound device (attached or detached queue) or NULL. */
+	struct tapx_dev __rcu *tapx;
 	struct net *net;
 	struct ptr_ring ring; /* skbs and tagged xdp_frames for read() */
 	wait_queue_head_t wq;
@@ -116,11 +151,20 @@ struct tapx_file {
 	struct xdp_rxq_info xdp_rxq;
 	bool rxq_registered;
 	int sndbuf;
+	/* Multi-queue; changed under rtnl. */
+	u16 queue_index; /* slot in tapx->tfiles[] while attached */
+	bool detached; /* bound but detached: on tapx->disabled */
+	struct list_head next; /* tapx->disabled */
+	struct tapx_pcpu_qstats __percpu *qstats;
 };
 
 struct tapx_dev {
 	struct net_device *dev;
-	struct tapx_file __rcu *tfile;
+	/* Attached queues: slots 0..numqueues-1, packed (detach moves the last). */
+	struct tapx_file __rcu *tfiles[TAPX_MAX_QUEUES];
+	unsigned int numqueues;
+	unsigned int numdisabled;
+	struct list_head disabled; /* detached but still bound files */
 	struct bpf_prog __rcu *xdp_prog;
 	unsigned int flags; /* IFF_* and TAPX_VNET_* */
 	int vnet_hdr_sz;
@@ -131,12 +175,13 @@ struct tapx_dev {
 };
 
 /* tapx_main.c */
-void tapx_detach(struct tapx_file *tfile, struct tapx_dev *tapx);
+void tapx_detach_all(struct tapx_dev *tapx);
 
 /* tapx_netdev.c */
 extern struct rtnl_link_ops tapx_link_ops;
 void tapx_setup(struct net_device *dev);
 int tapx_set_offload(struct tapx_dev *tapx, unsigned long arg);
+struct tapx_file *tapx_queue_get(struct tapx_dev *tapx, u32 index);
 
 /*
  * One written frame between its copy into a buffer (may sleep, under
@@ -202,6 +247,53 @@ static inline void tapx_stat_pkt(struct tapx_dev *tapx, enum tapx_stat pkts,
 	u64_stats_inc(&st->v[pkts]);
 	u64_stats_add(&st->v[bytes], len);
 	u64_stats_update_end(&st->syncp);
+}
+
+static inline void tapx_qstat_add(struct tapx_file *tfile, enum tapx_qstat s,
+				  u64 n)
+{
+	struct tapx_pcpu_qstats *st = this_cpu_ptr(tfile->qstats);
+
+	u64_stats_update_begin(&st->syncp);
+	u64_stats_add(&st->v[s], n);
+	u64_stats_update_end(&st->syncp);
+}
+
+static inline void tapx_qstat_pkt(struct tapx_file *tfile,
+				  enum tapx_qstat pkts, enum tapx_qstat bytes,
+				  unsigned int len)
+{
+	struct tapx_pcpu_qstats *st = this_cpu_ptr(tfile->qstats);
+
+	u64_stats_update_begin(&st->syncp);
+	u64_stats_inc(&st->v[pkts]);
+	u64_stats_add(&st->v[bytes], len);
+	u64_stats_update_end(&st->syncp);
+}
+
+/* Counts the program's verdict on a frame written to this queue. */
+static inline void tapx_qstat_verdict(struct tapx_file *tfile, u32 act)
+{
+	enum tapx_qstat s;
+
+	switch (act) {
+	case XDP_PASS:
+		s = TAPX_Q_XDP_PASS;
+		break;
+	case XDP_DROP:
+		s = TAPX_Q_XDP_DROP;
+		break;
+	case XDP_TX:
+		s = TAPX_Q_XDP_TX;
+		break;
+	case XDP_REDIRECT:
+		s = TAPX_Q_XDP_REDIRECT;
+		break;
+	default:
+		s = TAPX_Q_XDP_ABORTED;
+		break;
+	}
+	tapx_qstat_add(tfile, s, 1);
 }
 
 static inline void tapx_wake_reader(struct tapx_file *tfile)

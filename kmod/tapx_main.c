@@ -30,7 +30,7 @@ MODULE_PARM_DESC(ring_size,
 		 "frames queued per reader before drops (default 1024)");
 
 /* TUNGETFEATURES: what TUNSETIFF accepts. */
-#define TAPX_FEATURES (IFF_TAP | IFF_NO_PI | IFF_ONE_QUEUE | IFF_VNET_HDR)
+#define TAPX_FEATURES TAPX_IFF_FEATURES
 
 /* Owner/group rules of tun: either matches, or CAP_NET_ADMIN. */
 static bool tapx_not_capable(struct tapx_dev *tapx)
@@ -43,47 +43,179 @@ static bool tapx_not_capable(struct tapx_dev *tapx)
 	       !ns_capable(net->user_ns, CAP_NET_ADMIN);
 }
 
-static int tapx_attach(struct tapx_file *tfile, struct tapx_dev *tapx)
+/* The stack's queue counts follow the attached queues (never zero). */
+static void tapx_set_real_queues(struct tapx_dev *tapx)
+{
+	if (!tapx->numqueues)
+		return;
+	netif_set_real_num_tx_queues(tapx->dev, tapx->numqueues);
+	netif_set_real_num_rx_queues(tapx->dev, tapx->numqueues);
+}
+
+static int tapx_rxq_reg(struct tapx_file *tfile, struct tapx_dev *tapx)
 {
 	int err;
 
-	if (rtnl_dereference(tapx->tfile))
-		return -EBUSY;
-
-	err = xdp_rxq_info_reg(&tfile->xdp_rxq, tapx->dev, 0, 0);
+	err = xdp_rxq_info_reg(&tfile->xdp_rxq, tapx->dev, tfile->queue_index,
+			       0);
 	if (err)
 		return err;
 	err = xdp_rxq_info_reg_mem_model(&tfile->xdp_rxq, MEM_TYPE_PAGE_SHARED,
 					 NULL);
 	if (err)
-		goto err_unreg;
-
-	rcu_assign_pointer(tfile->tapx, tapx);
-	rcu_assign_pointer(tapx->tfile, tfile);
-	netif_carrier_on(tapx->dev);
-	return 0;
-
-err_unreg:
-	xdp_rxq_info_unreg(&tfile->xdp_rxq);
+		xdp_rxq_info_unreg(&tfile->xdp_rxq);
 	return err;
 }
 
 /*
- * Called under rtnl from close() and from device deletion. After the grace
- * period no writer, transmitter or redirect can reach the ring, so what is
- * queued can be freed.
+ * Attaches a new file, or reattaches a detached one (TUNSETQUEUE), as the
+ * last queue. A detached file keeps its xdp_rxq_info registration (its
+ * writes still run XDP), so only its queue index changes.
  */
-void tapx_detach(struct tapx_file *tfile, struct tapx_dev *tapx)
+static int tapx_attach(struct tapx_file *tfile, struct tapx_dev *tapx)
 {
-	RCU_INIT_POINTER(tapx->tfile, NULL);
-	RCU_INIT_POINTER(tfile->tapx, NULL);
+	int err;
+
+	if (rtnl_dereference(tfile->tapx) && !tfile->detached)
+		return -EINVAL;
+	if (!(tapx->flags & IFF_MULTI_QUEUE) && tapx->numqueues == 1)
+		return -EBUSY;
+	if (!tfile->detached &&
+	    tapx->numqueues + tapx->numdisabled >= TAPX_MAX_QUEUES)
+		return -E2BIG;
+
+	tfile->queue_index = tapx->numqueues;
+	if (tfile->detached) {
+		tfile->xdp_rxq.queue_index = tfile->queue_index;
+		list_del_init(&tfile->next);
+		tapx->numdisabled--;
+		tfile->detached = false;
+		/* NAPI: re-enable the queue's NAPI here. */
+	} else {
+		err = tapx_rxq_reg(tfile, tapx);
+		if (err)
+			return err;
+		/* NAPI: add the queue's NAPI here (IFF_NAPI in tapx->flags). */
+	}
+
+	/* Publish only the fully set up file. */
+	rcu_assign_pointer(tfile->tapx, tapx);
+	rcu_assign_pointer(tapx->tfiles[tapx->numqueues], tfile);
+	WRITE_ONCE(tapx->numqueues, tapx->numqueues + 1);
+	tapx_set_real_queues(tapx);
+	netif_carrier_on(tapx->dev);
+	return 0;
+}
+
+/*
+ * Takes an attached queue out of the array: the last queue moves into its
+ * slot. Data paths may still see it until the caller's grace period.
+ */
+static void tapx_queue_unlink(struct tapx_file *tfile, struct tapx_dev *tapx)
+{
+	unsigned int last = tapx->numqueues - 1;
+	struct tapx_file *moved = rtnl_dereference(tapx->tfiles[last]);
+	u16 index = tfile->queue_index;
+
+	rcu_assign_pointer(tapx->tfiles[index], moved);
+	moved->queue_index = index;
+	moved->xdp_rxq.queue_index = index;
+	RCU_INIT_POINTER(tapx->tfiles[last], NULL);
+	WRITE_ONCE(tapx->numqueues, last);
+}
+
+/* TUNSETQUEUE IFF_DETACH_QUEUE: the file stays bound to the device. */
+static void tapx_queue_detach(struct tapx_file *tfile, struct tapx_dev *tapx)
+{
+	tapx_queue_unlink(tfile, tapx);
+	tfile->detached = true;
+	list_add_tail(&tfile->next, &tapx->disabled);
+	tapx->numdisabled++;
+	/* NAPI: disable the queue's NAPI here. */
+
+	/* No transmitter or redirect reaches the ring after this. */
+	synchronize_net();
+	tapx_ring_purge(tfile);
+	tapx_set_real_queues(tapx);
+}
+
+/*
+ * close(): unbinds the file from its device, attached or detached. The
+ * last queue of a non-persistent device takes the device with it.
+ */
+static void tapx_file_unbind(struct tapx_file *tfile)
+{
+	struct tapx_dev *tapx = rtnl_dereference(tfile->tapx);
+	struct net_device *dev;
+
+	if (!tapx)
+		return;
+	dev = tapx->dev;
+	if (tfile->detached) {
+		list_del_init(&tfile->next);
+		tapx->numdisabled--;
+		tfile->detached = false;
+		RCU_INIT_POINTER(tfile->tapx, NULL);
+	} else {
+		tapx_queue_unlink(tfile, tapx);
+		RCU_INIT_POINTER(tfile->tapx, NULL);
+		/* NAPI: disable the queue's NAPI here. */
+		synchronize_net();
+		tapx_ring_purge(tfile);
+		tapx_set_real_queues(tapx);
+	}
+	/* NAPI: delete the queue's NAPI here. */
+	xdp_rxq_info_unreg(&tfile->xdp_rxq);
+
+	if (tapx->numqueues || tapx->numdisabled)
+		return;
+	netif_carrier_off(dev);
+	if (!(tapx->flags & IFF_PERSIST) && dev->reg_state == NETREG_REGISTERED)
+		unregister_netdevice(dev);
+}
+
+/* Wakes a file whose device went away; blocked readers get -EBADFD. */
+static void tapx_file_orphan(struct tapx_file *tfile)
+{
+	/* NAPI: delete the queue's NAPI here. */
+	tapx_ring_purge(tfile);
+	xdp_rxq_info_unreg(&tfile->xdp_rxq);
+	wake_up_interruptible_poll(&tfile->wq, EPOLLERR);
+}
+
+/*
+ * Device deletion (ndo_uninit, under rtnl) with files still open, attached
+ * or detached: every file is unbound and gets -EBADFD from then on. After
+ * the grace period no data path can reach any ring, so what is queued can
+ * be freed; the files themselves are freed by their close().
+ */
+void tapx_detach_all(struct tapx_dev *tapx)
+{
+	unsigned int i, n = tapx->numqueues;
+	struct tapx_file *tfile, *tmp;
+
+	for (i = 0; i < n; i++) {
+		tfile = rtnl_dereference(tapx->tfiles[i]);
+		/* NAPI: disable the queue's NAPI here. */
+		RCU_INIT_POINTER(tfile->tapx, NULL);
+	}
+	WRITE_ONCE(tapx->numqueues, 0);
+	list_for_each_entry(tfile, &tapx->disabled, next)
+		RCU_INIT_POINTER(tfile->tapx, NULL);
 	netif_carrier_off(tapx->dev);
 	synchronize_net();
 
-	tapx_ring_purge(tfile);
-	xdp_rxq_info_unreg(&tfile->xdp_rxq);
-	/* Blocked readers see the detach and return -EBADFD. */
-	wake_up_interruptible_poll(&tfile->wq, EPOLLERR);
+	for (i = 0; i < n; i++) {
+		tfile = rtnl_dereference(tapx->tfiles[i]);
+		RCU_INIT_POINTER(tapx->tfiles[i], NULL);
+		tapx_file_orphan(tfile);
+	}
+	list_for_each_entry_safe(tfile, tmp, &tapx->disabled, next) {
+		list_del_init(&tfile->next);
+		tfile->detached = false;
+		tapx_file_orphan(tfile);
+	}
+	tapx->numdisabled = 0;
 }
 
 static int tapx_create(struct net *net, struct tapx_file *tfile,
@@ -92,13 +224,15 @@ static int tapx_create(struct net *net, struct tapx_file *tfile,
 	const char *name = ifr->ifr_name[0] ? ifr->ifr_name : "tapx%d";
 	struct net_device *dev;
 	struct tapx_dev *tapx;
+	unsigned int queues;
 	int err;
 
 	if (!ns_capable(net->user_ns, CAP_NET_ADMIN))
 		return -EPERM;
 
-	dev = alloc_netdev(sizeof(struct tapx_dev), name, NET_NAME_UNKNOWN,
-			   tapx_setup);
+	queues = (ifr->ifr_flags & IFF_MULTI_QUEUE) ? TAPX_MAX_QUEUES : 1;
+	dev = alloc_netdev_mqs(sizeof(struct tapx_dev), name, NET_NAME_UNKNOWN,
+			       tapx_setup, queues, queues);
 	if (!dev)
 		return -ENOMEM;
 	dev_net_set(dev, net);
@@ -146,20 +280,56 @@ static int tapx_set_iff(struct net *net, struct tapx_file *tfile,
 	if (dev->rtnl_link_ops != &tapx_link_ops)
 		return -EINVAL;
 	tapx = netdev_priv(dev);
+	/* Queues of one device agree on being multi-queue, as in tun. */
+	if (!!(flags & IFF_MULTI_QUEUE) != !!(tapx->flags & IFF_MULTI_QUEUE))
+		return -EINVAL;
 	if (tapx_not_capable(tapx))
 		return -EPERM;
 	err = tapx_attach(tfile, tapx);
 	if (err)
 		return err;
-	tapx->flags = (tapx->flags & ~TAPX_FEATURES) | (flags & TAPX_FEATURES);
+	/* The first queue sets the flags; later ones join as they are. */
+	if (tapx->numqueues + tapx->numdisabled == 1)
+		tapx->flags = (tapx->flags & ~TAPX_FEATURES) |
+			      (flags & TAPX_FEATURES);
 	netdev_state_change(dev);
 	return 0;
 }
 
-static void tapx_get_iff(struct tapx_dev *tapx, struct ifreq *ifr)
+static void tapx_get_iff(struct tapx_file *tfile, struct tapx_dev *tapx,
+			 struct ifreq *ifr)
 {
 	strscpy(ifr->ifr_name, tapx->dev->name, IFNAMSIZ);
 	ifr->ifr_flags = tapx->flags & (TAPX_FEATURES | IFF_PERSIST);
+	if (tfile->detached)
+		ifr->ifr_flags |= IFF_DETACH_QUEUE;
+}
+
+/* TUNSETQUEUE; tun's errors: EINVAL for every request that does not apply. */
+static int tapx_set_queue(struct tapx_file *tfile, struct ifreq *ifr)
+{
+	struct tapx_dev *tapx;
+	int ret = -EINVAL;
+
+	rtnl_lock();
+	tapx = rtnl_dereference(tfile->tapx);
+	if (!tapx)
+		goto unlock;
+	if (ifr->ifr_flags & IFF_ATTACH_QUEUE) {
+		if (!tfile->detached)
+			goto unlock;
+		ret = tapx_attach(tfile, tapx);
+	} else if (ifr->ifr_flags & IFF_DETACH_QUEUE) {
+		if (!(tapx->flags & IFF_MULTI_QUEUE) || tfile->detached)
+			goto unlock;
+		tapx_queue_detach(tfile, tapx);
+		ret = 0;
+	}
+	if (!ret)
+		netdev_state_change(tapx->dev);
+unlock:
+	rtnl_unlock();
+	return ret;
 }
 
 /* The ioctls that need an attached device; called under rtnl. */
@@ -176,7 +346,7 @@ static long tapx_dev_ioctl(struct tapx_file *tfile, struct tapx_dev *tapx,
 	switch (cmd) {
 	case TUNGETIFF:
 		memset(&ifr, 0, sizeof(ifr));
-		tapx_get_iff(tapx, &ifr);
+		tapx_get_iff(tfile, tapx, &ifr);
 		return copy_to_user(argp, &ifr, sizeof(ifr)) ? -EFAULT : 0;
 
 	case TUNSETPERSIST:
@@ -279,11 +449,13 @@ static long tapx_chr_ioctl(struct file *file, unsigned int cmd,
 	if (cmd == TUNGETFEATURES)
 		return put_user(TAPX_FEATURES, (unsigned int __user *)argp);
 
-	if (cmd == TUNSETIFF) {
+	if (cmd == TUNSETIFF || cmd == TUNSETQUEUE) {
 		if (copy_from_user(&ifr, argp, sizeof(ifr)))
 			return -EFAULT;
 		ifr.ifr_name[IFNAMSIZ - 1] = '\0';
 	}
+	if (cmd == TUNSETQUEUE)
+		return tapx_set_queue(tfile, &ifr);
 
 	rtnl_lock();
 	tapx = rtnl_dereference(tfile->tapx);
@@ -295,7 +467,7 @@ static long tapx_chr_ioctl(struct file *file, unsigned int cmd,
 		if (ret)
 			goto unlock;
 		tapx = rtnl_dereference(tfile->tapx);
-		tapx_get_iff(tapx, &ifr);
+		tapx_get_iff(tfile, tapx, &ifr);
 		if (copy_to_user(argp, &ifr, sizeof(ifr)))
 			ret = -EFAULT;
 		goto unlock;
@@ -329,15 +501,22 @@ static __poll_t tapx_chr_poll(struct file *file, poll_table *wait)
 static int tapx_chr_open(struct inode *inode, struct file *file)
 {
 	struct tapx_file *tfile;
-	int err;
+	int cpu, err;
 
 	tfile = kzalloc(sizeof(*tfile), GFP_KERNEL);
 	if (!tfile)
 		return -ENOMEM;
+	err = -ENOMEM;
+	tfile->qstats = alloc_percpu(struct tapx_pcpu_qstats);
+	if (!tfile->qstats)
+		goto err_free;
+	for_each_possible_cpu(cpu)
+		u64_stats_init(&per_cpu_ptr(tfile->qstats, cpu)->syncp);
 	err = ptr_ring_init(&tfile->ring, ring_size, GFP_KERNEL);
 	if (err)
-		goto err_free;
+		goto err_stats;
 
+	INIT_LIST_HEAD(&tfile->next);
 	init_waitqueue_head(&tfile->wq);
 	mutex_init(&tfile->write_lock);
 	tfile->net = get_net(current->nsproxy->net_ns);
@@ -345,6 +524,8 @@ static int tapx_chr_open(struct inode *inode, struct file *file)
 	file->private_data = tfile;
 	return stream_open(inode, file);
 
+err_stats:
+	free_percpu(tfile->qstats);
 err_free:
 	kfree(tfile);
 	return err;
@@ -353,15 +534,9 @@ err_free:
 static int tapx_chr_release(struct inode *inode, struct file *file)
 {
 	struct tapx_file *tfile = file->private_data;
-	struct tapx_dev *tapx;
 
 	rtnl_lock();
-	tapx = rtnl_dereference(tfile->tapx);
-	if (tapx) {
-		tapx_detach(tfile, tapx);
-		if (!(tapx->flags & IFF_PERSIST))
-			unregister_netdevice(tapx->dev);
-	}
+	tapx_file_unbind(tfile);
 	rtnl_unlock();
 
 	ptr_ring_cleanup(&tfile->ring, tapx_ptr_free);
@@ -373,6 +548,7 @@ static int tapx_chr_release(struct inode *inode, struct file *file)
 		__page_frag_cache_drain(virt_to_head_page(tfile->frag.va),
 					tfile->frag.pagecnt_bias);
 	put_net(tfile->net);
+	free_percpu(tfile->qstats);
 	kfree(tfile);
 	return 0;
 }

@@ -36,6 +36,19 @@ static const char tapx_stat_names[TAPX_NR_STATS][ETH_GSTRING_LEN] = {
 	[TAPX_RING_FULL] = "ring_full_drops",
 };
 
+static const char *const tapx_qstat_names[TAPX_NR_QSTATS] = {
+	[TAPX_Q_RX_PACKETS] = "rx_packets",
+	[TAPX_Q_RX_BYTES] = "rx_bytes",
+	[TAPX_Q_TX_PACKETS] = "tx_packets",
+	[TAPX_Q_TX_BYTES] = "tx_bytes",
+	[TAPX_Q_XDP_PASS] = "xdp_pass",
+	[TAPX_Q_XDP_DROP] = "xdp_drop",
+	[TAPX_Q_XDP_TX] = "xdp_tx",
+	[TAPX_Q_XDP_REDIRECT] = "xdp_redirect",
+	[TAPX_Q_XDP_ABORTED] = "xdp_aborted",
+	[TAPX_Q_XDP_XMIT] = "xdp_xmit",
+};
+
 void tapx_stats_sum(struct tapx_dev *tapx, u64 *sum)
 {
 	int cpu, i;
@@ -81,12 +94,10 @@ static void tapx_free_netdev(struct net_device *dev)
 static void tapx_uninit(struct net_device *dev)
 {
 	struct tapx_dev *tapx = netdev_priv(dev);
-	struct tapx_file *tfile = rtnl_dereference(tapx->tfile);
 	struct bpf_prog *prog = rtnl_dereference(tapx->xdp_prog);
 
-	/* Device deletion with the fd still open: detach it. */
-	if (tfile)
-		tapx_detach(tfile, tapx);
+	/* Device deletion with fds still open: unbind them all. */
+	tapx_detach_all(tapx);
 	if (prog) {
 		RCU_INIT_POINTER(tapx->xdp_prog, NULL);
 		bpf_prog_put(prog);
@@ -105,6 +116,40 @@ static int tapx_stop(struct net_device *dev)
 	return 0;
 }
 
+/* Spreads flows over the attached queues; the core caps it to real_num. */
+static u16 tapx_select_queue(struct net_device *dev, struct sk_buff *skb,
+			     struct net_device *sb_dev)
+{
+	struct tapx_dev *tapx = netdev_priv(dev);
+	unsigned int n;
+
+	/* Attach counts the queue before the stack does: the lower count. */
+	n = min(READ_ONCE(tapx->numqueues), READ_ONCE(dev->real_num_tx_queues));
+	if (n <= 1)
+		return 0;
+	return reciprocal_scale(skb_get_hash(skb), n);
+}
+
+/*
+ * The attached queue for an index chosen from an earlier numqueues: a
+ * queue detached meanwhile leaves its slot to another or to NULL. Slot 0
+ * is NULL only when no queue is attached. Under RCU.
+ */
+struct tapx_file *tapx_queue_get(struct tapx_dev *tapx, u32 index)
+{
+	unsigned int n = READ_ONCE(tapx->numqueues);
+	struct tapx_file *tfile;
+
+	if (unlikely(!n))
+		return NULL;
+	if (unlikely(index >= n))
+		index %= n;
+	tfile = rcu_dereference(tapx->tfiles[index]);
+	if (unlikely(!tfile))
+		tfile = rcu_dereference(tapx->tfiles[0]);
+	return tfile;
+}
+
 static netdev_tx_t tapx_start_xmit(struct sk_buff *skb, struct net_device *dev)
 {
 	struct tapx_dev *tapx = netdev_priv(dev);
@@ -112,7 +157,7 @@ static netdev_tx_t tapx_start_xmit(struct sk_buff *skb, struct net_device *dev)
 	struct tapx_file *tfile;
 
 	rcu_read_lock();
-	tfile = rcu_dereference(tapx->tfile);
+	tfile = tapx_queue_get(tapx, skb_get_queue_mapping(skb));
 	if (unlikely(!tfile))
 		goto drop;
 	if (unlikely(skb_orphan_frags_rx(skb, GFP_ATOMIC)))
@@ -126,6 +171,7 @@ static netdev_tx_t tapx_start_xmit(struct sk_buff *skb, struct net_device *dev)
 		goto drop;
 	}
 	tapx_stat_pkt(tapx, TAPX_TX_PACKETS, TAPX_TX_BYTES, len);
+	tapx_qstat_pkt(tfile, TAPX_Q_TX_PACKETS, TAPX_Q_TX_BYTES, len);
 	tapx_wake_reader(tfile);
 	rcu_read_unlock();
 	return NETDEV_TX_OK;
@@ -215,6 +261,7 @@ static const struct net_device_ops tapx_netdev_ops = {
 	.ndo_uninit = tapx_uninit,
 	.ndo_open = tapx_open,
 	.ndo_stop = tapx_stop,
+	.ndo_select_queue = tapx_select_queue,
 	.ndo_start_xmit = tapx_start_xmit,
 	.ndo_get_stats64 = tapx_get_stats64,
 	.ndo_fix_features = tapx_fix_features,
@@ -232,21 +279,66 @@ static void tapx_get_drvinfo(struct net_device *dev,
 	strscpy(info->bus_info, "tapx", sizeof(info->bus_info));
 }
 
+static void tapx_qstats_sum(struct tapx_file *tfile, u64 *sum)
+{
+	int cpu, i;
+
+	memset(sum, 0, sizeof(u64) * TAPX_NR_QSTATS);
+	for_each_possible_cpu(cpu) {
+		struct tapx_pcpu_qstats *st = per_cpu_ptr(tfile->qstats, cpu);
+		u64 v[TAPX_NR_QSTATS];
+		unsigned int start;
+
+		do {
+			start = u64_stats_fetch_begin(&st->syncp);
+			for (i = 0; i < TAPX_NR_QSTATS; i++)
+				v[i] = u64_stats_read(&st->v[i]);
+		} while (u64_stats_fetch_retry(&st->syncp, start));
+
+		for (i = 0; i < TAPX_NR_QSTATS; i++)
+			sum[i] += v[i];
+	}
+}
+
+/*
+ * Device-wide counters first (names unchanged), then queue_N_* for each
+ * attached queue N. The ethtool core holds rtnl across count, strings and
+ * values, so the number of queues cannot change in between.
+ */
 static int tapx_get_sset_count(struct net_device *dev, int sset)
 {
-	return sset == ETH_SS_STATS ? TAPX_NR_STATS : -EOPNOTSUPP;
+	struct tapx_dev *tapx = netdev_priv(dev);
+
+	if (sset != ETH_SS_STATS)
+		return -EOPNOTSUPP;
+	return TAPX_NR_STATS + tapx->numqueues * TAPX_NR_QSTATS;
 }
 
 static void tapx_get_strings(struct net_device *dev, u32 sset, u8 *buf)
 {
-	if (sset == ETH_SS_STATS)
-		memcpy(buf, tapx_stat_names, sizeof(tapx_stat_names));
+	struct tapx_dev *tapx = netdev_priv(dev);
+	unsigned int q, i;
+
+	if (sset != ETH_SS_STATS)
+		return;
+	memcpy(buf, tapx_stat_names, sizeof(tapx_stat_names));
+	buf += sizeof(tapx_stat_names);
+	for (q = 0; q < tapx->numqueues; q++)
+		for (i = 0; i < TAPX_NR_QSTATS; i++)
+			ethtool_sprintf(&buf, "queue_%u_%s", q,
+					tapx_qstat_names[i]);
 }
 
 static void tapx_get_ethtool_stats(struct net_device *dev,
 				   struct ethtool_stats *stats, u64 *data)
 {
-	tapx_stats_sum(netdev_priv(dev), data);
+	struct tapx_dev *tapx = netdev_priv(dev);
+	unsigned int q;
+
+	tapx_stats_sum(tapx, data);
+	data += TAPX_NR_STATS;
+	for (q = 0; q < tapx->numqueues; q++, data += TAPX_NR_QSTATS)
+		tapx_qstats_sum(rtnl_dereference(tapx->tfiles[q]), data);
 }
 
 static int tapx_get_link_ksettings(struct net_device *dev,
@@ -277,6 +369,7 @@ void tapx_setup(struct net_device *dev)
 
 	ether_setup(dev);
 	tapx->dev = dev;
+	INIT_LIST_HEAD(&tapx->disabled);
 	tapx->owner = INVALID_UID;
 	tapx->group = INVALID_GID;
 	tapx->vnet_hdr_sz = sizeof(struct virtio_net_hdr);

@@ -384,6 +384,7 @@ static void tapx_xdp_tx(struct tapx_file *tfile, struct tapx_dev *tapx,
 	}
 	tapx_stat_inc(tapx, TAPX_XDP_TX);
 	tapx_stat_pkt(tapx, TAPX_TX_PACKETS, TAPX_TX_BYTES, len);
+	tapx_qstat_pkt(tfile, TAPX_Q_TX_PACKETS, TAPX_Q_TX_BYTES, len);
 	tapx_wake_reader(tfile);
 	return;
 err:
@@ -454,6 +455,7 @@ static __always_inline bool tapx_xdp_run(struct tapx_file *tfile,
 	u32 act;
 
 	tapx_stat_pkt(tapx, TAPX_RX_PACKETS, TAPX_RX_BYTES, f->len);
+	tapx_qstat_pkt(tfile, TAPX_Q_RX_PACKETS, TAPX_Q_RX_BYTES, f->len);
 
 	prog = rcu_dereference(tapx->xdp_prog);
 	if (!prog) {
@@ -467,6 +469,7 @@ static __always_inline bool tapx_xdp_run(struct tapx_file *tfile,
 	}
 
 	act = bpf_prog_run_xdp(prog, xdp);
+	tapx_qstat_verdict(tfile, act);
 	switch (act) {
 	case XDP_PASS:
 		tapx_stat_inc(tapx, TAPX_XDP_PASS);
@@ -608,7 +611,11 @@ unlock:
 	return ret;
 }
 
-/* ndo_xdp_xmit: frames redirected into this tap go to its reader as is. */
+/*
+ * ndo_xdp_xmit: frames redirected into this tap go to a reader as is. The
+ * sending CPU picks the queue, which spreads redirects from several CPUs
+ * over the attached queues and keeps one CPU's frames in order.
+ */
 int tapx_xdp_xmit(struct net_device *dev, int n, struct xdp_frame **frames,
 		  u32 flags)
 {
@@ -621,7 +628,7 @@ int tapx_xdp_xmit(struct net_device *dev, int n, struct xdp_frame **frames,
 		return -EINVAL;
 
 	rcu_read_lock();
-	tfile = rcu_dereference(tapx->tfile);
+	tfile = tapx_queue_get(tapx, smp_processor_id());
 	if (unlikely(!tfile))
 		goto out;
 
@@ -641,6 +648,9 @@ int tapx_xdp_xmit(struct net_device *dev, int n, struct xdp_frame **frames,
 		tapx_stat_add(tapx, TAPX_XDP_XMIT, i);
 		tapx_stat_add(tapx, TAPX_TX_PACKETS, i);
 		tapx_stat_add(tapx, TAPX_TX_BYTES, bytes);
+		tapx_qstat_add(tfile, TAPX_Q_XDP_XMIT, i);
+		tapx_qstat_add(tfile, TAPX_Q_TX_PACKETS, i);
+		tapx_qstat_add(tfile, TAPX_Q_TX_BYTES, bytes);
 		tapx_wake_reader(tfile);
 	}
 	if (i < n)

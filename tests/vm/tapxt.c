@@ -224,7 +224,7 @@ static void abi_noattach(const char *node)
 		return;
 	check(!ioctl(fd, TUNGETFEATURES, &feat) &&
 		      feat == (IFF_TAP | IFF_NO_PI | IFF_ONE_QUEUE |
-			       IFF_VNET_HDR),
+			       IFF_VNET_HDR | IFF_MULTI_QUEUE | IFF_NAPI),
 	      "abi: TUNGETFEATURES = %#x", feat);
 	check(ioctl(fd, TUNGETFEATURES, NULL) < 0 && errno == EFAULT,
 	      "abi: TUNGETFEATURES bad pointer -> EFAULT");
@@ -246,8 +246,9 @@ static void abi_noattach(const char *node)
 
 	fd = tap_open(node, "abibad", IFF_TUN | IFF_NO_PI, 0);
 	check(fd == -EINVAL && !if_exists("abibad"), "abi: IFF_TUN -> EINVAL");
-	fd = tap_open(node, "abibad", IFF_TAP | IFF_MULTI_QUEUE, 0);
-	check(fd == -EINVAL, "abi: IFF_MULTI_QUEUE -> EINVAL");
+	fd = tap_open(node, "abibad", IFF_TAP | IFF_NAPI_FRAGS, 0);
+	check(fd == -EINVAL && !if_exists("abibad"),
+	      "abi: IFF_NAPI_FRAGS -> EINVAL");
 	fd = tap_open(node, "abibad", 0, 0);
 	check(fd == -EINVAL, "abi: no IFF_TAP -> EINVAL");
 	fd = tap_open(node, "lo", IFF_TAP, 0);
