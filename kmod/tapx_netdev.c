@@ -167,8 +167,9 @@ static netdev_tx_t tapx_start_xmit(struct sk_buff *skb, struct net_device *dev)
 	nf_reset_ct(skb);
 
 	if (unlikely(tapx_ring_produce(tfile, skb))) {
+		/* Once: the stack's tx_dropped adds ring_full_drops. */
 		tapx_stat_inc(tapx, TAPX_RING_FULL);
-		goto drop;
+		goto free;
 	}
 	tapx_stat_pkt(tapx, TAPX_TX_PACKETS, TAPX_TX_BYTES, len);
 	tapx_qstat_pkt(tfile, TAPX_Q_TX_PACKETS, TAPX_Q_TX_BYTES, len);
@@ -178,6 +179,7 @@ static netdev_tx_t tapx_start_xmit(struct sk_buff *skb, struct net_device *dev)
 
 drop:
 	tapx_stat_inc(tapx, TAPX_TX_DROPPED);
+free:
 	rcu_read_unlock();
 	kfree_skb(skb);
 	return NETDEV_TX_OK;
