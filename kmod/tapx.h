@@ -103,6 +103,10 @@ struct tapx_file {
 	struct xdp_rxq_info xdp_rxq;
 	bool rxq_registered;
 	int sndbuf;
+	/* PASS delivery through NAPI (tapx_napi.c); napi_on is set at attach. */
+	bool napi_on;
+	struct sk_buff_head napi_queue;
+	struct napi_struct napi;
 };
 
 struct tapx_dev {
@@ -129,6 +133,12 @@ int tapx_set_offload(struct tapx_dev *tapx, unsigned long arg);
 ssize_t tapx_write_iter(struct kiocb *iocb, struct iov_iter *from);
 int tapx_xdp_xmit(struct net_device *dev, int n, struct xdp_frame **frames,
 		  u32 flags);
+
+/* tapx_napi.c */
+void tapx_napi_attach(struct tapx_file *tfile, struct tapx_dev *tapx);
+void tapx_napi_detach(struct tapx_file *tfile);
+void tapx_napi_receive(struct tapx_file *tfile, struct sk_buff *skb);
+void tapx_napi_flush(struct tapx_file *tfile);
 
 /* tapx_rx.c */
 ssize_t tapx_read_iter(struct kiocb *iocb, struct iov_iter *to);

@@ -58,6 +58,7 @@ static int tapx_attach(struct tapx_file *tfile, struct tapx_dev *tapx)
 	if (err)
 		goto err_unreg;
 
+	tapx_napi_attach(tfile, tapx);
 	rcu_assign_pointer(tfile->tapx, tapx);
 	rcu_assign_pointer(tapx->tfile, tfile);
 	netif_carrier_on(tapx->dev);
@@ -81,6 +82,7 @@ void tapx_detach(struct tapx_file *tfile, struct tapx_dev *tapx)
 	synchronize_net();
 
 	tapx_ring_purge(tfile);
+	tapx_napi_detach(tfile);
 	xdp_rxq_info_unreg(&tfile->xdp_rxq);
 	/* Blocked readers see the detach and return -EBADFD. */
 	wake_up_interruptible_poll(&tfile->wq, EPOLLERR);

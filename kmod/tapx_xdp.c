@@ -308,7 +308,9 @@ static void tapx_xdp_pass(struct tapx_dev *tapx, struct xdp_buff *xdp,
 	} else {
 		skb_probe_transport_header(skb);
 	}
-	netif_receive_skb(skb);
+	/* xdp->rxq is the writing file's (tapx_fill_buff). */
+	tapx_napi_receive(container_of(xdp->rxq, struct tapx_file, xdp_rxq),
+			  skb);
 }
 
 static void tapx_xdp_tx(struct tapx_file *tfile, struct tapx_dev *tapx,
@@ -500,6 +502,7 @@ ssize_t tapx_write_iter(struct kiocb *iocb, struct iov_iter *from)
 	} else {
 		if (tapx_xdp_run(tfile, tapx, &xdp, &m))
 			xdp_do_flush();
+		tapx_napi_flush(tfile);
 		ret = total;
 	}
 	rcu_read_unlock();
