@@ -297,17 +297,19 @@ static void tapx_xdp_pass(struct tapx_dev *tapx, struct xdp_buff *xdp,
 		xdp_update_skb_shared_info(skb, nr_frags, frags_size,
 					   nr_frags * PAGE_SIZE, false);
 
-	skb->protocol = eth_type_trans(skb, dev);
-	if (m->has_vnet) {
-		if (unlikely(virtio_net_hdr_to_skb(skb, &m->vnet,
-						   tapx_vnet_le(tapx)))) {
-			tapx_stat_inc(tapx, TAPX_RX_ERRORS);
-			kfree_skb(skb);
-			return;
-		}
-	} else {
-		skb_probe_transport_header(skb);
+	/*
+	 * Before eth_type_trans: the header's offsets count from the frame's
+	 * start, and it resets the MAC header to skb->data.
+	 */
+	if (m->has_vnet &&
+	    unlikely(virtio_net_hdr_to_skb(skb, &m->vnet, tapx_vnet_le(tapx)))) {
+		tapx_stat_inc(tapx, TAPX_RX_ERRORS);
+		kfree_skb(skb);
+		return;
 	}
+	skb->protocol = eth_type_trans(skb, dev);
+	if (!m->has_vnet)
+		skb_probe_transport_header(skb);
 	/* xdp->rxq is the writing file's (tapx_fill_buff). */
 	tapx_napi_receive(container_of(xdp->rxq, struct tapx_file, xdp_rxq),
 			  skb);

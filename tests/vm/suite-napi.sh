@@ -6,8 +6,9 @@ ok "napi: parameter is writable" test -w $P
 napi_was=$(cat $P)
 ok "napi: create tapx xn0" tapxt mk $X xn0 65521
 ip addr add 10.9.0.1/24 dev xn0
-# The peer the tools play; a permanent entry, so no ARP on the way back.
-ip neigh replace 10.9.0.2 lladdr 02:00:00:00:00:02 dev xn0 nud permanent
+# The peer the tools play; a permanent entry, so no ARP on the way back
+# (iproute2: busybox's ip has no neigh replace).
+ok "napi: neighbour 10.9.0.2 on xn0" /bin/ip neigh replace 10.9.0.2 lladdr 02:00:00:00:00:02 dev xn0 nud permanent
 GFT=/sys/class/net/xn0/gro_flush_timeout
 slab_skb() { awk '$1 == "skbuff_head_cache" { print $2 }' /proc/slabinfo; }
 
@@ -74,11 +75,16 @@ while [ $i -lt 100 ]; do
 	i=$((i + 1))
 done
 eq "hold: 100 writers closed under threaded NAPI" $i 100
-echo 0 >/sys/class/net/xn0/threaded
+# The flag can only change while a NAPI instance exists.
+tapxt hold $X xn0 3 >/dev/null &
+hpid=$!
+sleep 1
+ok "threaded NAPI off on xn0" sh -c "echo 0 >/sys/class/net/xn0/threaded"
+wait $hpid
 # Device deletion while a writer's frames are held.
 ok "napi: create tapx xd0" tapxt mk $X xd0 65521
 ip addr add 10.9.1.1/24 dev xd0
-ip neigh replace 10.9.1.2 lladdr 02:00:00:00:00:02 dev xd0 nud permanent
+ok "napi: neighbour 10.9.1.2 on xd0" /bin/ip neigh replace 10.9.1.2 lladdr 02:00:00:00:00:02 dev xd0 nud permanent
 echo 2000000000 >/sys/class/net/xd0/gro_flush_timeout
 tapx-napi hold $X xd0 4 --linger 2 &
 hpid=$!
@@ -101,7 +107,7 @@ for arg in $(cat /proc/cmdline); do
 done
 if [ -n "$NB" ]; then
 	ip addr add 10.9.2.1/24 dev ta
-	ip neigh replace 10.9.2.2 lladdr 02:00:00:00:00:02 dev ta nud permanent
+	/bin/ip neigh replace 10.9.2.2 lladdr 02:00:00:00:00:02 dev ta nud permanent
 	best() { tr ' ' '\n' | grep . | sort -n | head -n 1; }
 	echo "--- napi bench: ns per frame, PASS without program, $NB blocking writes, min of 7"
 	printf '%-6s %8s %8s %8s %8s %8s\n' size floor tun tun-napi tapx-0 tapx-1
