@@ -36,8 +36,8 @@
 
 static bool tapx_napi_param;
 module_param_named(napi, tapx_napi_param, bool, 0644);
-MODULE_PARM_DESC(napi,
-		 "deliver passed frames through NAPI and GRO (read when a file attaches; default 0)");
+MODULE_PARM_DESC(napi, "deliver passed frames through NAPI and GRO "
+		       "(read when a file attaches; default 0)");
 
 static int tapx_napi_poll(struct napi_struct *napi, int budget)
 {
@@ -76,7 +76,10 @@ void tapx_napi_attach(struct tapx_file *tfile, struct tapx_dev *tapx)
 	napi_enable(&tfile->napi);
 }
 
-/* Called under rtnl once no writer can reach the file (after the grace period). */
+/*
+ * Called under rtnl once no writer can reach the file (after the grace
+ * period).
+ */
 void tapx_napi_detach(struct tapx_file *tfile)
 {
 	if (!tfile->napi_on)

@@ -301,11 +301,13 @@ static void tapx_xdp_pass(struct tapx_dev *tapx, struct xdp_buff *xdp,
 	 * Before eth_type_trans: the header's offsets count from the frame's
 	 * start, and it resets the MAC header to skb->data.
 	 */
-	if (m->has_vnet &&
-	    unlikely(virtio_net_hdr_to_skb(skb, &m->vnet, tapx_vnet_le(tapx)))) {
-		tapx_stat_inc(tapx, TAPX_RX_ERRORS);
-		kfree_skb(skb);
-		return;
+	if (m->has_vnet) {
+		if (unlikely(virtio_net_hdr_to_skb(skb, &m->vnet,
+						   tapx_vnet_le(tapx)))) {
+			tapx_stat_inc(tapx, TAPX_RX_ERRORS);
+			kfree_skb(skb);
+			return;
+		}
 	}
 	skb->protocol = eth_type_trans(skb, dev);
 	if (!m->has_vnet)

@@ -49,13 +49,13 @@
 #define SO_INCOMING_NAPI_ID 56
 #endif
 
-#define MAXF 65535
-#define VNET_SZ ((int)sizeof(struct virtio_net_hdr))
-#define MSS 1448
-#define PORT 7000
+#define MAXF	  65535
+#define VNET_SZ	  ((int)sizeof(struct virtio_net_hdr))
+#define MSS	  1448
+#define PORT	  7000
 #define PEER_PORT 40000
 
-static const uint8_t peer_mac[6] = { 2, 0, 0, 0, 0, 2 };
+static const uint8_t peer_mac[6] = {2, 0, 0, 0, 0, 2};
 static uint8_t dev_mac[6];
 static uint32_t local_ip, peer_ip; /* network order */
 static int failures;
@@ -115,7 +115,8 @@ static int dev_info(const char *name)
 	if (!r)
 		r = ioctl(s, SIOCGIFADDR, &ifr);
 	if (!r) {
-		local_ip = ((struct sockaddr_in *)&ifr.ifr_addr)->sin_addr.s_addr;
+		local_ip =
+			((struct sockaddr_in *)&ifr.ifr_addr)->sin_addr.s_addr;
 		peer_ip = htonl(ntohl(local_ip) + 1);
 	}
 	close(s);
@@ -224,7 +225,7 @@ static int cmd_udp(int argc, char **argv)
 	static uint8_t f[MAXF], r[MAXF];
 	int size = atoi(argv[4]), want_id = -1, fd, s, sz = 64 << 20, i;
 	long count = atol(argv[5]), n, got = 0, bad = 0, next = 0;
-	struct sockaddr_in a = { .sin_family = AF_INET };
+	struct sockaddr_in a = {.sin_family = AF_INET};
 	unsigned int napi_id = 0;
 	socklen_t il = sizeof(napi_id);
 
@@ -250,7 +251,7 @@ static int cmd_udp(int argc, char **argv)
 
 	for (i = 0; i <= count; i++) {
 		int wait = i == count ? 500 : 0;
-		struct pollfd p = { .fd = s, .events = POLLIN };
+		struct pollfd p = {.fd = s, .events = POLLIN};
 
 		if (i < count) {
 			udp_frame(f, size, i, PORT);
@@ -289,9 +290,9 @@ static int cmd_udp(int argc, char **argv)
 /* ---- tcp ---- */
 
 struct flow {
-	int fd; /* tap, with IFF_VNET_HDR */
+	int fd;		   /* tap, with IFF_VNET_HDR */
 	uint32_t iss, irs; /* our and the listener's initial sequence */
-	int wscale; /* the listener's window scale */
+	int wscale;	   /* the listener's window scale */
 };
 
 /* Writes one TCP segment (PLEN bytes from stream offset OFF) as a frame. */
@@ -327,9 +328,9 @@ static int tcp_write(struct flow *fl, int flags, uint32_t seq, uint32_t ack,
 		vh->csum_offset = 16;
 		put16(t + 16, ~csum_fold(csum_pseudo(IPPROTO_TCP, hl + plen)));
 	} else {
-		put16(t + 16, csum_fold(csum_add(csum_pseudo(IPPROTO_TCP,
-							     hl + plen),
-						 t, hl + plen)));
+		put16(t + 16,
+		      csum_fold(csum_add(csum_pseudo(IPPROTO_TCP, hl + plen), t,
+					 hl + plen)));
 	}
 	i = VNET_SZ + l4 + hl + plen;
 	return write(fl->fd, buf, i) == i ? 0 : -1;
@@ -340,7 +341,7 @@ static int tcp_read(struct flow *fl, int wait_ms, uint32_t *seq, uint32_t *ack,
 		    uint32_t *win, int *wscale)
 {
 	static uint8_t r[VNET_SZ + MAXF];
-	struct pollfd p = { .fd = fl->fd, .events = POLLIN };
+	struct pollfd p = {.fd = fl->fd, .events = POLLIN};
 	uint8_t *f = r + VNET_SZ, *t;
 	int n, ihl, i;
 
@@ -401,8 +402,10 @@ static void packet_drain(int ps, struct pstat *st, int gso)
 			return;
 		n -= VNET_SZ;
 		if (getenv("TAPX_NAPI_DEBUG"))
-			fprintf(stderr, "pkt type %d len %d proto %d gso %d/%d\n",
-				from.sll_pkttype, n, f[23], vh->gso_type, vh->gso_size);
+			fprintf(stderr,
+				"pkt type %d len %d proto %d gso %d/%d\n",
+				from.sll_pkttype, n, f[23], vh->gso_type,
+				vh->gso_size);
 		if (from.sll_pkttype == PACKET_OUTGOING || n < 54 ||
 		    f[23] != IPPROTO_TCP)
 			continue;
@@ -431,7 +434,7 @@ static void packet_drain(int ps, struct pstat *st, int gso)
 
 static int packet_open(const char *name)
 {
-	struct sockaddr_ll sll = { .sll_family = AF_PACKET };
+	struct sockaddr_ll sll = {.sll_family = AF_PACKET};
 	int s, sz = 64 << 20, one = 1;
 
 	s = socket(AF_PACKET, SOCK_RAW, htons(ETH_P_IP));
@@ -464,7 +467,7 @@ static void sock_drain(int cs, uint64_t *rcvd, long *badbytes)
 
 static int listener(void)
 {
-	struct sockaddr_in a = { .sin_family = AF_INET };
+	struct sockaddr_in a = {.sin_family = AF_INET};
 	int s = socket(AF_INET, SOCK_STREAM, 0), one = 1, sz = 16 << 20;
 
 	setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
@@ -481,10 +484,10 @@ static int listener(void)
 /* SYN, SYN-ACK, ACK; returns the accepted socket or -1. */
 static int handshake(struct flow *fl, int ls, uint32_t *win)
 {
-	static const uint8_t syn_opt[8] = { 2, 4, MSS >> 8, MSS & 0xff,
-					    1, 3, 3, 7 };
+	static const uint8_t syn_opt[8] = {2, 4, MSS >> 8, MSS & 0xff,
+					   1, 3, 3,	   7};
 	uint32_t seq, ack;
-	struct pollfd p = { .fd = ls, .events = POLLIN };
+	struct pollfd p = {.fd = ls, .events = POLLIN};
 	int fl_, cs;
 
 	fl->iss = 1000000;
@@ -515,7 +518,7 @@ static int cmd_tcp(int argc, char **argv)
 	int gso = 0, merged = -1, ls, cs, ps, i;
 	uint64_t total, una = 0, nxt = 0, rcvd = 0;
 	uint32_t win, seq, ack, w;
-	struct pstat st = { 0 };
+	struct pstat st = {0};
 	struct flow fl;
 	double last = now_ns(), start = last;
 
@@ -591,18 +594,22 @@ static int cmd_tcp(int argc, char **argv)
 	check(!rexmit, "tcp %s: %ld frames written, %ld resends", argv[3],
 	      frames, rexmit);
 	check(st.bytes == (long)total && !st.errs,
-	      "tcp %s: packet socket saw %ld data bytes in %ld skbs, %ld errors (%s)",
+	      "tcp %s: packet socket saw %ld data bytes in %ld skbs, %ld "
+	      "errors (%s)",
 	      argv[3], st.bytes, st.skbs, st.errs, strerror(st.err));
 	if (gso)
 		check(!st.gso_bad,
-		      "tcp %s gso: skbs over one MSS kept gso TCPv4/%d, checksums start at TCP (%ld bad)",
+		      "tcp %s gso: skbs over one MSS kept gso TCPv4/%d, "
+		      "checksums start at TCP (%ld bad)",
 		      argv[3], MSS, st.gso_bad);
 	if (merged == 1)
-		check(st.skbs < frames, "tcp %s: GRO merged %ld frames into %ld skbs",
-		      argv[3], frames, st.skbs);
+		check(st.skbs < frames,
+		      "tcp %s: GRO merged %ld frames into %ld skbs", argv[3],
+		      frames, st.skbs);
 	else if (merged == 0)
-		check(st.skbs == frames, "tcp %s: %ld frames -> %ld skbs (no GRO)",
-		      argv[3], frames, st.skbs);
+		check(st.skbs == frames,
+		      "tcp %s: %ld frames -> %ld skbs (no GRO)", argv[3],
+		      frames, st.skbs);
 	close(cs);
 	close(ls);
 	close(ps);
@@ -618,7 +625,7 @@ static int cmd_tcp(int argc, char **argv)
 static int cmd_hold(int argc, char **argv)
 {
 	long segs = atol(argv[4]), i, linger = 0, below = -1;
-	struct pstat st = { 0 };
+	struct pstat st = {0};
 	struct flow fl;
 	int ps = -1;
 
@@ -648,7 +655,8 @@ static int cmd_hold(int argc, char **argv)
 		usleep(200000);
 		packet_drain(ps, &st, 0);
 		check(st.skbs < below,
-		      "hold %s: %ld segments written, %ld skbs (%ld bytes) delivered before close",
+		      "hold %s: %ld segments written, %ld skbs (%ld bytes) "
+		      "delivered before close",
 		      argv[3], segs, st.skbs, st.bytes);
 		close(ps);
 	}
