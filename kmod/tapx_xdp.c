@@ -310,8 +310,8 @@ static void tapx_xdp_pass(struct tapx_dev *tapx, struct xdp_buff *xdp,
 		}
 	}
 	skb->protocol = eth_type_trans(skb, dev);
-	if (!m->has_vnet)
-		skb_probe_transport_header(skb);
+	/* Keeps a transport header the vnet checksum offsets set. */
+	skb_probe_transport_header(skb);
 	/* xdp->rxq is the writing file's (tapx_fill_buff). */
 	tapx_napi_receive(container_of(xdp->rxq, struct tapx_file, xdp_rxq),
 			  skb);
