@@ -156,6 +156,10 @@ struct tapx_file {
 	bool detached; /* bound but detached: on tapx->disabled */
 	struct list_head next; /* tapx->disabled */
 	struct tapx_pcpu_qstats __percpu *qstats;
+	/* PASS delivery through NAPI (tapx_napi.c); napi_on is set at bind. */
+	bool napi_on;
+	struct sk_buff_head napi_queue;
+	struct napi_struct napi;
 };
 
 struct tapx_dev {
@@ -207,6 +211,12 @@ bool tapx_wframes_run(struct tapx_file *tfile, struct tapx_dev *tapx,
 void tapx_wframe_drop(struct tapx_file *tfile, struct tapx_wframe *f);
 int tapx_xdp_xmit(struct net_device *dev, int n, struct xdp_frame **frames,
 		  u32 flags);
+
+/* tapx_napi.c */
+void tapx_napi_attach(struct tapx_file *tfile, struct tapx_dev *tapx);
+void tapx_napi_detach(struct tapx_file *tfile);
+void tapx_napi_receive(struct tapx_file *tfile, struct sk_buff *skb);
+void tapx_napi_flush(struct tapx_file *tfile);
 
 /* tapx_rx.c */
 ssize_t tapx_read_iter(struct kiocb *iocb, struct iov_iter *to);

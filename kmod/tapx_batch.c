@@ -42,6 +42,7 @@ static bool tapx_submit_run(struct tapx_file *tfile, struct tapx_dev *tapx,
 	attached = rcu_access_pointer(tfile->tapx) == tapx;
 	if (likely(attached)) {
 		flush = tapx_wframes_run(tfile, tapx, f, n);
+		tapx_napi_flush(tfile);
 	} else {
 		for (i = 0; i < n; i++)
 			if (f[i].buf)

@@ -90,12 +90,12 @@ static int tapx_attach(struct tapx_file *tfile, struct tapx_dev *tapx)
 		list_del_init(&tfile->next);
 		tapx->numdisabled--;
 		tfile->detached = false;
-		/* NAPI: re-enable the queue's NAPI here. */
 	} else {
 		err = tapx_rxq_reg(tfile, tapx);
 		if (err)
 			return err;
-		/* NAPI: add the queue's NAPI here (IFF_NAPI in tapx->flags). */
+		/* For as long as the file is bound: detached queues write too. */
+		tapx_napi_attach(tfile, tapx);
 	}
 
 	/* Publish only the fully set up file. */
@@ -131,7 +131,6 @@ static void tapx_queue_detach(struct tapx_file *tfile, struct tapx_dev *tapx)
 	tfile->detached = true;
 	list_add_tail(&tfile->next, &tapx->disabled);
 	tapx->numdisabled++;
-	/* NAPI: disable the queue's NAPI here. */
 
 	/* No transmitter or redirect reaches the ring after this. */
 	synchronize_net();
@@ -159,12 +158,12 @@ static void tapx_file_unbind(struct tapx_file *tfile)
 	} else {
 		tapx_queue_unlink(tfile, tapx);
 		RCU_INIT_POINTER(tfile->tapx, NULL);
-		/* NAPI: disable the queue's NAPI here. */
 		synchronize_net();
 		tapx_ring_purge(tfile);
 		tapx_set_real_queues(tapx);
 	}
-	/* NAPI: delete the queue's NAPI here. */
+	/* close(): no writer of this file is left. */
+	tapx_napi_detach(tfile);
 	xdp_rxq_info_unreg(&tfile->xdp_rxq);
 
 	if (tapx->numqueues || tapx->numdisabled)
@@ -177,7 +176,7 @@ static void tapx_file_unbind(struct tapx_file *tfile)
 /* Wakes a file whose device went away; blocked readers get -EBADFD. */
 static void tapx_file_orphan(struct tapx_file *tfile)
 {
-	/* NAPI: delete the queue's NAPI here. */
+	tapx_napi_detach(tfile);
 	tapx_ring_purge(tfile);
 	xdp_rxq_info_unreg(&tfile->xdp_rxq);
 	wake_up_interruptible_poll(&tfile->wq, EPOLLERR);
@@ -196,7 +195,6 @@ void tapx_detach_all(struct tapx_dev *tapx)
 
 	for (i = 0; i < n; i++) {
 		tfile = rtnl_dereference(tapx->tfiles[i]);
-		/* NAPI: disable the queue's NAPI here. */
 		RCU_INIT_POINTER(tfile->tapx, NULL);
 	}
 	WRITE_ONCE(tapx->numqueues, 0);
@@ -260,7 +258,7 @@ err_free:
 static int tapx_set_iff(struct net *net, struct tapx_file *tfile,
 			struct ifreq *ifr)
 {
-	unsigned int flags = ifr->ifr_flags;
+	unsigned int flags = ifr->ifr_flags, old_flags;
 	struct net_device *dev;
 	struct tapx_dev *tapx;
 	int err;
@@ -285,13 +283,19 @@ static int tapx_set_iff(struct net *net, struct tapx_file *tfile,
 		return -EINVAL;
 	if (tapx_not_capable(tapx))
 		return -EPERM;
-	err = tapx_attach(tfile, tapx);
-	if (err)
-		return err;
-	/* The first queue sets the flags; later ones join as they are. */
-	if (tapx->numqueues + tapx->numdisabled == 1)
+	/*
+	 * The first queue sets the flags (before it binds: IFF_NAPI decides
+	 * its delivery); later ones join as they are.
+	 */
+	old_flags = tapx->flags;
+	if (!tapx->numqueues && !tapx->numdisabled)
 		tapx->flags = (tapx->flags & ~TAPX_FEATURES) |
 			      (flags & TAPX_FEATURES);
+	err = tapx_attach(tfile, tapx);
+	if (err) {
+		tapx->flags = old_flags;
+		return err;
+	}
 	netdev_state_change(dev);
 	return 0;
 }

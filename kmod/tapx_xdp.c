@@ -312,7 +312,8 @@ static bool tapx_frame_ok(struct tapx_dev *tapx, struct xdp_buff *xdp,
 }
 
 /* XDP_PASS: an skb around the same buffer, vnet metadata applied. */
-static void tapx_xdp_pass(struct tapx_dev *tapx, struct xdp_buff *xdp,
+static void tapx_xdp_pass(struct tapx_file *tfile, struct tapx_dev *tapx,
+			  struct xdp_buff *xdp,
 			  const struct tapx_wframe *f, void *orig_data,
 			  unsigned int orig_len)
 {
@@ -354,7 +355,10 @@ static void tapx_xdp_pass(struct tapx_dev *tapx, struct xdp_buff *xdp,
 		xdp_update_skb_shared_info(skb, nr_frags, frags_size,
 					   nr_frags * PAGE_SIZE, false);
 
-	skb->protocol = eth_type_trans(skb, dev);
+	/*
+	 * Before eth_type_trans: the header's offsets count from the frame's
+	 * start, and it resets the MAC header to skb->data.
+	 */
 	if (f->has_vnet) {
 		if (unlikely(virtio_net_hdr_to_skb(skb, &f->vnet,
 						   tapx_vnet_le(tapx)))) {
@@ -362,10 +366,11 @@ static void tapx_xdp_pass(struct tapx_dev *tapx, struct xdp_buff *xdp,
 			kfree_skb(skb);
 			return;
 		}
-	} else {
-		skb_probe_transport_header(skb);
 	}
-	netif_receive_skb(skb);
+	skb->protocol = eth_type_trans(skb, dev);
+	/* Keeps a transport header the vnet checksum offsets set. */
+	skb_probe_transport_header(skb);
+	tapx_napi_receive(tfile, skb);
 }
 
 static void tapx_xdp_tx(struct tapx_file *tfile, struct tapx_dev *tapx,
@@ -459,7 +464,7 @@ static __always_inline bool tapx_xdp_run(struct tapx_file *tfile,
 
 	prog = rcu_dereference(tapx->xdp_prog);
 	if (!prog) {
-		tapx_xdp_pass(tapx, xdp, f, orig_data, orig_len);
+		tapx_xdp_pass(tfile, tapx, xdp, f, orig_data, orig_len);
 		return false;
 	}
 	if (unlikely(xdp_buff_has_frags(xdp) && !prog->aux->xdp_has_frags)) {
@@ -473,7 +478,7 @@ static __always_inline bool tapx_xdp_run(struct tapx_file *tfile,
 	switch (act) {
 	case XDP_PASS:
 		tapx_stat_inc(tapx, TAPX_XDP_PASS);
-		tapx_xdp_pass(tapx, xdp, f, orig_data, orig_len);
+		tapx_xdp_pass(tfile, tapx, xdp, f, orig_data, orig_len);
 		return false;
 	case XDP_DROP:
 		tapx_stat_inc(tapx, TAPX_XDP_DROP);
@@ -601,6 +606,7 @@ ssize_t tapx_write_iter(struct kiocb *iocb, struct iov_iter *from)
 	} else {
 		if (tapx_wframe_run(tfile, tapx, &f))
 			xdp_do_flush();
+		tapx_napi_flush(tfile);
 		ret = total;
 	}
 	rcu_read_unlock();
