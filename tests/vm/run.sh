@@ -158,7 +158,7 @@ fi
 # Everything but the tests' own output: the kernel's console and dmesg.
 bad=$(sed '/==== OUTPUT BEGIN/,/^==== OUTPUT END/d' "$LOG.txt" |
 	grep -E 'WARNING:|BUG:|Oops|general protection|scheduling while atomic|sleeping function called|refcount_t|leak|unreferenced object|ODEBUG|Call Trace|[Kk]ernel panic' |
-	grep -v 'Kernel memory leak detector initialized' || true)
+	grep -v -e 'Kernel memory leak detector initialized' -e '[Cc]ommand line:' || true)
 if [ -n "$bad" ]; then
 	echo "vm: kernel problems in the guest's dmesg:"
 	echo "$bad" | head -n 40
