@@ -83,9 +83,10 @@ xdp_detach xa
 
 # Bad batches, malformed frames and the receive cases, on a device of their
 # own without IPv6 (whose own traffic would land in the ring).
+v6=$(cat /proc/sys/net/ipv6/conf/default/disable_ipv6)
 echo 1 >/proc/sys/net/ipv6/conf/default/disable_ipv6
 ok "batch: create tapx xc" tapxt mk $X xc
-echo 0 >/proc/sys/net/ipv6/conf/default/disable_ipv6
+echo "$v6" >/proc/sys/net/ipv6/conf/default/disable_ipv6
 snap xc
 tapx-batch errors $X:xc
 expect xc rx_packets=2 rx_errors=2 rx_dropped=0
