@@ -13,6 +13,7 @@ skb_objs() { awk '$1 == "skbuff_head_cache" { print $2 }' /proc/slabinfo; }
 
 dmesg_at=$(dmesg | wc -l)
 mem_before=$(free_kb)
+cp /proc/meminfo /tmp/meminfo.before
 slab_before=$(sunreclaim_kb)
 skb_before=$(skb_objs)
 {
@@ -39,8 +40,14 @@ sleep 1
 mem_after=$(free_kb)
 slab_after=$(sunreclaim_kb)
 skb_after=$(skb_objs)
-ok "stress: MemFree $mem_before -> $mem_after kB (within 8 MB)" \
-	test $((mem_before - mem_after)) -lt 8192
+if [ $((mem_before - mem_after)) -lt 8192 ]; then
+	pass "stress: MemFree $mem_before -> $mem_after kB (within 8 MB)"
+else
+	fail "stress: MemFree $mem_before -> $mem_after kB (within 8 MB)"
+	awk 'NR == FNR { b[$1] = $2; next }
+		$2 != b[$1] { printf "    meminfo %s %d -> %d kB\n", $1, b[$1], $2 }' \
+		/tmp/meminfo.before /proc/meminfo
+fi
 ok "stress: SUnreclaim $slab_before -> $slab_after kB (within 2 MB)" \
 	test $((slab_after - slab_before)) -lt 2048
 ok "stress: skbuff_head_cache $skb_before -> $skb_after objects (within 256)" \

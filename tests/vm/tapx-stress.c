@@ -926,7 +926,7 @@ static void op_setiff(void)
 		flags = IFF_NO_PI;
 		break;
 	case 2: /* unknown flag */
-		flags |= 0x0800;
+		flags |= IFF_NAPI; /* a tun flag tapx does not take */
 		break;
 	case 3: /* attached by the parent */
 		strcpy(name, st[rn(NSTABLE)].name);
