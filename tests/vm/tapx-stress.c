@@ -493,6 +493,8 @@ static int vnet_valid(const struct virtio_net_hdr *h, size_t len)
  * eth_type_trans, so offsets count from the L3 header) drops a header that
  * vnet_valid accepted: such a write is accepted (rx_packets) *and* counted
  * in rx_errors when the verdict is PASS, which the workers cannot know.
+ * Once tapx applies the header before eth_type_trans (as tun does), what
+ * it refuses is a subset of this, so the accounting stays exact.
  */
 static int vnet_pass_rejects(const struct virtio_net_hdr *h, size_t flen)
 {
