@@ -58,8 +58,14 @@ else
 fi
 ok "stress: SUnreclaim $slab_before -> $slab_after kB (within 2 MB)" \
 	test $((slab_after - slab_before)) -lt 2048
-ok "stress: skbuff_head_cache $skb_before -> $skb_after objects (within 256)" \
-	test $((skb_after - skb_before)) -lt 256
+if dmesg | grep -q 'KernelAddressSanitizer initialized'; then
+	# Freed objects wait in KASAN's quarantine and still count as active;
+	# on this kernel kmemleak (scanned by init.sh after the suites) decides.
+	echo "    stress: skbuff_head_cache $skb_before -> $skb_after objects (KASAN quarantine, not checked)"
+else
+	ok "stress: skbuff_head_cache $skb_before -> $skb_after objects (within 256)" \
+		test $((skb_after - skb_before)) -lt 256
+fi
 
 # What suite-load made, for the suites that follow.
 ok "stress: insmod tapx.ko again" insmod /modules/tapx.ko
