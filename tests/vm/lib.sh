@@ -56,3 +56,12 @@ set_port() {
 	bpftool map update pinned "$BM/basic_ports" key hex 00 00 00 00 \
 		value hex $(printf '%02x %02x 00 00' $((_i & 255)) $((_i >> 8 & 255)))
 }
+
+# Free memory (kB) including the pages parked on per-CPU lists, which
+# MemFree leaves out and which a burst of page allocations leaves filled.
+free_kb() {
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	pcp=$(awk '$1 == "count:" { n += $2 } END { print n * 4 }' /proc/zoneinfo)
+	awk -v pcp="$pcp" '/^MemFree:/ { print $2 + pcp }' /proc/meminfo
+}

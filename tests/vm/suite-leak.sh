@@ -1,9 +1,4 @@
-# ~300 MB through every verdict; memory must come back.
-free_kb() {
-	sync
-	echo 3 >/proc/sys/vm/drop_caches
-	awk '/^MemFree:/ { print $2 }' /proc/meminfo
-}
+# ~300 MB through every verdict; memory must come back (free_kb: lib.sh).
 N=2000
 set_port xb
 before=$(free_kb)
@@ -19,4 +14,4 @@ done
 xdp_detach xa
 sleep 1
 after=$(free_kb)
-ok "leak: MemFree $before -> $after kB (within 8 MB)" test $((before - after)) -lt 8192
+ok "leak: free memory $before -> $after kB (within 8 MB)" test $((before - after)) -lt 8192

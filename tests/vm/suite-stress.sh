@@ -3,14 +3,6 @@
 # outcome and the exact counters of the devices that lived through the run.
 # Then the guest's dmesg must be clean, tapx must unload and memory come
 # back; tapx is loaded again with xa and xb for the suites after this one.
-# Free memory including the pages parked on per-CPU lists, which MemFree
-# leaves out and which a burst of page allocations leaves filled.
-free_kb() {
-	sync
-	echo 3 >/proc/sys/vm/drop_caches
-	pcp=$(awk '$1 == "count:" { n += $2 } END { print n * 4 }' /proc/zoneinfo)
-	awk -v pcp="$pcp" '/^MemFree:/ { print $2 + pcp }' /proc/meminfo
-}
 sunreclaim_kb() { awk '/^SUnreclaim:/ { print $2 }' /proc/meminfo; }
 skb_objs() { awk '$1 == "skbuff_head_cache" { print $2 }' /proc/slabinfo; }
 
