@@ -1,7 +1,9 @@
 #!/bin/sh
 # Build (once per machine) a debug guest kernel from Debian's linux-source-6.1:
 # defconfig + kvm_guest.config + what the VM suites need + KASAN (generic,
-# inline), kmemleak, lockdep, DEBUG_ATOMIC_SLEEP, DEBUG_LIST, DEBUG_OBJECTS.
+# inline), kmemleak, lockdep, DEBUG_ATOMIC_SLEEP, DEBUG_LIST, DEBUG_OBJECTS,
+# minus the subsystems the guest never uses (TRIM), since `make test` (the
+# vm-debug suite) may have to build it cold.
 #   mk/debug-kernel.sh              build if not cached, then print the env
 #   mk/debug-kernel.sh --print-env  print the env of a cached build, never
 #                                   build (exit 1 when there is none)
