@@ -48,11 +48,8 @@ vmtest: all
 debug-kernel: deps
 	$(Q)sh mk/debug-kernel.sh >/dev/null
 
-vmtest-debug: all debug-kernel
-	$(Q)eval "$$(sh mk/debug-kernel.sh --print-env)" && \
-		export KERNEL KVER MODBASE KDIR && \
-		KMOD_BUILD=$(BUILD)/debug VM_OUT=$(BUILD)/vm-debug \
-		VM_TIMEOUT=$${VM_TIMEOUT:-3600} sh tests/vm/run.sh
+vmtest-debug: all
+	$(Q)sh tests/vm-debug/run.sh
 
 vmbench: all
 	$(Q)sh tests/vm/run.sh --bench

@@ -5,7 +5,7 @@
 set -u
 cd "$(dirname "$0")"
 
-SUITES=${SUITES:-"unit bpf host security bench diff fuzz vm guests"}
+SUITES=${SUITES:-"unit bpf host security bench diff fuzz vm vm-debug guests"}
 total_pass=0
 total_fail=0
 failed_suites=""
