@@ -306,9 +306,15 @@ static inline void tapx_qstat_verdict(struct tapx_file *tfile, u32 act)
 	tapx_qstat_add(tfile, s, 1);
 }
 
+/*
+ * After a produce: skip the wait queue's lock when nobody waits, which is
+ * the common case for a reader that polls or reads in batches. The barrier
+ * in wq_has_sleeper() pairs with the one in the waiter's prepare_to_wait.
+ */
 static inline void tapx_wake_reader(struct tapx_file *tfile)
 {
-	wake_up_interruptible_poll(&tfile->wq, EPOLLIN | EPOLLRDNORM);
+	if (wq_has_sleeper(&tfile->wq))
+		wake_up_interruptible_poll(&tfile->wq, EPOLLIN | EPOLLRDNORM);
 }
 
 void tapx_stats_sum(struct tapx_dev *tapx, u64 *sum);

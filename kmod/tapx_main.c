@@ -492,6 +492,8 @@ static __poll_t tapx_chr_poll(struct file *file, poll_table *wait)
 	__poll_t mask = 0;
 
 	poll_wait(file, &tfile->wq, wait);
+	/* Pairs with wq_has_sleeper() in tapx_wake_reader(). */
+	smp_mb();
 
 	if (!rcu_access_pointer(tfile->tapx))
 		return EPOLLERR;
