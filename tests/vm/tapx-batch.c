@@ -41,6 +41,8 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 
+#include "tapx-test.h"
+
 #include "tapx.h"
 
 #define ETHERTYPE_TEST 0x88b5
@@ -51,45 +53,8 @@
 /* Byte 18 of a frame: the verdict xdp_by_byte picks (0xff: none). */
 enum { V_DROP, V_TX, V_PASS, V_REDIRECT, V_NONE = 0xff };
 
-static int failures;
-static int quiet;
 
-static void check(int ok, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void check(int ok, const char *fmt, ...)
-{
-	va_list ap;
 
-	if (ok && quiet)
-		return;
-	printf("%s ", ok ? "PASS" : "FAIL");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	if (!ok)
-		failures++;
-}
-
-static int tap_open(const char *node, const char *name, int flags, int oflags)
-{
-	struct ifreq ifr;
-	int fd = open(node, O_RDWR | oflags);
-
-	if (fd < 0)
-		return -errno;
-	memset(&ifr, 0, sizeof(ifr));
-	ifr.ifr_flags = flags;
-	snprintf(ifr.ifr_name, IFNAMSIZ, "%s", name);
-	if (ioctl(fd, TUNSETIFF, &ifr) < 0) {
-		int e = errno;
-
-		close(fd);
-		return -e;
-	}
-	return fd;
-}
 
 static int split_spec(char *spec, char **node, char **name)
 {

@@ -56,6 +56,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tapx-test.h"
+
 #define ETHERTYPE_TEST 0x88b5
 #define MQ (IFF_TAP | IFF_NO_PI | IFF_MULTI_QUEUE)
 #define FEATURES                                                               \
@@ -64,47 +66,8 @@
 #define MAXQ 256
 #define FSIZE 100
 
-static int failures;
-static int quiet;
 
-static void check(int ok, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void check(int ok, const char *fmt, ...)
-{
-	va_list ap;
 
-	if (ok && quiet)
-		return;
-	printf("%s ", ok ? "PASS" : "FAIL");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	if (!ok)
-		failures++;
-}
-
-/* A fresh fd of NODE attached to NAME with FLAGS; fd or -errno. */
-static int tap_open(const char *node, const char *name, int flags, int oflags)
-{
-	struct ifreq ifr;
-	int fd = open(node, O_RDWR | oflags);
-
-	if (fd < 0)
-		return -errno;
-	memset(&ifr, 0, sizeof(ifr));
-	ifr.ifr_flags = flags;
-	if (name)
-		snprintf(ifr.ifr_name, IFNAMSIZ, "%s", name);
-	if (ioctl(fd, TUNSETIFF, &ifr) < 0) {
-		int e = errno;
-
-		close(fd);
-		return -e;
-	}
-	return fd;
-}
 
 static int set_queue(int fd, int flags)
 {

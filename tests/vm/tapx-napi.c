@@ -45,6 +45,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tapx-test.h"
+
 #ifndef SO_INCOMING_NAPI_ID
 #define SO_INCOMING_NAPI_ID 56
 #endif
@@ -58,23 +60,7 @@
 static const uint8_t peer_mac[6] = {2, 0, 0, 0, 0, 2};
 static uint8_t dev_mac[6];
 static uint32_t local_ip, peer_ip; /* network order */
-static int failures;
 
-static void check(int ok, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void check(int ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s ", ok ? "PASS" : "FAIL");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	if (!ok)
-		failures++;
-}
 
 static double now_ns(void)
 {
@@ -84,22 +70,6 @@ static double now_ns(void)
 	return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
-static int tap_open(const char *node, const char *name, int flags)
-{
-	struct ifreq ifr;
-	int fd = open(node, O_RDWR);
-
-	if (fd < 0)
-		return -1;
-	memset(&ifr, 0, sizeof(ifr));
-	ifr.ifr_flags = flags;
-	snprintf(ifr.ifr_name, IFNAMSIZ, "%s", name);
-	if (ioctl(fd, TUNSETIFF, &ifr) < 0) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
 
 /* The device's MAC and IPv4 address; the peer is the next address. */
 static int dev_info(const char *name)
@@ -243,7 +213,7 @@ static int cmd_udp(int argc, char **argv)
 		perror("bind");
 		return 1;
 	}
-	fd = tap_open(argv[2], argv[3], IFF_TAP | IFF_NO_PI);
+	fd = tap_open(argv[2], argv[3], IFF_TAP | IFF_NO_PI, 0);
 	if (fd < 0) {
 		perror("attach");
 		return 1;
@@ -534,7 +504,7 @@ static int cmd_tcp(int argc, char **argv)
 
 	ls = listener();
 	ps = packet_open(argv[3]);
-	fl.fd = tap_open(argv[2], argv[3], IFF_TAP | IFF_NO_PI | IFF_VNET_HDR);
+	fl.fd = tap_open(argv[2], argv[3], IFF_TAP | IFF_NO_PI | IFF_VNET_HDR, 0);
 	if (ls < 0 || ps < 0 || fl.fd < 0) {
 		check(0, "tcp %s: setup", argv[3]);
 		return 1;
@@ -639,7 +609,7 @@ static int cmd_hold(int argc, char **argv)
 		return 2;
 	if (below >= 0)
 		ps = packet_open(argv[3]);
-	fl.fd = tap_open(argv[2], argv[3], IFF_TAP | IFF_NO_PI | IFF_VNET_HDR);
+	fl.fd = tap_open(argv[2], argv[3], IFF_TAP | IFF_NO_PI | IFF_VNET_HDR, 0);
 	if (fl.fd < 0)
 		return 1;
 	fl.iss = 5000;
@@ -676,7 +646,7 @@ static int cmd_bench(int argc, char **argv)
 		flags |= IFF_NAPI;
 	if (size < 46 || size > MAXF || dev_info(argv[3]))
 		return 2;
-	fd = tap_open(argv[2], argv[3], flags);
+	fd = tap_open(argv[2], argv[3], flags, 0);
 	if (fd < 0) {
 		perror("attach");
 		return 1;

@@ -41,51 +41,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tapx-test.h"
+
 #define ETHERTYPE_TEST 0x88b5
 #define MAXF 65535
 #define VNET_SZ ((int)sizeof(struct virtio_net_hdr))
 
-static int failures;
-static int quiet;
 
-static void check(int ok, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void check(int ok, const char *fmt, ...)
-{
-	va_list ap;
 
-	if (ok && quiet)
-		return;
-	printf("%s ", ok ? "PASS" : "FAIL");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	if (!ok)
-		failures++;
-}
-
-/* Attach a fresh fd of NODE to tap NAME; returns fd or -errno. */
-static int tap_open(const char *node, const char *name, int flags, int oflags)
-{
-	struct ifreq ifr;
-	int fd = open(node, O_RDWR | oflags);
-
-	if (fd < 0)
-		return -errno;
-	memset(&ifr, 0, sizeof(ifr));
-	ifr.ifr_flags = flags;
-	if (name)
-		snprintf(ifr.ifr_name, IFNAMSIZ, "%s", name);
-	if (ioctl(fd, TUNSETIFF, &ifr) < 0) {
-		int e = errno;
-
-		close(fd);
-		return -e;
-	}
-	return fd;
-}
 
 static int if_up(const char *name, int up)
 {
