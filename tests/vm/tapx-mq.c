@@ -58,7 +58,6 @@
 
 #include "tapx-test.h"
 
-#define ETHERTYPE_TEST 0x88b5
 #define MQ (IFF_TAP | IFF_NO_PI | IFF_MULTI_QUEUE)
 #define FEATURES                                                               \
 	(IFF_TAP | IFF_NO_PI | IFF_ONE_QUEUE | IFF_VNET_HDR |                  \

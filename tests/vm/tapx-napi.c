@@ -402,7 +402,7 @@ static void packet_drain(int ps, struct pstat *st, int gso)
 	}
 }
 
-static int packet_open(const char *name)
+static int packet_open_vnet(const char *name)
 {
 	struct sockaddr_ll sll = {.sll_family = AF_PACKET};
 	int s, sz = 64 << 20, one = 1;
@@ -503,7 +503,7 @@ static int cmd_tcp(int argc, char **argv)
 	total = (uint64_t)segs * MSS;
 
 	ls = listener();
-	ps = packet_open(argv[3]);
+	ps = packet_open_vnet(argv[3]);
 	fl.fd = tap_open(argv[2], argv[3], IFF_TAP | IFF_NO_PI | IFF_VNET_HDR, 0);
 	if (ls < 0 || ps < 0 || fl.fd < 0) {
 		check(0, "tcp %s: setup", argv[3]);
@@ -608,7 +608,7 @@ static int cmd_hold(int argc, char **argv)
 	if (dev_info(argv[3]))
 		return 2;
 	if (below >= 0)
-		ps = packet_open(argv[3]);
+		ps = packet_open_vnet(argv[3]);
 	fl.fd = tap_open(argv[2], argv[3], IFF_TAP | IFF_NO_PI | IFF_VNET_HDR, 0);
 	if (fl.fd < 0)
 		return 1;

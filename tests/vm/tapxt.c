@@ -43,7 +43,6 @@
 
 #include "tapx-test.h"
 
-#define ETHERTYPE_TEST 0x88b5
 #define MAXF 65535
 #define VNET_SZ ((int)sizeof(struct virtio_net_hdr))
 
@@ -338,45 +337,7 @@ static void abi_ioctls(const char *node)
 	check(!if_exists("abi0"), "abi: non-persistent abi0 gone on close");
 }
 
-static int packet_open(const char *name)
-{
-	struct sockaddr_ll sll = { .sll_family = AF_PACKET };
-	int s, sz = 16 << 20;
 
-	s = socket(AF_PACKET, SOCK_RAW, htons(ETH_P_ALL));
-	if (s < 0)
-		return -1;
-	sll.sll_protocol = htons(ETH_P_ALL);
-	sll.sll_ifindex = if_nametoindex(name);
-	if (bind(s, (void *)&sll, sizeof(sll)) < 0) {
-		close(s);
-		return -1;
-	}
-	setsockopt(s, SOL_SOCKET, SO_RCVBUFFORCE, &sz, sizeof(sz));
-	return s;
-}
-
-/* Receives test frames (not our own transmissions) from a packet socket. */
-static int packet_recv(int s, uint8_t *buf, int len, int timeout_ms)
-{
-	struct sockaddr_ll from;
-	socklen_t fl = sizeof(from);
-	struct pollfd p = { .fd = s, .events = POLLIN };
-	int n;
-
-	for (;;) {
-		if (poll(&p, 1, timeout_ms) <= 0)
-			return -1;
-		n = recvfrom(s, buf, len, MSG_DONTWAIT, (void *)&from, &fl);
-		if (n < 0)
-			return -1;
-		if (from.sll_pkttype == PACKET_OUTGOING)
-			continue;
-		if (n >= 14 && buf[12] == ETHERTYPE_TEST >> 8 &&
-		    buf[13] == (ETHERTYPE_TEST & 0xff))
-			return n;
-	}
-}
 
 static void *bad_ptr(void)
 {
