@@ -65,3 +65,32 @@ free_kb() {
 	pcp=$(awk '$1 == "count:" { n += $2 } END { print n * 4 }' /proc/zoneinfo)
 	awk -v pcp="$pcp" '/^MemFree:/ { print $2 + pcp }' /proc/meminfo
 }
+
+# No-skb proofs: kprobes on every skb constructor the kernel has.
+# skb_probes_on prints how many it set; skb_calls TOOL counts the hits by
+# process TOOL between its TOOL-begin and TOOL-end trace marks; marks TOOL
+# counts those marks.
+TR=/sys/kernel/tracing
+[ -d $TR/events ] || TR=/sys/kernel/debug/tracing
+skb_probes_on() {
+	_n=0
+	for fn in __alloc_skb __build_skb build_skb build_skb_around napi_build_skb \
+		__napi_build_skb __napi_alloc_skb __netdev_alloc_skb skb_clone \
+		__pskb_copy_fclone skb_copy; do
+		grep -q " $fn\$" /proc/kallsyms || continue
+		echo "p:skb_$fn $fn" >>$TR/kprobe_events 2>/dev/null && _n=$((_n + 1))
+	done
+	echo 1 >$TR/events/kprobes/enable
+	echo 16384 >$TR/buffer_size_kb
+	echo $_n
+}
+skb_probes_off() {
+	echo 0 >$TR/events/kprobes/enable
+	echo >$TR/kprobe_events
+	echo 1408 >$TR/buffer_size_kb
+}
+skb_calls() {
+	awk -v t="$1" '$0 ~ t "-begin" { on = 1 } $0 ~ t "-end" { on = 0 }
+	     on && $0 ~ " " t "-[0-9]+ " && /skb_/ { n++ } END { print n + 0 }' $TR/trace
+}
+marks() { grep -c "$1-begin\|$1-end" $TR/trace; }

@@ -99,24 +99,9 @@ ip link del xc
 
 # No skb on DROP, TX or REDIRECT through TAPXSUBMIT (as suite-noskb does
 # for write()); PASS is the control.
-TR=/sys/kernel/tracing
-[ -d $TR/events ] || TR=/sys/kernel/debug/tracing
 N=512
-probes=0
-for fn in __alloc_skb __build_skb build_skb build_skb_around napi_build_skb \
-	__napi_build_skb __napi_alloc_skb __netdev_alloc_skb skb_clone \
-	__pskb_copy_fclone skb_copy; do
-	grep -q " $fn\$" /proc/kallsyms || continue
-	echo "p:skbb_$fn $fn" >>$TR/kprobe_events 2>/dev/null && probes=$((probes + 1))
-done
+probes=$(skb_probes_on)
 ok "batch noskb: kprobes on skb constructors ($probes)" test $probes -ge 5
-echo 1 >$TR/events/kprobes/enable
-echo 16384 >$TR/buffer_size_kb
-skb_calls() {
-	awk '/tapx-batch-begin/ { on = 1 } /tapx-batch-end/ { on = 0 }
-	     on && / tapx-batch-[0-9]+ / && /skbb_/ { n++ } END { print n + 0 }' $TR/trace
-}
-marks() { grep -c 'tapx-batch-begin\|tapx-batch-end' $TR/trace; }
 for act in drop tx redirect pass; do
 	xdp_attach xa xdp_$act
 	for size in 60 9000; do
@@ -129,8 +114,8 @@ for act in drop tx redirect pass; do
 		echo >$TR/trace
 		TAPXB_MARK=1 tapx-batch run --quiet --src $X:xa --size $size --count $N \
 			--batch 64 $dst
-		c=$(skb_calls)
-		eq "batch noskb: trace markers for $act $size" "$(marks)" 2
+		c=$(skb_calls tapx-batch)
+		eq "batch noskb: trace markers for $act $size" "$(marks tapx-batch)" 2
 		if [ $act = pass ]; then
 			ok "batch noskb: control, PASS $size allocated $c skbs (>= $N)" test "$c" -ge $N
 		else
@@ -139,6 +124,4 @@ for act in drop tx redirect pass; do
 	done
 done
 xdp_detach xa
-echo 0 >$TR/events/kprobes/enable
-echo >$TR/kprobe_events
-echo 1408 >$TR/buffer_size_kb
+skb_probes_off

@@ -1,8 +1,6 @@
 # ABORTED (counted, xdp_exception fired) and a program without frags
 # support (frames larger than a page are dropped before it, and counted).
 N=50
-TR=/sys/kernel/tracing
-[ -d $TR/events ] || TR=/sys/kernel/debug/tracing
 ok "extra programs load" bpftool prog loadall /bpf/xdp_extra.bpf.o /sys/fs/bpf/xe
 echo 1 >$TR/events/xdp/xdp_exception/enable
 echo >$TR/trace

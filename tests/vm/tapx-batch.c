@@ -130,22 +130,6 @@ static int batch_ioctl(int fd, unsigned long cmd, struct tapx_desc *d,
 	return r < 0 ? -errno : r;
 }
 
-static void trace_mark(const char *m)
-{
-	int fd;
-
-	if (!getenv("TAPXB_MARK"))
-		return;
-	fd = open("/sys/kernel/tracing/trace_marker", O_WRONLY);
-	if (fd < 0)
-		fd = open("/sys/kernel/debug/tracing/trace_marker", O_WRONLY);
-	if (fd >= 0) {
-		if (write(fd, m, strlen(m)) < 0)
-			perror("trace_marker");
-		close(fd);
-	}
-}
-
 /*
  * A receiver: a tap fd read with TAPXRECV, or a packet socket. It expects
  * the sequence numbers in want[] in that order.
@@ -313,7 +297,7 @@ static int cmd_run(int argc, char **argv)
 	hlen = vnet ? VNET_SZ : 0;
 	stride = hlen + size;
 	fr = frames_alloc(batch, size);
-	trace_mark("tapx-batch-begin");
+	trace_mark("TAPXB_MARK", "tapx-batch-begin");
 	for (i = 0; i < count; i += batch) {
 		int n = count - i < batch ? count - i : batch, r;
 
@@ -339,7 +323,7 @@ static int cmd_run(int argc, char **argv)
 		if (dst.fd >= 0)
 			sink_drain(&dst, 0);
 	}
-	trace_mark("tapx-batch-end");
+	trace_mark("TAPXB_MARK", "tapx-batch-end");
 	if (expect_self >= 0)
 		sink_drain(&self, 200);
 	if (dst.fd >= 0)

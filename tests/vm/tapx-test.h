@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * tapx-test.h - what the VM's static test tools share: the PASS/FAIL line
- * that suite-all.sh counts, opening a tap, and packet sockets for test
- * frames. Header-only: every tool is
+ * that suite-all.sh counts, opening a tap, packet sockets for test
+ * frames, and trace marks for the no-skb proofs. Header-only: every tool is
  * one .c file built alone by tests/vm/run.sh.
  */
 #ifndef TAPX_TEST_H
@@ -20,6 +20,7 @@
 #include <sys/socket.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -108,6 +109,23 @@ static inline int packet_recv(int s, uint8_t *buf, int len, int timeout_ms)
 		if (n >= 14 && buf[12] == ETHERTYPE_TEST >> 8 &&
 		    buf[13] == (ETHERTYPE_TEST & 0xff))
 			return n;
+	}
+}
+
+/* With $ENV set, writes M into the trace buffer (begin/end of a loop). */
+static inline void trace_mark(const char *env, const char *m)
+{
+	int fd;
+
+	if (!getenv(env))
+		return;
+	fd = open("/sys/kernel/tracing/trace_marker", O_WRONLY);
+	if (fd < 0)
+		fd = open("/sys/kernel/debug/tracing/trace_marker", O_WRONLY);
+	if (fd >= 0) {
+		if (write(fd, m, strlen(m)) < 0)
+			perror("trace_marker");
+		close(fd);
 	}
 }
 

@@ -510,23 +510,6 @@ static int cmd_mk(int argc, char **argv)
 
 /* ---- run ---- */
 
-/* With TAPXT_MARK=1, brackets the write loop in the trace buffer. */
-static void trace_mark(const char *m)
-{
-	int fd;
-
-	if (!getenv("TAPXT_MARK"))
-		return;
-	fd = open("/sys/kernel/tracing/trace_marker", O_WRONLY);
-	if (fd < 0)
-		fd = open("/sys/kernel/debug/tracing/trace_marker", O_WRONLY);
-	if (fd >= 0) {
-		if (write(fd, m, strlen(m)) < 0)
-			perror("trace_marker");
-		close(fd);
-	}
-}
-
 struct dst {
 	int fd;
 	int is_packet;
@@ -655,7 +638,7 @@ static int cmd_run(int argc, char **argv)
 		}
 	}
 
-	trace_mark("tapxt-begin");
+	trace_mark("TAPXT_MARK", "tapxt-begin");
 	for (i = 0; i < count; i++) {
 		int n;
 
@@ -674,7 +657,7 @@ static int cmd_run(int argc, char **argv)
 		if (dst.fd >= 0 && ((i & 63) == 63 || size > 4000))
 			dst_drain(&dst, size, &next_dst, 0);
 	}
-	trace_mark("tapxt-end");
+	trace_mark("TAPXT_MARK", "tapxt-end");
 	if (expect_self >= 0)
 		dst_drain(&self, size, &next_self, 200);
 	if (dst.fd >= 0)
