@@ -202,10 +202,9 @@ struct tapx_wframe {
 /* tapx_xdp.c */
 ssize_t tapx_write_iter(struct kiocb *iocb, struct iov_iter *from);
 struct tapx_dev *tapx_get(struct tapx_file *tfile);
-int tapx_wframe_copy(struct tapx_file *tfile, struct tapx_dev *tapx,
-		     struct iov_iter *from, struct tapx_wframe *f);
-bool tapx_wframe_run(struct tapx_file *tfile, struct tapx_dev *tapx,
-		     struct tapx_wframe *f);
+u32 tapx_wframes_copy(struct tapx_file *tfile, struct tapx_dev *tapx,
+		      struct tapx_desc *d, struct tapx_wframe *f, u32 count,
+		      int *errp);
 bool tapx_wframes_run(struct tapx_file *tfile, struct tapx_dev *tapx,
 		      struct tapx_wframe *f, unsigned int n);
 void tapx_wframe_drop(struct tapx_file *tfile, struct tapx_wframe *f);
@@ -279,31 +278,6 @@ static inline void tapx_qstat_pkt(struct tapx_file *tfile,
 	u64_stats_inc(&st->v[pkts]);
 	u64_stats_add(&st->v[bytes], len);
 	u64_stats_update_end(&st->syncp);
-}
-
-/* Counts the program's verdict on a frame written to this queue. */
-static inline void tapx_qstat_verdict(struct tapx_file *tfile, u32 act)
-{
-	enum tapx_qstat s;
-
-	switch (act) {
-	case XDP_PASS:
-		s = TAPX_Q_XDP_PASS;
-		break;
-	case XDP_DROP:
-		s = TAPX_Q_XDP_DROP;
-		break;
-	case XDP_TX:
-		s = TAPX_Q_XDP_TX;
-		break;
-	case XDP_REDIRECT:
-		s = TAPX_Q_XDP_REDIRECT;
-		break;
-	default:
-		s = TAPX_Q_XDP_ABORTED;
-		break;
-	}
-	tapx_qstat_add(tfile, s, 1);
 }
 
 /*

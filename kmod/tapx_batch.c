@@ -59,26 +59,11 @@ static int tapx_submit(struct tapx_file *tfile, struct tapx_dev *tapx,
 		       struct tapx_desc *d, struct tapx_wframe *f, u32 count,
 		       u32 *done)
 {
-	struct iov_iter from;
-	int err = 0;
+	int err;
 	u32 n;
 
 	mutex_lock(&tfile->write_lock);
-	for (n = 0; n < count; n++) {
-		err = tapx_ubuf(ITER_SOURCE, d[n].addr, d[n].len, &from);
-		if (!err)
-			err = tapx_wframe_copy(tfile, tapx, &from, &f[n]);
-		if (err == -EINVAL) {
-			/* Malformed: consumed (counted), the batch goes on. */
-			d[n].status = -EINVAL;
-			err = 0;
-			continue;
-		}
-		if (err)
-			break;
-		d[n].status = 0;
-	}
-
+	n = tapx_wframes_copy(tfile, tapx, d, f, count, &err);
 	*done = n;
 	if (!tapx_submit_run(tfile, tapx, f, n)) {
 		*done = 0;

@@ -137,6 +137,13 @@ static int tapx_put_meta(struct tapx_dev *tapx, struct iov_iter *to,
 	return done;
 }
 
+/* xdp_frame data is page memory: bounded by the page, as on the write side. */
+static size_t tapx_copy_out(const void *from, size_t n, struct iov_iter *to)
+{
+	return copy_page_to_iter(virt_to_page(from), offset_in_page(from), n,
+				 to);
+}
+
 static ssize_t tapx_put_frame(struct tapx_dev *tapx, struct xdp_frame *frame,
 			      struct iov_iter *to)
 {
@@ -151,14 +158,15 @@ static ssize_t tapx_put_frame(struct tapx_dev *tapx, struct xdp_frame *frame,
 	if (ret < 0)
 		return ret;
 
-	copied = copy_to_iter(frame->data, frame->len, to);
+	copied = tapx_copy_out(frame->data, frame->len, to);
 	if (xdp_frame_has_frags(frame) && copied == frame->len) {
 		sinfo = xdp_get_shared_info_from_frame(frame);
 		for (i = 0; i < sinfo->nr_frags && iov_iter_count(to); i++) {
 			const skb_frag_t *f = &sinfo->frags[i];
 
-			copied += copy_to_iter(skb_frag_address(f),
-					       skb_frag_size(f), to);
+			copied += copy_page_to_iter(skb_frag_page(f),
+						    skb_frag_off(f),
+						    skb_frag_size(f), to);
 		}
 	}
 	return ret + copied;
