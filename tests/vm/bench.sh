@@ -1,7 +1,8 @@
 # VM measurement: stock tun.ko and tapx.ko in one boot, XDP_DROP, blocking
 # and nonblocking writers and tapx's batches of 64 (TAPXSUBMIT; tun then
 # writes per frame, nonblocking, and the floor is one write() per frame),
-# against the write()-to-/dev/null floor.
+# against the write()-to-/dev/null floor and the copy floor (/dev/copyfloor:
+# the least a driver that copies each frame once can take per write).
 # Kernel arguments (VM_APPEND) that size or narrow the run:
 #   vmbenchreps=N vmbenchframes=N           tap-accel bench --reps/--frames
 #   vmbenchwriters=L vmbenchprograms=L vmbenchsizes=L   its comma lists
@@ -11,6 +12,7 @@
 . /tests/lib.sh
 insmod /modules/tun.ko
 insmod /modules/tapx.ko
+insmod /modules/copyfloor.ko
 # For tap-accel bench's tc ingress and bridge cells.
 for m in llc stp bridge sch_ingress cls_bpf; do
 	insmod /modules/$m.ko || fail "bench: insmod $m"
@@ -49,18 +51,24 @@ snap bx0
 frames=0
 # The host is shared: the fastest of the runs is the least disturbed one.
 best() { tr ' ' '\n' | grep . | sort -n | head -n 1; }
-printf '%-6s %-9s %8s %8s %8s %9s %9s\n' size writer floor tun tapx tun/floor tapx/floor
+# copy: /dev/copyfloor, the least a driver that copies each written frame
+# once can take per write() (tests/vm/copyfloor); none for batches.
+printf '%-6s %-9s %8s %8s %8s %8s %9s %9s %9s\n' size writer floor copy tun tapx \
+	copy/floor tun/floor tapx/floor
 for size in 64 1500 9000; do
 	for mode in block nonblock batch64; do
 		fmode=$mode tmode=$mode
 		[ $mode = batch64 ] && fmode=block tmode=nonblock
 		n=$COUNT
 		[ $size = 9000 ] && n=$((COUNT / 4))
-		fl= tu= tx= bad=0
+		fl= cf= tu= tx= bad=0
 		r=0
-		# Interleaved (floor, tun, tapx, floor, ...) so drift hits all three.
+		# Interleaved (floor, copy, tun, tapx, floor, ...) so drift hits all.
 		while [ $r -lt $REPS ]; do
 			set -- $(tapx-bench floor - $size $fmode $n) && fl="$fl $1" || bad=1
+			if [ $mode != batch64 ]; then
+				set -- $(tapx-bench copyfloor - $size $fmode $n) && cf="$cf $1" || bad=1
+			fi
 			set -- $(tapx-bench $T bt0 $size $tmode $n) && tu="$tu $1" || bad=1
 			set -- $(tapx-bench $X bx0 $size $mode $n) && tx="$tx $1" || bad=1
 			frames=$((frames + n + n / 10))
@@ -68,10 +76,13 @@ for size in 64 1500 9000; do
 		done
 		[ $bad = 0 ] || fail "bench: a run of $size $mode failed"
 		fl=$(echo $fl | best)
+		cf=$(echo $cf | best)
 		tu=$(echo $tu | best)
 		tx=$(echo $tx | best)
-		awk -v s=$size -v m=$mode -v f=$fl -v u=$tu -v x=$tx 'BEGIN {
-			printf "%-6s %-9s %8d %8d %8d %9.2f %9.2f\n", s, m, f, u, x, u / f, x / f }'
+		awk -v s=$size -v m=$mode -v f=$fl -v c="$cf" -v u=$tu -v x=$tx 'BEGIN {
+			cc = c == "" ? "-" : c
+			cr = c == "" ? "-" : sprintf("%.2f", c / f)
+			printf "%-6s %-9s %8d %8s %8d %8d %9s %9.2f %9.2f\n", s, m, f, cc, u, x, cr, u / f, x / f }'
 	done
 done
 # Every frame written to tapx met the program and was dropped.

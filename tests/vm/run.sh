@@ -53,6 +53,8 @@ done
 make -s -C "$TOP/kmod" BUILD="$KMOD_BUILD" ${KDIR:+KDIR="$KDIR"} >/dev/null ||
 	fail "kmod build failed"
 [ -f "$KMOD_BUILD/kmod/tapx.ko" ] || fail "$KMOD_BUILD/kmod/tapx.ko missing"
+make -s -C "$TOP/kmod" BUILD="$KMOD_BUILD" ${KDIR:+KDIR="$KDIR"} copyfloor >/dev/null ||
+	fail "copyfloor build failed"
 [ -f "$BUILD/bpf/xdp_basic.bpf.o" ] || make -s -C "$TOP/bpf" BUILD="$BUILD" >/dev/null ||
 	fail "bpf build failed"
 [ -f "$BUILD/bpf/xdp_basic.bpf.o" ] || fail "build/bpf/xdp_basic.bpf.o missing (make bpf)"
@@ -98,10 +100,11 @@ fi
 # The in-kernel tests of the policy program, run again on this kernel.
 make -s -C "$TOP/tests/bpf" BUILD="$BUILD" >/dev/null && copy_bin "$BUILD/tests/bpf/bpf_test"
 
-# Modules: tapx, the stock tun, and what the bench's tc and bridge cells
-# need (loaded in --bench mode), each listed after its dependencies.
+# Modules: tapx, the bench's copy floor, the stock tun, and what the
+# bench's tc and bridge cells need (loaded in --bench mode), each listed
+# after its dependencies.
 MODS="tun veth llc stp bridge sch_ingress cls_bpf"
-cp "$KMOD_BUILD/kmod/tapx.ko" $R/modules/
+cp "$KMOD_BUILD/kmod/tapx.ko" "$KMOD_BUILD/copyfloor/copyfloor.ko" $R/modules/
 for m in $MODS; do
 	f=$(modinfo ${MODBASE:+-b "$MODBASE"} -k "$KVER" -n $m) || fail "module $m not found for $KVER"
 	case $f in

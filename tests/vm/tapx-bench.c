@@ -4,6 +4,9 @@
  * /dev/null (the floor). Static, for the VM.
  *   tapx-bench NODE NAME SIZE block|nonblock|batchN COUNT
  *   tapx-bench floor - SIZE block|nonblock COUNT
+ *   tapx-bench copyfloor - SIZE block|nonblock COUNT
+ * floor writes to /dev/null; copyfloor to /dev/copyfloor, which copies each
+ * write once and drops it (tests/vm/copyfloor).
  * block and nonblock: one write() per frame; batchN: N frames per
  * TAPXSUBMIT (tapx only, nonblocking fd).
  * Prints: ns_per_frame failed_writes
@@ -68,7 +71,7 @@ int main(int argc, char **argv)
 	double t0, t1;
 
 	if (argc != 6) {
-		fprintf(stderr, "usage: tapx-bench NODE|floor NAME SIZE "
+		fprintf(stderr, "usage: tapx-bench NODE|floor|copyfloor NAME SIZE "
 				"block|nonblock|batchN COUNT\n");
 		return 2;
 	}
@@ -85,8 +88,9 @@ int main(int argc, char **argv)
 	}
 	count = atol(argv[5]);
 
-	if (!strcmp(argv[1], "floor")) {
-		fd = open("/dev/null", O_WRONLY | (nonblock ? O_NONBLOCK : 0));
+	if (!strcmp(argv[1], "floor") || !strcmp(argv[1], "copyfloor")) {
+		fd = open(argv[1][0] == 'f' ? "/dev/null" : "/dev/copyfloor",
+			  O_WRONLY | (nonblock ? O_NONBLOCK : 0));
 	} else {
 		struct ifreq ifr;
 
