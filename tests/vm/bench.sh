@@ -52,7 +52,8 @@ frames=0
 # The host is shared: the fastest of the runs is the least disturbed one.
 best() { tr ' ' '\n' | grep . | sort -n | head -n 1; }
 # copy: /dev/copyfloor, the least a driver that copies each written frame
-# once can take per write() (tests/vm/copyfloor); none for batches.
+# once can take per write(), or per frame of a TAPXSUBMIT batch
+# (tests/vm/copyfloor).
 printf '%-6s %-9s %8s %8s %8s %8s %9s %9s %9s\n' size writer floor copy tun tapx \
 	copy/floor tun/floor tapx/floor
 for size in 64 1500 9000; do
@@ -66,9 +67,7 @@ for size in 64 1500 9000; do
 		# Interleaved (floor, copy, tun, tapx, floor, ...) so drift hits all.
 		while [ $r -lt $REPS ]; do
 			set -- $(tapx-bench floor - $size $fmode $n) && fl="$fl $1" || bad=1
-			if [ $mode != batch64 ]; then
-				set -- $(tapx-bench copyfloor - $size $fmode $n) && cf="$cf $1" || bad=1
-			fi
+			set -- $(tapx-bench copyfloor - $size $mode $n) && cf="$cf $1" || bad=1
 			set -- $(tapx-bench $T bt0 $size $tmode $n) && tu="$tu $1" || bad=1
 			set -- $(tapx-bench $X bx0 $size $mode $n) && tx="$tx $1" || bad=1
 			frames=$((frames + n + n / 10))
@@ -79,10 +78,8 @@ for size in 64 1500 9000; do
 		cf=$(echo $cf | best)
 		tu=$(echo $tu | best)
 		tx=$(echo $tx | best)
-		awk -v s=$size -v m=$mode -v f=$fl -v c="$cf" -v u=$tu -v x=$tx 'BEGIN {
-			cc = c == "" ? "-" : c
-			cr = c == "" ? "-" : sprintf("%.2f", c / f)
-			printf "%-6s %-9s %8d %8s %8d %8d %9s %9.2f %9.2f\n", s, m, f, cc, u, x, cr, u / f, x / f }'
+		awk -v s=$size -v m=$mode -v f=$fl -v c=$cf -v u=$tu -v x=$tx 'BEGIN {
+			printf "%-6s %-9s %8d %8d %8d %8d %9.2f %9.2f %9.2f\n", s, m, f, c, u, x, c / f, u / f, x / f }'
 	done
 done
 # Every frame written to tapx met the program and was dropped.

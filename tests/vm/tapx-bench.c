@@ -4,11 +4,11 @@
  * /dev/null (the floor). Static, for the VM.
  *   tapx-bench NODE NAME SIZE block|nonblock|batchN COUNT
  *   tapx-bench floor - SIZE block|nonblock COUNT
- *   tapx-bench copyfloor - SIZE block|nonblock COUNT
+ *   tapx-bench copyfloor - SIZE block|nonblock|batchN COUNT
  * floor writes to /dev/null; copyfloor to /dev/copyfloor, which copies each
- * write once and drops it (tests/vm/copyfloor).
+ * write or submitted frame once and drops it (tests/vm/copyfloor).
  * block and nonblock: one write() per frame; batchN: N frames per
- * TAPXSUBMIT (tapx only, nonblocking fd).
+ * TAPXSUBMIT (tapx and copyfloor, nonblocking fd).
  * Prints: ns_per_frame failed_writes
  */
 #include <errno.h>
