@@ -71,11 +71,13 @@
 #define TAPX_LINEAR_MAX (PAGE_SIZE - TAPX_HEADROOM - TAPX_SHINFO)
 
 /*
- * Head buffers of dropped frames a file keeps for reuse: a full batch of
- * small frames, and at most TAPX_SPARE_BYTES of memory.
+ * Buffers of dropped frames a file keeps for reuse: head buffers for a full
+ * batch of small frames, page-sized fragments for a round of large ones
+ * (tapx_wframes_copy), at most TAPX_SPARE_BYTES of memory in all.
  */
 #define TAPX_SPARE_MAX TAPX_BATCH_MAX
 #define TAPX_SPARE_BYTES (256 * 1024)
+#define TAPX_SPARE_FRAGS (TAPX_SPARE_BYTES / PAGE_SIZE)
 
 enum tapx_stat {
 	TAPX_RX_PACKETS, /* frames written by userspace and accepted */
@@ -144,9 +146,9 @@ struct tapx_file {
 	void *spare[TAPX_SPARE_MAX];
 	unsigned int spare_len[TAPX_SPARE_MAX];
 	unsigned int nr_spare;
-	unsigned int spare_bytes; /* sum of spare_len[] */
+	unsigned int spare_bytes; /* spare_len[] and the spare fragments */
 	/* Page-sized fragments of dropped multi-buffer frames, reused. */
-	void *spare_frags[MAX_SKB_FRAGS];
+	void *spare_frags[TAPX_SPARE_FRAGS];
 	unsigned int nr_spare_frags;
 	struct xdp_rxq_info xdp_rxq;
 	bool rxq_registered;

@@ -4,10 +4,11 @@
  * TAPXRECV reads many in one system call, each frame exactly as write()
  * and read() would take or return it.
  *
- * Submit copies every frame of the batch into its buffer first (that may
+ * Submit copies the batch's frames into their buffers first (that may
  * fault and sleep), then runs XDP on all of them in one BH-disabled RCU
- * section and flushes redirects once. One device reference, one write_lock
- * and one descriptor copy in each direction per batch.
+ * section and flushes redirects once; large frames go in rounds of at most
+ * TAPX_SPARE_BYTES of buffers. One device reference, one write_lock and
+ * one descriptor copy in each direction per batch.
  */
 #include <linux/pagemap.h>
 #include <linux/slab.h>
@@ -55,20 +56,25 @@ static bool tapx_submit_run(struct tapx_file *tfile, struct tapx_dev *tapx,
 	return attached;
 }
 
+/* Copies and runs the batch in rounds (see tapx_wframes_copy()). */
 static int tapx_submit(struct tapx_file *tfile, struct tapx_dev *tapx,
 		       struct tapx_desc *d, struct tapx_wframe *f, u32 count,
 		       u32 *done)
 {
-	int err;
-	u32 n;
+	int err = 0;
+	u32 n, k;
 
 	mutex_lock(&tfile->write_lock);
-	n = tapx_wframes_copy(tfile, tapx, d, f, count, &err);
-	*done = n;
-	if (!tapx_submit_run(tfile, tapx, f, n)) {
-		*done = 0;
-		err = -EBADFD;
+	for (n = 0; n < count && !err; n += k) {
+		k = tapx_wframes_copy(tfile, tapx, d + n, f + n, count - n,
+				      &err);
+		if (k && !tapx_submit_run(tfile, tapx, f + n, k)) {
+			/* This round's frames were dropped, not consumed. */
+			err = -EBADFD;
+			break;
+		}
 	}
+	*done = n;
 	mutex_unlock(&tfile->write_lock);
 	return err;
 }

@@ -166,6 +166,14 @@ static int tapx_parse_meta(struct tapx_dev *tapx, struct iov_iter *from,
 	return 0;
 }
 
+/* Memory a frame of len bytes takes: head buffer and page fragments. */
+static unsigned int tapx_buf_bytes(unsigned int len)
+{
+	if (len <= TAPX_LINEAR_MAX)
+		return SKB_DATA_ALIGN(TAPX_HEADROOM + len) + TAPX_SHINFO;
+	return PAGE_SIZE + round_up(len - TAPX_LINEAR_MAX, PAGE_SIZE);
+}
+
 /* A head buffer: the last dropped one if its size fits, else a new one. */
 static void *tapx_buf_get(struct tapx_file *tfile, unsigned int buflen)
 {
@@ -195,6 +203,26 @@ static void tapx_buf_put(struct tapx_file *tfile, void *buf,
 	}
 }
 
+/* A page-sized fragment for a frame larger than a page. */
+static void *tapx_frag_get(struct tapx_file *tfile)
+{
+	if (!tfile->nr_spare_frags)
+		return page_frag_alloc(&tfile->frag, PAGE_SIZE, GFP_KERNEL);
+	tfile->spare_bytes -= PAGE_SIZE;
+	return tfile->spare_frags[--tfile->nr_spare_frags];
+}
+
+static void tapx_frag_put(struct tapx_file *tfile, void *va)
+{
+	if (tfile->nr_spare_frags < TAPX_SPARE_FRAGS &&
+	    tfile->spare_bytes + PAGE_SIZE <= TAPX_SPARE_BYTES) {
+		tfile->spare_frags[tfile->nr_spare_frags++] = va;
+		tfile->spare_bytes += PAGE_SIZE;
+	} else {
+		page_frag_free(va);
+	}
+}
+
 /* The xdp_buff of a copied frame, built where the program runs. */
 static void tapx_wframe_xdp(struct tapx_file *tfile,
 			    const struct tapx_wframe *f, struct xdp_buff *xdp)
@@ -220,15 +248,9 @@ static __always_inline void tapx_recycle(struct tapx_file *tfile,
 
 	if (unlikely(xdp_buff_has_frags(xdp))) {
 		sinfo = xdp_get_shared_info_from_buff(xdp);
-		for (i = 0; i < sinfo->nr_frags; i++) {
-			void *va = skb_frag_address(&sinfo->frags[i]);
-
-			if (tfile->nr_spare_frags < MAX_SKB_FRAGS)
-				tfile->spare_frags[tfile->nr_spare_frags++] =
-					va;
-			else
-				page_frag_free(va);
-		}
+		for (i = 0; i < sinfo->nr_frags; i++)
+			tapx_frag_put(tfile,
+				      skb_frag_address(&sinfo->frags[i]));
 	}
 	tapx_buf_put(tfile, xdp->data_hard_start, xdp->frame_sz);
 }
@@ -261,11 +283,7 @@ static int tapx_fill_frags(struct tapx_file *tfile, struct iov_iter *from,
 		struct page *page;
 		void *va;
 
-		if (tfile->nr_spare_frags)
-			va = tfile->spare_frags[--tfile->nr_spare_frags];
-		else
-			va = page_frag_alloc(&tfile->frag, PAGE_SIZE,
-					     GFP_KERNEL);
+		va = tapx_frag_get(tfile);
 		if (unlikely(!va))
 			return -ENOMEM;
 		page = virt_to_head_page(va);
@@ -289,11 +307,7 @@ static int tapx_fill(struct tapx_file *tfile, struct iov_iter *from,
 	unsigned int head_len = min_t(unsigned int, f->len, TAPX_LINEAR_MAX);
 	int err;
 
-	if (f->len <= TAPX_LINEAR_MAX)
-		f->buflen =
-			SKB_DATA_ALIGN(TAPX_HEADROOM + f->len) + TAPX_SHINFO;
-	else
-		f->buflen = PAGE_SIZE;
+	f->buflen = min_t(unsigned int, tapx_buf_bytes(f->len), PAGE_SIZE);
 
 	f->buf = tapx_buf_get(tfile, f->buflen);
 	if (unlikely(!f->buf))
@@ -339,7 +353,7 @@ static __always_inline int tapx_wframe_copy(struct tapx_file *tfile,
 }
 
 /**
- * tapx_wframes_copy - copy the frames of a batch (TAPXSUBMIT)
+ * tapx_wframes_copy - copy one round of a batch's frames (TAPXSUBMIT)
  * @tfile: the file written to; caller holds tfile->write_lock
  * @tapx: its device; caller holds a reference
  * @d: the batch's descriptors; d[i].status is set for each frame consumed
@@ -347,14 +361,18 @@ static __always_inline int tapx_wframe_copy(struct tapx_file *tfile,
  * @count: number of descriptors
  * @errp: 0, or why the batch stopped early (-EFAULT, -ENOMEM)
  *
- * Returns the number of frames consumed. A malformed frame is consumed with
- * status -EINVAL and the batch goes on. Here rather than in tapx_batch.c so
- * that the per-frame copy is inlined into the loop.
+ * Returns the number of frames consumed: all of them, or fewer once their
+ * buffers reach TAPX_SPARE_BYTES. The caller runs XDP on those before the
+ * next round, so that a batch of large (GSO) frames holds a bounded amount
+ * of memory and the buffers dropped in one round are reused in the next.
+ * A malformed frame is consumed with status -EINVAL and the batch goes on.
+ * Here rather than in tapx_batch.c so that the per-frame copy is inlined.
  */
 u32 tapx_wframes_copy(struct tapx_file *tfile, struct tapx_dev *tapx,
 		      struct tapx_desc *d, struct tapx_wframe *f, u32 count,
 		      int *errp)
 {
+	unsigned int bytes = 0;
 	struct iov_iter from;
 	int err = 0;
 	u32 n;
@@ -362,6 +380,10 @@ u32 tapx_wframes_copy(struct tapx_file *tfile, struct tapx_dev *tapx,
 	for (n = 0; n < count; n++) {
 		void __user *p = u64_to_user_ptr(d[n].addr);
 
+		/* The length with PI and vnet headers: a little over. */
+		bytes += tapx_buf_bytes(min_t(u32, d[n].len, TAPX_MAX_FRAME));
+		if (n && bytes > TAPX_SPARE_BYTES)
+			break;
 		if (unlikely(!access_ok(p, d[n].len))) {
 			err = -EFAULT;
 			break;

@@ -11,7 +11,7 @@
  *                 frames choose DROP/TX/PASS/REDIRECT by byte 18 (program
  *                 xdp_by_byte), runts in the middle of batches; prints
  *                 "drop=D tx=T pass=P redirect=R malformed=M"
- *   tapx-batch efault NODE:NAME K N   a bad frame address at descs[K]
+ *   tapx-batch efault NODE:NAME K N [SIZE]  a bad frame address at descs[K]
  *   tapx-batch errors NODE:NAME       bad batches, bad frames, recv cases
  *   tapx-batch recvmix NODE:NAME N    skbs and xdp_frames in one TAPXRECV,
  *                                     with vnet headers (needs xdp_tx)
@@ -450,34 +450,40 @@ static int cmd_mixed(int argc, char **argv)
 
 static int cmd_efault(int argc, char **argv)
 {
-	static uint8_t fr[TAPX_BATCH_MAX][64];
 	struct tapx_desc d[TAPX_BATCH_MAX];
 	char sb[256], *node, *name;
-	unsigned int done, k, n, i;
+	unsigned int done, k, n, i, size = 60;
 	int fd, r, ok = 1;
+	uint8_t *fr;
 
-	if (argc != 5)
+	if (argc != 5 && argc != 6)
 		return 2;
 	snprintf(sb, sizeof(sb), "%s", argv[2]);
 	k = atoi(argv[3]);
 	n = atoi(argv[4]);
-	if (split_spec(sb, &node, &name) || k >= n || n > TAPX_BATCH_MAX)
+	if (argc == 6)
+		size = atoi(argv[5]);
+	if (split_spec(sb, &node, &name) || k >= n || n > TAPX_BATCH_MAX ||
+	    size < 60 || size > 65535)
 		return 2;
 	fd = tap_open(node, name, IFF_TAP | IFF_NO_PI, 0);
-	if (fd < 0)
+	fr = malloc(size);
+	if (fd < 0 || !fr)
 		return 1;
-	for (i = 0; i < n; i++) {
-		make_frame(fr[i], 60, i, V_DROP);
-		d[i] = (struct tapx_desc){ (uintptr_t)fr[i], 60, 12345 };
-	}
+	/* One frame for every descriptor: the program drops them all. */
+	make_frame(fr, size, 0, V_DROP);
+	for (i = 0; i < n; i++)
+		d[i] = (struct tapx_desc){ (uintptr_t)fr, size, 12345 };
 	d[k].addr = (uintptr_t)bad_ptr();
 	r = batch_ioctl(fd, TAPXSUBMIT, d, n, &done);
 	for (i = 0; i < n; i++)
-		ok &= d[i].status == (i < k ? 0 : 12345) && d[i].len == 60;
+		ok &= d[i].status == (i < k ? 0 : 12345) && d[i].len == size;
 	check(r == -EFAULT && done == k,
-	      "efault: bad frame at descs[%u] of %u -> %d (want %d), done %u",
-	      k, n, r, -EFAULT, done);
+	      "efault: bad %u B frame at descs[%u] of %u -> %d (want %d), "
+	      "done %u",
+	      size, k, n, r, -EFAULT, done);
 	check(ok, "efault: status 0 written for [0, %u), the rest untouched", k);
+	free(fr);
 	close(fd);
 	return failures ? 1 : 0;
 }
