@@ -4,6 +4,8 @@
 #                 (SUITES="unit bpf" make test runs a subset)
 #   make bench    the benchmark harness on this machine's kernel
 #   make vmtest-debug  the VM suite on a KASAN/kmemleak/lockdep kernel
+#   make vmbench / make vmprofile   the VM bench; a perf profile of a tapx
+#                 write path in the VM (tests/vm/profile.sh)
 #   make deps     install missing Debian packages (quiet when all present)
 #   make clean    remove build/
 #   V=1           show commands
@@ -11,7 +13,7 @@
 include mk/common.mk
 export TOP BUILD V
 
-.PHONY: all deps bpf user kmod test test-guests fuzz bench vmtest vmtest-debug debug-kernel vmbench clean
+.PHONY: all deps bpf user kmod test test-guests fuzz bench vmtest vmtest-debug debug-kernel vmbench vmprofile clean
 
 all: bpf user kmod
 
@@ -53,6 +55,9 @@ vmtest-debug: all
 
 vmbench: all
 	$(Q)sh tests/vm/run.sh --bench
+
+vmprofile: all
+	$(Q)sh tests/vm/run.sh --profile
 
 clean:
 	$(call msg,CLEAN,build)

@@ -6,7 +6,7 @@ set -eu
 # The last line is for mk/debug-kernel.sh (6.1 sources; BTF needs pahole, from dwarves).
 PKGS="make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config
 iproute2 ethtool kmod cpio util-linux libcap2-bin liburing-dev gnuplot-nox
-linux-headers-amd64 linux-image-amd64 qemu-system-x86 busybox-static
+linux-headers-amd64 linux-image-amd64 qemu-system-x86 busybox-static linux-perf
 python3 libclang-rt-14-dev
 linux-source-6.1 bc flex bison libssl-dev dwarves rsync xz-utils"
 

@@ -1,5 +1,5 @@
 #!/bin/sh
-# /init of the VM: mounts, runs the suites (or the bench), prints the
+# /init of the VM: mounts, runs the suites (or the bench or profile), prints the
 # results between markers for tests/vm/run.sh, then dmesg, then powers off.
 export PATH=/bin:/sbin:/usr/bin
 mount -t proc proc /proc
@@ -23,8 +23,8 @@ for a in $(cat /proc/cmdline); do
 done
 
 echo "==== OUTPUT BEGIN"
-if [ "$mode" = bench ]; then
-	sh /tests/bench.sh 2>&1 | tee /tmp/results
+if [ "$mode" = bench ] || [ "$mode" = profile ]; then
+	sh /tests/$mode.sh 2>&1 | tee /tmp/results
 	echo "$(grep -c '^PASS' /tmp/results) passed, $(grep -c '^FAIL' /tmp/results) failed"
 else
 	sh /tests/suite-all.sh 2>&1

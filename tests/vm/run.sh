@@ -5,6 +5,8 @@
 #                             on a WARN/BUG/oops/... in the guest's dmesg
 #   tests/vm/run.sh --bench   boot the same VM, run `tap-accel bench --vm`
 #                             (if built) and the tapx-bench measurement
+#   tests/vm/run.sh --profile boot it and profile a tapx write path with
+#                             perf (tests/vm/profile.sh)
 # Environment: KVER (guest kernel, default 6.1.0-57-amd64), KERNEL (its
 # image), MODBASE (root holding lib/modules/KVER), KDIR (tree to build tapx
 # against), KMOD_BUILD (where tapx is built), VM_OUT (work folder): these let
@@ -35,6 +37,7 @@ VM_CPU=${VM_CPU:-max,-erms,-fsrm,-la57}
 VM_QEMU_OPTS=${VM_QEMU_OPTS:-}
 MODE=test
 [ "${1:-}" = "--bench" ] && MODE=bench
+[ "${1:-}" = "--profile" ] && MODE=profile
 
 fail() {
 	echo "vm: $*" >&2
@@ -94,6 +97,10 @@ for b in /usr/sbin/bpftool /usr/sbin/ethtool /usr/sbin/ip; do
 	rm -f $R/bin/$(basename $b)
 	copy_bin $b
 done
+if [ $MODE = profile ]; then
+	[ -x /usr/bin/perf ] || fail "perf is not installed (make deps: linux-perf)"
+	copy_bin /usr/bin/perf
+fi
 if [ -x "$BUILD/user/tap-accel" ]; then
 	copy_bin "$BUILD/user/tap-accel"
 fi
@@ -122,7 +129,7 @@ command -v clang >/dev/null 2>&1 || fail "clang is not installed (make deps)"
 clang -O2 -g -target bpf -I/usr/include/$(gcc -print-multiarch) \
 	-c "$HERE/xdp_extra.bpf.c" -o $R/bpf/xdp_extra.bpf.o || fail "cannot build xdp_extra.bpf.o"
 cp "$HERE"/init.sh $R/init
-cp "$HERE"/suite-*.sh "$HERE"/lib.sh "$HERE"/bench.sh $R/tests/
+cp "$HERE"/suite-*.sh "$HERE"/lib.sh "$HERE"/bench.sh "$HERE"/profile.sh $R/tests/
 chmod +x $R/init $R/tests/*.sh
 echo "root:x:0:0:root:/:/bin/sh" >$R/etc/passwd
 echo "root:x:0:" >$R/etc/group

@@ -1,0 +1,20 @@
+# VM profile: where the kernel spends a tapx write path's time, by symbol,
+# from perf's cpu-clock samples of every CPU while tapx-bench writes.
+# Kernel arguments (VM_APPEND):
+#   vmprofsize=B (64)  vmprofwriter=block|nonblock|batchN (batch64)
+#   vmprofprog=NAME of xdp_basic (xdp_drop)  vmprofframes=N (300000)
+#   vmprofcallers=1 adds call chains  vmproflines=N of the report (60)
+. /tests/lib.sh
+insmod /modules/tapx.ko
+echo 0 >/proc/sys/kernel/kptr_restrict
+echo -1 >/proc/sys/kernel/perf_event_paranoid
+bpftool prog loadall /bpf/xdp_basic.bpf.o $B pinmaps $BM
+ok "profile: create tapx bp0" tapxt mk $X bp0 65521
+ok "profile: ${vmprofprog:-xdp_drop} on bp0" xdp_attach bp0 ${vmprofprog:-xdp_drop}
+g=
+[ -n "${vmprofcallers:-}" ] && g=-g
+echo "--- perf record: tapx-bench ${vmprofsize:-64} B ${vmprofwriter:-batch64}, ${vmprofframes:-300000} frames"
+ok "profile: perf record" perf record -q $g -e cpu-clock -F 20000 -a -o /tmp/perf.data -- \
+	tapx-bench $X bp0 ${vmprofsize:-64} ${vmprofwriter:-batch64} ${vmprofframes:-300000}
+perf report -i /tmp/perf.data --stdio --no-children --sort sym 2>/dev/null |
+	grep -v '^#' | grep . | head -n ${vmproflines:-60}
