@@ -31,6 +31,7 @@
 #include <linux/netdevice.h>
 #include <linux/ptr_ring.h>
 #include <linux/u64_stats_sync.h>
+#include <linux/uio.h>
 #include <linux/virtio_net.h>
 #include <linux/mutex.h>
 #include <linux/poll.h>
@@ -280,6 +281,18 @@ static inline void tapx_qstat_pkt(struct tapx_file *tfile,
 	u64_stats_inc(&st->v[pkts]);
 	u64_stats_add(&st->v[bytes], len);
 	u64_stats_update_end(&st->syncp);
+}
+
+/* One user buffer of a batch descriptor as an iov_iter. */
+static inline int tapx_ubuf(unsigned int dir, u64 addr, u32 len,
+			    struct iov_iter *i)
+{
+	void __user *p = u64_to_user_ptr(addr);
+
+	if (unlikely(!access_ok(p, len)))
+		return -EFAULT;
+	iov_iter_ubuf(i, dir, p, len);
+	return 0;
 }
 
 /*

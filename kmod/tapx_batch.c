@@ -19,17 +19,6 @@
 /* Batches up to this size keep their descriptors on the stack. */
 #define TAPX_BATCH_ONSTACK 8
 
-/* One user buffer as an iov_iter: lighter to copy through than an iovec. */
-static int tapx_ubuf(unsigned int dir, u64 addr, u32 len, struct iov_iter *i)
-{
-	void __user *p = u64_to_user_ptr(addr);
-
-	if (unlikely(!access_ok(p, len)))
-		return -EFAULT;
-	iov_iter_ubuf(i, dir, p, len);
-	return 0;
-}
-
 /* Runs XDP on frames [0, n) of a batch; returns false if detached. */
 static bool tapx_submit_run(struct tapx_file *tfile, struct tapx_dev *tapx,
 			    struct tapx_wframe *f, u32 n)

@@ -388,17 +388,13 @@ u32 tapx_wframes_copy(struct tapx_file *tfile, struct tapx_dev *tapx,
 	u32 n;
 
 	for (n = 0; n < count; n++) {
-		void __user *p = u64_to_user_ptr(d[n].addr);
-
 		/* The length with PI and vnet headers: a little over. */
 		bytes += tapx_buf_bytes(min_t(u32, d[n].len, TAPX_MAX_FRAME));
 		if (n && bytes > TAPX_SPARE_BYTES)
 			break;
-		if (unlikely(!access_ok(p, d[n].len))) {
-			err = -EFAULT;
+		err = tapx_ubuf(ITER_SOURCE, d[n].addr, d[n].len, &from);
+		if (unlikely(err))
 			break;
-		}
-		iov_iter_ubuf(&from, ITER_SOURCE, p, d[n].len);
 		err = tapx_wframe_copy(tfile, tapx, &from, &f[n]);
 		if (unlikely(err == -EINVAL)) {
 			d[n].status = -EINVAL;
