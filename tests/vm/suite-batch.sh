@@ -5,11 +5,14 @@
 set_port xb
 for act in pass drop tx redirect; do
 	xdp_attach xa xdp_$act
-	for sb in 60:1 60:7 60:256 1500:64 4000:64 9000:64 65535:64; do
+	# 61 to 257: the word copy's tail and its last size; a cycle of sizes
+	# mixes the short-frame copy with the others in every batch.
+	for sb in 60:1 60:7 60:256 61:64 256:64 257:64 1500:64 4000:64 \
+		9000:64 65535:64 60,257,9000,61,256,1500,65535:64; do
 		size=${sb%:*}
 		batch=${sb#*:}
 		N=200
-		[ $size -gt 4000 ] && N=100
+		case $size in *,* | ????? | [5-9]???) N=100 ;; esac
 		snap xa
 		snap xb
 		run="tapx-batch run --src $X:xa --size $size --count $N --batch $batch"
@@ -30,8 +33,8 @@ for act in pass drop tx redirect; do
 			expect xb xdp_xmit=$N tx_packets=$N ;;
 		esac
 	done
-	# vnet headers, single and multi-buffer.
-	for size in 1500 65535; do
+	# vnet headers, on short frames, single and multi-buffer.
+	for size in 60 1500 65535 60,1500,65535; do
 		N=50
 		snap xa
 		run="tapx-batch run --vnet --src $X:xa --size $size --count $N --batch 16"
@@ -75,12 +78,15 @@ rm -rf /sys/fs/bpf/xbt /sys/fs/bpf/xbtm
 # 65535 B frames go in rounds of 3 (TAPX_SPARE_BYTES of buffers): the bad
 # one is in the 14th round, and in the first.
 xdp_attach xa xdp_drop
-for kns in 0:4:60 5:10:60 255:256:60 40:64:65535 1:64:65535; do
-	k=${kns%%:*}
-	n=${kns#*:}
+# Short frames are copied in runs: the bad one first, inside and last in
+# a run, after a long frame, and with only its first bytes readable.
+for kns in 0:4:60 5:10:60 255:256:60 40:64:65535 1:64:65535 \
+	3:8:60,9000 4:8:9000,60,60 5:8:9000,60,60 0:1:60:tail 9:16:60,257:tail \
+	9:16:257,60:tail; do
+	set -- $(echo $kns | tr : ' ')
 	snap xa
-	tapx-batch efault $X:xa $k ${n%:*} ${n#*:}
-	expect xa rx_packets=$k xdp_drop=$k rx_errors=0 rx_dropped=0
+	tapx-batch efault $X:xa $1 $2 $3 $4
+	expect xa rx_packets=$1 xdp_drop=$1 rx_errors=0 rx_dropped=0
 done
 xdp_detach xa
 

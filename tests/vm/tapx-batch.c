@@ -3,7 +3,7 @@
  * tapx-batch - the VM suite's driver for the batch ioctls of tapx
  * (TAPXSUBMIT, TAPXRECV; kmod/uapi/tapx.h). Static, no libraries.
  *
- *   tapx-batch run --src NODE:NAME --size S --count N --batch B [--vnet]
+ *   tapx-batch run --src NODE:NAME --size S[,S...] --count N --batch B [--vnet]
  *       [--self N] [--dst tap:NODE:NAME|packet:NAME] [--expect N] [--quiet]
  *                 submit N frames in batches of B; read them back with
  *                 TAPXRECV (--self, tap dst) or a packet socket, in order
@@ -11,7 +11,9 @@
  *                 frames choose DROP/TX/PASS/REDIRECT by byte 18 (program
  *                 xdp_by_byte), runts in the middle of batches; prints
  *                 "drop=D tx=T pass=P redirect=R malformed=M"
- *   tapx-batch efault NODE:NAME K N [SIZE]  a bad frame address at descs[K]
+ *   tapx-batch efault NODE:NAME K N [SIZE[,SIZE...]] [tail]
+ *                 a bad frame address at descs[K] (tail: only its first
+ *                 30 bytes readable); frame i is SIZE[i % count] bytes
  *   tapx-batch errors NODE:NAME       bad batches, bad frames, recv cases
  *   tapx-batch recvmix NODE:NAME N    skbs and xdp_frames in one TAPXRECV,
  *                                     with vnet headers (needs xdp_tx)
@@ -35,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -142,10 +145,43 @@ struct sink {
 
 static uint8_t rbufs[NRECV][RBUF];
 
+/* run --size A,B,...: frame seq is sizes[seq % nsizes] bytes (size 0). */
+static int sizes[16], nsizes;
+
+static int size_of(int size, uint32_t seq)
+{
+	return size ? size : sizes[seq % nsizes];
+}
+
+/*
+ * Parses SIZE or SIZE,SIZE,... (each min..MAXF) into sizes[]. Returns the
+ * size, 0 for a list, -1 when malformed; *max gets the largest.
+ */
+static int parse_sizes(const char *arg, int min, int *max)
+{
+	char buf[256], *tok, *end;
+	long sz;
+
+	snprintf(buf, sizeof(buf), "%s", arg);
+	*max = nsizes = 0;
+	for (tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+		sz = strtol(tok, &end, 10);
+		if (*end || sz < min || sz > MAXF ||
+		    nsizes == (int)(sizeof(sizes) / sizeof(sizes[0])))
+			return -1;
+		sizes[nsizes++] = sz;
+		*max = sz > *max ? sz : *max;
+	}
+	if (!nsizes)
+		return -1;
+	return nsizes > 1 ? 0 : sizes[0];
+}
+
 static void sink_take(struct sink *s, const uint8_t *r, int n)
 {
 	int off = s->vnet ? VNET_SZ : 0;
 	static const uint8_t zero[VNET_SZ];
+	uint32_t seq = s->got < s->nwant ? s->want[s->got] : 0;
 
 	/* Only the test's frames count (not the stack's own traffic). */
 	if (n < off + 19 || r[off + 12] != ETHERTYPE_TEST >> 8 ||
@@ -153,7 +189,7 @@ static void sink_take(struct sink *s, const uint8_t *r, int n)
 		return;
 	if (s->got < s->nwant && n >= off &&
 	    (!off || !memcmp(r, zero, VNET_SZ)) &&
-	    frame_ok(r + off, n - off, s->size, s->want[s->got], s->verdict))
+	    frame_ok(r + off, n - off, size_of(s->size, seq), seq, s->verdict))
 		s->got++;
 	else
 		s->bad++;
@@ -237,8 +273,8 @@ static uint8_t *frames_alloc(long n, int size)
 static int cmd_run(int argc, char **argv)
 {
 	long count = 1, expect_self = -1, expect_dst = -1, i, j, ok = 0, calls = 0;
-	int size = 60, vnet = 0, batch = 64, fd, hlen, stride;
-	const char *src = NULL, *dstspec = NULL;
+	int size, maxsize, vnet = 0, batch = 64, fd, hlen, stride;
+	const char *src = NULL, *dstspec = NULL, *sizearg = "60";
 	struct sink self = { .fd = -1 }, dst = { .fd = -1 };
 	struct tapx_desc d[TAPX_BATCH_MAX];
 	char buf[256], *node, *name;
@@ -249,8 +285,8 @@ static int cmd_run(int argc, char **argv)
 	for (i = 2; i < argc; i++) {
 		if (!strcmp(argv[i], "--src"))
 			src = argv[++i];
-		else if (!strcmp(argv[i], "--size"))
-			size = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--size") && i + 1 < argc)
+			sizearg = argv[++i];
 		else if (!strcmp(argv[i], "--count"))
 			count = atol(argv[++i]);
 		else if (!strcmp(argv[i], "--batch"))
@@ -268,8 +304,9 @@ static int cmd_run(int argc, char **argv)
 		else
 			return 2;
 	}
-	if (!src || size < 19 || size > MAXF || batch < 1 ||
-	    batch > TAPX_BATCH_MAX)
+	/* One size, or a list that the frames cycle through in one batch. */
+	size = parse_sizes(sizearg, 19, &maxsize);
+	if (!src || size < 0 || batch < 1 || batch > TAPX_BATCH_MAX)
 		return 2;
 	snprintf(buf, sizeof(buf), "%s", src);
 	if (split_spec(buf, &node, &name))
@@ -295,8 +332,8 @@ static int cmd_run(int argc, char **argv)
 
 	/* One buffer per frame of a batch: a batch is one system call. */
 	hlen = vnet ? VNET_SZ : 0;
-	stride = hlen + size;
-	fr = frames_alloc(batch, size);
+	stride = hlen + maxsize;
+	fr = frames_alloc(batch, maxsize);
 	trace_mark("TAPXB_MARK", "tapx-batch-begin");
 	for (i = 0; i < count; i += batch) {
 		int n = count - i < batch ? count - i : batch, r;
@@ -304,9 +341,11 @@ static int cmd_run(int argc, char **argv)
 		for (j = 0; j < n; j++) {
 			uint8_t *p = fr + j * stride;
 
+			int sz = size_of(size, i + j);
+
 			memset(p, 0, hlen);
-			make_frame(p + hlen, size, i + j, V_NONE);
-			d[j] = (struct tapx_desc){ (uintptr_t)p, stride, 1 };
+			make_frame(p + hlen, sz, i + j, V_NONE);
+			d[j] = (struct tapx_desc){ (uintptr_t)p, hlen + sz, 1 };
 		}
 		r = batch_ioctl(fd, TAPXSUBMIT, d, n, &done);
 		calls++;
@@ -329,17 +368,17 @@ static int cmd_run(int argc, char **argv)
 	if (dst.fd >= 0)
 		sink_drain(&dst, 200);
 
-	check(ok == count, "batch %s %d B x%d: %ld/%ld frames status 0 in %ld calls",
-	      src, size, batch, ok, count, calls);
+	check(ok == count, "batch %s %s B x%d: %ld/%ld frames status 0 in %ld calls",
+	      src, sizearg, batch, ok, count, calls);
 	if (expect_self >= 0)
 		check(self.got == expect_self && !self.bad,
-		      "batch %s %d B x%d: read back %ld in order (want %ld), %ld bad, %ld TAPXRECV",
-		      src, size, batch, self.got, expect_self, self.bad,
+		      "batch %s %s B x%d: read back %ld in order (want %ld), %ld bad, %ld TAPXRECV",
+		      src, sizearg, batch, self.got, expect_self, self.bad,
 		      self.recvs);
 	if (expect_dst >= 0)
 		check(dst.got == expect_dst && !dst.bad,
-		      "batch %s %d B x%d: %s got %ld in order (want %ld), %ld bad",
-		      src, size, batch, dstspec, dst.got, expect_dst, dst.bad);
+		      "batch %s %s B x%d: %s got %ld in order (want %ld), %ld bad",
+		      src, sizearg, batch, dstspec, dst.got, expect_dst, dst.bad);
 	close(fd);
 	if (dst.fd >= 0)
 		close(dst.fd);
@@ -452,37 +491,50 @@ static int cmd_efault(int argc, char **argv)
 {
 	struct tapx_desc d[TAPX_BATCH_MAX];
 	char sb[256], *node, *name;
-	unsigned int done, k, n, i, size = 60;
-	int fd, r, ok = 1;
-	uint8_t *fr;
+	unsigned int done, k, n, i;
+	int fd, r, ok = 1, size = 60, maxsize = 60, tail = 0;
+	long page = sysconf(_SC_PAGESIZE);
+	uint8_t *fr, *pages;
 
-	if (argc != 5 && argc != 6)
+	if (argc < 5 || argc > 7)
 		return 2;
 	snprintf(sb, sizeof(sb), "%s", argv[2]);
 	k = atoi(argv[3]);
 	n = atoi(argv[4]);
-	if (argc == 6)
-		size = atoi(argv[5]);
+	if (argc >= 6)
+		size = parse_sizes(argv[5], 60, &maxsize);
+	if (argc == 7)
+		tail = !strcmp(argv[6], "tail") ? 1 : -1;
 	if (split_spec(sb, &node, &name) || k >= n || n > TAPX_BATCH_MAX ||
-	    size < 60 || size > 65535)
+	    size < 0 || tail < 0)
 		return 2;
 	fd = tap_open(node, name, IFF_TAP | IFF_NO_PI, 0);
-	fr = malloc(size);
-	if (fd < 0 || !fr)
+	fr = malloc(maxsize);
+	/* A readable page, then one that is not: for the "tail" case. */
+	pages = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (fd < 0 || !fr || pages == MAP_FAILED ||
+	    mprotect(pages + page, page, PROT_NONE))
 		return 1;
 	/* One frame for every descriptor: the program drops them all. */
-	make_frame(fr, size, 0, V_DROP);
+	make_frame(fr, maxsize, 0, V_DROP);
+	make_frame(pages + page - 30, 30, 0, V_DROP);
 	for (i = 0; i < n; i++)
-		d[i] = (struct tapx_desc){ (uintptr_t)fr, size, 12345 };
-	d[k].addr = (uintptr_t)bad_ptr();
+		d[i] = (struct tapx_desc){ (uintptr_t)fr, size_of(size, i),
+					   12345 };
+	/* Unmapped, or its first 30 bytes readable and the rest not. */
+	d[k].addr = tail ? (uintptr_t)(pages + page - 30) :
+			   (uintptr_t)bad_ptr();
 	r = batch_ioctl(fd, TAPXSUBMIT, d, n, &done);
 	for (i = 0; i < n; i++)
-		ok &= d[i].status == (i < k ? 0 : 12345) && d[i].len == size;
+		ok &= d[i].status == (i < k ? 0 : 12345) &&
+		      d[i].len == (unsigned int)size_of(size, i);
 	check(r == -EFAULT && done == k,
-	      "efault: bad %u B frame at descs[%u] of %u -> %d (want %d), "
-	      "done %u",
-	      size, k, n, r, -EFAULT, done);
+	      "efault: bad %s %u B frame at descs[%u] of %u (%s B) -> %d (want %d), done %u",
+	      tail ? "tail of a" : "address of a", d[k].len, k, n,
+	      argc >= 6 ? argv[5] : "60", r, -EFAULT, done);
 	check(ok, "efault: status 0 written for [0, %u), the rest untouched", k);
+	munmap(pages, 2 * page);
 	free(fr);
 	close(fd);
 	return failures ? 1 : 0;
