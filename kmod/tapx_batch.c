@@ -12,6 +12,7 @@
  */
 #include <linux/pagemap.h>
 #include <linux/slab.h>
+#include <linux/uaccess.h>
 #include <linux/uio.h>
 
 #include "tapx.h"
@@ -139,6 +140,50 @@ static int tapx_recv(struct tapx_file *tfile, struct tapx_dev *tapx,
 	return err;
 }
 
+/*
+ * The descriptors are read, and their results written back, in one
+ * user-access window each: the fields one by one cost less than a string
+ * copy and hardened usercopy's check of the array (a tenth of a batched
+ * 64-byte XDP_DROP in the VM).
+ */
+static int tapx_descs_get(struct tapx_desc *d,
+			  const struct tapx_desc __user *ud, u32 n)
+{
+	u32 i;
+
+	if (!user_read_access_begin(ud, n * sizeof(*ud)))
+		return -EFAULT;
+	for (i = 0; i < n; i++) {
+		unsafe_get_user(d[i].addr, &ud[i].addr, fault);
+		unsafe_get_user(d[i].len, &ud[i].len, fault);
+	}
+	user_read_access_end();
+	return 0;
+fault:
+	user_read_access_end();
+	return -EFAULT;
+}
+
+/* Writes back status, and for TAPXRECV len, of descriptors [0, n). */
+static int tapx_descs_put(struct tapx_desc __user *ud,
+			  const struct tapx_desc *d, u32 n, bool len)
+{
+	u32 i;
+
+	if (!user_write_access_begin(ud, n * sizeof(*ud)))
+		return -EFAULT;
+	for (i = 0; i < n; i++) {
+		if (len)
+			unsafe_put_user(d[i].len, &ud[i].len, fault);
+		unsafe_put_user(d[i].status, &ud[i].status, fault);
+	}
+	user_write_access_end();
+	return 0;
+fault:
+	user_write_access_end();
+	return -EFAULT;
+}
+
 /* TAPXSUBMIT and TAPXRECV; no rtnl: the data paths do not need it. */
 long tapx_batch_ioctl(struct file *file, unsigned int cmd,
 		      struct tapx_batch __user *ub)
@@ -146,6 +191,7 @@ long tapx_batch_ioctl(struct file *file, unsigned int cmd,
 	struct tapx_wframe frames_stack[TAPX_BATCH_ONSTACK], *frames;
 	struct tapx_desc descs_stack[TAPX_BATCH_ONSTACK], *descs;
 	struct tapx_file *tfile = file->private_data;
+	struct tapx_desc __user *udescs;
 	bool submit = cmd == TAPXSUBMIT;
 	struct tapx_dev *tapx;
 	struct tapx_batch b;
@@ -155,6 +201,7 @@ long tapx_batch_ioctl(struct file *file, unsigned int cmd,
 
 	if (copy_from_user(&b, ub, sizeof(b)))
 		return -EFAULT;
+	udescs = u64_to_user_ptr(b.descs);
 	ret = -EINVAL;
 	if (!b.count || b.count > TAPX_BATCH_MAX || b.flags || b.reserved)
 		goto out_done;
@@ -176,9 +223,8 @@ long tapx_batch_ioctl(struct file *file, unsigned int cmd,
 		descs = mem + (submit ? b.count * sizeof(*frames) : 0);
 	}
 
-	ret = -EFAULT;
-	if (copy_from_user(descs, u64_to_user_ptr(b.descs),
-			   b.count * sizeof(*descs)))
+	ret = tapx_descs_get(descs, udescs, b.count);
+	if (ret)
 		goto out_free;
 
 	if (submit)
@@ -187,8 +233,7 @@ long tapx_batch_ioctl(struct file *file, unsigned int cmd,
 		ret = tapx_recv(tfile, tapx, descs, b.count,
 				file->f_flags & O_NONBLOCK, &done);
 
-	if (done && copy_to_user(u64_to_user_ptr(b.descs), descs,
-				 done * sizeof(*descs)))
+	if (done && tapx_descs_put(udescs, descs, done, !submit))
 		ret = -EFAULT;
 out_free:
 	kfree(mem);

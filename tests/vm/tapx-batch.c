@@ -547,6 +547,40 @@ static int raw_ioctl(int fd, unsigned long cmd, struct tapx_batch *b)
 	return ioctl(fd, cmd, b) < 0 ? -errno : 0;
 }
 
+/*
+ * A descriptor array that runs into an unmapped page cannot be read: no
+ * frame is taken. One that cannot be written back: its frames were taken
+ * (zeroed frames on a vnet fd: they count in rx_packets).
+ */
+static void errors_descs(int fd)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	struct tapx_desc *d;
+	struct tapx_batch b;
+	uint8_t *m;
+	int r;
+
+	m = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED || mprotect(m + page, page, PROT_NONE)) {
+		check(0, "submit: map descriptor pages");
+		return;
+	}
+	d = (struct tapx_desc *)(m + page) - 2;
+	d[0] = d[1] = (struct tapx_desc){ (uintptr_t)m, 60, 7 };
+	b = (struct tapx_batch){ .descs = (uintptr_t)d, .count = 3, .done = 9 };
+	r = raw_ioctl(fd, TAPXSUBMIT, &b);
+	check(r == -EFAULT && b.done == 0 && d[0].status == 7,
+	      "submit: descriptors [2] unmapped -> %d, done %u, status %d", r,
+	      b.done, d[0].status);
+	b.count = 2;
+	mprotect(m, 2 * page, PROT_READ);
+	r = raw_ioctl(fd, TAPXSUBMIT, &b);
+	check(r == -EFAULT && b.done == 2,
+	      "submit: read-only descriptors -> %d, done %u (taken)", r, b.done);
+	munmap(m, 2 * page);
+}
+
 static void errors_batch(int fd, unsigned long cmd, const char *what)
 {
 	static uint8_t f[64];
@@ -584,6 +618,8 @@ static void errors_batch(int fd, unsigned long cmd, const char *what)
 	      what, r, b.done);
 	r = ioctl(fd, cmd, bad_ptr()) < 0 ? -errno : 0;
 	check(r == -EFAULT, "%s: bad batch pointer -> %d", what, r);
+	if (cmd == TAPXSUBMIT)
+		errors_descs(fd);
 }
 
 static int cmd_errors(int argc, char **argv)
