@@ -33,11 +33,14 @@ for act in pass drop tx redirect; do
 			expect xb xdp_xmit=$N tx_packets=$N ;;
 		esac
 	done
-	# vnet headers, on short frames, single and multi-buffer.
-	for size in 60 1500 65535 60,1500,65535; do
+	# vnet headers, on short frames, single and multi-buffer; the PI
+	# header too (no IFF_NO_PI) with the last.
+	for size in 60 1500 65535 60,1500,65535 pi:60,1500,65535; do
 		N=50
 		snap xa
-		run="tapx-batch run --vnet --src $X:xa --size $size --count $N --batch 16"
+		pi=
+		case $size in pi:*) pi=--pi size=${size#pi:} ;; esac
+		run="tapx-batch run $pi --vnet --src $X:xa --size $size --count $N --batch 16"
 		case $act in
 		pass) $run --dst packet:xa --expect $N ;;
 		drop) $run --self 0 ;;

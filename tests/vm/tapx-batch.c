@@ -3,7 +3,8 @@
  * tapx-batch - the VM suite's driver for the batch ioctls of tapx
  * (TAPXSUBMIT, TAPXRECV; kmod/uapi/tapx.h). Static, no libraries.
  *
- *   tapx-batch run --src NODE:NAME --size S[,S...] --count N --batch B [--vnet]
+ *   tapx-batch run --src NODE:NAME --size S[,S...] --count N --batch B
+ *       [--pi] [--vnet]
  *       [--self N] [--dst tap:NODE:NAME|packet:NAME] [--expect N] [--quiet]
  *                 submit N frames in batches of B; read them back with
  *                 TAPXRECV (--self, tap dst) or a packet socket, in order
@@ -50,6 +51,7 @@
 
 #define MAXF 65535
 #define VNET_SZ ((int)sizeof(struct virtio_net_hdr))
+#define PI_SZ ((int)sizeof(struct tun_pi))
 #define RBUF (MAXF + 64)
 #define NRECV 64
 /* Byte 18 of a frame: the verdict xdp_by_byte picks (0xff: none). */
@@ -138,7 +140,7 @@ static int batch_ioctl(int fd, unsigned long cmd, struct tapx_desc *d,
  * the sequence numbers in want[] in that order.
  */
 struct sink {
-	int fd, is_packet, vnet, size, verdict;
+	int fd, is_packet, pi, vnet, size, verdict;
 	uint32_t *want;
 	long nwant, got, bad, recvs;
 };
@@ -179,7 +181,7 @@ static int parse_sizes(const char *arg, int min, int *max)
 
 static void sink_take(struct sink *s, const uint8_t *r, int n)
 {
-	int off = s->vnet ? VNET_SZ : 0;
+	int pi = s->pi ? PI_SZ : 0, off = pi + (s->vnet ? VNET_SZ : 0);
 	static const uint8_t zero[VNET_SZ];
 	uint32_t seq = s->got < s->nwant ? s->want[s->got] : 0;
 
@@ -188,7 +190,7 @@ static void sink_take(struct sink *s, const uint8_t *r, int n)
 	    r[off + 13] != (ETHERTYPE_TEST & 0xff))
 		return;
 	if (s->got < s->nwant && n >= off &&
-	    (!off || !memcmp(r, zero, VNET_SZ)) &&
+	    (!s->vnet || !memcmp(r + pi, zero, VNET_SZ)) &&
 	    frame_ok(r + off, n - off, size_of(s->size, seq), seq, s->verdict))
 		s->got++;
 	else
@@ -273,7 +275,9 @@ static uint8_t *frames_alloc(long n, int size)
 static int cmd_run(int argc, char **argv)
 {
 	long count = 1, expect_self = -1, expect_dst = -1, i, j, ok = 0, calls = 0;
-	int size, maxsize, vnet = 0, batch = 64, fd, hlen, stride;
+	int size, maxsize, pi = 0, vnet = 0, batch = 64, fd, hlen, stride;
+	static const char *const hdrs[] = { "", " vnet", " PI", " PI+vnet" };
+	const char *h;
 	const char *src = NULL, *dstspec = NULL, *sizearg = "60";
 	struct sink self = { .fd = -1 }, dst = { .fd = -1 };
 	struct tapx_desc d[TAPX_BATCH_MAX];
@@ -293,6 +297,8 @@ static int cmd_run(int argc, char **argv)
 			batch = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--vnet"))
 			vnet = 1;
+		else if (!strcmp(argv[i], "--pi"))
+			pi = 1;
 		else if (!strcmp(argv[i], "--self"))
 			expect_self = atol(argv[++i]);
 		else if (!strcmp(argv[i], "--dst"))
@@ -321,26 +327,26 @@ static int cmd_run(int argc, char **argv)
 	}
 	dst.want = seqs;
 	dst.nwant = count;
-	fd = tap_open(node, name, IFF_TAP | IFF_NO_PI | (vnet ? IFF_VNET_HDR : 0),
+	fd = tap_open(node, name,
+		      IFF_TAP | (pi ? 0 : IFF_NO_PI) | (vnet ? IFF_VNET_HDR : 0),
 		      O_NONBLOCK);
 	if (fd < 0) {
 		check(0, "batch run: attach %s: %s", src, strerror(-fd));
 		return 1;
 	}
-	self = (struct sink){ .fd = fd, .vnet = vnet, .size = size,
+	self = (struct sink){ .fd = fd, .pi = pi, .vnet = vnet, .size = size,
 			      .verdict = V_NONE, .want = seqs, .nwant = count };
 
 	/* One buffer per frame of a batch: a batch is one system call. */
-	hlen = vnet ? VNET_SZ : 0;
+	hlen = (pi ? PI_SZ : 0) + (vnet ? VNET_SZ : 0);
 	stride = hlen + maxsize;
-	fr = frames_alloc(batch, maxsize);
+	fr = frames_alloc(batch, PI_SZ + maxsize);
 	trace_mark("TAPXB_MARK", "tapx-batch-begin");
 	for (i = 0; i < count; i += batch) {
 		int n = count - i < batch ? count - i : batch, r;
 
 		for (j = 0; j < n; j++) {
 			uint8_t *p = fr + j * stride;
-
 			int sz = size_of(size, i + j);
 
 			memset(p, 0, hlen);
@@ -368,17 +374,19 @@ static int cmd_run(int argc, char **argv)
 	if (dst.fd >= 0)
 		sink_drain(&dst, 200);
 
-	check(ok == count, "batch %s %s B x%d: %ld/%ld frames status 0 in %ld calls",
-	      src, sizearg, batch, ok, count, calls);
+	h = hdrs[pi * 2 + vnet];
+	check(ok == count, "batch %s %s B x%d%s: %ld/%ld frames status 0 in %ld calls",
+	      src, sizearg, batch, h, ok, count, calls);
 	if (expect_self >= 0)
 		check(self.got == expect_self && !self.bad,
-		      "batch %s %s B x%d: read back %ld in order (want %ld), %ld bad, %ld TAPXRECV",
-		      src, sizearg, batch, self.got, expect_self, self.bad,
-		      self.recvs);
+		      "batch %s %s B x%d%s: read back %ld in order (want %ld), %ld bad, %ld TAPXRECV",
+		      src, sizearg, batch, h, self.got, expect_self,
+		      self.bad, self.recvs);
 	if (expect_dst >= 0)
 		check(dst.got == expect_dst && !dst.bad,
-		      "batch %s %s B x%d: %s got %ld in order (want %ld), %ld bad",
-		      src, sizearg, batch, dstspec, dst.got, expect_dst, dst.bad);
+		      "batch %s %s B x%d%s: %s got %ld in order (want %ld), %ld bad",
+		      src, sizearg, batch, h, dstspec, dst.got, expect_dst,
+		      dst.bad);
 	close(fd);
 	if (dst.fd >= 0)
 		close(dst.fd);
