@@ -404,34 +404,26 @@ fault:
 }
 
 /*
- * Takes buffers for the run of short frames (TAPX_SHORT_COPY) at the front
- * of @d and checks their addresses; a frame shorter than its headers gets
- * no buffer. Returns the run's length and sets *errp for the frame after it.
+ * The run of short frames (TAPX_SHORT_COPY) at the front of @d, each long
+ * enough for its headers and an Ethernet header, addresses checked. A runt
+ * ends the run: the per-frame path fails it exactly as write() would.
+ * Returns the run's length; *errp is set if the frame after it faults.
  */
-static u32 tapx_short_prepare(struct tapx_file *tfile, struct tapx_desc *d,
-			      struct tapx_wframe *f, u32 count,
-			      unsigned int meta, unsigned int *bytes,
-			      bool first, int *errp)
+static u32 tapx_short_run(struct tapx_desc *d, u32 count, unsigned int meta,
+			  unsigned int *bytes, bool first, int *errp)
 {
 	u32 n;
 
-	for (n = 0; n < count && d[n].len <= meta + TAPX_SHORT_COPY; n++) {
+	for (n = 0; n < count; n++) {
 		const void __user *p = u64_to_user_ptr(d[n].addr);
 
+		if (d[n].len < meta + TAPX_MIN_FRAME ||
+		    d[n].len > meta + TAPX_SHORT_COPY)
+			break;
 		if (!tapx_round_add(bytes, d[n].len, first && !n))
 			break;
-		f[n].buf = NULL;
 		if (unlikely(!access_ok(p, d[n].len))) {
 			*errp = -EFAULT;
-			break;
-		}
-		if (unlikely(d[n].len < meta + TAPX_MIN_FRAME))
-			continue;
-		f[n].len = d[n].len - meta;
-		f[n].buflen = tapx_buf_bytes(f[n].len);
-		f[n].buf = tapx_buf_get(tfile, f[n].buflen);
-		if (unlikely(!f[n].buf)) {
-			*errp = -ENOMEM;
 			break;
 		}
 	}
@@ -439,13 +431,13 @@ static u32 tapx_short_prepare(struct tapx_file *tfile, struct tapx_desc *d,
 }
 
 /*
- * Copies frames [0, n) of a run, headers and all, in one user-access
- * window. Every frame passed access_ok() in tapx_short_prepare(); the
- * window opens on the first. Returns the index of the frame that faulted,
- * or n.
+ * Reads the PI and vnet headers of frames [0, n) in one user-access window
+ * (the PI only to fault where write() would). The window opens on the
+ * first frame; all of them passed access_ok(). Returns the index of the
+ * frame that faulted, or n.
  */
-static u32 tapx_short_get(struct tapx_desc *d, struct tapx_wframe *f, u32 n,
-			  unsigned int pi, unsigned int vnet_sz)
+static u32 tapx_short_headers(struct tapx_desc *d, struct tapx_wframe *f, u32 n,
+			      unsigned int pi, unsigned int vnet_sz)
 {
 	u32 i, word;
 
@@ -454,15 +446,10 @@ static u32 tapx_short_get(struct tapx_desc *d, struct tapx_wframe *f, u32 n,
 	for (i = 0; i < n; i++) {
 		const void __user *p = u64_to_user_ptr(d[i].addr);
 
-		if (!f[i].buf)
-			continue;
-		if (pi) /* read only to fault as write() would */
+		if (pi)
 			unsafe_get_user(word, (const u32 __user *)p, fault);
 		if (vnet_sz &&
 		    !tapx_get_words(&f[i].vnet, p + pi, sizeof(f[i].vnet)))
-			goto fault;
-		if (!tapx_get_words(f[i].buf + TAPX_HEADROOM, p + pi + vnet_sz,
-				    f[i].len))
 			goto fault;
 	}
 	user_read_access_end();
@@ -473,39 +460,69 @@ fault:
 }
 
 /*
- * Sets the status of frames [0, n) of a copied run: a frame without a
- * buffer, or with a bad vnet header, is malformed.
+ * Takes a buffer for each frame of [0, n) whose vnet header is good; a
+ * frame with a bad one gets none (malformed). Returns n, or the index of
+ * the frame no memory was left for (*errp = -ENOMEM).
  */
-static void tapx_short_finish(struct tapx_file *tfile, struct tapx_dev *tapx,
-			      struct tapx_desc *d, struct tapx_wframe *f, u32 n,
-			      bool vnet)
+static u32 tapx_short_bufs(struct tapx_file *tfile, struct tapx_dev *tapx,
+			   struct tapx_desc *d, struct tapx_wframe *f, u32 n,
+			   unsigned int meta, bool vnet, int *errp)
 {
 	u32 i;
 
 	for (i = 0; i < n; i++) {
+		f[i].len = d[i].len - meta;
+		f[i].buf = NULL;
 		f[i].has_vnet = false;
-		if (f[i].buf && vnet) {
-			if (tapx_check_vnet(tapx, &f[i].vnet, f[i].len)) {
-				tapx_buf_put(tfile, f[i].buf, f[i].buflen);
-				f[i].buf = NULL;
-			} else {
-				f[i].has_vnet = f[i].vnet.flags ||
-						f[i].vnet.gso_type;
-			}
+		if (vnet) {
+			if (tapx_check_vnet(tapx, &f[i].vnet, f[i].len))
+				continue;
+			f[i].has_vnet = f[i].vnet.flags || f[i].vnet.gso_type;
 		}
-		d[i].status = f[i].buf ? 0 : -EINVAL;
-		if (unlikely(!f[i].buf))
-			tapx_stat_inc(tapx, TAPX_RX_ERRORS);
+		f[i].buflen = tapx_buf_bytes(f[i].len);
+		f[i].buf = tapx_buf_get(tfile, f[i].buflen);
+		if (unlikely(!f[i].buf)) {
+			*errp = -ENOMEM;
+			break;
+		}
 	}
+	return i;
+}
+
+/*
+ * Copies the frames of [0, n) that have a buffer in one user-access
+ * window. Returns the index of the frame that faulted, or n.
+ */
+static u32 tapx_short_bodies(struct tapx_desc *d, struct tapx_wframe *f, u32 n,
+			     unsigned int meta)
+{
+	u32 i;
+
+	if (!user_read_access_begin(u64_to_user_ptr(d[0].addr), d[0].len))
+		return 0;
+	for (i = 0; i < n; i++) {
+		const void __user *p = u64_to_user_ptr(d[i].addr) + meta;
+
+		if (f[i].buf &&
+		    !tapx_get_words(f[i].buf + TAPX_HEADROOM, p, f[i].len))
+			goto fault;
+	}
+	user_read_access_end();
+	return n;
+fault:
+	user_read_access_end();
+	return i;
 }
 
 /*
  * Copies the run of short frames at the front of a round: no string copy,
- * no iov_iter, and one STAC/CLAC for the run instead of one for each frame
- * and header, which in the VM is a third of a batched 64-byte XDP_DROP.
- * Nothing may be called in the window, so the buffers are taken before it
- * opens and the vnet headers checked after it closes. Returns the frames
- * consumed and sets *errp as tapx_wframes_copy().
+ * no iov_iter, and one STAC/CLAC for the run's headers and one for their
+ * bodies instead of one for each, which in the VM is a third of a batched
+ * 64-byte XDP_DROP. Nothing may be called in a window, so buffers are
+ * taken and vnet headers checked between the two. Each frame fails as
+ * write() would fail it: unreadable headers, then a bad vnet header, then
+ * an unreadable body. Returns the frames consumed and sets *errp as
+ * tapx_wframes_copy().
  */
 static u32 tapx_wframes_copy_short(struct tapx_file *tfile,
 				   struct tapx_dev *tapx, struct tapx_desc *d,
@@ -513,15 +530,23 @@ static u32 tapx_wframes_copy_short(struct tapx_file *tfile,
 				   unsigned int *bytes, bool first, int *errp)
 {
 	unsigned int pi = tapx->flags & IFF_NO_PI ? 0 : sizeof(struct tun_pi);
-	unsigned int vnet_sz = 0;
+	unsigned int vnet_sz = 0, meta;
 	u32 n, k, i;
 
 	if (tapx->flags & IFF_VNET_HDR)
 		vnet_sz = READ_ONCE(tapx->vnet_hdr_sz);
+	meta = pi + vnet_sz;
 
-	n = tapx_short_prepare(tfile, d, f, count, pi + vnet_sz, bytes, first,
-			       errp);
-	k = n ? tapx_short_get(d, f, n, pi, vnet_sz) : 0;
+	n = tapx_short_run(d, count, meta, bytes, first, errp);
+	if (n && meta) {
+		k = tapx_short_headers(d, f, n, pi, vnet_sz);
+		if (unlikely(k < n)) {
+			n = k;
+			*errp = -EFAULT;
+		}
+	}
+	n = tapx_short_bufs(tfile, tapx, d, f, n, meta, vnet_sz, errp);
+	k = n ? tapx_short_bodies(d, f, n, meta) : 0;
 	if (unlikely(k < n)) {
 		/* Frame k faulted: it and those after it stay unconsumed. */
 		for (i = k; i < n; i++)
@@ -529,7 +554,12 @@ static u32 tapx_wframes_copy_short(struct tapx_file *tfile,
 				tapx_buf_put(tfile, f[i].buf, f[i].buflen);
 		*errp = -EFAULT;
 	}
-	tapx_short_finish(tfile, tapx, d, f, k, vnet_sz);
+
+	for (i = 0; i < k; i++) {
+		d[i].status = f[i].buf ? 0 : -EINVAL;
+		if (unlikely(!f[i].buf))
+			tapx_stat_inc(tapx, TAPX_RX_ERRORS);
+	}
 	return k;
 }
 

@@ -589,6 +589,60 @@ static void errors_descs(int fd)
 	munmap(m, 2 * page);
 }
 
+/*
+ * A bad frame fails in a batch where write() would fail it: a 6-byte one
+ * whose PI header cannot be read faults (it is not a runt first); a bad
+ * vnet header before an unreadable body is malformed (the body is not
+ * read); a good one before it faults. Frame 0 of each batch is good.
+ */
+static void errors_order(const char *node, const char *name)
+{
+	static const struct {
+		int flags, len, readable, vnet_ok, rc, done, status1;
+		const char *what;
+	} c[] = {
+		{ IFF_TAP, 6, 0, 0, -EFAULT, 1, 7, "PI unreadable, 6 B" },
+		{ IFF_TAP | IFF_NO_PI | IFF_VNET_HDR, VNET_SZ + 60, VNET_SZ, 0,
+		  0, 2, -EINVAL, "bad vnet header, body unreadable" },
+		{ IFF_TAP | IFF_NO_PI | IFF_VNET_HDR, VNET_SZ + 60, VNET_SZ, 1,
+		  -EFAULT, 1, 7, "good vnet header, body unreadable" },
+	};
+	long page = sysconf(_SC_PAGESIZE);
+	uint8_t good[PI_SZ + VNET_SZ + 60], *m;
+	struct virtio_net_hdr vh = { 0 };
+	struct tapx_desc d[2];
+	unsigned int i, done;
+	int fd, r, hl;
+
+	m = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED || mprotect(m + page, page, PROT_NONE)) {
+		check(0, "order: map frame pages");
+		return;
+	}
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		fd = tap_open(node, name, c[i].flags, O_NONBLOCK);
+		hl = c[i].flags & IFF_NO_PI ? 0 : PI_SZ;
+		hl += c[i].flags & IFF_VNET_HDR ? VNET_SZ : 0;
+		memset(good, 0, sizeof(good));
+		make_frame(good + hl, 60, i, V_NONE);
+		/* Frame 1: its first bytes readable, then an unmapped page. */
+		vh.flags = c[i].vnet_ok ? 0 : 0x80;
+		memcpy(m + page - VNET_SZ, &vh, VNET_SZ);
+		d[0] = (struct tapx_desc){ (uintptr_t)good, hl + 60, 7 };
+		d[1] = (struct tapx_desc){
+			(uintptr_t)(m + page - c[i].readable), c[i].len, 7 };
+		r = batch_ioctl(fd, TAPXSUBMIT, d, 2, &done);
+		check(fd >= 0 && r == c[i].rc && done == (unsigned int)c[i].done &&
+			      d[0].status == 0 && d[1].status == c[i].status1,
+		      "order: [good, %s] -> %d done %u status %d %d (want %d, %d, %d)",
+		      c[i].what, r, done, d[0].status, d[1].status, c[i].rc,
+		      c[i].done, c[i].status1);
+		close(fd);
+	}
+	munmap(m, 2 * page);
+}
+
 static void errors_batch(int fd, unsigned long cmd, const char *what)
 {
 	static uint8_t f[64];
@@ -681,6 +735,8 @@ static int cmd_errors(int argc, char **argv)
 	      "errors: [ok, bad vnet, 65536 B, ok] -> %d done %u status %d %d %d %d",
 	      rc, done, d[0].status, d[1].status, d[2].status, d[3].status);
 	close(fd);
+
+	errors_order(node, name);
 
 	/* Receive cases, without vnet header: an empty ring first. */
 	fd = tap_open(node, name, IFF_TAP | IFF_NO_PI, O_NONBLOCK);
