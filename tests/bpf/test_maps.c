@@ -2,7 +2,8 @@
 /*
  * test_maps.c - opening a program instance from its pins: every map found
  * by name and checked against tap_accel.h. The pins live in a private
- * directory under /sys/fs/bpf and are removed again.
+ * directory under /sys/fs/bpf, mounted by the library as the CLI mounts it
+ * when none is there, and are removed again.
  */
 #include <stdlib.h>
 #include <unistd.h>
@@ -12,6 +13,7 @@
 
 #include "harness.h"
 #include "user/lib/maps.h"
+#include "user/lib/util.h"
 #include "tap_accel.skel.h"
 
 static char pin_dir[64];
@@ -21,7 +23,7 @@ static int pin_all(void)
 	struct bpf_map *map;
 	char path[128];
 
-	snprintf(pin_dir, sizeof(pin_dir), "/sys/fs/bpf/ta-test-%d", getpid());
+	snprintf(pin_dir, sizeof(pin_dir), TA_BPFFS "/ta-test-%d", getpid());
 	if (mkdir(pin_dir, 0700))
 		return -errno;
 	bpf_object__for_each_map(map, env.skel->obj)
@@ -108,13 +110,19 @@ static int check_pinned(void)
 
 static int maps_open_pinned(void)
 {
-	int ret = pin_all();
+	int ret = ta_bpffs_ensure();
 
+	if (ret) {
+		snprintf(fail_msg, sizeof(fail_msg),
+			 "no bpffs at %s and mounting one failed: %s", TA_BPFFS,
+			 strerror(-ret));
+		return ret;
+	}
+	ret = pin_all();
 	if (!ret)
 		ret = check_pinned();
 	else
-		snprintf(fail_msg, sizeof(fail_msg),
-			 "pin under %s: %s (bpffs mounted on /sys/fs/bpf?)",
+		snprintf(fail_msg, sizeof(fail_msg), "pin under %s: %s",
 			 pin_dir, strerror(-ret));
 	unpin_all();
 	return ret;
