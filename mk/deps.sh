@@ -3,11 +3,14 @@
 # Idempotent, and silent when everything is already there.
 set -eu
 
-# The last line is for mk/debug-kernel.sh (6.1 sources; BTF needs pahole, from dwarves).
+# The guest kernels tapx is tested on (mk/kernels.sh): Debian 12's 6.1 and the
+# 6.12 of its security suite, each image with its modules and headers; dkms
+# for the DKMS test. The last line is for mk/debug-kernel.sh (6.1 sources;
+# BTF needs pahole, from dwarves).
 PKGS="make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config
 iproute2 ethtool kmod cpio util-linux libcap2-bin liburing-dev gnuplot-nox
-linux-headers-amd64 linux-image-amd64 qemu-system-x86 busybox-static linux-perf
-python3 libclang-rt-14-dev
+linux-headers-amd64 linux-image-amd64 linux-headers-6.12-amd64 linux-image-6.12-amd64
+qemu-system-x86 busybox-static linux-perf python3 libclang-rt-14-dev dkms
 linux-source-6.1 bc flex bison libssl-dev dwarves rsync xz-utils"
 
 missing=""

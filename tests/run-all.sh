@@ -1,11 +1,12 @@
 #!/bin/sh
 # Run every test suite; each suite is tests/<name>/run.sh and ends with its
-# own "N passed, N failed" line. A suite that is missing or ends without
-# that line counts as a failure. Prints the total last.
+# own "N passed, N failed" line, but vm-<series> (vm-6.1, vm-6.12), which is
+# tests/vm/run.sh on that kernel (VM_KERNEL). A suite that is missing or ends
+# without that line counts as a failure. Prints the total last.
 set -u
 cd "$(dirname "$0")"
 
-SUITES=${SUITES:-"unit bpf host security bench diff fuzz vm vm-debug guests"}
+SUITES=${SUITES:-"unit bpf host security bench diff fuzz vm-6.1 vm-debug guests"}
 total_pass=0
 total_fail=0
 failed_suites=""
@@ -13,8 +14,10 @@ failed_suites=""
 for s in $SUITES; do
 	echo "=== suite $s"
 	log=$(mktemp)
-	if [ -x "$s/run.sh" ]; then
-		{ "./$s/run.sh"; echo $? >"$log.rc"; } 2>&1 | tee "$log"
+	dir=$s kernel=
+	case $s in vm-[0-9]*) dir=vm kernel=${s#vm-} ;; esac
+	if [ -x "$dir/run.sh" ]; then
+		{ VM_KERNEL=${kernel:-${VM_KERNEL:-}} "./$dir/run.sh"; echo $? >"$log.rc"; } 2>&1 | tee "$log"
 	else
 		echo "suite $s: tests/$s/run.sh is missing" | tee "$log"
 	fi

@@ -6,7 +6,8 @@
 #   tests/guests/run.sh [SCENARIO...]   ping, guard, forward, acl, rate
 #                                       (default: all, in that order; the
 #                                       guests boot first in every case)
-# Environment: KVER (guest kernel, default 6.1.0-57-amd64), BUILD.
+# Environment: VM_KERNEL (guest kernel series, default 6.1: mk/kernels.sh)
+# or KVER (a release), BUILD.
 # Ends with "N passed, N failed"; console logs stay in build/guests/.
 set -u
 
@@ -14,7 +15,9 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 TOP=$(cd "$HERE/../.." && pwd)
 BUILD=${BUILD:-$TOP/build}
 OUT=$BUILD/guests
-KVER=${KVER:-6.1.0-57-amd64}
+if [ -z "${KVER:-}" ]; then
+	KVER=$(sh "$TOP/mk/kernels.sh" "${VM_KERNEL:-6.1}" | sed -n 's/^KVER=//p')
+fi
 KERNEL=/boot/vmlinuz-$KVER
 TA=$BUILD/user/tap-accel
 PY=${PYTHON:-python3}

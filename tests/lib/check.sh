@@ -19,6 +19,18 @@ check() {
 	if [ "$2" = "$3" ]; then ok; else bad "$1: want '$2', got '$3'"; fi
 }
 
+# runs DESC CMD...: CMD exits 0; its output is shown when it does not.
+runs() {
+	desc=$1
+	shift
+	if "$@" >"$tmp/out" 2>&1; then
+		ok
+	else
+		bad "$desc: '$*' exited $?, output:"
+		sed 's/^/    /' "$tmp/out" | tail -n 30
+	fi
+}
+
 # expect CODE PATTERN CMD...: exit status CODE and PATTERN (grep -E) in
 # the output, stdout and stderr together.
 expect() {

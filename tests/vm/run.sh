@@ -1,16 +1,20 @@
 #!/bin/sh
-# VM suite for tapx.ko: builds a busybox initramfs, boots Debian's 6.1 kernel
-# under qemu (TCG), runs the suites in the guest and prints their results.
+# VM suite for tapx.ko: builds a busybox initramfs, boots a Debian kernel
+# (VM_KERNEL=6.1, the default, or 6.12) under qemu (TCG), builds tapx for
+# exactly that kernel, runs the suites in the guest and prints their results.
 #   tests/vm/run.sh           run the suites; exit non-zero on any failure or
 #                             on a WARN/BUG/oops/... in the guest's dmesg
 #   tests/vm/run.sh --bench   boot the same VM, run `tap-accel bench --vm`
 #                             (if built) and the tapx-bench measurement
 #   tests/vm/run.sh --profile boot it and profile a tapx write path with
 #                             perf (tests/vm/profile.sh)
-# Environment: KVER (guest kernel, default 6.1.0-57-amd64), KERNEL (its
-# image), MODBASE (root holding lib/modules/KVER), KDIR (tree to build tapx
-# against), KMOD_BUILD (where tapx is built), VM_OUT (work folder): these let
-# `make vmtest-debug` boot the debug kernel of mk/debug-kernel.sh. VM_TIMEOUT (s),
+# Environment: VM_KERNEL (a series of mk/kernels.sh, resolved to the newest
+# installed kernel of it), or all of KVER (guest kernel), KERNEL (its image),
+# MODBASE (root holding lib/modules/KVER) and KDIR (tree to build tapx
+# against), as `make vmtest-debug` gives them for the debug kernel of
+# mk/debug-kernel.sh; KMOD_BUILD (where tapx is built, per kernel by
+# default), TAPX_KO (a tapx.ko built elsewhere, by DKMS say, to test instead
+# of building one), VM_OUT (work folder, per kernel by default). VM_TIMEOUT (s),
 # VM_CPU (qemu -cpu), VM_QEMU_OPTS (more qemu options), VM_APPEND (extra
 # kernel arguments: vmnotapaccel=1 skips tap-accel bench in --bench mode,
 # vmreps=N and vmcount=N size the tapx-bench runs).
@@ -26,12 +30,20 @@ set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
 TOP=$(cd "$HERE/../.." && pwd)
 BUILD=${BUILD:-$TOP/build}
-OUT=${VM_OUT:-$BUILD/vm}
-KVER=${KVER:-6.1.0-57-amd64}
+VM_KERNEL=${VM_KERNEL:-6.1}
+if [ -z "${KVER:-}" ]; then
+	env=$(sh "$TOP/mk/kernels.sh" "$VM_KERNEL") || {
+		echo "0 passed, 1 failed"
+		exit 1
+	}
+	eval "$env"
+fi
 KERNEL=${KERNEL:-/boot/vmlinuz-$KVER}
 MODBASE=${MODBASE:-}
 MODDIR=$MODBASE/lib/modules/$KVER
-KMOD_BUILD=${KMOD_BUILD:-$BUILD}
+KDIR=${KDIR:-$MODDIR/build}
+KMOD_BUILD=${KMOD_BUILD:-$BUILD/kmod-build/$KVER}
+OUT=${VM_OUT:-$BUILD/vm/$KVER}
 VM_TIMEOUT=${VM_TIMEOUT:-1200}
 VM_CPU=${VM_CPU:-max,-erms,-fsrm,-la57}
 VM_QEMU_OPTS=${VM_QEMU_OPTS:-}
@@ -53,10 +65,15 @@ done
 [ -x /bin/busybox ] || fail "busybox-static missing"
 
 # The module and the BPF objects come from the top-level build.
-make -s -C "$TOP/kmod" BUILD="$KMOD_BUILD" ${KDIR:+KDIR="$KDIR"} >/dev/null ||
-	fail "kmod build failed"
-[ -f "$KMOD_BUILD/kmod/tapx.ko" ] || fail "$KMOD_BUILD/kmod/tapx.ko missing"
-make -s -C "$TOP/kmod" BUILD="$KMOD_BUILD" ${KDIR:+KDIR="$KDIR"} copyfloor >/dev/null ||
+if [ -z "${TAPX_KO:-}" ]; then
+	make -s -C "$TOP/kmod" BUILD="$KMOD_BUILD" KDIR="$KDIR" >/dev/null ||
+		fail "kmod build for $KVER failed (KDIR=$KDIR)"
+	TAPX_KO=$KMOD_BUILD/kmod/tapx.ko
+fi
+[ -f "$TAPX_KO" ] || fail "$TAPX_KO missing"
+built_for=$(modinfo -F vermagic "$TAPX_KO" | cut -d' ' -f1)
+[ "$built_for" = "$KVER" ] || fail "$TAPX_KO was built for $built_for, not for $KVER"
+make -s -C "$TOP/kmod" BUILD="$KMOD_BUILD" KDIR="$KDIR" copyfloor >/dev/null ||
 	fail "copyfloor build failed"
 [ -f "$BUILD/bpf/xdp_basic.bpf.o" ] || make -s -C "$TOP/bpf" BUILD="$BUILD" >/dev/null ||
 	fail "bpf build failed"
@@ -111,7 +128,7 @@ make -s -C "$TOP/tests/bpf" BUILD="$BUILD" >/dev/null && copy_bin "$BUILD/tests/
 # bench's tc and bridge cells need (loaded in --bench mode), each listed
 # after its dependencies.
 MODS="tun veth llc stp bridge sch_ingress cls_bpf"
-cp "$KMOD_BUILD/kmod/tapx.ko" "$KMOD_BUILD/copyfloor/copyfloor.ko" $R/modules/
+cp "$TAPX_KO" "$KMOD_BUILD/copyfloor/copyfloor.ko" $R/modules/
 for m in $MODS; do
 	f=$(modinfo ${MODBASE:+-b "$MODBASE"} -k "$KVER" -n $m) || fail "module $m not found for $KVER"
 	case $f in

@@ -1,0 +1,60 @@
+#!/bin/sh
+# DKMS for real: for every kernel series of mk/kernels.sh (Debian's 6.1 and
+# 6.12), `dkms add`, `dkms build` and `dkms install` tapx from a clean source
+# tree (`make -C kmod dkms-tree`) against that kernel's headers, then boot
+# that kernel (tests/vm/run.sh with TAPX_KO) and load, use and unload the
+# module DKMS built. DKMS works in private trees under build/dkms (its
+# --sourcetree, --dkmstree and --installtree), so the host's /usr/src,
+# /var/lib/dkms and /lib/modules are not touched; the commands are those an
+# operator runs (kmod/README.md). Ends with "N passed, N failed".
+set -u
+HERE=$(cd "$(dirname "$0")" && pwd)
+TOP=$(cd "$HERE/../.." && pwd)
+BUILD=${BUILD:-$TOP/build}
+OUT=$BUILD/dkms
+
+. "$TOP/tests/lib/check.sh"
+
+command -v dkms >/dev/null 2>&1 || { bad "dkms is not installed (make deps)"; finish; }
+[ "$(id -u)" = 0 ] || { bad "the DKMS test needs root"; finish; }
+
+VERSION=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$TOP/kmod/dkms.conf")
+rm -rf "$OUT"
+mkdir -p "$OUT/src" "$OUT/dkms" "$OUT/install"
+trees="--sourcetree $OUT/src --dkmstree $OUT/dkms"
+tmp=$OUT/tmp
+mkdir -p "$tmp"
+
+runs "the DKMS source tree" make -s -C "$TOP/kmod" dkms-tree DEST="$OUT/src"
+runs "dkms.conf in it" test -f "$OUT/src/tapx-$VERSION/dkms.conf"
+runs "dkms add" dkms add -m tapx -v "$VERSION" $trees
+
+for series in $(sh "$TOP/mk/kernels.sh" --series); do
+	echo "# DKMS on $series"
+	env=$(sh "$TOP/mk/kernels.sh" "$series") || { bad "no $series kernel (make deps)"; continue; }
+	eval "$env"
+	mkdir -p "$OUT/install/$KVER"
+	runs "dkms build for $KVER" dkms build -m tapx -v "$VERSION" -k "$KVER" --kernelsourcedir "$KDIR" $trees
+	expect 0 "Installing to $OUT/install/$KVER/updates/dkms" \
+		dkms install -m tapx -v "$VERSION" -k "$KVER" $trees --installtree "$OUT/install" --no-depmod
+	ko=$OUT/install/$KVER/updates/dkms/tapx.ko
+	check "vermagic of the DKMS module for $KVER" "$KVER" \
+		"$(modinfo -F vermagic "$ko" 2>/dev/null | cut -d' ' -f1)"
+	expect 0 "tapx/$VERSION, $KVER, x86_64: installed" \
+		dkms status -m tapx $trees --installtree "$OUT/install"
+
+	echo "# the DKMS module in a $KVER guest"
+	TAPX_KO=$ko VM_KERNEL=$series VM_OUT=$OUT/vm-$KVER \
+		VM_APPEND="vmsuites=load,xdp,unload" sh "$TOP/tests/vm/run.sh" >"$tmp/vm.log" 2>&1
+	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$tmp/vm.log" | tail -n 1)
+	case $line in
+	*" 0 failed") ok ;;
+	*) bad "tapx.ko from DKMS in the $KVER guest: ${line:-no result line}"
+	   grep -E '^FAIL|^vm:' "$tmp/vm.log" | sed 's/^/    /' | head -n 20 ;;
+	esac
+	grep -q '^PASS insmod tapx.ko' "$tmp/vm.log" && ok || bad "$KVER guest: insmod of the DKMS tapx.ko did not pass"
+done
+
+runs "dkms remove" dkms remove -m tapx -v "$VERSION" --all $trees --installtree "$OUT/install" --no-depmod
+rm -rf "$tmp"
+finish
