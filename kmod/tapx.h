@@ -181,15 +181,6 @@ struct tapx_dev {
 	struct tapx_pcpu_stats __percpu *stats;
 };
 
-/* tapx_main.c */
-void tapx_detach_all(struct tapx_dev *tapx);
-
-/* tapx_netdev.c */
-extern struct rtnl_link_ops tapx_link_ops;
-void tapx_setup(struct net_device *dev);
-int tapx_set_offload(struct tapx_dev *tapx, unsigned long arg);
-struct tapx_file *tapx_queue_get(struct tapx_dev *tapx, u32 index);
-
 /*
  * One written frame between its copy into a buffer (may sleep, under
  * write_lock) and its XDP run (BH disabled, RCU, write_lock).
@@ -202,25 +193,30 @@ struct tapx_wframe {
 	bool has_vnet; /* vnet metadata (checksum, GSO) to apply */
 };
 
-/* tapx_xdp.c */
+/*
+ * The stages of the data path, one file each, in the order a written frame
+ * goes through them; then the device and the character device around them.
+ */
+
+/* tapx_write.c: write() entry, PI and vnet headers */
 ssize_t tapx_write_iter(struct kiocb *iocb, struct iov_iter *from);
-struct tapx_dev *tapx_get(struct tapx_file *tfile);
-u32 tapx_wframes_copy(struct tapx_file *tfile, struct tapx_dev *tapx,
-		      struct tapx_desc *d, struct tapx_wframe *f, u32 count,
-		      int *errp);
+int tapx_check_vnet(struct tapx_dev *tapx, struct virtio_net_hdr *h,
+		    size_t len);
+int tapx_parse_meta(struct tapx_dev *tapx, struct iov_iter *from,
+		    struct tapx_wframe *f);
+
+/* tapx_buf.c: buffers of written frames (fast path in tapx_buf.h) */
+int tapx_fill(struct tapx_file *tfile, struct iov_iter *from,
+	      struct tapx_wframe *f);
+void tapx_frag_put(struct tapx_file *tfile, void *va);
+void tapx_wframe_drop(struct tapx_file *tfile, struct tapx_wframe *f);
+void tapx_buf_drain(struct tapx_file *tfile);
+
+/* tapx_xdp.c: the program and its verdicts */
 bool tapx_wframes_run(struct tapx_file *tfile, struct tapx_dev *tapx,
 		      struct tapx_wframe *f, unsigned int n);
-void tapx_wframe_drop(struct tapx_file *tfile, struct tapx_wframe *f);
-int tapx_xdp_xmit(struct net_device *dev, int n, struct xdp_frame **frames,
-		  u32 flags);
 
-/* tapx_napi.c */
-void tapx_napi_attach(struct tapx_file *tfile, struct tapx_dev *tapx);
-void tapx_napi_detach(struct tapx_file *tfile);
-void tapx_napi_receive(struct tapx_file *tfile, struct sk_buff *skb);
-void tapx_napi_flush(struct tapx_file *tfile);
-
-/* tapx_rx.c */
+/* tapx_rx.c: the reader ring, read(), ndo_xdp_xmit */
 ssize_t tapx_read_iter(struct kiocb *iocb, struct iov_iter *to);
 int tapx_ring_produce(struct tapx_file *tfile, void *ptr);
 void tapx_ring_purge(struct tapx_file *tfile);
@@ -230,10 +226,35 @@ ssize_t tapx_put_ptr(struct tapx_dev *tapx, void *ptr, struct iov_iter *to,
 int tapx_ring_wait(struct tapx_file *tfile, struct tapx_dev *tapx,
 		   bool noblock);
 size_t tapx_ring_next_size(struct tapx_file *tfile, struct tapx_dev *tapx);
+int tapx_xdp_xmit(struct net_device *dev, int n, struct xdp_frame **frames,
+		  u32 flags);
 
-/* tapx_batch.c */
+/* tapx_napi.c: PASS delivery */
+void tapx_napi_attach(struct tapx_file *tfile, struct tapx_dev *tapx);
+void tapx_napi_detach(struct tapx_file *tfile);
+void tapx_napi_receive(struct tapx_file *tfile, struct sk_buff *skb);
+void tapx_napi_flush(struct tapx_file *tfile);
+
+/* tapx_batch.c: TAPXSUBMIT, TAPXRECV */
 long tapx_batch_ioctl(struct file *file, unsigned int cmd,
 		      struct tapx_batch __user *ub);
+
+/* tapx_netdev.c: netdev ops, queues, link ops */
+extern struct rtnl_link_ops tapx_link_ops;
+void tapx_setup(struct net_device *dev);
+int tapx_set_offload(struct tapx_dev *tapx, unsigned long arg);
+int tapx_attach(struct tapx_file *tfile, struct tapx_dev *tapx);
+void tapx_queue_detach(struct tapx_file *tfile, struct tapx_dev *tapx);
+void tapx_file_unbind(struct tapx_file *tfile);
+void tapx_detach_all(struct tapx_dev *tapx);
+
+/* tapx_ethtool.c: counters */
+extern const struct ethtool_ops tapx_ethtool_ops;
+void tapx_stats_sum(struct tapx_dev *tapx, u64 *sum);
+
+/* tapx_chr.c: the character device */
+int tapx_chr_register(void);
+void tapx_chr_unregister(void);
 
 static inline void tapx_stat_add(struct tapx_dev *tapx, enum tapx_stat s, u64 n)
 {
@@ -306,8 +327,6 @@ static inline void tapx_wake_reader(struct tapx_file *tfile)
 		wake_up_interruptible_poll(&tfile->wq, EPOLLIN | EPOLLRDNORM);
 }
 
-void tapx_stats_sum(struct tapx_dev *tapx, u64 *sum);
-
 static inline bool tapx_vnet_le(const struct tapx_dev *tapx)
 {
 	/*
@@ -315,6 +334,63 @@ static inline bool tapx_vnet_le(const struct tapx_dev *tapx)
 	 * TUNSETVNETBE. tapx assumes a little-endian host for legacy headers.
 	 */
 	return (tapx->flags & TAPX_VNET_LE) || !(tapx->flags & TAPX_VNET_BE);
+}
+
+/* The device a file is bound to, with a reference; NULL if unbound. */
+static inline struct tapx_dev *tapx_get(struct tapx_file *tfile)
+{
+	struct tapx_dev *tapx;
+
+	rcu_read_lock();
+	tapx = rcu_dereference(tfile->tapx);
+	if (tapx)
+		dev_hold(tapx->dev);
+	rcu_read_unlock();
+	return tapx;
+}
+
+/*
+ * The attached queue for an index chosen from an earlier numqueues: a
+ * queue detached meanwhile leaves its slot to another or to NULL. Slot 0
+ * is NULL only when no queue is attached. Under RCU.
+ */
+static inline struct tapx_file *tapx_queue_get(struct tapx_dev *tapx, u32 index)
+{
+	unsigned int n = READ_ONCE(tapx->numqueues);
+	struct tapx_file *tfile;
+
+	if (unlikely(!n))
+		return NULL;
+	if (unlikely(index >= n))
+		index %= n;
+	tfile = rcu_dereference(tapx->tfiles[index]);
+	if (unlikely(!tfile))
+		tfile = rcu_dereference(tapx->tfiles[0]);
+	return tfile;
+}
+
+/*
+ * Parses one written frame's headers and copies it; f->buf is NULL unless 0
+ * is returned. Caller holds tfile->write_lock and a device reference. May
+ * sleep (page faults, allocation). A malformed frame is counted in
+ * rx_errors here and reported as -EINVAL; -EFAULT and -ENOMEM are left to
+ * the caller to count.
+ */
+static __always_inline int tapx_wframe_copy(struct tapx_file *tfile,
+					    struct tapx_dev *tapx,
+					    struct iov_iter *from,
+					    struct tapx_wframe *f)
+{
+	int err;
+
+	f->buf = NULL;
+	err = tapx_parse_meta(tapx, from, f);
+	if (unlikely(err)) {
+		if (err == -EINVAL)
+			tapx_stat_inc(tapx, TAPX_RX_ERRORS);
+		return err;
+	}
+	return tapx_fill(tfile, from, f);
 }
 
 #endif /* TAPX_H */

@@ -1,74 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * tapx network device: netdev ops (transmit to the reader, XDP program
- * install, stats), ethtool counters and the rtnl link ops that let
- * `ip link del` and module unload remove tapx devices.
+ * install, stats), the device's queues (files attached to it and detached
+ * from it, under rtnl) and the rtnl link ops that let `ip link del` and
+ * module unload remove tapx devices.
  */
 #include <linux/etherdevice.h>
-#include <linux/ethtool.h>
 #include <linux/filter.h>
 #include <linux/if_tun.h>
 #include <linux/netdevice.h>
+#include <linux/rtnetlink.h>
 #include <net/rtnetlink.h>
 
 #include "tapx.h"
-
-static const char tapx_stat_names[TAPX_NR_STATS][ETH_GSTRING_LEN] = {
-	[TAPX_RX_PACKETS] = "rx_packets",
-	[TAPX_RX_BYTES] = "rx_bytes",
-	[TAPX_RX_DROPPED] = "rx_dropped",
-	[TAPX_RX_ERRORS] = "rx_errors",
-	[TAPX_TX_PACKETS] = "tx_packets",
-	[TAPX_TX_BYTES] = "tx_bytes",
-	[TAPX_TX_DROPPED] = "tx_dropped",
-	[TAPX_XDP_PASS] = "xdp_pass",
-	[TAPX_XDP_DROP] = "xdp_drop",
-	[TAPX_XDP_TX] = "xdp_tx",
-	[TAPX_XDP_REDIRECT] = "xdp_redirect",
-	[TAPX_XDP_ABORTED] = "xdp_aborted",
-	[TAPX_XDP_TX_ERRORS] = "xdp_tx_errors",
-	[TAPX_XDP_REDIRECT_ERRORS] = "xdp_redirect_errors",
-	[TAPX_XDP_REDIRECT_LINEAR] = "xdp_redirect_linearized",
-	[TAPX_XDP_GSO_DROPS] = "xdp_gso_drops",
-	[TAPX_XDP_FRAGS_DROPS] = "xdp_frags_drops",
-	[TAPX_XDP_XMIT] = "xdp_xmit",
-	[TAPX_XDP_XMIT_ERRORS] = "xdp_xmit_errors",
-	[TAPX_RING_FULL] = "ring_full_drops",
-};
-
-static const char *const tapx_qstat_names[TAPX_NR_QSTATS] = {
-	[TAPX_Q_RX_PACKETS] = "rx_packets",
-	[TAPX_Q_RX_BYTES] = "rx_bytes",
-	[TAPX_Q_TX_PACKETS] = "tx_packets",
-	[TAPX_Q_TX_BYTES] = "tx_bytes",
-	[TAPX_Q_XDP_PASS] = "xdp_pass",
-	[TAPX_Q_XDP_DROP] = "xdp_drop",
-	[TAPX_Q_XDP_TX] = "xdp_tx",
-	[TAPX_Q_XDP_REDIRECT] = "xdp_redirect",
-	[TAPX_Q_XDP_ABORTED] = "xdp_aborted",
-	[TAPX_Q_XDP_XMIT] = "xdp_xmit",
-};
-
-void tapx_stats_sum(struct tapx_dev *tapx, u64 *sum)
-{
-	int cpu, i;
-
-	memset(sum, 0, sizeof(u64) * TAPX_NR_STATS);
-	for_each_possible_cpu(cpu) {
-		struct tapx_pcpu_stats *st = per_cpu_ptr(tapx->stats, cpu);
-		u64 v[TAPX_NR_STATS];
-		unsigned int start;
-
-		do {
-			start = u64_stats_fetch_begin(&st->syncp);
-			for (i = 0; i < TAPX_NR_STATS; i++)
-				v[i] = u64_stats_read(&st->v[i]);
-		} while (u64_stats_fetch_retry(&st->syncp, start));
-
-		for (i = 0; i < TAPX_NR_STATS; i++)
-			sum[i] += v[i];
-	}
-}
 
 static int tapx_init(struct net_device *dev)
 {
@@ -128,26 +72,6 @@ static u16 tapx_select_queue(struct net_device *dev, struct sk_buff *skb,
 	if (n <= 1)
 		return 0;
 	return reciprocal_scale(skb_get_hash(skb), n);
-}
-
-/*
- * The attached queue for an index chosen from an earlier numqueues: a
- * queue detached meanwhile leaves its slot to another or to NULL. Slot 0
- * is NULL only when no queue is attached. Under RCU.
- */
-struct tapx_file *tapx_queue_get(struct tapx_dev *tapx, u32 index)
-{
-	unsigned int n = READ_ONCE(tapx->numqueues);
-	struct tapx_file *tfile;
-
-	if (unlikely(!n))
-		return NULL;
-	if (unlikely(index >= n))
-		index %= n;
-	tfile = rcu_dereference(tapx->tfiles[index]);
-	if (unlikely(!tfile))
-		tfile = rcu_dereference(tapx->tfiles[0]);
-	return tfile;
 }
 
 static netdev_tx_t tapx_start_xmit(struct sk_buff *skb, struct net_device *dev)
@@ -273,97 +197,178 @@ static const struct net_device_ops tapx_netdev_ops = {
 	.ndo_xdp_xmit = tapx_xdp_xmit,
 };
 
-static void tapx_get_drvinfo(struct net_device *dev,
-			     struct ethtool_drvinfo *info)
+/* The stack's queue counts follow the attached queues (never zero). */
+static void tapx_set_real_queues(struct tapx_dev *tapx)
 {
-	strscpy(info->driver, TAPX_DRV_NAME, sizeof(info->driver));
-	strscpy(info->version, TAPX_DRV_VERSION, sizeof(info->version));
-	strscpy(info->bus_info, "tapx", sizeof(info->bus_info));
+	if (!tapx->numqueues)
+		return;
+	netif_set_real_num_tx_queues(tapx->dev, tapx->numqueues);
+	netif_set_real_num_rx_queues(tapx->dev, tapx->numqueues);
 }
 
-static void tapx_qstats_sum(struct tapx_file *tfile, u64 *sum)
+static int tapx_rxq_reg(struct tapx_file *tfile, struct tapx_dev *tapx)
 {
-	int cpu, i;
+	int err;
 
-	memset(sum, 0, sizeof(u64) * TAPX_NR_QSTATS);
-	for_each_possible_cpu(cpu) {
-		struct tapx_pcpu_qstats *st = per_cpu_ptr(tfile->qstats, cpu);
-		u64 v[TAPX_NR_QSTATS];
-		unsigned int start;
-
-		do {
-			start = u64_stats_fetch_begin(&st->syncp);
-			for (i = 0; i < TAPX_NR_QSTATS; i++)
-				v[i] = u64_stats_read(&st->v[i]);
-		} while (u64_stats_fetch_retry(&st->syncp, start));
-
-		for (i = 0; i < TAPX_NR_QSTATS; i++)
-			sum[i] += v[i];
-	}
+	err = xdp_rxq_info_reg(&tfile->xdp_rxq, tapx->dev, tfile->queue_index,
+			       0);
+	if (err)
+		return err;
+	err = xdp_rxq_info_reg_mem_model(&tfile->xdp_rxq, MEM_TYPE_PAGE_SHARED,
+					 NULL);
+	if (err)
+		xdp_rxq_info_unreg(&tfile->xdp_rxq);
+	return err;
 }
 
 /*
- * Device-wide counters first (names unchanged), then queue_N_* for each
- * attached queue N. The ethtool core holds rtnl across count, strings and
- * values, so the number of queues cannot change in between.
+ * Attaches a new file, or reattaches a detached one (TUNSETQUEUE), as the
+ * last queue. A detached file keeps its xdp_rxq_info registration (its
+ * writes still run XDP), so only its queue index changes.
  */
-static int tapx_get_sset_count(struct net_device *dev, int sset)
+int tapx_attach(struct tapx_file *tfile, struct tapx_dev *tapx)
 {
-	struct tapx_dev *tapx = netdev_priv(dev);
+	int err;
 
-	if (sset != ETH_SS_STATS)
-		return -EOPNOTSUPP;
-	return TAPX_NR_STATS + tapx->numqueues * TAPX_NR_QSTATS;
-}
+	if (rtnl_dereference(tfile->tapx) && !tfile->detached)
+		return -EINVAL;
+	if (!(tapx->flags & IFF_MULTI_QUEUE) && tapx->numqueues == 1)
+		return -EBUSY;
+	if (!tfile->detached &&
+	    tapx->numqueues + tapx->numdisabled >= TAPX_MAX_QUEUES)
+		return -E2BIG;
 
-static void tapx_get_strings(struct net_device *dev, u32 sset, u8 *buf)
-{
-	struct tapx_dev *tapx = netdev_priv(dev);
-	unsigned int q, i;
+	tfile->queue_index = tapx->numqueues;
+	if (tfile->detached) {
+		tfile->xdp_rxq.queue_index = tfile->queue_index;
+		list_del_init(&tfile->next);
+		tapx->numdisabled--;
+		tfile->detached = false;
+	} else {
+		err = tapx_rxq_reg(tfile, tapx);
+		if (err)
+			return err;
+		/* For as long as the file is bound: detached queues write too. */
+		tapx_napi_attach(tfile, tapx);
+	}
 
-	if (sset != ETH_SS_STATS)
-		return;
-	memcpy(buf, tapx_stat_names, sizeof(tapx_stat_names));
-	buf += sizeof(tapx_stat_names);
-	for (q = 0; q < tapx->numqueues; q++)
-		for (i = 0; i < TAPX_NR_QSTATS; i++)
-			ethtool_sprintf(&buf, "queue_%u_%s", q,
-					tapx_qstat_names[i]);
-}
-
-static void tapx_get_ethtool_stats(struct net_device *dev,
-				   struct ethtool_stats *stats, u64 *data)
-{
-	struct tapx_dev *tapx = netdev_priv(dev);
-	unsigned int q;
-
-	tapx_stats_sum(tapx, data);
-	data += TAPX_NR_STATS;
-	for (q = 0; q < tapx->numqueues; q++, data += TAPX_NR_QSTATS)
-		tapx_qstats_sum(rtnl_dereference(tapx->tfiles[q]), data);
-}
-
-static int tapx_get_link_ksettings(struct net_device *dev,
-				   struct ethtool_link_ksettings *cmd)
-{
-	ethtool_link_ksettings_zero_link_mode(cmd, supported);
-	ethtool_link_ksettings_zero_link_mode(cmd, advertising);
-	cmd->base.speed = SPEED_10000;
-	cmd->base.duplex = DUPLEX_FULL;
-	cmd->base.port = PORT_TP;
-	cmd->base.phy_address = 0;
-	cmd->base.autoneg = AUTONEG_DISABLE;
+	/* Publish only the fully set up file. */
+	rcu_assign_pointer(tfile->tapx, tapx);
+	rcu_assign_pointer(tapx->tfiles[tapx->numqueues], tfile);
+	WRITE_ONCE(tapx->numqueues, tapx->numqueues + 1);
+	tapx_set_real_queues(tapx);
+	netif_carrier_on(tapx->dev);
 	return 0;
 }
 
-static const struct ethtool_ops tapx_ethtool_ops = {
-	.get_drvinfo = tapx_get_drvinfo,
-	.get_link = ethtool_op_get_link,
-	.get_link_ksettings = tapx_get_link_ksettings,
-	.get_sset_count = tapx_get_sset_count,
-	.get_strings = tapx_get_strings,
-	.get_ethtool_stats = tapx_get_ethtool_stats,
-};
+/*
+ * Takes an attached queue out of the array: the last queue moves into its
+ * slot. Data paths may still see it until the caller's grace period.
+ */
+static void tapx_queue_unlink(struct tapx_file *tfile, struct tapx_dev *tapx)
+{
+	unsigned int last = tapx->numqueues - 1;
+	struct tapx_file *moved = rtnl_dereference(tapx->tfiles[last]);
+	u16 index = tfile->queue_index;
+
+	rcu_assign_pointer(tapx->tfiles[index], moved);
+	moved->queue_index = index;
+	moved->xdp_rxq.queue_index = index;
+	RCU_INIT_POINTER(tapx->tfiles[last], NULL);
+	WRITE_ONCE(tapx->numqueues, last);
+}
+
+/* TUNSETQUEUE IFF_DETACH_QUEUE: the file stays bound to the device. */
+void tapx_queue_detach(struct tapx_file *tfile, struct tapx_dev *tapx)
+{
+	tapx_queue_unlink(tfile, tapx);
+	tfile->detached = true;
+	list_add_tail(&tfile->next, &tapx->disabled);
+	tapx->numdisabled++;
+
+	/* No transmitter or redirect reaches the ring after this. */
+	synchronize_net();
+	tapx_ring_purge(tfile);
+	tapx_set_real_queues(tapx);
+}
+
+/*
+ * close(): unbinds the file from its device, attached or detached. The
+ * last queue of a non-persistent device takes the device with it.
+ */
+void tapx_file_unbind(struct tapx_file *tfile)
+{
+	struct tapx_dev *tapx = rtnl_dereference(tfile->tapx);
+	struct net_device *dev;
+
+	if (!tapx)
+		return;
+	dev = tapx->dev;
+	if (tfile->detached) {
+		list_del_init(&tfile->next);
+		tapx->numdisabled--;
+		tfile->detached = false;
+		RCU_INIT_POINTER(tfile->tapx, NULL);
+	} else {
+		tapx_queue_unlink(tfile, tapx);
+		RCU_INIT_POINTER(tfile->tapx, NULL);
+		synchronize_net();
+		tapx_ring_purge(tfile);
+		tapx_set_real_queues(tapx);
+	}
+	/* close(): no writer of this file is left. */
+	tapx_napi_detach(tfile);
+	xdp_rxq_info_unreg(&tfile->xdp_rxq);
+
+	if (tapx->numqueues || tapx->numdisabled)
+		return;
+	netif_carrier_off(dev);
+	if (!(tapx->flags & IFF_PERSIST) && dev->reg_state == NETREG_REGISTERED)
+		unregister_netdevice(dev);
+}
+
+/* Wakes a file whose device went away; blocked readers get -EBADFD. */
+static void tapx_file_orphan(struct tapx_file *tfile)
+{
+	tapx_napi_detach(tfile);
+	tapx_ring_purge(tfile);
+	xdp_rxq_info_unreg(&tfile->xdp_rxq);
+	wake_up_interruptible_poll(&tfile->wq, EPOLLERR);
+}
+
+/*
+ * Device deletion (ndo_uninit, under rtnl) with files still open, attached
+ * or detached: every file is unbound and gets -EBADFD from then on. After
+ * the grace period no data path can reach any ring, so what is queued can
+ * be freed; the files themselves are freed by their close().
+ */
+void tapx_detach_all(struct tapx_dev *tapx)
+{
+	unsigned int i, n = tapx->numqueues;
+	struct tapx_file *tfile, *tmp;
+
+	for (i = 0; i < n; i++) {
+		tfile = rtnl_dereference(tapx->tfiles[i]);
+		RCU_INIT_POINTER(tfile->tapx, NULL);
+	}
+	WRITE_ONCE(tapx->numqueues, 0);
+	list_for_each_entry(tfile, &tapx->disabled, next)
+		RCU_INIT_POINTER(tfile->tapx, NULL);
+	netif_carrier_off(tapx->dev);
+	synchronize_net();
+
+	for (i = 0; i < n; i++) {
+		tfile = rtnl_dereference(tapx->tfiles[i]);
+		RCU_INIT_POINTER(tapx->tfiles[i], NULL);
+		tapx_file_orphan(tfile);
+	}
+	list_for_each_entry_safe(tfile, tmp, &tapx->disabled, next) {
+		list_del_init(&tfile->next);
+		tfile->detached = false;
+		tapx_file_orphan(tfile);
+	}
+	tapx->numdisabled = 0;
+}
 
 void tapx_setup(struct net_device *dev)
 {

@@ -4,6 +4,8 @@
  * skbs from the stack (ndo_start_xmit) and xdp_frames from XDP_TX and
  * ndo_xdp_xmit, which never become skbs. read() returns one frame per call,
  * behind a PI header (without IFF_NO_PI) and a vnet header (IFF_VNET_HDR).
+ * ndo_xdp_xmit, which feeds the ring with frames redirected into this
+ * device, is here too.
  */
 #include <linux/if_tun.h>
 #include <linux/sched/signal.h>
@@ -257,4 +259,55 @@ ssize_t tapx_read_iter(struct kiocb *iocb, struct iov_iter *to)
 out:
 	dev_put(tapx->dev);
 	return ret;
+}
+
+/*
+ * ndo_xdp_xmit: frames redirected into this tap go to a reader as is. The
+ * sending CPU picks the queue, which spreads redirects from several CPUs
+ * over the attached queues and keeps one CPU's frames in order.
+ */
+int tapx_xdp_xmit(struct net_device *dev, int n, struct xdp_frame **frames,
+		  u32 flags)
+{
+	struct tapx_dev *tapx = netdev_priv(dev);
+	struct tapx_file *tfile;
+	u64 bytes = 0;
+	int i = 0;
+
+	if (unlikely(flags & ~XDP_XMIT_FLAGS_MASK))
+		return -EINVAL;
+
+	rcu_read_lock();
+	tfile = tapx_queue_get(tapx, smp_processor_id());
+	if (unlikely(!tfile))
+		goto out;
+
+	spin_lock(&tfile->ring.producer_lock);
+	for (; i < n; i++) {
+		void *ptr = (void *)((unsigned long)frames[i] | TAPX_PTR_XDP);
+		unsigned int len = xdp_get_frame_len(frames[i]);
+
+		/* Once produced, the reader may free the frame at any time. */
+		if (__ptr_ring_produce(&tfile->ring, ptr))
+			break;
+		bytes += len;
+	}
+	spin_unlock(&tfile->ring.producer_lock);
+
+	if (i) {
+		tapx_stat_add(tapx, TAPX_XDP_XMIT, i);
+		tapx_stat_add(tapx, TAPX_TX_PACKETS, i);
+		tapx_stat_add(tapx, TAPX_TX_BYTES, bytes);
+		tapx_qstat_add(tfile, TAPX_Q_XDP_XMIT, i);
+		tapx_qstat_add(tfile, TAPX_Q_TX_PACKETS, i);
+		tapx_qstat_add(tfile, TAPX_Q_TX_BYTES, bytes);
+		tapx_wake_reader(tfile);
+	}
+	if (i < n)
+		tapx_stat_add(tapx, TAPX_RING_FULL, n - i);
+out:
+	if (i < n)
+		tapx_stat_add(tapx, TAPX_XDP_XMIT_ERRORS, n - i);
+	rcu_read_unlock();
+	return i;
 }

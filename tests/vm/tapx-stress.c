@@ -704,7 +704,7 @@ static ssize_t do_write(int fd, struct iovec *iov, int niov)
 	return writev(fd, iov, niov);
 }
 
-/* The outcome tapx must give a write to a stable device (see tapx_xdp.c). */
+/* The outcome tapx must give a write to a stable device (see tapx_write.c). */
 static enum wres predict(const struct stable *s, size_t T, size_t bad_at,
 			 int vfs, int niov)
 {

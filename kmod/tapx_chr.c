@@ -1,0 +1,431 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tapx character device: /dev/net/tapx (or /dev/net/tun with tun_compat=1)
+ * with tun's ioctl ABI for tap devices: open/close of a file (one queue),
+ * TUNSETIFF creating or joining a device, the device ioctls, poll, and the
+ * dispatch of read/write and the batch ioctls to the data paths.
+ */
+#include <linux/capability.h>
+#include <linux/cred.h>
+#include <linux/etherdevice.h>
+#include <linux/if_tun.h>
+#include <linux/miscdevice.h>
+#include <linux/module.h>
+#include <linux/poll.h>
+#include <linux/rtnetlink.h>
+#include <linux/virtio_net.h>
+#include <net/net_namespace.h>
+#include <net/rtnetlink.h>
+
+#include "tapx.h"
+
+static bool tun_compat;
+module_param(tun_compat, bool, 0444);
+MODULE_PARM_DESC(
+	tun_compat,
+	"register as /dev/net/tun (misc minor 200) instead of /dev/net/tapx");
+
+static unsigned int ring_size = 1024;
+module_param(ring_size, uint, 0444);
+MODULE_PARM_DESC(ring_size,
+		 "frames queued per reader before drops (default 1024)");
+
+/* TUNGETFEATURES: what TUNSETIFF accepts. */
+#define TAPX_FEATURES TAPX_IFF_FEATURES
+
+/* Owner/group rules of tun: either matches, or CAP_NET_ADMIN. */
+static bool tapx_not_capable(struct tapx_dev *tapx)
+{
+	const struct cred *cred = current_cred();
+	struct net *net = dev_net(tapx->dev);
+
+	return ((uid_valid(tapx->owner) && !uid_eq(cred->euid, tapx->owner)) ||
+		(gid_valid(tapx->group) && !in_egroup_p(tapx->group))) &&
+	       !ns_capable(net->user_ns, CAP_NET_ADMIN);
+}
+
+static int tapx_create(struct net *net, struct tapx_file *tfile,
+		       struct ifreq *ifr)
+{
+	const char *name = ifr->ifr_name[0] ? ifr->ifr_name : "tapx%d";
+	struct net_device *dev;
+	struct tapx_dev *tapx;
+	unsigned int queues;
+	int err;
+
+	if (!ns_capable(net->user_ns, CAP_NET_ADMIN))
+		return -EPERM;
+
+	queues = (ifr->ifr_flags & IFF_MULTI_QUEUE) ? TAPX_MAX_QUEUES : 1;
+	dev = alloc_netdev_mqs(sizeof(struct tapx_dev), name, NET_NAME_UNKNOWN,
+			       tapx_setup, queues, queues);
+	if (!dev)
+		return -ENOMEM;
+	dev_net_set(dev, net);
+	dev->rtnl_link_ops = &tapx_link_ops;
+	tapx = netdev_priv(dev);
+	tapx->flags = ifr->ifr_flags & TAPX_FEATURES;
+
+	err = register_netdevice(dev);
+	if (err)
+		goto err_free;
+
+	err = tapx_attach(tfile, tapx);
+	if (err)
+		goto err_unregister;
+	return 0;
+
+err_unregister:
+	unregister_netdevice(dev);
+	return err;
+err_free:
+	free_netdev(dev);
+	return err;
+}
+
+static int tapx_set_iff(struct net *net, struct tapx_file *tfile,
+			struct ifreq *ifr)
+{
+	unsigned int flags = ifr->ifr_flags, old_flags;
+	struct net_device *dev;
+	struct tapx_dev *tapx;
+	int err;
+
+	if (flags & IFF_TUN) {
+		pr_info_ratelimited(
+			"tapx: IFF_TUN is not supported, only IFF_TAP\n");
+		return -EINVAL;
+	}
+	if (!(flags & IFF_TAP) || (flags & ~(TAPX_FEATURES | IFF_PERSIST)))
+		return -EINVAL;
+
+	dev = __dev_get_by_name(net, ifr->ifr_name);
+	if (!dev)
+		return tapx_create(net, tfile, ifr);
+
+	if (dev->rtnl_link_ops != &tapx_link_ops)
+		return -EINVAL;
+	tapx = netdev_priv(dev);
+	/* Queues of one device agree on being multi-queue, as in tun. */
+	if (!!(flags & IFF_MULTI_QUEUE) != !!(tapx->flags & IFF_MULTI_QUEUE))
+		return -EINVAL;
+	if (tapx_not_capable(tapx))
+		return -EPERM;
+	/*
+	 * The first queue sets the flags (before it binds: IFF_NAPI decides
+	 * its delivery); later ones join as they are.
+	 */
+	old_flags = tapx->flags;
+	if (!tapx->numqueues && !tapx->numdisabled)
+		tapx->flags = (tapx->flags & ~TAPX_FEATURES) |
+			      (flags & TAPX_FEATURES);
+	err = tapx_attach(tfile, tapx);
+	if (err) {
+		tapx->flags = old_flags;
+		return err;
+	}
+	netdev_state_change(dev);
+	return 0;
+}
+
+static void tapx_get_iff(struct tapx_file *tfile, struct tapx_dev *tapx,
+			 struct ifreq *ifr)
+{
+	strscpy(ifr->ifr_name, tapx->dev->name, IFNAMSIZ);
+	ifr->ifr_flags = tapx->flags & (TAPX_FEATURES | IFF_PERSIST);
+	if (tfile->detached)
+		ifr->ifr_flags |= IFF_DETACH_QUEUE;
+}
+
+/* TUNSETQUEUE; tun's errors: EINVAL for every request that does not apply. */
+static int tapx_set_queue(struct tapx_file *tfile, struct ifreq *ifr)
+{
+	struct tapx_dev *tapx;
+	int ret = -EINVAL;
+
+	rtnl_lock();
+	tapx = rtnl_dereference(tfile->tapx);
+	if (!tapx)
+		goto unlock;
+	if (ifr->ifr_flags & IFF_ATTACH_QUEUE) {
+		if (!tfile->detached)
+			goto unlock;
+		ret = tapx_attach(tfile, tapx);
+	} else if (ifr->ifr_flags & IFF_DETACH_QUEUE) {
+		if (!(tapx->flags & IFF_MULTI_QUEUE) || tfile->detached)
+			goto unlock;
+		tapx_queue_detach(tfile, tapx);
+		ret = 0;
+	}
+	if (!ret)
+		netdev_state_change(tapx->dev);
+unlock:
+	rtnl_unlock();
+	return ret;
+}
+
+/* The ioctls that need an attached device; called under rtnl. */
+static long tapx_dev_ioctl(struct tapx_file *tfile, struct tapx_dev *tapx,
+			   unsigned int cmd, unsigned long arg)
+{
+	void __user *argp = (void __user *)arg;
+	struct net_device *dev = tapx->dev;
+	struct ifreq ifr;
+	kuid_t owner;
+	kgid_t group;
+	int val;
+
+	switch (cmd) {
+	case TUNGETIFF:
+		memset(&ifr, 0, sizeof(ifr));
+		tapx_get_iff(tfile, tapx, &ifr);
+		return copy_to_user(argp, &ifr, sizeof(ifr)) ? -EFAULT : 0;
+
+	case TUNSETPERSIST:
+		if (arg)
+			tapx->flags |= IFF_PERSIST;
+		else
+			tapx->flags &= ~IFF_PERSIST;
+		return 0;
+
+	case TUNSETOWNER:
+		owner = make_kuid(current_user_ns(), arg);
+		if (!uid_valid(owner))
+			return -EINVAL;
+		tapx->owner = owner;
+		return 0;
+
+	case TUNSETGROUP:
+		group = make_kgid(current_user_ns(), arg);
+		if (!gid_valid(group))
+			return -EINVAL;
+		tapx->group = group;
+		return 0;
+
+	case TUNSETOFFLOAD:
+		return tapx_set_offload(tapx, arg);
+
+	case TUNGETVNETHDRSZ:
+		return put_user(tapx->vnet_hdr_sz, (int __user *)argp);
+
+	case TUNSETVNETHDRSZ:
+		if (get_user(val, (int __user *)argp))
+			return -EFAULT;
+		if (val < (int)sizeof(struct virtio_net_hdr) || val > 256)
+			return -EINVAL;
+		WRITE_ONCE(tapx->vnet_hdr_sz, val);
+		return 0;
+
+	case TUNGETVNETLE:
+		return put_user(!!(tapx->flags & TAPX_VNET_LE),
+				(int __user *)argp);
+
+	case TUNSETVNETLE:
+		if (get_user(val, (int __user *)argp))
+			return -EFAULT;
+		if (val)
+			tapx->flags |= TAPX_VNET_LE;
+		else
+			tapx->flags &= ~TAPX_VNET_LE;
+		return 0;
+
+	case TUNGETVNETBE:
+		return put_user(!!(tapx->flags & TAPX_VNET_BE),
+				(int __user *)argp);
+
+	case TUNSETVNETBE:
+		if (get_user(val, (int __user *)argp))
+			return -EFAULT;
+		if (val)
+			tapx->flags |= TAPX_VNET_BE;
+		else
+			tapx->flags &= ~TAPX_VNET_BE;
+		return 0;
+
+	case TUNGETSNDBUF:
+		return put_user(tfile->sndbuf, (int __user *)argp);
+
+	case TUNSETSNDBUF:
+		if (get_user(val, (int __user *)argp))
+			return -EFAULT;
+		if (val <= 0)
+			return -EINVAL;
+		tfile->sndbuf = val;
+		return 0;
+
+	case TUNSETCARRIER:
+		if (get_user(val, (int __user *)argp))
+			return -EFAULT;
+		if (val)
+			netif_carrier_on(dev);
+		else
+			netif_carrier_off(dev);
+		return 0;
+
+	default:
+		return -EINVAL;
+	}
+}
+
+static long tapx_chr_ioctl(struct file *file, unsigned int cmd,
+			   unsigned long arg)
+{
+	struct tapx_file *tfile = file->private_data;
+	void __user *argp = (void __user *)arg;
+	struct tapx_dev *tapx;
+	struct ifreq ifr;
+	long ret;
+
+	if (cmd == TAPXSUBMIT || cmd == TAPXRECV)
+		return tapx_batch_ioctl(file, cmd, argp);
+	if (cmd == TUNGETFEATURES)
+		return put_user(TAPX_FEATURES, (unsigned int __user *)argp);
+
+	if (cmd == TUNSETIFF || cmd == TUNSETQUEUE) {
+		if (copy_from_user(&ifr, argp, sizeof(ifr)))
+			return -EFAULT;
+		ifr.ifr_name[IFNAMSIZ - 1] = '\0';
+	}
+	if (cmd == TUNSETQUEUE)
+		return tapx_set_queue(tfile, &ifr);
+
+	rtnl_lock();
+	tapx = rtnl_dereference(tfile->tapx);
+	if (cmd == TUNSETIFF) {
+		ret = -EINVAL;
+		if (tapx)
+			goto unlock;
+		ret = tapx_set_iff(tfile->net, tfile, &ifr);
+		if (ret)
+			goto unlock;
+		tapx = rtnl_dereference(tfile->tapx);
+		tapx_get_iff(tfile, tapx, &ifr);
+		if (copy_to_user(argp, &ifr, sizeof(ifr)))
+			ret = -EFAULT;
+		goto unlock;
+	}
+
+	ret = -EBADFD;
+	if (!tapx)
+		goto unlock;
+	ret = tapx_dev_ioctl(tfile, tapx, cmd, arg);
+unlock:
+	rtnl_unlock();
+	return ret;
+}
+
+static __poll_t tapx_chr_poll(struct file *file, poll_table *wait)
+{
+	struct tapx_file *tfile = file->private_data;
+	__poll_t mask = 0;
+
+	poll_wait(file, &tfile->wq, wait);
+	/* Pairs with wq_has_sleeper() in tapx_wake_reader(). */
+	smp_mb();
+
+	if (!rcu_access_pointer(tfile->tapx))
+		return EPOLLERR;
+	if (!ptr_ring_empty(&tfile->ring))
+		mask |= EPOLLIN | EPOLLRDNORM;
+	/* Writes never wait for buffer space. */
+	mask |= EPOLLOUT | EPOLLWRNORM;
+	return mask;
+}
+
+static int tapx_chr_open(struct inode *inode, struct file *file)
+{
+	struct tapx_file *tfile;
+	int cpu, err;
+
+	tfile = kzalloc(sizeof(*tfile), GFP_KERNEL);
+	if (!tfile)
+		return -ENOMEM;
+	err = -ENOMEM;
+	tfile->qstats = alloc_percpu(struct tapx_pcpu_qstats);
+	if (!tfile->qstats)
+		goto err_free;
+	for_each_possible_cpu(cpu)
+		u64_stats_init(&per_cpu_ptr(tfile->qstats, cpu)->syncp);
+	err = ptr_ring_init(&tfile->ring, ring_size, GFP_KERNEL);
+	if (err)
+		goto err_stats;
+
+	INIT_LIST_HEAD(&tfile->next);
+	init_waitqueue_head(&tfile->wq);
+	mutex_init(&tfile->write_lock);
+	tfile->net = get_net(current->nsproxy->net_ns);
+	tfile->sndbuf = INT_MAX;
+	file->private_data = tfile;
+	return stream_open(inode, file);
+
+err_stats:
+	free_percpu(tfile->qstats);
+err_free:
+	kfree(tfile);
+	return err;
+}
+
+static int tapx_chr_release(struct inode *inode, struct file *file)
+{
+	struct tapx_file *tfile = file->private_data;
+
+	rtnl_lock();
+	tapx_file_unbind(tfile);
+	rtnl_unlock();
+
+	ptr_ring_cleanup(&tfile->ring, tapx_ptr_free);
+	tapx_buf_drain(tfile);
+	put_net(tfile->net);
+	free_percpu(tfile->qstats);
+	kfree(tfile);
+	return 0;
+}
+
+static const struct file_operations tapx_fops = {
+	.owner = THIS_MODULE,
+	.llseek = no_llseek,
+	.read_iter = tapx_read_iter,
+	.write_iter = tapx_write_iter,
+	.poll = tapx_chr_poll,
+	.unlocked_ioctl = tapx_chr_ioctl,
+	.open = tapx_chr_open,
+	.release = tapx_chr_release,
+};
+
+static struct miscdevice tapx_misc = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = "tapx",
+	.nodename = "net/tapx",
+	.mode = 0666,
+	.fops = &tapx_fops,
+};
+
+int tapx_chr_register(void)
+{
+	int err;
+
+	if (!ring_size || ring_size > 65536) {
+		pr_err("tapx: ring_size must be 1..65536\n");
+		return -EINVAL;
+	}
+	if (tun_compat) {
+		tapx_misc.minor = TUN_MINOR;
+		tapx_misc.name = "tun";
+		tapx_misc.nodename = "net/tun";
+	}
+	err = misc_register(&tapx_misc);
+	if (err) {
+		if (tun_compat && err == -EBUSY)
+			pr_err("tapx: misc minor %d is taken (is tun loaded?)\n",
+			       TUN_MINOR);
+		return err;
+	}
+	pr_info("tapx: %s ready\n",
+		tun_compat ? "/dev/net/tun" : "/dev/net/tapx");
+	return 0;
+}
+
+void tapx_chr_unregister(void)
+{
+	misc_deregister(&tapx_misc);
+}
