@@ -3,6 +3,9 @@
 #   make test     every test suite; fails if any test fails
 #                 (SUITES="unit bpf" make test runs a subset)
 #   make bench    the benchmark harness on this machine's kernel
+#   make vmtest   the VM suite (tapx.ko in a Debian guest under qemu);
+#                 VM_KERNEL=6.12 for Debian's 6.12 instead of 6.1, also
+#                 for vmbench and vmprofile
 #   make vmtest-debug  the VM suite on a KASAN/kmemleak/lockdep kernel
 #   make vmbench / make vmprofile   the VM bench; a perf profile of a tapx
 #                 write path in the VM (tests/vm/profile.sh)
@@ -11,7 +14,7 @@
 #   V=1           show commands
 
 include mk/common.mk
-export TOP BUILD V
+export TOP BUILD V VM_KERNEL
 
 .PHONY: all deps bpf user kmod test test-guests fuzz bench vmtest vmtest-debug debug-kernel vmbench vmprofile clean
 

@@ -16,8 +16,8 @@
 #include <linux/uaccess.h>
 #include <linux/uio.h>
 
-#include <asm/unaligned.h>
 
+#include "compat.h"
 #include "tapx.h"
 #include "tapx_buf.h"
 
@@ -281,10 +281,11 @@ static u32 tapx_wframes_copy(struct tapx_file *tfile, struct tapx_dev *tapx,
 static bool tapx_submit_run(struct tapx_file *tfile, struct tapx_dev *tapx,
 			    struct tapx_wframe *f, u32 n)
 {
+	struct tapx_xdp_section xs;
 	bool flush = false, attached;
 	u32 i;
 
-	local_bh_disable();
+	tapx_xdp_section_enter(&xs);
 	rcu_read_lock();
 	/* Detached while we copied: the ring may be purged already. */
 	attached = rcu_access_pointer(tfile->tapx) == tapx;
@@ -299,7 +300,7 @@ static bool tapx_submit_run(struct tapx_file *tfile, struct tapx_dev *tapx,
 	if (flush)
 		xdp_do_flush();
 	rcu_read_unlock();
-	local_bh_enable();
+	tapx_xdp_section_exit(&xs);
 	return attached;
 }
 

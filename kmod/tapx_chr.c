@@ -383,7 +383,6 @@ static int tapx_chr_release(struct inode *inode, struct file *file)
 
 static const struct file_operations tapx_fops = {
 	.owner = THIS_MODULE,
-	.llseek = no_llseek,
 	.read_iter = tapx_read_iter,
 	.write_iter = tapx_write_iter,
 	.poll = tapx_chr_poll,

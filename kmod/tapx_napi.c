@@ -34,6 +34,7 @@
 #include <linux/netdevice.h>
 #include <linux/skbuff.h>
 
+#include "compat.h"
 #include "tapx.h"
 
 static bool tapx_napi_param;
@@ -115,7 +116,7 @@ void tapx_napi_receive(struct tapx_file *tfile, struct sk_buff *skb)
 	 * batch), counting drops in rx_dropped.
 	 */
 	spin_lock(&q->lock);
-	if (unlikely(skb_queue_len(q) >= READ_ONCE(netdev_max_backlog))) {
+	if (unlikely(skb_queue_len(q) >= tapx_max_backlog())) {
 		spin_unlock(&q->lock);
 		tapx_stat_inc(netdev_priv(skb->dev), TAPX_RX_DROPPED);
 		kfree_skb(skb);

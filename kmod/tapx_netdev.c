@@ -12,6 +12,7 @@
 #include <linux/rtnetlink.h>
 #include <net/rtnetlink.h>
 
+#include "compat.h"
 #include "tapx.h"
 
 static int tapx_init(struct net_device *dev)
@@ -388,7 +389,9 @@ void tapx_setup(struct net_device *dev)
 	dev->priv_flags &= ~IFF_TX_SKB_SHARING;
 	dev->priv_flags |= IFF_LIVE_ADDR_CHANGE;
 	dev->hw_features = NETIF_F_SG | NETIF_F_FRAGLIST | TAPX_USER_FEATURES;
-	dev->features = dev->hw_features | NETIF_F_LLTX;
+	dev->features = dev->hw_features;
+	tapx_set_lltx(dev);
+	tapx_set_xdp_features(dev);
 	dev->min_mtu = ETH_MIN_MTU;
 	dev->max_mtu = TAPX_MAX_FRAME - ETH_HLEN;
 	eth_hw_addr_random(dev);

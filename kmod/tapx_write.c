@@ -13,6 +13,7 @@
 #include <linux/uio.h>
 #include <linux/virtio_net.h>
 
+#include "compat.h"
 #include "tapx.h"
 
 /* Validates the vnet header the way a virtio device would see it. */
@@ -97,6 +98,7 @@ ssize_t tapx_write_iter(struct kiocb *iocb, struct iov_iter *from)
 {
 	struct tapx_file *tfile = iocb->ki_filp->private_data;
 	size_t total = iov_iter_count(from);
+	struct tapx_xdp_section xs;
 	struct tapx_wframe f;
 	struct tapx_dev *tapx;
 	ssize_t ret;
@@ -118,7 +120,7 @@ ssize_t tapx_write_iter(struct kiocb *iocb, struct iov_iter *from)
 		goto unlock;
 	}
 
-	local_bh_disable();
+	tapx_xdp_section_enter(&xs);
 	rcu_read_lock();
 	/* Detached while we copied: the ring may be purged already. */
 	if (unlikely(rcu_access_pointer(tfile->tapx) != tapx)) {
@@ -131,7 +133,7 @@ ssize_t tapx_write_iter(struct kiocb *iocb, struct iov_iter *from)
 		ret = total;
 	}
 	rcu_read_unlock();
-	local_bh_enable();
+	tapx_xdp_section_exit(&xs);
 unlock:
 	mutex_unlock(&tfile->write_lock);
 	dev_put(tapx->dev);

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * compat.h - what differs between the kernels tapx builds for: Debian's 6.1
+ * and 6.12, and the releases between them (Ubuntu's 6.8 takes the 6.3 shim
+ * and none of the later ones). Each shim names the release that made the
+ * change; code outside this file has no LINUX_VERSION_CODE checks.
+ */
+#ifndef TAPX_COMPAT_H
+#define TAPX_COMPAT_H
+
+#include <linux/version.h>
+#include <linux/filter.h>
+#include <linux/netdevice.h>
+
+/* 6.12: <asm/unaligned.h> moved to <linux/unaligned.h>. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+#include <linux/unaligned.h>
+#else
+#include <asm/unaligned.h>
+#endif
+
+/* 6.9: netdev_max_backlog moved into net_hotdata. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 9, 0)
+#include <net/hotdata.h>
+#define tapx_max_backlog() READ_ONCE(net_hotdata.max_backlog)
+#else
+#define tapx_max_backlog() READ_ONCE(netdev_max_backlog)
+#endif
+
+/* 6.12: NETIF_F_LLTX became the private flag dev->lltx. */
+static inline void tapx_set_lltx(struct net_device *dev)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+	dev->lltx = true;
+#else
+	dev->features |= NETIF_F_LLTX;
+#endif
+}
+
+/* 6.3: a redirect target must say what it can do (xdp_features), or
+ * devmap refuses every frame sent to it with -EOPNOTSUPP. No NDO_XMIT_SG:
+ * tapx linearizes multi-buffer frames before they are redirected, so none
+ * arrive, as on 6.1, whose devmap has no multi-buffer transmit at all.
+ */
+static inline void tapx_set_xdp_features(struct net_device *dev)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+	dev->xdp_features = NETDEV_XDP_ACT_BASIC | NETDEV_XDP_ACT_REDIRECT |
+			    NETDEV_XDP_ACT_NDO_XMIT | NETDEV_XDP_ACT_RX_SG;
+#endif
+}
+
+/*
+ * The section a write runs its XDP programs in: BH off, and since 6.11
+ * current->bpf_net_context set, which holds the redirect state and the
+ * flush lists that NAPI's softirq provides for drivers' receive paths.
+ * Without it the first XDP_REDIRECT outside NAPI dereferences NULL.
+ */
+struct tapx_xdp_section {
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
+	struct bpf_net_context ctx;
+	struct bpf_net_context *set;
+#endif
+};
+
+static inline void tapx_xdp_section_enter(struct tapx_xdp_section *s)
+{
+	local_bh_disable();
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
+	s->set = bpf_net_ctx_set(&s->ctx);
+#endif
+}
+
+static inline void tapx_xdp_section_exit(struct tapx_xdp_section *s)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
+	bpf_net_ctx_clear(s->set);
+#endif
+	local_bh_enable();
+}
+
+#endif /* TAPX_COMPAT_H */
