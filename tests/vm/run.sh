@@ -48,18 +48,20 @@ OUT=${VM_OUT:-$BUILD/vm/$KVER}
 VM_TIMEOUT=${VM_TIMEOUT:-1200}
 VM_CPU=${VM_CPU:-max,-erms,-fsrm,-la57}
 VM_QEMU_OPTS=${VM_QEMU_OPTS:-}
-# 6.12 runs on one emulator thread: under multi-threaded TCG it can die in
-# bpf_dispatcher_xdp_func (an int3 of text patching seen by the other vCPU)
-# when native XDP programs are swapped under traffic, on stock tun.ko as on
-# tapx (tests/vm/suite-dispatcher.sh shows it). On 6.1 it has been rare
-# enough that its suites keep both emulator threads, as they were tuned.
-case $KVER in
-6.1.* | 6.1-*) VM_ACCEL=${VM_ACCEL:-tcg} ;;
-*) VM_ACCEL=${VM_ACCEL:-tcg,thread=single} ;;
-esac
 MODE=test
 [ "${1:-}" = "--bench" ] && MODE=bench
 [ "${1:-}" = "--profile" ] && MODE=profile
+# 6.12's suites run on one emulator thread: under multi-threaded TCG it can
+# die in bpf_dispatcher_xdp_func (an int3 of text patching seen by the other
+# vCPU) when native XDP programs are swapped under traffic, on stock tun.ko
+# as on tapx (tests/vm/suite-dispatcher.sh shows it). On 6.1 it has been
+# rare enough that its suites keep both threads, as they were tuned. The
+# bench and profile swap programs only between runs: both threads, so that
+# writer and reader run in parallel as on hardware.
+case $MODE:$KVER in
+test:6.1.* | test:6.1-* | bench:* | profile:*) VM_ACCEL=${VM_ACCEL:-tcg} ;;
+*) VM_ACCEL=${VM_ACCEL:-tcg,thread=single} ;;
+esac
 
 fail() {
 	echo "vm: $*" >&2
