@@ -5,7 +5,9 @@
 # nonblocking (tun's native XDP) and blocking (generic XDP); it reports
 # what came back at A's reader (tx), at B's reader (redirect) and into the
 # stack (pass). Counters from 'tap-accel stats --json' must equal what was
-# sent, per rule and per verdict. Ends with "N passed, N failed".
+# sent, per rule and per verdict. Then every way of running tap-accel for
+# a namespace (ip netns exec, its own shell, nsenter, --netns), and two
+# same-named taps in two namespaces. Ends with "N passed, N failed".
 set -u
 cd "$(dirname "$0")"
 TOP=$(cd ../.. && pwd)
@@ -13,7 +15,7 @@ BUILD=${BUILD:-$TOP/build}
 TA_BIN=$BUILD/user/tap-accel
 TAPIO=$BUILD/tests/host/tapio
 BPF_OBJ=$BUILD/bpf/tap_accel.bpf.o
-PINS=/sys/fs/bpf/tap-accel
+ROOT=/sys/fs/bpf/tap-accel
 
 . "$TOP/tests/lib/check.sh"
 
@@ -28,7 +30,7 @@ if ! make -s -C "$TOP/tests/host"; then
 fi
 [ -x "$TA_BIN" ] || { bad "$TA_BIN is not built"; finish; }
 
-# Unique names: pins are named by interface and bpffs is shared with the host.
+# Unique names: bpffs is shared with the host and with other runs.
 ID=$$
 NS=tahost$ID
 A=ta${ID}a
@@ -42,10 +44,15 @@ BT=/sys/fs/bpf/tahost$ID
 # A copy, so that a rebuild during the run does not pull the binary away.
 cp "$TA_BIN" "$tmp/tap-accel" && TA_BIN=$tmp/tap-accel
 
+# The pin folder of namespace $1 (tap-accel names it by its inode).
+ns_pins() { echo "$ROOT/net:$(stat -L -c %i "/run/netns/$1")"; }
+
 cleanup() {
-	ip netns del "$NS" 2>/dev/null
-	ip netns del "${NS}b" 2>/dev/null
-	for i in "$A" "$B" "$C" "$D" "$E"; do rm -rf "${PINS:?}/$i"; done
+	for n in "$NS" "${NS}b" "${NS}x" "${NS}y"; do
+		[ -e "/run/netns/$n" ] && rm -rf "$(ns_pins "$n")"
+		ip netns del "$n" 2>/dev/null
+	done
+	for i in "$A" "$B" "$C" "$D" "$E"; do rm -rf "${ROOT:?}/$i"; done
 	rm -rf "$BT" "$tmp"
 }
 trap cleanup EXIT
@@ -58,6 +65,7 @@ ta() { in_ns "$TA_BIN" "$@"; }
 tapio() { in_ns "$TAPIO" "$@"; }
 
 ip netns add "$NS" || { bad "cannot create netns $NS"; finish; }
+PINS=$(ns_pins "$NS")
 in_ns sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
 for t in "$A" "$B" "$C" "$D" "$E"; do
 	ip -n "$NS" tuntap add "$t" mode tap && ip -n "$NS" link set "$t" up ||
@@ -356,11 +364,15 @@ expect 1 "its XDP program \(id $foreign\) was not attached by tap-accel" ta deta
 expect 0 "attached tap-accel to $E" ta attach "$E" --force --mode generic
 check "--force replaced it" "\"prog_id\":$(xdp_id "$E")" "$(prog_of "$E")"
 
-echo "# bad input: bpffs missing (private mount namespace)"
+echo "# bad input: bpffs missing (private mount and pid namespace: no caller's to go to)"
+private() { unshare -m -p -f --mount-proc sh -c "umount /sys/fs/bpf && $*"; }
 expect 2 "no bpffs is mounted at /sys/fs/bpf.*mount -t bpf bpf /sys/fs/bpf" \
-	unshare -m sh -c "umount /sys/fs/bpf && nsenter --net=/run/netns/$NS $TA_BIN status"
+	private nsenter --net=/run/netns/$NS $TA_BIN status
 expect 1 "$A has a tap-accel program \(id [0-9]*\) whose pins are missing" \
-	unshare -m sh -c "umount /sys/fs/bpf && nsenter --net=/run/netns/$NS $TA_BIN attach $A"
+	private nsenter --net=/run/netns/$NS $TA_BIN attach $A
+echo "# a private mount namespace without bpffs uses its caller's"
+expect 0 "^$A +generic .* attached$" \
+	unshare -m sh -c "umount /sys/fs/bpf && nsenter --net=/run/netns/$NS $TA_BIN status"
 
 echo "# bad input: no CAP_NET_ADMIN"
 nocap() { in_ns setpriv --inh-caps=-all --ambient-caps=-all --bounding-set=-all "$TA_BIN" "$@"; }
@@ -400,29 +412,147 @@ expect 0 "removed the pins of $C \(interface gone\)" ta clean "$C"
 [ ! -e "$PINS/$C" ] && ok || bad "clean left $PINS/$C"
 [ -e "$PINS/$D/prog" ] && ok || bad "clean removed the pins of a live interface"
 
-# Pins are named by interface; ta_owner tells same-named taps apart.
-echo "# namespaces"
-NS2=${NS}b
-ta2() { nsenter --net="/run/netns/$NS2" "$TA_BIN" "$@"; }
-if ip netns add "$NS2" && ip -n "$NS2" tuntap add "$D" mode tap && ip -n "$NS2" link set "$D" up; then
-	foreign="pins of $D belong to a tap of that name in another network namespace"
-	expect 1 "$foreign" ta2 attach "$D"
-	expect 1 "$foreign" ta2 stats "$D"
-	expect 1 "$foreign" ta2 policy load "$D" "$tmp/s2.policy"
-	expect 1 "$foreign" ta2 detach "$D"
-	expect 0 "kept the pins of $D \(a tap in another network namespace\)" ta2 clean
-	expect 0 "\"kept\":\[\"$D\"\]" ta2 --json clean "$D"
-	[ -e "$PINS/$D/prog" ] && ok || bad "another namespace removed the pins of $D"
-	expect 0 "verdict drop" ta stats "$D"
-else
-	bad "cannot make a second namespace with a tap $D"
-fi
-ip netns del "$NS2" 2>/dev/null
 # Deleted and made again under its name: the old pins are stale, not its.
 ip -n "$NS" link del "$D" && ip -n "$NS" tuntap add "$D" mode tap && ip -n "$NS" link set "$D" up
 expect 1 "pins of $D are of an earlier $D \(ifindex [0-9]+\), gone with its program" ta stats "$D"
 expect 0 "attached tap-accel to $D" ta attach "$D"
 expect 0 "verdict pass +0 pkts" ta stats "$D"
+
+# ---- every way of running tap-accel for a namespace --------------------------------
+NSX=${NS}x
+NSY=${NS}y
+W=ta${ID}w
+printf 'rule drop proto udp dport 9\ndefault pass\n' >"$tmp/ns.policy"
+ip netns add "$NSX" && ip netns add "$NSY" || bad "cannot create netns $NSX and $NSY"
+for n in "$NSX" "$NSY"; do
+	ip -n "$n" tuntap add "$W" mode tap && ip -n "$n" link set "$W" up ||
+		bad "cannot create tap $W in $n"
+	ip netns exec "$n" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
+done
+PX=$(ns_pins "$NSX")
+PY=$(ns_pins "$NSY")
+nsx() { ip netns exec "$NSX" "$@"; }
+nsy() { ip netns exec "$NSY" "$@"; }
+# frames N DPORT NETNS PASSED: N frames to udp port DPORT into tap $W of NETNS
+frames() { check "tapio into $W of $3" "sent $1 tx 0 redirect 0 pass $4" \
+	"$(ip netns exec "$3" "$TAPIO" "$W" --count "$1" --dport "$2")"; }
+drops_passes() { echo "$(verdict drop) $(verdict pass)"; }
+
+echo "# ip netns exec, on a machine without bpffs (the session of issue 18)"
+# A private mount and pid namespace with no bpffs stands for a new machine:
+# ip netns exec's fresh /sys hides nothing there, and tap-accel must find
+# (and mount) the bpffs of the mount namespace it was called from.
+cat >"$tmp/session.sh" <<EOF
+while mountpoint -q /sys/fs/bpf; do umount /sys/fs/bpf; done
+x() { echo "\$ \$*"; ip netns exec $NSX "\$@" 2>&1; echo "rc \$?"; }
+x $TA_BIN attach $W --policy $tmp/ns.policy
+x $TA_BIN status
+x $TAPIO $W --count 300 --dport 9
+x $TAPIO $W --count 200 --dport 10
+x $TA_BIN stats $W --json
+x $TA_BIN detach $W
+echo "xdp \$(ip -n $NSX -d link show $W | grep -c 'prog/xdp')"
+echo "pins \$(find $PX -mindepth 1 2>/dev/null | wc -l)"
+EOF
+unshare -m -p -f --mount-proc sh "$tmp/session.sh" >"$tmp/session.out" 2>&1
+sed 's/^/    /' "$tmp/session.out"
+check "session: attach" "1" "$(grep -c "^attached tap-accel to $W (native mode)$" "$tmp/session.out")"
+check "session: attach mounted a bpffs" "1" "$(grep -c "mounted a bpffs at /sys/fs/bpf" "$tmp/session.out")"
+check "session: status lists $W attached" "1" \
+	"$(grep -cE "^$W +native +[1-9][0-9]* +1 +pass .* attached$" "$tmp/session.out")"
+grep '^{"ifname"' "$tmp/session.out" >"$tmp/stats.json"
+check "session: stats counts the frames written into $W" "300 200" "$(drops_passes)"
+check "session: rule 0 counted" "300" "$(rule 0)"
+check "session: detach" "1" "$(grep -c "^detached tap-accel from $W$" "$tmp/session.out")"
+check "session: every command succeeded" "6 6" \
+	"$(grep -c '^rc ' "$tmp/session.out") $(grep -c '^rc 0$' "$tmp/session.out")"
+check "session: program detached, pins gone" "xdp 0 pins 0" \
+	"$(grep '^xdp ' "$tmp/session.out") $(grep '^pins ' "$tmp/session.out")"
+
+echo "# ip netns exec, with the host's bpffs"
+expect 0 "^attached tap-accel to $W \(native mode\)$" nsx "$TA_BIN" attach "$W" --policy "$tmp/ns.policy"
+[ -e "$PX/$W/prog" ] && [ -e "$PX/$W/tap" ] && ok || bad "pins of $W missing under $PX/$W"
+expect 0 "^$W +native .* attached$" nsx "$TA_BIN" status
+frames 30 9 "$NSX" 0
+frames 20 10 "$NSX" 20
+nsx "$TA_BIN" stats "$W" --json >"$tmp/stats.json" 2>&1
+check "ip netns exec: stats" "30 20" "$(drops_passes)"
+expect 0 "^rule drop proto udp dport 9$" nsx "$TA_BIN" policy show "$W"
+
+echo "# the namespace's own shell"
+nsx sh -c "'$TA_BIN' policy load '$W' '$tmp/ns.policy' && '$TAPIO' '$W' --count 10 --dport 9 &&
+	'$TA_BIN' stats '$W' --json" >"$tmp/shell.out" 2>&1
+grep '^{"ifname"' "$tmp/shell.out" >"$tmp/stats.json"
+check "own shell: stats" "40 20" "$(drops_passes)"
+
+echo "# nsenter --net="
+nsenter --net="/run/netns/$NSX" "$TA_BIN" stats "$W" --json >"$tmp/stats.json" 2>&1
+check "nsenter: stats" "40 20" "$(drops_passes)"
+expect 0 "fdb 52:54:00:00:00:0e dev $W added" \
+	nsenter --net="/run/netns/$NSX" "$TA_BIN" fdb add "$W" 52:54:00:00:00:0e "$W"
+
+echo "# --netns NAME from the root namespace"
+expect 0 "^fdb 52:54:00:00:00:0e dev $W$" "$TA_BIN" --netns "$NSX" fdb list "$W"
+"$TA_BIN" --netns "$NSX" stats "$W" --json >"$tmp/stats.json" 2>&1
+check "--netns: stats" "40 20" "$(drops_passes)"
+"$TA_BIN" stats "$W" --json --netns "$NSX" >"$tmp/stats.json" 2>&1
+check "--netns after the verb: stats" "40 20" "$(drops_passes)"
+expect 0 "^$W +native .* attached$" "$TA_BIN" -n "$NSX" status
+expect 0 "loaded $tmp/ns.policy into $W" "$TA_BIN" --netns "$NSX" policy load "$W" "$tmp/ns.policy"
+expect 1 "network namespace nosuchns$ID not found.*ip netns" "$TA_BIN" --netns "nosuchns$ID" status
+expect 0 "^$W +native .* attached$" "$TA_BIN" --netns "/run/netns/$NSX" status
+
+echo "# two taps named $W, in $NSX and $NSY"
+printf 'rule tx proto udp dport 9\ndefault drop\n' >"$tmp/ns2.policy"
+expect 0 "^attached tap-accel to $W \(generic mode\)$" nsy "$TA_BIN" attach "$W" --mode generic --policy "$tmp/ns2.policy"
+[ -e "$PY/$W/prog" ] && [ "$PX" != "$PY" ] && ok || bad "no pins of $W under $PY"
+check "tapio into $W of $NSY" "sent 15 tx 15 redirect 0 pass 0" \
+	"$(nsy "$TAPIO" "$W" --count 15 --dport 9 --block)"
+check "tapio into $W of $NSY" "sent 25 tx 0 redirect 0 pass 0" \
+	"$(nsy "$TAPIO" "$W" --count 25 --dport 10 --block)"
+frames 5 9 "$NSX" 0
+nsy "$TA_BIN" stats "$W" --json >"$tmp/stats.json" 2>&1
+check "$W of $NSY: its own counters" "15 25 0" "$(verdict tx) $(verdict drop) $(verdict pass)"
+nsx "$TA_BIN" stats "$W" --json >"$tmp/stats.json" 2>&1
+check "$W of $NSX: its own counters" "45 20" "$(drops_passes)"
+expect 0 "^$W +generic .* 1 +drop .* attached$" nsy "$TA_BIN" status
+check "status in $NSY lists only its $W" "1" "$(nsy "$TA_BIN" status | grep -c "^$W ")"
+nx=${PX#"$ROOT"/}
+ny=${PY#"$ROOT"/}
+expect 0 "^\{\"removed\":\[\],\"kept\":\[\"$nx/$W\"\]\}$" nsy "$TA_BIN" --json clean "$W"
+expect 0 "^detached tap-accel from $W$" nsy "$TA_BIN" detach "$W"
+[ ! -e "$PY/$W" ] && [ -e "$PX/$W/prog" ] && ok || bad "detach in $NSY touched the pins of $NSX"
+expect 0 "^$W +native .* attached$" nsx "$TA_BIN" status
+
+echo "# clean: a namespace gone, another live"
+expect 0 "attached tap-accel to $W" nsy "$TA_BIN" attach "$W" --policy "$tmp/ns2.policy"
+expect 0 "kept the pins of $W in $ny \(a tap in another network namespace\)" "$TA_BIN" clean "$W"
+ip netns del "$NSY"
+# The kernel deletes the namespace's taps a moment later.
+tries=0
+while [ -e "$PY/$W" ] && [ $tries -lt 50 ]; do
+	"$TA_BIN" --json clean "$W" >"$tmp/clean.json" 2>&1
+	grep -q "\"removed\":\[\"$ny/$W\"\]" "$tmp/clean.json" && break
+	sleep 0.1
+	tries=$((tries + 1))
+done
+check "clean removed the pins of the namespace gone" "1" "$(grep -c "\"removed\":\[\"$ny/$W\"\]" "$tmp/clean.json")"
+check "clean kept the live tap of $NSX" "1" "$(grep -c "\"kept\":\[\"$nx/$W\"\]" "$tmp/clean.json")"
+[ ! -e "$PY" ] && [ -e "$PX/$W/prog" ] && ok || bad "clean: $PY left, or $PX/$W removed"
+
+echo "# pins of the old layout ($ROOT/IFACE, no tap devmap)"
+mv "$PX/$W" "$ROOT/$W" && rm "$ROOT/$W/tap" || bad "cannot make old-layout pins of $W"
+expect 0 "^$W +native .* attached$" nsx "$TA_BIN" status
+nsx "$TA_BIN" stats "$W" --json >"$tmp/stats.json" 2>&1
+check "old layout: stats" "45 20" "$(drops_passes)"
+expect 0 "^attached tap-accel to $W" nsx "$TA_BIN" attach "$W"
+[ -e "$PX/$W/tap" ] && [ ! -e "$ROOT/$W" ] && ok || bad "re-attach did not move the old pins to $PX/$W"
+nsx "$TA_BIN" stats "$W" --json >"$tmp/stats.json" 2>&1
+check "old layout moved: counters kept" "45 20" "$(drops_passes)"
+expect 0 "^detached tap-accel from $W$" nsx "$TA_BIN" detach "$W"
+[ ! -e "$PX" ] && [ -z "$(ip -n "$NSX" -d link show "$W" | grep 'prog/xdp')" ] && ok ||
+	bad "detach left pins under $PX or a program on $W"
+ip netns del "$NSX"
 
 # ---- the bpftool-only path (docs/bpftool.md) --------------------------------------------
 echo "# bpftool only"
