@@ -47,6 +47,43 @@ else
 		expect 0 "^Usage: tap-accel $verb" "$TA" --json "$verb" -h
 	done
 	expect 0 '^Usage: tap-accel bench' "$TA" bench --help
+	# --help names every verb, with its arguments
+	for v in 'attach IFACE' 'detach IFACE' 'policy .*check FILE' 'policy .*load IFACE FILE' \
+		'policy .*show IFACE' 'policy .*explain FILE --frame HEX' 'fdb .*add IFACE MAC DEV' \
+		'fdb .*del IFACE MAC' 'fdb .*list IFACE' '^  status$' 'stats \[IFACE\]' \
+		'clean \[IFACE\.\.\.\]' 'bench \[OPTIONS\]' '--netns NAME'; do
+		expect 0 "$v" "$TA" --help
+	done
+	expect 0 '^Usage: tap-accel policy explain' "$TA" policy explain --help
+	# --json: an error is a JSON object on stdout, the exit code unchanged
+	json_error() { # CODE MESSAGE-PATTERN CMD...: stdout is {"error":...}, stderr empty
+		want=$1 pattern=$2
+		shift 2
+		"$@" >"$tmp/jout" 2>"$tmp/jerr"
+		rc=$?
+		if [ "$rc" = "$want" ] && grep -qE "^\{\"error\":\"$pattern" "$tmp/jout" &&
+			[ "$(wc -l <"$tmp/jout")" = 1 ] && [ ! -s "$tmp/jerr" ]; then
+			ok
+		else
+			bad "'$*': exit $rc (want $want), stdout '$(cat "$tmp/jout")', stderr '$(cat "$tmp/jerr")'"
+		fi
+	}
+	json_error 1 "interface nosuchif0 not found" "$TA" --json attach nosuchif0
+	json_error 1 "interface nosuchif0 not found" "$TA" attach nosuchif0 --json
+	json_error 1 "stats: --count needs --interval" "$TA" stats --count 3 -j
+	json_error 1 "unknown verb 'frobnicate'" "$TA" --json frobnicate
+	json_error 1 "bench: unknown writer 'batch3'" "$TA" --json bench --writers batch3
+	json_error 1 "bench: --frames must be 10..100000000, not 'x'" "$TA" bench --frames x --json
+	json_error 1 "network namespace nosuchns0 not found" "$TA" --json --netns nosuchns0 status
+	expect 1 '^  "error": "interface nosuchif0 not found' "$TA" --pretty attach nosuchif0
+	# one parser: the global options anywhere, bench's options like any verb's
+	expect 1 "^tap-accel: bench: unknown option '--frob'" "$TA" bench --frob
+	expect 1 "^tap-accel: bench: option --frames needs a value" "$TA" bench --frames
+	expect 1 "^tap-accel: bench: option --vm takes no value" "$TA" bench --vm=1
+	expect 1 "^tap-accel: bench: unexpected argument 'extra'" "$TA" bench extra
+	expect 1 "^tap-accel: bench: --quick and --full exclude each other" "$TA" bench --quick --full
+	expect 1 "^tap-accel: network namespace nosuchns0 not found \(no /run/netns/nosuchns0\)" \
+		"$TA" status --netns nosuchns0
 	expect 1 "attach: unknown option '--frob'" "$TA" attach tap0 --frob
 	expect 1 'attach: expected one interface' "$TA" attach
 	expect 1 'attach: expected one interface' "$TA" attach a b
@@ -74,6 +111,7 @@ else
 	# policy check: no kernel, errors at FILE:LINE:COL
 	printf 'rule drop proto udp\nrule drop proto tcp dport 70000\n' >"$tmp/bad.policy"
 	expect 1 "^$tmp/bad.policy:2:27: expected a port 0..65535" "$TA" policy check "$tmp/bad.policy"
+	json_error 1 "$tmp/bad.policy:2:27: expected a port 0..65535" "$TA" --json policy check "$tmp/bad.policy"
 	printf 'rule drop proto udp\nrule drop proto udp\n' >"$tmp/dup.policy"
 	expect 1 "^$tmp/dup.policy:2:1: duplicate rule" "$TA" policy check "$tmp/dup.policy"
 	expect 1 "cannot read policy file $tmp/none.policy: No such file" "$TA" policy check "$tmp/none.policy"

@@ -115,7 +115,7 @@ struct cell {
 };
 
 struct bench_opts {
-	bool quick, full, json, vm;
+	bool quick, full, json, pretty, vm;
 	bool udp_frames;      /* --frame udp */
 	unsigned long frames; /* per repetition, for frames of 1500 B or less */
 	int reps;
@@ -126,6 +126,14 @@ struct bench_opts {
 	bool want_writer[WR_MAX];
 	bool want_size[NR_SIZES];
 	bool want_driver[DRV_MAX];
+	const char *dev[DRV_MAX]; /* each driver's device node */
+};
+
+/* What the command line gives as text or counts, before the matrix is
+ * known; 0 and NULL: not given. */
+struct bench_args {
+	const char *programs, *writers, *sizes;
+	long frames, reps;
 };
 
 struct bench_run {
@@ -139,8 +147,8 @@ struct bench_run {
 };
 
 extern const char *const bench_driver_name[DRV_MAX];
-/* Device node of each driver; --tapx-dev changes tapx's. */
-extern const char *bench_driver_dev[DRV_MAX];
+/* Device node of each driver unless the options say otherwise. */
+extern const char *const bench_default_dev[DRV_MAX];
 extern const char *const bench_prog_name[PROG_MAX];
 extern const char *const bench_prog_label[PROG_MAX];
 extern const char *const bench_writer_name[WR_MAX];
@@ -180,14 +188,21 @@ const struct cell *stock_cell(const struct bench_run *run, int w, int s);
 const struct cell *fwd_ref_cell(const struct bench_run *run, int p, int w,
 				int s);
 
-/* options.c: 0, an exit code, or -1 after --help. */
-int parse_options(int argc, char **argv, struct bench_opts *o);
+/* options.c: the index of `name` in names[n], or -1. */
+int bench_name_index(const char *name, const char *const *names, int n);
+/* The matrix of the mode `o` is in (quick, full, vm), narrowed by `a`.
+ * 0, or -1 with the error in err. */
+int bench_opts_finish(struct bench_opts *o, const struct bench_args *a, char *err, size_t errlen);
+
+/* bench.c: run the matrix `o` describes, print and write the results.
+ * EXIT_OK, or EXIT_SYSTEM if something failed or it was interrupted. */
+int bench_run(const struct bench_opts *o);
 
 /* writers.c */
 uint8_t *build_frame(size_t size, enum bench_frame kind);
 /* Guest A (the writer's side) and guest B (behind the far tap). */
-static const uint8_t fwd_mac_a[6] = {0x02, 0, 0, 0, 0, 0x01};
-static const uint8_t fwd_mac_b[6] = {0x02, 0, 0, 0, 0, 0x02};
+extern const uint8_t fwd_mac_a[6];
+extern const uint8_t fwd_mac_b[6];
 struct uring_writer;
 struct uring_writer *uring_writer_new(char *why, size_t len);
 void uring_writer_free(struct uring_writer *u);
@@ -209,7 +224,7 @@ uint8_t *build_udp_frame(size_t size, const uint8_t src_ip[4],
 /* setup.c */
 struct bench_env;
 int env_enter_netns(char *why, size_t len);
-struct bench_env *env_new(enum bench_driver d, int tag, char *why, size_t len);
+struct bench_env *env_new(enum bench_driver d, const char *dev, int tag, char *why, size_t len);
 void env_free(struct bench_env *env);
 int env_attach(struct bench_env *env, enum bench_prog p, char *why, size_t len);
 void env_detach(struct bench_env *env, enum bench_prog p);
@@ -248,7 +263,5 @@ void policy_counts(struct policy_cell *policy, uint64_t verdict[5]);
 void report_table(const struct bench_run *run, FILE *out);
 int report_files(const struct bench_run *run);
 void report_json(const struct bench_run *run, FILE *out, bool pretty);
-
-int cmd_bench(int argc, char **argv);
 
 #endif /* TA_BENCH_H */

@@ -47,11 +47,6 @@
  * way before it gives the rest of a chunk up (they count as lost). */
 #define READ_BACK_WAITS 2
 
-const char *bench_driver_dev[DRV_MAX] = {
-	[DRV_TUN] = "/dev/net/tun",
-	[DRV_TAPX] = "/dev/net/tapx",
-};
-
 enum { TAP_WRITER, TAP_FAR, NR_TAPS };
 
 /* Drains one tap so that TX and redirect have somewhere to go. */
@@ -70,6 +65,7 @@ struct reader {
 
 struct bench_env {
 	enum bench_driver driver;
+	const char *dev; /* the driver's device node */
 	int tag;  /* in interface names: one env per program */
 	int sock; /* AF_INET datagram socket for interface ioctls */
 	int tap_fd[NR_TAPS];
@@ -188,7 +184,7 @@ static int env_open_taps(struct bench_env *env, char *why, size_t len)
 
 		snprintf(name, sizeof(name), "%s%d%s",
 			 bench_driver_name[env->driver], env->tag, suffix[t]);
-		env->tap_fd[t] = tap_open(bench_driver_dev[env->driver], name,
+		env->tap_fd[t] = tap_open(env->dev, name,
 					  env->ifname[t], why, len);
 		if (env->tap_fd[t] < 0)
 			return -1;
@@ -206,7 +202,7 @@ static int env_open_taps(struct bench_env *env, char *why, size_t len)
 	return 0;
 }
 
-struct bench_env *env_new(enum bench_driver d, int tag, char *why, size_t len)
+struct bench_env *env_new(enum bench_driver d, const char *dev, int tag, char *why, size_t len)
 {
 	struct bench_env *env = calloc(1, sizeof(*env));
 	__u32 key = 0;
@@ -216,6 +212,7 @@ struct bench_env *env_new(enum bench_driver d, int tag, char *why, size_t len)
 		return NULL;
 	}
 	env->driver = d;
+	env->dev = dev;
 	env->tag = tag;
 	env->tap_fd[0] = env->tap_fd[1] = -1;
 	env->sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
