@@ -23,7 +23,11 @@
 #include <unistd.h>
 #include <sys/utsname.h>
 
-#include "bench.h"
+#include "env.h"
+#include "matrix.h"
+#include "policy_cells.h"
+#include "report.h"
+#include "writers.h"
 #include "bpf/tap_accel.h"
 #include "lib/error.h"
 
