@@ -78,7 +78,7 @@ not_writable() {
 	set -- "$1" "$(stat -c '%u %a' "$1" 2>/dev/null)"
 	uid=${2%% *} mode=${2#* }
 	if [ "$uid" = 0 ] && [ $((0$mode & 022)) = 0 ]; then
-		ok
+		good
 	else
 		bad "$1: owner uid ${uid:-?} mode ${mode:-?}; want root and no group/other write"
 	fi
@@ -96,7 +96,7 @@ pins_not_writable() {
 		not_writable "$f"
 		n=$((n + 1))
 	done
-	[ "$n" -gt 20 ] && ok || bad "only $n pins under $PINS/$S"
+	[ "$n" -gt 20 ] && good || bad "only $n pins under $PINS/$S"
 }
 
 # denied WHAT CMD...: the unprivileged user's CMD must fail.
@@ -106,7 +106,7 @@ denied() {
 	if as_nobody "$@" >/dev/null 2>&1; then
 		bad "another user could $what"
 	else
-		ok
+		good
 	fi
 }
 
@@ -121,7 +121,7 @@ nobody_cannot_touch_pins() {
 	denied "create a file in $PINS" touch "$PINS/x"
 	denied "create a folder in $PINS" mkdir "$PINS/evil"
 	denied "rename $PINS/$S" mv "$PINS/$S" "$PINS/moved"
-	[ -e "$PINS/$S/ta_config" ] && [ -e "$PINS/$S/prog" ] && ok ||
+	[ -e "$PINS/$S/ta_config" ] && [ -e "$PINS/$S/prog" ] && good ||
 		bad "pins of $S are gone"
 }
 
@@ -135,21 +135,21 @@ reset_state() {
 # ---- bpffs mounted by the CLI itself ---------------------------------------
 echo "# no bpffs: tap-accel mounts one"
 mount -t tmpfs -o mode=755 none /sys/fs/bpf
-expect 0 "" ta attach "$S" --policy "$tmp/p.policy" --mode generic
-[ "$(stat -f -c %T /sys/fs/bpf)" = bpf_fs ] && ok || bad "no bpffs mounted on /sys/fs/bpf"
+expect_exit 0 "" ta attach "$S" --policy "$tmp/p.policy" --mode generic
+[ "$(stat -f -c %T /sys/fs/bpf)" = bpf_fs ] && good || bad "no bpffs mounted on /sys/fs/bpf"
 not_writable /sys/fs/bpf
 pins_not_writable
-expect 0 "" ta detach "$S"
+expect_exit 0 "" ta detach "$S"
 umount /sys/fs/bpf
 umount /sys/fs/bpf
 
 # ---- a world-writable bpffs, as some systems mount it -------------------------
 echo "# bpffs mode 1777"
 mount -t bpf -o mode=1777 bpf /sys/fs/bpf
-expect 0 "" ta attach "$S" --policy "$tmp/p.policy" --mode generic
+expect_exit 0 "" ta attach "$S" --policy "$tmp/p.policy" --mode generic
 pins_not_writable
 nobody_cannot_touch_pins
-expect 0 "" ta detach "$S"
+expect_exit 0 "" ta detach "$S"
 rm -rf "$ROOT"
 
 # (Only the root folder can be: the namespaces' folders are made inside
@@ -164,7 +164,7 @@ if [ "$rc" = 0 ]; then
 	pins_not_writable
 	nobody_cannot_touch_pins
 elif grep -q "$first" "$tmp/out"; then
-	ok # refused, naming the folder
+	good # refused, naming the folder
 else
 	bad "attach with $first owned by another user: exit $rc, unclear message:"
 	sed 's/^/    /' "$tmp/out"
@@ -178,7 +178,7 @@ as_nobody ln -s "$tmp/victim" "$PINS/$S" || bad "nobody cannot plant a symlink i
 for verb in "attach $S --policy $tmp/p.policy --mode generic" "clean" "detach $S"; do
 	# shellcheck disable=SC2086
 	ta $verb >/dev/null 2>&1
-	[ -e "$tmp/victim/keep" ] && ok ||
+	[ -e "$tmp/victim/keep" ] && good ||
 		bad "'tap-accel $verb' followed $PINS/$S -> $tmp/victim and deleted what is there"
 	echo keep >"$tmp/victim/keep"
 done
@@ -191,34 +191,47 @@ as_nobody ln -s "$tmp/victim" "$PINS" || bad "nobody cannot plant a symlink in $
 for verb in "attach $S --policy $tmp/p.policy --mode generic" "clean" "detach $S"; do
 	# shellcheck disable=SC2086
 	ta $verb >/dev/null 2>&1
-	[ -e "$tmp/victim/$S/keep" ] && [ -e "$tmp/victim/keep" ] && ok ||
+	[ -e "$tmp/victim/$S/keep" ] && [ -e "$tmp/victim/keep" ] && good ||
 		bad "'tap-accel $verb' followed $PINS -> $tmp/victim and deleted what is there"
 	echo keep >"$tmp/victim/keep"
 	echo keep >"$tmp/victim/$S/keep"
 done
 reset_state
 
+echo "# a symlink planted by another user as the pin root"
+mkdir -p "$tmp/victim/${PINS#"$ROOT"/}/$S" && echo keep >"$tmp/victim/${PINS#"$ROOT"/}/$S/keep"
+as_nobody ln -s "$tmp/victim" "$ROOT" || bad "nobody cannot plant a symlink at $ROOT"
+for verb in "attach $S --policy $tmp/p.policy --mode generic" "clean" "detach $S"; do
+	# shellcheck disable=SC2086
+	ta $verb >/dev/null 2>&1
+	[ -e "$tmp/victim/${PINS#"$ROOT"/}/$S/keep" ] && good ||
+		bad "'tap-accel $verb' followed $ROOT -> $tmp/victim and deleted what is there"
+	echo keep >"$tmp/victim/${PINS#"$ROOT"/}/$S/keep"
+done
+rm -f "$ROOT"
+reset_state
+
 # ---- the CLI without privileges -----------------------------------------------
 echo "# another user, no capabilities"
-expect 0 "" ta attach "$S" --policy "$tmp/p.policy" --mode generic
+expect_exit 0 "" ta attach "$S" --policy "$tmp/p.policy" --mode generic
 for verb in "attach $S" "detach $S" "policy load $S $tmp/p.policy" \
 	"fdb add $S 52:54:00:00:00:01 $S" "fdb del $S 52:54:00:00:00:01" "clean"; do
 	# shellcheck disable=SC2086
-	expect 2 "needs CAP_NET_ADMIN" as_nobody "$TA_BIN" $verb
+	expect_exit 2 "needs CAP_NET_ADMIN" as_nobody "$TA_BIN" $verb
 done
 for verb in "status" "stats" "stats $S" "policy show $S" "fdb list $S"; do
 	# shellcheck disable=SC2086
-	expect 2 "CAP_BPF|root|[Pp]ermission" as_nobody "$TA_BIN" $verb
+	expect_exit 2 "CAP_BPF|root|[Pp]ermission" as_nobody "$TA_BIN" $verb
 done
 # what needs no privilege still works
-expect 0 ": ok, 1 rules" as_nobody "$TA_BIN" policy check "$tmp/p.policy"
+expect_exit 0 ": ok, 1 rules" as_nobody "$TA_BIN" policy check "$tmp/p.policy"
 
 echo "# root with only some capabilities"
-expect 2 "needs CAP_NET_ADMIN and CAP_BPF" with_caps +net_admin "$TA_BIN" policy load "$S" "$tmp/p.policy"
-expect 2 "needs CAP_NET_ADMIN and CAP_BPF" with_caps +bpf,+sys_admin "$TA_BIN" policy load "$S" "$tmp/p.policy"
-expect 0 "" with_caps +net_admin,+bpf,+sys_admin "$TA_BIN" policy load "$S" "$tmp/p.policy"
+expect_exit 2 "needs CAP_NET_ADMIN and CAP_BPF" with_caps +net_admin "$TA_BIN" policy load "$S" "$tmp/p.policy"
+expect_exit 2 "needs CAP_NET_ADMIN and CAP_BPF" with_caps +bpf,+sys_admin "$TA_BIN" policy load "$S" "$tmp/p.policy"
+expect_exit 0 "" with_caps +net_admin,+bpf,+sys_admin "$TA_BIN" policy load "$S" "$tmp/p.policy"
 # the attached program and its pins are still intact after all of that
-expect 0 "$S" ta status
-expect 0 "" ta detach "$S"
+expect_exit 0 "$S" ta status
+expect_exit 0 "" ta detach "$S"
 
 finish
