@@ -312,6 +312,33 @@ int ta_pins_make_parents(const char *dir, struct ta_error *e)
 	return make_dir(ns, e);
 }
 
+/* Whether TA_PIN_ROOT and every folder between it and `dir` are folders,
+ * not links. */
+static bool real_dirs_above(const char *dir)
+{
+	size_t n = strlen(TA_PIN_ROOT);
+	char path[256];
+	struct stat st;
+	char *slash;
+
+	if (strncmp(dir, TA_PIN_ROOT "/", n + 1) || strlen(dir) >= sizeof(path))
+		return true; /* not ours to judge (a test's own folder) */
+	snprintf(path, sizeof(path), "%s", dir);
+	for (slash = path + n; slash && *slash; slash = strchr(slash + 1, '/')) {
+		char c = *slash;
+
+		*slash = 0;
+		if (lstat(path, &st) || !S_ISDIR(st.st_mode)) {
+			*slash = c;
+			return false;
+		}
+		*slash = c;
+		if (!strchr(slash + 1, '/'))
+			break; /* the last name is O_NOFOLLOW's */
+	}
+	return true;
+}
+
 int ta_pins_remove(const char *dir)
 {
 	char parent[256], *slash;
@@ -321,7 +348,10 @@ int ta_pins_remove(const char *dir)
 
 	/* Never through a symlink, and every name relative to the folder
 	 * opened: in a world-writable bpffs another user could have planted
-	 * a link to a folder whose files root would then delete. */
+	 * a link to a folder whose files root would then delete. O_NOFOLLOW
+	 * guards the last name; the folders above it are checked here. */
+	if (!real_dirs_above(dir))
+		return -ELOOP;
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return errno == ENOENT ? 0 : -errno;
