@@ -4,8 +4,8 @@
  *
  * This header is the stable contract between bpf/ (the program), user/ (the
  * loader and CLI) and anyone driving the program with nothing but bpftool.
- * Every map below is pinned by the CLI under /sys/fs/bpf/tap-accel/<ifname>/
- * with the map's own name. One program instance (with its own maps) is
+ * Every map below is pinned by the CLI under
+ * /sys/fs/bpf/tap-accel/net:<netns inode>/<ifname>/ with the map's own name. One program instance (with its own maps) is
  * loaded per interface, so nothing here is keyed by ifindex. The program is
  * tap_accel_policy (section "xdp.frags") in bpf/tap_accel.bpf.c.
  *
@@ -132,8 +132,8 @@ struct ta_config {
 
 /*
  * ta_owner: ARRAY, 1 entry, key __u32 0. The tap these pins belong to,
- * written by the loader at attach. Pins are named by interface name, and
- * taps of one name can live in several network namespaces: this tells
+ * written by the loader at attach. Pin folders are named by the network
+ * namespace's inode, which a later namespace can reuse: the cookie tells
  * them apart. All zero: not recorded (pins made with bpftool alone).
  * The program never reads it.
  */

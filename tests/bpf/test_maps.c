@@ -13,7 +13,7 @@
 
 #include "harness.h"
 #include "user/lib/maps.h"
-#include "user/lib/util.h"
+#include "user/lib/pins.h"
 #include "tap_accel.skel.h"
 
 static char pin_dir[64];

@@ -35,12 +35,12 @@ for series in $(sh "$TOP/mk/kernels.sh" --series); do
 	eval "$env"
 	mkdir -p "$OUT/install/$KVER"
 	runs "dkms build for $KVER" dkms build -m tapx -v "$VERSION" -k "$KVER" --kernelsourcedir "$KDIR" $trees
-	expect 0 "Installing to $OUT/install/$KVER/updates/dkms" \
+	expect_exit 0 "Installing to $OUT/install/$KVER/updates/dkms" \
 		dkms install -m tapx -v "$VERSION" -k "$KVER" $trees --installtree "$OUT/install" --no-depmod
 	ko=$OUT/install/$KVER/updates/dkms/tapx.ko
 	check "vermagic of the DKMS module for $KVER" "$KVER" \
 		"$(modinfo -F vermagic "$ko" 2>/dev/null | cut -d' ' -f1)"
-	expect 0 "tapx/$VERSION, $KVER, x86_64: installed" \
+	expect_exit 0 "tapx/$VERSION, $KVER, x86_64: installed" \
 		dkms status -m tapx $trees --installtree "$OUT/install"
 
 	echo "# the DKMS module in a $KVER guest"
@@ -48,11 +48,11 @@ for series in $(sh "$TOP/mk/kernels.sh" --series); do
 		VM_APPEND="vmsuites=load,xdp,unload" sh "$TOP/tests/vm/run.sh" >"$tmp/vm.log" 2>&1
 	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$tmp/vm.log" | tail -n 1)
 	case $line in
-	*" 0 failed") ok ;;
+	*" 0 failed") good ;;
 	*) bad "tapx.ko from DKMS in the $KVER guest: ${line:-no result line}"
 	   grep -E '^FAIL|^vm:' "$tmp/vm.log" | sed 's/^/    /' | head -n 20 ;;
 	esac
-	grep -q '^PASS insmod tapx.ko' "$tmp/vm.log" && ok || bad "$KVER guest: insmod of the DKMS tapx.ko did not pass"
+	grep -q '^PASS insmod tapx.ko' "$tmp/vm.log" && good || bad "$KVER guest: insmod of the DKMS tapx.ko did not pass"
 done
 
 runs "dkms remove" dkms remove -m tapx -v "$VERSION" --all $trees --installtree "$OUT/install" --no-depmod

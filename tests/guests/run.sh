@@ -99,13 +99,16 @@ rm -f "$OUT"/*.log "$OUT"/*.in "$OUT"/*.out "$OUT"/*.pid "$OUT"/*.json "$OUT"/*.
 
 # ---- cleanup --------------------------------------------------------------
 
+# The pin folder of tap $1 of our namespace (docs/cli.md, "State").
+pins_of() { echo "/sys/fs/bpf/tap-accel/net:$(stat -L -c %i "/run/netns/$NS" 2>/dev/null)/$1"; }
+
 cleanup() {
 	rc=$?
 	trap - EXIT INT TERM
 	for t in $TAPA $TAPB; do
-		if [ -d "/sys/fs/bpf/tap-accel/$t" ]; then
+		if [ -d "$(pins_of "$t")" ]; then
 			nsenter --net="/run/netns/$NS" "$TA" detach "$t" >/dev/null 2>&1
-			rm -rf "/sys/fs/bpf/tap-accel/$t"
+			rm -rf "$(pins_of "$t")"
 		fi
 	done
 	for g in a b; do
@@ -275,7 +278,7 @@ sc_ping() {
 
 # apply TAP FILE: attach with the policy, or load it if already attached
 apply() {
-	if [ -d "/sys/fs/bpf/tap-accel/$1" ]; then
+	if [ -d "$(pins_of "$1")" ]; then
 		ta policy load "$1" "$2" >/dev/null
 	else
 		ta attach "$1" --policy "$2" >/dev/null

@@ -1,10 +1,13 @@
 # Sourced by the shell test suites: the pass/fail count, the usual
-# assertions and the closing line. expect() writes to "$tmp", the suite's
-# scratch folder, which the suite makes before its first expect.
+# assertions and the closing line. expect_exit() writes to "$tmp", the
+# suite's scratch folder, which the suite makes before its first use.
+# (tests/vm/lib.sh, the VM's library, has an `ok` that runs a command and
+# an `expect` of counter deltas: the names here are other ones.)
 
 pass=0
 fail=0
-ok() { pass=$((pass + 1)); }
+# good: count a pass; bad MESSAGE: count a failure and say what failed.
+good() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 
 # finish: the closing "N passed, N failed" line; exits 1 if any failed.
@@ -16,7 +19,7 @@ finish() {
 
 # check NAME WANT GOT
 check() {
-	if [ "$2" = "$3" ]; then ok; else bad "$1: want '$2', got '$3'"; fi
+	if [ "$2" = "$3" ]; then good; else bad "$1: want '$2', got '$3'"; fi
 }
 
 # runs DESC CMD...: CMD exits 0; its output is shown when it does not.
@@ -24,22 +27,22 @@ runs() {
 	desc=$1
 	shift
 	if "$@" >"$tmp/out" 2>&1; then
-		ok
+		good
 	else
 		bad "$desc: '$*' exited $?, output:"
 		sed 's/^/    /' "$tmp/out" | tail -n 30
 	fi
 }
 
-# expect CODE PATTERN CMD...: exit status CODE and PATTERN (grep -E) in
+# expect_exit CODE PATTERN CMD...: exit status CODE and PATTERN (grep -E) in
 # the output, stdout and stderr together.
-expect() {
+expect_exit() {
 	code=$1 pattern=$2
 	shift 2
 	"$@" >"$tmp/out" 2>&1
 	rc=$?
 	if [ "$rc" = "$code" ] && grep -qE -- "$pattern" "$tmp/out"; then
-		ok
+		good
 	else
 		bad "'$*': exit $rc (want $code), output:"
 		sed 's/^/    /' "$tmp/out"

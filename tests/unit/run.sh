@@ -37,57 +37,95 @@ if [ ! -x "$TA" ]; then
 else
 	# A copy, so that a rebuild during the run does not pull it away.
 	cp "$TA" "$tmp/tap-accel" && TA=$tmp/tap-accel
-	expect 0 '^Usage: tap-accel' "$TA" --help
-	expect 0 '^tap-accel [0-9.]+ \(map layout [0-9]+' "$TA" --version
-	expect 1 '^Usage: tap-accel' "$TA"
-	expect 1 "unknown verb 'frobnicate'" "$TA" frobnicate
-	expect 1 "unknown option '--bogus'" "$TA" --bogus status
+	expect_exit 0 '^Usage: tap-accel' "$TA" --help
+	expect_exit 0 '^tap-accel [0-9.]+ \(map layout [0-9]+' "$TA" --version
+	expect_exit 1 '^Usage: tap-accel' "$TA"
+	expect_exit 1 "unknown verb 'frobnicate'" "$TA" frobnicate
+	expect_exit 1 "unknown option '--bogus'" "$TA" --bogus status
 	for verb in attach detach policy fdb status stats clean; do
-		expect 0 "^Usage: tap-accel $verb" "$TA" "$verb" --help
-		expect 0 "^Usage: tap-accel $verb" "$TA" --json "$verb" -h
+		expect_exit 0 "^Usage: tap-accel $verb" "$TA" "$verb" --help
+		expect_exit 0 "^Usage: tap-accel $verb" "$TA" --json "$verb" -h
 	done
-	expect 0 '^Usage: tap-accel bench' "$TA" bench --help
-	expect 1 "attach: unknown option '--frob'" "$TA" attach tap0 --frob
-	expect 1 'attach: expected one interface' "$TA" attach
-	expect 1 'attach: expected one interface' "$TA" attach a b
-	expect 1 "attach: option --policy needs a value" "$TA" attach tap0 --policy
-	expect 1 "attach: option --force takes no value" "$TA" attach tap0 --force=yes
-	expect 1 "attach: --mode is native or generic, not 'turbo'" "$TA" attach tap0 --mode turbo
-	expect 1 'interface nosuchif0 not found' "$TA" attach nosuchif0
-	expect 1 'interface nosuchif0 not found' "$TA" attach --mode=generic nosuchif0
-	expect 1 "'a/b' is not a valid interface name" "$TA" attach a/b
-	expect 1 "'waytoolonginterfacename' is not a valid" "$TA" attach waytoolonginterfacename
-	expect 1 'lo is not a tap device \(it is none\)' "$TA" attach lo
-	expect 1 'detach: expected one interface' "$TA" detach
-	expect 1 'interface nosuchif0 not found' "$TA" detach nosuchif0
-	expect 1 'policy: expected check FILE, load IFACE FILE, show IFACE or explain FILE --frame HEX' "$TA" policy
-	expect 1 'policy: expected check FILE' "$TA" policy check
-	expect 1 'policy: expected check FILE' "$TA" policy frob x
-	expect 1 'fdb: expected add IFACE MAC DEV' "$TA" fdb add tap0
-	expect 1 'fdb: expected add IFACE MAC DEV' "$TA" fdb list
-	expect 1 'status: takes no arguments' "$TA" status extra
-	expect 1 'stats: --interval expects a positive number' "$TA" stats --interval 0
-	expect 1 'stats: --interval expects a positive number' "$TA" stats --interval x
-	expect 1 'stats: --count needs --interval' "$TA" stats --count 3
-	expect 1 'stats: expected at most one interface' "$TA" stats a b
+	expect_exit 0 '^Usage: tap-accel bench' "$TA" bench --help
+	# --help names every verb, with its arguments
+	for v in 'attach IFACE' 'detach IFACE' 'policy .*check FILE' 'policy .*load IFACE FILE' \
+		'policy .*show IFACE' 'policy .*explain FILE --frame HEX' 'fdb .*add IFACE MAC DEV' \
+		'fdb .*del IFACE MAC' 'fdb .*list IFACE' '^  status$' 'stats \[IFACE\]' \
+		'clean \[IFACE\.\.\.\]' 'bench \[OPTIONS\]' '--netns NAME'; do
+		expect_exit 0 "$v" "$TA" --help
+	done
+	expect_exit 0 '^Usage: tap-accel policy explain' "$TA" policy explain --help
+	# --json: an error is a JSON object on stdout, the exit code unchanged
+	json_error() { # CODE MESSAGE-PATTERN CMD...: stdout is {"error":...}, stderr empty
+		want=$1 pattern=$2
+		shift 2
+		"$@" >"$tmp/jout" 2>"$tmp/jerr"
+		rc=$?
+		if [ "$rc" = "$want" ] && grep -qE "^\{\"error\":\"$pattern" "$tmp/jout" &&
+			[ "$(wc -l <"$tmp/jout")" = 1 ] && [ ! -s "$tmp/jerr" ]; then
+			good
+		else
+			bad "'$*': exit $rc (want $want), stdout '$(cat "$tmp/jout")', stderr '$(cat "$tmp/jerr")'"
+		fi
+	}
+	json_error 1 "interface nosuchif0 not found" "$TA" --json attach nosuchif0
+	json_error 1 "interface nosuchif0 not found" "$TA" attach nosuchif0 --json
+	json_error 1 "stats: --count needs --interval" "$TA" stats --count 3 -j
+	json_error 1 "unknown verb 'frobnicate'" "$TA" --json frobnicate
+	json_error 1 "bench: unknown writer 'batch3'" "$TA" --json bench --writers batch3
+	json_error 1 "bench: --frames must be 10..100000000, not 'x'" "$TA" bench --frames x --json
+	json_error 1 "network namespace nosuchns0 not found" "$TA" --json --netns nosuchns0 status
+	expect_exit 1 '^  "error": "interface nosuchif0 not found' "$TA" --pretty attach nosuchif0
+	# one parser: the global options anywhere, bench's options like any verb's
+	expect_exit 1 "^tap-accel: bench: unknown option '--frob'" "$TA" bench --frob
+	expect_exit 1 "^tap-accel: bench: option --frames needs a value" "$TA" bench --frames
+	expect_exit 1 "^tap-accel: bench: option --vm takes no value" "$TA" bench --vm=1
+	expect_exit 1 "^tap-accel: bench: unexpected argument 'extra'" "$TA" bench extra
+	expect_exit 1 "^tap-accel: bench: --quick and --full exclude each other" "$TA" bench --quick --full
+	expect_exit 1 "^tap-accel: network namespace nosuchns0 not found \(no /run/netns/nosuchns0\)" \
+		"$TA" status --netns nosuchns0
+	expect_exit 1 "attach: unknown option '--frob'" "$TA" attach tap0 --frob
+	expect_exit 1 'attach: expected one interface' "$TA" attach
+	expect_exit 1 'attach: expected one interface' "$TA" attach a b
+	expect_exit 1 "attach: option --policy needs a value" "$TA" attach tap0 --policy
+	expect_exit 1 "attach: option --force takes no value" "$TA" attach tap0 --force=yes
+	expect_exit 1 "attach: --mode is native or generic, not 'turbo'" "$TA" attach tap0 --mode turbo
+	expect_exit 1 'interface nosuchif0 not found' "$TA" attach nosuchif0
+	expect_exit 1 'interface nosuchif0 not found' "$TA" attach --mode=generic nosuchif0
+	expect_exit 1 "'a/b' is not a valid interface name" "$TA" attach a/b
+	expect_exit 1 "'waytoolonginterfacename' is not a valid" "$TA" attach waytoolonginterfacename
+	expect_exit 1 'lo is not a tap device \(it is none\)' "$TA" attach lo
+	expect_exit 1 'detach: expected one interface' "$TA" detach
+	expect_exit 1 'interface nosuchif0 not found' "$TA" detach nosuchif0
+	expect_exit 1 'policy: expected check FILE, load IFACE FILE, show IFACE or explain FILE --frame HEX' "$TA" policy
+	expect_exit 1 'policy: expected check FILE' "$TA" policy check
+	expect_exit 1 'policy: expected check FILE' "$TA" policy frob x
+	expect_exit 1 'fdb: expected add IFACE MAC DEV' "$TA" fdb add tap0
+	expect_exit 1 'fdb: expected add IFACE MAC DEV' "$TA" fdb list
+	expect_exit 1 'status: takes no arguments' "$TA" status extra
+	expect_exit 1 'stats: --interval expects a positive number' "$TA" stats --interval 0
+	expect_exit 1 'stats: --interval expects a positive number' "$TA" stats --interval x
+	expect_exit 1 'stats: --count needs --interval' "$TA" stats --count 3
+	expect_exit 1 'stats: expected at most one interface' "$TA" stats a b
 
 	# policy check: no kernel, errors at FILE:LINE:COL
 	printf 'rule drop proto udp\nrule drop proto tcp dport 70000\n' >"$tmp/bad.policy"
-	expect 1 "^$tmp/bad.policy:2:27: expected a port 0..65535" "$TA" policy check "$tmp/bad.policy"
+	expect_exit 1 "^$tmp/bad.policy:2:27: expected a port 0..65535" "$TA" policy check "$tmp/bad.policy"
+	json_error 1 "$tmp/bad.policy:2:27: expected a port 0..65535" "$TA" --json policy check "$tmp/bad.policy"
 	printf 'rule drop proto udp\nrule drop proto udp\n' >"$tmp/dup.policy"
-	expect 1 "^$tmp/dup.policy:2:1: duplicate rule" "$TA" policy check "$tmp/dup.policy"
-	expect 1 "cannot read policy file $tmp/none.policy: No such file" "$TA" policy check "$tmp/none.policy"
+	expect_exit 1 "^$tmp/dup.policy:2:1: duplicate rule" "$TA" policy check "$tmp/dup.policy"
+	expect_exit 1 "cannot read policy file $tmp/none.policy: No such file" "$TA" policy check "$tmp/none.policy"
 	printf 'rule redirect tapX proto udp\ndefault drop\n' >"$tmp/good.policy"
-	expect 0 "good.policy: ok, 1 rules, 0 fdb entries, guard off, rate off, digest [0-9a-f]{16}$" \
+	expect_exit 0 "good.policy: ok, 1 rules, 0 fdb entries, guard off, rate off, digest [0-9a-f]{16}$" \
 		"$TA" policy check "$tmp/good.policy"
-	expect 0 '^\{"file":".*good.policy","ok":true,.*"rules":\[\{"action":"redirect","dev":"tapX","line":1,"proto":17\}\],"default":\{"action":"drop"\}' \
+	expect_exit 0 '^\{"file":".*good.policy","ok":true,.*"rules":\[\{"action":"redirect","dev":"tapX","line":1,"proto":17\}\],"default":\{"action":"drop"\}' \
 		"$TA" policy check --json "$tmp/good.policy"
 	nr_examples=0
 	for f in "$TOP"/examples/*.policy; do
-		expect 0 ': ok, ' "$TA" policy check "$f"
+		expect_exit 0 ': ok, ' "$TA" policy check "$f"
 		nr_examples=$((nr_examples + 1))
 	done
-	[ "$nr_examples" -ge 4 ] && ok || bad "expected at least 4 examples/*.policy, found $nr_examples"
+	[ "$nr_examples" -ge 4 ] && good || bad "expected at least 4 examples/*.policy, found $nr_examples"
 fi
 
 finish

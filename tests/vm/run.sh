@@ -97,13 +97,10 @@ R=$OUT/root
 mkdir -p $R/bin $R/sbin $R/lib $R/lib64 $R/proc $R/sys $R/dev $R/tmp $R/run \
 	$R/modules $R/bpf $R/tests $R/etc $R/usr/bin
 
-# Static test programs: every tests/vm/*.c but the BPF ones, with the
-# batch ABI of kmod/uapi.
-for src in "$HERE"/*.c; do
-	case $src in *.bpf.c) continue ;; esac
-	p=$(basename "$src" .c)
-	gcc -static -O2 -Wall -Wextra -Wno-unused-parameter -I"$TOP/kmod/uapi" \
-		-o "$OUT/$p" "$src" || fail "cannot build $p"
+# Static test programs: every tests/vm/*.c but the BPF ones and their
+# shared helper, built by tests/vm/Makefile.
+make -s -C "$HERE" OUT="$OUT" >/dev/null || fail "cannot build the test tools (make -C tests/vm)"
+for p in $(make -s -C "$HERE" OUT="$OUT" tools); do
 	cp "$OUT/$p" $R/bin/
 done
 

@@ -60,18 +60,6 @@ enum { V_DROP, V_TX, V_PASS, V_REDIRECT, V_NONE = 0xff };
 
 
 
-static int split_spec(char *spec, char **node, char **name)
-{
-	char *c = strrchr(spec, ':');
-
-	if (!c)
-		return -1;
-	*c = 0;
-	*node = spec;
-	*name = c + 1;
-	return 0;
-}
-
 
 
 /* Sends a frame into NAME through a packet socket: it reaches the reader. */
@@ -84,25 +72,10 @@ static int inject(int s, const char *name, const uint8_t *f, int size)
 									   -1;
 }
 
-static void *bad_ptr(void)
-{
-	static volatile uintptr_t p = 8;
-
-	return (void *)p;
-}
-
 /* Frame seq: broadcast, test ethertype, seq, verdict byte, a pattern. */
 static void make_frame(uint8_t *f, int size, uint32_t seq, int verdict)
 {
-	int i;
-
-	memset(f, 0xff, 6);
-	memcpy(f + 6, "\x02\x00\x00\x00\x00\x01", 6);
-	f[12] = ETHERTYPE_TEST >> 8;
-	f[13] = ETHERTYPE_TEST & 0xff;
-	for (i = 14; i < size; i++)
-		f[i] = (uint8_t)(seq + i);
-	memcpy(f + 14, &seq, 4);
+	test_frame(f, size, seq);
 	f[18] = verdict;
 }
 
@@ -115,14 +88,6 @@ static int frame_ok(const uint8_t *f, int len, int size, uint32_t seq,
 		return 0;
 	make_frame(want, size, seq, verdict);
 	return !memcmp(f, want, size);
-}
-
-static double now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
 static int batch_ioctl(int fd, unsigned long cmd, struct tapx_desc *d,
@@ -286,30 +251,17 @@ static int cmd_run(int argc, char **argv)
 	uint32_t *seqs;
 	uint8_t *fr;
 
-	for (i = 2; i < argc; i++) {
-		if (!strcmp(argv[i], "--src"))
-			src = argv[++i];
-		else if (!strcmp(argv[i], "--size") && i + 1 < argc)
-			sizearg = argv[++i];
-		else if (!strcmp(argv[i], "--count"))
-			count = atol(argv[++i]);
-		else if (!strcmp(argv[i], "--batch"))
-			batch = atoi(argv[++i]);
-		else if (!strcmp(argv[i], "--vnet"))
-			vnet = 1;
-		else if (!strcmp(argv[i], "--pi"))
-			pi = 1;
-		else if (!strcmp(argv[i], "--self"))
-			expect_self = atol(argv[++i]);
-		else if (!strcmp(argv[i], "--dst"))
-			dstspec = argv[++i];
-		else if (!strcmp(argv[i], "--expect"))
-			expect_dst = atol(argv[++i]);
-		else if (!strcmp(argv[i], "--quiet"))
-			quiet = 1;
-		else
-			return 2;
-	}
+	const struct topt opts[] = {
+		{ "src", 's', &src },	      { "size", 's', &sizearg },
+		{ "count", 'l', &count },     { "batch", 'i', &batch },
+		{ "vnet", 'f', &vnet },	      { "pi", 'f', &pi },
+		{ "self", 'l', &expect_self }, { "dst", 's', &dstspec },
+		{ "expect", 'l', &expect_dst }, { "quiet", 'f', &quiet },
+		{ NULL, 0, NULL },
+	};
+
+	if (parse_topts(argc, argv, 2, opts))
+		return 2;
 	/* One size, or a list that the frames cycle through in one batch. */
 	size = parse_sizes(sizearg, 19, &maxsize);
 	if (!src || size < 0 || batch < 1 || batch > TAPX_BATCH_MAX)

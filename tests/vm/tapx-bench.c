@@ -22,15 +22,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tapx-test.h"
 #include "tapx.h"
-
-static double now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
 
 /* count frames, batch per TAPXSUBMIT (batch 0: one write() each); returns
  * the frames not taken. */

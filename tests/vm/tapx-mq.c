@@ -88,27 +88,6 @@ static int get_flags(int fd)
 	return (unsigned short)ifr.ifr_flags;
 }
 
-static int if_up(const char *name)
-{
-	struct ifreq ifr;
-	int s = socket(AF_INET, SOCK_DGRAM, 0), r;
-
-	memset(&ifr, 0, sizeof(ifr));
-	snprintf(ifr.ifr_name, IFNAMSIZ, "%s", name);
-	r = ioctl(s, SIOCGIFFLAGS, &ifr);
-	if (!r) {
-		ifr.ifr_flags |= IFF_UP;
-		r = ioctl(s, SIOCSIFFLAGS, &ifr);
-	}
-	close(s);
-	return r;
-}
-
-static int if_exists(const char *name)
-{
-	return if_nametoindex(name) != 0;
-}
-
 /* Number of /sys/class/net/NAME/queues/tx-* (real_num_tx_queues). */
 static int sys_txq(const char *name)
 {
@@ -193,20 +172,6 @@ static int stat_queues(const char *dev)
 	return q;
 }
 
-/* Test frame: broadcast, test ethertype, a 32-bit tag, a pattern. */
-static void make_frame(uint8_t *f, int size, uint32_t tag)
-{
-	int i;
-
-	memset(f, 0xff, 6);
-	memcpy(f + 6, "\x02\x00\x00\x00\x00\x01", 6);
-	f[12] = ETHERTYPE_TEST >> 8;
-	f[13] = ETHERTYPE_TEST & 0xff;
-	for (i = 18; i < size; i++)
-		f[i] = (uint8_t)(tag + i);
-	memcpy(f + 14, &tag, 4);
-}
-
 static int is_test(const uint8_t *f, int n)
 {
 	return n >= 18 && f[12] == ETHERTYPE_TEST >> 8 &&
@@ -264,7 +229,7 @@ static int tx_roundtrip(int fd, uint32_t tag)
 	uint8_t f[FSIZE];
 	int i;
 
-	make_frame(f, FSIZE, tag);
+	test_frame(f, FSIZE, tag);
 	for (i = 0; i < 20; i++) {
 		drain(fd, ~0u, NULL);
 		if (write(fd, f, FSIZE) != FSIZE)
@@ -293,25 +258,6 @@ static int ip_link(const char *what, const char *name)
 }
 
 /* ---- abi ---- */
-
-/* A child with UID/GID attaches a queue to NAME; 0 or the errno. */
-static int child_attach(const char *node, const char *name, uid_t uid,
-			gid_t gid)
-{
-	pid_t pid = fork();
-	int st;
-
-	if (!pid) {
-		int fd;
-
-		if (setgroups(0, NULL) || setgid(gid) || setuid(uid))
-			_exit(100);
-		fd = tap_open(node, name, MQ, 0);
-		_exit(fd < 0 ? -fd : 0);
-	}
-	waitpid(pid, &st, 0);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 255;
-}
 
 /* A child with UID reattaches a detached fd it inherited; 0 or errno. */
 static int child_reattach(int fd, uid_t uid)
@@ -414,9 +360,9 @@ static void abi_owner(const char *node)
 	if (fd < 0)
 		return;
 	check(!ioctl(fd, TUNSETOWNER, 1000), "mq abi: TUNSETOWNER 1000");
-	r = child_attach(node, "mqo", 1000, 1000);
+	r = child_attach(node, "mqo", MQ, 1000, 1000);
 	check(r == 0, "mq abi: owner 1000 attaches a queue (%d)", r);
-	r = child_attach(node, "mqo", 1001, 1001);
+	r = child_attach(node, "mqo", MQ, 1001, 1001);
 	check(r == EPERM, "mq abi: uid 1001 attach -> EPERM (%d)", r);
 	/* As in tun, an fd that was let in may reattach without a check. */
 	d = tap_open(node, "mqo", MQ, 0);
@@ -431,9 +377,9 @@ static void abi_owner(const char *node)
 	fd = tap_open(node, "mqg", MQ, 0);
 	check(fd >= 0 && !ioctl(fd, TUNSETGROUP, 2000),
 	      "mq abi: create mqg, TUNSETGROUP 2000");
-	r = child_attach(node, "mqg", 1001, 2000);
+	r = child_attach(node, "mqg", MQ, 1001, 2000);
 	check(r == 0, "mq abi: group 2000 attaches a queue (%d)", r);
-	r = child_attach(node, "mqg", 1001, 2001);
+	r = child_attach(node, "mqg", MQ, 1001, 2001);
 	check(r == EPERM, "mq abi: group 2001 attach -> EPERM (%d)", r);
 	close(fd);
 }
@@ -482,7 +428,7 @@ static int cmd_mk(int argc, char **argv)
 		fprintf(stderr, "mk %s: %s\n", argv[3], strerror(-fd));
 		return 1;
 	}
-	if (ioctl(fd, TUNSETPERSIST, 1) < 0 || if_up(argv[3]) < 0) {
+	if (ioctl(fd, TUNSETPERSIST, 1) < 0 || if_up(argv[3], 1) < 0) {
 		perror("mk");
 		return 1;
 	}
@@ -509,7 +455,7 @@ static int cmd_verdict(int argc, char **argv)
 	}
 	for (q = 0; q < nq; q++) {
 		for (i = 0, w = 0; i < n; i++) {
-			make_frame(f, FSIZE, q << 16 | i);
+			test_frame(f, FSIZE, q << 16 | i);
 			w += write(fd[q], f, FSIZE) == FSIZE;
 		}
 		check(w == n, "mq %s: %d of %d frames written on queue %d", act,
@@ -582,7 +528,7 @@ static int cmd_redirect(int argc, char **argv)
 			if (s < 0)
 				_exit(2);
 			for (i = 0; i < n; i++) {
-				make_frame(f, FSIZE, 0x5000 + c);
+				test_frame(f, FSIZE, 0x5000 + c);
 				w += write(s, f, FSIZE) == FSIZE;
 			}
 			_exit(w == n && sched_getcpu() == c ? 0 : 1);
@@ -705,12 +651,6 @@ static int cmd_stack(int argc, char **argv)
 
 /* ---- background traffic ---- */
 
-static volatile sig_atomic_t stop;
-static void on_alarm(int sig)
-{
-	stop = 1;
-}
-
 /* Writes on an own queue; the device going away (EBADFD) ends it. */
 static int cmd_flood(int argc, char **argv)
 {
@@ -720,7 +660,7 @@ static int cmd_flood(int argc, char **argv)
 
 	if (fd < 0)
 		return 1;
-	make_frame(f, FSIZE, 0xf100d);
+	test_frame(f, FSIZE, 0xf100d);
 	signal(SIGALRM, on_alarm);
 	alarm(atoi(argv[4]));
 	while (!stop) {
@@ -777,7 +717,7 @@ static void one_round(const char *node, const char *name, int r)
 	      "mq order: XDP_TX comes back on each queue");
 	check(set_queue(b, IFF_DETACH_QUEUE) == 0, "mq order: detach");
 	/* As in tun: a detached queue's writes still enter the device. */
-	make_frame(f, FSIZE, 0xd000 + r);
+	test_frame(f, FSIZE, 0xd000 + r);
 	check(write(b, f, FSIZE) == FSIZE,
 	      "mq order: write on a detached queue is accepted");
 	check(set_queue(b, IFF_ATTACH_QUEUE) == 0, "mq order: reattach");
@@ -826,7 +766,7 @@ static int cmd_orderings(int argc, char **argv)
 		return 1;
 	check(ip_link("del", name) == 0 && !if_exists(name),
 	      "mq order: ip link del %s under traffic", name);
-	make_frame(f, FSIZE, 0);
+	test_frame(f, FSIZE, 0);
 	check(write(d, f, FSIZE) < 0 && errno == EBADFD &&
 		      write(e, f, FSIZE) < 0 && errno == EBADFD,
 	      "mq order: writes after deletion -> EBADFD");
@@ -900,7 +840,7 @@ static long run_writers(const char *node, const char *name, int n, int secs)
 			fd = tap_open(node, name, MQ, 0);
 			if (fd < 0)
 				_exit(1);
-			make_frame(f, 64, c);
+			test_frame(f, 64, c);
 			signal(SIGALRM, on_alarm);
 			alarm(secs);
 			while (!stop && write(fd, f, 64) == 64)

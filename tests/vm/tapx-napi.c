@@ -62,14 +62,6 @@ static uint8_t dev_mac[6];
 static uint32_t local_ip, peer_ip; /* network order */
 
 
-static double now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
 
 /* The device's MAC and IPv4 address; the peer is the next address. */
 static int dev_info(const char *name)

@@ -60,6 +60,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tapx-test.h"
+
 #define MAXW 8
 #define NSLOT 3
 #define NSTABLE 3
@@ -184,7 +186,6 @@ static unsigned int features;
 static int prog_fd[4]; /* pass, drop, tx, redirect */
 static const char *const prog_name[4] = { "xdp_pass", "xdp_drop", "xdp_tx",
 					  "xdp_redirect" };
-static int failures;
 static volatile sig_atomic_t stop_flag;
 
 /* xorshift64*: small, seedable, good enough to pick operations. */
@@ -200,22 +201,6 @@ static uint64_t rnd(void)
 static unsigned int rn(unsigned int n)
 {
 	return n ? (unsigned int)(rnd() % n) : 0;
-}
-
-static void check(int ok, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void check(int ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s stress: ", ok ? "PASS" : "FAIL");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	if (!ok)
-		failures++;
 }
 
 /*
@@ -433,7 +418,7 @@ static uint64_t est(const struct estats *e, const char *dev, const char *k)
 
 /* ---- devices ---- */
 
-static int tap_open(int nonblock)
+static int node_open(int nonblock)
 {
 	return open(node, O_RDWR | O_CLOEXEC | (nonblock ? O_NONBLOCK : 0));
 }
@@ -907,7 +892,7 @@ static void op_setiff(void)
 	int v = rn(10), err;
 
 	if (sl->fd < 0)
-		sl->fd = tap_open(rn(2));
+		sl->fd = node_open(rn(2));
 	if (sl->fd < 0) {
 		outcome(OP_SETIFF, errno, NULL, "open");
 		return;
@@ -1152,7 +1137,7 @@ static void op_write_churn(void)
 	outcome(OP_WRITE_C, err, EXP(EINVAL, EFAULT, EBADFD), "churn write");
 }
 
-static void on_alarm(int sig)
+static void alarm_wake(int sig)
 {
 	(void)sig;
 }
@@ -1219,7 +1204,7 @@ static void op_queue(void)
 
 	if (mq_fd[0] < 0) {
 		for (i = 0; i < 2; i++)
-			mq_fd[i] = tap_open(1);
+			mq_fd[i] = node_open(1);
 		err = set_iff(mq_fd[0], mq_name, mq);
 		if (!err)
 			err = set_iff(mq_fd[1], mq_name, mq);
@@ -1384,7 +1369,7 @@ static double now(void)
 
 static void worker(int w, uint64_t seed, double end, double hard_end)
 {
-	struct sigaction sa = { .sa_handler = on_alarm };
+	struct sigaction sa = { .sa_handler = alarm_wake };
 	int s;
 
 	worker_id = w;
@@ -1400,7 +1385,7 @@ static void worker(int w, uint64_t seed, double end, double hard_end)
 		churn_name(slots[s].name, w, s);
 	}
 	snprintf(mq_name, sizeof(mq_name), "xq%d", w);
-	scratch_fd = tap_open(1);
+	scratch_fd = node_open(1);
 	wbuf = malloc(MAXT + 64);
 	rbuf = malloc(MAXT + 64);
 	for (;;) {
@@ -1526,13 +1511,13 @@ static int setup(void)
 			return -1;
 		}
 	}
-	scratch_fd = tap_open(1);
+	scratch_fd = node_open(1);
 	if (scratch_fd < 0 || ioctl(scratch_fd, TUNGETFEATURES, &features)) {
 		perror("stress: TUNGETFEATURES");
 		return -1;
 	}
 	for (i = 0; i < NSTABLE; i++) {
-		st[i].fd = tap_open(1);
+		st[i].fd = node_open(1);
 		err = st[i].fd < 0 ? errno : set_iff(st[i].fd, st[i].name,
 						     st[i].flags);
 		if (!err)
@@ -1777,7 +1762,7 @@ static int probe_vnet(void)
 	int fd, ps;
 	ssize_t r;
 
-	fd = tap_open(0);
+	fd = node_open(0);
 	if (fd < 0 || set_iff(fd, "xp0", IFF_TAP | IFF_NO_PI | IFF_VNET_HDR) ||
 	    link_up("xp0", 1)) {
 		check(0, "probe: create xp0");
@@ -1835,6 +1820,7 @@ int main(int argc, char **argv)
 	struct wstats tot;
 	pid_t pid[MAXW];
 
+	check_prefix = "stress: ";
 	cmdline_defaults(&secs, &seed, &have_seed);
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--time") && i + 1 < argc)

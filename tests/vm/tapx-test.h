@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * tapx-test.h - what the VM's static test tools share: the PASS/FAIL line
- * that suite-all.sh counts, opening a tap, packet sockets for test
- * frames, and trace marks for the no-skb proofs. Header-only: every tool is
- * one .c file built alone by tests/vm/run.sh.
+ * that suite-all.sh counts, opening a tap (and from another user), packet
+ * sockets for test frames, the test frame itself, interface flags, option
+ * tables, and trace marks for the no-skb proofs. Defined once in
+ * tapx-test.c, which tests/vm/Makefile links into every tool.
  */
 #ifndef TAPX_TEST_H
 #define TAPX_TEST_H
@@ -16,8 +17,10 @@
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdint.h>
 #include <sys/socket.h>
+#include <sys/types.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,108 +28,60 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-static int failures;
-static int quiet; /* print failures only */
+/* Checks failed so far; with quiet set, only failures are printed. */
+extern int failures;
+extern int quiet;
+/* Printed after PASS/FAIL on every line ("stress: "), "" by default. */
+extern const char *check_prefix;
 
 /* One check: a "PASS ..." or "FAIL ..." line; failures are counted. */
-static void check(int ok, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void check(int ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (ok && quiet)
-		return;
-	printf("%s ", ok ? "PASS" : "FAIL");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	if (!ok)
-		failures++;
-}
+void check(int ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* A fresh fd of NODE attached to tap NAME (NULL: a new name); fd or -errno. */
-static int tap_open(const char *node, const char *name, int flags, int oflags)
-{
-	struct ifreq ifr;
-	int fd = open(node, O_RDWR | oflags);
-
-	if (fd < 0)
-		return -errno;
-	memset(&ifr, 0, sizeof(ifr));
-	ifr.ifr_flags = flags;
-	if (name)
-		snprintf(ifr.ifr_name, IFNAMSIZ, "%s", name);
-	if (ioctl(fd, TUNSETIFF, &ifr) < 0) {
-		int e = errno;
-
-		close(fd);
-		return -e;
-	}
-	return fd;
-}
+int tap_open(const char *node, const char *name, int flags, int oflags);
+/* tap_open() in a child that runs as uid/gid: 0, its errno, 100 if the
+ * child could not change user, 255 if it died. */
+int child_attach(const char *node, const char *name, int flags, uid_t uid, gid_t gid);
+/* "NODE:NAME" into its two parts (in place); 0 or -1. */
+int split_spec(char *spec, char **node, char **name);
 
 /* Frames of the tests carry this ethertype (IEEE local experimental). */
 #define ETHERTYPE_TEST 0x88b5
 
+/* Test frame seq: broadcast from 02:00:00:00:00:01, the test ethertype,
+ * seq in bytes 14-17 (frames of 18 bytes or more), then a pattern. */
+void test_frame(uint8_t *f, int size, uint32_t seq);
 /* A packet socket on NAME that sees every frame; -1 on error. */
-static inline int packet_open(const char *name)
-{
-	struct sockaddr_ll sll = { .sll_family = AF_PACKET };
-	int s, sz = 16 << 20;
-
-	s = socket(AF_PACKET, SOCK_RAW, htons(ETH_P_ALL));
-	if (s < 0)
-		return -1;
-	sll.sll_protocol = htons(ETH_P_ALL);
-	sll.sll_ifindex = if_nametoindex(name);
-	if (bind(s, (void *)&sll, sizeof(sll)) < 0) {
-		close(s);
-		return -1;
-	}
-	setsockopt(s, SOL_SOCKET, SO_RCVBUFFORCE, &sz, sizeof(sz));
-	return s;
-}
-
+int packet_open(const char *name);
 /* Receives test frames (not our own transmissions) from a packet socket. */
-static inline int packet_recv(int s, uint8_t *buf, int len, int timeout_ms)
-{
-	struct sockaddr_ll from;
-	socklen_t fl = sizeof(from);
-	struct pollfd p = { .fd = s, .events = POLLIN };
-	int n;
+int packet_recv(int s, uint8_t *buf, int len, int timeout_ms);
 
-	for (;;) {
-		if (poll(&p, 1, timeout_ms) <= 0)
-			return -1;
-		n = recvfrom(s, buf, len, MSG_DONTWAIT, (void *)&from, &fl);
-		if (n < 0)
-			return -1;
-		if (from.sll_pkttype == PACKET_OUTGOING)
-			continue;
-		if (n >= 14 && buf[12] == ETHERTYPE_TEST >> 8 &&
-		    buf[13] == (ETHERTYPE_TEST & 0xff))
-			return n;
-	}
-}
+/* Set or clear IFF_UP on NAME; 0 or -1. */
+int if_up(const char *name, int up);
+int if_exists(const char *name);
+
+/* CLOCK_MONOTONIC in ns. */
+double now_ns(void);
+/* A pointer the kernel must refuse (EFAULT), not one the compiler knows. */
+void *bad_ptr(void);
+/* Set by on_alarm(), the SIGALRM handler of the timed loops. */
+extern volatile sig_atomic_t stop;
+void on_alarm(int sig);
+
+/*
+ * The options of a command, "--name VALUE" or "--name": a table ending
+ * with a NULL name. kind: 's' (const char *), 'l' (long), 'i' (int), 'f'
+ * (int set to 1, no value). Parses argv[first..argc-1]; 0, or -1 after
+ * saying which option is unknown or lacks its value.
+ */
+struct topt {
+	const char *name;
+	char kind;
+	void *dst;
+};
+int parse_topts(int argc, char **argv, int first, const struct topt *t);
 
 /* With $ENV set, writes M into the trace buffer (begin/end of a loop). */
-static inline void trace_mark(const char *env, const char *m)
-{
-	int fd;
-
-	if (!getenv(env))
-		return;
-	fd = open("/sys/kernel/tracing/trace_marker", O_WRONLY);
-	if (fd < 0)
-		fd = open("/sys/kernel/debug/tracing/trace_marker", O_WRONLY);
-	if (fd >= 0) {
-		if (write(fd, m, strlen(m)) < 0)
-			perror("trace_marker");
-		close(fd);
-	}
-}
+void trace_mark(const char *env, const char *m);
 
 #endif /* TAPX_TEST_H */

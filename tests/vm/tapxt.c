@@ -49,25 +49,6 @@
 
 
 
-static int if_up(const char *name, int up)
-{
-	struct ifreq ifr;
-	int s = socket(AF_INET, SOCK_DGRAM, 0), r;
-
-	memset(&ifr, 0, sizeof(ifr));
-	snprintf(ifr.ifr_name, IFNAMSIZ, "%s", name);
-	r = ioctl(s, SIOCGIFFLAGS, &ifr);
-	if (!r) {
-		if (up)
-			ifr.ifr_flags |= IFF_UP;
-		else
-			ifr.ifr_flags &= ~IFF_UP;
-		r = ioctl(s, SIOCSIFFLAGS, &ifr);
-	}
-	close(s);
-	return r;
-}
-
 static int if_mtu(const char *name, int mtu)
 {
 	struct ifreq ifr;
@@ -79,11 +60,6 @@ static int if_mtu(const char *name, int mtu)
 	r = ioctl(s, SIOCSIFMTU, &ifr);
 	close(s);
 	return r;
-}
-
-static int if_exists(const char *name)
-{
-	return if_nametoindex(name) != 0;
 }
 
 static int read_sys(const char *name, const char *attr, char *buf, int len)
@@ -103,28 +79,13 @@ static int read_sys(const char *name, const char *attr, char *buf, int len)
 	return n;
 }
 
-/* Frame seq: broadcast, test ethertype, seq, then a pattern. */
-static void make_frame(uint8_t *f, int size, uint32_t seq)
-{
-	int i;
-
-	memset(f, 0xff, 6);
-	memcpy(f + 6, "\x02\x00\x00\x00\x00\x01", 6);
-	f[12] = ETHERTYPE_TEST >> 8;
-	f[13] = ETHERTYPE_TEST & 0xff;
-	for (i = 14; i < size; i++)
-		f[i] = (uint8_t)(seq + i);
-	if (size >= 18)
-		memcpy(f + 14, &seq, 4);
-}
-
 static int frame_ok(const uint8_t *f, int len, int size, uint32_t seq)
 {
 	static uint8_t want[MAXF];
 
 	if (len != size)
 		return 0;
-	make_frame(want, size, seq);
+	test_frame(want, size, seq);
 	return !memcmp(f, want, size);
 }
 
@@ -155,24 +116,6 @@ static int do_write(int fd, const char *mode, const uint8_t *hdr, int hlen,
 
 /* ---- abi ---- */
 
-static int child_attach(const char *node, const char *name, uid_t uid,
-			gid_t gid)
-{
-	pid_t pid = fork();
-	int st;
-
-	if (!pid) {
-		int fd;
-
-		if (setgroups(0, NULL) || setgid(gid) || setuid(uid))
-			_exit(100);
-		fd = tap_open(node, name, IFF_TAP | IFF_NO_PI, 0);
-		_exit(fd < 0 ? -fd : 0);
-	}
-	waitpid(pid, &st, 0);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 255;
-}
-
 static void abi_noattach(const char *node)
 {
 	unsigned int feat = 0;
@@ -190,7 +133,7 @@ static void abi_noattach(const char *node)
 	      "abi: TUNGETFEATURES = %#x", feat);
 	check(ioctl(fd, TUNGETFEATURES, NULL) < 0 && errno == EFAULT,
 	      "abi: TUNGETFEATURES bad pointer -> EFAULT");
-	make_frame(f, 60, 0);
+	test_frame(f, 60, 0);
 	check(write(fd, f, 60) < 0 && errno == EBADFD,
 	      "abi: write before TUNSETIFF -> EBADFD");
 	check(read(fd, f, 60) < 0 && errno == EBADFD,
@@ -313,20 +256,20 @@ static void abi_ioctls(const char *node)
 	check(ioctl(fd, TUNSETOWNER, -1L) < 0 && errno == EINVAL,
 	      "abi: TUNSETOWNER -1 -> EINVAL");
 	close(fd);
-	v = child_attach(node, "abi0", 1000, 1000);
+	v = child_attach(node, "abi0", IFF_TAP | IFF_NO_PI, 1000, 1000);
 	check(v == 0, "abi: owner uid 1000 attaches (%d)", v);
-	v = child_attach(node, "abi0", 1001, 1001);
+	v = child_attach(node, "abi0", IFF_TAP | IFF_NO_PI, 1001, 1001);
 	check(v == EPERM, "abi: uid 1001 -> EPERM (%d)", v);
-	v = child_attach(node, "abinew", 1000, 1000);
+	v = child_attach(node, "abinew", IFF_TAP | IFF_NO_PI, 1000, 1000);
 	check(v == EPERM && !if_exists("abinew"),
 	      "abi: unprivileged create -> EPERM (%d)", v);
 
 	fd = tap_open(node, "abi0", IFF_TAP | IFF_NO_PI, 0);
 	check(ioctl(fd, TUNSETGROUP, 2000) == 0, "abi: TUNSETGROUP 2000");
 	close(fd);
-	v = child_attach(node, "abi0", 1000, 2000);
+	v = child_attach(node, "abi0", IFF_TAP | IFF_NO_PI, 1000, 2000);
 	check(v == 0, "abi: owner 1000 in group 2000 attaches (%d)", v);
-	v = child_attach(node, "abi0", 1000, 3000);
+	v = child_attach(node, "abi0", IFF_TAP | IFF_NO_PI, 1000, 3000);
 	check(v == EPERM, "abi: owner 1000 outside group 2000 -> EPERM (%d)",
 	      v);
 
@@ -338,13 +281,6 @@ static void abi_ioctls(const char *node)
 }
 
 
-
-static void *bad_ptr(void)
-{
-	static volatile uintptr_t p = 8;
-
-	return (void *)p;
-}
 
 static void abi_data(const char *node)
 {
@@ -363,7 +299,7 @@ static void abi_data(const char *node)
 	check(ps >= 0, "data: packet socket on abi2");
 
 	/* Bad input. */
-	make_frame(f, 1500, 1);
+	test_frame(f, 1500, 1);
 	check(write(fd, f, 13) < 0 && errno == EINVAL,
 	      "bad: runt 13 B -> EINVAL");
 	check(write(fd, f, 0) < 0 && errno == EINVAL, "bad: empty -> EINVAL");
@@ -383,7 +319,7 @@ static void abi_data(const char *node)
 	check(frame_ok(r, n, 1500, 1), "data: stack got the frame (%d B)", n);
 
 	/* Stack -> user: inject through a packet socket, read it back. */
-	make_frame(f, 200, 2);
+	test_frame(f, 200, 2);
 	sll.sll_ifindex = if_nametoindex("abi2");
 	sll.sll_halen = 6;
 	check(sendto(ps, f, 200, 0, (void *)&sll, sizeof(sll)) == 200,
@@ -404,13 +340,13 @@ static void abi_data(const char *node)
 	close(ps);
 	ps = packet_open("abi2");
 	memset(&vh, 0, sizeof(vh));
-	make_frame(f + VNET_SZ, 1000, 3);
+	test_frame(f + VNET_SZ, 1000, 3);
 	memcpy(f, &vh, VNET_SZ);
 	check(write(fd, f, VNET_SZ + 1000) == VNET_SZ + 1000,
 	      "vnet: write hdr + 1000 B");
 	n = packet_recv(ps, r, sizeof(r), 1000);
 	check(frame_ok(r, n, 1000, 3), "vnet: stack got the frame (%d B)", n);
-	make_frame(f, 300, 4);
+	test_frame(f, 300, 4);
 	sll.sll_ifindex = if_nametoindex("abi2");
 	sendto(ps, f, 300, 0, (void *)&sll, sizeof(sll));
 	p = (struct pollfd){ .fd = fd, .events = POLLIN };
@@ -422,7 +358,7 @@ static void abi_data(const char *node)
 	      "vnet: read hdr + injected frame (%d B)", n);
 
 	/* Bad vnet headers. */
-	make_frame(f + VNET_SZ, 200, 5);
+	test_frame(f + VNET_SZ, 200, 5);
 	vh = (struct virtio_net_hdr){ .gso_type = 7, .gso_size = 100 };
 	memcpy(f, &vh, VNET_SZ);
 	check(write(fd, f, VNET_SZ + 200) < 0 && errno == EINVAL,
@@ -456,12 +392,12 @@ static void abi_data(const char *node)
 	close(ps);
 	ps = packet_open("abi2");
 	memset(f, 0, 4);
-	make_frame(f + 4, 500, 6);
+	test_frame(f + 4, 500, 6);
 	check(write(fd, f, 504) == 504, "pi: write pi + 500 B");
 	n = packet_recv(ps, r, sizeof(r), 1000);
 	check(frame_ok(r, n, 500, 6), "pi: stack got the frame (%d B)", n);
 	check(write(fd, f, 3) < 0 && errno == EINVAL, "bad: pi runt -> EINVAL");
-	make_frame(f, 300, 7);
+	test_frame(f, 300, 7);
 	sll.sll_ifindex = if_nametoindex("abi2");
 	sendto(ps, f, 300, 0, (void *)&sll, sizeof(sll));
 	p = (struct pollfd){ .fd = fd, .events = POLLIN };
@@ -517,18 +453,6 @@ struct dst {
 	long got, bad;
 };
 
-static int split_spec(char *spec, char **node, char **name)
-{
-	char *c = strrchr(spec, ':');
-
-	if (!c)
-		return -1;
-	*c = 0;
-	*node = spec;
-	*name = c + 1;
-	return 0;
-}
-
 static void dst_drain(struct dst *d, int size, long *next, int wait_ms)
 {
 	static uint8_t r[MAXF + 64];
@@ -569,32 +493,17 @@ static int cmd_run(int argc, char **argv)
 	struct virtio_net_hdr vh = {};
 	char buf[256], *node, *name;
 
-	for (i = 2; i < argc; i++) {
-		if (!strcmp(argv[i], "--src"))
-			src = argv[++i];
-		else if (!strcmp(argv[i], "--mode"))
-			mode = argv[++i];
-		else if (!strcmp(argv[i], "--size"))
-			size = atoi(argv[++i]);
-		else if (!strcmp(argv[i], "--count"))
-			count = atol(argv[++i]);
-		else if (!strcmp(argv[i], "--vnet"))
-			vnet = 1;
-		else if (!strcmp(argv[i], "--gso"))
-			gso = 1;
-		else if (!strcmp(argv[i], "--self"))
-			expect_self = atol(argv[++i]);
-		else if (!strcmp(argv[i], "--dst"))
-			dstspec = argv[++i];
-		else if (!strcmp(argv[i], "--expect"))
-			expect_dst = atol(argv[++i]);
-		else if (!strcmp(argv[i], "--quiet"))
-			quiet = 1;
-		else {
-			fprintf(stderr, "run: unknown option %s\n", argv[i]);
-			return 2;
-		}
-	}
+	const struct topt opts[] = {
+		{ "src", 's', &src },	      { "mode", 's', &mode },
+		{ "size", 'i', &size },	      { "count", 'l', &count },
+		{ "vnet", 'f', &vnet },	      { "gso", 'f', &gso },
+		{ "self", 'l', &expect_self }, { "dst", 's', &dstspec },
+		{ "expect", 'l', &expect_dst }, { "quiet", 'f', &quiet },
+		{ NULL, 0, NULL },
+	};
+
+	if (parse_topts(argc, argv, 2, opts))
+		return 2;
 	if (!src || size < 14 || size > MAXF)
 		return 2;
 	snprintf(buf, sizeof(buf), "%s", src);
@@ -642,7 +551,7 @@ static int cmd_run(int argc, char **argv)
 	for (i = 0; i < count; i++) {
 		int n;
 
-		make_frame(f, size, i);
+		test_frame(f, size, i);
 		n = do_write(fd, mode, (uint8_t *)&vh, hlen, f, size);
 		if (n != size + hlen) {
 			if (!err++)
@@ -679,12 +588,6 @@ static int cmd_run(int argc, char **argv)
 	return failures ? 1 : 0;
 }
 
-static volatile sig_atomic_t stop;
-static void on_alarm(int sig)
-{
-	stop = 1;
-}
-
 static int cmd_flood(int argc, char **argv)
 {
 	static uint8_t f[MAXF];
@@ -697,7 +600,7 @@ static int cmd_flood(int argc, char **argv)
 	fd = tap_open(node, name, IFF_TAP | IFF_NO_PI, 0);
 	if (fd < 0)
 		return 1;
-	make_frame(f, size, 0);
+	test_frame(f, size, 0);
 	signal(SIGALRM, on_alarm);
 	alarm(atoi(argv[3]));
 	while (!stop) {
@@ -726,7 +629,7 @@ static int cmd_teardown(int argc, char **argv)
 		return 1;
 	/* XDP_TX queues these on our own ring; they stay unread. */
 	for (i = 0, n = 0; i < 200; i++) {
-		make_frame(f, 1500, i);
+		test_frame(f, 1500, i);
 		n += write(fd, f, 1500) == 1500;
 	}
 	check(n == 200, "teardown: 200 frames queued by XDP_TX (%d)", n);
@@ -773,7 +676,7 @@ static int cmd_hold(int argc, char **argv)
 	if (fd < 0)
 		return 1;
 	for (i = 0; i < 50; i++) {
-		make_frame(f, 1000, i);
+		test_frame(f, 1000, i);
 		if (write(fd, f, 1000) != 1000)
 			return 1;
 	}

@@ -23,9 +23,13 @@
 #include <unistd.h>
 #include <sys/utsname.h>
 
-#include "bench.h"
+#include "env.h"
+#include "matrix.h"
+#include "policy_cells.h"
+#include "report.h"
+#include "writers.h"
 #include "bpf/tap_accel.h"
-#include "cli/verbs.h"
+#include "lib/error.h"
 
 /* At least this many frames per repetition, whatever the frame size. */
 #define MIN_FRAMES 1000
@@ -417,7 +421,7 @@ static bool program_planned(struct runner *rn, int d, int p)
 static struct bench_env *open_program(struct runner *rn, int d, int p)
 {
 	char why[128];
-	struct bench_env *env = env_new(d, p, why, sizeof(why));
+	struct bench_env *env = env_new(d, rn->run->opts.dev[d], p, why, sizeof(why));
 
 	if (!env) {
 		mark_cells(rn, d, p, CELL_FAILED, why, true);
@@ -438,9 +442,9 @@ static bool driver_present(struct runner *rn, int d)
 
 	if (!rn->run->opts.want_driver[d])
 		return false;
-	if (access(bench_driver_dev[d], F_OK) == 0)
+	if (access(rn->run->opts.dev[d], F_OK) == 0)
 		return true;
-	snprintf(why, sizeof(why), "%s: %s%s", bench_driver_dev[d],
+	snprintf(why, sizeof(why), "%s: %s%s", rn->run->opts.dev[d],
 		 strerror(errno), d == DRV_TAPX ? " (tapx.ko not loaded)" : "");
 	fprintf(stderr, "\n*** %s: ABSENT: %s ***\n\n", bench_driver_name[d],
 		why);
@@ -693,7 +697,7 @@ static void catch_signals(void)
 	signal(SIGPIPE, SIG_IGN);
 }
 
-int cmd_bench(int argc, char **argv)
+int bench_run(const struct bench_opts *o)
 {
 	struct bench_run *run = calloc(1, sizeof(*run));
 	struct runner rn = {.null_fd = -1};
@@ -703,11 +707,7 @@ int cmd_bench(int argc, char **argv)
 
 	if (!run)
 		return EXIT_SYSTEM;
-	rc = parse_options(argc, argv, &run->opts);
-	if (rc) {
-		free(run);
-		return rc < 0 ? EXIT_OK : rc;
-	}
+	run->opts = *o;
 	describe_run(run);
 	if (env_enter_netns(why, sizeof(why))) {
 		fprintf(stderr, "tap-accel bench: %s\n", why);
@@ -736,7 +736,7 @@ int cmd_bench(int argc, char **argv)
 	fflush(stdout);
 	rc = report_files(run) ? EXIT_SYSTEM : EXIT_OK;
 	if (run->opts.json)
-		report_json(run, stdout, cli.pretty);
+		report_json(run, stdout, run->opts.pretty);
 	if (interrupted)
 		rc = EXIT_SYSTEM;
 	free(run);

@@ -13,7 +13,7 @@
 #include <linux/if_link.h>
 #include <bpf/libbpf.h>
 
-#include "bench.h"
+#include "policy_cells.h"
 #include "bpf/tap_accel.skel.h"
 #include "lib/counters.h"
 #include "lib/maps.h"

@@ -16,7 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bench.h"
+#include "report.h"
+#include "writers.h"
 #include "lib/json.h"
 
 static const char *const status_name[] = {

@@ -21,7 +21,7 @@
 #include <unistd.h>
 #include <liburing.h>
 
-#include "bench.h"
+#include "writers.h"
 #include "kmod/uapi/tapx.h"
 
 #define ETH_HDR_LEN 14

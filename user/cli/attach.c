@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * attach.c - attach and detach: one instance of the policy program per
- * interface, its maps and itself pinned under TA_PIN_ROOT/IFACE/. The pins
- * are the only state; every other verb finds the instance through them.
+ * tap, its maps and itself pinned in the tap's folder (lib/pins.h). The
+ * pins are the only state; every other verb finds the instance through
+ * them.
  */
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -18,13 +19,15 @@
 #include "lib/maps.h"
 #include "lib/policy_parse.h"
 #include "lib/util.h"
+#include "lib/xdp.h"
 #include "verbs.h"
 
 static const char attach_usage[] =
 	"Usage: tap-accel attach IFACE [--policy FILE] [--mode native|generic] [--force]\n"
 	"\n"
 	"Load the tap-accel policy program for IFACE (a tap), pin its maps under\n"
-	"" TA_PIN_ROOT "/IFACE/ and attach it as IFACE's XDP program.\n"
+	"" TA_PIN_ROOT "/net:INODE/IFACE/ (INODE: this network namespace's)\n"
+	"and attach it as IFACE's XDP program.\n"
 	"Attaching again to an interface tap-accel already serves replaces the\n"
 	"program atomically and keeps its maps (policy, fdb, counters).\n"
 	"\n"
@@ -38,151 +41,6 @@ static const char detach_usage[] =
 	"\n"
 	"Detach tap-accel's program from IFACE and remove its pins.\n";
 
-int query_xdp(unsigned int ifindex, struct xdp_state *st)
-{
-	LIBBPF_OPTS(bpf_xdp_query_opts, q);
-	int err;
-
-	memset(st, 0, sizeof(*st));
-	err = bpf_xdp_query(ifindex, 0, &q);
-	if (err)
-		return err;
-	st->prog_id = q.prog_id;
-	if (q.attach_mode == XDP_ATTACHED_DRV) {
-		st->mode = "native";
-		st->mode_flag = XDP_FLAGS_DRV_MODE;
-	} else if (q.attach_mode == XDP_ATTACHED_SKB) {
-		st->mode = "generic";
-		st->mode_flag = XDP_FLAGS_SKB_MODE;
-	} else if (q.attach_mode == XDP_ATTACHED_HW) {
-		st->mode = "offload";
-		st->mode_flag = XDP_FLAGS_HW_MODE;
-	} else if (q.attach_mode == XDP_ATTACHED_MULTI) {
-		/* Two programs in two modes: report the one frames meet first. */
-		st->prog_id = q.drv_prog_id ? q.drv_prog_id : q.skb_prog_id;
-		st->mode = q.drv_prog_id ? "native" : "generic";
-		st->mode_flag = q.drv_prog_id ? XDP_FLAGS_DRV_MODE : XDP_FLAGS_SKB_MODE;
-	} else {
-		st->mode = "none";
-	}
-	return 0;
-}
-
-uint32_t prog_id_of(int prog_fd, char *name, size_t size)
-{
-	struct bpf_prog_info info = { 0 };
-	__u32 len = sizeof(info);
-
-	if (bpf_obj_get_info_by_fd(prog_fd, &info, &len))
-		return 0;
-	if (name)
-		snprintf(name, size, "%s", info.name);
-	return info.id;
-}
-
-/* The program pinned for `dir`, if any: its fd (caller closes) and id. */
-static int pinned_prog(const char *dir, int *fd, uint32_t *id)
-{
-	char path[512];
-
-	snprintf(path, sizeof(path), "%s/%s", dir, TA_PROG_PIN);
-	*id = 0;
-	*fd = bpf_obj_get(path);
-	if (*fd < 0)
-		return -errno;
-	*id = prog_id_of(*fd, NULL, 0);
-	return 0;
-}
-
-int open_pin_root(DIR **d)
-{
-	if (!ta_bpffs_mounted(TA_BPFFS))
-		return system_error("no bpffs is mounted at %s, so no tap-accel state can be found; "
-				    "mount it with 'mount -t bpf bpf %s'", TA_BPFFS, TA_BPFFS);
-	*d = opendir(TA_PIN_ROOT);
-	if (!*d && errno != ENOENT) /* unreadable is not empty */
-		return errno_error(errno, "cannot read %s", TA_PIN_ROOT);
-	return 0;
-}
-
-int pins_owner(const char *dir, const char *ifname, struct ta_owner *o)
-{
-	unsigned long long here;
-	int err;
-
-	memset(o, 0, sizeof(*o));
-	err = ta_pins_owner(dir, o);
-	if (err && err != -ENOENT)
-		return err;
-	if (o->netns_cookie) {
-		err = ta_netns_cookie(&here);
-		if (err)
-			return err;
-		if (o->netns_cookie != here)
-			return PINS_FOREIGN;
-		return if_nametoindex(ifname) == o->ifindex ? PINS_OURS : PINS_STALE;
-	}
-	/* Not recorded (bpftool, or an older layout): judge by the name. */
-	return if_nametoindex(ifname) ? PINS_OURS : PINS_STALE;
-}
-
-int refuse_pins(const char *ifname, int owner, const struct ta_owner *o)
-{
-	if (owner == PINS_FOREIGN)
-		return user_error("the pins of %s belong to a tap of that name in another network "
-				  "namespace; tap-accel names pins by interface name, so run this in "
-				  "that namespace, or give this tap another name", ifname);
-	if (owner == PINS_STALE)
-		return user_error("the pins of %s are of an earlier %s (ifindex %u), gone with its "
-				  "program; attach again ('tap-accel attach %s')",
-				  ifname, ifname, o->ifindex, ifname);
-	return errno_error(owner, "cannot read the owner of the pins of %s", ifname);
-}
-
-int open_pinned(const char *ifname, struct pinned *p)
-{
-	struct ta_owner owner;
-	char msg[256];
-	int err;
-
-	memset(p, 0, sizeof(*p));
-	p->prog_fd = -1;
-	if (ta_ifname_valid(ifname))
-		return user_error("'%s' is not a valid interface name", ifname);
-	if (!ta_bpffs_mounted(TA_BPFFS))
-		return system_error("no bpffs is mounted at %s, so no tap-accel state can be found; "
-				    "mount it with 'mount -t bpf bpf %s'", TA_BPFFS, TA_BPFFS);
-	ta_pin_dir(ifname, p->dir, sizeof(p->dir));
-	if (access(p->dir, F_OK))
-		return errno == ENOENT
-			? user_error("%s has no tap-accel program; attach one with 'tap-accel attach %s'",
-				     ifname, ifname)
-			: errno_error(errno, "cannot open %s", p->dir);
-	err = pins_owner(p->dir, ifname, &owner);
-	if (err != PINS_OURS)
-		return refuse_pins(ifname, err, &owner);
-	err = ta_maps_open_pinned(p->dir, &p->maps, msg, sizeof(msg));
-	if (err == -EPROTO)
-		return user_error("%s; these pins are from another tap-accel version (this one has "
-				  "layout %d): re-attach with 'tap-accel detach %s && tap-accel attach %s'",
-				  msg, TA_LAYOUT_VERSION, ifname, ifname);
-	if (err == -ENOENT)
-		return user_error("%s; the pins of %s are incomplete: re-attach with "
-				  "'tap-accel detach %s && tap-accel attach %s'", msg, ifname, ifname, ifname);
-	if (err)
-		return errno_error(err, "%s", msg);
-	pinned_prog(p->dir, &p->prog_fd, &p->prog_id);
-	return 0;
-}
-
-void close_pinned(struct pinned *p)
-{
-	ta_maps_close(&p->maps);
-	if (p->prog_fd >= 0)
-		close(p->prog_fd);
-	p->prog_fd = -1;
-}
-
 /* ---- attach ---------------------------------------------------------- */
 
 struct attach_plan {
@@ -192,11 +50,19 @@ struct attach_plan {
 	const char *mode;
 	bool force;
 	char dir[256];
-	struct xdp_state now;	 /* what is attached before we start */
+	struct ta_xdp_state now;	 /* what is attached before we start */
 	int old_fd;		 /* the program we replace, or -1 */
 	bool reattach;		 /* ours is attached: keep its maps */
 	struct ta_policy_spec *policy;
 };
+
+static int refuse(const char *ifname, int owner, const struct ta_owner *o)
+{
+	struct ta_error e;
+
+	ta_pins_refuse(ifname, owner, o, &e);
+	return report_error(&e);
+}
 
 /* Refuse an interface that is not a tap before touching anything. */
 static int check_is_tap(const char *ifname)
@@ -215,11 +81,11 @@ static int check_is_tap(const char *ifname)
 /* The pins of a re-attach must be of this version's layout. */
 static int check_pins(const char *ifname)
 {
-	struct pinned p;
+	struct ta_pins p;
 	int ret = open_pinned(ifname, &p);
 
 	if (!ret)
-		close_pinned(&p);
+		ta_pins_close(&p);
 	return ret;
 }
 
@@ -231,10 +97,10 @@ static int plan_attach(struct attach_plan *a)
 	uint32_t ours = 0;
 	int fd = -1, err;
 
-	err = query_xdp(a->ifindex, &a->now);
+	err = ta_xdp_query(a->ifindex, &a->now);
 	if (err)
 		return errno_error(err, "cannot query the XDP program of %s", a->ifname);
-	pinned_prog(a->dir, &fd, &ours);
+	ta_pins_prog(a->dir, &fd, &ours);
 	if (a->now.prog_id && a->now.prog_id == ours) {
 		if (a->now.mode_flag != a->mode_flag) {
 			close(fd);
@@ -247,13 +113,13 @@ static int plan_attach(struct attach_plan *a)
 	}
 	if (fd >= 0)
 		close(fd);
-	err = pins_owner(a->dir, a->ifname, &owner);
-	if (err == PINS_FOREIGN || err < 0)
-		return refuse_pins(a->ifname, err, &owner);
+	err = ta_pins_owner(a->dir, a->ifname, &owner);
+	if (err == PINS_FOREIGN || err == PINS_RENAMED || (err < 0 && err != -ENOENT))
+		return refuse(a->ifname, err, &owner);
 	if (!a->now.prog_id)
 		return 0;
 	a->old_fd = bpf_prog_get_fd_by_id(a->now.prog_id);
-	prog_id_of(a->old_fd, name, sizeof(name));
+	ta_prog_id(a->old_fd, name, sizeof(name));
 	if (a->force)
 		return 0;
 	if (!strncmp(name, "tap_accel", 9))
@@ -335,58 +201,39 @@ static int explain_attach_error(struct attach_plan *a, int err)
 	return errno_error(err, "cannot attach to %s", a->ifname);
 }
 
-/* A pin folder must be ours and closed to others: in a world-writable
- * bpffs another user could have made it first, and could then rename or
- * replace our pins. Prints why; 0 if safe. */
-static int pin_dir_unsafe(const char *dir)
-{
-	struct stat st;
-
-	if (lstat(dir, &st))
-		return errno_error(errno, "cannot check %s", dir);
-	if (S_ISDIR(st.st_mode) && st.st_uid == geteuid() && !(st.st_mode & 022))
-		return 0;
-	system_error("%s is not a folder of this user closed to others (owner uid %u, mode %03o); "
-		     "remove it ('rm -r %s') and attach again",
-		     dir, (unsigned int)st.st_uid, (unsigned int)(st.st_mode & 07777), dir);
-	return -1;
-}
-
-/* Fresh maps: layout version, slot 0, and which tap they belong to. */
-static int init_maps(const struct ta_maps *maps, unsigned int ifindex)
-{
-	struct ta_owner owner = { .ifindex = ifindex };
-	int err;
-
-	err = ta_netns_cookie(&owner.netns_cookie);
-	if (!err)
-		err = ta_maps_init(maps);
-	if (!err)
-		err = ta_maps_set_owner(maps, &owner);
-	return err;
-}
-
 /* Load, pin, configure, attach; on failure leave things as they were. */
 static int load_and_attach(struct attach_plan *a)
 {
-	char tmp[512], final[512], msg[256];
+	char tmp[512], final[512], msg[256], new_dir[256];
 	struct tap_accel *skel;
+	struct ta_error e;
 	struct ta_maps maps;
 	int err, ret = EXIT_OK;
 
+	if (!a->reattach && ta_pins_legacy(a->dir)) {
+		ta_pins_remove(a->dir); /* stale pins of the old layout */
+		ta_pin_dir(a->ifname, a->dir, sizeof(a->dir));
+	}
+	ret = ta_pins_make_parents(a->dir, &e);
+	if (ret)
+		return report_error(&e);
+	if (a->reattach && ta_pins_legacy(a->dir)) {
+		/* Ours in the old layout: move it where this namespace's are. */
+		ta_pin_dir(a->ifname, new_dir, sizeof(new_dir));
+		if (rename(a->dir, new_dir))
+			return errno_error(errno, "cannot move %s to %s", a->dir, new_dir);
+		snprintf(a->dir, sizeof(a->dir), "%s", new_dir);
+	}
 	/* bpffs names cannot hold a dot */
 	snprintf(tmp, sizeof(tmp), "%s/%s_new", a->dir, TA_PROG_PIN);
 	snprintf(final, sizeof(final), "%s/%s", a->dir, TA_PROG_PIN);
-	if (mkdir(TA_PIN_ROOT, 0700) && errno != EEXIST)
-		return errno_error(errno, "cannot create %s", TA_PIN_ROOT);
-	if (pin_dir_unsafe(TA_PIN_ROOT))
-		return EXIT_SYSTEM;
 	if (!a->reattach)
 		ta_pins_remove(a->dir); /* stale pins of an instance no longer attached */
 	if (mkdir(a->dir, 0700) && errno != EEXIST)
 		return errno_error(errno, "cannot create %s", a->dir);
-	if (pin_dir_unsafe(a->dir))
-		return EXIT_SYSTEM;
+	ret = ta_pins_check_dir(a->dir, &e);
+	if (ret)
+		return report_error(&e);
 
 	skel = tap_accel__open();
 	if (!skel) {
@@ -406,7 +253,9 @@ static int load_and_attach(struct attach_plan *a)
 		goto out;
 	}
 	if (!a->reattach)
-		err = init_maps(&maps, a->ifindex);
+		err = ta_maps_init(&maps);
+	if (!err)
+		err = ta_pins_mark(&maps, a->dir, a->ifindex);
 	if (err)
 		ret = errno_error(err, "cannot initialise the maps of the tap-accel program");
 	else if (a->policy)
@@ -426,8 +275,7 @@ static int load_and_attach(struct attach_plan *a)
 		goto out;
 	}
 	if (rename(tmp, final))
-		fprintf(stderr, "tap-accel: warning: cannot rename %s to %s: %s\n", tmp, final,
-			strerror(errno));
+		note("warning: cannot rename %s to %s: %s", tmp, final, strerror(errno));
 	ret = EXIT_OK;
 out:
 	tap_accel__destroy(skel);
@@ -439,13 +287,13 @@ out_pins:
 
 static void report_attach(const struct attach_plan *a)
 {
-	struct xdp_state now = { 0 };
+	struct ta_xdp_state now = { 0 };
 
 	if (!cli.json) {
 		printf("attached tap-accel to %s (%s mode)\n", a->ifname, a->mode);
 		return;
 	}
-	query_xdp(a->ifindex, &now);
+	ta_xdp_query(a->ifindex, &now);
 	jw_object_begin(&json);
 	jw_kv_string(&json, "ifname", a->ifname);
 	jw_kv_string(&json, "mode", a->mode);
@@ -472,8 +320,8 @@ static int parse_mode(const char *s, struct attach_plan *a)
 int cmd_attach(int argc, char **argv)
 {
 	struct verb_option opts[] = {
-		{ "policy", true, NULL }, { "mode", true, NULL }, { "force", false, NULL },
-		{ NULL, false, NULL },
+		{ "policy", true, NULL, 0 }, { "mode", true, NULL, 0 }, { "force", false, NULL, 0 },
+		{ NULL, false, NULL, 0 },
 	};
 	struct ta_policy_spec spec;
 	struct attach_plan a = { .old_fd = -1 };
@@ -503,10 +351,11 @@ int cmd_attach(int argc, char **argv)
 			ret = errno_error(err, "no bpffs at %s and mounting one failed; "
 					  "mount it with 'mount -t bpf bpf %s'", TA_BPFFS, TA_BPFFS);
 		else
-			fprintf(stderr, "tap-accel: mounted a bpffs at %s (the pins live there; "
-				"it lasts as long as this mount namespace)\n", TA_BPFFS);
+			note("mounted a bpffs at %s (the pins live there; "
+			     "it lasts as long as this mount namespace)", TA_BPFFS);
 	}
-	ta_pin_dir(a.ifname, a.dir, sizeof(a.dir));
+	if (!ret && (err = ta_pins_find(a.ifname, a.dir, sizeof(a.dir))) && err != -ENOENT)
+		ret = errno_error(err, "cannot open the pins of %s", a.ifname);
 	if (!ret)
 		ret = plan_attach(&a);
 	if (!ret)
@@ -526,7 +375,7 @@ int cmd_detach(int argc, char **argv)
 {
 	LIBBPF_OPTS(bpf_xdp_attach_opts, opts);
 	struct ta_owner owner;
-	struct xdp_state now;
+	struct ta_xdp_state now;
 	unsigned int ifindex;
 	uint32_t ours;
 	char dir[256];
@@ -540,20 +389,22 @@ int cmd_detach(int argc, char **argv)
 	ret = require_interface(argv[1], &ifindex);
 	if (ret) {
 		if (ret == EXIT_USER)
-			fprintf(stderr, "tap-accel: to remove pins of interfaces that are gone, run 'tap-accel clean'\n");
+			note("to remove pins of interfaces that are gone, run 'tap-accel clean'");
 		return ret;
 	}
 	ret = require_admin("detach");
 	if (ret)
 		return ret;
-	ta_pin_dir(argv[1], dir, sizeof(dir));
-	err = pins_owner(dir, argv[1], &owner);
-	if (err == PINS_FOREIGN || err < 0)
-		return refuse_pins(argv[1], err, &owner);
-	err = query_xdp(ifindex, &now);
+	err = ta_pins_find(argv[1], dir, sizeof(dir));
+	if (err && err != -ENOENT)
+		return errno_error(err, "cannot open the pins of %s", argv[1]);
+	err = ta_pins_owner(dir, argv[1], &owner);
+	if (err == PINS_FOREIGN || err == PINS_RENAMED || err < 0)
+		return refuse(argv[1], err, &owner);
+	err = ta_xdp_query(ifindex, &now);
 	if (err)
 		return errno_error(err, "cannot query the XDP program of %s", argv[1]);
-	if (pinned_prog(dir, &fd, &ours)) {
+	if (ta_pins_prog(dir, &fd, &ours)) {
 		if (now.prog_id)
 			return user_error("%s has no tap-accel program; its XDP program (id %u) was not "
 					  "attached by tap-accel ('ip link set dev %s xdp off' removes it)",

@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * clean.c - remove the pins of interfaces that no longer exist. Their
- * programs went with the interface; the pins keep only maps alive. Pins
- * record the namespace and ifindex of their tap (ta_owner), so a tap of
- * the same name in another namespace keeps its pins, and a tap deleted and
- * made again under its old name loses the old ones.
+ * clean.c - remove the pins of taps that no longer exist. Their programs
+ * went with the tap; the pins keep only maps alive. Pins hold their tap
+ * in a devmap the kernel empties when the tap goes (lib/pins.h), so pins
+ * of a deleted tap, or of a namespace that is gone, are told apart from a
+ * live tap's in any namespace: those are never removed.
  */
-#include <dirent.h>
 #include <net/if.h>
 #include <stdio.h>
 #include <string.h>
@@ -17,9 +16,20 @@
 static const char clean_usage[] =
 	"Usage: tap-accel clean [IFACE...]\n"
 	"\n"
-	"Remove " TA_PIN_ROOT "/IFACE/ for every IFACE (or only those named)\n"
-	"whose tap is gone from this network namespace. Pins of a tap in another\n"
-	"namespace are kept (and listed): run clean there for those.\n";
+	"Remove the pins under " TA_PIN_ROOT "/ of every tap (or only those named)\n"
+	"that is gone: deleted, or gone with its network namespace. Pins of a live\n"
+	"tap are kept, whatever namespace it is in; those of another namespace are\n"
+	"listed.\n";
+
+#define MAX_NAMES 1024
+#define NAME_SIZE (IF_NAMESIZE + 32) /* net:INODE/IFACE */
+
+struct clean {
+	int argc;
+	char **argv;
+	int failed, nr_removed, nr_kept;
+	char removed[MAX_NAMES][NAME_SIZE], kept[MAX_NAMES][NAME_SIZE];
+};
 
 static bool wanted(const char *name, int argc, char **argv)
 {
@@ -32,7 +42,7 @@ static bool wanted(const char *name, int argc, char **argv)
 }
 
 /* Names the JSON lists: "removed" and "kept" (another namespace's). */
-static void list_names(const char *key, char names[][IF_NAMESIZE], int count)
+static void list_names(const char *key, char names[][NAME_SIZE], int count)
 {
 	jw_key(&json, key);
 	jw_array_begin(&json);
@@ -41,14 +51,52 @@ static void list_names(const char *key, char names[][IF_NAMESIZE], int count)
 	jw_array_end(&json);
 }
 
+static int clean_one(const struct ta_pins_entry *en, void *arg)
+{
+	struct clean *c = arg;
+	char name[NAME_SIZE], where[48] = "";
+	struct ta_owner o;
+	int owner;
+
+	if (!wanted(en->ifname, c->argc, c->argv))
+		return 0;
+	if (en->ns)
+		snprintf(where, sizeof(where), " in %s", en->ns);
+	snprintf(name, sizeof(name), "%s%s%s", en->ns ? en->ns : "", en->ns ? "/" : "", en->ifname);
+	/* A folder that cannot be an interface name is nobody's tap. */
+	owner = ta_ifname_valid(en->ifname) ? PINS_STALE : ta_pins_owner(en->dir, en->ifname, &o);
+	/* Another namespace's folder: only a tap known to be gone is ours to
+	 * clean; names mean nothing here. */
+	if (en->ns && owner != PINS_STALE)
+		owner = PINS_FOREIGN;
+	if (owner == PINS_OURS)
+		return 0;
+	if (owner == PINS_FOREIGN || owner == PINS_RENAMED) {
+		if (c->nr_kept < MAX_NAMES)
+			snprintf(c->kept[c->nr_kept++], NAME_SIZE, "%s", name);
+		if (!cli.json)
+			printf("kept the pins of %s%s (%s)\n", en->ifname, where,
+			       owner == PINS_RENAMED ? "a tap of this namespace, renamed"
+						     : "a tap in another network namespace");
+		return 0;
+	}
+	if (owner < 0 || ta_pins_remove(en->dir)) {
+		c->failed++;
+		fprintf(stderr, "tap-accel: cannot remove %s\n", en->dir);
+		return 0;
+	}
+	if (c->nr_removed < MAX_NAMES)
+		snprintf(c->removed[c->nr_removed++], NAME_SIZE, "%s", name);
+	if (!cli.json)
+		printf("removed the pins of %s%s (interface gone)\n", en->ifname, where);
+	return 0;
+}
+
 int cmd_clean(int argc, char **argv)
 {
-	static char removed[1024][IF_NAMESIZE], kept[1024][IF_NAMESIZE];
-	int n, ret, owner, failed = 0, nr_removed = 0, nr_kept = 0;
-	struct ta_owner o;
-	struct dirent *e;
-	char dir[512];
-	DIR *d;
+	static struct clean c;
+	struct ta_error e;
+	int n, ret;
 
 	n = parse_verb_options(argc, argv, clean_usage, NULL, &ret);
 	if (n < 0)
@@ -58,41 +106,18 @@ int cmd_clean(int argc, char **argv)
 		return ret;
 	if (!ta_bpffs_mounted(TA_BPFFS))
 		return system_error("no bpffs is mounted at %s, so there are no pins to clean", TA_BPFFS);
-	d = opendir(TA_PIN_ROOT);
-	while (d && (e = readdir(d))) {
-		if (e->d_name[0] == '.' || e->d_type != DT_DIR || !wanted(e->d_name, n, argv))
-			continue;
-		snprintf(dir, sizeof(dir), "%s/%s", TA_PIN_ROOT, e->d_name);
-		/* A folder that cannot be an interface name is nobody's tap. */
-		owner = ta_ifname_valid(e->d_name) ? PINS_STALE : pins_owner(dir, e->d_name, &o);
-		if (owner == PINS_OURS)
-			continue;
-		if (owner == PINS_FOREIGN) {
-			if (nr_kept < 1024)
-				snprintf(kept[nr_kept++], IF_NAMESIZE, "%s", e->d_name);
-			if (!cli.json)
-				printf("kept the pins of %s (a tap in another network namespace)\n",
-				       e->d_name);
-			continue;
-		}
-		if (owner < 0 || ta_pins_remove(dir)) {
-			failed++;
-			fprintf(stderr, "tap-accel: cannot remove %s\n", dir);
-			continue;
-		}
-		if (nr_removed < 1024)
-			snprintf(removed[nr_removed++], IF_NAMESIZE, "%s", e->d_name);
-		if (!cli.json)
-			printf("removed the pins of %s (interface gone)\n", e->d_name);
-	}
-	if (d)
-		closedir(d);
+	memset(&c, 0, sizeof(c));
+	c.argc = n;
+	c.argv = argv;
+	ret = ta_pins_each(true, clean_one, &c, &e);
+	if (ret)
+		return report_error(&e);
 	if (cli.json) {
 		jw_object_begin(&json);
-		list_names("removed", removed, nr_removed);
-		list_names("kept", kept, nr_kept);
+		list_names("removed", c.removed, c.nr_removed);
+		list_names("kept", c.kept, c.nr_kept);
 		jw_object_end(&json);
 		jw_end_document(&json);
 	}
-	return failed ? EXIT_SYSTEM : EXIT_OK;
+	return c.failed ? EXIT_SYSTEM : EXIT_OK;
 }

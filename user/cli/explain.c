@@ -229,11 +229,9 @@ static int explain(const char *file, const char *hex)
 				  "number of hex digits (at most %d bytes)",
 				  FRAME_MAX);
 	ret = ta_policy_parse_file(file, &spec, err, sizeof(err));
-	if (ret) {
-		fprintf(stderr, "%s\n", err);
-		return ret == -EINVAL || ret == -ENOENT ? EXIT_USER
-							: EXIT_SYSTEM;
-	}
+	if (ret)
+		return plain_error(ret == -EINVAL || ret == -ENOENT ? EXIT_USER : EXIT_SYSTEM,
+				   "%s", err);
 	memset(&e, 0, sizeof(e));
 	e.file = file;
 	e.spec = &spec;
@@ -255,8 +253,8 @@ static int explain(const char *file, const char *hex)
 
 int cmd_policy_explain(int argc, char **argv)
 {
-	struct verb_option opts[] = {{"frame", true, NULL},
-				     {NULL, false, NULL}};
+	struct verb_option opts[] = {{"frame", true, NULL, 0 },
+				     {NULL, false, NULL, 0 }};
 	int n, ret;
 
 	n = parse_verb_options(argc, argv, explain_usage, opts, &ret);

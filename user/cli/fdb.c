@@ -21,7 +21,7 @@ static const char fdb_usage[] =
 	"takes are redirected to DEV; unknown, broadcast and multicast destinations\n"
 	"go to the stack.\n";
 
-void print_fdb(const struct ta_maps *maps)
+static void print_fdb(const struct ta_maps *maps)
 {
 	struct ta_mac key, next;
 	char mac[18], dev[IF_NAMESIZE];
@@ -58,7 +58,7 @@ static int parse_mac_arg(const char *s, uint8_t mac[6])
 	return 0;
 }
 
-static int fdb_add(struct pinned *p, const char *mac_arg, const char *dev)
+static int fdb_add(struct ta_pins *p, const char *mac_arg, const char *dev)
 {
 	unsigned int ifindex;
 	uint8_t mac[6];
@@ -82,7 +82,7 @@ static int fdb_add(struct pinned *p, const char *mac_arg, const char *dev)
 	return EXIT_OK;
 }
 
-static int fdb_del(struct pinned *p, const char *ifname, const char *mac_arg)
+static int fdb_del(struct ta_pins *p, const char *ifname, const char *mac_arg)
 {
 	uint8_t mac[6];
 	int ret, err;
@@ -103,7 +103,7 @@ static int fdb_del(struct pinned *p, const char *ifname, const char *mac_arg)
 int cmd_fdb(int argc, char **argv)
 {
 	unsigned int ifindex;
-	struct pinned p;
+	struct ta_pins p;
 	int n, ret;
 
 	n = parse_verb_options(argc, argv, fdb_usage, NULL, &ret);
@@ -135,6 +135,6 @@ int cmd_fdb(int argc, char **argv)
 		if (cli.json)
 			jw_end_document(&json);
 	}
-	close_pinned(&p);
+	ta_pins_close(&p);
 	return ret;
 }

@@ -13,7 +13,6 @@
 
 #include "lib/policy_decode.h"
 #include "lib/policy_parse.h"
-#include "lib/util.h"
 #include "verbs.h"
 
 static const char policy_usage[] =
@@ -47,8 +46,8 @@ static int parse_file(const char *file, struct ta_policy_spec *spec)
 	if (!ret)
 		return 0;
 	/* FILE:LINE:COL first, as compilers do, so editors can jump there. */
-	fprintf(stderr, "%s\n", err);
-	return ret == -EINVAL || ret == -ENOENT || ret == -EISDIR ? EXIT_USER : EXIT_SYSTEM;
+	return plain_error(ret == -EINVAL || ret == -ENOENT || ret == -EISDIR ? EXIT_USER : EXIT_SYSTEM,
+			   "%s", err);
 }
 
 static int resolve(const char *file, const struct ta_srcpos *pos, const char *dev,
@@ -58,10 +57,9 @@ static int resolve(const char *file, const struct ta_srcpos *pos, const char *de
 	if (*ifindex)
 		return 0;
 	if (pos->line)
-		fprintf(stderr, "%s:%d:%d: interface %s not found\n", file, pos->line, pos->col, dev);
-	else
-		fprintf(stderr, "%s: interface %s not found\n", file, dev);
-	return EXIT_USER;
+		return plain_error(EXIT_USER, "%s:%d:%d: interface %s not found", file, pos->line,
+				   pos->col, dev);
+	return plain_error(EXIT_USER, "%s: interface %s not found", file, dev);
 }
 
 int policy_read(const char *file, struct ta_policy_spec *spec)
@@ -276,7 +274,7 @@ static int policy_load(const char *ifname, const char *file)
 	struct ta_policy_spec spec;
 	unsigned int ifindex;
 	char hex[20];
-	struct pinned p;
+	struct ta_pins p;
 	double start;
 	int ret;
 
@@ -309,30 +307,17 @@ static int policy_load(const char *ifname, const char *file)
 		       file, ifname, spec.nr_rules, ta_action_name(spec.default_action), spec.digest,
 		       now_ms() - start);
 	}
-	close_pinned(&p);
+	ta_pins_close(&p);
 	ta_policy_spec_free(&spec);
 	return ret;
 }
 
 /* ---- show -------------------------------------------------------------- */
 
-int read_active_policy(const struct ta_maps *maps, uint32_t *slot, struct ta_policy *pol)
-{
-	struct ta_config cfg;
-	__u32 key = 0;
-
-	if (bpf_map_lookup_elem(maps->ta_config, &key, &cfg))
-		return -errno;
-	*slot = cfg.active_slot;
-	if (bpf_map_lookup_elem(maps->ta_policy, slot, pol))
-		return -errno;
-	return 0;
-}
-
 static int policy_show(const char *ifname)
 {
 	struct ta_policy_spec spec;
-	struct pinned p;
+	struct ta_pins p;
 	char hex[20];
 	int ret, err;
 
@@ -340,7 +325,7 @@ static int policy_show(const char *ifname)
 	if (ret)
 		return ret;
 	err = ta_policy_decode(&p.maps, &spec);
-	close_pinned(&p);
+	ta_pins_close(&p);
 	if (err)
 		return errno_error(err, "cannot read the policy of %s", ifname);
 	if (cli.json) {

@@ -7,7 +7,6 @@
  */
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +16,7 @@
 
 #include "lib/counters.h"
 #include "lib/names.h"
+#include "lib/policy_decode.h"
 #include "lib/policy_parse.h"
 #include "lib/util.h"
 #include "verbs.h"
@@ -78,7 +78,7 @@ static int take_snapshot(const struct ta_maps *m, struct snapshot *s)
 
 	memset(s, 0, sizeof(*s));
 	s->time = now_s();
-	err = read_active_policy(m, &s->slot, &active);
+	err = ta_policy_active(m, &s->slot, &active);
 	for (uint32_t slot = 0; !err && slot < TA_SLOTS; slot++)
 		err = read_rules(m, s, slot);
 	if (!err)
@@ -263,14 +263,37 @@ static void emit_instance(const char *ifname, const struct view *v)
 
 struct instance {
 	char ifname[IF_NAMESIZE];
-	struct pinned pins;
+	struct ta_pins pins;
 	struct snapshot snap[2]; /* alternately previous and current */
 };
 
+struct instances {
+	struct instance *list;
+	int count;
+};
+
+/* Only interfaces of this network namespace that still exist. */
+static int add_instance(const struct ta_pins_entry *en, void *arg)
+{
+	struct instances *all = arg;
+	struct instance *in = &all->list[all->count];
+	struct ta_error e;
+
+	if (all->count == MAX_INSTANCES || ta_ifname_valid(en->ifname) ||
+	    !if_nametoindex(en->ifname) || !ta_pins_used_here(en))
+		return 0;
+	memcpy(in->ifname, en->ifname, strlen(en->ifname) + 1);
+	if (!ta_pins_open(in->ifname, &in->pins, &e))
+		all->count++;
+	else
+		warning(&e);
+	return 0;
+}
+
 static int open_instances(const char *ifname, struct instance **list, int *count)
 {
-	struct dirent *e;
-	DIR *d;
+	struct instances all;
+	struct ta_error e;
 	int ret;
 
 	*list = calloc(ifname ? 1 : MAX_INSTANCES, sizeof(**list));
@@ -283,23 +306,11 @@ static int open_instances(const char *ifname, struct instance **list, int *count
 		*count = !ret;
 		return ret;
 	}
-	ret = open_pin_root(&d);
-	if (ret)
-		return ret;
-	while (d && (e = readdir(d)) && *count < MAX_INSTANCES) {
-		struct instance *in = &(*list)[*count];
-
-		/* Only interfaces of this network namespace that still exist. */
-		if (e->d_name[0] == '.' || e->d_type != DT_DIR || ta_ifname_valid(e->d_name) ||
-		    !if_nametoindex(e->d_name))
-			continue;
-		memcpy(in->ifname, e->d_name, strlen(e->d_name) + 1);
-		if (!open_pinned(in->ifname, &in->pins))
-			(*count)++;
-	}
-	if (d)
-		closedir(d);
-	return EXIT_OK;
+	all.list = *list;
+	all.count = 0;
+	ret = ta_pins_each(false, add_instance, &all, &e);
+	*count = all.count;
+	return ret ? report_error(&e) : EXIT_OK;
 }
 
 static int sample(struct instance *in, int which)
@@ -346,7 +357,7 @@ static int parse_positive(const char *opt, const char *s, double *v)
 int cmd_stats(int argc, char **argv)
 {
 	struct verb_option opts[] = {
-		{ "interval", true, NULL }, { "count", true, NULL }, { NULL, false, NULL },
+		{ "interval", true, NULL, 0 }, { "count", true, NULL, 0 }, { NULL, false, NULL, 0 },
 	};
 	struct instance *list = NULL;
 	double interval = 0, count = 0;
@@ -378,7 +389,7 @@ int cmd_stats(int argc, char **argv)
 			report(list, nr, round % 2, true, ifname);
 	}
 	for (int i = 0; list && i < nr; i++)
-		close_pinned(&list[i].pins);
+		ta_pins_close(&list[i].pins);
 	free(list);
 	return ret;
 }

@@ -3,14 +3,14 @@
  * status.c - every interface tap-accel has pins for: whether its program
  * is attached, in which mode, and which policy it runs.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "lib/policy_decode.h"
 #include "lib/policy_parse.h"
-#include "lib/util.h"
+#include "lib/xdp.h"
 #include "verbs.h"
 
 static const char status_usage[] =
@@ -34,8 +34,9 @@ struct iface_status {
 static void inspect(const char *ifname, struct iface_status *st)
 {
 	unsigned int ifindex = if_nametoindex(ifname);
-	struct xdp_state now = { .mode = "none" };
-	struct pinned p;
+	struct ta_xdp_state now = { .mode = "none" };
+	struct ta_error e;
+	struct ta_pins p;
 	uint32_t slot;
 
 	memset(st, 0, sizeof(*st));
@@ -43,11 +44,13 @@ static void inspect(const char *ifname, struct iface_status *st)
 	st->mode = "-";
 	st->state = "gone";
 	if (ifindex)
-		query_xdp(ifindex, &now);
-	/* open_pinned explains problems on stderr; status goes on. */
-	if (open_pinned(ifname, &p))
+		ta_xdp_query(ifindex, &now);
+	/* Problems are told on stderr; status goes on. */
+	if (ta_pins_open(ifname, &p, &e)) {
+		warning(&e);
 		return;
-	st->have_policy = !read_active_policy(&p.maps, &slot, &st->pol);
+	}
+	st->have_policy = !ta_policy_active(&p.maps, &slot, &st->pol);
 	if (ifindex && p.prog_id && now.prog_id == p.prog_id) {
 		st->state = "attached";
 		st->mode = now.mode;
@@ -55,7 +58,7 @@ static void inspect(const char *ifname, struct iface_status *st)
 	} else if (ifindex) {
 		st->state = "detached";
 	}
-	close_pinned(&p);
+	ta_pins_close(&p);
 }
 
 static void print_status(const struct iface_status *st)
@@ -84,34 +87,40 @@ static void print_status(const struct iface_status *st)
 	       st->state);
 }
 
-int cmd_status(int argc, char **argv)
+static int show(const struct ta_pins_entry *en, void *arg)
 {
 	struct iface_status st;
-	struct dirent *e;
+
+	(void)arg;
+	if (!ta_pins_used_here(en))
+		return 0;
+	inspect(en->ifname, &st);
+	print_status(&st);
+	return 0;
+}
+
+int cmd_status(int argc, char **argv)
+{
+	struct ta_error e;
 	int n, ret;
-	DIR *d;
 
 	n = parse_verb_options(argc, argv, status_usage, NULL, &ret);
 	if (n < 0)
 		return ret;
 	if (n)
 		return user_error("status: takes no arguments; see tap-accel status --help");
-	ret = open_pin_root(&d);
+	/* Nothing printed before the bpffs is known to be there. */
+	ret = ta_bpffs_check(&e);
 	if (ret)
-		return ret;
+		return report_error(&e);
 	if (cli.json)
 		jw_array_begin(&json);
 	else
 		printf("%-15s %-8s %-6s %-6s %-9s %-16s %s\n", "IFACE", "MODE", "PROG", "RULES",
 		       "DEFAULT", "DIGEST", "STATE");
-	while (d && (e = readdir(d))) {
-		if (e->d_name[0] == '.' || e->d_type != DT_DIR)
-			continue;
-		inspect(e->d_name, &st);
-		print_status(&st);
-	}
-	if (d)
-		closedir(d);
+	ret = ta_pins_each(false, show, NULL, &e);
+	if (ret)
+		return report_error(&e);
 	if (cli.json) {
 		jw_array_end(&json);
 		jw_end_document(&json);

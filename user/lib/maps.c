@@ -86,23 +86,6 @@ int ta_maps_set_owner(const struct ta_maps *maps, const struct ta_owner *owner)
 	return bpf_map_update_elem(maps->ta_owner, &zero, owner, 0) ? -errno : 0;
 }
 
-int ta_pins_owner(const char *dir, struct ta_owner *owner)
-{
-	char path[4096];
-	__u32 zero = 0;
-	int fd, err = 0;
-
-	if (snprintf(path, sizeof(path), "%s/ta_owner", dir) >= (int)sizeof(path))
-		return -ENAMETOOLONG;
-	fd = bpf_obj_get(path);
-	if (fd < 0)
-		return -errno;
-	if (bpf_map_lookup_elem(fd, &zero, owner))
-		err = -errno;
-	close(fd);
-	return err;
-}
-
 void ta_maps_close(struct ta_maps *maps)
 {
 	size_t i;

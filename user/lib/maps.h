@@ -36,9 +36,6 @@ int ta_maps_init(const struct ta_maps *maps);
 /* Record which tap (namespace and ifindex) the maps belong to. 0 or -errno. */
 int ta_maps_set_owner(const struct ta_maps *maps, const struct ta_owner *owner);
 
-/* Read the ta_owner pinned under `dir`. 0 or -errno (-ENOENT: no such pin). */
-int ta_pins_owner(const char *dir, struct ta_owner *owner);
-
 /* Close every open descriptor and set it to -1. */
 void ta_maps_close(struct ta_maps *maps);
 

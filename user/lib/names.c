@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
-/* names.c - the names of the program's counters; see names.h. */
+/* names.c - the names of the program's counters, actions and match
+ * fields, and how MACs and prefixes are written; see names.h. */
+#include <arpa/inet.h>
+#include <stdio.h>
+
 #include "names.h"
 
 const char *const ta_verdict_names[TA_NR_VERDICTS] = {
@@ -55,4 +59,62 @@ const char *ta_parse_name(int class)
 const char *ta_guard_name(int reason)
 {
 	return reason >= 0 && reason < TA_GUARD_MAX ? ta_guard_names[reason] : "ok";
+}
+
+const char *const ta_action_names[TA_ACT_MAX] = {
+	[TA_ACT_PASS] = "pass",
+	[TA_ACT_DROP] = "drop",
+	[TA_ACT_TX] = "tx",
+	[TA_ACT_REDIRECT] = "redirect",
+	[TA_ACT_FORWARD] = "forward",
+};
+
+const char *ta_action_name(uint32_t action)
+{
+	return action < TA_ACT_MAX ? ta_action_names[action] : "unknown";
+}
+
+const char *const ta_field_words[TA_F_MAX] = {
+	[TA_F_VLAN] = "vlan",
+	[TA_F_SRC_MAC] = "smac",
+	[TA_F_DST_MAC] = "dmac",
+	[TA_F_ETHERTYPE] = "ethertype",
+	[TA_F_SRC_IP] = "src",
+	[TA_F_DST_IP] = "dst",
+	[TA_F_IP_PROTO] = "proto",
+	[TA_F_SRC_PORT] = "sport",
+	[TA_F_DST_PORT] = "dport",
+	[TA_F_ICMP_TYPE] = "icmp-type",
+};
+
+const char *ta_field_name(uint32_t field)
+{
+	return field < TA_F_MAX ? ta_field_words[field] : "unknown";
+}
+
+const char *ta_format_mac(const uint8_t mac[6], char *buf)
+{
+	snprintf(buf, 18, "%02x:%02x:%02x:%02x:%02x:%02x", mac[0], mac[1],
+		 mac[2], mac[3], mac[4], mac[5]);
+	return buf;
+}
+
+const char *ta_format_prefix(const struct ta_prefix *p, char *buf)
+{
+	char a[INET6_ADDRSTRLEN];
+
+	if (ta_prefix_is_ip4(p)) {
+		inet_ntop(AF_INET, p->addr + 12, a, sizeof(a));
+		if (p->prefixlen == 128)
+			snprintf(buf, 64, "%s", a);
+		else
+			snprintf(buf, 64, "%s/%d", a, p->prefixlen - 96);
+	} else {
+		inet_ntop(AF_INET6, p->addr, a, sizeof(a));
+		if (p->prefixlen == 128)
+			snprintf(buf, 64, "%s", a);
+		else
+			snprintf(buf, 64, "%s/%d", a, p->prefixlen);
+	}
+	return buf;
 }

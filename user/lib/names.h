@@ -2,7 +2,9 @@
 /*
  * names.h - the names of the program's counters (verdicts, guard reasons,
  * parse classes, events) as `tap-accel stats`, `--json` and the tests
- * print them. One table each, indexed by the enums of tap_accel.h.
+ * print them, the words of actions and match fields, and how MACs and
+ * prefixes are written. One table each, indexed by the enums of
+ * tap_accel.h and policy.h; every other file uses these.
  */
 #ifndef TA_NAMES_H
 #define TA_NAMES_H
@@ -10,6 +12,7 @@
 #include <stdint.h>
 
 #include "../../bpf/tap_accel.h"
+#include "policy.h"
 
 extern const char *const ta_verdict_names[TA_NR_VERDICTS];
 extern const char *const ta_guard_names[TA_GUARD_MAX];
@@ -21,5 +24,18 @@ extern const char *const ta_event_names[TA_EV_MAX];
 const char *ta_verdict_name(uint32_t verdict);
 const char *ta_parse_name(int class);
 const char *ta_guard_name(int reason);
+
+/* The words of the policy language for actions and match fields. */
+extern const char *const ta_action_names[TA_ACT_MAX];
+extern const char *const ta_field_words[TA_F_MAX];
+/* "pass", "drop", "tx", "redirect", "forward". */
+const char *ta_action_name(uint32_t action);
+/* The word of a match field in the language: "vlan", "smac", ... */
+const char *ta_field_name(uint32_t field);
+
+/* MAC as "52:54:00:12:34:56"; buf must hold 18 bytes. */
+const char *ta_format_mac(const uint8_t mac[6], char *buf);
+/* Address or prefix of `p`, IPv4 shown as such; buf of 64 bytes. */
+const char *ta_format_prefix(const struct ta_prefix *p, char *buf);
 
 #endif /* TA_NAMES_H */

@@ -93,7 +93,7 @@ void ta_policy_spec_free(struct ta_policy_spec *spec);
 
 /*
  * File descriptors of one program instance's maps, from a freshly loaded
- * skeleton or from the pins under /sys/fs/bpf/tap-accel/<ifname>/.
+ * skeleton or from the pins of an instance (lib/pins.h).
  * The member names are the map names.
  */
 struct ta_maps {

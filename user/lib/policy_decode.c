@@ -393,3 +393,16 @@ int ta_policy_decode(const struct ta_maps *maps, struct ta_policy_spec *spec)
 		ta_policy_spec_free(spec);
 	return err;
 }
+
+int ta_policy_active(const struct ta_maps *maps, uint32_t *slot, struct ta_policy *pol)
+{
+	struct ta_config cfg;
+	__u32 key = 0;
+
+	if (bpf_map_lookup_elem(maps->ta_config, &key, &cfg))
+		return -errno;
+	*slot = cfg.active_slot;
+	if (bpf_map_lookup_elem(maps->ta_policy, slot, pol))
+		return -errno;
+	return 0;
+}

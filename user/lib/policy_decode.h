@@ -16,4 +16,7 @@
  */
 int ta_policy_decode(const struct ta_maps *maps, struct ta_policy_spec *spec);
 
+/* The active slot and its policy header. 0 or -errno. */
+int ta_policy_active(const struct ta_maps *maps, uint32_t *slot, struct ta_policy *pol);
+
 #endif /* TA_POLICY_DECODE_H */

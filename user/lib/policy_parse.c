@@ -171,34 +171,7 @@ int ta_parse_mac(const char *s, uint8_t mac[6])
 	return *s ? -EINVAL : 0;
 }
 
-const char *ta_format_mac(const uint8_t mac[6], char *buf)
-{
-	snprintf(buf, 18, "%02x:%02x:%02x:%02x:%02x:%02x", mac[0], mac[1],
-		 mac[2], mac[3], mac[4], mac[5]);
-	return buf;
-}
-
 static const uint8_t v4_mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
-
-const char *ta_format_prefix(const struct ta_prefix *p, char *buf)
-{
-	char a[INET6_ADDRSTRLEN];
-
-	if (ta_prefix_is_ip4(p)) {
-		inet_ntop(AF_INET, p->addr + 12, a, sizeof(a));
-		if (p->prefixlen == 128)
-			snprintf(buf, 64, "%s", a);
-		else
-			snprintf(buf, 64, "%s/%d", a, p->prefixlen - 96);
-	} else {
-		inet_ntop(AF_INET6, p->addr, a, sizeof(a));
-		if (p->prefixlen == 128)
-			snprintf(buf, 64, "%s", a);
-		else
-			snprintf(buf, 64, "%s/%d", a, p->prefixlen);
-	}
-	return buf;
-}
 
 static bool has_host_bits(const struct ta_prefix *pfx)
 {
@@ -346,19 +319,6 @@ static bool parse_named(const struct token *t, const struct name_value *names,
 
 /* ---- actions ------------------------------------------------------------ */
 
-static const char *const action_names[TA_ACT_MAX] = {
-	[TA_ACT_PASS] = "pass",
-	[TA_ACT_DROP] = "drop",
-	[TA_ACT_TX] = "tx",
-	[TA_ACT_REDIRECT] = "redirect",
-	[TA_ACT_FORWARD] = "forward",
-};
-
-const char *ta_action_name(uint32_t action)
-{
-	return action < TA_ACT_MAX ? action_names[action] : "unknown";
-}
-
 static int parse_action(struct parser *p, const struct token *keyword,
 			uint32_t *action, char dev[IF_NAMESIZE])
 {
@@ -367,7 +327,7 @@ static int parse_action(struct parser *p, const struct token *keyword,
 
 	if (next_word(p, &t)) {
 		for (uint32_t a = 0; a < TA_ACT_MAX; a++) {
-			if (!word_is(&t, action_names[a]))
+			if (!word_is(&t, ta_action_names[a]))
 				continue;
 			*action = a;
 			if (a != TA_ACT_REDIRECT)
@@ -383,24 +343,6 @@ static int parse_action(struct parser *p, const struct token *keyword,
 }
 
 /* ---- rules ---------------------------------------------------------------- */
-
-static const char *const field_words[TA_F_MAX] = {
-	[TA_F_VLAN] = "vlan",
-	[TA_F_SRC_MAC] = "smac",
-	[TA_F_DST_MAC] = "dmac",
-	[TA_F_ETHERTYPE] = "ethertype",
-	[TA_F_SRC_IP] = "src",
-	[TA_F_DST_IP] = "dst",
-	[TA_F_IP_PROTO] = "proto",
-	[TA_F_SRC_PORT] = "sport",
-	[TA_F_DST_PORT] = "dport",
-	[TA_F_ICMP_TYPE] = "icmp-type",
-};
-
-const char *ta_field_name(uint32_t field)
-{
-	return field < TA_F_MAX ? field_words[field] : "unknown";
-}
 
 static int parse_field_value(struct parser *p, struct ta_rule_spec *r,
 			     enum ta_field f, const struct token *kw)
@@ -486,7 +428,7 @@ static int check_consistent(struct parser *p, const struct ta_rule_spec *r,
 		if (has(r, f) && has(r, TA_F_IP_PROTO) && !proto_has_ports(r->ip_proto))
 			return fail(p, col[f],
 				    "expected proto tcp, udp, sctp or udplite with '%s', protocol %u has no ports",
-				    field_words[f], r->ip_proto);
+				    ta_field_words[f], r->ip_proto);
 	if (has(r, TA_F_ICMP_TYPE) && has(r, TA_F_IP_PROTO) && r->ip_proto != 1 &&
 	    r->ip_proto != 58)
 		return fail(p, col[TA_F_ICMP_TYPE],
@@ -557,7 +499,7 @@ static int parse_rule(struct parser *p, const struct token *kw)
 		enum ta_field f;
 
 		for (f = 0; f < TA_F_MAX; f++)
-			if (word_is(&t, field_words[f]))
+			if (word_is(&t, ta_field_words[f]))
 				break;
 		if (f == TA_F_MAX)
 			return fail(p, t.col,
@@ -565,7 +507,7 @@ static int parse_rule(struct parser *p, const struct token *kw)
 				    got(&t, g, sizeof(g)));
 		if (has(&r, f))
 			return fail(p, t.col, "'%s' given twice in one rule (first at column %d)",
-				    field_words[f], col[f]);
+				    ta_field_words[f], col[f]);
 		col[f] = t.col;
 		r.fields |= 1u << f;
 		err = parse_field_value(p, &r, f, &t);

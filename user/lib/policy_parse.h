@@ -9,6 +9,7 @@
 
 #include <stdio.h>
 
+#include "names.h"
 #include "policy.h"
 
 /*
@@ -30,16 +31,7 @@ void ta_policy_write(FILE *out, const struct ta_policy_spec *spec);
 
 /* "52:54:00:12:34:56" (or with '-') into 6 bytes; 0 or -EINVAL. */
 int ta_parse_mac(const char *s, uint8_t mac[6]);
-/* MAC as "52:54:00:12:34:56"; buf must hold 18 bytes. */
-const char *ta_format_mac(const uint8_t mac[6], char *buf);
-/* Address or prefix of `p`, IPv4 shown as such; buf of 64 bytes. */
-const char *ta_format_prefix(const struct ta_prefix *p, char *buf);
-
-/* The word of a match field in the language: "vlan", "smac", ... */
-const char *ta_field_name(uint32_t field);
-
-/* "pass", "drop", "tx", "redirect", "forward". */
-const char *ta_action_name(uint32_t action);
+/* Names of actions and fields, and MAC and prefix formats: names.h. */
 
 /* 64-bit FNV-1a, the policy digest shown by `status`. */
 uint64_t ta_digest(const void *data, size_t len);

@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: GPL-2.0
+/* tapx-test.c - what the VM's test tools share (see tapx-test.h). */
+#include <grp.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "tapx-test.h"
+
+int failures;
+int quiet;
+const char *check_prefix = "";
+volatile sig_atomic_t stop;
+
+void check(int ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (ok && quiet)
+		return;
+	printf("%s %s", ok ? "PASS" : "FAIL", check_prefix);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	if (!ok)
+		failures++;
+}
+
+int tap_open(const char *node, const char *name, int flags, int oflags)
+{
+	struct ifreq ifr;
+	int fd = open(node, O_RDWR | oflags);
+
+	if (fd < 0)
+		return -errno;
+	memset(&ifr, 0, sizeof(ifr));
+	ifr.ifr_flags = flags;
+	if (name)
+		snprintf(ifr.ifr_name, IFNAMSIZ, "%s", name);
+	if (ioctl(fd, TUNSETIFF, &ifr) < 0) {
+		int e = errno;
+
+		close(fd);
+		return -e;
+	}
+	return fd;
+}
+
+int child_attach(const char *node, const char *name, int flags, uid_t uid, gid_t gid)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (!pid) {
+		int fd;
+
+		if (setgroups(0, NULL) || setgid(gid) || setuid(uid))
+			_exit(100);
+		fd = tap_open(node, name, flags, 0);
+		_exit(fd < 0 ? -fd : 0);
+	}
+	waitpid(pid, &st, 0);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 255;
+}
+
+int split_spec(char *spec, char **node, char **name)
+{
+	char *c = strrchr(spec, ':');
+
+	if (!c)
+		return -1;
+	*c = 0;
+	*node = spec;
+	*name = c + 1;
+	return 0;
+}
+
+void test_frame(uint8_t *f, int size, uint32_t seq)
+{
+	int i;
+
+	memset(f, 0xff, 6);
+	memcpy(f + 6, "\x02\x00\x00\x00\x00\x01", 6);
+	f[12] = ETHERTYPE_TEST >> 8;
+	f[13] = ETHERTYPE_TEST & 0xff;
+	for (i = 14; i < size; i++)
+		f[i] = (uint8_t)(seq + i);
+	if (size >= 18)
+		memcpy(f + 14, &seq, 4);
+}
+
+int packet_open(const char *name)
+{
+	struct sockaddr_ll sll = { .sll_family = AF_PACKET };
+	int s, sz = 16 << 20;
+
+	s = socket(AF_PACKET, SOCK_RAW, htons(ETH_P_ALL));
+	if (s < 0)
+		return -1;
+	sll.sll_protocol = htons(ETH_P_ALL);
+	sll.sll_ifindex = if_nametoindex(name);
+	if (bind(s, (void *)&sll, sizeof(sll)) < 0) {
+		close(s);
+		return -1;
+	}
+	setsockopt(s, SOL_SOCKET, SO_RCVBUFFORCE, &sz, sizeof(sz));
+	return s;
+}
+
+int packet_recv(int s, uint8_t *buf, int len, int timeout_ms)
+{
+	struct sockaddr_ll from;
+	socklen_t fl = sizeof(from);
+	struct pollfd p = { .fd = s, .events = POLLIN };
+	int n;
+
+	for (;;) {
+		if (poll(&p, 1, timeout_ms) <= 0)
+			return -1;
+		n = recvfrom(s, buf, len, MSG_DONTWAIT, (void *)&from, &fl);
+		if (n < 0)
+			return -1;
+		if (from.sll_pkttype == PACKET_OUTGOING)
+			continue;
+		if (n >= 14 && buf[12] == ETHERTYPE_TEST >> 8 &&
+		    buf[13] == (ETHERTYPE_TEST & 0xff))
+			return n;
+	}
+}
+
+int if_up(const char *name, int up)
+{
+	struct ifreq ifr;
+	int s = socket(AF_INET, SOCK_DGRAM, 0), r;
+
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, IFNAMSIZ, "%s", name);
+	r = ioctl(s, SIOCGIFFLAGS, &ifr);
+	if (!r) {
+		if (up)
+			ifr.ifr_flags |= IFF_UP;
+		else
+			ifr.ifr_flags &= ~IFF_UP;
+		r = ioctl(s, SIOCSIFFLAGS, &ifr);
+	}
+	close(s);
+	return r;
+}
+
+int if_exists(const char *name)
+{
+	return if_nametoindex(name) != 0;
+}
+
+double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+void *bad_ptr(void)
+{
+	static volatile uintptr_t p = 8;
+
+	return (void *)p;
+}
+
+void on_alarm(int sig)
+{
+	stop = 1;
+}
+
+int parse_topts(int argc, char **argv, int first, const struct topt *t)
+{
+	for (int i = first; i < argc; i++) {
+		const struct topt *o = t;
+
+		while (o->name && (strncmp(argv[i], "--", 2) || strcmp(argv[i] + 2, o->name)))
+			o++;
+		if (!o->name) {
+			fprintf(stderr, "%s: unknown option %s\n", argv[1] ? argv[1] : argv[0], argv[i]);
+			return -1;
+		}
+		if (o->kind == 'f') {
+			*(int *)o->dst = 1;
+			continue;
+		}
+		if (i + 1 >= argc) {
+			fprintf(stderr, "%s: option %s needs a value\n", argv[1] ? argv[1] : argv[0],
+				argv[i]);
+			return -1;
+		}
+		i++;
+		if (o->kind == 's')
+			*(const char **)o->dst = argv[i];
+		else if (o->kind == 'l')
+			*(long *)o->dst = atol(argv[i]);
+		else
+			*(int *)o->dst = atoi(argv[i]);
+	}
+	return 0;
+}
+
+void trace_mark(const char *env, const char *m)
+{
+	int fd;
+
+	if (!getenv(env))
+		return;
+	fd = open("/sys/kernel/tracing/trace_marker", O_WRONLY);
+	if (fd < 0)
+		fd = open("/sys/kernel/debug/tracing/trace_marker", O_WRONLY);
+	if (fd >= 0) {
+		if (write(fd, m, strlen(m)) < 0)
+			perror("trace_marker");
+		close(fd);
+	}
+}

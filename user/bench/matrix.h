@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * matrix.h - the cells of a run and the run itself: what bench.c measures
+ * and report.c prints.
+ */
+#ifndef TA_BENCH_MATRIX_H
+#define TA_BENCH_MATRIX_H
+
+#include "bench.h"
+#include "env.h"
+
+enum cell_status {
+	CELL_SKIPPED, /* not in this run's matrix */
+	CELL_PENDING, /* planned, not run yet */
+	CELL_OK,
+	CELL_NA,     /* impossible here; why says what is missing */
+	CELL_ABSENT, /* the driver itself is missing */
+	CELL_FAILED, /* setup or writes failed; why says how */
+};
+
+struct cell {
+	enum bench_driver driver;
+	enum bench_prog prog;
+	enum bench_writer writer;
+	int size_idx;
+	enum bench_frame frame;
+	enum cell_status status;
+	char why[128];
+	unsigned long frames; /* per repetition */
+	int reps;
+	/* Per-frame ns of each repetition: wall time minus the time the
+	 * writer waited for its CPU while another process ran there. */
+	double ns[BENCH_MAX_REPS];
+	double wall_ns[BENCH_MAX_REPS]; /* per-frame wall time, as measured */
+	double median, min, max;	/* over ns[] */
+	double median_wall;		/* over wall_ns[] */
+	unsigned int mtu;
+	struct cell_counts counts;
+	bool accounted; /* counters explain every frame written */
+	char fate[64];	/* counters in a few words, for the table */
+};
+
+struct bench_run {
+	struct bench_opts opts;
+	struct cell cells[DRV_MAX][PROG_MAX][WR_MAX][NR_SIZES];
+	char out_dir[512];
+	char started[32]; /* UTC, ISO 8601 */
+	char kernel[160];
+	int writer_cpu, reader_cpu;
+	double seconds;
+};
+
+static inline struct cell *cell_at(struct bench_run *run, int d, int p, int w,
+				   int s)
+{
+	return &run->cells[d][p][w][s];
+}
+
+/* How a cell really writes: tun, and the floor, have no batch ABI. */
+static inline enum bench_writer effective_writer(const struct cell *c)
+{
+	if (!batch_writer(c->writer) || c->driver == DRV_TAPX)
+		return c->writer;
+	return c->prog == PROG_FLOOR ? WR_BLOCK : WR_NONBLOCK;
+}
+
+/* The cell every other cell of (writer, size) is compared with. */
+const struct cell *floor_cell(const struct bench_run *run, int w, int s);
+const struct cell *stock_cell(const struct bench_run *run, int w, int s);
+/* Stock tun's bridge and XDP redirect forwarding in the same group. */
+const struct cell *fwd_ref_cell(const struct bench_run *run, int p, int w,
+				int s);
+
+#endif /* TA_BENCH_MATRIX_H */

@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/* policy_cells.h - the tap-accel policy program with 1, 100 or 1000 rules. */
+#ifndef TA_BENCH_POLICY_CELLS_H
+#define TA_BENCH_POLICY_CELLS_H
+
+#include "bench.h"
+
+/* The tap-accel policy program with 1, 100 or 1000 rules.
+ * One instance per tap, attached natively to the writer tap. */
+bool policy_prog(enum bench_prog p);
+struct policy_cell;
+struct policy_cell *policy_attach(int ifindex, enum bench_prog p, char *why,
+				  size_t len);
+void policy_detach(struct policy_cell *policy);
+void policy_counts(struct policy_cell *policy, uint64_t verdict[5]);
+
+#endif /* TA_BENCH_POLICY_CELLS_H */
