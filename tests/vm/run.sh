@@ -69,12 +69,12 @@ mkdir -p $R/bin $R/sbin $R/lib $R/lib64 $R/proc $R/sys $R/dev $R/tmp $R/run \
 	$R/modules $R/bpf $R/tests $R/etc $R/usr/bin
 
 # Static test programs: every tests/vm/*.c but the BPF ones, with the
-# batch ABI of kmod/uapi.
+# batch ABI of kmod/uapi (and liburing, for tapx-bench's io_uring writer).
 for src in "$HERE"/*.c; do
 	case $src in *.bpf.c) continue ;; esac
 	p=$(basename "$src" .c)
 	gcc -static -O2 -Wall -Wextra -Wno-unused-parameter -I"$TOP/kmod/uapi" \
-		-o "$OUT/$p" "$src" || fail "cannot build $p"
+		-o "$OUT/$p" "$src" -luring || fail "cannot build $p"
 	cp "$OUT/$p" $R/bin/
 done
 
