@@ -4,8 +4,9 @@
  *
  * Objects:
  *   struct tapx_file  one open /dev/net/tapx = one queue; owns the reader
- *                     ring, the wait queue, the buffer cache for written
- *                     frames, the xdp_rxq_info and the queue's counters.
+ *                     ring, the wait queue, the xdp_rxq_info and the
+ *                     queue's counters. (Buffers of written frames come
+ *                     from a per-CPU cache, tapx_buf.h.)
  *                     Bound to at most one device, as an attached queue
  *                     (in tapx->tfiles[]) or a detached one (TUNSETQUEUE
  *                     IFF_DETACH_QUEUE; on tapx->disabled, still bound).
@@ -19,21 +20,30 @@
  *                    queue array's writers, numdisabled and the disabled list.
  *   RCU              tapx->tfiles[], tapx->numqueues (READ_ONCE),
  *                    tfile->tapx and tapx->xdp_prog for the data paths.
- *   tfile->write_lock serialises writers of one fd (its buffer cache and
- *                    spare buffers). Writers hold a device reference while
- *                    they copy and recheck tfile->tapx under RCU before
- *                    they run XDP; detach never waits for them.
+ *   Writers take no lock and no device reference. A write of one frame
+ *                    up to a page is one BH-disabled RCU section, from
+ *                    looking up tfile->tapx to the verdict, its copy made
+ *                    with page faults disabled. A copy that may sleep
+ *                    (a fault, a larger frame, a batch) reads what it
+ *                    needs of the device first (struct tapx_wmeta, under
+ *                    RCU), copies without touching the device, then looks
+ *                    tfile->tapx up again under RCU before XDP runs:
+ *                    detach and deletion never wait for a sleeping writer,
+ *                    and a writer never uses a device it did not find in
+ *                    its current RCU section. Several writers of one fd
+ *                    run concurrently; each buffer is its writer's alone.
+ *   tapx_bufs_lock() this CPU's buffer cache (a local_lock, tapx_buf.h).
  *   ptr_ring locks   producers (xmit, XDP_TX, ndo_xdp_xmit) and the reader.
  */
 #ifndef TAPX_H
 #define TAPX_H
 
+#include <linux/if_tun.h>
 #include <linux/netdevice.h>
 #include <linux/ptr_ring.h>
 #include <linux/u64_stats_sync.h>
 #include <linux/uio.h>
 #include <linux/virtio_net.h>
-#include <linux/mutex.h>
 #include <linux/poll.h>
 #include <linux/wait.h>
 #include <net/xdp.h>
@@ -72,9 +82,9 @@
 #define TAPX_LINEAR_MAX (PAGE_SIZE - TAPX_HEADROOM - TAPX_SHINFO)
 
 /*
- * Buffers of dropped frames a file keeps for reuse: head buffers for a full
- * batch of small frames, page-sized fragments for a round of large ones
- * (tapx_wframes_copy), at most TAPX_SPARE_BYTES of memory in all.
+ * Buffers of dropped frames kept for reuse per CPU (tapx_buf.h): head
+ * buffers for a full batch of small frames, page-sized fragments for a
+ * round of large ones (tapx_wframes_copy), at most TAPX_SPARE_BYTES.
  */
 #define TAPX_SPARE_MAX TAPX_BATCH_MAX
 #define TAPX_SPARE_BYTES (256 * 1024)
@@ -141,18 +151,7 @@ struct tapx_file {
 	struct net *net;
 	struct ptr_ring ring; /* skbs and tagged xdp_frames for read() */
 	wait_queue_head_t wq;
-	struct mutex write_lock;
-	struct page_frag_cache frag; /* buffers of written frames */
-	/* Head buffers of dropped frames, reused: a stack of nr_spare. */
-	void *spare[TAPX_SPARE_MAX];
-	unsigned int spare_len[TAPX_SPARE_MAX];
-	unsigned int nr_spare;
-	unsigned int spare_bytes; /* spare_len[] and the spare fragments */
-	/* Page-sized fragments of dropped multi-buffer frames, reused. */
-	void *spare_frags[TAPX_SPARE_FRAGS];
-	unsigned int nr_spare_frags;
 	struct xdp_rxq_info xdp_rxq;
-	bool rxq_registered;
 	int sndbuf;
 	/* Multi-queue; changed under rtnl. */
 	u16 queue_index; /* slot in tapx->tfiles[] while attached */
@@ -182,8 +181,17 @@ struct tapx_dev {
 };
 
 /*
- * One written frame between its copy into a buffer (may sleep, under
- * write_lock) and its XDP run (BH disabled, RCU, write_lock).
+ * What a write needs of its device to parse and copy a frame, read under
+ * RCU before a copy that may sleep: the copy then never touches the device.
+ */
+struct tapx_wmeta {
+	unsigned int flags; /* tapx->flags: IFF_NO_PI, IFF_VNET_HDR, VNET_LE/BE */
+	unsigned int vnet_hdr_sz; /* with IFF_VNET_HDR, else 0 */
+};
+
+/*
+ * One written frame between its copy into a buffer (may sleep) and its XDP
+ * run (BH disabled, RCU).
  */
 struct tapx_wframe {
 	void *buf; /* head buffer: headroom, data, skb_shared_info */
@@ -200,17 +208,17 @@ struct tapx_wframe {
 
 /* tapx_write.c: write() entry, PI and vnet headers */
 ssize_t tapx_write_iter(struct kiocb *iocb, struct iov_iter *from);
-int tapx_check_vnet(struct tapx_dev *tapx, struct virtio_net_hdr *h,
-		    size_t len);
-int tapx_parse_meta(struct tapx_dev *tapx, struct iov_iter *from,
+int tapx_check_vnet(unsigned int flags, struct virtio_net_hdr *h, size_t len);
+int tapx_parse_meta(const struct tapx_wmeta *m, struct iov_iter *from,
 		    struct tapx_wframe *f);
 
 /* tapx_buf.c: buffers of written frames (fast path in tapx_buf.h) */
-int tapx_fill(struct tapx_file *tfile, struct iov_iter *from,
-	      struct tapx_wframe *f);
-void tapx_frag_put(struct tapx_file *tfile, void *va);
-void tapx_wframe_drop(struct tapx_file *tfile, struct tapx_wframe *f);
-void tapx_buf_drain(struct tapx_file *tfile);
+int tapx_bufs_init(void);
+void tapx_bufs_exit(void);
+void *tapx_buf_alloc(unsigned int *buflen);
+void tapx_buf_free(void *buf, unsigned int buflen);
+int tapx_fill(struct iov_iter *from, struct tapx_wframe *f);
+void tapx_wframe_drop(struct tapx_wframe *f);
 
 /* tapx_xdp.c: the program and its verdicts */
 bool tapx_wframes_run(struct tapx_file *tfile, struct tapx_dev *tapx,
@@ -327,16 +335,34 @@ static inline void tapx_wake_reader(struct tapx_file *tfile)
 		wake_up_interruptible_poll(&tfile->wq, EPOLLIN | EPOLLRDNORM);
 }
 
-static inline bool tapx_vnet_le(const struct tapx_dev *tapx)
+static inline bool tapx_flags_vnet_le(unsigned int flags)
 {
 	/*
 	 * TUNSETVNETLE wins; otherwise the header is big-endian only after
 	 * TUNSETVNETBE. tapx assumes a little-endian host for legacy headers.
 	 */
-	return (tapx->flags & TAPX_VNET_LE) || !(tapx->flags & TAPX_VNET_BE);
+	return (flags & TAPX_VNET_LE) || !(flags & TAPX_VNET_BE);
 }
 
-/* The device a file is bound to, with a reference; NULL if unbound. */
+static inline bool tapx_vnet_le(const struct tapx_dev *tapx)
+{
+	return tapx_flags_vnet_le(READ_ONCE(tapx->flags));
+}
+
+/* Under RCU, with tapx found there. */
+static inline void tapx_wmeta_get(const struct tapx_dev *tapx,
+				  struct tapx_wmeta *m)
+{
+	m->flags = READ_ONCE(tapx->flags);
+	m->vnet_hdr_sz =
+		m->flags & IFF_VNET_HDR ? READ_ONCE(tapx->vnet_hdr_sz) : 0;
+}
+
+/*
+ * The device a file is bound to, with a reference; NULL if unbound. For
+ * the read side, which may sleep in the middle of a frame; writers use
+ * RCU alone (see Locking above).
+ */
 static inline struct tapx_dev *tapx_get(struct tapx_file *tfile)
 {
 	struct tapx_dev *tapx;
@@ -371,26 +397,21 @@ static inline struct tapx_file *tapx_queue_get(struct tapx_dev *tapx, u32 index)
 
 /*
  * Parses one written frame's headers and copies it; f->buf is NULL unless 0
- * is returned. Caller holds tfile->write_lock and a device reference. May
- * sleep (page faults, allocation). A malformed frame is counted in
- * rx_errors here and reported as -EINVAL; -EFAULT and -ENOMEM are left to
- * the caller to count.
+ * is returned. May sleep (page faults, allocation) and touches no device:
+ * @m was read under RCU before. -EINVAL: malformed; -EFAULT, -ENOMEM. The
+ * caller counts them, on the device it finds afterwards.
  */
-static __always_inline int tapx_wframe_copy(struct tapx_file *tfile,
-					    struct tapx_dev *tapx,
+static __always_inline int tapx_wframe_copy(const struct tapx_wmeta *m,
 					    struct iov_iter *from,
 					    struct tapx_wframe *f)
 {
 	int err;
 
 	f->buf = NULL;
-	err = tapx_parse_meta(tapx, from, f);
-	if (unlikely(err)) {
-		if (err == -EINVAL)
-			tapx_stat_inc(tapx, TAPX_RX_ERRORS);
+	err = tapx_parse_meta(m, from, f);
+	if (unlikely(err))
 		return err;
-	}
-	return tapx_fill(tfile, from, f);
+	return tapx_fill(from, f);
 }
 
 #endif /* TAPX_H */

@@ -352,7 +352,6 @@ static int tapx_chr_open(struct inode *inode, struct file *file)
 
 	INIT_LIST_HEAD(&tfile->next);
 	init_waitqueue_head(&tfile->wq);
-	mutex_init(&tfile->write_lock);
 	tfile->net = get_net(current->nsproxy->net_ns);
 	tfile->sndbuf = INT_MAX;
 	file->private_data = tfile;
@@ -374,7 +373,6 @@ static int tapx_chr_release(struct inode *inode, struct file *file)
 	rtnl_unlock();
 
 	ptr_ring_cleanup(&tfile->ring, tapx_ptr_free);
-	tapx_buf_drain(tfile);
 	put_net(tfile->net);
 	free_percpu(tfile->qstats);
 	kfree(tfile);

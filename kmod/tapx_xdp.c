@@ -38,6 +38,7 @@ enum {
 struct tapx_tally {
 	u64 rx_bytes;
 	u32 rx_packets;
+	u32 rx_errors; /* malformed frames of a batch, counted where it runs */
 	u32 verdict[TAPX_NR_V];
 	u32 outcome[TAPX_NR_V];
 };
@@ -289,7 +290,7 @@ static __always_inline bool tapx_xdp_run(struct tapx_file *tfile,
 	}
 	if (unlikely(xdp_buff_has_frags(xdp) && !prog->aux->xdp_has_frags)) {
 		tapx_stat_inc(tapx, TAPX_XDP_FRAGS_DROPS);
-		tapx_recycle(tfile, xdp);
+		tapx_recycle(xdp);
 		return false;
 	}
 
@@ -302,7 +303,7 @@ static __always_inline bool tapx_xdp_run(struct tapx_file *tfile,
 		return false;
 	case XDP_DROP:
 		t->outcome[TAPX_V_DROP]++;
-		tapx_recycle(tfile, xdp);
+		tapx_recycle(xdp);
 		return false;
 	case XDP_TX:
 		if (!tapx_frame_ok(tapx, xdp, f))
@@ -328,22 +329,22 @@ static __always_inline bool tapx_xdp_run(struct tapx_file *tfile,
 	case XDP_ABORTED:
 		trace_xdp_exception(tapx->dev, prog, act);
 		t->outcome[TAPX_V_ABORTED]++;
-		tapx_recycle(tfile, xdp);
+		tapx_recycle(xdp);
 		return false;
 	}
 
 	/* TX or REDIRECT of a frame whose vnet metadata cannot travel. */
 	tapx_stat_inc(tapx, TAPX_XDP_GSO_DROPS);
-	tapx_recycle(tfile, xdp);
+	tapx_recycle(xdp);
 	return false;
 }
 
 /**
  * tapx_wframes_run - run XDP on copied frames and carry out their verdicts
- * @tfile: the file written to; caller holds tfile->write_lock
- * @tapx: its device, checked still attached to @tfile in this section
+ * @tfile: the file written to
+ * @tapx: its device, found bound to @tfile in this section
  * @f: copied frames [0, n); those without a buffer (malformed) are
- *     skipped, the others handed on or recycled
+ *     counted in rx_errors, the others handed on or recycled
  * @n: number of frames
  *
  * Called with BH disabled and in an RCU read-side section. Returns true
@@ -359,13 +360,17 @@ bool tapx_wframes_run(struct tapx_file *tfile, struct tapx_dev *tapx,
 	unsigned int i;
 
 	for (i = 0; i < n; i++) {
-		if (!f[i].buf)
+		if (unlikely(!f[i].buf)) {
+			t.rx_errors++;
 			continue;
+		}
 		tapx_wframe_xdp(tfile, &f[i], &xdp);
 		f[i].buf = NULL;
 		flush |= tapx_xdp_run(tfile, tapx, &xdp, &f[i], &t);
 	}
 	if (t.rx_packets)
 		tapx_tally_flush(tfile, tapx, &t);
+	if (unlikely(t.rx_errors))
+		tapx_stat_add(tapx, TAPX_RX_ERRORS, t.rx_errors);
 	return flush;
 }
