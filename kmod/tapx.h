@@ -227,6 +227,9 @@ bool tapx_wframes_run(struct tapx_file *tfile, struct tapx_dev *tapx,
 /* tapx_rx.c: the reader ring, read(), ndo_xdp_xmit */
 ssize_t tapx_read_iter(struct kiocb *iocb, struct iov_iter *to);
 int tapx_ring_produce(struct tapx_file *tfile, void *ptr);
+unsigned int tapx_ring_produce_frames(struct tapx_file *tfile,
+				      struct xdp_frame **frames,
+				      unsigned int n, u64 *bytes);
 void tapx_ring_purge(struct tapx_file *tfile);
 void tapx_ptr_free(void *ptr);
 ssize_t tapx_put_ptr(struct tapx_dev *tapx, void *ptr, struct iov_iter *to,
@@ -278,38 +281,30 @@ static inline void tapx_stat_inc(struct tapx_dev *tapx, enum tapx_stat s)
 	tapx_stat_add(tapx, s, 1);
 }
 
-/* Counts two related stats (packets and bytes) in one update. */
-static inline void tapx_stat_pkt(struct tapx_dev *tapx, enum tapx_stat pkts,
-				 enum tapx_stat bytes, unsigned int len)
+/*
+ * @n frames of @bytes queued to @tfile's reader: the device's and the
+ * queue's tx counters, and xdp_xmit too for ndo_xdp_xmit, in one update
+ * each.
+ */
+static inline void tapx_stat_tx(struct tapx_dev *tapx, struct tapx_file *tfile,
+				u32 n, u64 bytes, bool xmit)
 {
 	struct tapx_pcpu_stats *st = this_cpu_ptr(tapx->stats);
+	struct tapx_pcpu_qstats *q = this_cpu_ptr(tfile->qstats);
 
 	u64_stats_update_begin(&st->syncp);
-	u64_stats_inc(&st->v[pkts]);
-	u64_stats_add(&st->v[bytes], len);
+	u64_stats_add(&st->v[TAPX_TX_PACKETS], n);
+	u64_stats_add(&st->v[TAPX_TX_BYTES], bytes);
+	if (xmit)
+		u64_stats_add(&st->v[TAPX_XDP_XMIT], n);
 	u64_stats_update_end(&st->syncp);
-}
 
-static inline void tapx_qstat_add(struct tapx_file *tfile, enum tapx_qstat s,
-				  u64 n)
-{
-	struct tapx_pcpu_qstats *st = this_cpu_ptr(tfile->qstats);
-
-	u64_stats_update_begin(&st->syncp);
-	u64_stats_add(&st->v[s], n);
-	u64_stats_update_end(&st->syncp);
-}
-
-static inline void tapx_qstat_pkt(struct tapx_file *tfile,
-				  enum tapx_qstat pkts, enum tapx_qstat bytes,
-				  unsigned int len)
-{
-	struct tapx_pcpu_qstats *st = this_cpu_ptr(tfile->qstats);
-
-	u64_stats_update_begin(&st->syncp);
-	u64_stats_inc(&st->v[pkts]);
-	u64_stats_add(&st->v[bytes], len);
-	u64_stats_update_end(&st->syncp);
+	u64_stats_update_begin(&q->syncp);
+	u64_stats_add(&q->v[TAPX_Q_TX_PACKETS], n);
+	u64_stats_add(&q->v[TAPX_Q_TX_BYTES], bytes);
+	if (xmit)
+		u64_stats_add(&q->v[TAPX_Q_XDP_XMIT], n);
+	u64_stats_update_end(&q->syncp);
 }
 
 /* One user buffer of a batch descriptor as an iov_iter. */

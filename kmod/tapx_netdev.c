@@ -95,8 +95,7 @@ static netdev_tx_t tapx_start_xmit(struct sk_buff *skb, struct net_device *dev)
 		tapx_stat_inc(tapx, TAPX_RING_FULL);
 		goto free;
 	}
-	tapx_stat_pkt(tapx, TAPX_TX_PACKETS, TAPX_TX_BYTES, len);
-	tapx_qstat_pkt(tfile, TAPX_Q_TX_PACKETS, TAPX_Q_TX_BYTES, len);
+	tapx_stat_tx(tapx, tfile, 1, len, false);
 	tapx_wake_reader(tfile);
 	rcu_read_unlock();
 	return NETDEV_TX_OK;

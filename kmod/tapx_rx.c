@@ -41,6 +41,31 @@ int tapx_ring_produce(struct tapx_file *tfile, void *ptr)
 	return ptr_ring_produce(&tfile->ring, ptr);
 }
 
+/*
+ * Queues xdp_frames for the reader under one producer lock; returns how
+ * many fit (the others stay the caller's) and adds their bytes to *bytes.
+ * Called with BH disabled.
+ */
+unsigned int tapx_ring_produce_frames(struct tapx_file *tfile,
+				      struct xdp_frame **frames,
+				      unsigned int n, u64 *bytes)
+{
+	unsigned int i;
+
+	spin_lock(&tfile->ring.producer_lock);
+	for (i = 0; i < n; i++) {
+		void *ptr = (void *)((unsigned long)frames[i] | TAPX_PTR_XDP);
+		unsigned int len = xdp_get_frame_len(frames[i]);
+
+		/* Once produced, the reader may free the frame at any time. */
+		if (__ptr_ring_produce(&tfile->ring, ptr))
+			break;
+		*bytes += len;
+	}
+	spin_unlock(&tfile->ring.producer_lock);
+	return i;
+}
+
 void tapx_ring_purge(struct tapx_file *tfile)
 {
 	void *ptr;
@@ -282,25 +307,9 @@ int tapx_xdp_xmit(struct net_device *dev, int n, struct xdp_frame **frames,
 	if (unlikely(!tfile))
 		goto out;
 
-	spin_lock(&tfile->ring.producer_lock);
-	for (; i < n; i++) {
-		void *ptr = (void *)((unsigned long)frames[i] | TAPX_PTR_XDP);
-		unsigned int len = xdp_get_frame_len(frames[i]);
-
-		/* Once produced, the reader may free the frame at any time. */
-		if (__ptr_ring_produce(&tfile->ring, ptr))
-			break;
-		bytes += len;
-	}
-	spin_unlock(&tfile->ring.producer_lock);
-
+	i = tapx_ring_produce_frames(tfile, frames, n, &bytes);
 	if (i) {
-		tapx_stat_add(tapx, TAPX_XDP_XMIT, i);
-		tapx_stat_add(tapx, TAPX_TX_PACKETS, i);
-		tapx_stat_add(tapx, TAPX_TX_BYTES, bytes);
-		tapx_qstat_add(tfile, TAPX_Q_XDP_XMIT, i);
-		tapx_qstat_add(tfile, TAPX_Q_TX_PACKETS, i);
-		tapx_qstat_add(tfile, TAPX_Q_TX_BYTES, bytes);
+		tapx_stat_tx(tapx, tfile, i, bytes, true);
 		tapx_wake_reader(tfile);
 	}
 	if (i < n)
