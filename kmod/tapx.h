@@ -64,6 +64,9 @@
 #define TAPX_USER_FEATURES \
 	(NETIF_F_HW_CSUM | NETIF_F_TSO_ECN | NETIF_F_TSO | NETIF_F_TSO6)
 
+/* Largest vnet header TUNSETVNETHDRSZ accepts (tun has no limit). */
+#define TAPX_VNET_HDR_MAX 256
+
 /* Private flag bits kept in tapx_dev.flags next to the IFF_* ones. */
 #define TAPX_VNET_LE 0x80000000
 #define TAPX_VNET_BE 0x40000000
@@ -74,6 +77,9 @@
 /* Largest frame userspace may write (without vnet header / PI). */
 #define TAPX_MAX_FRAME 65535
 #define TAPX_MIN_FRAME ETH_HLEN
+
+/* The checksum field a vnet header's csum_offset points at. */
+#define TAPX_CSUM_LEN sizeof(__sum16)
 
 /* Headroom and tailroom of a written frame's first buffer. */
 #define TAPX_HEADROOM XDP_PACKET_HEADROOM
@@ -172,7 +178,7 @@ struct tapx_dev {
 	unsigned int numdisabled;
 	struct list_head disabled; /* detached but still bound files */
 	struct bpf_prog __rcu *xdp_prog;
-	unsigned int flags; /* IFF_* and TAPX_VNET_* */
+	unsigned int flags; /* IFF_* and TAPX_VNET_*; WRITE_ONCE under rtnl */
 	int vnet_hdr_sz;
 	kuid_t owner;
 	kgid_t group;

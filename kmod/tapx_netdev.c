@@ -239,7 +239,8 @@ int tapx_attach(struct tapx_file *tfile, struct tapx_dev *tapx)
 
 	tfile->queue_index = tapx->numqueues;
 	if (tfile->detached) {
-		tfile->xdp_rxq.queue_index = tfile->queue_index;
+		/* Its writes run XDP, whose ctx reads the index. */
+		WRITE_ONCE(tfile->xdp_rxq.queue_index, tfile->queue_index);
 		list_del_init(&tfile->next);
 		tapx->numdisabled--;
 		tfile->detached = false;
@@ -272,7 +273,7 @@ static void tapx_queue_unlink(struct tapx_file *tfile, struct tapx_dev *tapx)
 
 	rcu_assign_pointer(tapx->tfiles[index], moved);
 	moved->queue_index = index;
-	moved->xdp_rxq.queue_index = index;
+	WRITE_ONCE(moved->xdp_rxq.queue_index, index);
 	RCU_INIT_POINTER(tapx->tfiles[last], NULL);
 	WRITE_ONCE(tapx->numqueues, last);
 }

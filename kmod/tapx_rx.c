@@ -104,11 +104,12 @@ int tapx_ring_wait(struct tapx_file *tfile, struct tapx_dev *tapx, bool noblock)
 /* Bytes read() would return for a ring entry: headers and the frame. */
 static size_t tapx_ptr_size(struct tapx_dev *tapx, void *ptr)
 {
+	unsigned int flags = READ_ONCE(tapx->flags);
 	size_t n = 0;
 
-	if (!(tapx->flags & IFF_NO_PI))
+	if (!(flags & IFF_NO_PI))
 		n += sizeof(struct tun_pi);
-	if (tapx->flags & IFF_VNET_HDR)
+	if (flags & IFF_VNET_HDR)
 		n += READ_ONCE(tapx->vnet_hdr_sz);
 	if (tapx_is_frame(ptr))
 		return n + xdp_get_frame_len(tapx_to_frame(ptr));
@@ -137,9 +138,10 @@ static int tapx_put_meta(struct tapx_dev *tapx, struct iov_iter *to,
 			 __be16 proto, size_t len,
 			 const struct virtio_net_hdr *vnet)
 {
+	unsigned int flags = READ_ONCE(tapx->flags);
 	int done = 0;
 
-	if (!(tapx->flags & IFF_NO_PI)) {
+	if (!(flags & IFF_NO_PI)) {
 		struct tun_pi pi = { .proto = proto };
 
 		if (iov_iter_count(to) < sizeof(pi))
@@ -151,7 +153,7 @@ static int tapx_put_meta(struct tapx_dev *tapx, struct iov_iter *to,
 		done += sizeof(pi);
 	}
 
-	if (tapx->flags & IFF_VNET_HDR) {
+	if (flags & IFF_VNET_HDR) {
 		int sz = READ_ONCE(tapx->vnet_hdr_sz);
 
 		if (iov_iter_count(to) < sz)
@@ -206,7 +208,7 @@ static ssize_t tapx_put_skb(struct tapx_dev *tapx, struct sk_buff *skb,
 	size_t len;
 	ssize_t ret;
 
-	if ((tapx->flags & IFF_VNET_HDR) &&
+	if ((READ_ONCE(tapx->flags) & IFF_VNET_HDR) &&
 	    virtio_net_hdr_from_skb(skb, &vnet, tapx_vnet_le(tapx), true, 0))
 		return -EINVAL;
 

@@ -35,10 +35,10 @@ int tapx_check_vnet(unsigned int flags, struct virtio_net_hdr *h, size_t len)
 		return -EINVAL;
 
 	if (h->flags & VIRTIO_NET_HDR_F_NEEDS_CSUM) {
-		if ((size_t)start + off + 2 > len)
+		if ((size_t)start + off + TAPX_CSUM_LEN > len)
 			return -EINVAL;
-		if (start + off + 2 > hdr_len)
-			hdr_len = start + off + 2;
+		if (start + off + TAPX_CSUM_LEN > hdr_len)
+			hdr_len = start + off + TAPX_CSUM_LEN;
 		h->hdr_len = __cpu_to_virtio16(le, hdr_len);
 	}
 	if (hdr_len > len)

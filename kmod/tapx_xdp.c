@@ -122,7 +122,7 @@ static int tapx_finish_csum(struct tapx_dev *tapx, struct xdp_buff *xdp,
 	unsigned int len = xdp->data_end - xdp->data;
 	__sum16 *field;
 
-	if (xdp_buff_has_frags(xdp) || start + off + 2 > len)
+	if (xdp_buff_has_frags(xdp) || start + off + TAPX_CSUM_LEN > len)
 		return -EINVAL;
 	field = xdp->data + start + off;
 	*field = csum_fold(csum_partial(xdp->data + start, len - start, 0));
