@@ -87,6 +87,10 @@
 /* Largest frame that fits the first buffer (one page, like an xdp_buff). */
 #define TAPX_LINEAR_MAX (PAGE_SIZE - TAPX_HEADROOM - TAPX_SHINFO)
 
+/* MTUs: any frame size, and frames one buffer holds (no xdp.frags). */
+#define TAPX_MAX_MTU (TAPX_MAX_FRAME - ETH_HLEN)
+#define TAPX_LINEAR_MTU (TAPX_LINEAR_MAX - ETH_HLEN)
+
 /*
  * Buffers of dropped frames kept for reuse per CPU (tapx_buf.h): head
  * buffers for a full batch of small frames, page-sized fragments for a

@@ -159,11 +159,26 @@ int tapx_set_offload(struct tapx_dev *tapx, unsigned long arg)
 	return 0;
 }
 
+/*
+ * A program without xdp.frags sees frames of one buffer only: as veth
+ * does, it is refused while the MTU says larger frames are to be expected,
+ * and while it is attached the MTU stays within one buffer. (Writers are
+ * not bound by the MTU: a larger frame written anyway is dropped before
+ * the program and counted in xdp_frags_drops.)
+ */
 static int tapx_xdp_set(struct net_device *dev, struct bpf_prog *prog,
 			struct netlink_ext_ack *extack)
 {
 	struct tapx_dev *tapx = netdev_priv(dev);
 	struct bpf_prog *old = rtnl_dereference(tapx->xdp_prog);
+	bool linear = prog && !prog->aux->xdp_has_frags;
+
+	if (linear && dev->mtu > TAPX_LINEAR_MTU) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "MTU too large for a program without xdp.frags");
+		return -ERANGE;
+	}
+	dev->max_mtu = linear ? TAPX_LINEAR_MTU : TAPX_MAX_MTU;
 
 	rcu_assign_pointer(tapx->xdp_prog, prog);
 	if (old)
@@ -390,7 +405,7 @@ void tapx_setup(struct net_device *dev)
 	dev->hw_features = NETIF_F_SG | NETIF_F_FRAGLIST | TAPX_USER_FEATURES;
 	dev->features = dev->hw_features | NETIF_F_LLTX;
 	dev->min_mtu = ETH_MIN_MTU;
-	dev->max_mtu = TAPX_MAX_FRAME - ETH_HLEN;
+	dev->max_mtu = TAPX_MAX_MTU;
 	eth_hw_addr_random(dev);
 }
 
