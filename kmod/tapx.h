@@ -257,7 +257,7 @@ void tapx_napi_receive(struct tapx_file *tfile, struct sk_buff *skb);
 void tapx_napi_flush(struct tapx_file *tfile);
 
 /* tapx_batch.c: TAPXSUBMIT, TAPXRECV */
-long tapx_batch_ioctl(struct file *file, unsigned int cmd,
+long tapx_batch_ioctl(struct file *file, bool submit,
 		      struct tapx_batch __user *ub);
 
 /* tapx_netdev.c: netdev ops, queues, link ops */

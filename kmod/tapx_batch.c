@@ -459,15 +459,14 @@ fault:
 	return -EFAULT;
 }
 
-/* TAPXSUBMIT and TAPXRECV; no rtnl: the data paths do not need it. */
-long tapx_batch_ioctl(struct file *file, unsigned int cmd,
+/* TAPXSUBMIT (@submit) and TAPXRECV; no rtnl: the data paths need none. */
+long tapx_batch_ioctl(struct file *file, bool submit,
 		      struct tapx_batch __user *ub)
 {
 	struct tapx_wframe frames_stack[TAPX_BATCH_ONSTACK], *frames;
 	struct tapx_desc descs_stack[TAPX_BATCH_ONSTACK], *descs;
 	struct tapx_file *tfile = file->private_data;
 	struct tapx_desc __user *udescs;
-	bool submit = cmd == TAPXSUBMIT;
 	struct tapx_dev *tapx;
 	struct tapx_batch b;
 	void *mem = NULL;

@@ -286,8 +286,14 @@ static long tapx_chr_ioctl(struct file *file, unsigned int cmd,
 	struct ifreq ifr;
 	long ret;
 
-	if (cmd == TAPXSUBMIT || cmd == TAPXRECV)
-		return tapx_batch_ioctl(file, cmd, argp);
+	switch (cmd) {
+	case TAPXSUBMIT:
+	case TAPXSUBMIT_T240:
+		return tapx_batch_ioctl(file, true, argp);
+	case TAPXRECV:
+	case TAPXRECV_T241:
+		return tapx_batch_ioctl(file, false, argp);
+	}
 	if (cmd == TUNGETFEATURES)
 		return put_user(TAPX_FEATURES, (unsigned int __user *)argp);
 
