@@ -218,6 +218,8 @@ struct tapx_wframe {
 
 /* tapx_write.c: write() entry, PI and vnet headers */
 ssize_t tapx_write_iter(struct kiocb *iocb, struct iov_iter *from);
+ssize_t tapx_chr_write(struct file *file, const char __user *buf, size_t len,
+		       loff_t *ppos);
 int tapx_check_vnet(unsigned int flags, struct virtio_net_hdr *h, size_t len);
 int tapx_parse_meta(const struct tapx_wmeta *m, struct iov_iter *from,
 		    struct tapx_wframe *f);
@@ -254,7 +256,17 @@ int tapx_xdp_xmit(struct net_device *dev, int n, struct xdp_frame **frames,
 void tapx_napi_attach(struct tapx_file *tfile, struct tapx_dev *tapx);
 void tapx_napi_detach(struct tapx_file *tfile);
 void tapx_napi_receive(struct tapx_file *tfile, struct sk_buff *skb);
-void tapx_napi_flush(struct tapx_file *tfile);
+
+/*
+ * End of a write or batch: let the poll run when the writer re-enables BH.
+ * Called with BH disabled, with the file bound. Inline: without NAPI (the
+ * default) it is one test per write.
+ */
+static inline void tapx_napi_flush(struct tapx_file *tfile)
+{
+	if (tfile->napi_on && !skb_queue_empty_lockless(&tfile->napi_queue))
+		napi_schedule(&tfile->napi);
+}
 
 /* tapx_batch.c: TAPXSUBMIT, TAPXRECV */
 long tapx_batch_ioctl(struct file *file, bool submit,

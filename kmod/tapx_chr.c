@@ -399,6 +399,7 @@ static const struct file_operations tapx_fops = {
 	.owner = THIS_MODULE,
 	.llseek = no_llseek,
 	.read_iter = tapx_read_iter,
+	.write = tapx_chr_write,
 	.write_iter = tapx_write_iter,
 	.poll = tapx_chr_poll,
 	.unlocked_ioctl = tapx_chr_ioctl,

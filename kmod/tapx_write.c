@@ -62,8 +62,9 @@ int tapx_check_vnet(unsigned int flags, struct virtio_net_hdr *h, size_t len)
 }
 
 /* Reads the PI and vnet headers that precede the frame. */
-int tapx_parse_meta(const struct tapx_wmeta *m, struct iov_iter *from,
-		    struct tapx_wframe *f)
+static __always_inline int __tapx_parse_meta(const struct tapx_wmeta *m,
+					     struct iov_iter *from,
+					     struct tapx_wframe *f)
 {
 	size_t len = iov_iter_count(from);
 	int err;
@@ -100,6 +101,13 @@ int tapx_parse_meta(const struct tapx_wmeta *m, struct iov_iter *from,
 	return 0;
 }
 
+/* For the copies that may sleep (tapx_wframe_copy()). */
+int tapx_parse_meta(const struct tapx_wmeta *m, struct iov_iter *from,
+		    struct tapx_wframe *f)
+{
+	return __tapx_parse_meta(m, from, f);
+}
+
 /* Counts a write that failed before XDP; under RCU, BH disabled. */
 static void tapx_write_failed(struct tapx_dev *tapx, int err)
 {
@@ -119,12 +127,18 @@ static void tapx_write_run(struct tapx_file *tfile, struct tapx_dev *tapx,
 #define TAPX_WRITE_SLOW (-EAGAIN)
 
 /*
- * A frame of up to TAPX_LINEAR_MAX bytes, in one BH-disabled RCU section
- * from the lookup of the binding to the verdict: no device reference, and
- * a buffer of this CPU's cache. The headers and the frame are copied with
+ * A frame of up to TAPX_LINEAR_MAX bytes, in one BH-disabled section from
+ * the lookup of the binding to the verdict: no device reference, and a
+ * buffer of this CPU's cache. The headers and the frame are copied with
  * page faults disabled, so nothing here sleeps; a fault, a larger frame or
  * a cache that cannot give a buffer without sleeping returns
  * TAPX_WRITE_SLOW with @from as it was, and nothing counted.
+ *
+ * local_bh_disable() is an RCU read-side critical section of its own
+ * (synchronize_rcu() and synchronize_net() wait for it), as in a driver's
+ * NAPI poll, where XDP runs without rcu_read_lock() since Linux 5.14; the
+ * lookups here and in tapx_xdp_run() are rcu_dereference_bh(). That saves
+ * two calls per write (__rcu_read_lock() is out of line with PREEMPT_RCU).
  */
 static ssize_t tapx_write_fast(struct tapx_file *tfile, struct iov_iter *from)
 {
@@ -135,8 +149,7 @@ static ssize_t tapx_write_fast(struct tapx_file *tfile, struct iov_iter *from)
 	ssize_t ret;
 
 	local_bh_disable();
-	rcu_read_lock();
-	tapx = rcu_dereference(tfile->tapx);
+	tapx = rcu_dereference_bh(tfile->tapx);
 	if (unlikely(!tapx)) {
 		ret = -EBADFD;
 		goto out;
@@ -144,7 +157,7 @@ static ssize_t tapx_write_fast(struct tapx_file *tfile, struct iov_iter *from)
 	tapx_wmeta_get(tapx, &m);
 
 	pagefault_disable();
-	ret = tapx_parse_meta(&m, from, &f);
+	ret = __tapx_parse_meta(&m, from, &f);
 	if (unlikely(ret == -EINVAL)) {
 		pagefault_enable();
 		tapx_write_failed(tapx, ret);
@@ -167,7 +180,6 @@ static ssize_t tapx_write_fast(struct tapx_file *tfile, struct iov_iter *from)
 	tapx_write_run(tfile, tapx, &f);
 	ret = total;
 out:
-	rcu_read_unlock();
 	local_bh_enable();
 	return ret;
 
@@ -228,13 +240,31 @@ static ssize_t tapx_write_slow(struct tapx_file *tfile, struct iov_iter *from)
 	return ret;
 }
 
-ssize_t tapx_write_iter(struct kiocb *iocb, struct iov_iter *from)
+static ssize_t tapx_write(struct tapx_file *tfile, struct iov_iter *from)
 {
-	struct tapx_file *tfile = iocb->ki_filp->private_data;
 	ssize_t ret;
 
 	ret = tapx_write_fast(tfile, from);
 	if (likely(ret != TAPX_WRITE_SLOW))
 		return ret;
 	return tapx_write_slow(tfile, from);
+}
+
+/* writev(), io_uring and aio writes. */
+ssize_t tapx_write_iter(struct kiocb *iocb, struct iov_iter *from)
+{
+	return tapx_write(iocb->ki_filp->private_data, from);
+}
+
+/*
+ * write(): the same, without the kiocb new_sync_write() would set up for
+ * tapx_write_iter() (it needs none), as /dev/null has its .write.
+ */
+ssize_t tapx_chr_write(struct file *file, const char __user *buf, size_t len,
+		       loff_t *ppos)
+{
+	struct iov_iter from;
+
+	iov_iter_ubuf(&from, ITER_SOURCE, (void __user *)buf, len);
+	return tapx_write(file->private_data, &from);
 }

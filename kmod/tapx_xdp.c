@@ -90,8 +90,10 @@ static void tapx_tally_add(struct u64_stats_sync *syncp, u64_stats_t *v,
 	u64_stats_update_begin(syncp);
 	u64_stats_add(&v[rx], t->rx_packets);
 	u64_stats_add(&v[rx + 1], t->rx_bytes);
+	/* Most calls have one verdict: skip the read-modify-writes of 0. */
 	for (i = 0; i < TAPX_NR_V; i++)
-		u64_stats_add(&v[xdp + i], counts[i]);
+		if (counts[i])
+			u64_stats_add(&v[xdp + i], counts[i]);
 	u64_stats_update_end(syncp);
 }
 
@@ -332,7 +334,8 @@ static __always_inline bool tapx_xdp_run(struct tapx_file *tfile,
 	t->rx_packets++;
 	t->rx_bytes += f->len;
 
-	prog = rcu_dereference(tapx->xdp_prog);
+	/* BH is disabled: an RCU read-side section (see tapx_write_fast()). */
+	prog = rcu_dereference_bh(tapx->xdp_prog);
 	if (!prog) {
 		tapx_xdp_pass(tfile, tapx, xdp, f, orig_data, orig_len);
 		return false;
