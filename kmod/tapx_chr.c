@@ -436,8 +436,7 @@ int tapx_chr_register(void)
 			       TUN_MINOR);
 		return err;
 	}
-	pr_info("%s ready\n",
-		tun_compat ? "/dev/net/tun" : "/dev/net/tapx");
+	pr_info("%s ready\n", tun_compat ? "/dev/net/tun" : "/dev/net/tapx");
 	return 0;
 }
 

@@ -218,8 +218,7 @@ static void tapx_tx_flush(struct tapx_file *tfile, struct tapx_tx_bulk *bq,
 {
 	unsigned int done, i;
 
-	done = tapx_ring_produce_frames(tfile, bq->frames, bq->n,
-					&t->tx_bytes);
+	done = tapx_ring_produce_frames(tfile, bq->frames, bq->n, &t->tx_bytes);
 	t->outcome[TAPX_V_TX] += done;
 	if (unlikely(done < bq->n)) {
 		for (i = done; i < bq->n; i++)
