@@ -4,8 +4,9 @@
  *
  * Objects:
  *   struct tapx_file  one open /dev/net/tapx = one queue; owns the reader
- *                     ring, the wait queue, the buffer cache for written
- *                     frames, the xdp_rxq_info and the queue's counters.
+ *                     ring, the wait queue, the xdp_rxq_info and the
+ *                     queue's counters. (Buffers of written frames come
+ *                     from a per-CPU cache, tapx_buf.h.)
  *                     Bound to at most one device, as an attached queue
  *                     (in tapx->tfiles[]) or a detached one (TUNSETQUEUE
  *                     IFF_DETACH_QUEUE; on tapx->disabled, still bound).
@@ -19,21 +20,30 @@
  *                    queue array's writers, numdisabled and the disabled list.
  *   RCU              tapx->tfiles[], tapx->numqueues (READ_ONCE),
  *                    tfile->tapx and tapx->xdp_prog for the data paths.
- *   tfile->write_lock serialises writers of one fd (its buffer cache and
- *                    spare buffers). Writers hold a device reference while
- *                    they copy and recheck tfile->tapx under RCU before
- *                    they run XDP; detach never waits for them.
+ *   Writers take no lock and no device reference. A write of one frame
+ *                    up to a page is one BH-disabled RCU section, from
+ *                    looking up tfile->tapx to the verdict, its copy made
+ *                    with page faults disabled. A copy that may sleep
+ *                    (a fault, a larger frame, a batch) reads what it
+ *                    needs of the device first (struct tapx_wmeta, under
+ *                    RCU), copies without touching the device, then looks
+ *                    tfile->tapx up again under RCU before XDP runs:
+ *                    detach and deletion never wait for a sleeping writer,
+ *                    and a writer never uses a device it did not find in
+ *                    its current RCU section. Several writers of one fd
+ *                    run concurrently; each buffer is its writer's alone.
+ *   tapx_bufs_lock() this CPU's buffer cache (a local_lock, tapx_buf.h).
  *   ptr_ring locks   producers (xmit, XDP_TX, ndo_xdp_xmit) and the reader.
  */
 #ifndef TAPX_H
 #define TAPX_H
 
+#include <linux/if_tun.h>
 #include <linux/netdevice.h>
 #include <linux/ptr_ring.h>
 #include <linux/u64_stats_sync.h>
 #include <linux/uio.h>
 #include <linux/virtio_net.h>
-#include <linux/mutex.h>
 #include <linux/poll.h>
 #include <linux/wait.h>
 #include <net/xdp.h>
@@ -54,6 +64,9 @@
 #define TAPX_USER_FEATURES \
 	(NETIF_F_HW_CSUM | NETIF_F_TSO_ECN | NETIF_F_TSO | NETIF_F_TSO6)
 
+/* Largest vnet header TUNSETVNETHDRSZ accepts (tun has no limit). */
+#define TAPX_VNET_HDR_MAX 256
+
 /* Private flag bits kept in tapx_dev.flags next to the IFF_* ones. */
 #define TAPX_VNET_LE 0x80000000
 #define TAPX_VNET_BE 0x40000000
@@ -65,16 +78,23 @@
 #define TAPX_MAX_FRAME 65535
 #define TAPX_MIN_FRAME ETH_HLEN
 
+/* The checksum field a vnet header's csum_offset points at. */
+#define TAPX_CSUM_LEN sizeof(__sum16)
+
 /* Headroom and tailroom of a written frame's first buffer. */
 #define TAPX_HEADROOM XDP_PACKET_HEADROOM
 #define TAPX_SHINFO SKB_DATA_ALIGN(sizeof(struct skb_shared_info))
 /* Largest frame that fits the first buffer (one page, like an xdp_buff). */
 #define TAPX_LINEAR_MAX (PAGE_SIZE - TAPX_HEADROOM - TAPX_SHINFO)
 
+/* MTUs: any frame size, and frames one buffer holds (no xdp.frags). */
+#define TAPX_MAX_MTU (TAPX_MAX_FRAME - ETH_HLEN)
+#define TAPX_LINEAR_MTU (TAPX_LINEAR_MAX - ETH_HLEN)
+
 /*
- * Buffers of dropped frames a file keeps for reuse: head buffers for a full
- * batch of small frames, page-sized fragments for a round of large ones
- * (tapx_wframes_copy), at most TAPX_SPARE_BYTES of memory in all.
+ * Buffers of dropped frames kept for reuse per CPU (tapx_buf.h): head
+ * buffers for a full batch of small frames, page-sized fragments for a
+ * round of large ones (tapx_wframes_copy), at most TAPX_SPARE_BYTES.
  */
 #define TAPX_SPARE_MAX TAPX_BATCH_MAX
 #define TAPX_SPARE_BYTES (256 * 1024)
@@ -141,18 +161,7 @@ struct tapx_file {
 	struct net *net;
 	struct ptr_ring ring; /* skbs and tagged xdp_frames for read() */
 	wait_queue_head_t wq;
-	struct mutex write_lock;
-	struct page_frag_cache frag; /* buffers of written frames */
-	/* Head buffers of dropped frames, reused: a stack of nr_spare. */
-	void *spare[TAPX_SPARE_MAX];
-	unsigned int spare_len[TAPX_SPARE_MAX];
-	unsigned int nr_spare;
-	unsigned int spare_bytes; /* spare_len[] and the spare fragments */
-	/* Page-sized fragments of dropped multi-buffer frames, reused. */
-	void *spare_frags[TAPX_SPARE_FRAGS];
-	unsigned int nr_spare_frags;
 	struct xdp_rxq_info xdp_rxq;
-	bool rxq_registered;
 	int sndbuf;
 	/* Multi-queue; changed under rtnl. */
 	u16 queue_index; /* slot in tapx->tfiles[] while attached */
@@ -173,7 +182,7 @@ struct tapx_dev {
 	unsigned int numdisabled;
 	struct list_head disabled; /* detached but still bound files */
 	struct bpf_prog __rcu *xdp_prog;
-	unsigned int flags; /* IFF_* and TAPX_VNET_* */
+	unsigned int flags; /* IFF_* and TAPX_VNET_*; WRITE_ONCE under rtnl */
 	int vnet_hdr_sz;
 	kuid_t owner;
 	kgid_t group;
@@ -182,8 +191,17 @@ struct tapx_dev {
 };
 
 /*
- * One written frame between its copy into a buffer (may sleep, under
- * write_lock) and its XDP run (BH disabled, RCU, write_lock).
+ * What a write needs of its device to parse and copy a frame, read under
+ * RCU before a copy that may sleep: the copy then never touches the device.
+ */
+struct tapx_wmeta {
+	unsigned int flags; /* tapx->flags: IFF_NO_PI, IFF_VNET_HDR, VNET_LE/BE */
+	unsigned int vnet_hdr_sz; /* with IFF_VNET_HDR, else 0 */
+};
+
+/*
+ * One written frame between its copy into a buffer (may sleep) and its XDP
+ * run (BH disabled, RCU).
  */
 struct tapx_wframe {
 	void *buf; /* head buffer: headroom, data, skb_shared_info */
@@ -200,17 +218,19 @@ struct tapx_wframe {
 
 /* tapx_write.c: write() entry, PI and vnet headers */
 ssize_t tapx_write_iter(struct kiocb *iocb, struct iov_iter *from);
-int tapx_check_vnet(struct tapx_dev *tapx, struct virtio_net_hdr *h,
-		    size_t len);
-int tapx_parse_meta(struct tapx_dev *tapx, struct iov_iter *from,
+ssize_t tapx_chr_write(struct file *file, const char __user *buf, size_t len,
+		       loff_t *ppos);
+int tapx_check_vnet(unsigned int flags, struct virtio_net_hdr *h, size_t len);
+int tapx_parse_meta(const struct tapx_wmeta *m, struct iov_iter *from,
 		    struct tapx_wframe *f);
 
 /* tapx_buf.c: buffers of written frames (fast path in tapx_buf.h) */
-int tapx_fill(struct tapx_file *tfile, struct iov_iter *from,
-	      struct tapx_wframe *f);
-void tapx_frag_put(struct tapx_file *tfile, void *va);
-void tapx_wframe_drop(struct tapx_file *tfile, struct tapx_wframe *f);
-void tapx_buf_drain(struct tapx_file *tfile);
+int tapx_bufs_init(void);
+void tapx_bufs_exit(void);
+void *tapx_buf_alloc(unsigned int *buflen);
+void tapx_buf_free(void *buf, unsigned int buflen);
+int tapx_fill(struct iov_iter *from, struct tapx_wframe *f);
+void tapx_wframe_drop(struct tapx_wframe *f);
 
 /* tapx_xdp.c: the program and its verdicts */
 bool tapx_wframes_run(struct tapx_file *tfile, struct tapx_dev *tapx,
@@ -219,6 +239,9 @@ bool tapx_wframes_run(struct tapx_file *tfile, struct tapx_dev *tapx,
 /* tapx_rx.c: the reader ring, read(), ndo_xdp_xmit */
 ssize_t tapx_read_iter(struct kiocb *iocb, struct iov_iter *to);
 int tapx_ring_produce(struct tapx_file *tfile, void *ptr);
+unsigned int tapx_ring_produce_frames(struct tapx_file *tfile,
+				      struct xdp_frame **frames,
+				      unsigned int n, u64 *bytes);
 void tapx_ring_purge(struct tapx_file *tfile);
 void tapx_ptr_free(void *ptr);
 ssize_t tapx_put_ptr(struct tapx_dev *tapx, void *ptr, struct iov_iter *to,
@@ -233,10 +256,20 @@ int tapx_xdp_xmit(struct net_device *dev, int n, struct xdp_frame **frames,
 void tapx_napi_attach(struct tapx_file *tfile, struct tapx_dev *tapx);
 void tapx_napi_detach(struct tapx_file *tfile);
 void tapx_napi_receive(struct tapx_file *tfile, struct sk_buff *skb);
-void tapx_napi_flush(struct tapx_file *tfile);
+
+/*
+ * End of a write or batch: let the poll run when the writer re-enables BH.
+ * Called with BH disabled, with the file bound. Inline: without NAPI (the
+ * default) it is one test per write.
+ */
+static inline void tapx_napi_flush(struct tapx_file *tfile)
+{
+	if (tfile->napi_on && !skb_queue_empty_lockless(&tfile->napi_queue))
+		napi_schedule(&tfile->napi);
+}
 
 /* tapx_batch.c: TAPXSUBMIT, TAPXRECV */
-long tapx_batch_ioctl(struct file *file, unsigned int cmd,
+long tapx_batch_ioctl(struct file *file, bool submit,
 		      struct tapx_batch __user *ub);
 
 /* tapx_netdev.c: netdev ops, queues, link ops */
@@ -270,38 +303,30 @@ static inline void tapx_stat_inc(struct tapx_dev *tapx, enum tapx_stat s)
 	tapx_stat_add(tapx, s, 1);
 }
 
-/* Counts two related stats (packets and bytes) in one update. */
-static inline void tapx_stat_pkt(struct tapx_dev *tapx, enum tapx_stat pkts,
-				 enum tapx_stat bytes, unsigned int len)
+/*
+ * @n frames of @bytes queued to @tfile's reader: the device's and the
+ * queue's tx counters, and xdp_xmit too for ndo_xdp_xmit, in one update
+ * each.
+ */
+static inline void tapx_stat_tx(struct tapx_dev *tapx, struct tapx_file *tfile,
+				u32 n, u64 bytes, bool xmit)
 {
 	struct tapx_pcpu_stats *st = this_cpu_ptr(tapx->stats);
+	struct tapx_pcpu_qstats *q = this_cpu_ptr(tfile->qstats);
 
 	u64_stats_update_begin(&st->syncp);
-	u64_stats_inc(&st->v[pkts]);
-	u64_stats_add(&st->v[bytes], len);
+	u64_stats_add(&st->v[TAPX_TX_PACKETS], n);
+	u64_stats_add(&st->v[TAPX_TX_BYTES], bytes);
+	if (xmit)
+		u64_stats_add(&st->v[TAPX_XDP_XMIT], n);
 	u64_stats_update_end(&st->syncp);
-}
 
-static inline void tapx_qstat_add(struct tapx_file *tfile, enum tapx_qstat s,
-				  u64 n)
-{
-	struct tapx_pcpu_qstats *st = this_cpu_ptr(tfile->qstats);
-
-	u64_stats_update_begin(&st->syncp);
-	u64_stats_add(&st->v[s], n);
-	u64_stats_update_end(&st->syncp);
-}
-
-static inline void tapx_qstat_pkt(struct tapx_file *tfile,
-				  enum tapx_qstat pkts, enum tapx_qstat bytes,
-				  unsigned int len)
-{
-	struct tapx_pcpu_qstats *st = this_cpu_ptr(tfile->qstats);
-
-	u64_stats_update_begin(&st->syncp);
-	u64_stats_inc(&st->v[pkts]);
-	u64_stats_add(&st->v[bytes], len);
-	u64_stats_update_end(&st->syncp);
+	u64_stats_update_begin(&q->syncp);
+	u64_stats_add(&q->v[TAPX_Q_TX_PACKETS], n);
+	u64_stats_add(&q->v[TAPX_Q_TX_BYTES], bytes);
+	if (xmit)
+		u64_stats_add(&q->v[TAPX_Q_XDP_XMIT], n);
+	u64_stats_update_end(&q->syncp);
 }
 
 /* One user buffer of a batch descriptor as an iov_iter. */
@@ -327,16 +352,34 @@ static inline void tapx_wake_reader(struct tapx_file *tfile)
 		wake_up_interruptible_poll(&tfile->wq, EPOLLIN | EPOLLRDNORM);
 }
 
-static inline bool tapx_vnet_le(const struct tapx_dev *tapx)
+static inline bool tapx_flags_vnet_le(unsigned int flags)
 {
 	/*
 	 * TUNSETVNETLE wins; otherwise the header is big-endian only after
 	 * TUNSETVNETBE. tapx assumes a little-endian host for legacy headers.
 	 */
-	return (tapx->flags & TAPX_VNET_LE) || !(tapx->flags & TAPX_VNET_BE);
+	return (flags & TAPX_VNET_LE) || !(flags & TAPX_VNET_BE);
 }
 
-/* The device a file is bound to, with a reference; NULL if unbound. */
+static inline bool tapx_vnet_le(const struct tapx_dev *tapx)
+{
+	return tapx_flags_vnet_le(READ_ONCE(tapx->flags));
+}
+
+/* Under RCU, with tapx found there. */
+static inline void tapx_wmeta_get(const struct tapx_dev *tapx,
+				  struct tapx_wmeta *m)
+{
+	m->flags = READ_ONCE(tapx->flags);
+	m->vnet_hdr_sz =
+		m->flags & IFF_VNET_HDR ? READ_ONCE(tapx->vnet_hdr_sz) : 0;
+}
+
+/*
+ * The device a file is bound to, with a reference; NULL if unbound. For
+ * the read side, which may sleep in the middle of a frame; writers use
+ * RCU alone (see Locking above).
+ */
 static inline struct tapx_dev *tapx_get(struct tapx_file *tfile)
 {
 	struct tapx_dev *tapx;
@@ -371,26 +414,21 @@ static inline struct tapx_file *tapx_queue_get(struct tapx_dev *tapx, u32 index)
 
 /*
  * Parses one written frame's headers and copies it; f->buf is NULL unless 0
- * is returned. Caller holds tfile->write_lock and a device reference. May
- * sleep (page faults, allocation). A malformed frame is counted in
- * rx_errors here and reported as -EINVAL; -EFAULT and -ENOMEM are left to
- * the caller to count.
+ * is returned. May sleep (page faults, allocation) and touches no device:
+ * @m was read under RCU before. -EINVAL: malformed; -EFAULT, -ENOMEM. The
+ * caller counts them, on the device it finds afterwards.
  */
-static __always_inline int tapx_wframe_copy(struct tapx_file *tfile,
-					    struct tapx_dev *tapx,
+static __always_inline int tapx_wframe_copy(const struct tapx_wmeta *m,
 					    struct iov_iter *from,
 					    struct tapx_wframe *f)
 {
 	int err;
 
 	f->buf = NULL;
-	err = tapx_parse_meta(tapx, from, f);
-	if (unlikely(err)) {
-		if (err == -EINVAL)
-			tapx_stat_inc(tapx, TAPX_RX_ERRORS);
+	err = tapx_parse_meta(m, from, f);
+	if (unlikely(err))
 		return err;
-	}
-	return tapx_fill(tfile, from, f);
+	return tapx_fill(from, f);
 }
 
 #endif /* TAPX_H */

@@ -7,8 +7,11 @@
  * Submit copies the batch's frames into their buffers first (that may
  * fault and sleep), then runs XDP on all of them in one BH-disabled RCU
  * section and flushes redirects once; large frames go in rounds of at most
- * TAPX_SPARE_BYTES of buffers. One device reference, one write_lock and
- * one descriptor copy in each direction per batch.
+ * TAPX_SPARE_BYTES of buffers. Submit takes no lock and no device
+ * reference: what the copy needs of the device is read under RCU first,
+ * and each round's XDP section looks the binding up again (as
+ * tapx_write_slow() does). One descriptor copy in each direction per
+ * batch.
  */
 #include <linux/if_tun.h>
 #include <linux/pagemap.h>
@@ -124,28 +127,36 @@ fault:
  * frame with a bad one gets none (malformed). Returns n, or the index of
  * the frame no memory was left for (*errp = -ENOMEM).
  */
-static u32 tapx_short_bufs(struct tapx_file *tfile, struct tapx_dev *tapx,
-			   struct tapx_desc *d, struct tapx_wframe *f, u32 n,
-			   unsigned int meta, bool vnet, int *errp)
+static u32 tapx_short_bufs(const struct tapx_wmeta *m, struct tapx_desc *d,
+			   struct tapx_wframe *f, u32 n, unsigned int meta,
+			   int *errp)
 {
+	struct tapx_buf_cache *c = tapx_bufs_lock();
 	u32 i;
 
 	for (i = 0; i < n; i++) {
 		f[i].len = d[i].len - meta;
 		f[i].buf = NULL;
 		f[i].has_vnet = false;
-		if (vnet) {
-			if (tapx_check_vnet(tapx, &f[i].vnet, f[i].len))
+		if (m->vnet_hdr_sz) {
+			if (tapx_check_vnet(m->flags, &f[i].vnet, f[i].len))
 				continue;
 			f[i].has_vnet = f[i].vnet.flags || f[i].vnet.gso_type;
 		}
 		f[i].buflen = tapx_buf_bytes(f[i].len);
-		f[i].buf = tapx_buf_get(tfile, f[i].buflen);
+		f[i].buf = tapx_buf_get(c, f[i].buflen);
 		if (unlikely(!f[i].buf)) {
-			*errp = -ENOMEM;
-			break;
+			/* None without sleeping: one that may sleep. */
+			tapx_bufs_unlock();
+			f[i].buf = tapx_buf_alloc(&f[i].buflen);
+			c = tapx_bufs_lock();
+			if (!f[i].buf) {
+				*errp = -ENOMEM;
+				break;
+			}
 		}
 	}
+	tapx_bufs_unlock();
 	return i;
 }
 
@@ -184,18 +195,14 @@ fault:
  * an unreadable body. Returns the frames consumed and sets *errp as
  * tapx_wframes_copy().
  */
-static u32 tapx_wframes_copy_short(struct tapx_file *tfile,
-				   struct tapx_dev *tapx, struct tapx_desc *d,
-				   struct tapx_wframe *f, u32 count,
-				   unsigned int *bytes, bool first, int *errp)
+static u32 tapx_wframes_copy_short(const struct tapx_wmeta *m,
+				   struct tapx_desc *d, struct tapx_wframe *f,
+				   u32 count, unsigned int *bytes, bool first,
+				   int *errp)
 {
-	unsigned int pi = tapx->flags & IFF_NO_PI ? 0 : sizeof(struct tun_pi);
-	unsigned int vnet_sz = 0, meta;
+	unsigned int pi = m->flags & IFF_NO_PI ? 0 : sizeof(struct tun_pi);
+	unsigned int vnet_sz = m->vnet_hdr_sz, meta = pi + vnet_sz;
 	u32 n, k, i;
-
-	if (tapx->flags & IFF_VNET_HDR)
-		vnet_sz = READ_ONCE(tapx->vnet_hdr_sz);
-	meta = pi + vnet_sz;
 
 	n = tapx_short_run(d, count, meta, bytes, first, errp);
 	if (n && meta) {
@@ -205,28 +212,26 @@ static u32 tapx_wframes_copy_short(struct tapx_file *tfile,
 			*errp = -EFAULT;
 		}
 	}
-	n = tapx_short_bufs(tfile, tapx, d, f, n, meta, vnet_sz, errp);
+	n = tapx_short_bufs(m, d, f, n, meta, errp);
 	k = n ? tapx_short_bodies(d, f, n, meta) : 0;
 	if (unlikely(k < n)) {
 		/* Frame k faulted: it and those after it stay unconsumed. */
 		for (i = k; i < n; i++)
 			if (f[i].buf)
-				tapx_buf_put(tfile, f[i].buf, f[i].buflen);
+				tapx_buf_free(f[i].buf, f[i].buflen);
 		*errp = -EFAULT;
 	}
 
-	for (i = 0; i < k; i++) {
+	/* Malformed frames are counted in rx_errors when the round runs. */
+	for (i = 0; i < k; i++)
 		d[i].status = f[i].buf ? 0 : -EINVAL;
-		if (unlikely(!f[i].buf))
-			tapx_stat_inc(tapx, TAPX_RX_ERRORS);
-	}
 	return k;
 }
 
 /**
  * tapx_wframes_copy - copy one round of a batch's frames (TAPXSUBMIT)
- * @tfile: the file written to; caller holds tfile->write_lock
- * @tapx: its device; caller holds a reference
+ * @m: what the copy needs of the device, read under RCU before; the copy
+ *     may sleep and touches no device
  * @d: the batch's descriptors; d[i].status is set for each frame consumed
  * @f: filled in for each frame consumed; buf is NULL for a malformed one
  * @count: number of descriptors
@@ -236,13 +241,13 @@ static u32 tapx_wframes_copy_short(struct tapx_file *tfile,
  * buffers reach TAPX_SPARE_BYTES. The caller runs XDP on those before the
  * next round, so that a batch of large (GSO) frames holds a bounded amount
  * of memory and the buffers dropped in one round are reused in the next.
- * A malformed frame is consumed with status -EINVAL and the batch goes on.
+ * A malformed frame is consumed with status -EINVAL and the batch goes on;
+ * it is counted in rx_errors when its round runs (tapx_wframes_run()).
  * The per-frame copy (tapx_wframe_copy) and the buffer cache's fast path
  * are inlined from tapx.h and tapx_buf.h, as they were measured to matter.
  */
-static u32 tapx_wframes_copy(struct tapx_file *tfile, struct tapx_dev *tapx,
-			     struct tapx_desc *d, struct tapx_wframe *f,
-			     u32 count, int *errp)
+static u32 tapx_wframes_copy(const struct tapx_wmeta *m, struct tapx_desc *d,
+			     struct tapx_wframe *f, u32 count, int *errp)
 {
 	unsigned int bytes = 0;
 	struct iov_iter from;
@@ -250,8 +255,8 @@ static u32 tapx_wframes_copy(struct tapx_file *tfile, struct tapx_dev *tapx,
 	u32 n = 0, k;
 
 	while (n < count && !err) {
-		k = tapx_wframes_copy_short(tfile, tapx, d + n, f + n,
-					    count - n, &bytes, !n, &err);
+		k = tapx_wframes_copy_short(m, d + n, f + n, count - n, &bytes,
+					    !n, &err);
 		n += k;
 		if (k || err || n == count)
 			continue;
@@ -262,7 +267,7 @@ static u32 tapx_wframes_copy(struct tapx_file *tfile, struct tapx_dev *tapx,
 		err = tapx_ubuf(ITER_SOURCE, d[n].addr, d[n].len, &from);
 		if (unlikely(err))
 			break;
-		err = tapx_wframe_copy(tfile, tapx, &from, &f[n]);
+		err = tapx_wframe_copy(m, &from, &f[n]);
 		if (unlikely(err == -EINVAL)) {
 			d[n].status = -EINVAL;
 			err = 0;
@@ -277,25 +282,31 @@ static u32 tapx_wframes_copy(struct tapx_file *tfile, struct tapx_dev *tapx,
 	return n;
 }
 
-/* Runs XDP on frames [0, n) of a batch; returns false if detached. */
+/*
+ * Runs XDP on frames [0, n) of a batch; returns false if the file is no
+ * longer bound to @tapx, the device the batch's copy was made for (only
+ * compared, never dereferenced unless found bound here).
+ */
 static bool tapx_submit_run(struct tapx_file *tfile, struct tapx_dev *tapx,
 			    struct tapx_wframe *f, u32 n)
 {
 	struct tapx_xdp_section xs;
 	bool flush = false, attached;
+	struct tapx_dev *now;
 	u32 i;
 
 	tapx_xdp_section_enter(&xs);
 	rcu_read_lock();
 	/* Detached while we copied: the ring may be purged already. */
-	attached = rcu_access_pointer(tfile->tapx) == tapx;
+	now = rcu_dereference(tfile->tapx);
+	attached = now == tapx;
 	if (likely(attached)) {
-		flush = tapx_wframes_run(tfile, tapx, f, n);
+		flush = tapx_wframes_run(tfile, now, f, n);
 		tapx_napi_flush(tfile);
 	} else {
 		for (i = 0; i < n; i++)
 			if (f[i].buf)
-				tapx_wframe_drop(tfile, &f[i]);
+				tapx_wframe_drop(&f[i]);
 	}
 	if (flush)
 		xdp_do_flush();
@@ -305,17 +316,25 @@ static bool tapx_submit_run(struct tapx_file *tfile, struct tapx_dev *tapx,
 }
 
 /* Copies and runs the batch in rounds (see tapx_wframes_copy()). */
-static int tapx_submit(struct tapx_file *tfile, struct tapx_dev *tapx,
-		       struct tapx_desc *d, struct tapx_wframe *f, u32 count,
-		       u32 *done)
+static int tapx_submit(struct tapx_file *tfile, struct tapx_desc *d,
+		       struct tapx_wframe *f, u32 count, u32 *done)
 {
+	struct tapx_dev *tapx;
+	struct tapx_wmeta m;
 	int err = 0;
 	u32 n, k;
 
-	mutex_lock(&tfile->write_lock);
+	rcu_read_lock();
+	tapx = rcu_dereference(tfile->tapx);
+	if (tapx)
+		tapx_wmeta_get(tapx, &m);
+	rcu_read_unlock();
+	*done = 0;
+	if (!tapx)
+		return -EBADFD;
+
 	for (n = 0; n < count && !err; n += k) {
-		k = tapx_wframes_copy(tfile, tapx, d + n, f + n, count - n,
-				      &err);
+		k = tapx_wframes_copy(&m, d + n, f + n, count - n, &err);
 		if (k && !tapx_submit_run(tfile, tapx, f + n, k)) {
 			/* This round's frames were dropped, not consumed. */
 			err = -EBADFD;
@@ -323,7 +342,6 @@ static int tapx_submit(struct tapx_file *tfile, struct tapx_dev *tapx,
 		}
 	}
 	*done = n;
-	mutex_unlock(&tfile->write_lock);
 	return err;
 }
 
@@ -442,15 +460,14 @@ fault:
 	return -EFAULT;
 }
 
-/* TAPXSUBMIT and TAPXRECV; no rtnl: the data paths do not need it. */
-long tapx_batch_ioctl(struct file *file, unsigned int cmd,
+/* TAPXSUBMIT (@submit) and TAPXRECV; no rtnl: the data paths need none. */
+long tapx_batch_ioctl(struct file *file, bool submit,
 		      struct tapx_batch __user *ub)
 {
 	struct tapx_wframe frames_stack[TAPX_BATCH_ONSTACK], *frames;
 	struct tapx_desc descs_stack[TAPX_BATCH_ONSTACK], *descs;
 	struct tapx_file *tfile = file->private_data;
 	struct tapx_desc __user *udescs;
-	bool submit = cmd == TAPXSUBMIT;
 	struct tapx_dev *tapx;
 	struct tapx_batch b;
 	void *mem = NULL;
@@ -463,10 +480,16 @@ long tapx_batch_ioctl(struct file *file, unsigned int cmd,
 	ret = -EINVAL;
 	if (!b.count || b.count > TAPX_BATCH_MAX || b.flags || b.reserved)
 		goto out_done;
+	/* Submit looks the binding up by itself, without a reference. */
 	ret = -EBADFD;
-	tapx = tapx_get(tfile);
-	if (!tapx)
+	tapx = NULL;
+	if (!submit) {
+		tapx = tapx_get(tfile);
+		if (!tapx)
+			goto out_done;
+	} else if (!rcu_access_pointer(tfile->tapx)) {
 		goto out_done;
+	}
 
 	descs = descs_stack;
 	frames = frames_stack;
@@ -486,7 +509,7 @@ long tapx_batch_ioctl(struct file *file, unsigned int cmd,
 		goto out_free;
 
 	if (submit)
-		ret = tapx_submit(tfile, tapx, descs, frames, b.count, &done);
+		ret = tapx_submit(tfile, descs, frames, b.count, &done);
 	else
 		ret = tapx_recv(tfile, tapx, descs, b.count,
 				file->f_flags & O_NONBLOCK, &done);
@@ -496,7 +519,8 @@ long tapx_batch_ioctl(struct file *file, unsigned int cmd,
 out_free:
 	kfree(mem);
 out_put:
-	dev_put(tapx->dev);
+	if (tapx)
+		dev_put(tapx->dev);
 out_done:
 	if (put_user(done, &ub->done))
 		ret = -EFAULT;

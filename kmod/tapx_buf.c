@@ -3,13 +3,19 @@
  * tapx buffer cache: where a written frame's bytes live from the copy to
  * their verdict.
  *
- * Buffers come from the file's page_frag_cache: a frame up to
+ * Buffers come from a per-CPU page_frag_cache: a frame up to
  * TAPX_LINEAR_MAX bytes gets one fragment sized for headroom, data and
  * skb_shared_info; a larger frame gets a page-sized head plus page-sized
  * fragments (XDP multi-buffer). Freed fragments return their reference to
  * the cache's page, which the cache reuses once all its fragments are gone.
- * The buffers of dropped frames are kept by the file and reused by its
- * next writes; the per-frame half of that is inlined from tapx_buf.h.
+ * The buffers of dropped frames are kept per CPU and reused by the next
+ * writes on that CPU; the per-frame half of that is inlined from
+ * tapx_buf.h, which also says why the cache needs no lock.
+ *
+ * Memory: per CPU at most TAPX_SPARE_BYTES of kept buffers plus the
+ * page_frag_cache's current page, all of it freed at module unload
+ * (tapx_bufs_exit()); buffers in flight (rings, skbs) are freed by whoever
+ * holds them last, with page_frag_free(), cache or not.
  */
 #include <linux/mm.h>
 #include <linux/skbuff.h>
@@ -18,42 +24,72 @@
 #include "tapx.h"
 #include "tapx_buf.h"
 
-/* A page-sized fragment for a frame larger than a page. */
-static void *tapx_frag_get(struct tapx_file *tfile)
+struct tapx_buf_cache __percpu *tapx_bufs;
+
+/*
+ * A page of our own for a copy that may sleep, when the CPU's cache has
+ * nothing without sleeping. page_frag_free() frees it like a fragment.
+ */
+static void *tapx_page_alloc(void)
 {
-	if (!tfile->nr_spare_frags)
-		return page_frag_alloc(&tfile->frag, PAGE_SIZE, GFP_KERNEL);
-	tfile->spare_bytes -= PAGE_SIZE;
-	return tfile->spare_frags[--tfile->nr_spare_frags];
+	struct page *page = alloc_page(GFP_KERNEL);
+
+	return page ? page_address(page) : NULL;
 }
 
-void tapx_frag_put(struct tapx_file *tfile, void *va)
+/*
+ * A head buffer for a frame to be copied by a caller that may sleep: from
+ * this CPU's cache, else a page of its own (*buflen then PAGE_SIZE).
+ */
+void *tapx_buf_alloc(unsigned int *buflen)
 {
-	if (tfile->nr_spare_frags < TAPX_SPARE_FRAGS &&
-	    tfile->spare_bytes + PAGE_SIZE <= TAPX_SPARE_BYTES) {
-		tfile->spare_frags[tfile->nr_spare_frags++] = va;
-		tfile->spare_bytes += PAGE_SIZE;
+	void *buf;
+
+	buf = tapx_buf_get(tapx_bufs_lock(), *buflen);
+	tapx_bufs_unlock();
+	if (likely(buf))
+		return buf;
+	*buflen = PAGE_SIZE;
+	return tapx_page_alloc();
+}
+
+/* A head buffer given back unused by a caller that may sleep. */
+void tapx_buf_free(void *buf, unsigned int buflen)
+{
+	tapx_buf_put(tapx_bufs_lock(), buf, buflen);
+	tapx_bufs_unlock();
+}
+
+/* A page-sized fragment for a frame larger than a page; may sleep. */
+static void *tapx_frag_alloc(void)
+{
+	struct tapx_buf_cache *c = tapx_bufs_lock();
+	void *va;
+
+	if (c->nr_spare_frags) {
+		c->spare_bytes -= PAGE_SIZE;
+		va = c->spare_frags[--c->nr_spare_frags];
+	} else {
+		va = page_frag_alloc(&c->frag, PAGE_SIZE, TAPX_BUF_GFP);
+	}
+	tapx_bufs_unlock();
+	return va ? va : tapx_page_alloc();
+}
+
+/* The caller holds tapx_bufs_lock(). */
+void tapx_frag_put(struct tapx_buf_cache *c, void *va)
+{
+	if (c->nr_spare_frags < TAPX_SPARE_FRAGS &&
+	    c->spare_bytes + PAGE_SIZE <= TAPX_SPARE_BYTES) {
+		c->spare_frags[c->nr_spare_frags++] = va;
+		c->spare_bytes += PAGE_SIZE;
 	} else {
 		page_frag_free(va);
 	}
 }
 
-/*
- * Buffers are page fragments, so the copy goes through copy_page_from_iter():
- * it bounds the copy by the (compound) page, the check hardened usercopy
- * would otherwise make on every frame at several times the cost (the
- * heap/stack/text walk of check_object_size(): a quarter of a batched
- * 64-byte XDP_DROP, measured in the VM).
- */
-static bool tapx_copy_in(void *to, size_t n, struct iov_iter *from)
-{
-	return copy_page_from_iter(virt_to_page(to), offset_in_page(to), n,
-				   from) == n;
-}
-
 /* Copies the rest of a frame larger than a page into page fragments. */
-static int tapx_fill_frags(struct tapx_file *tfile, struct iov_iter *from,
-			   struct tapx_wframe *f)
+static int tapx_fill_frags(struct iov_iter *from, struct tapx_wframe *f)
 {
 	struct skb_shared_info *sinfo = f->buf + f->buflen - TAPX_SHINFO;
 	size_t left = f->len - TAPX_LINEAR_MAX;
@@ -66,7 +102,7 @@ static int tapx_fill_frags(struct tapx_file *tfile, struct iov_iter *from,
 		struct page *page;
 		void *va;
 
-		va = tapx_frag_get(tfile);
+		va = tapx_frag_alloc();
 		if (unlikely(!va))
 			return -ENOMEM;
 		page = virt_to_head_page(va);
@@ -83,52 +119,77 @@ static int tapx_fill_frags(struct tapx_file *tfile, struct iov_iter *from,
 /*
  * Copies the frame into a head buffer with XDP headroom and, for a frame
  * larger than TAPX_LINEAR_MAX, page-sized fragments (XDP multi-buffer).
+ * May sleep: the copy may fault, and a buffer may be allocated.
  */
-int tapx_fill(struct tapx_file *tfile, struct iov_iter *from,
-	      struct tapx_wframe *f)
+int tapx_fill(struct iov_iter *from, struct tapx_wframe *f)
 {
 	unsigned int head_len = min_t(unsigned int, f->len, TAPX_LINEAR_MAX);
 	int err;
 
 	f->buflen = min_t(unsigned int, tapx_buf_bytes(f->len), PAGE_SIZE);
-
-	f->buf = tapx_buf_get(tfile, f->buflen);
+	f->buf = tapx_buf_alloc(&f->buflen);
 	if (unlikely(!f->buf))
 		return -ENOMEM;
 	if (unlikely(!tapx_copy_in(f->buf + TAPX_HEADROOM, head_len, from))) {
-		tapx_buf_put(tfile, f->buf, f->buflen);
+		tapx_buf_free(f->buf, f->buflen);
 		f->buf = NULL;
 		return -EFAULT;
 	}
 	if (likely(f->len == head_len))
 		return 0;
 
-	err = tapx_fill_frags(tfile, from, f);
+	err = tapx_fill_frags(from, f);
 	if (unlikely(err)) {
-		tapx_wframe_drop(tfile, f);
+		tapx_wframe_drop(f);
 		return err;
 	}
 	return 0;
 }
 
-/* Gives a copied frame's buffers back to the file's caches, unsent. */
-void tapx_wframe_drop(struct tapx_file *tfile, struct tapx_wframe *f)
+/* Gives a copied frame's buffers back to the cache, unsent. */
+void tapx_wframe_drop(struct tapx_wframe *f)
 {
-	struct xdp_buff xdp;
+	struct tapx_buf_cache *c = tapx_bufs_lock();
+	struct skb_shared_info *sinfo;
+	int i;
 
-	tapx_wframe_xdp(tfile, f, &xdp);
-	tapx_recycle(tfile, &xdp);
+	if (unlikely(f->len > TAPX_LINEAR_MAX)) {
+		sinfo = f->buf + f->buflen - TAPX_SHINFO;
+		for (i = 0; i < sinfo->nr_frags; i++)
+			tapx_frag_put(c, skb_frag_address(&sinfo->frags[i]));
+	}
+	tapx_buf_put(c, f->buf, f->buflen);
+	tapx_bufs_unlock();
 	f->buf = NULL;
 }
 
-/* close(): frees the kept buffers and the fragment cache's page. */
-void tapx_buf_drain(struct tapx_file *tfile)
+int tapx_bufs_init(void)
 {
-	while (tfile->nr_spare)
-		page_frag_free(tfile->spare[--tfile->nr_spare]);
-	while (tfile->nr_spare_frags)
-		page_frag_free(tfile->spare_frags[--tfile->nr_spare_frags]);
-	if (tfile->frag.va)
-		__page_frag_cache_drain(virt_to_head_page(tfile->frag.va),
-					tfile->frag.pagecnt_bias);
+	int cpu;
+
+	tapx_bufs = alloc_percpu(struct tapx_buf_cache);
+	if (!tapx_bufs)
+		return -ENOMEM;
+	for_each_possible_cpu(cpu)
+		local_lock_init(&per_cpu_ptr(tapx_bufs, cpu)->lock);
+	return 0;
+}
+
+/* Module unload: no writer is left, every CPU's cache is freed. */
+void tapx_bufs_exit(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct tapx_buf_cache *c = per_cpu_ptr(tapx_bufs, cpu);
+
+		while (c->nr_spare)
+			page_frag_free(c->spare[--c->nr_spare]);
+		while (c->nr_spare_frags)
+			page_frag_free(c->spare_frags[--c->nr_spare_frags]);
+		if (c->frag.va)
+			__page_frag_cache_drain(virt_to_head_page(c->frag.va),
+						c->frag.pagecnt_bias);
+	}
+	free_percpu(tapx_bufs);
 }

@@ -3,16 +3,66 @@
  * The per-frame half of the buffer cache (tapx_buf.c), inlined into the
  * write path, the batch copy and the XDP verdicts: taking and giving back
  * a head buffer is a few loads and stores, and a call per frame was a
- * measurable part of a batched XDP_DROP. Callers hold tfile->write_lock.
+ * measurable part of a batched XDP_DROP.
+ *
+ * The cache is per CPU and used only by writers, in process context
+ * (BH disabled or not), never from interrupt or softirq context: its
+ * local_lock, which is preempt_disable() but on PREEMPT_RT, is all the
+ * locking it needs. A buffer taken on one CPU may be given back on another:
+ * it is only a page fragment.
  */
 #ifndef TAPX_BUF_H
 #define TAPX_BUF_H
 
 #include <linux/gfp.h>
+#include <linux/local_lock.h>
+#include <linux/percpu.h>
 #include <linux/skbuff.h>
 #include <net/xdp.h>
 
 #include "tapx.h"
+
+/*
+ * Buffers of dropped frames kept for reuse, per CPU: head buffers for a
+ * full batch of small frames, page-sized fragments for a round of large
+ * ones (tapx_wframes_copy), at most TAPX_SPARE_BYTES of memory in all.
+ */
+struct tapx_buf_cache {
+	local_lock_t lock; /* tapx_bufs_lock() */
+	struct page_frag_cache frag; /* new buffers */
+	/* Head buffers of dropped frames: a stack of nr_spare. */
+	void *spare[TAPX_SPARE_MAX];
+	unsigned int spare_len[TAPX_SPARE_MAX];
+	unsigned int nr_spare;
+	unsigned int spare_bytes; /* spare_len[] and the spare fragments */
+	/* Page-sized fragments of dropped multi-buffer frames. */
+	void *spare_frags[TAPX_SPARE_FRAGS];
+	unsigned int nr_spare_frags;
+};
+
+extern struct tapx_buf_cache __percpu *tapx_bufs;
+
+/* tapx_buf.c */
+void tapx_frag_put(struct tapx_buf_cache *c, void *va);
+
+/*
+ * New buffers come from the CPU's page_frag_cache without sleeping; when
+ * that fails, a caller that may sleep takes a page of its own
+ * (tapx_buf_alloc()), and the lockless write path takes that way instead.
+ */
+#define TAPX_BUF_GFP (GFP_NOWAIT | __GFP_NOWARN)
+
+/* This CPU's cache, for a few loads and stores; never sleep holding it. */
+static __always_inline struct tapx_buf_cache *tapx_bufs_lock(void)
+{
+	local_lock(&tapx_bufs->lock);
+	return this_cpu_ptr(tapx_bufs);
+}
+
+static __always_inline void tapx_bufs_unlock(void)
+{
+	local_unlock(&tapx_bufs->lock);
+}
 
 /* Memory a frame of len bytes takes: head buffer and page fragments. */
 static __always_inline unsigned int tapx_buf_bytes(unsigned int len)
@@ -23,33 +73,47 @@ static __always_inline unsigned int tapx_buf_bytes(unsigned int len)
 }
 
 /* A head buffer: the last dropped one if its size fits, else a new one. */
-static __always_inline void *tapx_buf_get(struct tapx_file *tfile,
+static __always_inline void *tapx_buf_get(struct tapx_buf_cache *c,
 					  unsigned int buflen)
 {
-	unsigned int n = tfile->nr_spare;
+	unsigned int n = c->nr_spare;
 
-	if (n && tfile->spare_len[n - 1] == buflen) {
-		tfile->nr_spare = n - 1;
-		tfile->spare_bytes -= buflen;
-		return tfile->spare[n - 1];
+	if (n && c->spare_len[n - 1] == buflen) {
+		c->nr_spare = n - 1;
+		c->spare_bytes -= buflen;
+		return c->spare[n - 1];
 	}
-	return page_frag_alloc(&tfile->frag, buflen, GFP_KERNEL);
+	return page_frag_alloc(&c->frag, buflen, TAPX_BUF_GFP);
 }
 
-static __always_inline void tapx_buf_put(struct tapx_file *tfile, void *buf,
+static __always_inline void tapx_buf_put(struct tapx_buf_cache *c, void *buf,
 					 unsigned int buflen)
 {
-	unsigned int n = tfile->nr_spare;
+	unsigned int n = c->nr_spare;
 
-	if (n < TAPX_SPARE_MAX &&
-	    tfile->spare_bytes + buflen <= TAPX_SPARE_BYTES) {
-		tfile->spare[n] = buf;
-		tfile->spare_len[n] = buflen;
-		tfile->nr_spare = n + 1;
-		tfile->spare_bytes += buflen;
+	if (n < TAPX_SPARE_MAX && c->spare_bytes + buflen <= TAPX_SPARE_BYTES) {
+		c->spare[n] = buf;
+		c->spare_len[n] = buflen;
+		c->nr_spare = n + 1;
+		c->spare_bytes += buflen;
 	} else {
 		page_frag_free(buf);
 	}
+}
+
+/*
+ * Buffers are page fragments, so the copy goes through copy_page_from_iter():
+ * it bounds the copy by the (compound) page, the check hardened usercopy
+ * would otherwise make on every frame at several times the cost (the
+ * heap/stack/text walk of check_object_size(): a quarter of a batched
+ * 64-byte XDP_DROP, measured in the VM). With page faults disabled, a
+ * fault makes it copy less instead of sleeping.
+ */
+static __always_inline bool tapx_copy_in(void *to, size_t n,
+					 struct iov_iter *from)
+{
+	return copy_page_from_iter(virt_to_page(to), offset_in_page(to), n,
+				   from) == n;
 }
 
 /* The xdp_buff of a copied frame, built where the program runs. */
@@ -68,21 +132,20 @@ static __always_inline void tapx_wframe_xdp(struct tapx_file *tfile,
  * A dropped frame's buffers are ours alone (a program cannot take page
  * references): keep them for the next writes instead of freeing them, which
  * saves the allocation, the refcounting and keeps the memory cache-hot.
- * Called under write_lock.
  */
-static __always_inline void tapx_recycle(struct tapx_file *tfile,
-					 struct xdp_buff *xdp)
+static __always_inline void tapx_recycle(struct xdp_buff *xdp)
 {
+	struct tapx_buf_cache *c = tapx_bufs_lock();
 	struct skb_shared_info *sinfo;
 	int i;
 
 	if (unlikely(xdp_buff_has_frags(xdp))) {
 		sinfo = xdp_get_shared_info_from_buff(xdp);
 		for (i = 0; i < sinfo->nr_frags; i++)
-			tapx_frag_put(tfile,
-				      skb_frag_address(&sinfo->frags[i]));
+			tapx_frag_put(c, skb_frag_address(&sinfo->frags[i]));
 	}
-	tapx_buf_put(tfile, xdp->data_hard_start, xdp->frame_sz);
+	tapx_buf_put(c, xdp->data_hard_start, xdp->frame_sz);
+	tapx_bufs_unlock();
 }
 
 #endif /* TAPX_BUF_H */

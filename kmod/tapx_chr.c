@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 /*
  * tapx character device: /dev/net/tapx (or /dev/net/tun with tun_compat=1)
  * with tun's ioctl ABI for tap devices: open/close of a file (one queue),
@@ -25,10 +26,28 @@ MODULE_PARM_DESC(
 	tun_compat,
 	"register as /dev/net/tun (misc minor 200) instead of /dev/net/tapx");
 
-static unsigned int ring_size = 1024;
+/* Frames queued per reader (module parameter ring_size). */
+#define TAPX_RING_SIZE 1024
+#define TAPX_RING_SIZE_MAX 65536
+
+static unsigned int ring_size = TAPX_RING_SIZE;
 module_param(ring_size, uint, 0444);
-MODULE_PARM_DESC(ring_size,
-		 "frames queued per reader before drops (default 1024)");
+MODULE_PARM_DESC(ring_size, "frames queued per reader before drops "
+			    "(default " __stringify(TAPX_RING_SIZE) ")");
+
+/* Default name of a new device (TUNSETIFF without a name). */
+#define TAPX_NAME_FMT "tapx%d"
+
+/*
+ * tapx->flags is read on the data paths without rtnl (tapx_wmeta_get(),
+ * the read side): every change is one WRITE_ONCE of the whole word.
+ */
+static void tapx_set_flag(struct tapx_dev *tapx, unsigned int flag, bool on)
+{
+	unsigned int flags = tapx->flags;
+
+	WRITE_ONCE(tapx->flags, on ? flags | flag : flags & ~flag);
+}
 
 /* TUNGETFEATURES: what TUNSETIFF accepts. */
 #define TAPX_FEATURES TAPX_IFF_FEATURES
@@ -47,7 +66,7 @@ static bool tapx_not_capable(struct tapx_dev *tapx)
 static int tapx_create(struct net *net, struct tapx_file *tfile,
 		       struct ifreq *ifr)
 {
-	const char *name = ifr->ifr_name[0] ? ifr->ifr_name : "tapx%d";
+	const char *name = ifr->ifr_name[0] ? ifr->ifr_name : TAPX_NAME_FMT;
 	struct net_device *dev;
 	struct tapx_dev *tapx;
 	unsigned int queues;
@@ -92,8 +111,7 @@ static int tapx_set_iff(struct net *net, struct tapx_file *tfile,
 	int err;
 
 	if (flags & IFF_TUN) {
-		pr_info_ratelimited(
-			"tapx: IFF_TUN is not supported, only IFF_TAP\n");
+		pr_info_ratelimited("IFF_TUN is not supported, only IFF_TAP\n");
 		return -EINVAL;
 	}
 	if (!(flags & IFF_TAP) || (flags & ~(TAPX_FEATURES | IFF_PERSIST)))
@@ -117,11 +135,11 @@ static int tapx_set_iff(struct net *net, struct tapx_file *tfile,
 	 */
 	old_flags = tapx->flags;
 	if (!tapx->numqueues && !tapx->numdisabled)
-		tapx->flags = (tapx->flags & ~TAPX_FEATURES) |
-			      (flags & TAPX_FEATURES);
+		WRITE_ONCE(tapx->flags, (old_flags & ~TAPX_FEATURES) |
+						(flags & TAPX_FEATURES));
 	err = tapx_attach(tfile, tapx);
 	if (err) {
-		tapx->flags = old_flags;
+		WRITE_ONCE(tapx->flags, old_flags);
 		return err;
 	}
 	netdev_state_change(dev);
@@ -182,10 +200,7 @@ static long tapx_dev_ioctl(struct tapx_file *tfile, struct tapx_dev *tapx,
 		return copy_to_user(argp, &ifr, sizeof(ifr)) ? -EFAULT : 0;
 
 	case TUNSETPERSIST:
-		if (arg)
-			tapx->flags |= IFF_PERSIST;
-		else
-			tapx->flags &= ~IFF_PERSIST;
+		tapx_set_flag(tapx, IFF_PERSIST, arg);
 		return 0;
 
 	case TUNSETOWNER:
@@ -211,7 +226,8 @@ static long tapx_dev_ioctl(struct tapx_file *tfile, struct tapx_dev *tapx,
 	case TUNSETVNETHDRSZ:
 		if (get_user(val, (int __user *)argp))
 			return -EFAULT;
-		if (val < (int)sizeof(struct virtio_net_hdr) || val > 256)
+		if (val < (int)sizeof(struct virtio_net_hdr) ||
+		    val > TAPX_VNET_HDR_MAX)
 			return -EINVAL;
 		WRITE_ONCE(tapx->vnet_hdr_sz, val);
 		return 0;
@@ -223,10 +239,7 @@ static long tapx_dev_ioctl(struct tapx_file *tfile, struct tapx_dev *tapx,
 	case TUNSETVNETLE:
 		if (get_user(val, (int __user *)argp))
 			return -EFAULT;
-		if (val)
-			tapx->flags |= TAPX_VNET_LE;
-		else
-			tapx->flags &= ~TAPX_VNET_LE;
+		tapx_set_flag(tapx, TAPX_VNET_LE, val);
 		return 0;
 
 	case TUNGETVNETBE:
@@ -236,10 +249,7 @@ static long tapx_dev_ioctl(struct tapx_file *tfile, struct tapx_dev *tapx,
 	case TUNSETVNETBE:
 		if (get_user(val, (int __user *)argp))
 			return -EFAULT;
-		if (val)
-			tapx->flags |= TAPX_VNET_BE;
-		else
-			tapx->flags &= ~TAPX_VNET_BE;
+		tapx_set_flag(tapx, TAPX_VNET_BE, val);
 		return 0;
 
 	case TUNGETSNDBUF:
@@ -276,8 +286,14 @@ static long tapx_chr_ioctl(struct file *file, unsigned int cmd,
 	struct ifreq ifr;
 	long ret;
 
-	if (cmd == TAPXSUBMIT || cmd == TAPXRECV)
-		return tapx_batch_ioctl(file, cmd, argp);
+	switch (cmd) {
+	case TAPXSUBMIT:
+	case TAPXSUBMIT_T240:
+		return tapx_batch_ioctl(file, true, argp);
+	case TAPXRECV:
+	case TAPXRECV_T241:
+		return tapx_batch_ioctl(file, false, argp);
+	}
 	if (cmd == TUNGETFEATURES)
 		return put_user(TAPX_FEATURES, (unsigned int __user *)argp);
 
@@ -352,7 +368,6 @@ static int tapx_chr_open(struct inode *inode, struct file *file)
 
 	INIT_LIST_HEAD(&tfile->next);
 	init_waitqueue_head(&tfile->wq);
-	mutex_init(&tfile->write_lock);
 	tfile->net = get_net(current->nsproxy->net_ns);
 	tfile->sndbuf = INT_MAX;
 	file->private_data = tfile;
@@ -374,7 +389,6 @@ static int tapx_chr_release(struct inode *inode, struct file *file)
 	rtnl_unlock();
 
 	ptr_ring_cleanup(&tfile->ring, tapx_ptr_free);
-	tapx_buf_drain(tfile);
 	put_net(tfile->net);
 	free_percpu(tfile->qstats);
 	kfree(tfile);
@@ -384,6 +398,7 @@ static int tapx_chr_release(struct inode *inode, struct file *file)
 static const struct file_operations tapx_fops = {
 	.owner = THIS_MODULE,
 	.read_iter = tapx_read_iter,
+	.write = tapx_chr_write,
 	.write_iter = tapx_write_iter,
 	.poll = tapx_chr_poll,
 	.unlocked_ioctl = tapx_chr_ioctl,
@@ -403,8 +418,9 @@ int tapx_chr_register(void)
 {
 	int err;
 
-	if (!ring_size || ring_size > 65536) {
-		pr_err("tapx: ring_size must be 1..65536\n");
+	if (!ring_size || ring_size > TAPX_RING_SIZE_MAX) {
+		pr_err("ring_size must be 1.." __stringify(TAPX_RING_SIZE_MAX)
+		       "\n");
 		return -EINVAL;
 	}
 	if (tun_compat) {
@@ -415,12 +431,11 @@ int tapx_chr_register(void)
 	err = misc_register(&tapx_misc);
 	if (err) {
 		if (tun_compat && err == -EBUSY)
-			pr_err("tapx: misc minor %d is taken (is tun loaded?)\n",
+			pr_err("misc minor %d is taken (is tun loaded?)\n",
 			       TUN_MINOR);
 		return err;
 	}
-	pr_info("tapx: %s ready\n",
-		tun_compat ? "/dev/net/tun" : "/dev/net/tapx");
+	pr_info("%s ready\n", tun_compat ? "/dev/net/tun" : "/dev/net/tapx");
 	return 0;
 }
 

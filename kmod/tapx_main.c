@@ -16,9 +16,12 @@ static int __init tapx_module_init(void)
 {
 	int err;
 
-	err = rtnl_link_register(&tapx_link_ops);
+	err = tapx_bufs_init();
 	if (err)
 		return err;
+	err = rtnl_link_register(&tapx_link_ops);
+	if (err)
+		goto err_bufs;
 	err = tapx_chr_register();
 	if (err)
 		goto err_link;
@@ -26,6 +29,8 @@ static int __init tapx_module_init(void)
 
 err_link:
 	rtnl_link_unregister(&tapx_link_ops);
+err_bufs:
+	tapx_bufs_exit();
 	return err;
 }
 
@@ -34,6 +39,8 @@ static void __exit tapx_module_exit(void)
 	tapx_chr_unregister();
 	/* Deletes every tapx device left, persistent ones included. */
 	rtnl_link_unregister(&tapx_link_ops);
+	/* No file is open and no device left: no writer either. */
+	tapx_bufs_exit();
 }
 
 module_init(tapx_module_init);

@@ -125,13 +125,3 @@ void tapx_napi_receive(struct tapx_file *tfile, struct sk_buff *skb)
 	__skb_queue_tail(q, skb);
 	spin_unlock(&q->lock);
 }
-
-/*
- * End of a write or batch: let the poll run when the writer re-enables BH.
- * Called with BH disabled, under RCU, with the file attached.
- */
-void tapx_napi_flush(struct tapx_file *tfile)
-{
-	if (tfile->napi_on && !skb_queue_empty_lockless(&tfile->napi_queue))
-		napi_schedule(&tfile->napi);
-}

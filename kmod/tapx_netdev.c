@@ -96,8 +96,7 @@ static netdev_tx_t tapx_start_xmit(struct sk_buff *skb, struct net_device *dev)
 		tapx_stat_inc(tapx, TAPX_RING_FULL);
 		goto free;
 	}
-	tapx_stat_pkt(tapx, TAPX_TX_PACKETS, TAPX_TX_BYTES, len);
-	tapx_qstat_pkt(tfile, TAPX_Q_TX_PACKETS, TAPX_Q_TX_BYTES, len);
+	tapx_stat_tx(tapx, tfile, 1, len, false);
 	tapx_wake_reader(tfile);
 	rcu_read_unlock();
 	return NETDEV_TX_OK;
@@ -161,11 +160,26 @@ int tapx_set_offload(struct tapx_dev *tapx, unsigned long arg)
 	return 0;
 }
 
+/*
+ * A program without xdp.frags sees frames of one buffer only: as veth
+ * does, it is refused while the MTU says larger frames are to be expected,
+ * and while it is attached the MTU stays within one buffer. (Writers are
+ * not bound by the MTU: a larger frame written anyway is dropped before
+ * the program and counted in xdp_frags_drops.)
+ */
 static int tapx_xdp_set(struct net_device *dev, struct bpf_prog *prog,
 			struct netlink_ext_ack *extack)
 {
 	struct tapx_dev *tapx = netdev_priv(dev);
 	struct bpf_prog *old = rtnl_dereference(tapx->xdp_prog);
+	bool linear = prog && !prog->aux->xdp_has_frags;
+
+	if (linear && dev->mtu > TAPX_LINEAR_MTU) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "MTU too large for a program without xdp.frags");
+		return -ERANGE;
+	}
+	dev->max_mtu = linear ? TAPX_LINEAR_MTU : TAPX_MAX_MTU;
 
 	rcu_assign_pointer(tapx->xdp_prog, prog);
 	if (old)
@@ -241,7 +255,8 @@ int tapx_attach(struct tapx_file *tfile, struct tapx_dev *tapx)
 
 	tfile->queue_index = tapx->numqueues;
 	if (tfile->detached) {
-		tfile->xdp_rxq.queue_index = tfile->queue_index;
+		/* Its writes run XDP, whose ctx reads the index. */
+		WRITE_ONCE(tfile->xdp_rxq.queue_index, tfile->queue_index);
 		list_del_init(&tfile->next);
 		tapx->numdisabled--;
 		tfile->detached = false;
@@ -274,7 +289,7 @@ static void tapx_queue_unlink(struct tapx_file *tfile, struct tapx_dev *tapx)
 
 	rcu_assign_pointer(tapx->tfiles[index], moved);
 	moved->queue_index = index;
-	moved->xdp_rxq.queue_index = index;
+	WRITE_ONCE(moved->xdp_rxq.queue_index, index);
 	RCU_INIT_POINTER(tapx->tfiles[last], NULL);
 	WRITE_ONCE(tapx->numqueues, last);
 }
@@ -393,7 +408,7 @@ void tapx_setup(struct net_device *dev)
 	tapx_set_lltx(dev);
 	tapx_set_xdp_features(dev);
 	dev->min_mtu = ETH_MIN_MTU;
-	dev->max_mtu = TAPX_MAX_FRAME - ETH_HLEN;
+	dev->max_mtu = TAPX_MAX_MTU;
 	eth_hw_addr_random(dev);
 }
 

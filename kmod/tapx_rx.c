@@ -41,6 +41,31 @@ int tapx_ring_produce(struct tapx_file *tfile, void *ptr)
 	return ptr_ring_produce(&tfile->ring, ptr);
 }
 
+/*
+ * Queues xdp_frames for the reader under one producer lock; returns how
+ * many fit (the others stay the caller's) and adds their bytes to *bytes.
+ * Called with BH disabled.
+ */
+unsigned int tapx_ring_produce_frames(struct tapx_file *tfile,
+				      struct xdp_frame **frames,
+				      unsigned int n, u64 *bytes)
+{
+	unsigned int i;
+
+	spin_lock(&tfile->ring.producer_lock);
+	for (i = 0; i < n; i++) {
+		void *ptr = (void *)((unsigned long)frames[i] | TAPX_PTR_XDP);
+		unsigned int len = xdp_get_frame_len(frames[i]);
+
+		/* Once produced, the reader may free the frame at any time. */
+		if (__ptr_ring_produce(&tfile->ring, ptr))
+			break;
+		*bytes += len;
+	}
+	spin_unlock(&tfile->ring.producer_lock);
+	return i;
+}
+
 void tapx_ring_purge(struct tapx_file *tfile)
 {
 	void *ptr;
@@ -79,11 +104,12 @@ int tapx_ring_wait(struct tapx_file *tfile, struct tapx_dev *tapx, bool noblock)
 /* Bytes read() would return for a ring entry: headers and the frame. */
 static size_t tapx_ptr_size(struct tapx_dev *tapx, void *ptr)
 {
+	unsigned int flags = READ_ONCE(tapx->flags);
 	size_t n = 0;
 
-	if (!(tapx->flags & IFF_NO_PI))
+	if (!(flags & IFF_NO_PI))
 		n += sizeof(struct tun_pi);
-	if (tapx->flags & IFF_VNET_HDR)
+	if (flags & IFF_VNET_HDR)
 		n += READ_ONCE(tapx->vnet_hdr_sz);
 	if (tapx_is_frame(ptr))
 		return n + xdp_get_frame_len(tapx_to_frame(ptr));
@@ -112,9 +138,10 @@ static int tapx_put_meta(struct tapx_dev *tapx, struct iov_iter *to,
 			 __be16 proto, size_t len,
 			 const struct virtio_net_hdr *vnet)
 {
+	unsigned int flags = READ_ONCE(tapx->flags);
 	int done = 0;
 
-	if (!(tapx->flags & IFF_NO_PI)) {
+	if (!(flags & IFF_NO_PI)) {
 		struct tun_pi pi = { .proto = proto };
 
 		if (iov_iter_count(to) < sizeof(pi))
@@ -126,7 +153,7 @@ static int tapx_put_meta(struct tapx_dev *tapx, struct iov_iter *to,
 		done += sizeof(pi);
 	}
 
-	if (tapx->flags & IFF_VNET_HDR) {
+	if (flags & IFF_VNET_HDR) {
 		int sz = READ_ONCE(tapx->vnet_hdr_sz);
 
 		if (iov_iter_count(to) < sz)
@@ -181,7 +208,7 @@ static ssize_t tapx_put_skb(struct tapx_dev *tapx, struct sk_buff *skb,
 	size_t len;
 	ssize_t ret;
 
-	if ((tapx->flags & IFF_VNET_HDR) &&
+	if ((READ_ONCE(tapx->flags) & IFF_VNET_HDR) &&
 	    virtio_net_hdr_from_skb(skb, &vnet, tapx_vnet_le(tapx), true, 0))
 		return -EINVAL;
 
@@ -282,25 +309,9 @@ int tapx_xdp_xmit(struct net_device *dev, int n, struct xdp_frame **frames,
 	if (unlikely(!tfile))
 		goto out;
 
-	spin_lock(&tfile->ring.producer_lock);
-	for (; i < n; i++) {
-		void *ptr = (void *)((unsigned long)frames[i] | TAPX_PTR_XDP);
-		unsigned int len = xdp_get_frame_len(frames[i]);
-
-		/* Once produced, the reader may free the frame at any time. */
-		if (__ptr_ring_produce(&tfile->ring, ptr))
-			break;
-		bytes += len;
-	}
-	spin_unlock(&tfile->ring.producer_lock);
-
+	i = tapx_ring_produce_frames(tfile, frames, n, &bytes);
 	if (i) {
-		tapx_stat_add(tapx, TAPX_XDP_XMIT, i);
-		tapx_stat_add(tapx, TAPX_TX_PACKETS, i);
-		tapx_stat_add(tapx, TAPX_TX_BYTES, bytes);
-		tapx_qstat_add(tfile, TAPX_Q_XDP_XMIT, i);
-		tapx_qstat_add(tfile, TAPX_Q_TX_PACKETS, i);
-		tapx_qstat_add(tfile, TAPX_Q_TX_BYTES, bytes);
+		tapx_stat_tx(tapx, tfile, i, bytes, true);
 		tapx_wake_reader(tfile);
 	}
 	if (i < n)

@@ -5,21 +5,28 @@
  * frame is copied once into buffers with XDP headroom (tapx_buf.c) and
  * handed to XDP (tapx_xdp.c), which decides what becomes of it.
  *
+ * No lock and no device reference: a frame that fits one page is written
+ * in one BH-disabled RCU section, copied with page faults disabled
+ * (tapx_write_fast()); anything that may have to sleep takes
+ * tapx_write_slow(), which looks the device up again after its copy.
+ *
  * TAPXSUBMIT (tapx_batch.c) uses the same parsing and copy for each frame;
  * tapx_wframe_copy() is inlined into both callers (tapx.h).
  */
 #include <linux/filter.h>
 #include <linux/if_tun.h>
+#include <linux/uaccess.h>
 #include <linux/uio.h>
 #include <linux/virtio_net.h>
 
 #include "compat.h"
 #include "tapx.h"
+#include "tapx_buf.h"
 
 /* Validates the vnet header the way a virtio device would see it. */
-int tapx_check_vnet(struct tapx_dev *tapx, struct virtio_net_hdr *h, size_t len)
+int tapx_check_vnet(unsigned int flags, struct virtio_net_hdr *h, size_t len)
 {
-	bool le = tapx_vnet_le(tapx);
+	bool le = tapx_flags_vnet_le(flags);
 	u16 hdr_len = __virtio16_to_cpu(le, h->hdr_len);
 	u16 start = __virtio16_to_cpu(le, h->csum_start);
 	u16 off = __virtio16_to_cpu(le, h->csum_offset);
@@ -29,10 +36,10 @@ int tapx_check_vnet(struct tapx_dev *tapx, struct virtio_net_hdr *h, size_t len)
 		return -EINVAL;
 
 	if (h->flags & VIRTIO_NET_HDR_F_NEEDS_CSUM) {
-		if ((size_t)start + off + 2 > len)
+		if ((size_t)start + off + TAPX_CSUM_LEN > len)
 			return -EINVAL;
-		if (start + off + 2 > hdr_len)
-			hdr_len = start + off + 2;
+		if (start + off + TAPX_CSUM_LEN > hdr_len)
+			hdr_len = start + off + TAPX_CSUM_LEN;
 		h->hdr_len = __cpu_to_virtio16(le, hdr_len);
 	}
 	if (hdr_len > len)
@@ -56,14 +63,15 @@ int tapx_check_vnet(struct tapx_dev *tapx, struct virtio_net_hdr *h, size_t len)
 }
 
 /* Reads the PI and vnet headers that precede the frame. */
-int tapx_parse_meta(struct tapx_dev *tapx, struct iov_iter *from,
-		    struct tapx_wframe *f)
+static __always_inline int __tapx_parse_meta(const struct tapx_wmeta *m,
+					     struct iov_iter *from,
+					     struct tapx_wframe *f)
 {
 	size_t len = iov_iter_count(from);
 	int err;
 
 	f->has_vnet = false;
-	if (!(tapx->flags & IFF_NO_PI)) {
+	if (!(m->flags & IFF_NO_PI)) {
 		struct tun_pi pi;
 
 		if (len < sizeof(pi))
@@ -73,8 +81,8 @@ int tapx_parse_meta(struct tapx_dev *tapx, struct iov_iter *from,
 		len -= sizeof(pi);
 	}
 
-	if (tapx->flags & IFF_VNET_HDR) {
-		int sz = READ_ONCE(tapx->vnet_hdr_sz);
+	if (m->flags & IFF_VNET_HDR) {
+		unsigned int sz = m->vnet_hdr_sz;
 
 		if (len < sz)
 			return -EINVAL;
@@ -82,7 +90,7 @@ int tapx_parse_meta(struct tapx_dev *tapx, struct iov_iter *from,
 			return -EFAULT;
 		iov_iter_advance(from, sz - sizeof(f->vnet));
 		len -= sz;
-		err = tapx_check_vnet(tapx, &f->vnet, len);
+		err = tapx_check_vnet(m->flags, &f->vnet, len);
 		if (err)
 			return err;
 		f->has_vnet = f->vnet.flags || f->vnet.gso_type;
@@ -94,48 +102,172 @@ int tapx_parse_meta(struct tapx_dev *tapx, struct iov_iter *from,
 	return 0;
 }
 
-ssize_t tapx_write_iter(struct kiocb *iocb, struct iov_iter *from)
+/* For the copies that may sleep (tapx_wframe_copy()). */
+int tapx_parse_meta(const struct tapx_wmeta *m, struct iov_iter *from,
+		    struct tapx_wframe *f)
 {
-	struct tapx_file *tfile = iocb->ki_filp->private_data;
+	return __tapx_parse_meta(m, from, f);
+}
+
+/* Counts a write that failed before XDP; under RCU, BH disabled. */
+static void tapx_write_failed(struct tapx_dev *tapx, int err)
+{
+	tapx_stat_inc(tapx, err == -EINVAL ? TAPX_RX_ERRORS : TAPX_RX_DROPPED);
+}
+
+/* XDP on the copied frame; under RCU, BH disabled, tfile bound to tapx. */
+static void tapx_write_run(struct tapx_file *tfile, struct tapx_dev *tapx,
+			   struct tapx_wframe *f)
+{
+	if (tapx_wframes_run(tfile, tapx, f, 1))
+		xdp_do_flush();
+	tapx_napi_flush(tfile);
+}
+
+/* tapx_write_fast(): the frame needs tapx_write_slow(). */
+#define TAPX_WRITE_SLOW (-EAGAIN)
+
+/*
+ * A frame of up to TAPX_LINEAR_MAX bytes, in one BH-disabled section from
+ * the lookup of the binding to the verdict: no device reference, and a
+ * buffer of this CPU's cache. The headers and the frame are copied with
+ * page faults disabled, so nothing here sleeps; a fault, a larger frame or
+ * a cache that cannot give a buffer without sleeping returns
+ * TAPX_WRITE_SLOW with @from as it was, and nothing counted.
+ *
+ * A BH-disabled section is an RCU read-side critical section of its own
+ * (synchronize_rcu() and synchronize_net() wait for it), as in a driver's
+ * NAPI poll, where XDP runs without rcu_read_lock() since Linux 5.14; the
+ * lookups here and in tapx_xdp_run() are rcu_dereference_bh(). That saves
+ * two calls per write (__rcu_read_lock() is out of line with PREEMPT_RCU).
+ */
+static ssize_t tapx_write_fast(struct tapx_file *tfile, struct iov_iter *from)
+{
 	size_t total = iov_iter_count(from);
 	struct tapx_xdp_section xs;
 	struct tapx_wframe f;
 	struct tapx_dev *tapx;
+	struct tapx_wmeta m;
 	ssize_t ret;
 
-	/*
-	 * A device reference, not a lock, keeps the device while we copy: the
-	 * copy may wait on a page fault for as long as userspace likes, and
-	 * detach (under rtnl) must not wait for it.
-	 */
-	tapx = tapx_get(tfile);
+	tapx_xdp_section_enter(&xs);
+	tapx = rcu_dereference_bh(tfile->tapx);
+	if (unlikely(!tapx)) {
+		ret = -EBADFD;
+		goto out;
+	}
+	tapx_wmeta_get(tapx, &m);
+
+	pagefault_disable();
+	ret = __tapx_parse_meta(&m, from, &f);
+	if (unlikely(ret == -EINVAL)) {
+		pagefault_enable();
+		tapx_write_failed(tapx, ret);
+		goto out;
+	}
+	if (unlikely(ret) || f.len > TAPX_LINEAR_MAX)
+		goto slow;
+	f.buflen = tapx_buf_bytes(f.len);
+	f.buf = tapx_buf_get(tapx_bufs_lock(), f.buflen);
+	tapx_bufs_unlock();
+	if (unlikely(!f.buf))
+		goto slow;
+	if (unlikely(!tapx_copy_in(f.buf + TAPX_HEADROOM, f.len, from))) {
+		tapx_buf_put(tapx_bufs_lock(), f.buf, f.buflen);
+		tapx_bufs_unlock();
+		goto slow;
+	}
+	pagefault_enable();
+
+	tapx_write_run(tfile, tapx, &f);
+	ret = total;
+out:
+	tapx_xdp_section_exit(&xs);
+	return ret;
+
+slow:
+	pagefault_enable();
+	iov_iter_revert(from, total - iov_iter_count(from));
+	ret = TAPX_WRITE_SLOW;
+	goto out;
+}
+
+/*
+ * The write path that may sleep. What it needs of the device is read
+ * under RCU first; the copy then runs outside any RCU section and touches
+ * no device, and the binding is looked up anew before XDP runs, so a detach
+ * or a deletion during the copy neither waits for it nor is raced by it.
+ * A file rebound to another device meanwhile gets -EBADFD. (Only the
+ * pointers are compared: were the device freed and another allocated at
+ * the same address and bound to this file during one copy, the frame would
+ * meet the new device's program, parsed with the old one's flags: a frame
+ * written concurrently with TUNSETIFF, whose order is not defined anyway.)
+ */
+static ssize_t tapx_write_slow(struct tapx_file *tfile, struct iov_iter *from)
+{
+	size_t total = iov_iter_count(from);
+	struct tapx_xdp_section xs;
+	struct tapx_dev *tapx, *now;
+	struct tapx_wframe f;
+	struct tapx_wmeta m;
+	ssize_t ret;
+	int err;
+
+	rcu_read_lock();
+	tapx = rcu_dereference(tfile->tapx);
+	if (tapx)
+		tapx_wmeta_get(tapx, &m);
+	rcu_read_unlock();
 	if (!tapx)
 		return -EBADFD;
 
-	mutex_lock(&tfile->write_lock);
-	ret = tapx_wframe_copy(tfile, tapx, from, &f);
-	if (ret) {
-		if (ret != -EINVAL)
-			tapx_stat_inc(tapx, TAPX_RX_DROPPED);
-		goto unlock;
-	}
+	err = tapx_wframe_copy(&m, from, &f);
 
 	tapx_xdp_section_enter(&xs);
 	rcu_read_lock();
-	/* Detached while we copied: the ring may be purged already. */
-	if (unlikely(rcu_access_pointer(tfile->tapx) != tapx)) {
-		tapx_wframe_drop(tfile, &f);
+	now = rcu_dereference(tfile->tapx);
+	if (unlikely(err)) {
+		if (now == tapx)
+			tapx_write_failed(now, err);
+		ret = err;
+	} else if (unlikely(now != tapx)) {
+		/* Detached while we copied: the ring may be purged already. */
+		tapx_wframe_drop(&f);
 		ret = -EBADFD;
 	} else {
-		if (tapx_wframes_run(tfile, tapx, &f, 1))
-			xdp_do_flush();
-		tapx_napi_flush(tfile);
+		tapx_write_run(tfile, now, &f);
 		ret = total;
 	}
 	rcu_read_unlock();
 	tapx_xdp_section_exit(&xs);
-unlock:
-	mutex_unlock(&tfile->write_lock);
-	dev_put(tapx->dev);
 	return ret;
+}
+
+static ssize_t tapx_write(struct tapx_file *tfile, struct iov_iter *from)
+{
+	ssize_t ret;
+
+	ret = tapx_write_fast(tfile, from);
+	if (likely(ret != TAPX_WRITE_SLOW))
+		return ret;
+	return tapx_write_slow(tfile, from);
+}
+
+/* writev(), io_uring and aio writes. */
+ssize_t tapx_write_iter(struct kiocb *iocb, struct iov_iter *from)
+{
+	return tapx_write(iocb->ki_filp->private_data, from);
+}
+
+/*
+ * write(): the same, without the kiocb new_sync_write() would set up for
+ * tapx_write_iter() (it needs none), as /dev/null has its .write.
+ */
+ssize_t tapx_chr_write(struct file *file, const char __user *buf, size_t len,
+		       loff_t *ppos)
+{
+	struct iov_iter from;
+
+	iov_iter_ubuf(&from, ITER_SOURCE, (void __user *)buf, len);
+	return tapx_write(file->private_data, &from);
 }

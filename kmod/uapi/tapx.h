@@ -53,8 +53,19 @@ struct tapx_batch {
 	__u32 reserved; /* must be 0 */
 };
 
-/* Numbers above tun's own ('T' 200..227), so tun_compat=1 never clashes. */
-#define TAPXSUBMIT _IOWR('T', 240, struct tapx_batch)
-#define TAPXRECV _IOWR('T', 241, struct tapx_batch)
+/*
+ * tapx's own ioctl magic, free in the kernel's ioctl-number.rst (6.1):
+ * not tun's 'T', whose numbers are tun's to assign.
+ */
+#define TAPX_IOC_MAGIC 0xD7
+#define TAPXSUBMIT _IOWR(TAPX_IOC_MAGIC, 0x00, struct tapx_batch)
+#define TAPXRECV _IOWR(TAPX_IOC_MAGIC, 0x01, struct tapx_batch)
+
+/*
+ * The numbers of tapx 0.1, on tun's magic ('T' 240 and 241, above tun's
+ * own 200..227): still accepted, to be removed in the release after next.
+ */
+#define TAPXSUBMIT_T240 _IOWR('T', 240, struct tapx_batch)
+#define TAPXRECV_T241 _IOWR('T', 241, struct tapx_batch)
 
 #endif /* _UAPI_LINUX_TAPX_H */

@@ -1,6 +1,8 @@
 # VM measurement: stock tun.ko and tapx.ko in one boot, XDP_DROP, blocking
-# and nonblocking writers and tapx's batches of 64 (TAPXSUBMIT; tun then
-# writes per frame, nonblocking, and the floor is one write() per frame),
+# and nonblocking write(), writev() and io_uring writers (nonblocking fds,
+# the floor and the copy floor with the same writer), and tapx's batches of
+# 64 (TAPXSUBMIT; tun then writes per frame, nonblocking, and the floor is
+# one write() per frame),
 # against the write()-to-/dev/null floor and the copy floor (/dev/copyfloor:
 # the least a driver that copies each frame once can take per write).
 # Kernel arguments (VM_APPEND) that size or narrow the run:
@@ -57,7 +59,7 @@ best() { tr ' ' '\n' | grep . | sort -n | head -n 1; }
 printf '%-6s %-9s %8s %8s %8s %8s %9s %9s %9s\n' size writer floor copy tun tapx \
 	copy/floor tun/floor tapx/floor
 for size in 64 1500 9000; do
-	for mode in block nonblock batch64; do
+	for mode in block nonblock writev uring batch64; do
 		fmode=$mode tmode=$mode
 		[ $mode = batch64 ] && fmode=block tmode=nonblock
 		n=$COUNT

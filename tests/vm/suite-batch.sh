@@ -101,7 +101,7 @@ ok "batch: create tapx xc" tapxt mk $X xc
 echo "$v6" >/proc/sys/net/ipv6/conf/default/disable_ipv6
 snap xc
 tapx-batch errors $X:xc
-expect xc rx_packets=7 rx_errors=3 rx_dropped=0
+expect xc rx_packets=8 rx_errors=3 rx_dropped=0
 
 # Batched reads of xdp_frames (XDP_TX) and skbs (from the stack) together.
 xdp_attach xa xdp_tx

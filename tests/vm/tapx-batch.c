@@ -686,6 +686,17 @@ static int cmd_errors(int argc, char **argv)
 		      d[3].status == 0,
 	      "errors: [ok, bad vnet, 65536 B, ok] -> %d done %u status %d %d %d %d",
 	      rc, done, d[0].status, d[1].status, d[2].status, d[3].status);
+
+	/* tapx 0.1's numbers, on tun's 'T', still work (uapi/tapx.h). */
+	rc = batch_ioctl(fd, TAPXSUBMIT_T240, d, 1, &done);
+	check(rc == 0 && done == 1 && d[0].status == 0,
+	      "errors: TAPXSUBMIT's old number ('T' 240) -> %d done %u", rc,
+	      done);
+	d[0] = (struct tapx_desc){ (uintptr_t)r[0], sizeof(r[0]), 1 };
+	rc = batch_ioctl(fd, TAPXRECV_T241, d, 1, &done);
+	check(rc == 0 || rc == -EAGAIN,
+	      "errors: TAPXRECV's old number ('T' 241) -> %d done %u", rc,
+	      done);
 	close(fd);
 
 	errors_order(node, name);

@@ -2,38 +2,98 @@
 /*
  * tapx-bench - ns per frame written into a tap (tapx or stock tun), or into
  * /dev/null (the floor). Static, for the VM.
- *   tapx-bench NODE NAME SIZE block|nonblock|batchN COUNT
- *   tapx-bench floor - SIZE block|nonblock COUNT
- *   tapx-bench copyfloor - SIZE block|nonblock|batchN COUNT
+ *   tapx-bench NODE NAME SIZE WRITER COUNT
+ *   tapx-bench floor - SIZE block|nonblock|writev|uring COUNT
+ *   tapx-bench copyfloor - SIZE WRITER COUNT
  * floor writes to /dev/null; copyfloor to /dev/copyfloor, which copies each
  * write or submitted frame once and drops it (tests/vm/copyfloor).
- * block and nonblock: one write() per frame; batchN: N frames per
- * TAPXSUBMIT (tapx and copyfloor, nonblocking fd).
+ * WRITER: block and nonblock: one write() per frame; writev: one writev()
+ * per frame, Ethernet header and payload in two iovecs (as QEMU and
+ * user/bench's writev writer pass a frame); uring: io_uring writes, 32
+ * queued per io_uring_enter() (as user/bench's io_uring writer);
+ * batchN: N frames per TAPXSUBMIT (tapx and copyfloor). All but block use
+ * a nonblocking fd.
  * Prints: ns_per_frame failed_writes
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <liburing.h>
 #include <linux/if_tun.h>
 #include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "tapx-test.h"
 #include "tapx.h"
 
-/* count frames, batch per TAPXSUBMIT (batch 0: one write() each); returns
- * the frames not taken. */
+enum { W_WRITE, W_WRITEV, W_URING, W_BATCH };
+
+#define URING_BATCH 32
+static struct io_uring ring;
+
+static long put_writev(int fd, const unsigned char *f, int size, long count)
+{
+	struct iovec iov[2] = {
+		{.iov_base = (void *)f, .iov_len = 14},
+		{.iov_base = (void *)(f + 14), .iov_len = size - 14},
+	};
+	long bad = 0;
+
+	for (long i = 0; i < count; i++)
+		if (writev(fd, iov, 2) != size)
+			bad++;
+	return bad;
+}
+
+static long put_uring(int fd, const unsigned char *f, int size, long count)
+{
+	struct io_uring_cqe *cqe;
+	long bad = 0;
+
+	while (count > 0) {
+		unsigned int k = count < URING_BATCH ? count : URING_BATCH;
+		unsigned int i, head, seen = 0, got;
+
+		for (i = 0; i < k; i++)
+			io_uring_prep_write(io_uring_get_sqe(&ring), fd, f,
+					    size, 0);
+		if (io_uring_submit_and_wait(&ring, k) < 0)
+			return bad + count;
+		while (seen < k) {
+			got = 0;
+			io_uring_for_each_cqe(&ring, head, cqe)
+			{
+				bad += cqe->res != size;
+				got++;
+			}
+			io_uring_cq_advance(&ring, got);
+			seen += got;
+			if (seen < k && io_uring_wait_cqe(&ring, &cqe) < 0)
+				return bad + count;
+		}
+		count -= k;
+	}
+	return bad;
+}
+
+/* count frames written the writer's way (batch frames per TAPXSUBMIT);
+ * returns the frames not taken. */
 static long put(int fd, const unsigned char *f, int size, long count,
-		unsigned int batch)
+		int writer, unsigned int batch)
 {
 	static struct tapx_desc d[TAPX_BATCH_MAX];
 	long bad = 0;
 
-	if (!batch) {
+	if (writer == W_WRITEV)
+		return put_writev(fd, f, size, count);
+	if (writer == W_URING)
+		return put_uring(fd, f, size, count);
+	if (writer == W_WRITE) {
 		for (long i = 0; i < count; i++)
 			if (write(fd, f, size) != size)
 				bad++;
@@ -58,21 +118,29 @@ static long put(int fd, const unsigned char *f, int size, long count,
 int main(int argc, char **argv)
 {
 	static unsigned char f[65536];
-	int size, nonblock, fd;
+	int size, nonblock, fd, writer = W_WRITE;
 	unsigned int batch = 0;
 	long count, bad = 0;
 	double t0, t1;
 
 	if (argc != 6) {
 		fprintf(stderr, "usage: tapx-bench NODE|floor|copyfloor NAME SIZE "
-				"block|nonblock|batchN COUNT\n");
+				"block|nonblock|writev|uring|batchN COUNT\n");
 		return 2;
 	}
 	size = atoi(argv[3]);
-	nonblock = !strcmp(argv[4], "nonblock");
-	if (!strncmp(argv[4], "batch", 5)) {
+	nonblock = strcmp(argv[4], "block") != 0;
+	if (!strcmp(argv[4], "writev")) {
+		writer = W_WRITEV;
+	} else if (!strcmp(argv[4], "uring")) {
+		writer = W_URING;
+		if (io_uring_queue_init(URING_BATCH, &ring, 0) < 0) {
+			fprintf(stderr, "tapx-bench: io_uring_queue_init\n");
+			return 1;
+		}
+	} else if (!strncmp(argv[4], "batch", 5)) {
+		writer = W_BATCH;
 		batch = atoi(argv[4] + 5);
-		nonblock = 1;
 		if (!batch || batch > TAPX_BATCH_MAX) {
 			fprintf(stderr, "tapx-bench: batch 1..%d\n",
 				TAPX_BATCH_MAX);
@@ -106,9 +174,9 @@ int main(int argc, char **argv)
 	f[12] = 0x08;
 	f[13] = 0x00;
 	/* Warm up, then measure. */
-	bad += put(fd, f, size, count / 10, batch);
+	bad += put(fd, f, size, count / 10, writer, batch);
 	t0 = now_ns();
-	bad += put(fd, f, size, count, batch);
+	bad += put(fd, f, size, count, writer, batch);
 	t1 = now_ns();
 	printf("%.0f %ld\n", (t1 - t0) / count, bad);
 	close(fd);

@@ -4,6 +4,8 @@
  * write() to /dev/copyfloor is copied into the file's buffer the way tapx
  * copies a frame (copy_page_from_iter() into page memory) and forgotten:
  * no device, no lock, no XDP, and the plain .write entry /dev/null has.
+ * writev() and io_uring writes take .write_iter, as they do on tapx, and
+ * copy the same way from the iterator.
  * TAPXSUBMIT (kmod/uapi/tapx.h) does the same for each frame of a batch.
  * A driver that must copy every written frame once cannot take less per
  * write, or per frame of a batch, than this; tests/vm/bench.sh reports it
@@ -74,6 +76,18 @@ static ssize_t copyfloor_write(struct file *file, const char __user *buf,
 	return err ? err : len;
 }
 
+static ssize_t copyfloor_write_iter(struct kiocb *iocb, struct iov_iter *from)
+{
+	struct copyfloor_file *cf = iocb->ki_filp->private_data;
+	size_t len = iov_iter_count(from);
+
+	if (len > COPYFLOOR_MAX)
+		return -EINVAL;
+	if (copy_page_from_iter(cf->page, 0, len, from) != len)
+		return -EFAULT;
+	return len;
+}
+
 /* TAPXSUBMIT's ABI and contract, minus everything but the copies. */
 static long copyfloor_ioctl(struct file *file, unsigned int cmd,
 			    unsigned long arg)
@@ -113,6 +127,7 @@ static const struct file_operations copyfloor_fops = {
 	.open = copyfloor_open,
 	.release = copyfloor_release,
 	.write = copyfloor_write,
+	.write_iter = copyfloor_write_iter,
 	.unlocked_ioctl = copyfloor_ioctl,
 	.llseek = noop_llseek,
 };
