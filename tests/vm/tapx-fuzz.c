@@ -12,7 +12,10 @@
  * seconds (default vmfuzz= on /proc/cmdline, else 60) against tapx: every
  * call kind of the op table below, with random and hostile arguments (bad,
  * kernel, unaligned, read-only and partly unmapped pointers, huge sizes),
- * on a shared set of device names so that processes collide. Every few
+ * on a shared set of device names so that processes collide. Odd-numbered
+ * workers are data threads: only the calls that take no rtnl (I/O, batches,
+ * io_uring, packet sends, map updates), so that frames keep flowing while
+ * the even ones change devices under them. Every few
  * seconds (--epoch, default 15) the parent pauses the workers, they close
  * everything, tapx is removed and loaded again (random ring_size and napi).
  *
@@ -27,8 +30,10 @@
  * (default 32) calls when:
  *   - the kernel log (/dev/kmsg) shows a KASAN, lockdep, WARN, BUG,
  *     refcount, kmemleak, Oops, hung-task or RCU-stall report;
- *   - a call has not returned after 60 s (the watchdog: its kernel stack
- *     and sysrq-w go to the log);
+ *   - a call has not returned after --hang seconds (default 120: on the
+ *     debug kernel under TCG an rtnl holder may take 10 s and several may
+ *     queue; the watchdog prints the call's kernel stack, sysrq-w the
+ *     blocked tasks);
  *   - a worker dies of a signal, tapx cannot be removed once every fd is
  *     closed, or cannot be loaded again.
  * A summary of calls per kind (with the errnos seen) is printed at the end.
@@ -647,10 +652,16 @@ static void on_sig(int sig)
 	(void)sig;
 }
 
+/*
+ * Periodic until disarmed: a signal that lands before the call starts to
+ * wait (the thread preempted between here and the syscall) is followed by
+ * another one, so a blocking call always ends.
+ */
 static void arm(long ms)
 {
-	struct itimerspec it = { .it_value = { .tv_sec = ms / 1000,
-					       .tv_nsec = (ms % 1000) * 1000000 } };
+	struct timespec ts = { .tv_sec = ms / 1000,
+			       .tv_nsec = (ms % 1000) * 1000000 };
+	struct itimerspec it = { .it_value = ts, .it_interval = ts };
 
 	if (T->have_timer)
 		timer_settime(T->timer, 0, &it, NULL);
@@ -1524,17 +1535,40 @@ static void k_rmmod(void)
 		load_tapx("");
 }
 
+/*
+ * Kinds that take no rtnl: what the data threads (every odd thread of a
+ * process) do, so that frames keep flowing while the control threads
+ * create, change and delete the devices under them (on a debug kernel an
+ * rtnl holder can take seconds, and a control thread mostly waits).
+ */
+static int data_kind(int k)
+{
+	switch (k) {
+	case K_DUP: case K_FEATURES: case K_WRITE: case K_WRITEV: case K_READ:
+	case K_READV: case K_POLL: case K_SUBMIT: case K_RECV: case K_URING_W:
+	case K_URING_R: case K_URING_RESET: case K_MAPSET: case K_PKTSEND:
+	case K_MPROTECT:
+		return 1;
+	}
+	return 0;
+}
+
 static void one_call(void)
 {
-	static int total;
-	int k, r;
+	static int total[2];
+	int k, r, data = T->w % 2;
 
-	if (!total)
+	if (!total[data])
 		for (k = 0; k < NK; k++)
-			total += kweight[k];
-	r = rn(total);
-	for (k = 0; k < NK - 1 && r >= kweight[k]; k++)
-		r -= kweight[k];
+			total[data] += data && !data_kind(k) ? 0 : kweight[k];
+	r = rn(total[data]);
+	for (k = 0; k < NK - 1; k++) {
+		int wk = data && !data_kind(k) ? 0 : kweight[k];
+
+		if (r < wk)
+			break;
+		r -= wk;
+	}
 
 	switch (k) {
 	case K_OPEN: k_open(); break;
@@ -1956,8 +1990,8 @@ static int children_alive(void)
 	return bad ? -1 : alive;
 }
 
-/* One worker busy in a call for longer than this is a hang. */
-#define HANG_NS (60LL * 1000000000LL)
+/* One worker busy in a call for longer than this is a hang (--hang). */
+static int64_t HANG_NS = 120LL * 1000000000LL;
 
 static int check_hang(void)
 {
@@ -2125,7 +2159,8 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: tapx-fuzz [--time S] [--seed N] [--procs P] [--threads T]\n"
-		"       [--calls N] [--only W] [--ring N] [--epoch S] [--node PATH]\n"
+		"       [--calls N] [--only W] [--ring N] [--epoch S] [--hang S]\n"
+		"       [--node PATH]\n"
 		"       [--ko PATH] [--progs DIR] [--maps DIR] [--quiet]\n");
 	exit(2);
 }
@@ -2163,6 +2198,8 @@ int main(int argc, char **argv)
 			ring_n = atoi(v);
 		else if (!strcmp(a, "--epoch"))
 			epoch_s = atof(v);
+		else if (!strcmp(a, "--hang"))
+			HANG_NS = (int64_t)(atof(v) * 1e9);
 		else if (!strcmp(a, "--node"))
 			node = v;
 		else if (!strcmp(a, "--ko"))
