@@ -312,7 +312,7 @@ static void *hostile(void *good, size_t len, int writable, const char **what)
 	case 3:
 		/* Runs into the guard page after the arena. */
 		*what = "into-guard";
-		return a + ARENA - (len ? rn(len) : 0);
+		return a + ARENA - (len ? rn(len < ARENA ? len : ARENA) : 0);
 	case 4:
 		*what = "flaky";
 		return flaky + rn(PG);
@@ -1778,11 +1778,24 @@ static void proc_main(int p, uint64_t seed, int64_t end)
 	snprintf(path, sizeof(path), "%s/fuzz_ifindex", mapdir);
 	map_ifindex = bpf_obj_get(path);
 
-	flaky = mmap(NULL, PG, PROT_READ | PROT_WRITE,
-		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	ro_page = mmap(NULL, PG, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	unmapped = mmap(NULL, PG, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	munmap(unmapped, PG);
+	/*
+	 * The hostile pages sit in a reserved PROT_NONE area, 60 KiB of it on
+	 * either side: a kernel copy that runs past the flaky or read-only
+	 * page faults there instead of writing into whatever mapping is next
+	 * (the shared state, a stack), and "unmapped" is never reused by a
+	 * later mmap.
+	 */
+	{
+		unsigned char *res = mmap(NULL, 192 * 1024, PROT_NONE,
+					  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+					  -1, 0);
+
+		flaky = res + 64 * 1024;
+		ro_page = res + 128 * 1024;
+		unmapped = res + 160 * 1024;
+		mprotect(flaky, PG, PROT_READ | PROT_WRITE);
+		mprotect(ro_page, PG, PROT_READ);
+	}
 
 	if (p == 1 && only < 0) {
 		/*
