@@ -7,6 +7,8 @@
 #                 VM_KERNEL=6.12 for Debian's 6.12 instead of 6.1, also
 #                 for vmbench and vmprofile
 #   make vmtest-debug  the VM suite on a KASAN/kmemleak/lockdep kernel
+#   make fuzz-kmod [FUZZ_SECONDS=N] [FUZZ_SEED=N]  tapx's ABI fuzzer for N s
+#                 (default 600) on that kernel (tests/vm/tapx-fuzz.c)
 #   make vmbench / make vmprofile   the VM bench; a perf profile of a tapx
 #                 write path in the VM (tests/vm/profile.sh)
 #   make deps     install missing Debian packages (quiet when all present)
@@ -16,7 +18,7 @@
 include mk/common.mk
 export TOP BUILD V VM_KERNEL
 
-.PHONY: all deps bpf user kmod test test-guests fuzz bench vmtest vmtest-debug debug-kernel vmbench vmprofile clean
+.PHONY: all deps bpf user kmod test test-guests fuzz fuzz-kmod bench vmtest vmtest-debug debug-kernel vmbench vmprofile clean
 
 all: bpf user kmod
 
@@ -55,6 +57,14 @@ debug-kernel: deps
 
 vmtest-debug: all
 	$(Q)sh tests/vm-debug/run.sh
+
+# The ABI fuzzer on the debug kernel, only the load and fuzz suites; the
+# guest gets FUZZ_SECONDS plus 25 minutes (boot, kmemleak) before qemu is
+# stopped. FUZZ_SEED replays a seed.
+fuzz-kmod: all
+	$(Q)s=$${FUZZ_SECONDS:-600}; \
+	VM_APPEND="vmsuites=load,fuzz vmfuzz=$$s$${FUZZ_SEED:+ vmfuzzseed=$$FUZZ_SEED}" \
+	VM_TIMEOUT=$$((s + 1500)) VM_OUT=$(BUILD)/vm-fuzz-kmod sh tests/vm-debug/run.sh
 
 vmbench: all
 	$(Q)sh tests/vm/run.sh --bench

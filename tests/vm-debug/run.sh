@@ -3,7 +3,8 @@
 # KASAN, kmemleak, lockdep, DEBUG_ATOMIC_SLEEP, DEBUG_LIST, DEBUG_OBJECTS.
 # The kernel is built first when this machine has no cached build of the
 # current config (a cold build takes a while: see docs/reliability.md).
-# Environment: BUILD, VM_TIMEOUT (default 3600 s), VM_APPEND (as tests/vm),
+# Environment: BUILD, VM_OUT (default build/vm-debug), VM_TIMEOUT (default
+# 3600 s), VM_APPEND (as tests/vm),
 # DEBUG_KERNEL_CACHE and JOBS (as mk/debug-kernel.sh).
 # Ends with tests/vm's "N passed, N failed"; the console log is in
 # build/vm-debug/console-test.log.
@@ -24,5 +25,5 @@ env=$(sh "$TOP/mk/debug-kernel.sh") || fail "the debug kernel did not build"
 echo "vm-debug: debug kernel ready after $(($(date +%s) - start)) s"
 eval "$env"
 export KERNEL KVER MODBASE KDIR
-KMOD_BUILD=$BUILD/debug VM_OUT=$BUILD/vm-debug BUILD=$BUILD \
+KMOD_BUILD=$BUILD/debug VM_OUT=${VM_OUT:-$BUILD/vm-debug} BUILD=$BUILD \
 	VM_TIMEOUT=${VM_TIMEOUT:-3600} exec sh "$TOP/tests/vm/run.sh"

@@ -153,8 +153,11 @@ done
 
 cp "$BUILD"/bpf/*.bpf.o $R/bpf/
 command -v clang >/dev/null 2>&1 || fail "clang is not installed (make deps)"
-clang -O2 -g -target bpf -I/usr/include/$(gcc -print-multiarch) \
-	-c "$HERE/xdp_extra.bpf.c" -o $R/bpf/xdp_extra.bpf.o || fail "cannot build xdp_extra.bpf.o"
+for src in "$HERE"/*.bpf.c; do
+	o=$(basename "$src" .c).o
+	clang -O2 -g -target bpf -I/usr/include/$(gcc -print-multiarch) \
+		-c "$src" -o $R/bpf/$o || fail "cannot build $o"
+done
 cp "$HERE"/init.sh $R/init
 cp "$HERE"/suite-*.sh "$HERE"/lib.sh "$HERE"/bench.sh "$HERE"/profile.sh $R/tests/
 chmod +x $R/init $R/tests/*.sh

@@ -61,6 +61,7 @@
 #include <unistd.h>
 
 #include "tapx-test.h"
+#include "tapx.h"
 
 #define MAXW 8
 #define NSLOT 3
@@ -101,6 +102,8 @@ enum op {
 	OP_DELLINK,
 	OP_CLOSE,
 	OP_RMMOD,
+	OP_SUBMIT_S,
+	OP_RECV_S,
 	NR_OPS,
 };
 
@@ -110,7 +113,8 @@ static const char *const op_name[NR_OPS] = {
 	"TUNSETGROUP",  "TUNSETVNETHDRSZ", "TUNSETOFFLOAD", "TUNSETSNDBUF",
 	"TUNSETVNETLE", "TUNSETVNETBE", "TUNSETCARRIER", "getters",
 	"bad_ioctl",    "xdp",         "queue",       "link_updown",
-	"dellink",      "close",       "rmmod",
+	"dellink",      "close",       "rmmod",       "TAPXSUBMIT_stable",
+	"TAPXRECV_stable",
 };
 
 /* Relative frequencies. */
@@ -122,7 +126,8 @@ static const int op_weight[NR_OPS] = {
 	[OP_VNETLE] = 2,   [OP_VNETBE] = 2,    [OP_CARRIER] = 2,
 	[OP_GETTERS] = 2,  [OP_BADIOCTL] = 3,  [OP_XDP] = 6,
 	[OP_QUEUE] = 4,    [OP_LINK] = 3,      [OP_DELLINK] = 3,
-	[OP_CLOSE] = 2,    [OP_RMMOD] = 1,
+	[OP_CLOSE] = 2,    [OP_RMMOD] = 1,     [OP_SUBMIT_S] = 12,
+	[OP_RECV_S] = 8,
 };
 
 /* Kinds that must never succeed during the run. */
@@ -147,6 +152,11 @@ struct sacct {
 	uint64_t w_gap; /* headers turned to zero (see gen_vnet) */
 	uint64_t r_ok; /* frames read (ret > 0) */
 	uint64_t r_consumed; /* reads that took a frame off the ring */
+	/* TAPXSUBMIT/TAPXRECV: their frames are also in w_ok, w_einval,
+	 * r_ok and r_consumed */
+	uint64_t b_ok, b_einval; /* submitted frames consumed: 0, -EINVAL */
+	uint64_t b_stop; /* frames a submit stopped at (-EFAULT): uncounted */
+	uint64_t b_recv; /* frames taken by TAPXRECV */
 };
 
 struct wstats {
@@ -630,22 +640,21 @@ static void gen_eth(unsigned char *f, size_t flen)
 enum wres { WR_OK, WR_EINVAL, WR_EFAULT_META, WR_EFAULT_FILL, WR_VFS, WR_ZERO };
 
 /*
- * Builds a write of T bytes in wbuf and splits it in iovs; one may point
- * to unmapped (user) or kernel memory. *bad_at is the offset of the first
- * unreadable byte (T if none), *vfs whether the VFS refuses it first.
+ * The bytes of one write of T bytes at buf: random content, an Ethernet
+ * header, a zero PI or a vnet header (of the kinds gen_vnet makes; the
+ * ones the PASS path would refuse after the write check took them are
+ * zeroed and counted, see vnet_pass_rejects).
  */
-static int gen_write(struct iovec *iov, size_t T, int meta, int vnet,
-		     struct sacct *acct, size_t *bad_at, int *vfs,
-		     int *fixed_gap)
+static void fill_frame(unsigned char *buf, size_t T, int meta, int vnet,
+		       struct sacct *acct, int *fixed_gap)
 {
-	size_t flen = T > (size_t)meta ? T - meta : 0, off, n;
-	unsigned char *f = wbuf + meta;
-	int niov = 1 + rn(4), i, badi = -1;
+	size_t flen = T > (size_t)meta ? T - meta : 0;
+	unsigned char *f = buf + meta;
 
-	memcpy(wbuf, pool + rn(POOL - T), T);
+	memcpy(buf, pool + rn(POOL - T), T);
 	gen_eth(f, flen);
 	if (meta >= PI_SZ && !vnet && T >= PI_SZ)
-		memset(wbuf, 0, PI_SZ);
+		memset(buf, 0, PI_SZ);
 	if (vnet && T >= VNET_SZ) {
 		struct virtio_net_hdr h;
 
@@ -657,8 +666,23 @@ static int gen_write(struct iovec *iov, size_t T, int meta, int vnet,
 			if (acct)
 				acct->w_gap++;
 		}
-		memcpy(wbuf, &h, sizeof(h));
+		memcpy(buf, &h, sizeof(h));
 	}
+}
+
+/*
+ * Builds a write of T bytes in wbuf and splits it in iovs; one may point
+ * to unmapped (user) or kernel memory. *bad_at is the offset of the first
+ * unreadable byte (T if none), *vfs whether the VFS refuses it first.
+ */
+static int gen_write(struct iovec *iov, size_t T, int meta, int vnet,
+		     struct sacct *acct, size_t *bad_at, int *vfs,
+		     int *fixed_gap)
+{
+	size_t off, n;
+	int niov = 1 + rn(4), i, badi = -1;
+
+	fill_frame(wbuf, T, meta, vnet, acct, fixed_gap);
 	if (rn(20) == 0 && T)
 		badi = rn(niov);
 	*bad_at = T;
@@ -690,8 +714,8 @@ static ssize_t do_write(int fd, struct iovec *iov, int niov)
 }
 
 /* The outcome tapx must give a write to a stable device (see tapx_write.c). */
-static enum wres predict(const struct stable *s, size_t T, size_t bad_at,
-			 int vfs, int niov)
+static enum wres predict_buf(const struct stable *s, const unsigned char *buf,
+			     size_t T, size_t bad_at, int vfs, int niov)
 {
 	int pi = !(s->flags & IFF_NO_PI), vnet = !!(s->flags & IFF_VNET_HDR);
 	size_t need = 0, flen;
@@ -715,7 +739,8 @@ static enum wres predict(const struct stable *s, size_t T, size_t bad_at,
 		if (bad_at < need + VNET_SZ)
 			return WR_EFAULT_META;
 		need += VNET_SZ;
-		if (!vnet_valid((struct virtio_net_hdr *)(wbuf + need - VNET_SZ),
+		if (!vnet_valid((const struct virtio_net_hdr *)(buf + need -
+								 VNET_SZ),
 				T - need))
 			return WR_EINVAL;
 	}
@@ -725,6 +750,12 @@ static enum wres predict(const struct stable *s, size_t T, size_t bad_at,
 	if (bad_at < T)
 		return WR_EFAULT_FILL;
 	return WR_OK;
+}
+
+static enum wres predict(const struct stable *s, size_t T, size_t bad_at,
+			 int vfs, int niov)
+{
+	return predict_buf(s, wbuf, T, bad_at, vfs, niov);
 }
 
 static void op_write_stable(void)
@@ -841,6 +872,255 @@ static void op_read_stable(void)
 		err = EPROTO; /* a whole header fits: must not be refused */
 	outcome(OP_READ_S, err, kern ? EXP(EFAULT) : EXP(EAGAIN, EINVAL, EFAULT),
 		ctx);
+}
+
+/* ---- batches on the stable devices ---- */
+
+/* Frames of one TAPXSUBMIT: BATCH_ROOM bytes (touched as needed), then an
+ * unmapped page. */
+#define BATCH_ROOM (8 << 20)
+static unsigned char *bbuf;
+static struct tapx_desc *bdesc; /* TAPX_BATCH_MAX + 1 */
+
+/*
+ * TAPXSUBMIT of 1..64 frames (sometimes 256) to a stable device, each
+ * predicted as write() of the same bytes is (predict_buf), with what the
+ * batch changes (docs/batch.md): a descriptor whose bytes cannot be read
+ * (header or frame, unmapped or kernel memory) stops the batch there with
+ * -EFAULT and is counted nowhere; the frames before it were consumed, each
+ * with status 0 (rx_packets) or -EINVAL (rx_errors). Now and then the
+ * whole call is refused (count 0 or > 256, flags or reserved set, bad
+ * descriptor array), consuming nothing.
+ */
+static void op_submit_stable(void)
+{
+	int d = rn(NSTABLE), gap = 0, vnet, stop_err = 0, err;
+	struct stable *s = &st[d];
+	struct sacct *a = &me->s[d];
+	enum wres want[TAPX_BATCH_MAX];
+	unsigned int n = rn(8) ? 1 + rn(16) : rn(4) ? 1 + rn(64) : TAPX_BATCH_MAX;
+	unsigned int i, stop = n, refuse = 0, straddle = 0;
+	struct tapx_batch b = { .descs = (uintptr_t)bdesc, .count = n };
+	size_t used = 0, T;
+	char ctx[128];
+	long r;
+
+	vnet = !!(s->flags & IFF_VNET_HDR);
+	switch (rn(40)) {
+	case 0:
+		b.count = rn(2) ? 0 : TAPX_BATCH_MAX + 1 + rn(100);
+		refuse = EINVAL;
+		break;
+	case 1:
+		b.flags = 1 + rn(1000);
+		refuse = EINVAL;
+		break;
+	case 2:
+		b.reserved = 1;
+		refuse = EINVAL;
+		break;
+	case 3:
+		b.descs = (uintptr_t)bad_user;
+		refuse = EFAULT;
+		break;
+	}
+	for (i = 0; i < n; i++) {
+		size_t bad_at;
+		unsigned char *p;
+		int kern = 0;
+
+		/* Up to half the room in frames of any size, then small ones:
+		 * at most 4 MiB + 70 KiB + 256 x 1.6 KiB, below the straddle. */
+		T = used > BATCH_ROOM / 2 ? rn(1600) : gen_size();
+		p = bbuf + used;
+		bad_at = T;
+		switch (rn(30)) {
+		case 0: /* unmapped */
+			p = (unsigned char *)bad_user;
+			bad_at = 0;
+			break;
+		case 1: /* kernel memory: access_ok() refuses it */
+			p = BAD_KERNEL;
+			kern = 1;
+			break;
+		case 2: /* runs into the unmapped page after bbuf */
+			if (straddle || !T)
+				break;
+			straddle = 1;
+			bad_at = rn(T);
+			p = bbuf + BATCH_ROOM - bad_at;
+			break;
+		}
+		if (p != (unsigned char *)bad_user && !kern) {
+			unsigned char tmp[MAXT];
+
+			fill_frame(tmp, T, s->meta, vnet, a, &gap);
+			memcpy(p, tmp, bad_at);
+			if (p == bbuf + used)
+				used += T + rn(16);
+			want[i] = predict_buf(s, tmp, T, bad_at, 0, 1);
+		} else {
+			/* Unreadable from the first byte: only a runt that
+			 * write() would refuse before reading is consumed. */
+			want[i] = kern ? WR_EFAULT_META :
+				  predict_buf(s, pool, T, 0, 0, 1);
+		}
+		bdesc[i] = (struct tapx_desc){ .addr = (uintptr_t)p, .len = T,
+					       .status = 12345 };
+		if (i < stop && (want[i] == WR_EFAULT_META ||
+				 want[i] == WR_EFAULT_FILL)) {
+			stop = i;
+			stop_err = EFAULT;
+		}
+	}
+	b.done = 0xdead;
+	r = ioctl(s->fd, TAPXSUBMIT, &b);
+	err = r < 0 ? errno : 0;
+	snprintf(ctx, sizeof(ctx),
+		 "%s count %u refuse %d stop %u ret %ld errno %d done %u", s->name,
+		 b.count, refuse, stop, r, err, b.done);
+	if (refuse) {
+		if (err == (int)refuse && (b.done == 0 || refuse == EFAULT)) {
+			outcome(OP_SUBMIT_S, err, EXP(EINVAL, EFAULT), ctx);
+			return;
+		}
+		outcome(OP_SUBMIT_S, err ? err : EPROTO, NULL, ctx);
+		return;
+	}
+	if (err != stop_err || b.done != stop) {
+		/* Count what the driver says it consumed, and fail. */
+		for (i = 0; i < b.done && i < n; i++)
+			if (bdesc[i].status == 0)
+				a->w_ok++, a->b_ok++;
+			else if (bdesc[i].status == -EINVAL)
+				a->w_einval++, a->b_einval++;
+		outcome(OP_SUBMIT_S, err ? err : EPROTO, NULL, ctx);
+		return;
+	}
+	for (i = 0; i < stop; i++) {
+		int st_want = want[i] == WR_OK ? 0 : -EINVAL;
+
+		if (bdesc[i].status != st_want) {
+			snprintf(ctx, sizeof(ctx),
+				 "%s desc %u of %u: status %d, want %d (len %u)",
+				 s->name, i, n, bdesc[i].status, st_want,
+				 bdesc[i].len);
+			outcome(OP_SUBMIT_S, EPROTO, NULL, ctx);
+		}
+		if (bdesc[i].status == 0) {
+			a->w_ok++;
+			a->b_ok++;
+			me->bytes_written += bdesc[i].len;
+		} else if (bdesc[i].status == -EINVAL) {
+			a->w_einval++;
+			a->b_einval++;
+		}
+	}
+	for (i = stop; i < n; i++)
+		if (bdesc[i].status != 12345)
+			outcome(OP_SUBMIT_S, EPROTO, NULL,
+				"a descriptor after the stop was written");
+	if (stop < n)
+		a->b_stop++;
+	outcome(OP_SUBMIT_S, err, EXP(EFAULT), ctx);
+}
+
+/*
+ * TAPXRECV of 1..32 buffers from a stable device (nonblocking): every
+ * descriptor before batch.done took one frame off the ring (status 0,
+ * -EMSGSIZE when cut, -EINVAL when its buffer cannot hold the headers),
+ * as one read() each; a bad buffer (unmapped, kernel) stops the batch at
+ * itself with -EFAULT without taking a frame, and an empty ring ends it
+ * (-EAGAIN only at the first descriptor).
+ */
+static void op_recv_stable(void)
+{
+	int d = rn(NSTABLE), err, bad[32] = { 0 };
+	size_t blen[32];
+	struct stable *s = &st[d];
+	struct sacct *a = &me->s[d];
+	unsigned int n = 1 + rn(rn(4) ? 8 : 32), i;
+	struct tapx_batch b = { .descs = (uintptr_t)bdesc, .count = n };
+	size_t per = (BATCH_ROOM / 32) & ~63UL;
+	char ctx[128];
+	long r;
+
+	for (i = 0; i < n; i++) {
+		void *p = bbuf + i * per;
+		size_t len = MAXT;
+
+		switch (rn(12)) {
+		case 0:
+			len = rn(16);
+			break;
+		case 1:
+			len = 14 + rn(200);
+			break;
+		case 2:
+			p = bad_user;
+			len = 1 + rn(200);
+			bad[i] = 1;
+			break;
+		case 3:
+			if (rn(3) == 0) {
+				p = BAD_KERNEL;
+				len = 1 + rn(200);
+				bad[i] = 1;
+			}
+			break;
+		}
+		bdesc[i] = (struct tapx_desc){ .addr = (uintptr_t)p, .len = len,
+					       .status = 12345 };
+		blen[i] = len;
+	}
+	b.done = 0xdead;
+	r = ioctl(s->fd, TAPXRECV, &b);
+	err = r < 0 ? errno : 0;
+	snprintf(ctx, sizeof(ctx), "%s count %u ret %ld errno %d done %u",
+		 s->name, n, r, err, b.done);
+	if (b.done > n) {
+		outcome(OP_RECV_S, EPROTO, NULL, ctx);
+		return;
+	}
+	for (i = 0; i < b.done; i++) {
+		int stt = bdesc[i].status;
+
+		a->r_consumed++;
+		a->b_recv++;
+		if (bdesc[i].len > 0)
+			a->r_ok++;
+		if (bad[i]) {
+			snprintf(ctx, sizeof(ctx),
+				 "%s desc %u: a bad buffer took a frame", s->name,
+				 i);
+			outcome(OP_RECV_S, EPROTO, NULL, ctx);
+		}
+		/*
+		 * -EINVAL: the buffer cannot hold the headers, or (vnet
+		 * header) the skb's offloads have no vnet form; nothing stored.
+		 */
+		if (stt != 0 && stt != -EMSGSIZE &&
+		    !(stt == -EINVAL && bdesc[i].len == 0 &&
+		      (blen[i] < (size_t)s->meta || (s->flags & IFF_VNET_HDR)))) {
+			snprintf(ctx, sizeof(ctx),
+				 "%s desc %u: status %d len %u (buffer %zu)",
+				 s->name, i, stt, bdesc[i].len, blen[i]);
+			outcome(OP_RECV_S, EPROTO, NULL, ctx);
+		}
+	}
+	if (err == EFAULT && !(b.done < n && bad[b.done])) {
+		outcome(OP_RECV_S, EPROTO, NULL, ctx);
+		return;
+	}
+	if (err == EAGAIN && b.done) {
+		outcome(OP_RECV_S, EPROTO, NULL, ctx);
+		return;
+	}
+	if (!err && !b.done) {
+		outcome(OP_RECV_S, EPROTO, NULL, ctx);
+		return;
+	}
+	outcome(OP_RECV_S, err, EXP(EAGAIN, EFAULT), ctx);
 }
 
 /* ---- churn devices ---- */
@@ -1439,6 +1719,12 @@ static void worker(int w, uint64_t seed, double end, double hard_end)
 		case OP_RMMOD:
 			op_rmmod();
 			break;
+		case OP_SUBMIT_S:
+			op_submit_stable();
+			break;
+		case OP_RECV_S:
+			op_recv_stable();
+			break;
 		default:
 			op_dev_ioctl(op);
 			break;
@@ -1654,6 +1940,12 @@ static void account(struct wstats *t)
 		       (unsigned long long)a->r_ok,
 		       (unsigned long long)a->r_consumed,
 		       (unsigned long long)left);
+		printf("stress: %s: of these by TAPXSUBMIT: ok %llu einval %llu, "
+		       "batches stopped by a fault %llu; by TAPXRECV: %llu frames\n",
+		       n, (unsigned long long)a->b_ok,
+		       (unsigned long long)a->b_einval,
+		       (unsigned long long)a->b_stop,
+		       (unsigned long long)a->b_recv);
 		printf("stress: %s:", n);
 		for (k = 0; k < e[i].n; k++)
 			printf(" %.*s=%llu", ETH_GSTRING_LEN, e[i].names[k],
@@ -1862,6 +2154,13 @@ int main(int argc, char **argv)
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	pool = malloc(POOL);
 	rbuf = malloc(MAXT + 64);
+	/* Forked workers each get their own copy (private mapping). */
+	bbuf = mmap(NULL, BATCH_ROOM + 4096, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	bdesc = calloc(TAPX_BATCH_MAX + 1, sizeof(*bdesc));
+	if (bbuf == MAP_FAILED || !bdesc)
+		return 1;
+	munmap(bbuf + BATCH_ROOM, 4096);
 	if (bad_user == MAP_FAILED || sh == MAP_FAILED || !pool || !rbuf)
 		return 1;
 	munmap(bad_user, 1 << 17);
@@ -1905,6 +2204,10 @@ int main(int argc, char **argv)
 			b->w_gap += a->w_gap;
 			b->r_ok += a->r_ok;
 			b->r_consumed += a->r_consumed;
+			b->b_ok += a->b_ok;
+			b->b_einval += a->b_einval;
+			b->b_stop += a->b_stop;
+			b->b_recv += a->b_recv;
 		}
 		tot.bytes_written += sh->w[w].bytes_written;
 	}
