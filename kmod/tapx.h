@@ -376,6 +376,24 @@ static inline void tapx_wmeta_get(const struct tapx_dev *tapx,
 }
 
 /*
+ * The device @tfile is bound to, and in @m what a write needs of it; NULL
+ * if unbound. For the writes whose copy may sleep: after the copy the
+ * pointer is only compared with the binding again, never dereferenced.
+ */
+static inline struct tapx_dev *tapx_wmeta_bound(struct tapx_file *tfile,
+						struct tapx_wmeta *m)
+{
+	struct tapx_dev *tapx;
+
+	rcu_read_lock();
+	tapx = rcu_dereference(tfile->tapx);
+	if (tapx)
+		tapx_wmeta_get(tapx, m);
+	rcu_read_unlock();
+	return tapx;
+}
+
+/*
  * The device a file is bound to, with a reference; NULL if unbound. For
  * the read side, which may sleep in the middle of a frame; writers use
  * RCU alone (see Locking above).

@@ -324,11 +324,7 @@ static int tapx_submit(struct tapx_file *tfile, struct tapx_desc *d,
 	int err = 0;
 	u32 n, k;
 
-	rcu_read_lock();
-	tapx = rcu_dereference(tfile->tapx);
-	if (tapx)
-		tapx_wmeta_get(tapx, &m);
-	rcu_read_unlock();
+	tapx = tapx_wmeta_bound(tfile, &m);
 	*done = 0;
 	if (!tapx)
 		return -EBADFD;

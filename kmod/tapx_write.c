@@ -213,11 +213,7 @@ static ssize_t tapx_write_slow(struct tapx_file *tfile, struct iov_iter *from)
 	ssize_t ret;
 	int err;
 
-	rcu_read_lock();
-	tapx = rcu_dereference(tfile->tapx);
-	if (tapx)
-		tapx_wmeta_get(tapx, &m);
-	rcu_read_unlock();
+	tapx = tapx_wmeta_bound(tfile, &m);
 	if (!tapx)
 		return -EBADFD;
 

@@ -34,13 +34,19 @@ for series in $(sh "$TOP/mk/kernels.sh" --series); do
 	env=$(sh "$TOP/mk/kernels.sh" "$series") || { bad "no $series kernel (make deps)"; continue; }
 	eval "$env"
 	mkdir -p "$OUT/install/$KVER"
+	kre=$(printf '%s' "$KVER" | sed 's/[.+]/\\&/g') # for grep -E
 	runs "dkms build for $KVER" dkms build -m tapx -v "$VERSION" -k "$KVER" --kernelsourcedir "$KDIR" $trees
-	expect_exit 0 "Installing to $OUT/install/$KVER/updates/dkms" \
+	expect_exit 0 "Installing to $OUT/install/$kre/updates/dkms" \
 		dkms install -m tapx -v "$VERSION" -k "$KVER" $trees --installtree "$OUT/install" --no-depmod
-	ko=$OUT/install/$KVER/updates/dkms/tapx.ko
+	# Compressed as the kernel's own modules are (6.12: xz).
+	ko=$(ls "$OUT/install/$KVER/updates/dkms/"tapx.ko* 2>/dev/null | head -n 1)
 	check "vermagic of the DKMS module for $KVER" "$KVER" \
 		"$(modinfo -F vermagic "$ko" 2>/dev/null | cut -d' ' -f1)"
-	expect_exit 0 "tapx/$VERSION, $KVER, x86_64: installed" \
+	case $ko in
+	*.xz) xz -dc "$ko" >"$tmp/tapx-$KVER.ko" && ko=$tmp/tapx-$KVER.ko ;;
+	*.zst) zstd -qdc "$ko" >"$tmp/tapx-$KVER.ko" && ko=$tmp/tapx-$KVER.ko ;;
+	esac
+	expect_exit 0 "tapx/$VERSION, $kre, x86_64: installed" \
 		dkms status -m tapx $trees --installtree "$OUT/install"
 
 	echo "# the DKMS module in a $KVER guest"

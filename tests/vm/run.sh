@@ -45,6 +45,7 @@ MODDIR=$MODBASE/lib/modules/$KVER
 KDIR=${KDIR:-$MODDIR/build}
 KMOD_BUILD=${KMOD_BUILD:-$BUILD/kmod-build/$KVER}
 OUT=${VM_OUT:-$BUILD/vm/$KVER}
+mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd)
 VM_TIMEOUT=${VM_TIMEOUT:-1200}
 VM_CPU=${VM_CPU:-max,-erms,-fsrm,-la57}
 VM_QEMU_OPTS=${VM_QEMU_OPTS:-}
@@ -138,7 +139,8 @@ make -s -C "$TOP/tests/bpf" BUILD="$BUILD" >/dev/null && copy_bin "$BUILD/tests/
 # bench's tc and bridge cells need (loaded in --bench mode), each listed
 # after its dependencies.
 MODS="tun veth llc stp bridge sch_ingress cls_bpf"
-cp "$TAPX_KO" "$KMOD_BUILD/copyfloor/copyfloor.ko" $R/modules/
+cp "$TAPX_KO" $R/modules/tapx.ko
+cp "$KMOD_BUILD/copyfloor/copyfloor.ko" $R/modules/
 for m in $MODS; do
 	f=$(modinfo ${MODBASE:+-b "$MODBASE"} -k "$KVER" -n $m) || fail "module $m not found for $KVER"
 	case $f in

@@ -74,6 +74,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "nlreq.h"
 #include "tapx.h"
 
 #define MAXP 8
@@ -545,35 +546,6 @@ static const char *dev_name(char *buf)
 }
 
 /* ---- netlink ---- */
-
-struct nlreq {
-	struct nlmsghdr nh;
-	struct ifinfomsg ifi;
-	char attrs[512];
-};
-
-static void nl_put(struct nlreq *r, unsigned short type, const void *data,
-		   int len)
-{
-	struct rtattr *rta =
-		(struct rtattr *)((char *)r + NLMSG_ALIGN(r->nh.nlmsg_len));
-
-	rta->rta_type = type;
-	rta->rta_len = RTA_LENGTH(len);
-	memcpy(RTA_DATA(rta), data, len);
-	r->nh.nlmsg_len = NLMSG_ALIGN(r->nh.nlmsg_len) + RTA_ALIGN(rta->rta_len);
-}
-
-static void nl_init(struct nlreq *r, int type, const char *name)
-{
-	memset(r, 0, sizeof(*r));
-	r->nh.nlmsg_len = NLMSG_LENGTH(sizeof(r->ifi));
-	r->nh.nlmsg_type = type;
-	r->nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
-	r->ifi.ifi_family = AF_UNSPEC;
-	if (name)
-		nl_put(r, IFLA_IFNAME, name, strlen(name) + 1);
-}
 
 /* 0 or -1 with errno from the kernel's answer. */
 static int nl_talk(struct nlreq *r)

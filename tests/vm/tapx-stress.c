@@ -246,50 +246,6 @@ unexpected:
 
 /* ---- netlink ---- */
 
-struct nlreq {
-	struct nlmsghdr nh;
-	struct ifinfomsg ifi;
-	char attrs[256];
-};
-
-static void nl_put(struct nlreq *r, unsigned short type, const void *data,
-		   int len)
-{
-	struct rtattr *rta =
-		(struct rtattr *)((char *)r + NLMSG_ALIGN(r->nh.nlmsg_len));
-
-	rta->rta_type = type;
-	rta->rta_len = RTA_LENGTH(len);
-	memcpy(RTA_DATA(rta), data, len);
-	r->nh.nlmsg_len = NLMSG_ALIGN(r->nh.nlmsg_len) + RTA_ALIGN(rta->rta_len);
-}
-
-static struct rtattr *nl_nest(struct nlreq *r, unsigned short type)
-{
-	struct rtattr *rta =
-		(struct rtattr *)((char *)r + NLMSG_ALIGN(r->nh.nlmsg_len));
-
-	rta->rta_type = type | NLA_F_NESTED;
-	rta->rta_len = RTA_LENGTH(0);
-	r->nh.nlmsg_len = NLMSG_ALIGN(r->nh.nlmsg_len) + RTA_LENGTH(0);
-	return rta;
-}
-
-static void nl_end(struct nlreq *r, struct rtattr *nest)
-{
-	nest->rta_len = (char *)r + r->nh.nlmsg_len - (char *)nest;
-}
-
-static void nl_init(struct nlreq *r, int type, const char *name)
-{
-	memset(r, 0, sizeof(*r));
-	r->nh.nlmsg_len = NLMSG_LENGTH(sizeof(r->ifi));
-	r->nh.nlmsg_type = type;
-	r->nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
-	r->ifi.ifi_family = AF_UNSPEC;
-	nl_put(r, IFLA_IFNAME, name, strlen(name) + 1);
-}
-
 /* Sends one request; returns 0 or the errno of the kernel's answer. */
 static int nl_fd = -1; /* one per process: never shared across fork */
 

@@ -219,3 +219,41 @@ void trace_mark(const char *env, const char *m)
 		close(fd);
 	}
 }
+
+void nl_put(struct nlreq *r, unsigned short type, const void *data, int len)
+{
+	struct rtattr *rta =
+		(struct rtattr *)((char *)r + NLMSG_ALIGN(r->nh.nlmsg_len));
+
+	rta->rta_type = type;
+	rta->rta_len = RTA_LENGTH(len);
+	memcpy(RTA_DATA(rta), data, len);
+	r->nh.nlmsg_len = NLMSG_ALIGN(r->nh.nlmsg_len) + RTA_ALIGN(rta->rta_len);
+}
+
+struct rtattr *nl_nest(struct nlreq *r, unsigned short type)
+{
+	struct rtattr *rta =
+		(struct rtattr *)((char *)r + NLMSG_ALIGN(r->nh.nlmsg_len));
+
+	rta->rta_type = type | NLA_F_NESTED;
+	rta->rta_len = RTA_LENGTH(0);
+	r->nh.nlmsg_len = NLMSG_ALIGN(r->nh.nlmsg_len) + RTA_LENGTH(0);
+	return rta;
+}
+
+void nl_end(struct nlreq *r, struct rtattr *nest)
+{
+	nest->rta_len = (char *)r + r->nh.nlmsg_len - (char *)nest;
+}
+
+void nl_init(struct nlreq *r, int type, const char *name)
+{
+	memset(r, 0, sizeof(*r));
+	r->nh.nlmsg_len = NLMSG_LENGTH(sizeof(r->ifi));
+	r->nh.nlmsg_type = type;
+	r->nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+	r->ifi.ifi_family = AF_UNSPEC;
+	if (name)
+		nl_put(r, IFLA_IFNAME, name, strlen(name) + 1);
+}

@@ -28,6 +28,8 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "nlreq.h"
+
 /* Checks failed so far; with quiet set, only failures are printed. */
 extern int failures;
 extern int quiet;
@@ -83,5 +85,6 @@ int parse_topts(int argc, char **argv, int first, const struct topt *t);
 
 /* With $ENV set, writes M into the trace buffer (begin/end of a loop). */
 void trace_mark(const char *env, const char *m);
+
 
 #endif /* TAPX_TEST_H */
