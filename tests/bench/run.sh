@@ -28,7 +28,7 @@ if [ ! -x "$BIN" ]; then
 	finish
 fi
 if [ "$(id -u)" != 0 ]; then
-	echo "skipped: the benchmark needs root (network namespace, taps, BPF)"
+	bad "the benchmark needs root (network namespace, taps, BPF): run as root"
 	finish
 fi
 
