@@ -6,6 +6,13 @@ B=/sys/fs/bpf/xb
 BM=/sys/fs/bpf/xbm
 
 pass() { echo "PASS $*"; }
+
+# kernel_problems_since LINE: the lines of dmesg after line LINE that report
+# a kernel problem (the suites that check their own part of dmesg).
+kernel_problems_since() {
+	dmesg | tail -n +$(($1 + 1)) |
+		grep -E 'WARNING:|BUG:|Oops|general protection|scheduling while atomic|sleeping function called|refcount_t|lockdep|possible recursive|circular locking|leak|ODEBUG|Call Trace|[Kk]ernel panic|blocked for more than|rcu.*stall'
+}
 fail() { echo "FAIL $*"; }
 
 # ok DESC CMD...: PASS if CMD succeeds; its output is shown on failure.

@@ -49,8 +49,7 @@ seed=$(sed -n 's/^fuzz: seed \([0-9]*\),.*/\1/p' /tmp/fuzz.out | head -n 1)
 eq "fuzz: tapx-fuzz exit status (seed $seed, ${fuzz_secs} s)" "$(cat /tmp/fuzz.rc)" 0
 [ -n "${ht_was:-}" ] && echo "$ht_was" >$HT
 
-bad=$(dmesg | tail -n +$((dmesg_at + 1)) |
-	grep -E 'WARNING:|BUG:|Oops|general protection|scheduling while atomic|sleeping function called|refcount_t|lockdep|possible recursive|circular locking|leak|ODEBUG|Call Trace|[Kk]ernel panic|blocked for more than|stall')
+bad=$(kernel_problems_since "$dmesg_at")
 if [ -z "$bad" ]; then
 	pass "fuzz: dmesg clean after the run"
 else

@@ -20,8 +20,7 @@ eq "stress: tapx-stress exit status" "$(cat /tmp/stress.rc)" 0
 tapx-stress --probe-vnet
 
 # The runner fails the boot on these too; here they are tied to this suite.
-bad=$(dmesg | tail -n +$((dmesg_at + 1)) |
-	grep -E 'WARNING:|BUG:|Oops|general protection|scheduling while atomic|sleeping function called|refcount_t|lockdep|possible recursive|circular locking|leak|ODEBUG|Call Trace|[Kk]ernel panic')
+bad=$(kernel_problems_since "$dmesg_at")
 if [ -z "$bad" ]; then
 	pass "stress: dmesg clean after the run"
 else
