@@ -705,6 +705,7 @@ static int cmd_errors(int argc, char **argv)
 	fd = tap_open(node, name, IFF_TAP | IFF_NO_PI, O_NONBLOCK);
 	ps = packet_open(name);
 	check(fd >= 0 && ps >= 0, "recv: attach %s, packet socket", name);
+	check(!if_wait_tx_ready(name, 10000), "recv: %s transmits", name);
 	for (i = 0; i < 4; i++)
 		d[i] = (struct tapx_desc){ (uintptr_t)r[i], sizeof(r[i]), 1 };
 	rc = batch_ioctl(fd, TAPXRECV, d, 4, &done);

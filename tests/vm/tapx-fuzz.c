@@ -4,7 +4,8 @@
  *
  *   tapx-fuzz [--time S] [--seed N] [--procs P] [--threads T] [--calls N]
  *             [--only W] [--node PATH] [--ko PATH] [--progs DIR]
- *             [--maps DIR] [--ring N] [--epoch S] [--quiet]
+ *             [--maps DIR] [--ring N] [--epoch S] [--no-generic-frags]
+ *             [--quiet]
  *
  * P processes of T threads each (default 4 x 2; the second one runs in a
  * network namespace of its own, the last drops to uid/gid 65534 without
@@ -37,6 +38,10 @@
  *   - a worker dies of a signal, tapx cannot be removed once every fd is
  *     closed, or cannot be loaded again.
  * A summary of calls per kind (with the errnos seen) is printed at the end.
+ * --no-generic-frags attaches the single-buffer program where a generic
+ * (XDP_FLAGS_SKB_MODE) attach drew the multi-buffer one: from 6.9 on,
+ * generic XDP frees the fragments a tail cut releases with the wrong
+ * memory type (stock tun.ko too: suite-pagepool.sh shows it).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -173,6 +178,7 @@ static int proc_id, unpriv;
 static int slots[NSLOTS];
 static int nprog;
 static int progs[8];
+static int fd_fuzz_frags = -1, fd_fuzz_linear = -1, no_generic_frags;
 static const char *const prog_names[] = {
 	"xf/xdp_fuzz", "xf/xdp_fuzz_linear", "xb/xdp_pass", "xb/xdp_drop",
 	"xb/xdp_tx",   "xb/xdp_redirect",
@@ -1255,6 +1261,9 @@ static void k_xdp(void)
 	}
 	if (!(flags & (XDP_FLAGS_SKB_MODE | XDP_FLAGS_HW_MODE)))
 		flags |= XDP_FLAGS_DRV_MODE;
+	if (no_generic_frags && (flags & XDP_FLAGS_SKB_MODE) &&
+	    prog == fd_fuzz_frags)
+		prog = fd_fuzz_linear;
 	nl_init(&r, RTM_SETLINK, dev_name(nm));
 	nest = (struct rtattr *)((char *)&r + NLMSG_ALIGN(r.nh.nlmsg_len));
 	nest->rta_type = IFLA_XDP | NLA_F_NESTED;
@@ -1734,8 +1743,13 @@ static void proc_main(int p, uint64_t seed, int64_t end)
 
 		snprintf(path, sizeof(path), "%s/%s", dir, n2);
 		fd = bpf_obj_get(path);
-		if (fd >= 0)
-			progs[nprog++] = fd;
+		if (fd < 0)
+			continue;
+		progs[nprog++] = fd;
+		if (i == 0)
+			fd_fuzz_frags = fd;
+		else if (i == 1)
+			fd_fuzz_linear = fd;
 	}
 	snprintf(path, sizeof(path), "%s/fuzz_ports", mapdir);
 	map_ports[0] = bpf_obj_get(path);
@@ -2146,7 +2160,8 @@ static void usage(void)
 		"usage: tapx-fuzz [--time S] [--seed N] [--procs P] [--threads T]\n"
 		"       [--calls N] [--only W] [--ring N] [--epoch S] [--hang S]\n"
 		"       [--node PATH]\n"
-		"       [--ko PATH] [--progs DIR] [--maps DIR] [--quiet]\n");
+		"       [--ko PATH] [--progs DIR] [--maps DIR] [--no-generic-frags]\n"
+		"       [--quiet]\n");
 	exit(2);
 }
 
@@ -2162,6 +2177,10 @@ int main(int argc, char **argv)
 
 		if (!strcmp(a, "--quiet")) {
 			quiet = 1;
+			continue;
+		}
+		if (!strcmp(a, "--no-generic-frags")) {
+			no_generic_frags = 1;
 			continue;
 		}
 		if (!v)

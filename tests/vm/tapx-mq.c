@@ -613,6 +613,8 @@ static int cmd_stack(int argc, char **argv)
 			return 1;
 		}
 	}
+	check(!if_wait_tx_ready(name, 10000),
+	      "mq stack: %s transmits (operstate up)", name);
 	s = pkt_socket(name, &sll);
 	for (i = 0; i < n; i++) {
 		int len = udp_frame(f, i);

@@ -148,6 +148,34 @@ int if_up(const char *name, int up)
 	return r;
 }
 
+/*
+ * Until the stack transmits on NAME: a queue attach turns the carrier on,
+ * but the qdiscs replace noop (which drops what it gets and reports
+ * congestion, so sendto() succeeds) only when the linkwatch work has run,
+ * under rtnl, after it set operstate. Waits for operstate "up", then takes
+ * rtnl once (SIOCSIFFLAGS, flags unchanged) to be behind that work.
+ */
+int if_wait_tx_ready(const char *name, int timeout_ms)
+{
+	char path[64 + IFNAMSIZ], state[16] = "";
+	int waited;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/operstate", name);
+	for (waited = 0; waited <= timeout_ms; waited += 10) {
+		FILE *f = fopen(path, "r");
+
+		if (f) {
+			if (!fgets(state, sizeof(state), f))
+				state[0] = 0;
+			fclose(f);
+		}
+		if (!strncmp(state, "up", 2))
+			return if_up(name, 1);
+		usleep(10000);
+	}
+	return -1;
+}
+
 int if_exists(const char *name)
 {
 	return if_nametoindex(name) != 0;

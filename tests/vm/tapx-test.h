@@ -60,6 +60,7 @@ int packet_recv(int s, uint8_t *buf, int len, int timeout_ms);
 
 /* Set or clear IFF_UP on NAME; 0 or -1. */
 int if_up(const char *name, int up);
+int if_wait_tx_ready(const char *name, int timeout_ms);
 int if_exists(const char *name);
 
 /* CLOCK_MONOTONIC in ns. */

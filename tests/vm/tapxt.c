@@ -294,7 +294,8 @@ static void abi_data(const char *node)
 	check(fd >= 0, "data: create abi2");
 	if (fd < 0)
 		return;
-	if_up("abi2", 1);
+	check(!if_up("abi2", 1) && !if_wait_tx_ready("abi2", 10000),
+	      "data: abi2 up and transmitting");
 	ps = packet_open("abi2");
 	check(ps >= 0, "data: packet socket on abi2");
 
