@@ -6,10 +6,7 @@
 set -u
 cd "$(dirname "$0")"
 
-# vm-6.12 is not in the default list while two of its checks fail with
-# the lock-free write path (mq stack loses a frame; the fuzz run meets a
-# page_pool leak in generic XDP on skbs tapx passed): SUITES=vm-6.12 runs it.
-SUITES=${SUITES:-"unit bpf host security bench diff fuzz vm-6.1 dkms vm-debug guests"}
+SUITES=${SUITES:-"unit bpf host security bench diff fuzz vm-6.1 vm-6.12 dkms vm-debug guests"}
 total_pass=0
 total_fail=0
 failed_suites=""
