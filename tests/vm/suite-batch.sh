@@ -78,8 +78,8 @@ xdp_detach xa
 rm -rf /sys/fs/bpf/xbt /sys/fs/bpf/xbtm
 
 # A bad frame address at descs[k]: -EFAULT, done = k, exactly k counted.
-# 65535 B frames go in rounds of 3 (TAPX_SPARE_BYTES of buffers): the bad
-# one is in the 14th round, and in the first.
+# 65535 B frames go one per round (each passes TAPX_ROUND_BYTES of
+# buffers alone): the bad one is in the 41st round, and in the first.
 xdp_attach xa xdp_drop
 # Short frames are copied in runs: the bad one first, inside and last in
 # a run, after a long frame, and with only its first bytes readable.
