@@ -207,15 +207,28 @@ struct runner {
 	uint8_t *frame[NR_FRAMES][NR_SIZES];
 	int null_fd;
 	int done, total;
+	double started; /* now_ns() when the first cell began */
 	struct bench_env *env[DRV_MAX][PROG_MAX]; /* taps per program */
 };
 
+/*
+ * "[ n/N] ... ~Ts left": the time left is the time so far per cell done
+ * times the cells to do; cells of a group end together, so it moves in
+ * steps, and it is an estimate, not a promise.
+ */
 static void progress(struct runner *rn, const struct cell *c)
 {
+	double spent = rn->started ? (now_ns() - rn->started) / 1e9 : 0;
+	char left[24] = "";
+
 	rn->done++;
-	fprintf(stderr, "[%3d/%d] %-4s %-17s %-8s %5d B  ", rn->done, rn->total,
-		bench_driver_name[c->driver], bench_prog_name[c->prog],
-		bench_writer_name[c->writer], bench_size[c->size_idx]);
+	if (rn->done < rn->total && spent > 1)
+		snprintf(left, sizeof(left), "~%.0fs left",
+			 spent / rn->done * (rn->total - rn->done));
+	fprintf(stderr, "[%3d/%d] %10s  %-4s %-17s %-8s %5d B  ", rn->done,
+		rn->total, left, bench_driver_name[c->driver],
+		bench_prog_name[c->prog], bench_writer_name[c->writer],
+		bench_size[c->size_idx]);
 	if (c->status == CELL_OK)
 		fprintf(stderr, "%8.1f ns  %s%s\n", c->median, c->fate,
 			c->accounted ? "" : "  (counters do not add up)");
@@ -646,10 +659,48 @@ static void choose_cpus(struct bench_run *run)
 	run->reader_cpu = other;
 }
 
+/* The first three fields of /proc/loadavg, or "?". */
+static void read_load(char *buf, size_t len)
+{
+	FILE *f = fopen("/proc/loadavg", "r");
+	double a, b, c;
+
+	if (f && fscanf(f, "%lf %lf %lf", &a, &b, &c) == 3)
+		snprintf(buf, len, "%.2f %.2f %.2f", a, b, c);
+	else
+		snprintf(buf, len, "?");
+	if (f)
+		fclose(f);
+}
+
+static void read_cpu_model(char *buf, size_t len)
+{
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char line[256];
+
+	snprintf(buf, len, "unknown CPU");
+	while (f && fgets(line, sizeof(line), f)) {
+		char *v = strchr(line, ':');
+
+		if (strncmp(line, "model name", 10) || !v)
+			continue;
+		v += 1 + strspn(v + 1, " \t");
+		v[strcspn(v, "\n")] = '\0';
+		snprintf(buf, len, "%s", v);
+		break;
+	}
+	if (f)
+		fclose(f);
+}
+
 static void describe_run(struct bench_run *run)
 {
 	struct utsname u;
 	time_t t = time(NULL);
+
+	read_cpu_model(run->cpu_model, sizeof(run->cpu_model));
+	run->nr_cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	read_load(run->load_start, sizeof(run->load_start));
 
 	strftime(run->started, sizeof(run->started), "%Y-%m-%dT%H:%M:%SZ",
 		 gmtime(&t));
@@ -726,11 +777,13 @@ int bench_run(const struct bench_opts *o)
 		"tap-accel bench: %d cells, %lu frames x %d reps, writer on "
 		"CPU %d\n",
 		rn.total, run->opts.frames, run->opts.reps, run->writer_cpu);
+	rn.started = now_ns();
 	open_envs(&rn);
 	run_matrix(&rn);
 	close_envs(&rn);
 	runner_fini(&rn);
 	run->seconds = (now_ns() - t0) / 1e9;
+	read_load(run->load_end, sizeof(run->load_end));
 
 	report_table(run, run->opts.json ? stderr : stdout);
 	fflush(stdout);

@@ -14,6 +14,7 @@
  *   forward.c       forwarding cells: write into A, read back from B (env.h)
  *   counters.c      what the counters say of a cell (env.h)
  *   policy_cells.c  the tap-accel policy with 1/100/1000 rules (policy_cells.h)
+ *   headline.c      the rows an operator reads first, tun beside tapx
  *   report.c        terminal table, CSV, JSON, gnuplot chart (report.h)
  */
 #ifndef TA_BENCH_H
@@ -88,7 +89,7 @@ struct bench_opts {
 /* What the command line gives as text or counts, before the matrix is
  * known; 0 and NULL: not given. */
 struct bench_args {
-	const char *programs, *writers, *sizes;
+	const char *programs, *writers, *sizes, *drivers;
 	long frames, reps;
 };
 

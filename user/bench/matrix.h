@@ -46,6 +46,9 @@ struct bench_run {
 	char out_dir[512];
 	char started[32]; /* UTC, ISO 8601 */
 	char kernel[160];
+	char cpu_model[96];		   /* /proc/cpuinfo's model name */
+	int nr_cpus;			   /* online */
+	char load_start[32], load_end[32]; /* /proc/loadavg, first 3 */
 	int writer_cpu, reader_cpu;
 	double seconds;
 };
