@@ -238,11 +238,13 @@ void headline_json(const struct bench_run *run, struct json_writer *jw)
 	jw_array_end(jw);
 }
 
-/* chart.dat of the headline: one row per headline row, tun and tapx. */
-void headline_chart_data(const struct bench_run *run, FILE *out,
-			 double *lo, double *hi)
+/* chart.dat of the headline: one row per headline row, tun and tapx.
+ * Whether tapx has a figure in any row. */
+bool headline_chart_data(const struct bench_run *run, FILE *out, double *lo,
+			 double *hi)
 {
 	struct headline_values v;
+	bool tapx = false;
 
 	*lo = 1e300;
 	*hi = 0;
@@ -257,10 +259,12 @@ void headline_chart_data(const struct bench_run *run, FILE *out,
 				fprintf(out, "\t%.1f", v.ns[d]);
 				*lo = v.ns[d] < *lo ? v.ns[d] : *lo;
 				*hi = v.ns[d] > *hi ? v.ns[d] : *hi;
+				tapx |= d == DRV_TAPX;
 			} else {
 				fprintf(out, "\tNaN");
 			}
 		}
 		fputc('\n', out);
 	}
+	return tapx;
 }

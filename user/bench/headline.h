@@ -34,8 +34,9 @@ bool headline_planned(const struct bench_run *run);
 void headline_table(const struct bench_run *run, FILE *out);
 void headline_csv(const struct bench_run *run, FILE *out);
 void headline_json(const struct bench_run *run, struct json_writer *jw);
-/* chart.dat rows; the range of the figures in lo and hi. */
-void headline_chart_data(const struct bench_run *run, FILE *out,
+/* chart.dat rows; the range of the figures in lo and hi; whether tapx has
+ * any. */
+bool headline_chart_data(const struct bench_run *run, FILE *out,
 			 double *lo, double *hi);
 
 #endif /* TA_BENCH_HEADLINE_H */

@@ -656,13 +656,13 @@ static void write_chart_script(const struct bench_run *run, int cols,
 
 /* The headline's chart: per row, a tun bar and a tapx bar. */
 static void write_headline_chart_script(const struct bench_run *run,
-					bool log_scale, FILE *out)
+					bool log_scale, bool tapx, FILE *out)
 {
 	fprintf(out,
 		"# gnuplot chart.gp  (re-plots chart.svg and chart.png from "
 		"chart.dat)\n"
-		"set title \"tap-accel bench: stock tun and tapx, ns per frame "
-		"written into a tap (median, lower is better)\\n%s, %s, %s\"\n"
+		"set title \"tap-accel bench: stock tun%s, ns per frame "
+		"written into a tap (median, lower is better)\\n%s, %s, %s%s\"\n"
 		"set datafile separator tab\n"
 		"set style data histograms\n"
 		"set style histogram clustered gap 1\n"
@@ -674,12 +674,19 @@ static void write_headline_chart_script(const struct bench_run *run,
 		"set grid ytics\n"
 		"set key inside left top\n"
 		"%s\n",
-		run->kernel, run->cpu_model, run->started,
+		tapx ? " and tapx" : "", run->kernel, run->cpu_model,
+		run->started,
+		run->opts.vm ? "\\nin a VM (emulated CPU): compare ratios, "
+			       "not times"
+			     : "",
 		log_scale ? " (log scale)" : "",
 		log_scale ? "set logscale y" : "set yrange [0:*]");
 	chart_outputs(out,
-		      "plot 'chart.dat' using 2:xtic(1) title 'tun' lc rgb "
-		      "'#888888', '' using 3 title 'tapx' lc rgb '#1f77b4'");
+		      tapx ? "plot 'chart.dat' using 2:xtic(1) title 'tun' lc "
+			     "rgb '#888888', '' using 3 title 'tapx' lc rgb "
+			     "'#1f77b4'"
+			   : "plot 'chart.dat' using 2:xtic(1) title 'tun' lc "
+			     "rgb '#888888'");
 }
 
 static bool wants_log_scale(const struct bench_run *run)
@@ -782,9 +789,9 @@ static bool write_chart(const struct bench_run *run, const char *dir)
 	}
 	if (headline_planned(run)) {
 		double lo, hi;
+		bool tapx = headline_chart_data(run, dat, &lo, &hi);
 
-		headline_chart_data(run, dat, &lo, &hi);
-		write_headline_chart_script(run, hi > 10 * lo, gp);
+		write_headline_chart_script(run, hi > 10 * lo, tapx, gp);
 	} else {
 		cols = write_chart_data(run, dat);
 		write_chart_script(run, cols, wants_log_scale(run), gp);
