@@ -91,7 +91,8 @@ tapx_ko() {
 		}
 		ko=$kb/kmod/tapx.ko
 	fi
-	built=$(modinfo -F vermagic "$ko" 2>/dev/null | cut -d' ' -f1)
+	# Its vermagic, without modinfo (busybox's wants /lib/modules).
+	built=$(tr '\0' '\n' <"$ko" | grep -a '^vermagic=' | head -n 1 | cut -d= -f2 | cut -d' ' -f1)
 	[ "$built" = "$kver" ] || { echo "$ko is built for '$built', this kernel is $kver" >&2; return 1; }
 	echo "$ko"
 }
