@@ -168,7 +168,7 @@ if [ -n "$why" ] && [ -n "$vm" ] && [ $rc -eq 0 ]; then
 		vmargs="vmbenchfiles=1 vmnotapxbench=1 vmbenchsizes=64
 vmbenchprograms=xdp-drop-native,xdp-tx,xdp-redirect,stack-udp,fwd-redirect,fwd-bridge
 vmbenchwriters=block,nonblock,writev,io_uring,batch64
-vmbenchframes=${BENCH_VM_FRAMES:-10000} vmbenchreps=${BENCH_VM_REPS:-5}"
+vmbenchframes=${BENCH_VM_FRAMES:-20000} vmbenchreps=${BENCH_VM_REPS:-7}"
 	fi
 	vmout=$BUILD/vm-bench/${VM_KERNEL:-6.1}
 	mkdir -p "$vmout" "$OUT/vm"

@@ -45,24 +45,31 @@ eq "benchload: the headline has tapx's batched drop" \
 ok "benchload: the headline is in report.txt" grep -q '^XDP_DROP, batches of 64' /tmp/benchload/report.txt
 eq "benchload: links as before" "$(bl_links)" "$links0"
 
-# Interrupted once tapx.ko is in and the bench runs: the script's own
-# session, so the signal reaches the bench as a terminal's Ctrl-C would.
-setsid sh -c 'BIN=/bin/tap-accel TAPX_KO=/modules/tapx.ko exec sh /tests/make-bench.sh \
-	--out /tmp/benchint -- --programs xdp-drop-native --writers block --sizes 64 \
-	--frames 50000 --reps 32' >/tmp/benchint.out 2>&1 &
-bl_pid=$!
-i=0
-# The bench has said how many cells it runs: its taps are up.
-while ! grep -q '^tap-accel bench: [0-9]* cells' /tmp/benchint.out 2>/dev/null &&
-	[ $i -lt 600 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
-sleep 1
-ok "benchload: tapx.ko is in while the bench runs" grep -q '^tapx ' /proc/modules
-kill -INT -$bl_pid
-wait $bl_pid
-eq "benchload: interrupted, the script exits" $? 130
+# Interrupted once tapx.ko is in and the bench runs: the script in the
+# foreground in a session of its own (in a background job SIGINT would be
+# ignored), SIGINT to the session, as a terminal's Ctrl-C.
+rm -f /tmp/benchint.pid
+(
+	i=0
+	until [ -s /tmp/benchint.pid ] &&
+		grep -q '^tap-accel bench: [0-9]* cells' /tmp/benchint.out 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -lt 600 ] || break
+		sleep 0.1
+	done
+	sleep 1
+	grep -q '^tapx ' /proc/modules && touch /tmp/benchint.loaded
+	kill -INT -"$(cat /tmp/benchint.pid)"
+) &
+bl_killer=$!
+BIN=/bin/tap-accel TAPX_KO=/modules/tapx.ko setsid sh -c 'echo $$ >/tmp/benchint.pid;
+	exec sh /tests/make-bench.sh "$@"' sh --out /tmp/benchint -- \
+	--programs xdp-drop-native --writers block --sizes 64 --frames 50000 --reps 32 \
+	>/tmp/benchint.out 2>&1
+rc=$?
+wait $bl_killer
+ok "benchload: tapx.ko was in while the bench ran" test -e /tmp/benchint.loaded
+eq "benchload: interrupted, the script exits" $rc 130
 ok "benchload: interrupted, tapx.ko unloaded" sh -c '! grep -q "^tapx " /proc/modules'
 ok "benchload: interrupted, no tap-accel left" sh -c '! pidof tap-accel'
 eq "benchload: interrupted, links as before" "$(bl_links)" "$links0"
