@@ -121,15 +121,20 @@ cleanup() {
 trap cleanup EXIT
 trap 'say interrupted; exit 130' INT TERM HUP
 
+# Not in a $(...) subshell: `loaded` must stick for cleanup. Sets why if
+# it fails.
 load_tapx() {
-	insmod "$1" 2>"$OUT/insmod.log" || { echo "insmod $1: $(cat "$OUT/insmod.log")"; return; }
+	if ! insmod "$1" 2>"$OUT/insmod.log"; then
+		why="insmod $1: $(cat "$OUT/insmod.log")"
+		return
+	fi
 	loaded=1
 	i=0
 	while [ ! -c /dev/net/tapx ] && [ $i -lt 50 ]; do
 		sleep 0.1
 		i=$((i + 1))
 	done
-	[ -c /dev/net/tapx ] || echo "tapx.ko loaded but /dev/net/tapx did not appear"
+	[ -c /dev/net/tapx ] || why="tapx.ko loaded but /dev/net/tapx did not appear"
 }
 
 why=$(cannot_load)
@@ -137,10 +142,10 @@ if [ -z "$why" ]; then
 	ko=$(tapx_ko 2>"$OUT/why") || why=$(cat "$OUT/why")
 fi
 if [ -z "$why" ]; then
-	why=$(load_tapx "$ko")
+	load_tapx "$ko"
 	[ -z "$why" ] || cleanup
 fi
-rm -f "$OUT/why"
+rm -f "$OUT/why" "$OUT/insmod.log"
 
 rc=0
 if [ -z "$why" ]; then

@@ -154,6 +154,7 @@ static void judge(struct cell *c)
 
 	switch (c->prog) {
 	case PROG_FLOOR:
+	case PROG_COPY:
 		c->accounted = k->write_errors == 0;
 		snprintf(c->fate, sizeof(c->fate), "-");
 		break;
@@ -187,7 +188,7 @@ static void judge(struct cell *c)
 			 pct(k->verdict[1], n));
 		break;
 	}
-	if (effective_writer(c) != c->writer && c->prog != PROG_FLOOR)
+	if (effective_writer(c) != c->writer && !floor_prog(c->prog))
 		snprintf(c->fate + strlen(c->fate),
 			 sizeof(c->fate) - strlen(c->fate), ", per-frame %s",
 			 bench_writer_name[effective_writer(c)]);
@@ -206,6 +207,7 @@ struct runner {
 	char uring_why[128];
 	uint8_t *frame[NR_FRAMES][NR_SIZES];
 	int null_fd;
+	int copy_fd; /* /dev/copyfloor, or -1 */
 	int done, total;
 	double started; /* now_ns() when the first cell began */
 	struct bench_env *env[DRV_MAX][PROG_MAX]; /* taps per program */
@@ -243,7 +245,7 @@ static void mark(struct cell *c, enum cell_status st, const char *why)
 	snprintf(c->why, sizeof(c->why), "%s", why);
 }
 
-/* One cell while it runs; env is NULL for the floor. */
+/* One cell while it runs; env is NULL for the floors. */
 struct cell_run {
 	struct cell *c;
 	struct bench_env *env;
@@ -284,7 +286,7 @@ static void cell_begin(struct runner *rn, struct cell_run *cr)
 {
 	struct cell *c = cr->c;
 
-	cr->fd = rn->null_fd;
+	cr->fd = c->prog == PROG_COPY ? rn->copy_fd : rn->null_fd;
 	if (cr->env) {
 		cr->fd =
 			env_writer_fd(cr->env, effective_writer(c) != WR_BLOCK);
@@ -524,7 +526,7 @@ static void set_size(struct runner *rn, int s, bool ok[DRV_MAX][PROG_MAX],
  */
 static void run_matrix(struct runner *rn)
 {
-	static struct cell_run group[1 + DRV_MAX * PROG_MAX];
+	static struct cell_run group[DRV_MAX * PROG_MAX];
 
 	for (int s = 0; s < NR_SIZES && !interrupted; s++) {
 		bool ok[DRV_MAX][PROG_MAX];
@@ -532,12 +534,14 @@ static void run_matrix(struct runner *rn)
 
 		set_size(rn, s, ok, mtu);
 		for (int w = 0; w < WR_MAX && !interrupted; w++) {
-			struct cell *fl =
-				cell_at(rn->run, DRV_TUN, PROG_FLOOR, w, s);
 			int n = 0;
 
-			if (cell_usable(rn, fl))
-				group[n++] = (struct cell_run){.c = fl};
+			for (int p = PROG_FLOOR; p < PROG_NONE; p++) {
+				struct cell *fl = cell_at(rn->run, DRV_TUN, p, w, s);
+
+				if (cell_usable(rn, fl))
+					group[n++] = (struct cell_run){.c = fl};
+			}
 			for (int d = 0; d < DRV_MAX; d++)
 				for (int p = PROG_NONE; p < PROG_MAX; p++) {
 					struct cell *c =
@@ -563,6 +567,7 @@ static bool batch_prog(enum bench_prog p)
 {
 	switch (p) {
 	case PROG_FLOOR:
+	case PROG_COPY:
 	case PROG_NONE:
 	case PROG_XDP_DROP_NATIVE:
 	case PROG_STACK_UDP:
@@ -593,6 +598,9 @@ static void plan_matrix(struct bench_run *run, struct runner *rn)
 {
 	const struct bench_opts *o = &run->opts;
 
+	if (rn->copy_fd < 0)
+		run->opts.want_prog[PROG_COPY] = false;
+
 	for (int d = 0; d < DRV_MAX; d++)
 		for (int p = 0; p < PROG_MAX; p++)
 			for (int w = 0; w < WR_MAX; w++)
@@ -613,7 +621,7 @@ static void plan_matrix(struct bench_run *run, struct runner *rn)
 					/* The floor has no driver: measured
 					 * once. */
 					if (!want ||
-					    (p == PROG_FLOOR && d != DRV_TUN))
+					    (floor_prog(p) && d != DRV_TUN))
 						continue;
 					c->status = CELL_PENDING;
 					c->frames =
@@ -735,6 +743,8 @@ static void runner_fini(struct runner *rn)
 			free(rn->frame[k][s]);
 	if (rn->null_fd >= 0)
 		close(rn->null_fd);
+	if (rn->copy_fd >= 0)
+		close(rn->copy_fd);
 }
 
 static void catch_signals(void)
@@ -751,7 +761,7 @@ static void catch_signals(void)
 int bench_run(const struct bench_opts *o)
 {
 	struct bench_run *run = calloc(1, sizeof(*run));
-	struct runner rn = {.null_fd = -1};
+	struct runner rn = {.null_fd = -1, .copy_fd = -1};
 	char why[128];
 	double t0 = now_ns();
 	int rc;
@@ -767,6 +777,9 @@ int bench_run(const struct bench_opts *o)
 	}
 	catch_signals();
 	choose_cpus(run);
+	/* The copy floor (tests/vm/copyfloor) is measured where it is loaded:
+	 * the least a driver that copies every frame once can take. */
+	rn.copy_fd = open("/dev/copyfloor", O_WRONLY | O_CLOEXEC);
 	plan_matrix(run, &rn);
 	if (runner_init(&rn, run)) {
 		runner_fini(&rn);

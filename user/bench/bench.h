@@ -29,6 +29,7 @@ enum bench_driver { DRV_TUN, DRV_TAPX, DRV_MAX };
 /* Rows of the table, in print order. FLOOR is write() to /dev/null. */
 enum bench_prog {
 	PROG_FLOOR,
+	PROG_COPY, /* write() to /dev/copyfloor, where it is loaded */
 	PROG_NONE,
 	PROG_XDP_DROP_NATIVE,
 	PROG_XDP_DROP_GENERIC,
@@ -106,6 +107,12 @@ extern const char *const bench_frame_name[NR_FRAMES];
 static inline bool batch_writer(int w)
 {
 	return bench_batch[w] > 0;
+}
+
+/* The floors: no driver, no tap; measured once per (writer, size). */
+static inline bool floor_prog(int p)
+{
+	return p == PROG_FLOOR || p == PROG_COPY;
 }
 
 /* Whether the cell forwards A -> B and reads the frames back itself. */

@@ -64,12 +64,14 @@ void headline_values(const struct bench_run *run, int i,
 {
 	const struct headline_row *h = &headline_rows[i];
 	const struct cell *fl = floor_cell(run, h->writer, h->size_idx);
+	const struct cell *cf = copy_cell(run, h->writer, h->size_idx);
 
 	memset(v, 0, sizeof(*v));
 	v->cell[DRV_TUN] = row_cell(run, h, DRV_TUN);
 	v->cell[DRV_TAPX] = row_cell(run, h, DRV_TAPX);
 	v->planned = v->cell[DRV_TUN] || v->cell[DRV_TAPX];
 	v->floor = fl ? fl->median : 0;
+	v->copy = cf ? cf->median : 0;
 	for (int d = 0; d < DRV_MAX; d++) {
 		v->ns[d] = ok_ns(v->cell[d]);
 		v->spread[d] = spread(v->cell[d]);
@@ -118,15 +120,18 @@ static void print_x(FILE *out, double x, int width)
 
 void headline_table(const struct bench_run *run, FILE *out)
 {
+	/* The copy floor's column where /dev/copyfloor was there. */
+	bool copy = run->opts.want_prog[PROG_COPY];
 	struct headline_values v;
 
 	fprintf(out,
 		"\nheadline: ns per frame written into a tap (median ±spread; "
 		"64 B unless said)\n"
-		"%-37s %-8s %13s %13s %8s %7s %7s\n",
-		"", "writer", "tun", "tapx", "tapx/tun", "tun", "tapx");
-	fprintf(out, "%-37s %-8s %13s %13s %8s %7s %7s\n", "", "", "", "", "",
-		"x floor", "x floor");
+		"%-37s %-8s %13s %13s %8s %7s %7s%s\n",
+		"", "writer", "tun", "tapx", "tapx/tun", "tun", "tapx",
+		copy ? "    copy" : "");
+	fprintf(out, "%-37s %-8s %13s %13s %8s %7s %7s%s\n", "", "", "", "",
+		"", "x floor", "x floor", copy ? " x floor" : "");
 	for (int i = 0; i < NR_HEADLINE; i++) {
 		const struct headline_row *h = &headline_rows[i];
 
@@ -140,11 +145,19 @@ void headline_table(const struct bench_run *run, FILE *out)
 		print_x(out, v.ratio, 8);
 		print_x(out, v.x_floor[DRV_TUN], 7);
 		print_x(out, v.x_floor[DRV_TAPX], 7);
+		if (copy)
+			print_x(out, v.copy && v.floor ? v.copy / v.floor : 0,
+				7);
 		fputc('\n', out);
 	}
 	fprintf(out, "floor: write() to /dev/null, same writer (batches: one "
-		     "write() per frame);\n"
-		     "batches: tapx submits 64 frames per TAPXSUBMIT, tun "
+		     "write() per frame)\n");
+	if (copy)
+		fprintf(out, "copy: write() to /dev/copyfloor, which only copies "
+			     "each frame: the least a driver\n"
+			     "that copies every frame once can take (batches: "
+			     "TAPXSUBMIT of 64, as tapx)\n");
+	fprintf(out, "batches: tapx submits 64 frames per TAPXSUBMIT, tun "
 		     "writes one per nonblocking write()\n");
 }
 
@@ -154,7 +167,7 @@ void headline_csv(const struct bench_run *run, FILE *out)
 
 	fprintf(out, "row,label,writer,size,tun_program,tapx_program,tun_ns,"
 		     "tun_spread_pct,tapx_ns,tapx_spread_pct,tapx_per_tun,"
-		     "floor_ns,tun_x_floor,tapx_x_floor\n");
+		     "floor_ns,tun_x_floor,tapx_x_floor,copy_floor_ns\n");
 	for (int i = 0; i < NR_HEADLINE; i++) {
 		const struct headline_row *h = &headline_rows[i];
 
@@ -184,6 +197,10 @@ void headline_csv(const struct bench_run *run, FILE *out)
 				fprintf(out, ",%.3f", v.x_floor[d]);
 			else
 				fprintf(out, ",");
+		if (v.copy)
+			fprintf(out, ",%.1f", v.copy);
+		else
+			fprintf(out, ",");
 		fputc('\n', out);
 	}
 }
@@ -233,6 +250,7 @@ void headline_json(const struct bench_run *run, struct json_writer *jw)
 		}
 		kv_double(jw, "tapx_per_tun", v.ratio);
 		kv_double(jw, "floor_ns", v.floor);
+		kv_double(jw, "copy_floor_ns", v.copy);
 		jw_object_end(jw);
 	}
 	jw_array_end(jw);

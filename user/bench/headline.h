@@ -26,6 +26,7 @@ struct headline_values {
 	const struct cell *cell[DRV_MAX];
 	double ns[DRV_MAX], spread[DRV_MAX], x_floor[DRV_MAX];
 	double ratio, floor; /* tapx / tun; the floor's ns */
+	double copy;	     /* the copy floor's ns, where measured */
 };
 
 void headline_values(const struct bench_run *run, int i,

@@ -62,13 +62,16 @@ static inline struct cell *cell_at(struct bench_run *run, int d, int p, int w,
 /* How a cell really writes: tun, and the floor, have no batch ABI. */
 static inline enum bench_writer effective_writer(const struct cell *c)
 {
-	if (!batch_writer(c->writer) || c->driver == DRV_TAPX)
+	/* /dev/copyfloor takes TAPXSUBMIT as tapx does. */
+	if (!batch_writer(c->writer) || c->driver == DRV_TAPX ||
+	    c->prog == PROG_COPY)
 		return c->writer;
 	return c->prog == PROG_FLOOR ? WR_BLOCK : WR_NONBLOCK;
 }
 
 /* The cell every other cell of (writer, size) is compared with. */
 const struct cell *floor_cell(const struct bench_run *run, int w, int s);
+const struct cell *copy_cell(const struct bench_run *run, int w, int s);
 const struct cell *stock_cell(const struct bench_run *run, int w, int s);
 /* Stock tun's bridge and XDP redirect forwarding in the same group. */
 const struct cell *fwd_ref_cell(const struct bench_run *run, int p, int w,

@@ -13,6 +13,7 @@ const char *const bench_driver_name[DRV_MAX] = {"tun", "tapx"};
 
 const char *const bench_prog_name[PROG_MAX] = {
 	[PROG_FLOOR] = "floor",
+	[PROG_COPY] = "copy-floor",
 	[PROG_NONE] = "none",
 	[PROG_XDP_DROP_NATIVE] = "xdp-drop-native",
 	[PROG_XDP_DROP_GENERIC] = "xdp-drop-generic",
@@ -30,6 +31,7 @@ const char *const bench_prog_name[PROG_MAX] = {
 
 const char *const bench_prog_label[PROG_MAX] = {
 	[PROG_FLOOR] = "write() to /dev/null",
+	[PROG_COPY] = "copy floor",
 	[PROG_NONE] = "none",
 	[PROG_XDP_DROP_NATIVE] = "XDP drop, native",
 	[PROG_XDP_DROP_GENERIC] = "XDP drop, generic",
@@ -183,6 +185,7 @@ int bench_opts_finish(struct bench_opts *o, const struct bench_args *a, char *er
 	}
 	/* Every ratio needs its references. */
 	o->want_prog[PROG_FLOOR] = o->want_prog[PROG_NONE] = true;
+	o->want_prog[PROG_COPY] = true; /* where /dev/copyfloor is */
 	if (a->frames)
 		o->frames = a->frames;
 	if (o->vm && o->frames > VM_MAX_FRAMES)

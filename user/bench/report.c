@@ -37,6 +37,13 @@ const struct cell *floor_cell(const struct bench_run *run, int w, int s)
 	return c->status == CELL_OK ? c : NULL;
 }
 
+const struct cell *copy_cell(const struct bench_run *run, int w, int s)
+{
+	const struct cell *c = &run->cells[DRV_TUN][PROG_COPY][w][s];
+
+	return c->status == CELL_OK ? c : NULL;
+}
+
 const struct cell *stock_cell(const struct bench_run *run, int w, int s)
 {
 	const struct cell *c = &run->cells[DRV_TUN][PROG_NONE][w][s];
@@ -124,7 +131,7 @@ static void table_row(const struct bench_run *run, const struct cell *c,
 		bench_size[c->size_idx]);
 	if (show_driver)
 		fprintf(out, "%-4s ",
-			c->prog == PROG_FLOOR ? ""
+			floor_prog(c->prog) ? ""
 					      : bench_driver_name[c->driver]);
 	fprintf(out, "%-21s ", bench_prog_label[c->prog]);
 	if (c->status != CELL_OK) {
@@ -169,7 +176,7 @@ static void table_matrix(const struct bench_run *run, int d, FILE *out)
 		for (int w = 0; w < WR_MAX; w++)
 			for (int s = 0; s < NR_SIZES; s++) {
 				const struct cell *c =
-					&run->cells[p == PROG_FLOOR
+					&run->cells[floor_prog(p)
 							    ? DRV_TUN
 							    : d][p][w][s];
 
@@ -250,6 +257,17 @@ static void table_side_by_side(const struct bench_run *run, FILE *out)
 					spread_pct(fl));
 			else
 				fprintf(out, " %9s\n", "n/a");
+			if (copy_cell(run, w, s)) {
+				const struct cell *cf = copy_cell(run, w, s);
+
+				fprintf(out, "%-8s %5d  %-21s %9.0f %5.0f%%",
+					bench_writer_name[w], bench_size[s],
+					bench_prog_label[PROG_COPY], cf->median,
+					spread_pct(cf));
+				fprintf(out, "%*s", 34, "");
+				print_ratio(out, cf, fl);
+				fputc('\n', out);
+			}
 			for (int p = PROG_NONE; p < PROG_MAX; p++)
 				if (run->cells[DRV_TUN][p][w][s].status !=
 				    CELL_SKIPPED)
@@ -394,7 +412,7 @@ static void json_cell(struct json_writer *jw, const struct bench_run *run,
 
 	jw_object_begin(jw);
 	jw_kv_string(jw, "driver",
-		     c->prog == PROG_FLOOR ? "none"
+		     floor_prog(c->prog) ? "none"
 					   : bench_driver_name[c->driver]);
 	jw_kv_string(jw, "program", bench_prog_name[c->prog]);
 	jw_kv_string(jw, "writer", bench_writer_name[c->writer]);
@@ -522,7 +540,7 @@ static void write_csv(const struct bench_run *run, FILE *out)
 		bool ok = c->status == CELL_OK;
 
 		fprintf(out, "%s,%s,%s,%d,%s,%s,",
-			c->prog == PROG_FLOOR ? "none"
+			floor_prog(c->prog) ? "none"
 					      : bench_driver_name[c->driver],
 			bench_prog_name[c->prog], bench_writer_name[c->writer],
 			bench_size[c->size_idx], bench_frame_name[c->frame],
@@ -586,7 +604,7 @@ static int write_chart_data(const struct bench_run *run, FILE *out)
 			for (int w = 0; w < WR_MAX; w++)
 				for (int s = 0; s < NR_SIZES; s++) {
 					const struct cell *c =
-						&run->cells[p == PROG_FLOOR
+						&run->cells[floor_prog(p)
 								    ? DRV_TUN
 								    : d][p][w]
 							   [s];
