@@ -114,7 +114,7 @@ static void table_header(const struct bench_run *run, FILE *out)
 	fprintf(out, "frame: %s\n",
 		o->udp_frames ? "valid UDP broadcast (--frame udp)"
 			      : "broadcast, IPv4 ethertype, zeros after "
-				"(baseline.md); policy and bridge: valid UDP");
+				"(the seeds' frame); policy and bridge: valid UDP");
 	fprintf(out, "ns/frame: median of the repetitions, each timed as wall "
 		     "time minus the time\n"
 		     "other processes held the writer's CPU; spread: (max - "
