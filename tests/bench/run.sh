@@ -53,7 +53,7 @@ for f in results.csv results.json table.txt headline.csv headline.txt; do
 	check "$f written" test -s "$out/r/$f"
 done
 check "the headline comes first" sh -c "grep -n -m1 -e '^headline:' -e '^writer ' '$out/table' | grep -q headline:"
-check "gnuplot is installed (make deps)" command -v gnuplot
+check "gnuplot is installed (make deps)" sh -c "command -v gnuplot >/dev/null"
 check "chart.svg written" grep -q '<svg' "$out/r/chart.svg"
 check "chart.png written" sh -c "head -c 4 '$out/r/chart.png' | grep -q PNG"
 if command -v python3 >/dev/null; then
@@ -184,7 +184,7 @@ links0=$(links) pins0=$(pins) netns0=$(netns)
 # be in a background job of this shell), and SIGINT the session once the
 # shell condition COND holds ($sid is the session).
 interrupt() {
-	what=$1 cond=$2
+	iwhat=$1 cond=$2 # not $what: check() sets it
 	shift 2
 	rm -f "$out/int.pid" "$out/int.alive"
 	(
@@ -196,7 +196,7 @@ interrupt() {
 		done
 		sleep 1
 		kill -0 "$sid" 2>/dev/null && touch "$out/int.alive"
-		kill -INT -- "-$sid"
+		kill -INT "-$sid" # dash's kill takes no --
 	) &
 	killer=$!
 	setsid -w sh -c 'echo $$ >"$0"; exec sh mk/bench.sh "$@"' "$out/int.pid" "$@" \
@@ -204,14 +204,14 @@ interrupt() {
 	rc=$?
 	wait $killer
 	sid=$(cat "$out/int.pid")
-	check "$what: still running when interrupted" test -e "$out/int.alive"
-	check "$what: exits 130" test $rc -eq 130
+	check "$iwhat: still running when interrupted" test -e "$out/int.alive"
+	check "$iwhat: exits 130" test $rc -eq 130
 	[ $rc -eq 130 ] || tail -n 10 "$out/int.out"
-	check "$what: no process of the run left" sh -c "! pgrep -s $sid -f 'tap-accel|qemu-system'"
-	check "$what: no tap left" test "$(links)" = "$links0"
-	check "$what: no pin left" test "$(pins)" = "$pins0"
-	check "$what: no named netns left" test "$(netns)" = "$netns0"
-	check "$what: no tapx module left" sh -c "! grep -q '^tapx ' /proc/modules 2>/dev/null"
+	check "$iwhat: no process of the run left" sh -c "! pgrep -s $sid -f 'tap-accel|qemu-system'"
+	check "$iwhat: no tap left" test "$(links)" = "$links0"
+	check "$iwhat: no pin left" test "$(pins)" = "$pins0"
+	check "$iwhat: no named netns left" test "$(netns)" = "$netns0"
+	check "$iwhat: no tapx module left" sh -c "! grep -q '^tapx ' /proc/modules 2>/dev/null"
 }
 interrupt "Ctrl-C in the bench" "grep -q '^tap-accel bench: [0-9]* cells' '$out/int.out'" \
 	--no-vm --out "$out/i1" -- \
