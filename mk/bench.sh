@@ -158,7 +158,7 @@ if [ -z "$why" ]; then
 else
 	where="tapx not on this host: $why"
 	say "$where"
-	say "stock tun here, then tun.ko and tapx.ko in one VM boot"
+	[ -z "$vm" ] || say "stock tun here, then tun.ko and tapx.ko in one VM boot"
 	"$BIN" bench $mode --out "$OUT/host" "$@" >"$OUT/host.txt" || rc=$?
 	src=host
 fi
