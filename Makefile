@@ -2,7 +2,9 @@
 #   make          build bpf/, user/ and (with kernel headers) kmod/
 #   make test     every test suite; fails if any test fails
 #                 (SUITES="unit bpf" make test runs a subset)
-#   make bench    the benchmark harness on this machine's kernel
+#   make bench    stock tun and tapx side by side: on this kernel where it
+#                 loads modules, else tun here and both in a VM (FULL=1:
+#                 the long matrix); report in build/bench/<timestamp>/
 #   make vmtest   the VM suite (tapx.ko in a Debian guest under qemu);
 #                 VM_KERNEL=6.12 for Debian's 6.12 instead of 6.1, also
 #                 for vmbench and vmprofile

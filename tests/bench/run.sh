@@ -1,7 +1,10 @@
 #!/bin/sh
 # Smoke test of the benchmark harness (not of speed): a tiny quick matrix,
 # then check that it wrote its files and that for every cell the counters
-# account for every frame written. Ends with "N passed, N failed".
+# account for every frame written; the headline and chart of a run with
+# both drivers; make bench's script end to end, with its VM comparison where
+# tapx cannot load here; and that Ctrl-C in the middle leaves no process,
+# tap, namespace, module or pin behind. Ends with "N passed, N failed".
 set -u
 cd "$(dirname "$0")/../.."
 BIN=${BIN:-build/user/tap-accel}
@@ -46,12 +49,13 @@ check "bench --quick --frames $FRAMES exits 0" test $rc -eq 0
 [ $rc -eq 0 ] || tail -n 20 "$out/progress"
 check "the table is printed" grep -q 'x floor' "$out/table"
 check "progress goes to stderr" grep -q '^\[ *1/' "$out/progress"
-for f in results.csv results.json table.txt; do
+for f in results.csv results.json table.txt headline.csv headline.txt; do
 	check "$f written" test -s "$out/r/$f"
 done
-if command -v gnuplot >/dev/null; then
-	check "chart.svg written" grep -q '<svg' "$out/r/chart.svg"
-fi
+check "the headline comes first" sh -c "grep -n -m1 -e '^headline:' -e '^writer ' '$out/table' | grep -q headline:"
+check "gnuplot is installed (make deps)" sh -c "command -v gnuplot >/dev/null"
+check "chart.svg written" grep -q '<svg' "$out/r/chart.svg"
+check "chart.png written" sh -c "head -c 4 '$out/r/chart.png' | grep -q PNG"
 if command -v python3 >/dev/null; then
 	check "results.json is JSON" python3 -c "import json,sys; json.load(open(sys.argv[1]))" \
 		"$out/r/results.json"
@@ -118,4 +122,100 @@ for p in none xdp-drop-native fwd-redirect fwd-bridge; do
 done
 check "programs other than drop, PASS and forwarding skip batch groups" \
 	sh -c "grep -q '^tun,xdp-tx,nonblock,' '$b' && ! grep -q ',xdp-tx,batch8,' '$b'"
+
+# Both drivers in one run (stock tun standing in for tapx again): the
+# headline rows, tun beside "tapx", in the table, the JSON and the chart.
+"$BIN" bench --drivers tun,tapx --tapx-dev /dev/net/tun --sizes 64 \
+	--frames 500 --reps 1 --out "$out/h" >"$out/htable" 2>"$out/hprogress"
+check "bench --drivers tun,tapx exits 0" test $? -eq 0
+for row in "XDP_DROP, blocking write()" "XDP_DROP, nonblocking write()" \
+	"XDP_DROP, writev()" "XDP_DROP, io_uring" "XDP_DROP, batches of 64" \
+	"XDP_TX back to the writer's tap" "XDP redirect to another tap" \
+	"tap to tap: XDP vs tun's bridge" "tap to tap, batches of 64, vs bridge" \
+	"PASS to the stack (UDP)" "PASS to the stack, batches of 64"; do
+	check "headline row: $row" grep -q -F "$row" "$out/htable"
+done
+check "headline JSON: both drivers, tapx/tun of the nonblocking drop" python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["drivers"] == ["tun", "tapx"], r["drivers"]
+row = [h for h in r["headline"] if h["row"] == "xdp-drop-nonblock"][0]
+assert row["tun"]["median_ns"] > 0 and row["tapx"]["median_ns"] > 0
+assert row["tapx_per_tun"] > 0 and row["tun"]["x_floor"] > 0
+' "$out/h/results.json"
+check "chart.dat has a tun and a tapx column" grep -q "^# row.tun.tapx" "$out/h/chart.dat"
+check "chart.svg and chart.png of both drivers" \
+	sh -c "grep -q '>tapx<' '$out/h/chart.svg' && head -c 4 '$out/h/chart.png' | grep -q PNG"
+
+# make bench's script, tiny: where tapx cannot load here, it says why in
+# one line and adds the VM comparison.
+BENCH_VM_FRAMES=500 BENCH_VM_REPS=1 sh mk/bench.sh --out "$out/mb" -- \
+	--frames 500 --reps 1 --sizes 64 >"$out/mbout" 2>"$out/mberr"
+rc=$?
+check "make bench's script exits 0" test $rc -eq 0
+[ $rc -eq 0 ] || tail -n 20 "$out/mberr"
+check "it says in one line where tapx ran" \
+	sh -c "grep -c -E '^(tapx not on this host: |tapx.ko built for )' '$out/mbout' | grep -qx 1"
+check "the summary ends with where the report is" \
+	sh -c "tail -n 1 '$out/mbout' | grep -q '^report in .*report.txt'"
+for f in report.txt results.json results.csv headline.csv chart.svg chart.png; do
+	check "make bench: $f written" test -s "$out/mb/$f"
+done
+check "make bench: the headline first in report.txt, after where it is from" \
+	sh -c "awk 'NR > 3 && NF { print; exit }' '$out/mb/report.txt' | grep -q '^headline:'"
+check "make bench: results.json has tun and tapx in the run the headline is from" python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+run = r[r["headline_from"]]
+assert run["drivers"] == ["tun", "tapx"], run["drivers"]
+assert r["host"]["drivers"][0] == "tun"
+drop = [h for h in run["headline"] if h["row"] == "xdp-drop-block"][0]
+assert drop["tun"]["median_ns"] > 0 and drop["tapx"]["median_ns"] > 0
+' "$out/mb/results.json"
+
+# Ctrl-C in the middle, as a terminal sends it (to the whole session):
+# nothing of the run is left. The state to compare with first.
+links() { ip -o link show | awk -F': ' '{ print $2 }' | sort | tr '\n' ' '; }
+pins() { find /sys/fs/bpf 2>/dev/null | sort | tr '\n' ' '; }
+netns() { ip netns list 2>/dev/null | sort | tr '\n' ' '; }
+links0=$(links) pins0=$(pins) netns0=$(netns)
+# interrupt WHAT COND ARGS...: run mk/bench.sh ARGS in a session of its
+# own, in the foreground (so that SIGINT is not ignored in it, as it would
+# be in a background job of this shell), and SIGINT the session once the
+# shell condition COND holds ($sid is the session).
+interrupt() {
+	iwhat=$1 cond=$2 # not $what: check() sets it
+	shift 2
+	rm -f "$out/int.pid" "$out/int.alive"
+	(
+		i=0
+		until [ -s "$out/int.pid" ] && sid=$(cat "$out/int.pid") && eval "$cond"; do
+			i=$((i + 1))
+			[ $i -lt 1200 ] || break
+			sleep 0.1
+		done
+		sleep 1
+		kill -0 "$sid" 2>/dev/null && touch "$out/int.alive"
+		kill -INT "-$sid" # dash's kill takes no --
+	) &
+	killer=$!
+	setsid -w sh -c 'echo $$ >"$0"; exec sh mk/bench.sh "$@"' "$out/int.pid" "$@" \
+		>"$out/int.out" 2>&1
+	rc=$?
+	wait $killer
+	sid=$(cat "$out/int.pid")
+	check "$iwhat: still running when interrupted" test -e "$out/int.alive"
+	check "$iwhat: exits 130" test $rc -eq 130
+	[ $rc -eq 130 ] || tail -n 10 "$out/int.out"
+	check "$iwhat: no process of the run left" sh -c "! pgrep -s $sid -f 'tap-accel|qemu-system'"
+	check "$iwhat: no tap left" test "$(links)" = "$links0"
+	check "$iwhat: no pin left" test "$(pins)" = "$pins0"
+	check "$iwhat: no named netns left" test "$(netns)" = "$netns0"
+	check "$iwhat: no tapx module left" sh -c "! grep -q '^tapx ' /proc/modules 2>/dev/null"
+}
+interrupt "Ctrl-C in the bench" "grep -q '^tap-accel bench: [0-9]* cells' '$out/int.out'" \
+	--no-vm --out "$out/i1" -- \
+	--frames 50000 --reps 32 --sizes 64 --programs xdp-drop-native --writers block
+interrupt "Ctrl-C in the VM" 'pgrep -s "$sid" -f qemu-system >/dev/null' --out "$out/i2" -- \
+	--frames 500 --reps 1 --sizes 64 --programs xdp-drop-native --writers block
 finish

@@ -9,6 +9,8 @@
 #   vmbenchreps=N vmbenchframes=N           tap-accel bench --reps/--frames
 #   vmbenchwriters=L vmbenchprograms=L vmbenchsizes=L   its comma lists
 #   vmbenchcsv=1 prints tap-accel bench's results.csv too (lines "csv,...")
+#   vmbenchfiles=1 prints its results folder as a gzipped tar in base64
+#     between "==== FILES BEGIN" and "==== FILES END" (mk/bench.sh)
 #   vmnotapaccel=1 skips tap-accel bench, vmnotapxbench=1 the tapx-bench runs
 #   vmreps=N vmcount=N size the tapx-bench runs
 . /tests/lib.sh
@@ -38,6 +40,11 @@ if [ -x /bin/tap-accel ] && [ -z "${vmnotapaccel:-}" ]; then
 		fail "bench: tap-accel bench --vm (exit $?)"
 	fi
 	[ -n "${vmbenchcsv:-}" ] && sed 's/^/csv,/' /tmp/bench-results/results.csv
+	if [ -n "${vmbenchfiles:-}" ]; then
+		echo "==== FILES BEGIN"
+		tar czf - -C /tmp/bench-results . | base64
+		echo "==== FILES END"
+	fi
 fi
 [ -n "${vmnotapxbench:-}" ] && exit 0
 

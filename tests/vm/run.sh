@@ -162,6 +162,8 @@ for src in "$HERE"/*.bpf.c; do
 done
 cp "$HERE"/init.sh $R/init
 cp "$HERE"/suite-*.sh "$HERE"/lib.sh "$HERE"/bench.sh "$HERE"/profile.sh $R/tests/
+# make bench's own script, for suite-benchload.sh.
+cp "$TOP/mk/bench.sh" $R/tests/make-bench.sh
 chmod +x $R/init $R/tests/*.sh
 echo "root:x:0:0:root:/:/bin/sh" >$R/etc/passwd
 echo "root:x:0:" >$R/etc/group

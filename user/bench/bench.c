@@ -154,6 +154,7 @@ static void judge(struct cell *c)
 
 	switch (c->prog) {
 	case PROG_FLOOR:
+	case PROG_COPY:
 		c->accounted = k->write_errors == 0;
 		snprintf(c->fate, sizeof(c->fate), "-");
 		break;
@@ -187,7 +188,7 @@ static void judge(struct cell *c)
 			 pct(k->verdict[1], n));
 		break;
 	}
-	if (effective_writer(c) != c->writer && c->prog != PROG_FLOOR)
+	if (effective_writer(c) != c->writer && !floor_prog(c->prog))
 		snprintf(c->fate + strlen(c->fate),
 			 sizeof(c->fate) - strlen(c->fate), ", per-frame %s",
 			 bench_writer_name[effective_writer(c)]);
@@ -206,16 +207,30 @@ struct runner {
 	char uring_why[128];
 	uint8_t *frame[NR_FRAMES][NR_SIZES];
 	int null_fd;
+	int copy_fd; /* /dev/copyfloor, or -1 */
 	int done, total;
+	double started; /* now_ns() when the first cell began */
 	struct bench_env *env[DRV_MAX][PROG_MAX]; /* taps per program */
 };
 
+/*
+ * "[ n/N] ... ~Ts left": the time left is the time so far per cell done
+ * times the cells to do; cells of a group end together, so it moves in
+ * steps, and it is an estimate, not a promise.
+ */
 static void progress(struct runner *rn, const struct cell *c)
 {
+	double spent = rn->started ? (now_ns() - rn->started) / 1e9 : 0;
+	char left[24] = "";
+
 	rn->done++;
-	fprintf(stderr, "[%3d/%d] %-4s %-17s %-8s %5d B  ", rn->done, rn->total,
-		bench_driver_name[c->driver], bench_prog_name[c->prog],
-		bench_writer_name[c->writer], bench_size[c->size_idx]);
+	if (rn->done < rn->total && spent > 1)
+		snprintf(left, sizeof(left), "~%.0fs left",
+			 spent / rn->done * (rn->total - rn->done));
+	fprintf(stderr, "[%3d/%d] %10s  %-4s %-17s %-8s %5d B  ", rn->done,
+		rn->total, left, bench_driver_name[c->driver],
+		bench_prog_name[c->prog], bench_writer_name[c->writer],
+		bench_size[c->size_idx]);
 	if (c->status == CELL_OK)
 		fprintf(stderr, "%8.1f ns  %s%s\n", c->median, c->fate,
 			c->accounted ? "" : "  (counters do not add up)");
@@ -230,7 +245,7 @@ static void mark(struct cell *c, enum cell_status st, const char *why)
 	snprintf(c->why, sizeof(c->why), "%s", why);
 }
 
-/* One cell while it runs; env is NULL for the floor. */
+/* One cell while it runs; env is NULL for the floors. */
 struct cell_run {
 	struct cell *c;
 	struct bench_env *env;
@@ -271,7 +286,7 @@ static void cell_begin(struct runner *rn, struct cell_run *cr)
 {
 	struct cell *c = cr->c;
 
-	cr->fd = rn->null_fd;
+	cr->fd = c->prog == PROG_COPY ? rn->copy_fd : rn->null_fd;
 	if (cr->env) {
 		cr->fd =
 			env_writer_fd(cr->env, effective_writer(c) != WR_BLOCK);
@@ -511,7 +526,7 @@ static void set_size(struct runner *rn, int s, bool ok[DRV_MAX][PROG_MAX],
  */
 static void run_matrix(struct runner *rn)
 {
-	static struct cell_run group[1 + DRV_MAX * PROG_MAX];
+	static struct cell_run group[DRV_MAX * PROG_MAX];
 
 	for (int s = 0; s < NR_SIZES && !interrupted; s++) {
 		bool ok[DRV_MAX][PROG_MAX];
@@ -519,12 +534,14 @@ static void run_matrix(struct runner *rn)
 
 		set_size(rn, s, ok, mtu);
 		for (int w = 0; w < WR_MAX && !interrupted; w++) {
-			struct cell *fl =
-				cell_at(rn->run, DRV_TUN, PROG_FLOOR, w, s);
 			int n = 0;
 
-			if (cell_usable(rn, fl))
-				group[n++] = (struct cell_run){.c = fl};
+			for (int p = PROG_FLOOR; p < PROG_NONE; p++) {
+				struct cell *fl = cell_at(rn->run, DRV_TUN, p, w, s);
+
+				if (cell_usable(rn, fl))
+					group[n++] = (struct cell_run){.c = fl};
+			}
 			for (int d = 0; d < DRV_MAX; d++)
 				for (int p = PROG_NONE; p < PROG_MAX; p++) {
 					struct cell *c =
@@ -550,6 +567,7 @@ static bool batch_prog(enum bench_prog p)
 {
 	switch (p) {
 	case PROG_FLOOR:
+	case PROG_COPY:
 	case PROG_NONE:
 	case PROG_XDP_DROP_NATIVE:
 	case PROG_STACK_UDP:
@@ -580,6 +598,9 @@ static void plan_matrix(struct bench_run *run, struct runner *rn)
 {
 	const struct bench_opts *o = &run->opts;
 
+	if (rn->copy_fd < 0)
+		run->opts.want_prog[PROG_COPY] = false;
+
 	for (int d = 0; d < DRV_MAX; d++)
 		for (int p = 0; p < PROG_MAX; p++)
 			for (int w = 0; w < WR_MAX; w++)
@@ -600,7 +621,7 @@ static void plan_matrix(struct bench_run *run, struct runner *rn)
 					/* The floor has no driver: measured
 					 * once. */
 					if (!want ||
-					    (p == PROG_FLOOR && d != DRV_TUN))
+					    (floor_prog(p) && d != DRV_TUN))
 						continue;
 					c->status = CELL_PENDING;
 					c->frames =
@@ -646,10 +667,48 @@ static void choose_cpus(struct bench_run *run)
 	run->reader_cpu = other;
 }
 
+/* The first three fields of /proc/loadavg, or "?". */
+static void read_load(char *buf, size_t len)
+{
+	FILE *f = fopen("/proc/loadavg", "r");
+	double a, b, c;
+
+	if (f && fscanf(f, "%lf %lf %lf", &a, &b, &c) == 3)
+		snprintf(buf, len, "%.2f %.2f %.2f", a, b, c);
+	else
+		snprintf(buf, len, "?");
+	if (f)
+		fclose(f);
+}
+
+static void read_cpu_model(char *buf, size_t len)
+{
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char line[256];
+
+	snprintf(buf, len, "unknown CPU");
+	while (f && fgets(line, sizeof(line), f)) {
+		char *v = strchr(line, ':');
+
+		if (strncmp(line, "model name", 10) || !v)
+			continue;
+		v += 1 + strspn(v + 1, " \t");
+		v[strcspn(v, "\n")] = '\0';
+		snprintf(buf, len, "%s", v);
+		break;
+	}
+	if (f)
+		fclose(f);
+}
+
 static void describe_run(struct bench_run *run)
 {
 	struct utsname u;
 	time_t t = time(NULL);
+
+	read_cpu_model(run->cpu_model, sizeof(run->cpu_model));
+	run->nr_cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	read_load(run->load_start, sizeof(run->load_start));
 
 	strftime(run->started, sizeof(run->started), "%Y-%m-%dT%H:%M:%SZ",
 		 gmtime(&t));
@@ -684,6 +743,8 @@ static void runner_fini(struct runner *rn)
 			free(rn->frame[k][s]);
 	if (rn->null_fd >= 0)
 		close(rn->null_fd);
+	if (rn->copy_fd >= 0)
+		close(rn->copy_fd);
 }
 
 static void catch_signals(void)
@@ -700,7 +761,7 @@ static void catch_signals(void)
 int bench_run(const struct bench_opts *o)
 {
 	struct bench_run *run = calloc(1, sizeof(*run));
-	struct runner rn = {.null_fd = -1};
+	struct runner rn = {.null_fd = -1, .copy_fd = -1};
 	char why[128];
 	double t0 = now_ns();
 	int rc;
@@ -716,6 +777,12 @@ int bench_run(const struct bench_opts *o)
 	}
 	catch_signals();
 	choose_cpus(run);
+	/* The copy floor (tests/vm/copyfloor) is measured where it is loaded:
+	 * the least a driver that copies every frame once can take. Opened
+	 * nonblocking, or io_uring would hand every write to a worker thread
+	 * (copyfloor does not say it can be tried without blocking); its
+	 * writes never block anyway. */
+	rn.copy_fd = open("/dev/copyfloor", O_WRONLY | O_NONBLOCK | O_CLOEXEC);
 	plan_matrix(run, &rn);
 	if (runner_init(&rn, run)) {
 		runner_fini(&rn);
@@ -726,11 +793,13 @@ int bench_run(const struct bench_opts *o)
 		"tap-accel bench: %d cells, %lu frames x %d reps, writer on "
 		"CPU %d\n",
 		rn.total, run->opts.frames, run->opts.reps, run->writer_cpu);
+	rn.started = now_ns();
 	open_envs(&rn);
 	run_matrix(&rn);
 	close_envs(&rn);
 	runner_fini(&rn);
 	run->seconds = (now_ns() - t0) / 1e9;
+	read_load(run->load_end, sizeof(run->load_end));
 
 	report_table(run, run->opts.json ? stderr : stdout);
 	fflush(stdout);

@@ -14,6 +14,7 @@
  *   forward.c       forwarding cells: write into A, read back from B (env.h)
  *   counters.c      what the counters say of a cell (env.h)
  *   policy_cells.c  the tap-accel policy with 1/100/1000 rules (policy_cells.h)
+ *   headline.c      the rows an operator reads first, tun beside tapx
  *   report.c        terminal table, CSV, JSON, gnuplot chart (report.h)
  */
 #ifndef TA_BENCH_H
@@ -28,6 +29,7 @@ enum bench_driver { DRV_TUN, DRV_TAPX, DRV_MAX };
 /* Rows of the table, in print order. FLOOR is write() to /dev/null. */
 enum bench_prog {
 	PROG_FLOOR,
+	PROG_COPY, /* write() to /dev/copyfloor, where it is loaded */
 	PROG_NONE,
 	PROG_XDP_DROP_NATIVE,
 	PROG_XDP_DROP_GENERIC,
@@ -88,7 +90,7 @@ struct bench_opts {
 /* What the command line gives as text or counts, before the matrix is
  * known; 0 and NULL: not given. */
 struct bench_args {
-	const char *programs, *writers, *sizes;
+	const char *programs, *writers, *sizes, *drivers;
 	long frames, reps;
 };
 
@@ -105,6 +107,12 @@ extern const char *const bench_frame_name[NR_FRAMES];
 static inline bool batch_writer(int w)
 {
 	return bench_batch[w] > 0;
+}
+
+/* The floors: no driver, no tap; measured once per (writer, size). */
+static inline bool floor_prog(int p)
+{
+	return p == PROG_FLOOR || p == PROG_COPY;
 }
 
 /* Whether the cell forwards A -> B and reads the frames back itself. */

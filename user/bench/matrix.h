@@ -46,6 +46,9 @@ struct bench_run {
 	char out_dir[512];
 	char started[32]; /* UTC, ISO 8601 */
 	char kernel[160];
+	char cpu_model[96];		   /* /proc/cpuinfo's model name */
+	int nr_cpus;			   /* online */
+	char load_start[32], load_end[32]; /* /proc/loadavg, first 3 */
 	int writer_cpu, reader_cpu;
 	double seconds;
 };
@@ -59,13 +62,16 @@ static inline struct cell *cell_at(struct bench_run *run, int d, int p, int w,
 /* How a cell really writes: tun, and the floor, have no batch ABI. */
 static inline enum bench_writer effective_writer(const struct cell *c)
 {
-	if (!batch_writer(c->writer) || c->driver == DRV_TAPX)
+	/* /dev/copyfloor takes TAPXSUBMIT as tapx does. */
+	if (!batch_writer(c->writer) || c->driver == DRV_TAPX ||
+	    c->prog == PROG_COPY)
 		return c->writer;
 	return c->prog == PROG_FLOOR ? WR_BLOCK : WR_NONBLOCK;
 }
 
 /* The cell every other cell of (writer, size) is compared with. */
 const struct cell *floor_cell(const struct bench_run *run, int w, int s);
+const struct cell *copy_cell(const struct bench_run *run, int w, int s);
 const struct cell *stock_cell(const struct bench_run *run, int w, int s);
 /* Stock tun's bridge and XDP redirect forwarding in the same group. */
 const struct cell *fwd_ref_cell(const struct bench_run *run, int p, int w,

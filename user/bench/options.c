@@ -13,6 +13,7 @@ const char *const bench_driver_name[DRV_MAX] = {"tun", "tapx"};
 
 const char *const bench_prog_name[PROG_MAX] = {
 	[PROG_FLOOR] = "floor",
+	[PROG_COPY] = "copy-floor",
 	[PROG_NONE] = "none",
 	[PROG_XDP_DROP_NATIVE] = "xdp-drop-native",
 	[PROG_XDP_DROP_GENERIC] = "xdp-drop-generic",
@@ -30,6 +31,7 @@ const char *const bench_prog_name[PROG_MAX] = {
 
 const char *const bench_prog_label[PROG_MAX] = {
 	[PROG_FLOOR] = "write() to /dev/null",
+	[PROG_COPY] = "copy floor",
 	[PROG_NONE] = "none",
 	[PROG_XDP_DROP_NATIVE] = "XDP drop, native",
 	[PROG_XDP_DROP_GENERIC] = "XDP drop, generic",
@@ -166,10 +168,24 @@ int bench_opts_finish(struct bench_opts *o, const struct bench_args *a, char *er
 				       "program", err, errlen)) ||
 	    (a->writers && parse_list(a->writers, bench_writer_name, WR_MAX, o->want_writer,
 				      "writer", err, errlen)) ||
-	    (a->sizes && parse_sizes(a->sizes, o->want_size, err, errlen)))
+	    (a->sizes && parse_sizes(a->sizes, o->want_size, err, errlen)) ||
+	    (a->drivers && parse_list(a->drivers, bench_driver_name, DRV_MAX,
+				      o->want_driver, "driver", err, errlen)))
 		return -1;
+	/* tapx on the host: its batches too, unless the writers were named. */
+	if (!o->vm && o->want_driver[DRV_TAPX] && !a->writers) {
+		o->want_writer[WR_BATCH64] = true;
+		if (o->full)
+			for (int w = WR_BATCH1; w <= WR_BATCH256; w++)
+				o->want_writer[w] = true;
+	}
+	if (!o->want_driver[DRV_TUN]) {
+		snprintf(err, errlen, "--drivers must include tun (every ratio is to stock tun)");
+		return -1;
+	}
 	/* Every ratio needs its references. */
 	o->want_prog[PROG_FLOOR] = o->want_prog[PROG_NONE] = true;
+	o->want_prog[PROG_COPY] = true; /* where /dev/copyfloor is */
 	if (a->frames)
 		o->frames = a->frames;
 	if (o->vm && o->frames > VM_MAX_FRAMES)

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "headline.h"
 #include "report.h"
 #include "writers.h"
 #include "lib/json.h"
@@ -32,6 +33,13 @@ static const char *const verdict_name[5] = {"aborted", "drop", "pass", "tx",
 const struct cell *floor_cell(const struct bench_run *run, int w, int s)
 {
 	const struct cell *c = &run->cells[DRV_TUN][PROG_FLOOR][w][s];
+
+	return c->status == CELL_OK ? c : NULL;
+}
+
+const struct cell *copy_cell(const struct bench_run *run, int w, int s)
+{
+	const struct cell *c = &run->cells[DRV_TUN][PROG_COPY][w][s];
 
 	return c->status == CELL_OK ? c : NULL;
 }
@@ -101,10 +109,12 @@ static void table_header(const struct bench_run *run, FILE *out)
 		"median; writer on CPU %d, readers on CPU %d; %.0f s\n",
 		o->frames, o->reps, run->writer_cpu, run->reader_cpu,
 		run->seconds);
+	fprintf(out, "cpu: %s, %d online; load average %s at the start, %s at the end\n",
+		run->cpu_model, run->nr_cpus, run->load_start, run->load_end);
 	fprintf(out, "frame: %s\n",
 		o->udp_frames ? "valid UDP broadcast (--frame udp)"
 			      : "broadcast, IPv4 ethertype, zeros after "
-				"(baseline.md); policy and bridge: valid UDP");
+				"(the seeds' frame); policy and bridge: valid UDP");
 	fprintf(out, "ns/frame: median of the repetitions, each timed as wall "
 		     "time minus the time\n"
 		     "other processes held the writer's CPU; spread: (max - "
@@ -121,7 +131,7 @@ static void table_row(const struct bench_run *run, const struct cell *c,
 		bench_size[c->size_idx]);
 	if (show_driver)
 		fprintf(out, "%-4s ",
-			c->prog == PROG_FLOOR ? ""
+			floor_prog(c->prog) ? ""
 					      : bench_driver_name[c->driver]);
 	fprintf(out, "%-21s ", bench_prog_label[c->prog]);
 	if (c->status != CELL_OK) {
@@ -166,7 +176,7 @@ static void table_matrix(const struct bench_run *run, int d, FILE *out)
 		for (int w = 0; w < WR_MAX; w++)
 			for (int s = 0; s < NR_SIZES; s++) {
 				const struct cell *c =
-					&run->cells[p == PROG_FLOOR
+					&run->cells[floor_prog(p)
 							    ? DRV_TUN
 							    : d][p][w][s];
 
@@ -247,6 +257,17 @@ static void table_side_by_side(const struct bench_run *run, FILE *out)
 					spread_pct(fl));
 			else
 				fprintf(out, " %9s\n", "n/a");
+			if (copy_cell(run, w, s)) {
+				const struct cell *cf = copy_cell(run, w, s);
+
+				fprintf(out, "%-8s %5d  %-21s %9.0f %5.0f%%",
+					bench_writer_name[w], bench_size[s],
+					bench_prog_label[PROG_COPY], cf->median,
+					spread_pct(cf));
+				fprintf(out, "%*s", 34, "");
+				print_ratio(out, cf, fl);
+				fputc('\n', out);
+			}
 			for (int p = PROG_NONE; p < PROG_MAX; p++)
 				if (run->cells[DRV_TUN][p][w][s].status !=
 				    CELL_SKIPPED)
@@ -326,6 +347,10 @@ void report_table(const struct bench_run *run, FILE *out)
 	int last_w = -1, last_s = -1;
 
 	table_header(run, out);
+	if (headline_planned(run)) {
+		headline_table(run, out);
+		fprintf(out, "\nthe full matrix:\n");
+	}
 	fprintf(out, "%-8s %5s  %s%-21s %9s %7s %6s %7s %7s  %s\n", "writer",
 		"size", show_driver ? "drv  " : "", "program", "ns/frame",
 		"spread", "Mpps", "x floor", "x stock", "counters");
@@ -387,7 +412,7 @@ static void json_cell(struct json_writer *jw, const struct bench_run *run,
 
 	jw_object_begin(jw);
 	jw_kv_string(jw, "driver",
-		     c->prog == PROG_FLOOR ? "none"
+		     floor_prog(c->prog) ? "none"
 					   : bench_driver_name[c->driver]);
 	jw_kv_string(jw, "program", bench_prog_name[c->prog]);
 	jw_kv_string(jw, "writer", bench_writer_name[c->writer]);
@@ -463,6 +488,17 @@ void report_json(const struct bench_run *run, FILE *out, bool pretty)
 	jw_kv_u64(&jw, "uring_batch", URING_BATCH);
 	jw_kv_double(&jw, "seconds", run->seconds);
 	jw_kv_string(&jw, "results", run->out_dir);
+	jw_kv_string(&jw, "cpu", run->cpu_model);
+	jw_kv_u64(&jw, "cpus", run->nr_cpus);
+	jw_kv_string(&jw, "load_start", run->load_start);
+	jw_kv_string(&jw, "load_end", run->load_end);
+	jw_key(&jw, "drivers");
+	jw_array_begin(&jw);
+	for (int d = 0; d < DRV_MAX; d++)
+		if (o->want_driver[d])
+			jw_string(&jw, bench_driver_name[d]);
+	jw_array_end(&jw);
+	headline_json(run, &jw);
 	jw_key(&jw, "cells");
 	jw_array_begin(&jw);
 	for (int i = 0; i < NR_CELLS; i++)
@@ -504,7 +540,7 @@ static void write_csv(const struct bench_run *run, FILE *out)
 		bool ok = c->status == CELL_OK;
 
 		fprintf(out, "%s,%s,%s,%d,%s,%s,",
-			c->prog == PROG_FLOOR ? "none"
+			floor_prog(c->prog) ? "none"
 					      : bench_driver_name[c->driver],
 			bench_prog_name[c->prog], bench_writer_name[c->writer],
 			bench_size[c->size_idx], bench_frame_name[c->frame],
@@ -568,7 +604,7 @@ static int write_chart_data(const struct bench_run *run, FILE *out)
 			for (int w = 0; w < WR_MAX; w++)
 				for (int s = 0; s < NR_SIZES; s++) {
 					const struct cell *c =
-						&run->cells[p == PROG_FLOOR
+						&run->cells[floor_prog(p)
 								    ? DRV_TUN
 								    : d][p][w]
 							   [s];
@@ -588,15 +624,33 @@ static int write_chart_data(const struct bench_run *run, FILE *out)
 	return cols;
 }
 
+/* The end of every chart.gp: the same plot as SVG and as PNG (pngcairo
+ * where gnuplot has it, libgd's png otherwise). */
+static void chart_outputs(FILE *out, const char *plot)
+{
+	fprintf(out,
+		"set terminal svg size 1200,640 dynamic background rgb 'white' "
+		"font 'sans,11'\n"
+		"set termoption noenhanced\n"
+		"set output 'chart.svg'\n"
+		"%s\n"
+		"if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) "
+		"{ set terminal pngcairo size 1200,640 background rgb 'white' "
+		"font 'sans,10' } else { set terminal png size 1200,640 }\n"
+		"set termoption noenhanced\n"
+		"set output 'chart.png'\n"
+		"%s\n",
+		plot, plot);
+}
+
 static void write_chart_script(const struct bench_run *run, int cols,
 			       bool log_scale, FILE *out)
 {
+	char plot[128];
+
 	fprintf(out,
-		"# gnuplot chart.gp  (re-plots chart.svg from chart.dat)\n"
-		"set terminal svg size 1200,640 dynamic background rgb 'white' "
-		"font 'sans,11'\n"
-		"set output 'chart.svg'\n"
-		"set termoption noenhanced\n"
+		"# gnuplot chart.gp  (re-plots chart.svg and chart.png from "
+		"chart.dat)\n"
 		"set title \"tap-accel bench: ns per frame written into a tap "
 		"(median, lower is better)\\n%s, %s\"\n"
 		"set datafile separator tab\n"
@@ -608,11 +662,49 @@ static void write_chart_script(const struct bench_run *run, int cols,
 		"set xtics rotate by -30 nomirror\n"
 		"set grid ytics\n"
 		"set key outside right top\n"
-		"%s\n"
-		"plot for [i=2:%d] 'chart.dat' using i:xtic(1) title "
-		"columnheader(i)\n",
+		"%s\n",
 		run->kernel, run->started,
-		log_scale ? "set logscale y" : "set yrange [0:*]", cols + 1);
+		log_scale ? "set logscale y" : "set yrange [0:*]");
+	snprintf(plot, sizeof(plot),
+		 "plot for [i=2:%d] 'chart.dat' using i:xtic(1) title "
+		 "columnheader(i)",
+		 cols + 1);
+	chart_outputs(out, plot);
+}
+
+/* The headline's chart: per row, a tun bar and a tapx bar. */
+static void write_headline_chart_script(const struct bench_run *run,
+					bool log_scale, bool tapx, FILE *out)
+{
+	fprintf(out,
+		"# gnuplot chart.gp  (re-plots chart.svg and chart.png from "
+		"chart.dat)\n"
+		"set title \"tap-accel bench: stock tun%s, ns per frame "
+		"written into a tap (median, lower is better)\\n%s, %s, %s%s\"\n"
+		"set datafile separator tab\n"
+		"set style data histograms\n"
+		"set style histogram clustered gap 1\n"
+		"set style fill solid 0.85 border -1\n"
+		"set boxwidth 0.9\n"
+		"set ylabel 'ns per frame%s'\n"
+		"set xtics rotate by 30 right nomirror\n"
+		"set bmargin 12\n"
+		"set grid ytics\n"
+		"set key inside left top\n"
+		"%s\n",
+		tapx ? " and tapx" : "", run->kernel, run->cpu_model,
+		run->started,
+		run->opts.vm ? "\\nin a VM (emulated CPU): compare ratios, "
+			       "not times"
+			     : "",
+		log_scale ? " (log scale)" : "",
+		log_scale ? "set logscale y" : "set yrange [0:*]");
+	chart_outputs(out,
+		      tapx ? "plot 'chart.dat' using 2:xtic(1) title 'tun' lc "
+			     "rgb '#888888', '' using 3 title 'tapx' lc rgb "
+			     "'#1f77b4'"
+			   : "plot 'chart.dat' using 2:xtic(1) title 'tun' lc "
+			     "rgb '#888888'");
 }
 
 static bool wants_log_scale(const struct bench_run *run)
@@ -713,8 +805,15 @@ static bool write_chart(const struct bench_run *run, const char *dir)
 			fclose(gp);
 		return false;
 	}
-	cols = write_chart_data(run, dat);
-	write_chart_script(run, cols, wants_log_scale(run), gp);
+	if (headline_planned(run)) {
+		double lo, hi;
+		bool tapx = headline_chart_data(run, dat, &lo, &hi);
+
+		write_headline_chart_script(run, hi > 10 * lo, tapx, gp);
+	} else {
+		cols = write_chart_data(run, dat);
+		write_chart_script(run, cols, wants_log_scale(run), gp);
+	}
 	fclose(dat);
 	fclose(gp);
 	rc = run_gnuplot(dir);
@@ -722,7 +821,7 @@ static bool write_chart(const struct bench_run *run, const char *dir)
 		fprintf(stderr,
 			"tap-accel bench: %s; chart.gp and chart.dat are in "
 			"%s\n",
-			rc == 127 ? "no gnuplot here, no chart.svg"
+			rc == 127 ? "no gnuplot here, no chart.svg or chart.png"
 				  : "gnuplot failed",
 			dir);
 	return rc == 0;
@@ -755,10 +854,20 @@ int report_files(const struct bench_run *run)
 		return -1;
 	report_table(run, f);
 	fclose(f);
+	if (headline_planned(run)) {
+		if (!(f = open_in(run->out_dir, "headline.csv")))
+			return -1;
+		headline_csv(run, f);
+		fclose(f);
+		if (!(f = open_in(run->out_dir, "headline.txt")))
+			return -1;
+		headline_table(run, f);
+		fclose(f);
+	}
 	fprintf(stderr,
 		"tap-accel bench: results in %s/ (results.csv, "
 		"results.json, table.txt%s)\n",
 		run->out_dir,
-		write_chart(run, run->out_dir) ? ", chart.svg" : "");
+		write_chart(run, run->out_dir) ? ", chart.svg, chart.png" : "");
 	return 0;
 }

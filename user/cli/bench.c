@@ -17,7 +17,7 @@ static const char bench_usage[] =
 	"[--out DIR]\n"
 	"                       [--json] [--vm] [--cpu N] [--frame "
 	"baseline|udp]\n"
-	"                       [--tapx-dev PATH]\n"
+	"                       [--drivers tun|tun,tapx] [--tapx-dev PATH]\n"
 	"                       [--programs LIST] [--writers LIST] [--sizes "
 	"LIST]\n"
 	"\n"
@@ -30,7 +30,7 @@ static const char bench_usage[] =
 	"say happened to the frames. Runs in a private network namespace.\n"
 	"\n"
 	"  --quick        the default: frames of 64 and 1500 B, about 2 "
-	"minutes\n"
+	"minutes per driver\n"
 	"  --full         every program, writer and frame size (64 ... 65535 "
 	"B)\n"
 	"  --frames N     frames per repetition (large frames get fewer, same "
@@ -41,20 +41,24 @@ static const char bench_usage[] =
 	"stderr)\n"
 	"  --vm           stock tun and tapx (/dev/net/tapx) side by side, "
 	"small\n"
+	"  --drivers L    tun (the default outside --vm) or tun,tapx: tapx.ko\n"
+	"                 loaded on /dev/net/tapx, both drivers in one run\n"
+	"                 (with its batch writer, batch64)\n"
 	"  --cpu N        pin the writer to CPU N\n"
 	"  --tapx-dev P   tapx's device node (default /dev/net/tapx; with\n"
 	"                 /dev/net/tun, --vm becomes an A/A check of the "
 	"method)\n"
 	"  --frame KIND   baseline (default): broadcast, IPv4 ethertype, "
-	"zeros, as in\n"
-	"                 baseline.md; udp: a valid UDP broadcast (always for "
+	"zeros, the\n"
+	"                 seeds' frame; udp: a valid UDP broadcast (always for "
 	"the\n"
 	"                 policy and bridge cells)\n"
 	"  --programs, --writers, --sizes   comma lists narrowing the matrix;\n"
 	"                 the floor and 'none' are always run (the "
 	"references)\n"
-	"  programs: floor none xdp-drop-native xdp-drop-generic xdp-tx "
-	"xdp-redirect\n"
+	"  programs: floor copy-floor none xdp-drop-native xdp-drop-generic "
+	"xdp-tx\n"
+	"            xdp-redirect\n"
 	"            policy-1 policy-100 policy-1000 tc-drop bridge stack-udp\n"
 	"            fwd-redirect fwd-bridge\n"
 	"  writers:  block nonblock writev io_uring batch1 batch8 batch64 "
@@ -77,7 +81,8 @@ static int parse_count(const char *arg, const char *what, long lo, long hi, long
 
 int cmd_bench(int argc, char **argv)
 {
-	enum { QUICK, FULL, FRAMES, REPS, OUT, VM, CPU, PROGRAMS, WRITERS, SIZES, FRAME, TAPX_DEV };
+	enum { QUICK, FULL, FRAMES, REPS, OUT, VM, CPU, PROGRAMS, WRITERS, SIZES, FRAME, TAPX_DEV,
+	       DRIVERS };
 	struct verb_option opts[] = {
 		[QUICK] = { "quick", false, NULL, 0 },
 		[FULL] = { "full", false, NULL, 0 },
@@ -91,6 +96,7 @@ int cmd_bench(int argc, char **argv)
 		[SIZES] = { "sizes", true, NULL, 0 },
 		[FRAME] = { "frame", true, NULL, 0 },
 		[TAPX_DEV] = { "tapx-dev", true, NULL, 0 },
+		[DRIVERS] = { "drivers", true, NULL, 0 },
 		{ NULL, false, NULL, 0 },
 	};
 	struct bench_args a = { 0 };
@@ -131,6 +137,7 @@ int cmd_bench(int argc, char **argv)
 	a.programs = opts[PROGRAMS].value;
 	a.writers = opts[WRITERS].value;
 	a.sizes = opts[SIZES].value;
+	a.drivers = opts[DRIVERS].value;
 	if (bench_opts_finish(&o, &a, err, sizeof(err)))
 		return user_error("bench: %s", err);
 	return bench_run(&o);

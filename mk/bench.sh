@@ -1,0 +1,260 @@
+#!/bin/sh
+# `make bench`: stock tun and tapx side by side, on any host.
+#   mk/bench.sh [--full] [--no-vm] [--out DIR] [-- tap-accel bench options]
+# Where this kernel can load modules (root, module support, loading not
+# disabled, no lockdown) and tapx.ko builds for it: tapx.ko is loaded on
+# its own node, /dev/net/tapx (never tun_compat: tun's users are not
+# touched), `tap-accel bench` runs the matrix on both drivers in one run,
+# and tapx.ko is unloaded again, also on failure or Ctrl-C. Where it
+# cannot, one line says why, the host's stock tun matrix runs, then the VM
+# comparison: tun.ko and tapx.ko in one boot of a Debian kernel under qemu
+# (tests/vm/run.sh --bench), sized to keep `make bench` within 6 minutes
+# on 2 cores.
+# One report, in OUT (default build/bench/<UTC stamp>/): report.txt (the
+# headline, then every full matrix), headline.csv, results.csv,
+# results.json, chart.svg and chart.png; host/ and vm/ hold each run's own
+# files. The terminal gets the progress, then the headline and where the
+# files are.
+#   --full    the long matrix (every size; in the VM the --vm matrix)
+#   --no-vm   no VM comparison where tapx cannot load here
+# Environment: BUILD, BIN (tap-accel), KDIR (this kernel's headers),
+# TAPX_KO (a tapx.ko built for this kernel: used instead of building one),
+# VM_KERNEL (the VM's series, mk/kernels.sh), BENCH_VM_FRAMES and
+# BENCH_VM_REPS (the VM matrix's size).
+set -u
+
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${BUILD:-$TOP/build}
+BIN=${BIN:-$BUILD/user/tap-accel}
+mode=--quick
+vm=1
+OUT=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--full) mode=--full ;;
+	--quick) mode=--quick ;;
+	--no-vm) vm= ;;
+	--out) OUT=$2; shift ;;
+	--) shift; break ;;
+	*) echo "bench: unknown option '$1' (mk/bench.sh [--full] [--no-vm] [--out DIR] [-- tap-accel bench options])" >&2
+	   exit 1 ;;
+	esac
+	shift
+done
+stamp=$(date -u +%Y%m%d-%H%M%S)
+OUT=${OUT:-$BUILD/bench/$stamp}
+mkdir -p "$OUT" || exit 1
+OUT=$(cd "$OUT" && pwd)
+start=$(date +%s)
+
+say() { echo "bench: $*" >&2; }
+
+if [ ! -x "$BIN" ]; then
+	say "$BIN is not built (make)"
+	exit 1
+fi
+
+# Why tapx.ko cannot be loaded into this kernel; nothing if it can.
+cannot_load() {
+	[ "$(id -u)" = 0 ] || { echo "not root (loading a module needs root)"; return; }
+	[ -e /proc/modules ] || { echo "this kernel has no module support (CONFIG_MODULES is off)"; return; }
+	[ "$(cat /proc/sys/kernel/modules_disabled 2>/dev/null || echo 0)" = 0 ] ||
+		{ echo "module loading is disabled (kernel.modules_disabled is 1)"; return; }
+	lock=/sys/kernel/security/lockdown
+	if [ -r $lock ] && ! grep -q '\[none\]' $lock; then
+		echo "the kernel is locked down ($(cat $lock)): it loads signed modules only"
+		return
+	fi
+	if grep -q '^tapx ' /proc/modules; then
+		echo "tapx.ko is already loaded (rmmod tapx first; tap-accel bench --drivers tun,tapx benches it as it is)"
+		return
+	fi
+}
+
+# The tapx.ko for this kernel, built if need be; on stdout, or why not on
+# stderr and exit 1.
+tapx_ko() {
+	kver=$(uname -r)
+	if [ -n "${TAPX_KO:-}" ]; then
+		ko=$TAPX_KO
+		[ -f "$ko" ] || { echo "TAPX_KO=$ko: no such file" >&2; return 1; }
+	else
+		kdir=${KDIR:-/lib/modules/$kver/build}
+		[ -f "$kdir/Makefile" ] || {
+			echo "no headers for $kver in $kdir (make deps installs linux-headers-$kver where Debian has them)" >&2
+			return 1
+		}
+		kb=$BUILD/kmod-build/$kver
+		make -s -C "$TOP/kmod" BUILD="$kb" KDIR="$kdir" >"$OUT/kmod-build.log" 2>&1 || {
+			echo "tapx.ko does not build for $kver (${OUT#$TOP/}/kmod-build.log)" >&2
+			return 1
+		}
+		ko=$kb/kmod/tapx.ko
+	fi
+	# Its vermagic, without modinfo (busybox's wants /lib/modules).
+	built=$(tr '\0' '\n' <"$ko" | grep -a '^vermagic=' | head -n 1 | cut -d= -f2 | cut -d' ' -f1)
+	[ "$built" = "$kver" ] || { echo "$ko is built for '$built', this kernel is $kver" >&2; return 1; }
+	echo "$ko"
+}
+
+loaded=
+poller=
+# Leave the host as it was: tapx.ko out again (once the namespace of the
+# last run is gone, its taps are), no progress poller left.
+cleanup() {
+	[ -n "$poller" ] && kill "$poller" 2>/dev/null
+	poller=
+	[ -n "$loaded" ] || return 0
+	i=0
+	while grep -q '^tapx ' /proc/modules; do
+		rmmod tapx 2>/dev/null && break
+		i=$((i + 1))
+		if [ $i -ge 100 ]; then
+			say "tapx.ko would not unload: rmmod tapx"
+			return 1
+		fi
+		sleep 0.1
+	done
+	loaded=
+	say "tapx.ko unloaded"
+}
+trap cleanup EXIT
+trap 'say interrupted; exit 130' INT TERM HUP
+
+# Not in a $(...) subshell: `loaded` must stick for cleanup. Sets why if
+# it fails.
+load_tapx() {
+	if ! insmod "$1" 2>"$OUT/insmod.log"; then
+		why="insmod $1: $(cat "$OUT/insmod.log")"
+		return
+	fi
+	loaded=1
+	i=0
+	while [ ! -c /dev/net/tapx ] && [ $i -lt 50 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	[ -c /dev/net/tapx ] || why="tapx.ko loaded but /dev/net/tapx did not appear"
+}
+
+why=$(cannot_load)
+if [ -z "$why" ]; then
+	ko=$(tapx_ko 2>"$OUT/why") || why=$(cat "$OUT/why")
+fi
+if [ -z "$why" ]; then
+	load_tapx "$ko"
+	[ -z "$why" ] || cleanup
+fi
+rm -f "$OUT/why" "$OUT/insmod.log"
+
+rc=0
+if [ -z "$why" ]; then
+	where="tapx.ko built for $(uname -r), loaded on /dev/net/tapx beside stock tun, unloaded after"
+	say "$where"
+	"$BIN" bench $mode --drivers tun,tapx --tapx-dev /dev/net/tapx --out "$OUT/host" "$@" \
+		>"$OUT/host.txt" || rc=$?
+	cleanup || rc=1
+	src=host
+else
+	where="tapx not on this host: $why"
+	say "$where"
+	[ -z "$vm" ] || say "stock tun here, then tun.ko and tapx.ko in one VM boot"
+	"$BIN" bench $mode --out "$OUT/host" "$@" >"$OUT/host.txt" || rc=$?
+	src=host
+fi
+
+# The VM comparison: the headline's cells by default, the --vm matrix (and
+# tests/vm/bench.sh's tapx-bench runs) with --full. The guest hands its
+# results folder back on the console, as a tar in base64.
+if [ -n "$why" ] && [ -n "$vm" ] && [ $rc -eq 0 ]; then
+	if [ $mode = --full ]; then
+		vmargs="vmbenchfiles=1"
+	else
+		vmargs="vmbenchfiles=1 vmnotapxbench=1 vmbenchsizes=64
+vmbenchprograms=xdp-drop-native,xdp-tx,xdp-redirect,stack-udp,fwd-redirect,fwd-bridge
+vmbenchwriters=block,nonblock,writev,io_uring,batch64
+vmbenchframes=${BENCH_VM_FRAMES:-20000} vmbenchreps=${BENCH_VM_REPS:-7}"
+	fi
+	vmout=$BUILD/vm-bench/${VM_KERNEL:-6.1}
+	mkdir -p "$vmout" "$OUT/vm"
+	rm -f "$vmout/console-bench.log"
+	say "VM: building the initramfs, booting Debian's ${VM_KERNEL:-6.1} under qemu"
+	# The guest's progress lines, as they reach its console.
+	(
+		last=
+		while sleep 3; do
+			[ -f "$vmout/console-bench.log" ] || continue
+			l=$(tr -d '\r' <"$vmout/console-bench.log" |
+				grep -a '^\[ *[0-9]*/[0-9]*\]' | tail -n 1)
+			[ -n "$l" ] && [ "$l" != "$last" ] && echo "vm $l" >&2
+			last=$l
+		done
+	) &
+	poller=$!
+	VM_OUT=$vmout VM_APPEND="$(echo $vmargs) ${VM_APPEND:-}" \
+		sh "$TOP/tests/vm/run.sh" --bench >"$OUT/vm.log" 2>&1 || rc=$?
+	kill "$poller" 2>/dev/null
+	poller=
+	sed -n '/^==== FILES BEGIN/,/^==== FILES END/p' "$OUT/vm.log" | sed '1d;$d' |
+		base64 -d 2>/dev/null | tar xzf - -C "$OUT/vm" 2>/dev/null
+	if [ -f "$OUT/vm/results.json" ]; then
+		src=vm
+		# The guest has no gnuplot: its chart is drawn here.
+		command -v gnuplot >/dev/null && (cd "$OUT/vm" && gnuplot chart.gp 2>/dev/null)
+	else
+		say "VM: no results came back (${OUT#$TOP/}/vm.log)"
+		tail -n 15 "$OUT/vm.log" >&2
+		[ $rc -ne 0 ] || rc=1
+	fi
+fi
+
+# ---- the report of the run ----
+case $src in
+host) from="this host, $(uname -r): both drivers in one run" ;;
+vm) from="the VM ($(sed -n 's/^tap-accel bench: Linux \([^,]*\),.*/\1/p' "$OUT/vm/table.txt" | head -n 1), emulated CPU): tun.ko and tapx.ko in one boot; only ratios within the boot compare" ;;
+esac
+[ -z "$why" ] || [ $src = vm ] || from="this host, stock tun only (no VM comparison)"
+{
+	echo "tap-accel make bench, $stamp UTC, $(($(date +%s) - start)) s"
+	echo "$where"
+	echo "headline from $from"
+	[ -f "$OUT/$src/headline.txt" ] && cat "$OUT/$src/headline.txt"
+	echo
+	echo "==== host: $(uname -r), stock tun$([ -n "$why" ] || echo " and tapx")"
+	cat "$OUT/host/table.txt" 2>/dev/null
+	if [ $src = vm ]; then
+		echo "==== VM: tun.ko and tapx.ko in one boot (emulated CPU: times are not the host's)"
+		cat "$OUT/vm/table.txt"
+	fi
+} >"$OUT/report.txt"
+for f in headline.csv headline.txt chart.gp chart.dat chart.svg chart.png; do
+	[ -f "$OUT/$src/$f" ] && cp "$OUT/$src/$f" "$OUT/$f"
+done
+# Every cell of every run, with where it ran.
+for w in host vm; do
+	[ -f "$OUT/$w/results.csv" ] || continue
+	awk -v w=$w 'NR == 1 { if (!h) print "where," $0; next } { print w "," $0 }' \
+		h=$([ $w = host ] && echo 0 || echo 1) "$OUT/$w/results.csv"
+done >"$OUT/results.csv"
+esc() { printf '%s' "$1" | sed 's/\\/\\\\/g; s/"/\\"/g'; }
+{
+	printf '{\n"stamp": "%s",\n"tapx_on_host": ' "$stamp"
+	if [ -z "$why" ]; then printf 'true'; else printf 'false,\n"why": "%s"' "$(esc "$why")"; fi
+	printf ',\n"headline_from": "%s",\n"host": ' $src
+	if [ -s "$OUT/host/results.json" ]; then cat "$OUT/host/results.json"; else printf 'null'; fi
+	printf ',\n"vm": '
+	if [ -s "$OUT/vm/results.json" ]; then cat "$OUT/vm/results.json"; else printf 'null'; fi
+	printf '}\n'
+} >"$OUT/results.json"
+
+# The quiet summary: the headline and where everything is.
+echo
+echo "$where"
+echo "headline from $from"
+[ -f "$OUT/headline.txt" ] && cat "$OUT/headline.txt"
+echo
+charts=
+[ -f "$OUT/chart.png" ] && charts=", chart.svg, chart.png"
+echo "report in ${OUT#$TOP/}/: report.txt (headline, then every full matrix), results.json, results.csv, headline.csv$charts; $(($(date +%s) - start)) s"
+[ $rc -eq 0 ] || say "something failed (exit $rc): see ${OUT#$TOP/}/"
+exit $rc
