@@ -13,6 +13,12 @@ linux-headers-amd64 linux-image-amd64 linux-headers-6.12-amd64 linux-image-6.12-
 qemu-system-x86 busybox-static linux-perf python3 libclang-rt-14-dev dkms
 linux-source-6.1 bc flex bison libssl-dev dwarves rsync xz-utils"
 
+# The running kernel's headers where it is a Debian kernel package: make
+# bench builds tapx.ko for this kernel when it can load modules.
+kver=$(uname -r)
+dpkg-query -W -f='${Status}' "linux-image-$kver" 2>/dev/null | grep -q 'install ok installed' &&
+	PKGS="$PKGS linux-headers-$kver"
+
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
