@@ -150,10 +150,12 @@ int if_up(const char *name, int up)
 
 /*
  * Until the stack transmits on NAME: a queue attach turns the carrier on,
- * but the qdiscs replace noop (which drops what it gets and reports
- * congestion, so sendto() succeeds) only when the linkwatch work has run,
- * under rtnl, after it set operstate. Waits for operstate "up", then takes
- * rtnl once (SIOCSIFFLAGS, flags unchanged) to be behind that work.
+ * but if the carrier was off the qdiscs replace noop (which drops what it
+ * gets and reports congestion, so sendto() succeeds) only when the
+ * linkwatch work has run, under rtnl, after it set operstate. Waits for
+ * operstate "up" ("unknown": no carrier change was ever processed, so the
+ * qdiscs were never taken down), then takes rtnl once (SIOCSIFFLAGS, flags
+ * unchanged) to be behind that work.
  */
 int if_wait_tx_ready(const char *name, int timeout_ms)
 {
@@ -169,7 +171,7 @@ int if_wait_tx_ready(const char *name, int timeout_ms)
 				state[0] = 0;
 			fclose(f);
 		}
-		if (!strncmp(state, "up", 2))
+		if (!strncmp(state, "up", 2) || !strncmp(state, "unknown", 7))
 			return if_up(name, 1);
 		usleep(10000);
 	}
