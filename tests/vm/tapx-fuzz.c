@@ -153,6 +153,7 @@ struct gshared {
 	volatile pid_t netns_pid[2]; /* a process in the first netns, the second */
 	volatile int epoch; /* odd: pause requested */
 	volatile int closed[MAXP]; /* per process: its fds are closed */
+	volatile uint64_t pause_closes; /* fds closed for pauses so far */
 	struct wshared w[MAXW];
 };
 
@@ -1622,13 +1623,30 @@ static void one_call(void)
 
 /* ---- workers ---- */
 
+/*
+ * A pause's closes, each watched like a call (a last close deletes its
+ * device: seconds under rtnl on the debug kernel) and counted, so that
+ * the parent sees the pause progress. Also called by a process's main
+ * thread at its end, which is no worker (T is NULL there).
+ */
 static void close_all(void)
 {
+	struct wshared *sh = T ? T->sh : NULL;
+
 	for (int i = 0; i < NSLOTS; i++) {
 		int fd = __atomic_exchange_n(&slots[i], -1, __ATOMIC_SEQ_CST);
 
-		if (fd >= 0)
-			close(fd);
+		if (fd < 0)
+			continue;
+		if (sh) {
+			sh->cur_kind = K_CLOSE;
+			__atomic_store_n(&sh->busy_since, now_ns(),
+					 __ATOMIC_SEQ_CST);
+		}
+		close(fd);
+		if (sh)
+			__atomic_store_n(&sh->busy_since, 0, __ATOMIC_SEQ_CST);
+		__atomic_add_fetch(&g->pause_closes, 1, __ATOMIC_SEQ_CST);
 	}
 }
 
@@ -2011,11 +2029,27 @@ static int check_hang(void)
 	return 0;
 }
 
-/* Pauses the workers, has them close everything, reloads tapx. */
+/* Calls made and pause closes so far: a pause that moves them progresses. */
+static uint64_t pause_progress(void)
+{
+	uint64_t sum = g->pause_closes;
+
+	for (int i = 0; i < nworkers(); i++)
+		sum += g->w[widx(i)].calls;
+	return sum;
+}
+
+/*
+ * Pauses the workers, has them close everything, reloads tapx. A pause may
+ * take minutes on a loaded debug kernel (each worker ends its call, each
+ * last close deletes a device under rtnl); it fails when nothing has moved
+ * for --hang seconds, or when one call or close takes that long.
+ */
 static int do_epoch(int n, char *why, size_t whylen)
 {
 	int e = g->epoch + 1, p, i, r = -1, tries;
 	int64_t deadline = now_ns() + HANG_NS;
+	uint64_t progress = pause_progress(), now_progress;
 	char params[64];
 
 	__atomic_store_n(&g->epoch, e, __ATOMIC_SEQ_CST);
@@ -2027,6 +2061,11 @@ static int do_epoch(int n, char *why, size_t whylen)
 				all = 0;
 		if (all)
 			break;
+		now_progress = pause_progress();
+		if (now_progress != progress) {
+			progress = now_progress;
+			deadline = now_ns() + HANG_NS;
+		}
 		if (scan_kmsg() || now_ns() > deadline || check_hang()) {
 			snprintf(why, whylen, "epoch %d: workers did not pause", n);
 			return -1;
