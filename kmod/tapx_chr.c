@@ -2,7 +2,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 /*
  * tapx character device: /dev/net/tapx (or /dev/net/tun with tun_compat=1)
- * with tun's ioctl ABI for tap devices: open/close of a file (one queue),
+ * with tun's ioctl ABI for tap and L3 (IFF_TUN) devices: open/close of a file (one queue),
  * TUNSETIFF creating or joining a device, the device ioctls, poll, and the
  * dispatch of read/write and the batch ioctls to the data paths.
  */
@@ -35,8 +35,9 @@ module_param(ring_size, uint, 0444);
 MODULE_PARM_DESC(ring_size, "frames queued per reader before drops "
 			    "(default " __stringify(TAPX_RING_SIZE) ")");
 
-/* Default name of a new device (TUNSETIFF without a name). */
+/* Default names of new devices (TUNSETIFF without a name): tap, L3. */
 #define TAPX_NAME_FMT "tapx%d"
+#define TAPX_L3_NAME_FMT "tun%d"
 
 /*
  * tapx->flags is read on the data paths without rtnl (tapx_wmeta_get(),
@@ -66,7 +67,10 @@ static bool tapx_not_capable(struct tapx_dev *tapx)
 static int tapx_create(struct net *net, struct tapx_file *tfile,
 		       struct ifreq *ifr)
 {
-	const char *name = ifr->ifr_name[0] ? ifr->ifr_name : TAPX_NAME_FMT;
+	bool l3 = ifr->ifr_flags & IFF_TUN;
+	const char *name = ifr->ifr_name[0] ? ifr->ifr_name :
+			   l3		    ? TAPX_L3_NAME_FMT :
+					      TAPX_NAME_FMT;
 	struct net_device *dev;
 	struct tapx_dev *tapx;
 	unsigned int queues;
@@ -80,6 +84,8 @@ static int tapx_create(struct net *net, struct tapx_file *tfile,
 			       tapx_setup, queues, queues);
 	if (!dev)
 		return -ENOMEM;
+	if (l3)
+		tapx_l3_setup(dev);
 	dev_net_set(dev, net);
 	dev->rtnl_link_ops = &tapx_link_ops;
 	tapx = netdev_priv(dev);
@@ -110,12 +116,13 @@ static int tapx_set_iff(struct net *net, struct tapx_file *tfile,
 	struct tapx_dev *tapx;
 	int err;
 
-	if (flags & IFF_TUN) {
-		pr_info_ratelimited("IFF_TUN is not supported, only IFF_TAP\n");
+	/* Both type flags: IFF_TUN wins, as in tun. */
+	if (flags & IFF_TUN)
+		flags &= ~IFF_TAP;
+	if (!(flags & TAPX_TYPE_MASK) ||
+	    (flags & ~(TAPX_FEATURES | IFF_PERSIST)))
 		return -EINVAL;
-	}
-	if (!(flags & IFF_TAP) || (flags & ~(TAPX_FEATURES | IFF_PERSIST)))
-		return -EINVAL;
+	ifr->ifr_flags = flags;
 
 	dev = __dev_get_by_name(net, ifr->ifr_name);
 	if (!dev)
@@ -124,6 +131,9 @@ static int tapx_set_iff(struct net *net, struct tapx_file *tfile,
 	if (dev->rtnl_link_ops != &tapx_link_ops)
 		return -EINVAL;
 	tapx = netdev_priv(dev);
+	/* A tap is joined as a tap, an L3 device as one. */
+	if ((flags & TAPX_TYPE_MASK) != (tapx->flags & TAPX_TYPE_MASK))
+		return -EINVAL;
 	/* Queues of one device agree on being multi-queue, as in tun. */
 	if (!!(flags & IFF_MULTI_QUEUE) != !!(tapx->flags & IFF_MULTI_QUEUE))
 		return -EINVAL;
@@ -262,6 +272,9 @@ static long tapx_dev_ioctl(struct tapx_file *tfile, struct tapx_dev *tapx,
 			return -EINVAL;
 		tfile->sndbuf = val;
 		return 0;
+
+	case TUNSETLINK:
+		return tapx_set_link(dev, arg);
 
 	case TUNSETCARRIER:
 		if (get_user(val, (int __user *)argp))
