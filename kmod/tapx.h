@@ -165,6 +165,7 @@ struct tapx_file {
 	wait_queue_head_t wq;
 	struct xdp_rxq_info xdp_rxq;
 	int sndbuf;
+	int ifindex; /* TUNSETIFINDEX: of the device TUNSETIFF creates */
 	/* Multi-queue; changed under rtnl. */
 	u16 queue_index; /* slot in tapx->tfiles[] while attached */
 	bool detached; /* bound but detached: on tapx->disabled */

@@ -12,7 +12,9 @@
 #include <linux/if_tun.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
+#include <linux/filter.h>
 #include <linux/poll.h>
+#include <linux/proc_fs.h>
 #include <linux/rtnetlink.h>
 #include <linux/virtio_net.h>
 #include <net/net_namespace.h>
@@ -87,6 +89,7 @@ static int tapx_create(struct net *net, struct tapx_file *tfile,
 	if (l3)
 		tapx_l3_setup(dev);
 	dev_net_set(dev, net);
+	dev->ifindex = tfile->ifindex;
 	dev->rtnl_link_ops = &tapx_link_ops;
 	tapx = netdev_priv(dev);
 	tapx->flags = ifr->ifr_flags & TAPX_FEATURES;
@@ -192,6 +195,46 @@ unlock:
 	return ret;
 }
 
+/*
+ * Socket filters (TUNDETACHFILTER, TUNGETFILTER): tapx attaches none
+ * (TUNATTACHFILTER is EINVAL), so detach has nothing to do and the filter
+ * is empty. L3 devices have none in tun either: EINVAL there.
+ */
+static long tapx_filter_ioctl(struct tapx_dev *tapx, unsigned int cmd,
+			      void __user *argp)
+{
+	struct sock_fprog empty = {};
+
+	if (!(tapx->flags & IFF_TAP))
+		return -EINVAL;
+	if (cmd == TUNDETACHFILTER)
+		return 0;
+	return copy_to_user(argp, &empty, sizeof(empty)) ? -EFAULT : 0;
+}
+
+/*
+ * TUNSETSTEERINGEBPF, TUNSETFILTEREBPF: the fd -1 detaches (nothing is
+ * attached); tapx takes no program (EINVAL).
+ */
+static long tapx_ebpf_ioctl(void __user *argp)
+{
+	int fd;
+
+	if (get_user(fd, (int __user *)argp))
+		return -EFAULT;
+	return fd == -1 ? 0 : -EINVAL;
+}
+
+/* TUNGETDEVNETNS: an fd of the device's network namespace. */
+static long tapx_get_netns(struct tapx_dev *tapx)
+{
+	struct net *net = dev_net(tapx->dev);
+
+	if (!ns_capable(net->user_ns, CAP_NET_ADMIN))
+		return -EPERM;
+	return open_related_ns(&net->ns, get_net_ns);
+}
+
 /* The ioctls that need an attached device; called under rtnl. */
 static long tapx_dev_ioctl(struct tapx_file *tfile, struct tapx_dev *tapx,
 			   unsigned int cmd, unsigned long arg)
@@ -276,6 +319,22 @@ static long tapx_dev_ioctl(struct tapx_file *tfile, struct tapx_dev *tapx,
 	case TUNSETLINK:
 		return tapx_set_link(dev, arg);
 
+	case TUNSETNOCSUM:
+	case TUNSETDEBUG:
+		/* Accepted and ignored, as in tun. */
+		return 0;
+
+	case TUNDETACHFILTER:
+	case TUNGETFILTER:
+		return tapx_filter_ioctl(tapx, cmd, argp);
+
+	case TUNSETSTEERINGEBPF:
+	case TUNSETFILTEREBPF:
+		return tapx_ebpf_ioctl(argp);
+
+	case TUNGETDEVNETNS:
+		return tapx_get_netns(tapx);
+
 	case TUNSETCARRIER:
 		if (get_user(val, (int __user *)argp))
 			return -EFAULT;
@@ -288,6 +347,25 @@ static long tapx_dev_ioctl(struct tapx_file *tfile, struct tapx_dev *tapx,
 	default:
 		return -EINVAL;
 	}
+}
+
+/*
+ * TUNSETIFINDEX: the ifindex of the device the next TUNSETIFF creates (0:
+ * the kernel's choice); only before TUNSETIFF (EPERM after), as in tun.
+ */
+static long tapx_set_ifindex(struct tapx_file *tfile, struct tapx_dev *tapx,
+			     void __user *argp)
+{
+	int ifindex;
+
+	if (tapx)
+		return -EPERM;
+	if (copy_from_user(&ifindex, argp, sizeof(ifindex)))
+		return -EFAULT;
+	if (ifindex < 0)
+		return -EINVAL;
+	tfile->ifindex = ifindex;
+	return 0;
 }
 
 static long tapx_chr_ioctl(struct file *file, unsigned int cmd,
@@ -331,6 +409,10 @@ static long tapx_chr_ioctl(struct file *file, unsigned int cmd,
 		tapx_get_iff(tfile, tapx, &ifr);
 		if (copy_to_user(argp, &ifr, sizeof(ifr)))
 			ret = -EFAULT;
+		goto unlock;
+	}
+	if (cmd == TUNSETIFINDEX) {
+		ret = tapx_set_ifindex(tfile, tapx, argp);
 		goto unlock;
 	}
 
