@@ -154,6 +154,9 @@ int if_up(const char *name, int up)
  * congestion, so sendto() succeeds) only when the linkwatch work has run,
  * under rtnl, after it set operstate. Waits for operstate "up", then takes
  * rtnl once (SIOCSIFFLAGS, flags unchanged) to be behind that work.
+ * "unknown" counts too: a device registered with its carrier on never gets
+ * a linkwatch event (the attach finds the carrier on already), so its
+ * operstate stays unknown, and dev_open() attached its qdiscs at once.
  */
 int if_wait_tx_ready(const char *name, int timeout_ms)
 {
@@ -169,7 +172,7 @@ int if_wait_tx_ready(const char *name, int timeout_ms)
 				state[0] = 0;
 			fclose(f);
 		}
-		if (!strncmp(state, "up", 2))
+		if (!strncmp(state, "up", 2) || !strncmp(state, "unknown", 7))
 			return if_up(name, 1);
 		usleep(10000);
 	}
