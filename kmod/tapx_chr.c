@@ -2,17 +2,18 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 /*
  * tapx character device: /dev/net/tapx (or /dev/net/tun with tun_compat=1)
- * with tun's ioctl ABI for tap and L3 (IFF_TUN) devices: open/close of a file (one queue),
- * TUNSETIFF creating or joining a device, the device ioctls, poll, and the
- * dispatch of read/write and the batch ioctls to the data paths.
+ * with tun's ioctl ABI for tap and L3 (IFF_TUN) devices: open/close of a
+ * file (one queue), TUNSETIFF creating or joining a device, the device
+ * ioctls, poll, and the dispatch of read/write and the batch ioctls to the
+ * data paths.
  */
 #include <linux/capability.h>
 #include <linux/cred.h>
 #include <linux/etherdevice.h>
+#include <linux/filter.h>
 #include <linux/if_tun.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
-#include <linux/filter.h>
 #include <linux/poll.h>
 #include <linux/proc_fs.h>
 #include <linux/rtnetlink.h>
