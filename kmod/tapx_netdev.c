@@ -6,8 +6,8 @@
  * module unload remove tapx devices.
  */
 #include <linux/etherdevice.h>
-#include <linux/if_arp.h>
 #include <linux/filter.h>
+#include <linux/if_arp.h>
 #include <linux/if_tun.h>
 #include <linux/netdevice.h>
 #include <linux/rtnetlink.h>
