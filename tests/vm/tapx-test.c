@@ -150,13 +150,12 @@ int if_up(const char *name, int up)
 
 /*
  * Until the stack transmits on NAME: a queue attach turns the carrier on,
- * but the qdiscs replace noop (which drops what it gets and reports
- * congestion, so sendto() succeeds) only when the linkwatch work has run,
- * under rtnl, after it set operstate. Waits for operstate "up", then takes
- * rtnl once (SIOCSIFFLAGS, flags unchanged) to be behind that work.
- * "unknown" counts too: a device registered with its carrier on never gets
- * a linkwatch event (the attach finds the carrier on already), so its
- * operstate stays unknown, and dev_open() attached its qdiscs at once.
+ * but if the carrier was off the qdiscs replace noop (which drops what it
+ * gets and reports congestion, so sendto() succeeds) only when the
+ * linkwatch work has run, under rtnl, after it set operstate. Waits for
+ * operstate "up" ("unknown": no carrier change was ever processed, so the
+ * qdiscs were never taken down), then takes rtnl once (SIOCSIFFLAGS, flags
+ * unchanged) to be behind that work.
  */
 int if_wait_tx_ready(const char *name, int timeout_ms)
 {
