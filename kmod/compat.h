@@ -50,6 +50,14 @@ static inline void tapx_set_xdp_features(struct net_device *dev)
 #endif
 }
 
+/* L3 devices (IFF_TUN) have no XDP: nothing to advertise. */
+static inline void tapx_clear_xdp_features(struct net_device *dev)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+	dev->xdp_features = 0;
+#endif
+}
+
 /*
  * The section a write runs its XDP programs in: BH off, and since 6.11
  * current->bpf_net_context set, which holds the redirect state and the

@@ -55,8 +55,10 @@
 
 /* Flags userspace may set with TUNSETIFF and that tapx supports. */
 #define TAPX_IFF_FEATURES                                                      \
-	(IFF_TAP | IFF_NO_PI | IFF_ONE_QUEUE | IFF_VNET_HDR |                  \
+	(IFF_TUN | IFF_TAP | IFF_NO_PI | IFF_ONE_QUEUE | IFF_VNET_HDR |        \
 	 IFF_MULTI_QUEUE | IFF_NAPI)
+/* The device type: L3 (IFF_TUN, tapx_l3.c) or Ethernet (IFF_TAP). */
+#define TAPX_TYPE_MASK (IFF_TUN | IFF_TAP)
 
 /* Queues (files) per device, attached plus detached; tun's limit. */
 #define TAPX_MAX_QUEUES 256
@@ -163,6 +165,7 @@ struct tapx_file {
 	wait_queue_head_t wq;
 	struct xdp_rxq_info xdp_rxq;
 	int sndbuf;
+	int ifindex; /* TUNSETIFINDEX: of the device TUNSETIFF creates */
 	/* Multi-queue; changed under rtnl. */
 	u16 queue_index; /* slot in tapx->tfiles[] while attached */
 	bool detached; /* bound but detached: on tapx->disabled */
@@ -223,6 +226,12 @@ ssize_t tapx_chr_write(struct file *file, const char __user *buf, size_t len,
 int tapx_check_vnet(unsigned int flags, struct virtio_net_hdr *h, size_t len);
 int tapx_parse_meta(const struct tapx_wmeta *m, struct iov_iter *from,
 		    struct tapx_wframe *f);
+int tapx_parse_l3(const struct tapx_wmeta *m, struct iov_iter *from,
+		  struct tapx_wframe *f, __be16 *proto);
+
+/* tapx_l3.c: writes to IFF_TUN devices (skbs, no XDP) */
+ssize_t tapx_l3_write(struct tapx_file *tfile, struct tapx_dev *tapx,
+		      const struct tapx_wmeta *m, struct iov_iter *from);
 
 /* tapx_buf.c: buffers of written frames (fast path in tapx_buf.h) */
 int tapx_bufs_init(void);
@@ -275,6 +284,8 @@ long tapx_batch_ioctl(struct file *file, bool submit,
 /* tapx_netdev.c: netdev ops, queues, link ops */
 extern struct rtnl_link_ops tapx_link_ops;
 void tapx_setup(struct net_device *dev);
+void tapx_l3_setup(struct net_device *dev);
+int tapx_set_link(struct net_device *dev, unsigned long type);
 int tapx_set_offload(struct tapx_dev *tapx, unsigned long arg);
 int tapx_attach(struct tapx_file *tfile, struct tapx_dev *tapx);
 void tapx_queue_detach(struct tapx_file *tfile, struct tapx_dev *tapx);

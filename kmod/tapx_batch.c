@@ -338,6 +338,9 @@ static int tapx_submit(struct tapx_file *tfile, struct tapx_desc *d,
 	*done = 0;
 	if (!tapx)
 		return -EBADFD;
+	/* Batches run XDP, which L3 devices do not have. */
+	if (m.flags & IFF_TUN)
+		return -EOPNOTSUPP;
 
 	for (n = 0; n < count && !err; n += k) {
 		k = tapx_wframes_copy(&m, d + n, f + n, count - n, &err);

@@ -2,17 +2,20 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 /*
  * tapx character device: /dev/net/tapx (or /dev/net/tun with tun_compat=1)
- * with tun's ioctl ABI for tap devices: open/close of a file (one queue),
- * TUNSETIFF creating or joining a device, the device ioctls, poll, and the
- * dispatch of read/write and the batch ioctls to the data paths.
+ * with tun's ioctl ABI for tap and L3 (IFF_TUN) devices: open/close of a
+ * file (one queue), TUNSETIFF creating or joining a device, the device
+ * ioctls, poll, and the dispatch of read/write and the batch ioctls to the
+ * data paths.
  */
 #include <linux/capability.h>
 #include <linux/cred.h>
 #include <linux/etherdevice.h>
+#include <linux/filter.h>
 #include <linux/if_tun.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
 #include <linux/poll.h>
+#include <linux/proc_fs.h>
 #include <linux/rtnetlink.h>
 #include <linux/virtio_net.h>
 #include <net/net_namespace.h>
@@ -35,8 +38,9 @@ module_param(ring_size, uint, 0444);
 MODULE_PARM_DESC(ring_size, "frames queued per reader before drops "
 			    "(default " __stringify(TAPX_RING_SIZE) ")");
 
-/* Default name of a new device (TUNSETIFF without a name). */
+/* Default names of new devices (TUNSETIFF without a name): tap, L3. */
 #define TAPX_NAME_FMT "tapx%d"
+#define TAPX_L3_NAME_FMT "tun%d"
 
 /*
  * tapx->flags is read on the data paths without rtnl (tapx_wmeta_get(),
@@ -66,7 +70,10 @@ static bool tapx_not_capable(struct tapx_dev *tapx)
 static int tapx_create(struct net *net, struct tapx_file *tfile,
 		       struct ifreq *ifr)
 {
-	const char *name = ifr->ifr_name[0] ? ifr->ifr_name : TAPX_NAME_FMT;
+	bool l3 = ifr->ifr_flags & IFF_TUN;
+	const char *name = ifr->ifr_name[0] ? ifr->ifr_name :
+			   l3		    ? TAPX_L3_NAME_FMT :
+					      TAPX_NAME_FMT;
 	struct net_device *dev;
 	struct tapx_dev *tapx;
 	unsigned int queues;
@@ -80,7 +87,10 @@ static int tapx_create(struct net *net, struct tapx_file *tfile,
 			       tapx_setup, queues, queues);
 	if (!dev)
 		return -ENOMEM;
+	if (l3)
+		tapx_l3_setup(dev);
 	dev_net_set(dev, net);
+	dev->ifindex = tfile->ifindex;
 	dev->rtnl_link_ops = &tapx_link_ops;
 	tapx = netdev_priv(dev);
 	tapx->flags = ifr->ifr_flags & TAPX_FEATURES;
@@ -110,12 +120,13 @@ static int tapx_set_iff(struct net *net, struct tapx_file *tfile,
 	struct tapx_dev *tapx;
 	int err;
 
-	if (flags & IFF_TUN) {
-		pr_info_ratelimited("IFF_TUN is not supported, only IFF_TAP\n");
+	/* Both type flags: IFF_TUN wins, as in tun. */
+	if (flags & IFF_TUN)
+		flags &= ~IFF_TAP;
+	if (!(flags & TAPX_TYPE_MASK) ||
+	    (flags & ~(TAPX_FEATURES | IFF_PERSIST)))
 		return -EINVAL;
-	}
-	if (!(flags & IFF_TAP) || (flags & ~(TAPX_FEATURES | IFF_PERSIST)))
-		return -EINVAL;
+	ifr->ifr_flags = flags;
 
 	dev = __dev_get_by_name(net, ifr->ifr_name);
 	if (!dev)
@@ -124,6 +135,9 @@ static int tapx_set_iff(struct net *net, struct tapx_file *tfile,
 	if (dev->rtnl_link_ops != &tapx_link_ops)
 		return -EINVAL;
 	tapx = netdev_priv(dev);
+	/* A tap is joined as a tap, an L3 device as one. */
+	if ((flags & TAPX_TYPE_MASK) != (tapx->flags & TAPX_TYPE_MASK))
+		return -EINVAL;
 	/* Queues of one device agree on being multi-queue, as in tun. */
 	if (!!(flags & IFF_MULTI_QUEUE) != !!(tapx->flags & IFF_MULTI_QUEUE))
 		return -EINVAL;
@@ -180,6 +194,46 @@ static int tapx_set_queue(struct tapx_file *tfile, struct ifreq *ifr)
 unlock:
 	rtnl_unlock();
 	return ret;
+}
+
+/*
+ * Socket filters (TUNDETACHFILTER, TUNGETFILTER): tapx attaches none
+ * (TUNATTACHFILTER is EINVAL), so detach has nothing to do and the filter
+ * is empty. L3 devices have none in tun either: EINVAL there.
+ */
+static long tapx_filter_ioctl(struct tapx_dev *tapx, unsigned int cmd,
+			      void __user *argp)
+{
+	struct sock_fprog empty = {};
+
+	if (!(tapx->flags & IFF_TAP))
+		return -EINVAL;
+	if (cmd == TUNDETACHFILTER)
+		return 0;
+	return copy_to_user(argp, &empty, sizeof(empty)) ? -EFAULT : 0;
+}
+
+/*
+ * TUNSETSTEERINGEBPF, TUNSETFILTEREBPF: the fd -1 detaches (nothing is
+ * attached); tapx takes no program (EINVAL).
+ */
+static long tapx_ebpf_ioctl(void __user *argp)
+{
+	int fd;
+
+	if (get_user(fd, (int __user *)argp))
+		return -EFAULT;
+	return fd == -1 ? 0 : -EINVAL;
+}
+
+/* TUNGETDEVNETNS: an fd of the device's network namespace. */
+static long tapx_get_netns(struct tapx_dev *tapx)
+{
+	struct net *net = dev_net(tapx->dev);
+
+	if (!ns_capable(net->user_ns, CAP_NET_ADMIN))
+		return -EPERM;
+	return open_related_ns(&net->ns, get_net_ns);
 }
 
 /* The ioctls that need an attached device; called under rtnl. */
@@ -263,6 +317,25 @@ static long tapx_dev_ioctl(struct tapx_file *tfile, struct tapx_dev *tapx,
 		tfile->sndbuf = val;
 		return 0;
 
+	case TUNSETLINK:
+		return tapx_set_link(dev, arg);
+
+	case TUNSETNOCSUM:
+	case TUNSETDEBUG:
+		/* Accepted and ignored, as in tun. */
+		return 0;
+
+	case TUNDETACHFILTER:
+	case TUNGETFILTER:
+		return tapx_filter_ioctl(tapx, cmd, argp);
+
+	case TUNSETSTEERINGEBPF:
+	case TUNSETFILTEREBPF:
+		return tapx_ebpf_ioctl(argp);
+
+	case TUNGETDEVNETNS:
+		return tapx_get_netns(tapx);
+
 	case TUNSETCARRIER:
 		if (get_user(val, (int __user *)argp))
 			return -EFAULT;
@@ -275,6 +348,25 @@ static long tapx_dev_ioctl(struct tapx_file *tfile, struct tapx_dev *tapx,
 	default:
 		return -EINVAL;
 	}
+}
+
+/*
+ * TUNSETIFINDEX: the ifindex of the device the next TUNSETIFF creates (0:
+ * the kernel's choice); only before TUNSETIFF (EPERM after), as in tun.
+ */
+static long tapx_set_ifindex(struct tapx_file *tfile, struct tapx_dev *tapx,
+			     void __user *argp)
+{
+	int ifindex;
+
+	if (tapx)
+		return -EPERM;
+	if (copy_from_user(&ifindex, argp, sizeof(ifindex)))
+		return -EFAULT;
+	if (ifindex < 0)
+		return -EINVAL;
+	tfile->ifindex = ifindex;
+	return 0;
 }
 
 static long tapx_chr_ioctl(struct file *file, unsigned int cmd,
@@ -318,6 +410,10 @@ static long tapx_chr_ioctl(struct file *file, unsigned int cmd,
 		tapx_get_iff(tfile, tapx, &ifr);
 		if (copy_to_user(argp, &ifr, sizeof(ifr)))
 			ret = -EFAULT;
+		goto unlock;
+	}
+	if (cmd == TUNSETIFINDEX) {
+		ret = tapx_set_ifindex(tfile, tapx, argp);
 		goto unlock;
 	}
 

@@ -7,9 +7,11 @@
  */
 #include <linux/etherdevice.h>
 #include <linux/filter.h>
+#include <linux/if_arp.h>
 #include <linux/if_tun.h>
 #include <linux/netdevice.h>
 #include <linux/rtnetlink.h>
+#include <net/ip_tunnels.h>
 #include <net/rtnetlink.h>
 
 #include "compat.h"
@@ -212,6 +214,31 @@ static const struct net_device_ops tapx_netdev_ops = {
 	.ndo_xdp_xmit = tapx_xdp_xmit,
 };
 
+/* tun has no XDP on L3 devices, and neither has tapx. */
+static int tapx_l3_bpf(struct net_device *dev, struct netdev_bpf *bpf)
+{
+	if (bpf->command != XDP_SETUP_PROG)
+		return -EINVAL;
+	if (!bpf->prog)
+		return 0;
+	NL_SET_ERR_MSG_MOD(bpf->extack,
+			   "no XDP on an IFF_TUN device: only IFF_TAP has it");
+	return -EOPNOTSUPP;
+}
+
+/* IFF_TUN devices: no MAC address, no program, no ndo_xdp_xmit. */
+static const struct net_device_ops tapx_l3_netdev_ops = {
+	.ndo_init = tapx_init,
+	.ndo_uninit = tapx_uninit,
+	.ndo_open = tapx_open,
+	.ndo_stop = tapx_stop,
+	.ndo_select_queue = tapx_select_queue,
+	.ndo_start_xmit = tapx_start_xmit,
+	.ndo_get_stats64 = tapx_get_stats64,
+	.ndo_fix_features = tapx_fix_features,
+	.ndo_bpf = tapx_l3_bpf,
+};
+
 /* The stack's queue counts follow the attached queues (never zero). */
 static void tapx_set_real_queues(struct tapx_dev *tapx)
 {
@@ -410,6 +437,63 @@ void tapx_setup(struct net_device *dev)
 	dev->min_mtu = ETH_MIN_MTU;
 	dev->max_mtu = TAPX_MAX_MTU;
 	eth_hw_addr_random(dev);
+}
+
+/*
+ * After tapx_setup(), for IFF_TUN: a point-to-point device without link
+ * header or address, as tun makes it (the header ops tell AF_PACKET the
+ * protocol from the IP version).
+ */
+void tapx_l3_setup(struct net_device *dev)
+{
+	dev->netdev_ops = &tapx_l3_netdev_ops;
+	dev->header_ops = &ip_tunnel_header_ops;
+	dev->type = ARPHRD_NONE;
+	dev->hard_header_len = 0;
+	dev->addr_len = 0;
+	dev->mtu = ETH_DATA_LEN;
+	dev->max_mtu = TAPX_MAX_FRAME;
+	dev->flags = IFF_POINTOPOINT | IFF_NOARP | IFF_MULTICAST;
+	dev->priv_flags &= ~IFF_LIVE_ADDR_CHANGE;
+	tapx_clear_xdp_features(dev);
+}
+
+/* Address length of a link type TUNSETLINK sets (0 for unknown ones). */
+static unsigned char tapx_link_addr_len(unsigned long type)
+{
+	switch (type) {
+	case ARPHRD_ETHER:
+		return ETH_ALEN;
+	case ARPHRD_TUNNEL:
+	case ARPHRD_IPGRE:
+	case ARPHRD_SIT:
+		return sizeof(struct in_addr);
+	case ARPHRD_TUNNEL6:
+	case ARPHRD_IP6GRE:
+		return sizeof(struct in6_addr);
+	default:
+		return 0;
+	}
+}
+
+/*
+ * TUNSETLINK: the link type the device reports, while it is down (EBUSY
+ * otherwise, as in tun); the data paths do not change. Under rtnl.
+ */
+int tapx_set_link(struct net_device *dev, unsigned long type)
+{
+	int err;
+
+	if (dev->flags & IFF_UP)
+		return -EBUSY;
+	err = call_netdevice_notifiers(NETDEV_PRE_TYPE_CHANGE, dev);
+	err = notifier_to_errno(err);
+	if (err)
+		return err;
+	dev->type = type;
+	dev->addr_len = tapx_link_addr_len(type);
+	call_netdevice_notifiers(NETDEV_POST_TYPE_CHANGE, dev);
+	return 0;
 }
 
 /* tapx devices are created through /dev/net/tapx only, like tun's. */

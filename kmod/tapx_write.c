@@ -62,10 +62,13 @@ int tapx_check_vnet(unsigned int flags, struct virtio_net_hdr *h, size_t len)
 	return 0;
 }
 
-/* Reads the PI and vnet headers that precede the frame. */
-static __always_inline int __tapx_parse_meta(const struct tapx_wmeta *m,
-					     struct iov_iter *from,
-					     struct tapx_wframe *f)
+/*
+ * Reads the PI and vnet headers that precede the frame (the PI's protocol
+ * into *proto) and sets f->len to what is left.
+ */
+static __always_inline int tapx_parse_hdrs(const struct tapx_wmeta *m,
+					   struct iov_iter *from,
+					   struct tapx_wframe *f, __be16 *proto)
 {
 	size_t len = iov_iter_count(from);
 	int err;
@@ -79,6 +82,7 @@ static __always_inline int __tapx_parse_meta(const struct tapx_wmeta *m,
 		if (!copy_from_iter_full(&pi, sizeof(pi), from))
 			return -EFAULT;
 		len -= sizeof(pi);
+		*proto = pi.proto;
 	}
 
 	if (m->flags & IFF_VNET_HDR) {
@@ -95,11 +99,39 @@ static __always_inline int __tapx_parse_meta(const struct tapx_wmeta *m,
 			return err;
 		f->has_vnet = f->vnet.flags || f->vnet.gso_type;
 	}
-
-	if (len < TAPX_MIN_FRAME || len > TAPX_MAX_FRAME)
-		return -EINVAL;
 	f->len = len;
 	return 0;
+}
+
+/* The headers of an Ethernet frame (IFF_TAP). */
+static __always_inline int __tapx_parse_meta(const struct tapx_wmeta *m,
+					     struct iov_iter *from,
+					     struct tapx_wframe *f)
+{
+	__be16 proto;
+	int err;
+
+	err = tapx_parse_hdrs(m, from, f, &proto);
+	if (err)
+		return err;
+	if (f->len < TAPX_MIN_FRAME || f->len > TAPX_MAX_FRAME)
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * The headers of an IP packet (IFF_TUN): no minimum length, as in tun;
+ * *proto is the PI's, left alone with IFF_NO_PI.
+ */
+int tapx_parse_l3(const struct tapx_wmeta *m, struct iov_iter *from,
+		  struct tapx_wframe *f, __be16 *proto)
+{
+	int err;
+
+	err = tapx_parse_hdrs(m, from, f, proto);
+	if (!err && f->len > TAPX_MAX_FRAME)
+		err = -EINVAL;
+	return err;
 }
 
 /* For the copies that may sleep (tapx_wframe_copy()). */
@@ -157,6 +189,11 @@ static ssize_t tapx_write_fast(struct tapx_file *tfile, struct iov_iter *from)
 		goto out;
 	}
 	tapx_wmeta_get(tapx, &m);
+	/* L3 packets become skbs (tapx_l3.c), in a section that may sleep. */
+	if (unlikely(m.flags & IFF_TUN)) {
+		ret = TAPX_WRITE_SLOW;
+		goto out;
+	}
 
 	pagefault_disable();
 	ret = __tapx_parse_meta(&m, from, &f);
@@ -216,6 +253,8 @@ static ssize_t tapx_write_slow(struct tapx_file *tfile, struct iov_iter *from)
 	tapx = tapx_wmeta_bound(tfile, &m);
 	if (!tapx)
 		return -EBADFD;
+	if (m.flags & IFF_TUN)
+		return tapx_l3_write(tfile, tapx, &m, from);
 
 	err = tapx_wframe_copy(&m, from, &f);
 

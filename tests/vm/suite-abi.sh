@@ -1,2 +1,4 @@
-# ioctl ABI, permissions, bad input, round trips with and without headers.
+# ioctl ABI, permissions, bad input, round trips with and without headers;
+# every TUN* ioctl answered as tun.ko answers it (tapx-ioctl).
 tapxt abi $X
+tapx-ioctl $T $X

@@ -34,4 +34,7 @@ eq "compat: /dev/net/tun is misc 10:200" "$(cat /sys/class/misc/tun/dev)" 10:200
 ok "compat: create compat0 via /dev/net/tun" tapxt mk $T compat0
 eq "compat: compat0 driver" "$(ethtool -i compat0 2>/dev/null | awk '/^driver:/ { print $2 }')" tapx
 tapxt run --src $T:compat0 --size 60 --count 10 --dst packet:compat0 --expect 10
+# A VPN daemon on the host's /dev/net/tun, which is tapx now: suite-l3's
+# cases again (devices l33*).
+tapx-l3 run $T 3
 ok "compat: rmmod tapx" rmmod tapx

@@ -948,14 +948,18 @@ static void k_queue(void)
 	CALL(K_QUEUE, ioctl(fd, TUNSETQUEUE, p));
 }
 
-/* tun ioctls tapx does not implement, and tun numbers it does not know. */
+/*
+ * tun ioctls tapx refuses or answers without state, and tun numbers it
+ * does not know. (Not TUNGETDEVNETNS, whose fds would pile up, nor
+ * TUNSETIFINDEX, which would pick the ifindex of the next device.)
+ */
 static void k_tunother(void)
 {
 	static const unsigned long cmds[] = {
-		TUNSETNOCSUM,	    TUNSETDEBUG,	TUNSETLINK,
+		TUNSETNOCSUM,	    TUNSETDEBUG,
 		TUNATTACHFILTER,    TUNDETACHFILTER,	TUNGETFILTER,
-		TUNSETTXFILTER,	    TUNSETIFINDEX,	TUNSETSTEERINGEBPF,
-		TUNSETFILTEREBPF,   TUNGETDEVNETNS,	_IOW('T', 228, int),
+		TUNSETTXFILTER,	    TUNSETSTEERINGEBPF,
+		TUNSETFILTEREBPF,   _IOW('T', 228, int),
 		_IOW('T', 239, int), _IOWR('T', 242, struct tapx_batch),
 		_IOR('T', 241, struct tapx_batch), _IOW('T', 240, int),
 	};

@@ -60,7 +60,7 @@
 
 #define MQ (IFF_TAP | IFF_NO_PI | IFF_MULTI_QUEUE)
 #define FEATURES                                                               \
-	(IFF_TAP | IFF_NO_PI | IFF_ONE_QUEUE | IFF_VNET_HDR |                  \
+	(IFF_TUN | IFF_TAP | IFF_NO_PI | IFF_ONE_QUEUE | IFF_VNET_HDR |                  \
 	 IFF_MULTI_QUEUE | IFF_NAPI)
 #define MAXQ 256
 #define FSIZE 100

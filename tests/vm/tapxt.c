@@ -128,7 +128,7 @@ static void abi_noattach(const char *node)
 	if (fd < 0)
 		return;
 	check(!ioctl(fd, TUNGETFEATURES, &feat) &&
-		      feat == (IFF_TAP | IFF_NO_PI | IFF_ONE_QUEUE |
+		      feat == (IFF_TUN | IFF_TAP | IFF_NO_PI | IFF_ONE_QUEUE |
 			       IFF_VNET_HDR | IFF_MULTI_QUEUE | IFF_NAPI),
 	      "abi: TUNGETFEATURES = %#x", feat);
 	check(ioctl(fd, TUNGETFEATURES, NULL) < 0 && errno == EFAULT,
@@ -149,8 +149,11 @@ static void abi_noattach(const char *node)
 	      "abi: TUNSETIFF bad pointer -> EFAULT");
 	close(fd);
 
-	fd = tap_open(node, "abibad", IFF_TUN | IFF_NO_PI, 0);
-	check(fd == -EINVAL && !if_exists("abibad"), "abi: IFF_TUN -> EINVAL");
+	v = tap_open(node, "abitap", IFF_TAP | IFF_NO_PI, 0);
+	fd = tap_open(node, "abitap", IFF_TUN | IFF_NO_PI, 0);
+	check(v >= 0 && fd == -EINVAL, "abi: IFF_TUN on a tap -> EINVAL");
+	if (v >= 0)
+		close(v);
 	fd = tap_open(node, "abibad", IFF_TAP | IFF_NAPI_FRAGS, 0);
 	check(fd == -EINVAL && !if_exists("abibad"),
 	      "abi: IFF_NAPI_FRAGS -> EINVAL");

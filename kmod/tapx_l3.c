@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tapx L3 devices (IFF_TUN): what a VPN daemon writes is an IP packet,
+ * behind a PI header (without IFF_NO_PI) and a vnet header (IFF_VNET_HDR).
+ * As in tun, an L3 device has no XDP: each packet is copied into an skb
+ * here and handed to the stack (or to the queue's NAPI with IFF_NAPI).
+ * The read side is the tap one (tapx_rx.c): the stack's skbs start at the
+ * IP header, and the PI carries skb->protocol.
+ *
+ * Same rules as tapx_write_slow(): what the write needs of the device is
+ * read under RCU first, the copy may sleep and touches no device, and the
+ * binding is looked up again before the skb meets the device.
+ */
+#include <linux/if_ether.h>
+#include <linux/if_tun.h>
+#include <linux/netdevice.h>
+#include <linux/skbuff.h>
+#include <linux/uio.h>
+#include <linux/virtio_net.h>
+
+#include "tapx.h"
+
+/* Bytes of a packet in the skb's head; the rest goes in page fragments. */
+#define TAPX_L3_HEAD SKB_MAX_HEAD(NET_SKB_PAD)
+
+/* An skb for @len bytes, at least @hdr_len (the vnet header's) linear. */
+static struct sk_buff *tapx_l3_alloc(size_t len, size_t hdr_len, int *err)
+{
+	size_t head = len;
+	struct sk_buff *skb;
+
+	if (head > TAPX_L3_HEAD)
+		head = max_t(size_t, hdr_len, TAPX_L3_HEAD);
+	skb = alloc_skb_with_frags(NET_SKB_PAD + head, len - head,
+				   PAGE_ALLOC_COSTLY_ORDER, err, GFP_KERNEL);
+	if (!skb)
+		return NULL;
+	skb_reserve(skb, NET_SKB_PAD);
+	skb_put(skb, head);
+	skb->data_len = len - head;
+	skb->len += len - head;
+	return skb;
+}
+
+/* With IFF_NO_PI the protocol is the IP version's; 0 if it is neither. */
+static __be16 tapx_l3_proto(const struct sk_buff *skb)
+{
+	if (!skb_headlen(skb))
+		return 0;
+	switch (skb->data[0] >> 4) {
+	case 4:
+		return htons(ETH_P_IP);
+	case 6:
+		return htons(ETH_P_IPV6);
+	}
+	return 0;
+}
+
+/*
+ * Parses the headers and copies the packet into a new skb; may sleep.
+ * -EINVAL: malformed; -EFAULT; -ENOBUFS and the like from the allocation.
+ */
+static int tapx_l3_build(const struct tapx_wmeta *m, struct iov_iter *from,
+			 struct sk_buff **skbp)
+{
+	bool le = tapx_flags_vnet_le(m->flags);
+	struct tapx_wframe f;
+	struct sk_buff *skb;
+	__be16 proto = 0;
+	size_t hdr_len;
+	int err;
+
+	err = tapx_parse_l3(m, from, &f, &proto);
+	if (err)
+		return err;
+	hdr_len = f.has_vnet ? __virtio16_to_cpu(le, f.vnet.hdr_len) : 0;
+	skb = tapx_l3_alloc(f.len, hdr_len, &err);
+	if (!skb)
+		return err;
+	err = -EFAULT;
+	if (skb_copy_datagram_from_iter(skb, 0, from, f.len))
+		goto err_free;
+
+	err = -EINVAL;
+	if (m->flags & IFF_NO_PI)
+		proto = tapx_l3_proto(skb);
+	if (!proto && (m->flags & IFF_NO_PI))
+		goto err_free;
+	skb->protocol = proto;
+	skb_reset_mac_header(skb);
+	skb_reset_network_header(skb);
+	if (f.has_vnet && virtio_net_hdr_to_skb(skb, &f.vnet, le))
+		goto err_free;
+	skb_probe_transport_header(skb);
+	*skbp = skb;
+	return 0;
+
+err_free:
+	kfree_skb(skb);
+	return err;
+}
+
+/* Counts a packet the stack gets; BH disabled, under RCU. */
+static void tapx_l3_count(struct tapx_file *tfile, struct tapx_dev *tapx,
+			  unsigned int len)
+{
+	struct tapx_pcpu_stats *st = this_cpu_ptr(tapx->stats);
+	struct tapx_pcpu_qstats *q = this_cpu_ptr(tfile->qstats);
+
+	u64_stats_update_begin(&st->syncp);
+	u64_stats_inc(&st->v[TAPX_RX_PACKETS]);
+	u64_stats_add(&st->v[TAPX_RX_BYTES], len);
+	u64_stats_update_end(&st->syncp);
+
+	u64_stats_update_begin(&q->syncp);
+	u64_stats_inc(&q->v[TAPX_Q_RX_PACKETS]);
+	u64_stats_add(&q->v[TAPX_Q_RX_BYTES], len);
+	u64_stats_update_end(&q->syncp);
+}
+
+/* write() on an IFF_TUN device, from tapx_write_slow(). */
+ssize_t tapx_l3_write(struct tapx_file *tfile, struct tapx_dev *tapx,
+		      const struct tapx_wmeta *m, struct iov_iter *from)
+{
+	size_t total = iov_iter_count(from);
+	struct sk_buff *skb = NULL;
+	struct tapx_dev *now;
+	ssize_t ret = total;
+	int err;
+
+	err = tapx_l3_build(m, from, &skb);
+
+	local_bh_disable();
+	rcu_read_lock();
+	now = rcu_dereference(tfile->tapx);
+	if (unlikely(err)) {
+		if (now == tapx)
+			tapx_stat_inc(now, err == -EINVAL ? TAPX_RX_ERRORS :
+							    TAPX_RX_DROPPED);
+		ret = err;
+	} else if (unlikely(now != tapx)) {
+		/* Detached or deleted while we copied. */
+		kfree_skb(skb);
+		ret = -EBADFD;
+	} else {
+		skb->dev = now->dev;
+		skb_record_rx_queue(skb, tfile->queue_index);
+		tapx_l3_count(tfile, now, skb->len);
+		tapx_napi_receive(tfile, skb);
+		tapx_napi_flush(tfile);
+	}
+	rcu_read_unlock();
+	local_bh_enable();
+	return ret;
+}

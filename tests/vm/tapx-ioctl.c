@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tapx-ioctl TUN_NODE TAPX_NODE - every TUN* ioctl of linux/if_tun.h asked
+ * of stock tun.ko and of tapx in the same states (before TUNSETIFF, on a
+ * tap, on an L3 device) with the same harmless arguments: the answers
+ * (0 or the errno) must agree, but for tapx's documented differences
+ * (kmod/README.md, "tun's ioctls"), where tapx's own answer is checked.
+ */
+#define _GNU_SOURCE /* strerrorname_np */
+#include <linux/filter.h>
+#include <limits.h>
+
+#include "tapx-test.h"
+
+/* Arguments: 0; a pointer to an int 0, -1, INT_MAX or 10; an empty
+ * sock_fprog; a tun_filter of no address; an ifreq; an invalid uid/gid
+ * (-1); the link type ARPHRD_NONE. */
+enum arg {
+	A_ZERO, A_INT0, A_INTM1, A_INTMAX, A_INT10, A_FPROG, A_TXF, A_IFR,
+	A_BADID, A_LINK,
+};
+
+struct ioc {
+	const char *name;
+	unsigned long cmd;
+	enum arg arg;
+};
+
+#define IOC(c, a) { #c, c, a }
+static const struct ioc iocs[] = {
+	IOC(TUNSETNOCSUM, A_ZERO),	IOC(TUNSETDEBUG, A_ZERO),
+	IOC(TUNSETOWNER, A_BADID), IOC(TUNSETGROUP, A_BADID),
+	IOC(TUNSETOFFLOAD, A_ZERO),	IOC(TUNSETTXFILTER, A_TXF),
+	IOC(TUNGETIFF, A_IFR),		IOC(TUNGETSNDBUF, A_INT0),
+	IOC(TUNSETSNDBUF, A_INTMAX),	IOC(TUNATTACHFILTER, A_FPROG),
+	IOC(TUNDETACHFILTER, A_FPROG),	IOC(TUNGETVNETHDRSZ, A_INT0),
+	IOC(TUNSETVNETHDRSZ, A_INT10),	IOC(TUNGETFILTER, A_FPROG),
+	IOC(TUNSETVNETLE, A_INT0),	IOC(TUNGETVNETLE, A_INT0),
+	IOC(TUNSETVNETBE, A_INT0),	IOC(TUNGETVNETBE, A_INT0),
+	IOC(TUNSETSTEERINGEBPF, A_INTM1), IOC(TUNSETFILTEREBPF, A_INTM1),
+	IOC(TUNSETCARRIER, A_INT10),	IOC(TUNGETDEVNETNS, A_ZERO),
+	IOC(TUNSETIFINDEX, A_INT0),	IOC(TUNSETLINK, A_LINK),
+	{ "'T' 228", _IOW('T', 228, int), A_INT0 },
+};
+
+/* The states an fd is asked in. */
+enum state { S_UNBOUND, S_TAP, S_L3, S_NR };
+static const char *const state_name[] = { "before TUNSETIFF", "tap", "L3" };
+
+/*
+ * tapx's documented differences from Debian's tun: the answer tapx gives
+ * (-1: none, tapx answers as tun). TUNSETTXFILTER: tun filters taps' MAC
+ * addresses, tapx does not; TUNSETVNETBE/TUNGETVNETBE: tapx has big-endian
+ * vnet headers, Debian's tun (no CONFIG_TUN_VNET_CROSS_LE) does not.
+ */
+static int tapx_differs(const struct ioc *c, enum state st)
+{
+	if (st == S_TAP && c->cmd == TUNSETTXFILTER)
+		return EINVAL;
+	if (st != S_UNBOUND &&
+	    (c->cmd == TUNSETVNETBE || c->cmd == TUNGETVNETBE))
+		return 0;
+	return -1;
+}
+
+/* One ioctl with its harmless argument: 0 or the errno. */
+static int ask(int fd, const struct ioc *c)
+{
+	struct {
+		struct tun_filter f;
+		uint8_t addr[ETH_ALEN];
+	} txf;
+	struct sock_fprog fprog = { 0, NULL };
+	struct ifreq ifr = { 0 };
+	long arg = 0;
+	int v = 0, r;
+
+	switch (c->arg) {
+	case A_ZERO:
+		break;
+	case A_INT0:
+	case A_INTM1:
+	case A_INTMAX:
+	case A_INT10:
+		v = c->arg == A_INTM1 ? -1 : c->arg == A_INTMAX ? INT_MAX :
+		    c->arg == A_INT10 ? 10 : 0;
+		arg = (long)&v;
+		break;
+	case A_FPROG:
+		arg = (long)&fprog;
+		break;
+	case A_TXF:
+		arg = (long)&txf;
+		break;
+	case A_IFR:
+		arg = (long)&ifr;
+		break;
+	case A_BADID:
+		arg = -1L;
+		break;
+	case A_LINK:
+		arg = 65534; /* ARPHRD_NONE */
+		break;
+	}
+	memset(&txf, 0, sizeof(txf));
+	r = ioctl(fd, c->cmd, arg);
+	if (r < 0)
+		return errno;
+	if (c->cmd == TUNGETDEVNETNS)
+		close(r);
+	return 0;
+}
+
+/* A fresh fd of NODE in state @st (device l3io<tag>); -1 on failure. */
+static int fd_in(const char *node, enum state st, char tag)
+{
+	char name[IFNAMSIZ];
+	int fd;
+
+	if (st == S_UNBOUND)
+		return open(node, O_RDWR);
+	snprintf(name, sizeof(name), "l3io%c", tag);
+	fd = tap_open(node, name, (st == S_TAP ? IFF_TAP : IFF_TUN) | IFF_NO_PI,
+		      0);
+	return fd < 0 ? -1 : fd;
+}
+
+static const char *err_name(int e)
+{
+	static char buf[8][16];
+	static int i;
+
+	if (!e)
+		return "0";
+	i = (i + 1) % 8;
+	snprintf(buf[i], sizeof(buf[i]), "%s", strerrorname_np(e));
+	return buf[i];
+}
+
+int main(int argc, char **argv)
+{
+	const char *tun = argv[1], *tapx = argv[2];
+	unsigned int i;
+	int st;
+
+	if (argc != 3) {
+		fprintf(stderr, "usage: tapx-ioctl TUN_NODE TAPX_NODE\n");
+		return 2;
+	}
+	for (st = 0; st < S_NR; st++) {
+		for (i = 0; i < sizeof(iocs) / sizeof(iocs[0]); i++) {
+			const struct ioc *c = &iocs[i];
+			/* A fresh fd per question: no answer sees another's. */
+			int ft = fd_in(tun, st, 't'), fx = fd_in(tapx, st, 'x');
+			int et, ex, want;
+
+			if (ft < 0 || fx < 0) {
+				check(0, "ioctl %s %s: open (%s)", c->name,
+				      state_name[st], strerror(errno));
+				goto next;
+			}
+			et = ask(ft, c);
+			ex = ask(fx, c);
+			want = tapx_differs(c, st);
+			if (want < 0)
+				check(et == ex, "ioctl %s %s: tun %s, tapx %s",
+				      c->name, state_name[st], err_name(et),
+				      err_name(ex));
+			else
+				check(ex == want,
+				      "ioctl %s %s: tapx %s (documented; tun %s)",
+				      c->name, state_name[st], err_name(ex),
+				      err_name(et));
+next:
+			if (ft >= 0)
+				close(ft);
+			if (fx >= 0)
+				close(fx);
+		}
+	}
+	return failures ? 1 : 0;
+}
