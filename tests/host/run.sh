@@ -438,7 +438,7 @@ frames() { check "tapio into $W of $3" "sent $1 tx 0 redirect 0 pass $4" \
 	"$(ip netns exec "$3" "$TAPIO" "$W" --count "$1" --dport "$2")"; }
 drops_passes() { echo "$(verdict drop) $(verdict pass)"; }
 
-echo "# ip netns exec, on a machine without bpffs (the session of issue 18)"
+echo "# ip netns exec, on a machine without bpffs"
 # A private mount and pid namespace with no bpffs stands for a new machine:
 # ip netns exec's fresh /sys hides nothing there, and tap-accel must find
 # (and mount) the bpffs of the mount namespace it was called from.

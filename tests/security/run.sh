@@ -1,5 +1,5 @@
 #!/bin/sh
-# Security tests of the CLI and its pins (issue 8, point 6): pin folders
+# Security tests of the CLI and its pins: pin folders
 # and pins under /sys/fs/bpf/tap-accel are not writable by other users,
 # also when bpffs itself is world-writable or another user created the
 # folder first; the CLI refuses clearly without CAP_NET_ADMIN/CAP_BPF,
