@@ -5,8 +5,9 @@
  * This header is the stable contract between bpf/ (the program), user/ (the
  * loader and CLI) and anyone driving the program with nothing but bpftool.
  * Every map below is pinned by the CLI under
- * /sys/fs/bpf/tap-accel/net:<netns inode>/<ifname>/ with the map's own name. One program instance (with its own maps) is
- * loaded per interface, so nothing here is keyed by ifindex. The program is
+ * /sys/fs/bpf/tap-accel/net:<netns inode>/<ifname>/ with the map's own
+ * name. One program instance (with its own maps) is loaded per interface,
+ * so nothing here is keyed by ifindex. The program is
  * tap_accel_policy (section "xdp.frags") in bpf/tap_accel.bpf.c.
  *
  * Pipeline for every frame:
