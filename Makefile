@@ -13,6 +13,9 @@
 #                 (default 600) on that kernel (tests/vm/tapx-fuzz.c)
 #   make vmbench / make vmprofile   the VM bench; a perf profile of a tapx
 #                 write path in the VM (tests/vm/profile.sh)
+#   make install [TUN=replace] [PREFIX=/usr/local]  the CLI, the programs and
+#                 tapx through DKMS; TUN=replace makes tapx the host's tun
+#                 (/etc/modprobe.d/tapx.conf); make uninstall undoes it all
 #   make deps     install missing Debian packages (quiet when all present)
 #   make clean    remove build/
 #   V=1           show commands
@@ -20,7 +23,7 @@
 include mk/common.mk
 export TOP BUILD V VM_KERNEL
 
-.PHONY: all deps bpf user kmod test test-guests fuzz fuzz-kmod bench vmtest vmtest-debug debug-kernel vmbench vmprofile clean
+.PHONY: all deps bpf user kmod install uninstall test test-guests fuzz fuzz-kmod bench vmtest vmtest-debug debug-kernel vmbench vmprofile clean
 
 all: bpf user kmod
 
@@ -35,6 +38,13 @@ user: bpf
 
 kmod: deps
 	$(Q)$(MAKE) -C kmod
+
+# mk/install.sh: TUN=keep|replace, PREFIX, DESTDIR, KVERS.
+install: bpf user
+	$(Q)sh mk/install.sh install
+
+uninstall:
+	$(Q)sh mk/install.sh uninstall
 
 test: all
 	$(Q)sh tests/run-all.sh

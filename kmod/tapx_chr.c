@@ -55,6 +55,14 @@ static void tapx_set_flag(struct tapx_dev *tapx, unsigned int flag, bool on)
 
 /* TUNGETFEATURES: what TUNSETIFF accepts. */
 #define TAPX_FEATURES TAPX_IFF_FEATURES
+/*
+ * And what it takes besides, as tun does: IFF_TUN_EXCL (only a new
+ * device), IFF_NO_CARRIER (attach with the carrier off) and IFF_NOFILTER
+ * (there is no socket filter to skip); IFF_PERSIST is ignored here.
+ */
+#define TAPX_IFF_ACCEPTED                                                      \
+	(TAPX_FEATURES | IFF_PERSIST | IFF_TUN_EXCL | IFF_NO_CARRIER |        \
+	 IFF_NOFILTER)
 
 /* Owner/group rules of tun: either matches, or CAP_NET_ADMIN. */
 static bool tapx_not_capable(struct tapx_dev *tapx)
@@ -112,29 +120,13 @@ err_free:
 	return err;
 }
 
-static int tapx_set_iff(struct net *net, struct tapx_file *tfile,
-			struct ifreq *ifr)
+/* A second queue (or the first of a persistent device) joins @tapx. */
+static int tapx_join(struct tapx_file *tfile, struct tapx_dev *tapx,
+		     unsigned int flags)
 {
-	unsigned int flags = ifr->ifr_flags, old_flags;
-	struct net_device *dev;
-	struct tapx_dev *tapx;
+	unsigned int old_flags;
 	int err;
 
-	/* Both type flags: IFF_TUN wins, as in tun. */
-	if (flags & IFF_TUN)
-		flags &= ~IFF_TAP;
-	if (!(flags & TAPX_TYPE_MASK) ||
-	    (flags & ~(TAPX_FEATURES | IFF_PERSIST)))
-		return -EINVAL;
-	ifr->ifr_flags = flags;
-
-	dev = __dev_get_by_name(net, ifr->ifr_name);
-	if (!dev)
-		return tapx_create(net, tfile, ifr);
-
-	if (dev->rtnl_link_ops != &tapx_link_ops)
-		return -EINVAL;
-	tapx = netdev_priv(dev);
 	/* A tap is joined as a tap, an L3 device as one. */
 	if ((flags & TAPX_TYPE_MASK) != (tapx->flags & TAPX_TYPE_MASK))
 		return -EINVAL;
@@ -156,8 +148,40 @@ static int tapx_set_iff(struct net *net, struct tapx_file *tfile,
 		WRITE_ONCE(tapx->flags, old_flags);
 		return err;
 	}
-	netdev_state_change(dev);
+	netdev_state_change(tapx->dev);
 	return 0;
+}
+
+static int tapx_set_iff(struct net *net, struct tapx_file *tfile,
+			struct ifreq *ifr)
+{
+	/* ifr_flags is a short: IFF_TUN_EXCL is its sign bit. */
+	unsigned int flags = (u16)ifr->ifr_flags;
+	struct net_device *dev;
+	int err;
+
+	/* Both type flags: IFF_TUN wins, as in tun. */
+	if (flags & IFF_TUN)
+		flags &= ~IFF_TAP;
+	if (!(flags & TAPX_TYPE_MASK) || (flags & ~TAPX_IFF_ACCEPTED))
+		return -EINVAL;
+	ifr->ifr_flags = flags;
+
+	dev = __dev_get_by_name(net, ifr->ifr_name);
+	if (!dev) {
+		err = tapx_create(net, tfile, ifr);
+	} else if (flags & IFF_TUN_EXCL) {
+		/* iproute2's `ip tuntap add` asks for a new device. */
+		return -EBUSY;
+	} else if (dev->rtnl_link_ops != &tapx_link_ops) {
+		return -EINVAL;
+	} else {
+		err = tapx_join(tfile, netdev_priv(dev), flags);
+	}
+	/* Attaching turned the carrier on; tun's flag keeps it off. */
+	if (!err && (flags & IFF_NO_CARRIER))
+		netif_carrier_off(rtnl_dereference(tfile->tapx)->dev);
+	return err;
 }
 
 static void tapx_get_iff(struct tapx_file *tfile, struct tapx_dev *tapx,

@@ -62,5 +62,31 @@ for series in $(sh "$TOP/mk/kernels.sh" --series); do
 done
 
 runs "dkms remove" dkms remove -m tapx -v "$VERSION" --all $trees --installtree "$OUT/install" --no-depmod
-rm -rf "$tmp"
+
+# make install and make uninstall, below a DESTDIR (DKMS in private trees
+# there), for the first kernel; the VM's suite-install.sh loads what the
+# install sets up with the real modprobe.
+echo "# make install TUN=replace DESTDIR=..."
+D=$OUT/root
+env=$(sh "$TOP/mk/kernels.sh" "$(sh "$TOP/mk/kernels.sh" --series | head -n 1)") && eval "$env"
+kre=$(printf '%s' "$KVER" | sed 's/[.+]/\\&/g')
+runs "make install" make -s -C "$TOP" install TUN=replace DESTDIR="$D" KVERS="$KVER"
+runs "the CLI installed" "$D/usr/local/sbin/tap-accel" --help
+runs "the programs installed" test -f "$D/usr/local/lib/tap-accel/bpf/xdp_basic.bpf.o"
+runs "the DKMS sources in /usr/src" test -f "$D/usr/src/tapx-$VERSION/dkms.conf"
+ko=$(ls "$D/lib/modules/$KVER/updates/dkms/"tapx.ko* 2>/dev/null | head -n 1)
+check "the installed module's vermagic" "$KVER" "$(modinfo -F vermagic "$ko" 2>/dev/null | cut -d' ' -f1)"
+expect_exit 0 "tapx/$VERSION, $kre, x86_64: installed" \
+	dkms status -m tapx --sourcetree "$D/usr/src" --dkmstree "$D/var/lib/dkms" --installtree "$D/lib/modules"
+check "modprobe.d" "options tapx tun_compat=1
+install tun /sbin/modprobe --ignore-install tapx \$CMDLINE_OPTS" "$(grep -v '^#' "$D/etc/modprobe.d/tapx.conf" 2>/dev/null)"
+runs "make install again (a reinstall)" make -s -C "$TOP" install DESTDIR="$D" KVERS="$KVER"
+runs "TUN=keep removes the modprobe.d file" test ! -e "$D/etc/modprobe.d/tapx.conf"
+expect_exit 1 "TUN=bad: use TUN=keep" env TUN=bad sh "$TOP/mk/install.sh" install
+runs "make uninstall" make -s -C "$TOP" uninstall DESTDIR="$D" KVERS="$KVER"
+left=$(cd "$D" && find . -type f | sort | head -n 5)
+check "files left after make uninstall" "" "$left"
+check "DKMS knows no tapx after make uninstall" "" \
+	"$(dkms status -m tapx --sourcetree "$D/usr/src" --dkmstree "$D/var/lib/dkms" 2>/dev/null)"
+rm -rf "$D" "$tmp"
 finish

@@ -153,6 +153,24 @@ for m in $MODS; do
 	done
 done
 
+# suite-install.sh: Debian's kmod, the kernel's modules that load tun
+# (vhost_net and its dependencies) at their paths in the package, and what
+# depmod reads besides them, staged apart from /lib/modules.
+copy_bin /bin/kmod
+STOCK=$R/stock-modules/$KVER
+mkdir -p "$STOCK"
+for f in modules.order modules.builtin modules.builtin.modinfo; do
+	cp "$MODDIR/$f" "$STOCK/" || fail "$MODDIR/$f missing"
+done
+for m in tun tap vhost_iotlb vhost vhost_net; do
+	f=$(modinfo ${MODBASE:+-b "$MODBASE"} -k "$KVER" -n $m) || fail "module $m not found for $KVER"
+	mkdir -p "$STOCK/$(dirname "${f#$MODDIR/}")"
+	cp "$f" "$STOCK/${f#$MODDIR/}"
+done
+mkdir -p $R/kmod
+cp "$TOP/mk/install.sh" $R/tests/install.sh
+cp "$TOP/kmod/dkms.conf" $R/kmod/
+
 cp "$BUILD"/bpf/*.bpf.o $R/bpf/
 command -v clang >/dev/null 2>&1 || fail "clang is not installed (make deps)"
 for src in "$HERE"/*.bpf.c; do

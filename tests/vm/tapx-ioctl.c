@@ -4,7 +4,8 @@
  * of stock tun.ko and of tapx in the same states (before TUNSETIFF, on a
  * tap, on an L3 device) with the same harmless arguments: the answers
  * (0 or the errno) must agree, but for tapx's documented differences
- * (kmod/README.md, "tun's ioctls"), where tapx's own answer is checked.
+ * (kmod/README.md, "tun's ioctls"), where tapx's own answer is checked;
+ * then TUNSETIFF with the flags beyond the features (setiff_flags).
  */
 #define _GNU_SOURCE /* strerrorname_np */
 #include <linux/filter.h>
@@ -137,8 +138,68 @@ static const char *err_name(int e)
 	return buf[i];
 }
 
+/* The carrier of @name as sysfs has it ("0" or "1"); -1 unreadable. */
+static int carrier_of(const char *name)
+{
+	char path[64];
+	int c = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/carrier", name);
+	f = fopen(path, "r");
+	if (f) {
+		if (fscanf(f, "%d", &c) != 1)
+			c = -1;
+		fclose(f);
+	}
+	return c;
+}
+
+/*
+ * TUNSETIFF's flags beyond the features, as iproute2 and others send
+ * them: IFF_TUN_EXCL (a new name; an existing one: EBUSY), IFF_NO_CARRIER
+ * (the carrier stays off), IFF_NOFILTER. Each answer, and the carrier,
+ * must agree between the drivers.
+ */
+static void setiff_flags(const char *node, char tag, int *carrier, int *ex)
+{
+	char name[IFNAMSIZ];
+	struct ifreq ifr = { 0 };
+	int fd, fd2;
+
+	snprintf(name, sizeof(name), "flagio%c", tag);
+	ex[0] = ex[1] = ex[2] = -1;
+	*carrier = -1;
+	fd = open(node, O_RDWR);
+	fd2 = open(node, O_RDWR);
+	if (fd < 0 || fd2 < 0)
+		goto out;
+	snprintf(ifr.ifr_name, IFNAMSIZ, "%s", name);
+	ifr.ifr_flags = IFF_TAP | IFF_NO_PI | IFF_TUN_EXCL | IFF_NO_CARRIER |
+			IFF_NOFILTER;
+	ex[0] = ioctl(fd, TUNSETIFF, &ifr) < 0 ? errno : 0;
+	/* sysfs has the carrier of a device that is up only. */
+	if (!ex[0] && !if_up(name, 1))
+		*carrier = carrier_of(name);
+	ifr.ifr_flags = IFF_TAP | IFF_NO_PI | IFF_TUN_EXCL;
+	ex[1] = ioctl(fd2, TUNSETIFF, &ifr) < 0 ? errno : 0;
+	ifr.ifr_flags = IFF_TAP | IFF_NO_PI | IFF_NOFILTER;
+	ex[2] = ioctl(fd2, TUNSETIFF, &ifr) < 0 ? errno : 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	if (fd2 >= 0)
+		close(fd2);
+}
+
 int main(int argc, char **argv)
 {
+	static const char *const flag_case[] = {
+		"IFF_TUN_EXCL|IFF_NO_CARRIER|IFF_NOFILTER, new device",
+		"IFF_TUN_EXCL, existing device",
+		"IFF_NOFILTER, existing device",
+	};
+	int ct, cx, et3[3], ex3[3];
 	const char *tun = argv[1], *tapx = argv[2];
 	unsigned int i;
 	int st;
@@ -178,5 +239,12 @@ next:
 				close(fx);
 		}
 	}
+	setiff_flags(tun, 't', &ct, et3);
+	setiff_flags(tapx, 'x', &cx, ex3);
+	for (i = 0; i < 3; i++)
+		check(et3[i] == ex3[i], "TUNSETIFF %s: tun %s, tapx %s",
+		      flag_case[i], err_name(et3[i]), err_name(ex3[i]));
+	check(ct == 0 && cx == 0, "TUNSETIFF IFF_NO_CARRIER: carrier tun %d, tapx %d (want 0)",
+	      ct, cx);
 	return failures ? 1 : 0;
 }
