@@ -191,6 +191,12 @@ struct tapx_dev {
 	kgid_t group;
 	netdev_features_t offload; /* TUNSETOFFLOAD: what the reader accepts */
 	struct tapx_pcpu_stats __percpu *stats;
+	/* tun's filters on transmitted frames (tapx_filter.c). */
+	struct tapx_txfilter __rcu *txfilter;
+	struct tapx_sock_filter __rcu *sock_filter;
+	struct sock_fprog sock_fprog; /* as TUNATTACHFILTER gave it */
+	struct bpf_prog __rcu *filter_prog;
+	struct bpf_prog __rcu *steering_prog;
 };
 
 /*
@@ -299,6 +305,14 @@ void tapx_stats_sum(struct tapx_dev *tapx, u64 *sum);
 /* tapx_chr.c: the character device */
 int tapx_chr_register(void);
 void tapx_chr_unregister(void);
+
+/* tapx_filter.c */
+unsigned int tapx_filter_skb(struct tapx_dev *tapx, struct sk_buff *skb);
+bool tapx_steer(struct tapx_dev *tapx, struct sk_buff *skb,
+		unsigned int nqueues, u16 *queue);
+long tapx_filter_ioctl(struct tapx_dev *tapx, unsigned int cmd,
+		       void __user *argp);
+void tapx_filters_release(struct tapx_dev *tapx);
 
 static inline void tapx_stat_add(struct tapx_dev *tapx, enum tapx_stat s, u64 n)
 {

@@ -220,36 +220,6 @@ unlock:
 	return ret;
 }
 
-/*
- * Socket filters (TUNDETACHFILTER, TUNGETFILTER): tapx attaches none
- * (TUNATTACHFILTER is EINVAL), so detach has nothing to do and the filter
- * is empty. L3 devices have none in tun either: EINVAL there.
- */
-static long tapx_filter_ioctl(struct tapx_dev *tapx, unsigned int cmd,
-			      void __user *argp)
-{
-	struct sock_fprog empty = {};
-
-	if (!(tapx->flags & IFF_TAP))
-		return -EINVAL;
-	if (cmd == TUNDETACHFILTER)
-		return 0;
-	return copy_to_user(argp, &empty, sizeof(empty)) ? -EFAULT : 0;
-}
-
-/*
- * TUNSETSTEERINGEBPF, TUNSETFILTEREBPF: the fd -1 detaches (nothing is
- * attached); tapx takes no program (EINVAL).
- */
-static long tapx_ebpf_ioctl(void __user *argp)
-{
-	int fd;
-
-	if (get_user(fd, (int __user *)argp))
-		return -EFAULT;
-	return fd == -1 ? 0 : -EINVAL;
-}
-
 /* TUNGETDEVNETNS: an fd of the device's network namespace. */
 static long tapx_get_netns(struct tapx_dev *tapx)
 {
@@ -349,13 +319,13 @@ static long tapx_dev_ioctl(struct tapx_file *tfile, struct tapx_dev *tapx,
 		/* Accepted and ignored, as in tun. */
 		return 0;
 
+	case TUNSETTXFILTER:
+	case TUNATTACHFILTER:
 	case TUNDETACHFILTER:
 	case TUNGETFILTER:
-		return tapx_filter_ioctl(tapx, cmd, argp);
-
 	case TUNSETSTEERINGEBPF:
 	case TUNSETFILTEREBPF:
-		return tapx_ebpf_ioctl(argp);
+		return tapx_filter_ioctl(tapx, cmd, argp);
 
 	case TUNGETDEVNETNS:
 		return tapx_get_netns(tapx);

@@ -39,6 +39,8 @@ static void __exit tapx_module_exit(void)
 	tapx_chr_unregister();
 	/* Deletes every tapx device left, persistent ones included. */
 	rtnl_link_unregister(&tapx_link_ops);
+	/* The socket filters those devices freed after a grace period. */
+	rcu_barrier();
 	/* No file is open and no device left: no writer either. */
 	tapx_bufs_exit();
 }

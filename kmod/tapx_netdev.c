@@ -49,6 +49,7 @@ static void tapx_uninit(struct net_device *dev)
 		RCU_INIT_POINTER(tapx->xdp_prog, NULL);
 		bpf_prog_put(prog);
 	}
+	tapx_filters_release(tapx);
 }
 
 static int tapx_open(struct net_device *dev)
@@ -69,23 +70,29 @@ static u16 tapx_select_queue(struct net_device *dev, struct sk_buff *skb,
 {
 	struct tapx_dev *tapx = netdev_priv(dev);
 	unsigned int n;
+	u16 queue;
 
 	/* Attach counts the queue before the stack does: the lower count. */
 	n = min(READ_ONCE(tapx->numqueues), READ_ONCE(dev->real_num_tx_queues));
 	if (n <= 1)
 		return 0;
+	if (tapx_steer(tapx, skb, n, &queue))
+		return queue;
 	return reciprocal_scale(skb_get_hash(skb), n);
 }
 
 static netdev_tx_t tapx_start_xmit(struct sk_buff *skb, struct net_device *dev)
 {
 	struct tapx_dev *tapx = netdev_priv(dev);
-	unsigned int len = skb->len;
 	struct tapx_file *tfile;
+	unsigned int len;
 
 	rcu_read_lock();
 	tfile = tapx_queue_get(tapx, skb_get_queue_mapping(skb));
 	if (unlikely(!tfile))
+		goto drop;
+	len = tapx_filter_skb(tapx, skb);
+	if (!len || pskb_trim(skb, len))
 		goto drop;
 	if (unlikely(skb_orphan_frags_rx(skb, GFP_ATOMIC)))
 		goto drop;

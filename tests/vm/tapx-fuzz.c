@@ -949,9 +949,10 @@ static void k_queue(void)
 }
 
 /*
- * tun ioctls tapx refuses or answers without state, and tun numbers it
- * does not know. (Not TUNGETDEVNETNS, whose fds would pile up, nor
- * TUNSETIFINDEX, which would pick the ifindex of the next device.)
+ * The rest of tun's ioctls (filters, checksum and debug switches) with
+ * whatever argument, and 'T' numbers tapx does not know. (Not
+ * TUNGETDEVNETNS, whose fds would pile up, nor TUNSETIFINDEX, which would
+ * pick the ifindex of the next device.)
  */
 static void k_tunother(void)
 {

@@ -50,14 +50,12 @@ static const char *const state_name[] = { "before TUNSETIFF", "tap", "L3" };
 
 /*
  * tapx's documented differences from Debian's tun: the answer tapx gives
- * (-1: none, tapx answers as tun). TUNSETTXFILTER: tun filters taps' MAC
- * addresses, tapx does not; TUNSETVNETBE/TUNGETVNETBE: tapx has big-endian
- * vnet headers, Debian's tun (no CONFIG_TUN_VNET_CROSS_LE) does not.
+ * (-1: none, tapx answers as tun). TUNSETVNETBE/TUNGETVNETBE: tapx has
+ * big-endian vnet headers, Debian's tun (no CONFIG_TUN_VNET_CROSS_LE) does
+ * not.
  */
 static int tapx_differs(const struct ioc *c, enum state st)
 {
-	if (st == S_TAP && c->cmd == TUNSETTXFILTER)
-		return EINVAL;
 	if (st != S_UNBOUND &&
 	    (c->cmd == TUNSETVNETBE || c->cmd == TUNGETVNETBE))
 		return 0;

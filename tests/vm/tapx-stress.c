@@ -104,6 +104,7 @@ enum op {
 	OP_RMMOD,
 	OP_SUBMIT_S,
 	OP_RECV_S,
+	OP_FILTER,
 	NR_OPS,
 };
 
@@ -114,7 +115,7 @@ static const char *const op_name[NR_OPS] = {
 	"TUNSETVNETLE", "TUNSETVNETBE", "TUNSETCARRIER", "getters",
 	"bad_ioctl",    "xdp",         "queue",       "link_updown",
 	"dellink",      "close",       "rmmod",       "TAPXSUBMIT_stable",
-	"TAPXRECV_stable",
+	"TAPXRECV_stable", "filters",
 };
 
 /* Relative frequencies. */
@@ -127,7 +128,7 @@ static const int op_weight[NR_OPS] = {
 	[OP_GETTERS] = 2,  [OP_BADIOCTL] = 3,  [OP_XDP] = 6,
 	[OP_QUEUE] = 4,    [OP_LINK] = 3,      [OP_DELLINK] = 3,
 	[OP_CLOSE] = 2,    [OP_RMMOD] = 1,     [OP_SUBMIT_S] = 12,
-	[OP_RECV_S] = 8,
+	[OP_RECV_S] = 8,   [OP_FILTER] = 3,
 };
 
 /* Kinds that must never succeed during the run. */
@@ -1330,24 +1331,12 @@ static void op_getters(void)
 		"getter");
 }
 
-/*
- * Commands tapx refuses on a tap (tapx-ioctl compares every answer with
- * tun's), and numbers nobody implements.
- */
+/* 'T' numbers nobody implements, past TAPXSUBMIT and TAPXRECV (240, 241). */
 static void op_badioctl(void)
 {
-	static const unsigned long cmds[] = {
-		TUNSETTXFILTER,
-		TUNATTACHFILTER,
-	};
 	int stable, fd = pick_fd(&stable, 1), err;
-	unsigned long cmd;
+	unsigned long cmd = _IOC(rn(4), 'T', 242 + rn(14), rn(64));
 
-	if (rn(2))
-		cmd = cmds[rn(sizeof(cmds) / sizeof(cmds[0]))];
-	else
-		/* Past TAPXSUBMIT and TAPXRECV ('T' 240, 241). */
-		cmd = _IOC(rn(4), 'T', 242 + rn(14), rn(64));
 	err = ioctl(fd, cmd, rn(2) ? (unsigned long)bad_user : 0UL) < 0 ?
 		      errno :
 		      0;
@@ -1355,6 +1344,67 @@ static void op_badioctl(void)
 		err = EPROTO;
 	outcome(OP_BADIOCTL, err,
 		stable ? EXP(EINVAL) : EXP(EINVAL, EBADFD), "bad ioctl");
+}
+
+/* A socket filter that keeps every frame (r0 = 0xffff bytes). */
+static int keep_all_prog(void)
+{
+	static int fd = -1;
+	struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0,
+		  .imm = 0xffff },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	union bpf_attr attr;
+
+	if (fd >= 0)
+		return fd;
+	memset(&attr, 0, sizeof(attr));
+	attr.prog_type = BPF_PROG_TYPE_SOCKET_FILTER;
+	attr.insns = (uint64_t)(unsigned long)insns;
+	attr.insn_cnt = 2;
+	attr.license = (uint64_t)(unsigned long)"GPL";
+	fd = syscall(__NR_bpf, BPF_PROG_LOAD, &attr, sizeof(attr));
+	return fd;
+}
+
+/*
+ * tun's filters set and cleared under traffic: only ones that keep every
+ * frame, so the counts still add up and only the swaps race the transmit
+ * path. Stable taps take each; others may be unbound (EBADFD) or L3
+ * (EINVAL for the MAC and classic filters).
+ */
+static void op_filter(void)
+{
+	struct sock_filter keep[] = { { 0x06, 0, 0, 0xffff } }; /* ret #0xffff */
+	struct sock_fprog fp = { 1, keep };
+	struct tun_filter off = { 0, 0 };
+	int stable, fd = pick_fd(&stable, 1), err, pfd;
+	unsigned long cmd;
+	void *arg;
+
+	switch (rn(6)) {
+	case 0:
+		cmd = TUNATTACHFILTER, arg = &fp;
+		break;
+	case 1:
+		cmd = TUNDETACHFILTER, arg = &fp;
+		break;
+	case 2:
+		cmd = TUNSETTXFILTER, arg = &off;
+		break;
+	case 3:
+	case 4:
+		pfd = rn(2) ? keep_all_prog() : -1;
+		cmd = rn(2) ? TUNSETFILTEREBPF : TUNSETSTEERINGEBPF, arg = &pfd;
+		break;
+	default:
+		pfd = -1;
+		cmd = TUNSETFILTEREBPF, arg = &pfd;
+		break;
+	}
+	err = ioctl(fd, cmd, arg) < 0 ? errno : 0;
+	outcome(OP_FILTER, err, stable ? NULL : EXP(EBADFD, EINVAL), "filter");
 }
 
 static void op_write_churn(void)
@@ -1682,6 +1732,9 @@ static void worker(int w, uint64_t seed, double end, double hard_end)
 			break;
 		case OP_RECV_S:
 			op_recv_stable();
+			break;
+		case OP_FILTER:
+			op_filter();
 			break;
 		default:
 			op_dev_ioctl(op);
