@@ -394,7 +394,8 @@ static long tapx_chr_ioctl(struct file *file, unsigned int cmd,
 	rtnl_lock();
 	tapx = rtnl_dereference(tfile->tapx);
 	if (cmd == TUNSETIFF) {
-		ret = -EINVAL;
+		/* tun's answers: a detached queue EINVAL, a bound fd EEXIST. */
+		ret = tfile->detached ? -EINVAL : -EEXIST;
 		if (tapx)
 			goto unlock;
 		ret = tapx_set_iff(tfile->net, tfile, &ifr);

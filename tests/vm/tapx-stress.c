@@ -1179,9 +1179,10 @@ static void op_setiff(void)
 	}
 	err = set_iff(sl->fd, name, flags);
 	/*
-	 * EINVAL: fd already attached, bad flags, bad name, not tapx;
-	 * EBUSY: the device has a file; ENFILE never. EEXIST/ENODEV can come
-	 * from a name being deleted while we create it.
+	 * EEXIST: fd already attached (EINVAL: as a detached queue);
+	 * EINVAL: bad flags, bad name, not tapx; EBUSY: the device has a
+	 * file; ENFILE never. EEXIST/ENODEV can also come from a name being
+	 * deleted while we create it.
 	 */
 	switch (v) {
 	case 0:
@@ -1191,12 +1192,12 @@ static void op_setiff(void)
 	case 8:
 		if (!err)
 			err = EPROTO;
-		outcome(OP_SETIFF, err, EXP(EINVAL), ctx);
+		outcome(OP_SETIFF, err, EXP(EINVAL, EEXIST), ctx);
 		break;
 	case 3:
 		if (!err)
 			err = EPROTO;
-		outcome(OP_SETIFF, err, EXP(EBUSY, EINVAL), ctx);
+		outcome(OP_SETIFF, err, EXP(EBUSY, EINVAL, EEXIST), ctx);
 		break;
 	default:
 		outcome(OP_SETIFF, err, EXP(EINVAL, EBUSY, EEXIST, ENODEV), ctx);

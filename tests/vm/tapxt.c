@@ -180,8 +180,8 @@ static void abi_ioctls(const char *node)
 	memset(&ifr, 0, sizeof(ifr));
 	ifr.ifr_flags = IFF_TAP;
 	strcpy(ifr.ifr_name, "abi1");
-	check(ioctl(fd, TUNSETIFF, &ifr) < 0 && errno == EINVAL,
-	      "abi: second TUNSETIFF on one fd -> EINVAL");
+	check(ioctl(fd, TUNSETIFF, &ifr) < 0 && errno == EEXIST,
+	      "abi: second TUNSETIFF on one fd -> EEXIST (as tun)");
 	fd2 = tap_open(node, "abi0", IFF_TAP | IFF_NO_PI, 0);
 	check(fd2 == -EBUSY, "abi: second fd on an attached tap -> EBUSY (%d)",
 	      fd2);
