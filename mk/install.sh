@@ -12,9 +12,10 @@
 #                 private trees below it and depmod is not run.
 #   KVERS         kernels to build tapx for (default: every kernel under
 #                 /lib/modules with headers, the running one included).
-#   TAPX_KO       install this prebuilt tapx.ko for KVERS (one kernel) as
-#                 DKMS would, without DKMS: for hosts without a compiler
-#                 (the VM test); `make install` never sets it.
+#   TAPX_KO       install these prebuilt modules (tapx.ko, tapx_tun.ko) for
+#                 KVERS (one kernel) as DKMS would, without DKMS: for hosts
+#                 without a compiler (the VM test); `make install` never
+#                 sets it.
 #
 # The module goes through DKMS: sources in /usr/src/tapx-<version>, built
 # into /lib/modules/<kernel>/updates/dkms, rebuilt by DKMS's kernel hooks
@@ -79,14 +80,20 @@ install_files() {
 	say "CLI $BINDIR/tap-accel, programs in $PROGDIR"
 }
 
-# A prebuilt module, placed where DKMS puts the one it builds.
+# Prebuilt modules, placed where DKMS puts the ones it builds, and chosen
+# as kmod/dkms.conf chooses them.
 install_prebuilt() {
 	kver=$(kernels)
-	[ -f "$TAPX_KO" ] || die "TAPX_KO=$TAPX_KO: no such file"
 	[ "$(echo "$kver" | wc -w)" = 1 ] || die "TAPX_KO needs exactly one kernel in KVERS"
 	mkdir -p "$MODROOT/$kver/updates/dkms"
-	cp "$TAPX_KO" "$MODROOT/$kver/updates/dkms/tapx.ko"
-	say "tapx.ko for $kver in $MODROOT/$kver/updates/dkms (prebuilt)"
+	for ko in $TAPX_KO; do
+		[ -f "$ko" ] || die "TAPX_KO: $ko: no such file"
+		case $(basename "$ko") in
+		tapx_tun.ko) [ "$TUN" = replace ] || continue ;;
+		esac
+		cp "$ko" "$MODROOT/$kver/updates/dkms/"
+		say "$(basename "$ko") for $kver in $MODROOT/$kver/updates/dkms (prebuilt)"
+	done
 }
 
 install_dkms() {
@@ -152,16 +159,19 @@ report_loaded() {
 
 do_install() {
 	install_files
-	if [ -n "$TAPX_KO" ]; then
-		install_prebuilt
-	else
-		install_dkms
-	fi
+	# First: DKMS builds tapx_tun.ko only where tapx replaces tun.
 	if [ "$TUN" = replace ]; then
 		write_conf
 	elif [ -e "$CONF" ]; then
 		rm -f "$CONF"
 		say "removed $CONF: stock tun from the next load of tun"
+	fi
+	if [ -n "$TAPX_KO" ]; then
+		install_prebuilt
+	else
+		# kmod/dkms.conf reads it (DESTDIR has its own modprobe.d).
+		export TAPX_TUN="$TUN"
+		install_dkms
 	fi
 	run_depmod
 	report_loaded "reload it (rmmod vhost_net tapx; modprobe tapx) for the new one"
@@ -172,7 +182,8 @@ do_uninstall() {
 	rm -rf "$DESTDIR$PREFIX/lib/tap-accel"
 	if [ -n "$TAPX_KO" ]; then
 		for kver in $(kernels); do
-			rm -f "$MODROOT/$kver/updates/dkms/"tapx.ko*
+			rm -f "$MODROOT/$kver/updates/dkms/"tapx.ko* \
+				"$MODROOT/$kver/updates/dkms/"tapx_tun.ko*
 		done
 	elif command -v dkms >/dev/null 2>&1 &&
 		dkms_run status -m tapx -v "$VERSION" 2>/dev/null | grep -q .; then
