@@ -8,6 +8,9 @@
 # TAPX_VHOST_KO: the module that makes tapx serve vhost-net, if it is a
 # module of its own (the name is the kernel side's to choose).
 TAPX_VHOST_KO=${TAPX_VHOST_KO:-/modules/tapx_vhost.ko}
+# TAPX_VHOST_SENDMSG: tapx's socket sendmsg, kprobed to check the TX path
+# of each frame size as tun_sendmsg is on tun.ko (none: not checked).
+TAPX_VHOST_SENDMSG=${TAPX_VHOST_SENDMSG:-}
 VHOST_MODS="vhost_iotlb vhost tap vhost_net"
 
 loaded() { grep -q "^$1 " /proc/modules; }
@@ -39,7 +42,7 @@ vhost_mods_in
 ok "vhost: /dev/vhost-net is a char device" test -c /dev/vhost-net
 
 # The reference: stock tun.ko.
-vhost_tool "on tun.ko" --node $T --name vt0 --label tun
+vhost_tool "on tun.ko" --node $T --name vt0 --label tun --sendmsg-probe tun_sendmsg
 # vhost_net out and in again with its fds closed, then used again.
 ok "vhost: rmmod vhost_net (fds closed)" rmmod vhost_net
 ok "vhost: insmod vhost_net again" insmod /modules/vhost_net.ko
@@ -51,7 +54,8 @@ vhost_tool "on tun.ko after vhost_net reload" --node $T --name vt1 --label tun-r
 if grep -q ' tun_get_socket	\[tapx' /proc/kallsyms; then
 	# tapx.ko itself serves vhost-net, but then it could not have loaded
 	# next to tun.ko; nothing to swap.
-	vhost_tool "on tapx" --node $X --name vx0 --label tapx
+	vhost_tool "on tapx" --node $X --name vx0 --label tapx \
+			${TAPX_VHOST_SENDMSG:+--sendmsg-probe $TAPX_VHOST_SENDMSG}
 elif [ -f "$TAPX_VHOST_KO" ]; then
 	# Swap tun.ko for the companion: vhost_net off, tun's devices of
 	# suite-load off (recreated below), tun.ko off.
@@ -66,7 +70,8 @@ elif [ -f "$TAPX_VHOST_KO" ]; then
 		pass "vhost: vhost_net binds to tapx's exports"
 		ok "vhost: tun_get_socket is tapx's" \
 			sh -c "grep ' tun_get_socket	' /proc/kallsyms | grep -v '\[tun\]' | grep -q ."
-		vhost_tool "on tapx" --node $X --name vx0 --label tapx
+		vhost_tool "on tapx" --node $X --name vx0 --label tapx \
+			${TAPX_VHOST_SENDMSG:+--sendmsg-probe $TAPX_VHOST_SENDMSG}
 		ok "vhost: rmmod vhost_net (tapx)" rmmod vhost_net
 	else
 		fail "vhost: vhost_net does not load on tapx's exports: $(dmesg | tail -n +$((dm + 1)) | grep -m1 -E 'disagrees|Unknown symbol|duplicate')"
@@ -81,7 +86,8 @@ elif [ -f "$TAPX_VHOST_KO" ]; then
 else
 	# Today's tapx: vhost_net is bound to tun.ko, which knows nothing of
 	# tapx's files. The tool must say ENOTSOCK; then this says why.
-	vhost_tool "on tapx" --node $X --name vx0 --label tapx
+	vhost_tool "on tapx" --node $X --name vx0 --label tapx \
+			${TAPX_VHOST_SENDMSG:+--sendmsg-probe $TAPX_VHOST_SENDMSG}
 	fail "vhost(tapx): tapx does not serve vhost-net: no tun_get_socket in tapx and no $TAPX_VHOST_KO"
 fi
 

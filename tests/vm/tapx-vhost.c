@@ -9,7 +9,7 @@
  *
  *   tapx-vhost run [--node PATH] [--name IF] [--label L] [--count N]
  *                  [--sizes 60,1500,...] [--gso-size N] [--tests LIST]
- *                  [--pins DIR] [--maps DIR]
+ *                  [--pins DIR] [--maps DIR] [--sendmsg-probe FUNC]
  *
  * --node: the char device the tap is opened on (/dev/net/tun); --name: the
  * base interface name (vh0; subtests add suffixes); --label: printed after
@@ -18,7 +18,9 @@
  * --gso-size, 1448); --tests: a comma list of setup, sizes, verdicts,
  * ringfull, delete, detach, mq (all by default; "basic" is 60 and 1500 B
  * both ways, for a quick reuse check); --pins, --maps: where the xdp_basic
- * programs and their maps are pinned (/sys/fs/bpf/xb, /sys/fs/bpf/xbm).
+ * programs and their maps are pinned (/sys/fs/bpf/xb, /sys/fs/bpf/xbm);
+ * --sendmsg-probe FUNC: the driver's socket sendmsg, kprobed to check
+ * which TX path each size took (batched, or one call per frame).
  *
  * A backend the node's driver does not serve (VHOST_NET_SET_BACKEND says
  * ENOTSOCK: vhost-net found no tun_get_socket() file) fails loudly, once,
@@ -58,6 +60,7 @@ static const char *sizes_opt = "60,1500,3380,3381,3636,3637,9000,65535";
 static const char *tests_opt = "all";
 static const char *pins = "/sys/fs/bpf/xb";
 static const char *maps = "/sys/fs/bpf/xbm";
+static const char *sendmsg_probe = "";
 static int count = 20;
 static int gso_size = 1448;
 static char prefix[64];
@@ -747,6 +750,81 @@ static int set_redirect_port(const char *name)
 	return rc;
 }
 
+/*
+ * Which TX path vhost took, seen from the driver: a kprobe on the driver's
+ * sendmsg (--sendmsg-probe FUNC, tun_sendmsg for tun.ko) counts its calls.
+ * Per packet, vhost calls it once a frame; batched, once for up to 64
+ * frames (all of a case's frames, published before one kick).
+ */
+#define PROBE_EVENT "tapxvh_sendmsg"
+static const char *tracefs;
+static int probe_active;
+
+static int tracefs_write(const char *file, const char *text)
+{
+	char path[128];
+	int fd, ok;
+
+	snprintf(path, sizeof(path), "%s/%s", tracefs, file);
+	fd = open(path, O_WRONLY | O_APPEND);
+	if (fd < 0)
+		return -1;
+	ok = write(fd, text, strlen(text)) == (ssize_t)strlen(text);
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+static void probe_on(void)
+{
+	char def[160];
+
+	if (!*sendmsg_probe)
+		return;
+	tracefs = access("/sys/kernel/tracing/kprobe_events", F_OK) ? "/sys/kernel/debug/tracing"
+								  : "/sys/kernel/tracing";
+	snprintf(def, sizeof(def), "p:tapxvh/" PROBE_EVENT " %s", sendmsg_probe);
+	tracefs_write("kprobe_events", "-:tapxvh/" PROBE_EVENT);
+	probe_active = !tracefs_write("kprobe_events", def) &&
+		       !tracefs_write("events/tapxvh/" PROBE_EVENT "/enable", "1");
+	check(probe_active, "%skprobe on %s (to tell the TX paths apart)%s", prefix,
+	      sendmsg_probe, probe_active ? "" : ": cannot set it");
+}
+
+static void probe_off(void)
+{
+	if (!probe_active)
+		return;
+	tracefs_write("events/tapxvh/" PROBE_EVENT "/enable", "0");
+	tracefs_write("kprobe_events", "-:tapxvh/" PROBE_EVENT);
+	probe_active = 0;
+}
+
+/* Hits of the probe so far (kprobe_profile: name, hits, misses). */
+static long probe_hits(void)
+{
+	char path[128], line[256], nm[128];
+	long hits = -1, h;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/kprobe_profile", tracefs);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%127s %ld", nm, &h) == 2 && !strcmp(nm, PROBE_EVENT))
+			hits = h;
+	fclose(f);
+	return hits;
+}
+
+/* Whether vhost batches a frame of size: header and frame in a page with
+ * its headroom (larger with a program attached: SOCK_XDP) and tailroom;
+ * x86-64 numbers, from vhost_net_build_xdp's arithmetic. */
+static int batched_size(int size, int prog)
+{
+	return size <= (prog ? 3380 : 3636);
+}
+
 /* ---- the cases ---- */
 
 static int size_is_gso(int size)
@@ -761,9 +839,20 @@ static void case_tx(struct vnet *v, int ps, int size, const char *xdp, int want_
 	struct frameset s;
 	int left, stray = 0;
 
+	long hits = probe_active ? probe_hits() : 0;
+
 	frames_make(&s, count, size, size_is_gso(size), 0);
 	far_drain(ps);
 	left = tx_frames(v, s.f, s.len, s.n, &s.hdr);
+	if (probe_active) {
+		int prog = strncmp(xdp, "none", 4) != 0, batch = batched_size(size, prog);
+
+		hits = probe_hits() - hits;
+		check(batch ? hits >= 1 && hits < s.n : hits == s.n,
+		      "%s%s tx %d xdp=%s: %s path, %ld %s calls for %d frames", prefix,
+		      v->ifname, size, xdp, batch ? "batched" : "per-packet", hits,
+		      sendmsg_probe, s.n);
+	}
 	far_collect(ps, &s, want_seen ? WAIT_MS : QUIET_MS, &stray);
 	check(!left && frames_seen(&s) == (want_seen ? s.n : 0) && !stray,
 	      "%s%s tx %d%s xdp=%s: %d/%d seen on the far side byte-exact (want %d), "
@@ -1149,7 +1238,8 @@ static int cmd_run(int argc, char **argv)
 		{ "label", 's', &label },      { "count", 'i', &count },
 		{ "sizes", 's', &sizes_opt },  { "gso-size", 'i', &gso_size },
 		{ "tests", 's', &tests_opt },  { "pins", 's', &pins },
-		{ "maps", 's', &maps },	       { NULL, 0, NULL },
+		{ "maps", 's', &maps },	       { "sendmsg-probe", 's', &sendmsg_probe },
+		{ NULL, 0, NULL },
 	};
 	struct vnet v;
 	int ps;
@@ -1175,12 +1265,14 @@ static int cmd_run(int argc, char **argv)
 	check(1, "%s%s: vhost-net bound to a tap of %s (12-byte vnet header, MRG_RXBUF + "
 	      "VERSION_1)", prefix, base_name, node);
 	ps = packet_open(base_name);
+	probe_on();
 	if (want("basic"))
 		round_trip(&v, ps, "none");
 	if (want("sizes"))
 		test_sizes(&v, ps);
 	if (want("verdicts"))
 		test_verdicts(&v, ps);
+	probe_off();
 	close(ps);
 	vnet_close(&v);
 	if (want("ringfull"))
@@ -1202,7 +1294,7 @@ int main(int argc, char **argv)
 	fprintf(stderr,
 		"usage: tapx-vhost run [--node PATH] [--name IF] [--label L] [--count N]\n"
 		"                      [--sizes LIST] [--gso-size N] [--tests LIST]\n"
-		"                      [--pins DIR] [--maps DIR]\n"
+		"                      [--pins DIR] [--maps DIR] [--sendmsg-probe FUNC]\n"
 		"  tests: setup sizes verdicts ringfull delete detach mq (all), basic\n");
 	return 1;
 }
