@@ -16,7 +16,7 @@
  * PASS/FAIL ("tun", "tapx"); --count: frames per case (20); --sizes: frame
  * sizes of the size cases, 65535 carries a TCPv4 GSO header (gso_size
  * --gso-size, 1448); --tests: a comma list of sizes, verdicts, ringfull,
- * delete, detach, mq (all by default; "basic" is 60 and 1500 B both ways,
+ * delete, detach, rxgso, mq (all by default; "basic" is 60 and 1500 B both ways,
  * for a quick reuse check; the setup of the main device always runs);
  * --pins, --maps: where the xdp_basic programs and their maps are pinned
  * (/sys/fs/bpf/xb, /sys/fs/bpf/xbm);
@@ -1202,6 +1202,80 @@ static void test_detach(int unused)
 	check(1, "%sdetach: vhost and tap fds closed", prefix);
 }
 
+/*
+ * Host to guest GSO: with the guest's offloads on the tap (TUNSETOFFLOAD, as
+ * QEMU sets them), a 64 KiB TCP super-frame sent into the device reaches
+ * the RX ring whole, its vnet header written by the driver: TCPv4 GSO with
+ * the sender's gso_size, NEEDS_CSUM at the TCP checksum.
+ */
+static void test_rxgso(int unused)
+{
+	struct vnet v;
+	char name[IFNAMSIZ];
+	struct frameset s;
+	struct vring_q *q;
+	struct sockaddr_ll to = { .sll_family = AF_PACKET, .sll_halen = 6 };
+	unsigned int offload = TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6;
+	static uint8_t out[sizeof(struct virtio_net_hdr) + MAX_FRAME];
+	int ps, one = 1, got = 0, hdr_ok = 0, sent = 0;
+
+	snprintf(name, sizeof(name), "%sg", base_name);
+	if (vnet_open(&v, name, 0, RING_NUM)) {
+		vnet_close(&v);
+		return;
+	}
+	if (ioctl(v.tap, TUNSETOFFLOAD, offload)) {
+		check(0, "%srx gso: TUNSETOFFLOAD: %s", prefix, strerror(errno));
+		vnet_close(&v);
+		return;
+	}
+	ps = packet_open(name);
+	if (ps < 0 || setsockopt(ps, SOL_PACKET, PACKET_VNET_HDR, &one, sizeof(one))) {
+		check(0, "%srx gso: packet socket with PACKET_VNET_HDR: %s", prefix,
+		      strerror(errno));
+		if (ps >= 0)
+			close(ps);
+		vnet_close(&v);
+		return;
+	}
+	frames_make(&s, count, MAX_FRAME, 1, 0);
+	to.sll_ifindex = if_nametoindex(name);
+	for (int i = 0; i < s.n; i++) {
+		memcpy(out, &s.hdr.hdr, sizeof(s.hdr.hdr));
+		memcpy(out + sizeof(s.hdr.hdr), s.f[i], s.len[i]);
+		if (sendto(ps, out, sizeof(s.hdr.hdr) + s.len[i], 0, (void *)&to, sizeof(to)) > 0)
+			sent++;
+	}
+	q = &v.rx;
+	while (got < s.n && wait_used(q, WAIT_MS)) {
+		uint16_t end = used_idx(q);
+
+		for (; q->last_used != end; q->last_used++) {
+			struct vring_used_elem *e = &q->used->ring[q->last_used % RING_NUM];
+			struct virtio_net_hdr_mrg_rxbuf *h = (void *)buf_of(q, e->id);
+			int flen = (int)e->len - VNET_HLEN;
+
+			if (flen > 0 && frames_match(&s, buf_of(q, e->id) + VNET_HLEN, flen)) {
+				got++;
+				hdr_ok += h->hdr.gso_type == VIRTIO_NET_HDR_GSO_TCPV4 &&
+					  h->hdr.gso_size == gso_size &&
+					  (h->hdr.flags & VIRTIO_NET_HDR_F_NEEDS_CSUM) &&
+					  h->hdr.csum_start == 34 && h->hdr.csum_offset == 16 &&
+					  h->num_buffers == 1;
+			}
+			rx_post(q, e->id);
+		}
+		kick(q);
+	}
+	check(sent == s.n && got == s.n && hdr_ok == s.n,
+	      "%s%s rx 65535 gso (offloads on): %d sent, %d whole in the RX ring byte-exact, "
+	      "%d with the TCPv4 GSO header (gso_size %d, csum 34+16)", prefix, name, sent, got,
+	      hdr_ok, gso_size);
+	frames_free(&s);
+	close(ps);
+	vnet_close(&v);
+}
+
 /* Two queue pairs: one tap fd and one vhost instance each. */
 static void test_mq(int unused)
 {
@@ -1304,6 +1378,8 @@ static int cmd_run(int argc, char **argv)
 		test_delete(0);
 	if (want("detach"))
 		test_detach(0);
+	if (want("rxgso"))
+		test_rxgso(0);
 	if (want("mq"))
 		test_mq(0);
 	return failures ? 1 : 0;
@@ -1442,7 +1518,7 @@ int main(int argc, char **argv)
 		"usage: tapx-vhost run [--node PATH] [--name IF] [--label L] [--count N]\n"
 		"                      [--sizes LIST] [--gso-size N] [--tests LIST]\n"
 		"                      [--pins DIR] [--maps DIR] [--sendmsg-probe FUNC]\n"
-		"  tests: sizes verdicts ringfull delete detach mq (all), basic\n"
+		"  tests: sizes verdicts ringfull delete detach rxgso mq (all), basic\n"
 		"       tapx-vhost bench [--node PATH] [--name IF] [--reps N] [--frames N]\n"
 		"                        [--pins DIR] [--maps DIR] [--gso-size N]\n");
 	return 1;
