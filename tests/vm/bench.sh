@@ -12,7 +12,8 @@
 #   vmbenchfiles=1 prints its results folder as a gzipped tar in base64
 #     between "==== FILES BEGIN" and "==== FILES END" (mk/bench.sh)
 #   vmnotapaccel=1 skips tap-accel bench, vmnotapxbench=1 the tapx-bench runs
-#   vmreps=N vmcount=N size the tapx-bench runs
+#   vmreps=N vmcount=N size the tapx-bench runs (vmreps the vhost bench's too)
+#   vmvhostbench=1 adds tapx-vhost bench (guest TX through vhost-net, tun.ko)
 . /tests/lib.sh
 insmod /modules/tun.ko
 insmod /modules/tapx.ko
@@ -45,6 +46,19 @@ if [ -x /bin/tap-accel ] && [ -z "${vmnotapaccel:-}" ]; then
 		tar czf - -C /tmp/bench-results . | base64
 		echo "==== FILES END"
 	fi
+fi
+# With vmvhostbench=1: guest TX through vhost-net (tapx-vhost bench) on
+# stock tun.ko, ns per frame with XDP_DROP and PASS. Only tun.ko for now:
+# vhost_net binds to whichever module exports tun_get_socket, and tapx does
+# not yet.
+if [ -n "${vmvhostbench:-}" ]; then
+	for m in vhost_iotlb vhost tap vhost_net; do
+		insmod /modules/$m.ko || fail "bench: insmod $m"
+	done
+	tapx-vhost bench --node $T --name bv0 ${vmreps:+--reps $vmreps}
+	for m in vhost_net tap vhost vhost_iotlb; do
+		rmmod $m || fail "bench: rmmod $m"
+	done
 fi
 [ -n "${vmnotapxbench:-}" ] && exit 0
 

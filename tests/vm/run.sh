@@ -135,10 +135,11 @@ fi
 # The in-kernel tests of the policy program, run again on this kernel.
 make -s -C "$TOP/tests/bpf" BUILD="$BUILD" >/dev/null && copy_bin "$BUILD/tests/bpf/bpf_test"
 
-# Modules: tapx, the bench's copy floor, the stock tun, and what the
-# bench's tc and bridge cells need (loaded in --bench mode), each listed
-# after its dependencies.
-MODS="tun veth llc stp bridge sch_ingress cls_bpf"
+# Modules: tapx, the bench's copy floor, the stock tun, what the bench's tc
+# and bridge cells need (loaded in --bench mode), and vhost-net with what it
+# needs (loaded by suite-vhost.sh only), each listed after its dependencies;
+# the loop below checks that list against modinfo for this kernel.
+MODS="tun veth llc stp bridge sch_ingress cls_bpf vhost_iotlb vhost tap vhost_net"
 cp "$TAPX_KO" $R/modules/tapx.ko
 cp "$KMOD_BUILD/copyfloor/copyfloor.ko" $R/modules/
 for m in $MODS; do
