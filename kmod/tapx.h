@@ -298,6 +298,8 @@ void tapx_stats_sum(struct tapx_dev *tapx, u64 *sum);
 
 /* tapx_chr.c: the character device */
 int tapx_chr_register(void);
+/* The tapx_file of an open tapx character device, else NULL. */
+struct tapx_file *tapx_file_of(struct file *file);
 void tapx_chr_unregister(void);
 
 static inline void tapx_stat_add(struct tapx_dev *tapx, enum tapx_stat s, u64 n)

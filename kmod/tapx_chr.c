@@ -491,6 +491,13 @@ static int tapx_chr_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
+static const struct file_operations tapx_fops;
+
+struct tapx_file *tapx_file_of(struct file *file)
+{
+	return file->f_op == &tapx_fops ? file->private_data : NULL;
+}
+
 static const struct file_operations tapx_fops = {
 	.owner = THIS_MODULE,
 	.read_iter = tapx_read_iter,

@@ -46,12 +46,20 @@ for series in $(sh "$TOP/mk/kernels.sh" --series); do
 	*.xz) xz -dc "$ko" >"$tmp/tapx-$KVER.ko" && ko=$tmp/tapx-$KVER.ko ;;
 	*.zst) zstd -qdc "$ko" >"$tmp/tapx-$KVER.ko" && ko=$tmp/tapx-$KVER.ko ;;
 	esac
+	# tun's vhost-net exports, installed beside it (kmod/README.md, vhost-net).
+	tko=$(ls "$OUT/install/$KVER/updates/dkms/"tapx_tun.ko* 2>/dev/null | head -n 1)
+	check "tapx_tun of the DKMS build for $KVER" "$KVER" \
+		"$(modinfo -F vermagic "$tko" 2>/dev/null | cut -d' ' -f1)"
+	case $tko in
+	*.xz) xz -dc "$tko" >"$tmp/tapx_tun-$KVER.ko" && tko=$tmp/tapx_tun-$KVER.ko ;;
+	*.zst) zstd -qdc "$tko" >"$tmp/tapx_tun-$KVER.ko" && tko=$tmp/tapx_tun-$KVER.ko ;;
+	esac
 	expect_exit 0 "tapx/$VERSION, $kre, x86_64: installed" \
 		dkms status -m tapx $trees --installtree "$OUT/install"
 
 	echo "# the DKMS module in a $KVER guest"
-	TAPX_KO=$ko VM_KERNEL=$series VM_OUT=$OUT/vm-$KVER \
-		VM_APPEND="vmsuites=load,xdp,unload" sh "$TOP/tests/vm/run.sh" >"$tmp/vm.log" 2>&1
+	TAPX_KO=$ko TAPX_TUN_KO=$tko VM_KERNEL=$series VM_OUT=$OUT/vm-$KVER \
+		VM_APPEND="vmsuites=load,xdp,unload,vhostlink" sh "$TOP/tests/vm/run.sh" >"$tmp/vm.log" 2>&1
 	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$tmp/vm.log" | tail -n 1)
 	case $line in
 	*" 0 failed") good ;;
