@@ -138,11 +138,16 @@ fi
 # The in-kernel tests of the policy program, run again on this kernel.
 make -s -C "$TOP/tests/bpf" BUILD="$BUILD" >/dev/null && copy_bin "$BUILD/tests/bpf/bpf_test"
 
-# Modules: tapx and tapx_tun, the bench's copy floor, the stock tun,
-# vhost-net (suite-vhostlink.sh links it against tapx_tun), and what the
-# bench's tc and bridge cells need (loaded in --bench mode), each listed
-# after its dependencies.
-MODS="tun vhost_iotlb vhost tap vhost_net veth llc stp bridge sch_ingress cls_bpf"
+# Modules: tapx and tapx_tun, the bench's copy floor, the stock tun, and
+# what the bench's tc and bridge cells need (loaded in --bench mode), each
+# listed after its dependencies; then vhost-net and what it needs
+# (suite-vhostlink.sh links it against tapx_tun), where the kernel has them
+# (the debug kernel of mk/debug-kernel.sh has no CONFIG_VHOST_NET).
+MODS="tun veth llc stp bridge sch_ingress cls_bpf"
+VHOST_MODS="vhost_iotlb vhost tap vhost_net"
+if modinfo ${MODBASE:+-b "$MODBASE"} -k "$KVER" -n vhost_net >/dev/null 2>&1; then
+	MODS="$MODS $VHOST_MODS"
+fi
 cp "$TAPX_KO" $R/modules/tapx.ko
 cp "$TAPX_TUN_KO" $R/modules/tapx_tun.ko
 cp "$KMOD_BUILD/copyfloor/copyfloor.ko" $R/modules/
