@@ -57,6 +57,24 @@ for series in $(sh "$TOP/mk/kernels.sh" --series); do
 	expect_exit 0 "tapx/$VERSION, $kre, x86_64: installed" \
 		dkms status -m tapx $trees --installtree "$OUT/install"
 
+	# The CRC check of the build: a tapx_tun.c that does not see tun.c's
+	# structs (two includes instead of its list) exports other CRCs, which
+	# vhost_net would refuse; symvers-check.sh, run by DKMS's MAKE[0],
+	# must say so and fail.
+	badsrc=$tmp/badcrc-$KVER
+	rm -rf "$badsrc"
+	mkdir -p "$badsrc"
+	for f in tapx_tun.c tapx_vhost.h symvers-check.sh; do
+		cp "$OUT/src/tapx-$VERSION/$f" "$badsrc/"
+	done
+	sed -i '/^#if __has_include/,/^#endif/d; /^#include </d; 1a #include <linux/module.h>\n#include <linux/if_tun.h>' \
+		"$badsrc/tapx_tun.c"
+	echo 'obj-m := tapx_tun.o' >"$badsrc/Kbuild"
+	runs "tapx_tun with two includes builds for $KVER" \
+		make -s -C "$KDIR" M="$badsrc" KBUILD_MODPOST_WARN=1 modules
+	expect_exit 1 "CRC of tun_get_socket is 0x[0-9a-f]+, the kernel's is 0x" \
+		sh "$badsrc/symvers-check.sh" "$KDIR" "$badsrc/Module.symvers"
+
 	echo "# the DKMS module in a $KVER guest"
 	TAPX_KO=$ko TAPX_TUN_KO=$tko VM_KERNEL=$series VM_OUT=$OUT/vm-$KVER \
 		VM_APPEND="vmsuites=load,xdp,unload,vhostlink" sh "$TOP/tests/vm/run.sh" >"$tmp/vm.log" 2>&1
