@@ -29,14 +29,25 @@ runs "the DKMS source tree" make -s -C "$TOP/kmod" dkms-tree DEST="$OUT/src"
 runs "dkms.conf in it" test -f "$OUT/src/tapx-$VERSION/dkms.conf"
 runs "dkms add" dkms add -m tapx -v "$VERSION" $trees
 
+# Where tapx does not replace tun, DKMS installs tapx.ko alone: tapx_tun.ko
+# under updates/ would take vhost_net's tun_* symbols from tun.ko.
+if [ ! -e /etc/modprobe.d/tapx.conf ]; then
+	check "dkms.conf's modules without TAPX_TUN" "tapx" \
+		"$(env -u TAPX_TUN bash -c '. "$1"; echo "${BUILT_MODULE_NAME[*]}"' sh "$OUT/src/tapx-$VERSION/dkms.conf")"
+	check "dkms.conf's modules with TAPX_TUN=replace" "tapx tapx_tun" \
+		"$(TAPX_TUN=replace bash -c '. "$1"; echo "${BUILT_MODULE_NAME[*]}"' sh "$OUT/src/tapx-$VERSION/dkms.conf")"
+fi
+
 for series in $(sh "$TOP/mk/kernels.sh" --series); do
 	echo "# DKMS on $series"
 	env=$(sh "$TOP/mk/kernels.sh" "$series") || { bad "no $series kernel (make deps)"; continue; }
 	eval "$env"
 	mkdir -p "$OUT/install/$KVER"
 	kre=$(printf '%s' "$KVER" | sed 's/[.+]/\\&/g') # for grep -E
-	runs "dkms build for $KVER" dkms build -m tapx -v "$VERSION" -k "$KVER" --kernelsourcedir "$KDIR" $trees
-	expect_exit 0 "Installing to $OUT/install/$kre/updates/dkms" \
+	# As `make install TUN=replace` runs it: with tapx_tun.ko (dkms.conf).
+	runs "dkms build for $KVER" env TAPX_TUN=replace \
+		dkms build -m tapx -v "$VERSION" -k "$KVER" --kernelsourcedir "$KDIR" $trees
+	expect_exit 0 "Installing to $OUT/install/$kre/updates/dkms" env TAPX_TUN=replace \
 		dkms install -m tapx -v "$VERSION" -k "$KVER" $trees --installtree "$OUT/install" --no-depmod
 	# Compressed as the kernel's own modules are (6.12: xz).
 	ko=$(ls "$OUT/install/$KVER/updates/dkms/"tapx.ko* 2>/dev/null | head -n 1)
