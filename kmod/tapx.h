@@ -5,8 +5,10 @@
  * Objects:
  *   struct tapx_file  one open /dev/net/tapx = one queue; owns the reader
  *                     ring, the wait queue, the xdp_rxq_info and the
- *                     queue's counters. (Buffers of written frames come
- *                     from a per-CPU cache, tapx_buf.h.)
+ *                     queue's counters, and the socket vhost-net sends
+ *                     and receives on (tapx_vhost.c), which lives as long
+ *                     as the file. (Buffers of written frames come from a
+ *                     per-CPU cache, tapx_buf.h.)
  *                     Bound to at most one device, as an attached queue
  *                     (in tapx->tfiles[]) or a detached one (TUNSETQUEUE
  *                     IFF_DETACH_QUEUE; on tapx->disabled, still bound).
@@ -40,6 +42,7 @@
 
 #include <linux/if_tun.h>
 #include <linux/netdevice.h>
+#include <linux/net.h>
 #include <linux/ptr_ring.h>
 #include <linux/u64_stats_sync.h>
 #include <linux/uio.h>
@@ -123,6 +126,8 @@ enum tapx_stat {
 	TAPX_XDP_XMIT, /* frames received through ndo_xdp_xmit */
 	TAPX_XDP_XMIT_ERRORS, /* ndo_xdp_xmit frames refused */
 	TAPX_RING_FULL, /* reader ring full: frame dropped */
+	TAPX_VHOST_RX, /* ring entries vhost-net took and copied to a guest */
+	TAPX_XDP_TX_LINEAR, /* multi-buffer XDP_TX frame copied to one buffer */
 	TAPX_NR_STATS,
 };
 
@@ -164,7 +169,12 @@ struct tapx_file {
 	struct ptr_ring ring; /* skbs and tagged xdp_frames for read() */
 	wait_queue_head_t wq;
 	struct xdp_rxq_info xdp_rxq;
-	int sndbuf;
+	/*
+	 * vhost-net's view of the file (tapx_vhost.c): sock.file is the file,
+	 * sk lives as long as it; sk->sk_sndbuf is TUNSETSNDBUF's value.
+	 */
+	struct socket sock;
+	struct sock *sk;
 	int ifindex; /* TUNSETIFINDEX: of the device TUNSETIFF creates */
 	/* Multi-queue; changed under rtnl. */
 	u16 queue_index; /* slot in tapx->tfiles[] while attached */
@@ -226,6 +236,7 @@ struct tapx_wframe {
  */
 
 /* tapx_write.c: write() entry, PI and vnet headers */
+ssize_t tapx_write(struct tapx_file *tfile, struct iov_iter *from);
 ssize_t tapx_write_iter(struct kiocb *iocb, struct iov_iter *from);
 ssize_t tapx_chr_write(struct file *file, const char __user *buf, size_t len,
 		       loff_t *ppos);
@@ -250,6 +261,8 @@ void tapx_wframe_drop(struct tapx_wframe *f);
 /* tapx_xdp.c: the program and its verdicts */
 bool tapx_wframes_run(struct tapx_file *tfile, struct tapx_dev *tapx,
 		      struct tapx_wframe *f, unsigned int n);
+bool tapx_xbuffs_run(struct tapx_file *tfile, struct tapx_dev *tapx,
+		     struct xdp_buff *xbuffs, unsigned int n);
 
 /* tapx_rx.c: the reader ring, read(), ndo_xdp_xmit */
 ssize_t tapx_read_iter(struct kiocb *iocb, struct iov_iter *to);
@@ -304,6 +317,14 @@ void tapx_stats_sum(struct tapx_dev *tapx, u64 *sum);
 
 /* tapx_chr.c: the character device */
 int tapx_chr_register(void);
+/* The tapx_file of an open tapx character device, else NULL. */
+struct tapx_file *tapx_file_of(struct file *file);
+
+/* tapx_vhost.c: the socket vhost-net uses */
+int tapx_sock_init(struct tapx_file *tfile, struct file *file);
+void tapx_sock_release(struct tapx_file *tfile);
+void tapx_sock_xdp(struct tapx_file *tfile, bool on);
+void tapx_dev_sock_xdp(struct tapx_dev *tapx, bool on);
 void tapx_chr_unregister(void);
 
 /* tapx_filter.c */

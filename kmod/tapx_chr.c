@@ -301,14 +301,16 @@ static long tapx_dev_ioctl(struct tapx_file *tfile, struct tapx_dev *tapx,
 		return 0;
 
 	case TUNGETSNDBUF:
-		return put_user(tfile->sndbuf, (int __user *)argp);
+		return put_user(READ_ONCE(tfile->sk->sk_sndbuf),
+				(int __user *)argp);
 
 	case TUNSETSNDBUF:
 		if (get_user(val, (int __user *)argp))
 			return -EFAULT;
 		if (val <= 0)
 			return -EINVAL;
-		tfile->sndbuf = val;
+		/* vhost-net batches its TX only while it is INT_MAX. */
+		WRITE_ONCE(tfile->sk->sk_sndbuf, val);
 		return 0;
 
 	case TUNSETLINK:
@@ -363,6 +365,24 @@ static long tapx_set_ifindex(struct tapx_file *tfile, struct tapx_dev *tapx,
 	return 0;
 }
 
+/*
+ * SIOCGIFHWADDR, SIOCSIFHWADDR on the fd, as tun has them: programs that
+ * drive vhost-net from userspace ask the tap fd for its address. Under rtnl.
+ */
+static long tapx_hwaddr_ioctl(struct tapx_dev *tapx, unsigned int cmd,
+			      struct ifreq *ifr, void __user *argp)
+{
+	struct net_device *dev = tapx->dev;
+	int err;
+
+	if (cmd == SIOCSIFHWADDR)
+		return dev_set_mac_address_user(dev, &ifr->ifr_hwaddr, NULL);
+	err = dev_get_mac_address(&ifr->ifr_hwaddr, dev_net(dev), dev->name);
+	if (err)
+		return err;
+	return copy_to_user(argp, ifr, sizeof(*ifr)) ? -EFAULT : 0;
+}
+
 static long tapx_chr_ioctl(struct file *file, unsigned int cmd,
 			   unsigned long arg)
 {
@@ -383,7 +403,8 @@ static long tapx_chr_ioctl(struct file *file, unsigned int cmd,
 	if (cmd == TUNGETFEATURES)
 		return put_user(TAPX_FEATURES, (unsigned int __user *)argp);
 
-	if (cmd == TUNSETIFF || cmd == TUNSETQUEUE) {
+	if (cmd == TUNSETIFF || cmd == TUNSETQUEUE || cmd == SIOCGIFHWADDR ||
+	    cmd == SIOCSIFHWADDR) {
 		if (copy_from_user(&ifr, argp, sizeof(ifr)))
 			return -EFAULT;
 		ifr.ifr_name[IFNAMSIZ - 1] = '\0';
@@ -415,7 +436,10 @@ static long tapx_chr_ioctl(struct file *file, unsigned int cmd,
 	ret = -EBADFD;
 	if (!tapx)
 		goto unlock;
-	ret = tapx_dev_ioctl(tfile, tapx, cmd, arg);
+	if (cmd == SIOCGIFHWADDR || cmd == SIOCSIFHWADDR)
+		ret = tapx_hwaddr_ioctl(tapx, cmd, &ifr, argp);
+	else
+		ret = tapx_dev_ioctl(tfile, tapx, cmd, arg);
 unlock:
 	rtnl_unlock();
 	return ret;
@@ -460,10 +484,15 @@ static int tapx_chr_open(struct inode *inode, struct file *file)
 	INIT_LIST_HEAD(&tfile->next);
 	init_waitqueue_head(&tfile->wq);
 	tfile->net = get_net(current->nsproxy->net_ns);
-	tfile->sndbuf = INT_MAX;
+	err = tapx_sock_init(tfile, file);
+	if (err)
+		goto err_net;
 	file->private_data = tfile;
 	return stream_open(inode, file);
 
+err_net:
+	put_net(tfile->net);
+	ptr_ring_cleanup(&tfile->ring, NULL);
 err_stats:
 	free_percpu(tfile->qstats);
 err_free:
@@ -480,10 +509,18 @@ static int tapx_chr_release(struct inode *inode, struct file *file)
 	rtnl_unlock();
 
 	ptr_ring_cleanup(&tfile->ring, tapx_ptr_free);
+	tapx_sock_release(tfile);
 	put_net(tfile->net);
 	free_percpu(tfile->qstats);
 	kfree(tfile);
 	return 0;
+}
+
+static const struct file_operations tapx_fops;
+
+struct tapx_file *tapx_file_of(struct file *file)
+{
+	return file->f_op == &tapx_fops ? file->private_data : NULL;
 }
 
 static const struct file_operations tapx_fops = {

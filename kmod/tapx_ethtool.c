@@ -30,6 +30,8 @@ static const char tapx_stat_names[TAPX_NR_STATS][ETH_GSTRING_LEN] = {
 	[TAPX_XDP_XMIT] = "xdp_xmit",
 	[TAPX_XDP_XMIT_ERRORS] = "xdp_xmit_errors",
 	[TAPX_RING_FULL] = "ring_full_drops",
+	[TAPX_VHOST_RX] = "vhost_rx",
+	[TAPX_XDP_TX_LINEAR] = "xdp_tx_linearized",
 };
 
 static const char *const tapx_qstat_names[TAPX_NR_QSTATS] = {

@@ -193,6 +193,7 @@ static int tapx_xdp_set(struct net_device *dev, struct bpf_prog *prog,
 	rcu_assign_pointer(tapx->xdp_prog, prog);
 	if (old)
 		bpf_prog_put(old);
+	tapx_dev_sock_xdp(tapx, prog);
 	return 0;
 }
 
@@ -302,6 +303,7 @@ int tapx_attach(struct tapx_file *tfile, struct tapx_dev *tapx)
 		tapx_napi_attach(tfile, tapx);
 	}
 
+	tapx_sock_xdp(tfile, rtnl_dereference(tapx->xdp_prog));
 	/* Publish only the fully set up file. */
 	rcu_assign_pointer(tfile->tapx, tapx);
 	rcu_assign_pointer(tapx->tfiles[tapx->numqueues], tfile);

@@ -278,7 +278,8 @@ static ssize_t tapx_write_slow(struct tapx_file *tfile, struct iov_iter *from)
 	return ret;
 }
 
-static ssize_t tapx_write(struct tapx_file *tfile, struct iov_iter *from)
+/* One frame: write(), writev(), and vhost-net's per-packet sendmsg. */
+ssize_t tapx_write(struct tapx_file *tfile, struct iov_iter *from)
 {
 	ssize_t ret;
 

@@ -11,6 +11,7 @@
 #include <linux/bpf_trace.h>
 #include <linux/etherdevice.h>
 #include <linux/filter.h>
+#include <linux/if_tun.h>
 #include <linux/skbuff.h>
 #include <linux/virtio_net.h>
 #include <net/checksum.h>
@@ -287,8 +288,10 @@ static void tapx_copy_buff(struct xdp_buff *xdp, void *to)
  * redirected frame larger than a page is copied once more into one
  * contiguous compound page. Counted in xdp_redirect_linearized; the frame
  * is dropped and counted in xdp_redirect_errors if that allocation fails.
+ * XDP_TX frames too (for vhost-net), in xdp_tx_linearized, xdp_tx_errors.
  */
-static int tapx_linearize(struct tapx_dev *tapx, struct xdp_buff *xdp)
+static int tapx_linearize(struct tapx_dev *tapx, struct xdp_buff *xdp,
+			  enum tapx_stat done, enum tapx_stat err)
 {
 	unsigned int len = xdp_get_buff_len(xdp);
 	unsigned int size = TAPX_HEADROOM + len + TAPX_SHINFO;
@@ -299,7 +302,7 @@ static int tapx_linearize(struct tapx_dev *tapx, struct xdp_buff *xdp)
 
 	page = alloc_pages(GFP_ATOMIC | __GFP_NOWARN | __GFP_COMP, order);
 	if (unlikely(!page)) {
-		tapx_stat_inc(tapx, TAPX_XDP_REDIRECT_ERRORS);
+		tapx_stat_inc(tapx, err);
 		xdp_return_buff(xdp);
 		return -ENOMEM;
 	}
@@ -309,8 +312,21 @@ static int tapx_linearize(struct tapx_dev *tapx, struct xdp_buff *xdp)
 
 	xdp_init_buff(xdp, PAGE_SIZE << order, rxq);
 	xdp_prepare_buff(xdp, buf, TAPX_HEADROOM, len, true);
-	tapx_stat_inc(tapx, TAPX_XDP_REDIRECT_LINEAR);
+	tapx_stat_inc(tapx, done);
 	return 0;
+}
+
+/*
+ * A dropped frame's buffer: back to tapx's cache, or, for one of vhost's
+ * (@shared: a piece of its page frag holding one page reference), that
+ * reference dropped: never into tapx's cache, which would hand it out again.
+ */
+static __always_inline void tapx_xdp_drop(struct xdp_buff *xdp, bool shared)
+{
+	if (shared)
+		xdp_return_buff(xdp);
+	else
+		tapx_recycle(xdp);
 }
 
 /*
@@ -323,7 +339,7 @@ static __always_inline bool tapx_xdp_run(struct tapx_file *tfile,
 					 struct xdp_buff *xdp,
 					 const struct tapx_wframe *f,
 					 struct tapx_tx_bulk *bq,
-					 struct tapx_tally *t)
+					 struct tapx_tally *t, bool shared)
 {
 	void *orig_data = xdp->data;
 	unsigned int orig_len = f->len;
@@ -341,7 +357,7 @@ static __always_inline bool tapx_xdp_run(struct tapx_file *tfile,
 	}
 	if (unlikely(xdp_buff_has_frags(xdp) && !prog->aux->xdp_has_frags)) {
 		tapx_stat_inc(tapx, TAPX_XDP_FRAGS_DROPS);
-		tapx_recycle(xdp);
+		tapx_xdp_drop(xdp, shared);
 		return false;
 	}
 
@@ -354,18 +370,27 @@ static __always_inline bool tapx_xdp_run(struct tapx_file *tfile,
 		return false;
 	case XDP_DROP:
 		t->outcome[TAPX_V_DROP]++;
-		tapx_recycle(xdp);
+		tapx_xdp_drop(xdp, shared);
 		return false;
 	case XDP_TX:
 		if (!tapx_frame_ok(tapx, xdp, f))
 			break;
+		/*
+		 * vhost-net may take the frame off the ring, and it sizes the
+		 * guest's buffer by the first buffer only: one buffer it is.
+		 */
+		if (unlikely(xdp_buff_has_frags(xdp)) &&
+		    tapx_linearize(tapx, xdp, TAPX_XDP_TX_LINEAR,
+				   TAPX_XDP_TX_ERRORS))
+			return false;
 		tapx_xdp_tx(tfile, xdp, bq, t);
 		return false;
 	case XDP_REDIRECT:
 		if (!tapx_frame_ok(tapx, xdp, f))
 			break;
 		if (unlikely(xdp_buff_has_frags(xdp)) &&
-		    tapx_linearize(tapx, xdp))
+		    tapx_linearize(tapx, xdp, TAPX_XDP_REDIRECT_LINEAR,
+				   TAPX_XDP_REDIRECT_ERRORS))
 			return false;
 		if (unlikely(xdp_do_redirect(tapx->dev, xdp, prog))) {
 			tapx_stat_inc(tapx, TAPX_XDP_REDIRECT_ERRORS);
@@ -380,14 +405,26 @@ static __always_inline bool tapx_xdp_run(struct tapx_file *tfile,
 	case XDP_ABORTED:
 		trace_xdp_exception(tapx->dev, prog, act);
 		t->outcome[TAPX_V_ABORTED]++;
-		tapx_recycle(xdp);
+		tapx_xdp_drop(xdp, shared);
 		return false;
 	}
 
 	/* TX or REDIRECT of a frame whose vnet metadata cannot travel. */
 	tapx_stat_inc(tapx, TAPX_XDP_GSO_DROPS);
-	tapx_recycle(xdp);
+	tapx_xdp_drop(xdp, shared);
 	return false;
+}
+
+/* After a call's last frame: XDP_TX's queueing and the counters. */
+static void tapx_run_done(struct tapx_file *tfile, struct tapx_dev *tapx,
+			  struct tapx_tx_bulk *bq, struct tapx_tally *t)
+{
+	if (t->verdict[TAPX_V_TX])
+		tapx_tx_done(tfile, tapx, bq, t);
+	if (t->rx_packets)
+		tapx_tally_flush(tfile, tapx, t);
+	if (unlikely(t->rx_errors))
+		tapx_stat_add(tapx, TAPX_RX_ERRORS, t->rx_errors);
 }
 
 /**
@@ -419,13 +456,76 @@ bool tapx_wframes_run(struct tapx_file *tfile, struct tapx_dev *tapx,
 		}
 		tapx_wframe_xdp(tfile, &f[i], &xdp);
 		f[i].buf = NULL;
-		flush |= tapx_xdp_run(tfile, tapx, &xdp, &f[i], &bq, &t);
+		flush |= tapx_xdp_run(tfile, tapx, &xdp, &f[i], &bq, &t, false);
 	}
-	if (t.verdict[TAPX_V_TX])
-		tapx_tx_done(tfile, tapx, &bq, &t);
-	if (t.rx_packets)
-		tapx_tally_flush(tfile, tapx, &t);
-	if (unlikely(t.rx_errors))
-		tapx_stat_add(tapx, TAPX_RX_ERRORS, t.rx_errors);
+	tapx_run_done(tfile, tapx, &bq, &t);
+	return flush;
+}
+
+/*
+ * One of vhost-net's batch buffers as a frame: its tun_xdp_hdr (at
+ * data_hard_start: read before XDP, which may write over it) gives the
+ * buffer's length and the vnet header; the xdp_buff is set up on this
+ * queue's rxq (MEM_TYPE_PAGE_SHARED: a drop or a converted frame puts
+ * vhost's page reference). -EINVAL for a runt or a bad vnet header.
+ */
+static int tapx_xbuff_frame(struct tapx_file *tfile, unsigned int flags,
+			    struct xdp_buff *from, struct xdp_buff *xdp,
+			    struct tapx_wframe *f)
+{
+	struct tun_xdp_hdr *hdr = from->data_hard_start;
+	unsigned int len = from->data_end - from->data;
+
+	f->buf = NULL;
+	f->len = len;
+	f->has_vnet = false;
+	if (len < TAPX_MIN_FRAME)
+		return -EINVAL;
+	if (flags & IFF_VNET_HDR) {
+		f->vnet = hdr->gso;
+		if (tapx_check_vnet(flags, &f->vnet, len))
+			return -EINVAL;
+		f->has_vnet = f->vnet.flags || f->vnet.gso_type;
+	}
+	xdp_init_buff(xdp, hdr->buflen, &tfile->xdp_rxq);
+	xdp_prepare_buff(xdp, from->data_hard_start,
+			 from->data - from->data_hard_start, len, true);
+	return 0;
+}
+
+/**
+ * tapx_xbuffs_run - run XDP on a batch of vhost-net's buffers
+ * @tfile: the file whose socket vhost sends on
+ * @tapx: its device, found bound to @tfile in this section
+ * @xbuffs: vhost's xdp_buffs, each one page reference of its page frag
+ * @n: number of buffers
+ *
+ * Every buffer is consumed: malformed ones (runts, bad vnet headers) are
+ * counted in rx_errors and their page reference dropped, the others meet
+ * the program with the counters and verdicts of a written frame. Called
+ * like tapx_wframes_run(), whose return value this shares.
+ */
+bool tapx_xbuffs_run(struct tapx_file *tfile, struct tapx_dev *tapx,
+		     struct xdp_buff *xbuffs, unsigned int n)
+{
+	unsigned int flags = READ_ONCE(tapx->flags);
+	struct tapx_tally t = {};
+	struct tapx_tx_bulk bq;
+	struct tapx_wframe f;
+	struct xdp_buff xdp;
+	bool flush = false;
+	unsigned int i;
+
+	bq.n = 0;
+	for (i = 0; i < n; i++) {
+		if (unlikely(tapx_xbuff_frame(tfile, flags, &xbuffs[i], &xdp,
+					      &f))) {
+			put_page(virt_to_head_page(xbuffs[i].data));
+			t.rx_errors++;
+			continue;
+		}
+		flush |= tapx_xdp_run(tfile, tapx, &xdp, &f, &bq, &t, true);
+	}
+	tapx_run_done(tfile, tapx, &bq, &t);
 	return flush;
 }

@@ -29,14 +29,25 @@ runs "the DKMS source tree" make -s -C "$TOP/kmod" dkms-tree DEST="$OUT/src"
 runs "dkms.conf in it" test -f "$OUT/src/tapx-$VERSION/dkms.conf"
 runs "dkms add" dkms add -m tapx -v "$VERSION" $trees
 
+# Where tapx does not replace tun, DKMS installs tapx.ko alone: tapx_tun.ko
+# under updates/ would take vhost_net's tun_* symbols from tun.ko.
+if [ ! -e /etc/modprobe.d/tapx.conf ]; then
+	check "dkms.conf's modules without TAPX_TUN" "tapx" \
+		"$(env -u TAPX_TUN bash -c '. "$1"; echo "${BUILT_MODULE_NAME[*]}"' sh "$OUT/src/tapx-$VERSION/dkms.conf")"
+	check "dkms.conf's modules with TAPX_TUN=replace" "tapx tapx_tun" \
+		"$(TAPX_TUN=replace bash -c '. "$1"; echo "${BUILT_MODULE_NAME[*]}"' sh "$OUT/src/tapx-$VERSION/dkms.conf")"
+fi
+
 for series in $(sh "$TOP/mk/kernels.sh" --series); do
 	echo "# DKMS on $series"
 	env=$(sh "$TOP/mk/kernels.sh" "$series") || { bad "no $series kernel (make deps)"; continue; }
 	eval "$env"
 	mkdir -p "$OUT/install/$KVER"
 	kre=$(printf '%s' "$KVER" | sed 's/[.+]/\\&/g') # for grep -E
-	runs "dkms build for $KVER" dkms build -m tapx -v "$VERSION" -k "$KVER" --kernelsourcedir "$KDIR" $trees
-	expect_exit 0 "Installing to $OUT/install/$kre/updates/dkms" \
+	# As `make install TUN=replace` runs it: with tapx_tun.ko (dkms.conf).
+	runs "dkms build for $KVER" env TAPX_TUN=replace \
+		dkms build -m tapx -v "$VERSION" -k "$KVER" --kernelsourcedir "$KDIR" $trees
+	expect_exit 0 "Installing to $OUT/install/$kre/updates/dkms" env TAPX_TUN=replace \
 		dkms install -m tapx -v "$VERSION" -k "$KVER" $trees --installtree "$OUT/install" --no-depmod
 	# Compressed as the kernel's own modules are (6.12: xz).
 	ko=$(ls "$OUT/install/$KVER/updates/dkms/"tapx.ko* 2>/dev/null | head -n 1)
@@ -46,12 +57,38 @@ for series in $(sh "$TOP/mk/kernels.sh" --series); do
 	*.xz) xz -dc "$ko" >"$tmp/tapx-$KVER.ko" && ko=$tmp/tapx-$KVER.ko ;;
 	*.zst) zstd -qdc "$ko" >"$tmp/tapx-$KVER.ko" && ko=$tmp/tapx-$KVER.ko ;;
 	esac
+	# tun's vhost-net exports, installed beside it (kmod/README.md, vhost-net).
+	tko=$(ls "$OUT/install/$KVER/updates/dkms/"tapx_tun.ko* 2>/dev/null | head -n 1)
+	check "tapx_tun of the DKMS build for $KVER" "$KVER" \
+		"$(modinfo -F vermagic "$tko" 2>/dev/null | cut -d' ' -f1)"
+	case $tko in
+	*.xz) xz -dc "$tko" >"$tmp/tapx_tun-$KVER.ko" && tko=$tmp/tapx_tun-$KVER.ko ;;
+	*.zst) zstd -qdc "$tko" >"$tmp/tapx_tun-$KVER.ko" && tko=$tmp/tapx_tun-$KVER.ko ;;
+	esac
 	expect_exit 0 "tapx/$VERSION, $kre, x86_64: installed" \
 		dkms status -m tapx $trees --installtree "$OUT/install"
 
+	# The CRC check of the build: a tapx_tun.c that does not see tun.c's
+	# structs (two includes instead of its list) exports other CRCs, which
+	# vhost_net would refuse; symvers-check.sh, run by DKMS's MAKE[0],
+	# must say so and fail.
+	badsrc=$tmp/badcrc-$KVER
+	rm -rf "$badsrc"
+	mkdir -p "$badsrc"
+	for f in tapx_tun.c tapx_vhost.h symvers-check.sh; do
+		cp "$OUT/src/tapx-$VERSION/$f" "$badsrc/"
+	done
+	sed -i '/^#if __has_include/,/^#endif/d; /^#include </d; 1a #include <linux/module.h>\n#include <linux/if_tun.h>' \
+		"$badsrc/tapx_tun.c"
+	echo 'obj-m := tapx_tun.o' >"$badsrc/Kbuild"
+	runs "tapx_tun with two includes builds for $KVER" \
+		make -s -C "$KDIR" M="$badsrc" KBUILD_MODPOST_WARN=1 modules
+	expect_exit 1 "CRC of tun_get_socket is 0x[0-9a-f]+, the kernel's is 0x" \
+		sh "$badsrc/symvers-check.sh" "$KDIR" "$badsrc/Module.symvers"
+
 	echo "# the DKMS module in a $KVER guest"
-	TAPX_KO=$ko VM_KERNEL=$series VM_OUT=$OUT/vm-$KVER \
-		VM_APPEND="vmsuites=load,xdp,unload" sh "$TOP/tests/vm/run.sh" >"$tmp/vm.log" 2>&1
+	TAPX_KO=$ko TAPX_TUN_KO=$tko VM_KERNEL=$series VM_OUT=$OUT/vm-$KVER \
+		VM_APPEND="vmsuites=load,xdp,unload,vhostlink" sh "$TOP/tests/vm/run.sh" >"$tmp/vm.log" 2>&1
 	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$tmp/vm.log" | tail -n 1)
 	case $line in
 	*" 0 failed") good ;;

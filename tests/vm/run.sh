@@ -14,7 +14,8 @@
 # against), as `make vmtest-debug` gives them for the debug kernel of
 # mk/debug-kernel.sh; KMOD_BUILD (where tapx is built, per kernel by
 # default), TAPX_KO (a tapx.ko built elsewhere, by DKMS say, to test instead
-# of building one), VM_OUT (work folder, per kernel by default). VM_TIMEOUT (s),
+# of building one) and TAPX_TUN_KO (its tapx_tun.ko; by default the one
+# beside TAPX_KO), VM_OUT (work folder, per kernel by default). VM_TIMEOUT (s),
 # VM_CPU (qemu -cpu), VM_ACCEL (qemu -accel), VM_QEMU_OPTS (more qemu
 # options), VM_APPEND (extra
 # kernel arguments: vmnotapaccel=1 skips tap-accel bench in --bench mode,
@@ -84,6 +85,8 @@ if [ -z "${TAPX_KO:-}" ]; then
 	TAPX_KO=$KMOD_BUILD/kmod/tapx.ko
 fi
 [ -f "$TAPX_KO" ] || fail "$TAPX_KO missing"
+TAPX_TUN_KO=${TAPX_TUN_KO:-$(dirname "$TAPX_KO")/tapx_tun.ko}
+[ -f "$TAPX_TUN_KO" ] || fail "$TAPX_TUN_KO missing"
 built_for=$(modinfo -F vermagic "$TAPX_KO" | cut -d' ' -f1)
 [ "$built_for" = "$KVER" ] || fail "$TAPX_KO was built for $built_for, not for $KVER"
 make -s -C "$TOP/kmod" BUILD="$KMOD_BUILD" KDIR="$KDIR" copyfloor >/dev/null ||
@@ -135,12 +138,14 @@ fi
 # The in-kernel tests of the policy program, run again on this kernel.
 make -s -C "$TOP/tests/bpf" BUILD="$BUILD" >/dev/null && copy_bin "$BUILD/tests/bpf/bpf_test"
 
-# Modules: tapx, the bench's copy floor, the stock tun, what the bench's tc
-# and bridge cells need (loaded in --bench mode), and vhost-net with what it
-# needs (loaded by suite-vhost.sh only), each listed after its dependencies;
-# the loop below checks that list against modinfo for this kernel.
+# Modules: tapx and tapx_tun, the bench's copy floor, the stock tun, what
+# the bench's tc and bridge cells need (loaded in --bench mode), and
+# vhost-net with what it needs (suite-vhost.sh, suite-vhostlink.sh,
+# suite-install.sh), each listed after its dependencies; the loop below
+# checks that list against modinfo for this kernel.
 MODS="tun veth llc stp bridge sch_ingress cls_bpf vhost_iotlb vhost tap vhost_net"
 cp "$TAPX_KO" $R/modules/tapx.ko
+cp "$TAPX_TUN_KO" $R/modules/tapx_tun.ko
 cp "$KMOD_BUILD/copyfloor/copyfloor.ko" $R/modules/
 for m in $MODS; do
 	f=$(modinfo ${MODBASE:+-b "$MODBASE"} -k "$KVER" -n $m) || fail "module $m not found for $KVER"

@@ -3,7 +3,7 @@
 # those, in that order: for working on one suite.
 . /tests/lib.sh
 cd /tmp
-SUITES="load abi xdp verdicts redirect noskb batch vnet l3 napi attach mq cli bpf teardown stress fuzz leak unload benchload"
+SUITES="load abi xdp verdicts redirect noskb batch vnet l3 napi attach mq vhost cli bpf teardown stress fuzz leak unload vhostlink benchload install"
 for arg in $(cat /proc/cmdline); do
 	case "$arg" in
 	vmsuites=*) SUITES=$(echo "${arg#vmsuites=}" | tr , ' ') ;;

@@ -6,12 +6,11 @@
 # back to userspace virtio without a word, so a skip would hide exactly that.
 # The vhost modules are loaded here only and unloaded at the end.
 # vmtapxvhostko=PATH (kernel argument): the module that makes tapx serve
-# vhost-net, if it is a module of its own (the name is the kernel side's to
-# choose; /modules/tapx_vhost.ko by default).
-TAPX_VHOST_KO=${vmtapxvhostko:-/modules/tapx_vhost.ko}
+# vhost-net (/modules/tapx_tun.ko, tun's exports).
+TAPX_VHOST_KO=${vmtapxvhostko:-/modules/tapx_tun.ko}
 # vmtapxvhostsendmsg=FUNC: tapx's socket sendmsg, kprobed to check the TX
-# path of each frame size as tun_sendmsg is on tun.ko (none: not checked).
-TAPX_VHOST_SENDMSG=${vmtapxvhostsendmsg:-}
+# path of each frame size as tun_sendmsg is on tun.ko.
+TAPX_VHOST_SENDMSG=${vmtapxvhostsendmsg:-tapx_sendmsg}
 VHOST_MODS="vhost_iotlb vhost tap vhost_net"
 
 loaded() { grep -q "^$1 " /proc/modules; }

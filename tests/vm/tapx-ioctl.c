@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * tapx-ioctl TUN_NODE TAPX_NODE - every TUN* ioctl of linux/if_tun.h asked
+ * tapx-ioctl TUN_NODE TAPX_NODE - every TUN* ioctl of linux/if_tun.h, and
+ * the SIOC[GS]IFHWADDR that tun answers on its fd too, asked
  * of stock tun.ko and of tapx in the same states (before TUNSETIFF, on a
  * tap, on an L3 device) with the same harmless arguments: the answers
  * (0 or the errno) must agree, but for tapx's documented differences
@@ -42,6 +43,8 @@ static const struct ioc iocs[] = {
 	IOC(TUNSETCARRIER, A_INT10),	IOC(TUNGETDEVNETNS, A_ZERO),
 	IOC(TUNSETIFINDEX, A_INT0),	IOC(TUNSETLINK, A_LINK),
 	{ "'T' 228", _IOW('T', 228, int), A_INT0 },
+	/* An all-zero address of family 0: refused by both (EINVAL). */
+	IOC(SIOCGIFHWADDR, A_IFR),	IOC(SIOCSIFHWADDR, A_IFR),
 };
 
 /* The states an fd is asked in. */

@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What tapx.ko exports for tapx_tun.ko (tapx_tun.c), which turns it into
+ * tun's vhost-net interface. Declarations only, and no struct definitions:
+ * tapx_tun.c's CRCs depend on exactly which headers it sees.
+ */
+#ifndef TAPX_VHOST_H
+#define TAPX_VHOST_H
+
+struct file;
+struct socket;
+struct ptr_ring;
+
+/* ERR_PTR(-EINVAL) unless @file is an open tapx character device. */
+struct socket *tapx_vhost_socket(struct file *file);
+struct ptr_ring *tapx_vhost_ring(struct file *file);
+/* Frees a reader ring entry: an skb or a tagged xdp_frame. */
+void tapx_ptr_free(void *ptr);
+
+#endif /* TAPX_VHOST_H */
