@@ -13,7 +13,8 @@
 #     between "==== FILES BEGIN" and "==== FILES END" (mk/bench.sh)
 #   vmnotapaccel=1 skips tap-accel bench, vmnotapxbench=1 the tapx-bench runs
 #   vmreps=N vmcount=N size the tapx-bench runs (vmreps the vhost bench's too)
-#   vmvhostbench=1 adds tapx-vhost bench (guest TX through vhost-net, tun.ko)
+#   vmnovhostbench=1 skips the last part, guest TX through vhost-net
+#     (tapx-vhost bench) on tun.ko and on tapx
 . /tests/lib.sh
 insmod /modules/tun.ko
 insmod /modules/tapx.ko
@@ -46,19 +47,6 @@ if [ -x /bin/tap-accel ] && [ -z "${vmnotapaccel:-}" ]; then
 		tar czf - -C /tmp/bench-results . | base64
 		echo "==== FILES END"
 	fi
-fi
-# With vmvhostbench=1: guest TX through vhost-net (tapx-vhost bench) on
-# stock tun.ko, ns per frame with XDP_DROP and PASS. Only tun.ko for now:
-# vhost_net binds to whichever module exports tun_get_socket, and tapx does
-# not yet.
-if [ -n "${vmvhostbench:-}" ]; then
-	for m in vhost_iotlb vhost tap vhost_net; do
-		insmod /modules/$m.ko || fail "bench: insmod $m"
-	done
-	tapx-vhost bench --node $T --name bv0 ${vmreps:+--reps $vmreps}
-	for m in vhost_net tap vhost vhost_iotlb; do
-		rmmod $m || fail "bench: rmmod $m"
-	done
 fi
 [ -n "${vmnotapxbench:-}" ] && exit 0
 
@@ -107,3 +95,58 @@ for size in 64 1500 9000; do
 done
 # Every frame written to tapx met the program and was dropped.
 expect bx0 rx_packets=$frames xdp_drop=$frames xdp_pass=0
+
+# Guest TX through vhost-net, tapx-vhost playing the guest: ns per frame
+# with XDP_DROP and PASS, tun.ko and tapx in this boot. vhost_net binds to
+# whichever module exports tun_get_socket, tun.ko or tapx_tun.ko, never
+# both: each round runs tun.ko's cells, swaps tun.ko for tapx_tun.ko, runs
+# tapx's, and swaps back; the minimum of the rounds per cell.
+vhost_round() { # NODE OUT
+	insmod /modules/vhost_net.ko || fail "bench: insmod vhost_net"
+	tapx-vhost bench --node $1 --name bv0 --reps 1 >/tmp/vb.out ||
+		fail "bench: tapx-vhost bench on $1"
+	grep -E '^(64|1500|9000|64k) ' /tmp/vb.out >>$2
+	rmmod vhost_net || fail "bench: rmmod vhost_net"
+}
+vhost_bench() {
+	for m in vhost_iotlb vhost tap; do
+		insmod /modules/$m.ko || fail "bench: insmod $m"
+	done
+	# tun.ko leaves only with its devices.
+	ip link del bt0
+	for d in ta tb; do [ -e /sys/class/net/$d ] && ip link del $d; done
+	: >/tmp/vb.tun
+	: >/tmp/vb.tapx
+	r=0
+	while [ $r -lt "${vmreps:-5}" ]; do
+		vhost_round $T /tmp/vb.tun
+		rmmod tun || fail "bench: rmmod tun"
+		insmod /modules/tapx_tun.ko || fail "bench: insmod tapx_tun"
+		vhost_round $X /tmp/vb.tapx
+		rmmod tapx_tun || fail "bench: rmmod tapx_tun"
+		insmod /modules/tun.ko || fail "bench: insmod tun"
+		r=$((r + 1))
+	done
+	echo "--- vhost-net: guest TX through vhost-net (tapx-vhost bench), ns per frame,"
+	echo "    min of ${vmreps:-5} rounds; 64k: 64 KiB TCP GSO frames"
+	printf '%-6s %-8s %9s %9s %9s %9s %9s %9s\n' size path tun-drop tapx-drop \
+		tapx/tun tun-pass tapx-pass tapx/tun
+	for size in 64 1500 9000 64k; do
+		awk -v s=$size '$1 == s { p = $2
+				if (!d || $3 < d) d = $3
+				if (!q || $4 < q) q = $4 }
+			END { print p, d, q }' /tmp/vb.tun >/tmp/vb.t
+		awk -v s=$size '$1 == s { if (!d || $3 < d) d = $3
+				if (!q || $4 < q) q = $4 }
+			END { print d, q }' /tmp/vb.tapx >/tmp/vb.x
+		read -r path td tp </tmp/vb.t
+		read -r xd xp </tmp/vb.x
+		awk -v s=$size -v p=$path -v td=$td -v xd=$xd -v tp=$tp -v xp=$xp 'BEGIN {
+			printf "%-6s %-8s %9d %9d %9.2f %9d %9d %9.2f\n", s, p, td, xd,
+				td ? xd / td : 0, tp, xp, tp ? xp / tp : 0 }'
+	done
+	for m in tap vhost vhost_iotlb; do
+		rmmod $m || fail "bench: rmmod $m"
+	done
+}
+[ -n "${vmnovhostbench:-}" ] || vhost_bench

@@ -50,11 +50,13 @@ vhost_tool "on tun.ko after vhost_net reload" --node $T --name vt1 --label tun-r
 	--tests basic
 
 # tapx. Whatever exports tun_get_socket is what vhost_net binds to; while
-# tun.ko is loaded that is tun.ko, and the two cannot both export it.
+# tun.ko is loaded that is tun.ko, and the two cannot both export it. A GSO
+# frame with XDP_TX or XDP_REDIRECT is dropped and counted on tapx, as on
+# its write() path (kmod/README.md), where tun.ko's generic XDP delivers it.
 if grep -q ' tun_get_socket	\[tapx' /proc/kallsyms; then
 	# tapx.ko itself serves vhost-net, but then it could not have loaded
 	# next to tun.ko; nothing to swap.
-	vhost_tool "on tapx" --node $X --name vx0 --label tapx \
+	vhost_tool "on tapx" --node $X --name vx0 --label tapx --gso-tx-drops \
 			${TAPX_VHOST_SENDMSG:+--sendmsg-probe $TAPX_VHOST_SENDMSG}
 elif [ -f "$TAPX_VHOST_KO" ]; then
 	# Swap tun.ko for the companion: vhost_net off, tun's devices of
@@ -70,7 +72,7 @@ elif [ -f "$TAPX_VHOST_KO" ]; then
 		pass "vhost: vhost_net binds to tapx's exports"
 		ok "vhost: tun_get_socket is tapx's" \
 			sh -c "grep ' tun_get_socket	' /proc/kallsyms | grep -v '\[tun\]' | grep -q ."
-		vhost_tool "on tapx" --node $X --name vx0 --label tapx \
+		vhost_tool "on tapx" --node $X --name vx0 --label tapx --gso-tx-drops \
 			${TAPX_VHOST_SENDMSG:+--sendmsg-probe $TAPX_VHOST_SENDMSG}
 		ok "vhost: rmmod vhost_net (tapx)" rmmod vhost_net
 	else
@@ -86,7 +88,7 @@ elif [ -f "$TAPX_VHOST_KO" ]; then
 else
 	# Today's tapx: vhost_net is bound to tun.ko, which knows nothing of
 	# tapx's files. The tool must say ENOTSOCK; then this says why.
-	vhost_tool "on tapx" --node $X --name vx0 --label tapx \
+	vhost_tool "on tapx" --node $X --name vx0 --label tapx --gso-tx-drops \
 			${TAPX_VHOST_SENDMSG:+--sendmsg-probe $TAPX_VHOST_SENDMSG}
 	fail "vhost(tapx): tapx does not serve vhost-net: no tun_get_socket in tapx and no $TAPX_VHOST_KO"
 fi
