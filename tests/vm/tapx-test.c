@@ -129,6 +129,19 @@ int packet_recv(int s, uint8_t *buf, int len, int timeout_ms)
 	}
 }
 
+int if_set_mtu(const char *name, int mtu)
+{
+	struct ifreq ifr;
+	int s = socket(AF_INET, SOCK_DGRAM, 0), r;
+
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, IFNAMSIZ, "%s", name);
+	ifr.ifr_mtu = mtu;
+	r = ioctl(s, SIOCSIFMTU, &ifr);
+	close(s);
+	return r;
+}
+
 int if_up(const char *name, int up)
 {
 	struct ifreq ifr;

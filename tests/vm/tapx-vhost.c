@@ -208,19 +208,6 @@ static int ring_setup(struct vnet *v, struct vring_q *q, uint8_t *area)
 	return 0;
 }
 
-static int set_mtu_up(const char *name, int mtu)
-{
-	struct ifreq ifr;
-	int s = socket(AF_INET, SOCK_DGRAM, 0), r;
-
-	memset(&ifr, 0, sizeof(ifr));
-	snprintf(ifr.ifr_name, IFNAMSIZ, "%s", name);
-	ifr.ifr_mtu = mtu;
-	r = ioctl(s, SIOCSIFMTU, &ifr);
-	close(s);
-	return r ? r : if_up(name, 1);
-}
-
 /*
  * A tap queue (name, a fresh fd of the node; an existing multi-queue
  * device when flags has IFF_MULTI_QUEUE) with a vhost-net instance bound to
@@ -251,7 +238,8 @@ static int vnet_open(struct vnet *v, const char *name, int mq, int rx_bufs)
 		check(0, "%s%s: TUNSETVNETHDRSZ/TUNSETSNDBUF: %s", prefix, name, strerror(errno));
 		return -1;
 	}
-	if (set_mtu_up(name, MAX_FRAME - 14) || if_wait_tx_ready(name, 2000)) {
+	if (if_set_mtu(name, MAX_FRAME - 14) || if_up(name, 1) ||
+	    if_wait_tx_ready(name, 2000)) {
 		check(0, "%s%s: MTU %d and up: %s", prefix, name, MAX_FRAME - 14, strerror(errno));
 		return -1;
 	}
@@ -819,20 +807,34 @@ static void probe_off(void)
 	probe_active = 0;
 }
 
+/*
+ * The value of @key in a listing of "name value" lines, as @fmt (two
+ * conversions: a name of at most 127 characters, a long) reads them; -1 if
+ * it is not there.
+ */
+static long keyed_value(FILE *f, const char *fmt, const char *key)
+{
+	char line[256], k[128];
+	long v, found = -1;
+
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, fmt, k, &v) == 2 && !strcmp(k, key))
+			found = v;
+	return found;
+}
+
 /* Hits of the probe so far (kprobe_profile: name, hits, misses). */
 static long probe_hits(void)
 {
-	char path[128], line[256], nm[128];
-	long hits = -1, h;
+	char path[128];
+	long hits;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/kprobe_profile", tracefs);
 	f = fopen(path, "r");
 	if (!f)
 		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%127s %ld", nm, &h) == 2 && !strcmp(nm, PROBE_EVENT))
-			hits = h;
+	hits = keyed_value(f, "%127s %ld", PROBE_EVENT);
 	fclose(f);
 	return hits;
 }
@@ -943,19 +945,17 @@ static void test_sizes(struct vnet *v, int ps)
 /* One `ethtool -S IF` counter; -1 if it is not there. */
 static long ethtool_stat(const char *ifname, const char *key)
 {
-	char cmd[64], line[256], k[128];
-	long v, found = -1;
+	char cmd[64];
+	long v;
 	FILE *f;
 
 	snprintf(cmd, sizeof(cmd), "ethtool -S %s 2>/dev/null", ifname);
 	f = popen(cmd, "r");
 	if (!f)
 		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, " %127[^:]: %ld", k, &v) == 2 && !strcmp(k, key))
-			found = v;
+	v = keyed_value(f, " %127[^:]: %ld", key);
 	pclose(f);
-	return found;
+	return v;
 }
 
 /*

@@ -46,22 +46,6 @@
 #define MAXF 65535
 #define VNET_SZ ((int)sizeof(struct virtio_net_hdr))
 
-
-
-
-static int if_mtu(const char *name, int mtu)
-{
-	struct ifreq ifr;
-	int s = socket(AF_INET, SOCK_DGRAM, 0), r;
-
-	memset(&ifr, 0, sizeof(ifr));
-	snprintf(ifr.ifr_name, IFNAMSIZ, "%s", name);
-	ifr.ifr_mtu = mtu;
-	r = ioctl(s, SIOCSIFMTU, &ifr);
-	close(s);
-	return r;
-}
-
 static int read_sys(const char *name, const char *attr, char *buf, int len)
 {
 	char path[128];
@@ -437,7 +421,7 @@ static int cmd_mk(int argc, char **argv)
 		return 1;
 	}
 	close(fd);
-	if (argc > 4 && if_mtu(argv[3], atoi(argv[4]))) {
+	if (argc > 4 && if_set_mtu(argv[3], atoi(argv[4]))) {
 		perror("mtu");
 		return 1;
 	}
