@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * tapx's side of vhost-net: what tapx_tun.ko's tun_* exports answer
- * (/work/shared/vhost-net.md is the contract). Each tapx file has a
- * socket for as long as it is open; vhost-net sends the guest's frames
+ * (kmod/README.md, "vhost-net", lists what vhost-net relies on). Each tapx
+ * file has a socket for as long as it is open; vhost-net sends the guest's
+ * frames
  * through its sendmsg (one frame as one write(), or a batch of page-sized
  * xdp_buffs, each run through XDP like a written frame), and takes frames
  * for the guest straight off the file's reader ring, a ptr_ring of skbs
