@@ -3,12 +3,11 @@
  * tapx's side of vhost-net: what tapx_tun.ko's tun_* exports answer
  * (kmod/README.md, "vhost-net", lists what vhost-net relies on). Each tapx
  * file has a socket for as long as it is open; vhost-net sends the guest's
- * frames
- * through its sendmsg (one frame as one write(), or a batch of page-sized
- * xdp_buffs, each run through XDP like a written frame), and takes frames
- * for the guest straight off the file's reader ring, a ptr_ring of skbs
- * and xdp_frames tagged like tun's (TAPX_PTR_XDP == TUN_XDP_FLAG), then
- * hands each entry back to recvmsg to be copied out.
+ * frames through its sendmsg (one frame as one write(), or a batch of
+ * page-sized xdp_buffs, each run through XDP like a written frame), and
+ * takes frames for the guest straight off the file's reader ring, a
+ * ptr_ring of skbs and xdp_frames tagged like tun's (TAPX_PTR_XDP ==
+ * TUN_XDP_FLAG), then hands each entry back to recvmsg to be copied out.
  */
 #include <linux/err.h>
 #include <linux/if_tun.h>
