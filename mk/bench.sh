@@ -170,7 +170,7 @@ if [ -n "$why" ] && [ -n "$vm" ] && [ $rc -eq 0 ]; then
 	if [ $mode = --full ]; then
 		vmargs="vmbenchfiles=1"
 	else
-		vmargs="vmbenchfiles=1 vmnotapxbench=1 vmbenchsizes=64
+		vmargs="vmbenchfiles=1 vmnotapxbench=1 vmnovhostbench=1 vmbenchsizes=64
 vmbenchprograms=xdp-drop-native,xdp-tx,xdp-redirect,stack-udp,fwd-redirect,fwd-bridge
 vmbenchwriters=block,nonblock,writev,io_uring,batch64
 vmbenchframes=${BENCH_VM_FRAMES:-20000} vmbenchreps=${BENCH_VM_REPS:-7}"

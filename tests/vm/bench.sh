@@ -27,6 +27,59 @@ ok "bench: /dev/net/tapx exists" test -c $X
 ok "bench: /dev/net/tun exists" test -c $T
 bpftool prog loadall /bpf/xdp_basic.bpf.o $B pinmaps $BM
 
+# Guest TX through vhost-net, tapx-vhost playing the guest: ns per frame
+# with XDP_DROP and PASS, tun.ko and tapx in this boot. vhost_net binds to
+# whichever module exports tun_get_socket, tun.ko or tapx_tun.ko, never
+# both: each round runs tun.ko's cells, swaps tun.ko for tapx_tun.ko, runs
+# tapx's, and swaps back; the minimum of the rounds per cell.
+vhost_round() { # NODE OUT
+	insmod /modules/vhost_net.ko || fail "bench: insmod vhost_net"
+	tapx-vhost bench --node $1 --name bv0 --reps 1 >/tmp/vb.out ||
+		fail "bench: tapx-vhost bench on $1"
+	grep -E '^(64|1500|9000|64k) ' /tmp/vb.out >>$2
+	rmmod vhost_net || fail "bench: rmmod vhost_net"
+}
+vhost_bench() {
+	for m in vhost_iotlb vhost tap; do
+		insmod /modules/$m.ko || fail "bench: insmod $m"
+	done
+	# tun.ko leaves only with its devices.
+	for d in bt0 ta tb; do [ -e /sys/class/net/$d ] && ip link del $d; done
+	: >/tmp/vb.tun
+	: >/tmp/vb.tapx
+	r=0
+	while [ $r -lt "${vmreps:-5}" ]; do
+		vhost_round $T /tmp/vb.tun
+		rmmod tun || fail "bench: rmmod tun"
+		insmod /modules/tapx_tun.ko || fail "bench: insmod tapx_tun"
+		vhost_round $X /tmp/vb.tapx
+		rmmod tapx_tun || fail "bench: rmmod tapx_tun"
+		insmod /modules/tun.ko || fail "bench: insmod tun"
+		r=$((r + 1))
+	done
+	echo "--- vhost-net: guest TX through vhost-net (tapx-vhost bench), ns per frame,"
+	echo "    min of ${vmreps:-5} rounds; 64k: 64 KiB TCP GSO frames"
+	printf '%-6s %-8s %9s %9s %9s %9s %9s %9s\n' size path tun-drop tapx-drop \
+		tapx/tun tun-pass tapx-pass tapx/tun
+	for size in 64 1500 9000 64k; do
+		awk -v s=$size '$1 == s { p = $2
+				if (!d || $3 < d) d = $3
+				if (!q || $4 < q) q = $4 }
+			END { print p, d, q }' /tmp/vb.tun >/tmp/vb.t
+		awk -v s=$size '$1 == s { if (!d || $3 < d) d = $3
+				if (!q || $4 < q) q = $4 }
+			END { print d, q }' /tmp/vb.tapx >/tmp/vb.x
+		read -r path td tp </tmp/vb.t
+		read -r xd xp </tmp/vb.x
+		awk -v s=$size -v p=$path -v td=$td -v xd=$xd -v tp=$tp -v xp=$xp 'BEGIN {
+			printf "%-6s %-8s %9d %9d %9.2f %9d %9d %9.2f\n", s, p, td, xd,
+				td ? xd / td : 0, tp, xp, tp ? xp / tp : 0 }'
+	done
+	for m in tap vhost vhost_iotlb; do
+		rmmod $m || fail "bench: rmmod $m"
+	done
+}
+
 if [ -x /bin/tap-accel ] && [ -z "${vmnotapaccel:-}" ]; then
 	args=
 	[ -n "${vmbenchreps:-}" ] && args="$args --reps $vmbenchreps"
@@ -48,7 +101,10 @@ if [ -x /bin/tap-accel ] && [ -z "${vmnotapaccel:-}" ]; then
 		echo "==== FILES END"
 	fi
 fi
-[ -n "${vmnotapxbench:-}" ] && exit 0
+if [ -n "${vmnotapxbench:-}" ]; then
+	[ -n "${vmnovhostbench:-}" ] || vhost_bench
+	exit 0
+fi
 
 REPS=${vmreps:-7}
 COUNT=${vmcount:-20000}
@@ -96,57 +152,4 @@ done
 # Every frame written to tapx met the program and was dropped.
 expect bx0 rx_packets=$frames xdp_drop=$frames xdp_pass=0
 
-# Guest TX through vhost-net, tapx-vhost playing the guest: ns per frame
-# with XDP_DROP and PASS, tun.ko and tapx in this boot. vhost_net binds to
-# whichever module exports tun_get_socket, tun.ko or tapx_tun.ko, never
-# both: each round runs tun.ko's cells, swaps tun.ko for tapx_tun.ko, runs
-# tapx's, and swaps back; the minimum of the rounds per cell.
-vhost_round() { # NODE OUT
-	insmod /modules/vhost_net.ko || fail "bench: insmod vhost_net"
-	tapx-vhost bench --node $1 --name bv0 --reps 1 >/tmp/vb.out ||
-		fail "bench: tapx-vhost bench on $1"
-	grep -E '^(64|1500|9000|64k) ' /tmp/vb.out >>$2
-	rmmod vhost_net || fail "bench: rmmod vhost_net"
-}
-vhost_bench() {
-	for m in vhost_iotlb vhost tap; do
-		insmod /modules/$m.ko || fail "bench: insmod $m"
-	done
-	# tun.ko leaves only with its devices.
-	ip link del bt0
-	for d in ta tb; do [ -e /sys/class/net/$d ] && ip link del $d; done
-	: >/tmp/vb.tun
-	: >/tmp/vb.tapx
-	r=0
-	while [ $r -lt "${vmreps:-5}" ]; do
-		vhost_round $T /tmp/vb.tun
-		rmmod tun || fail "bench: rmmod tun"
-		insmod /modules/tapx_tun.ko || fail "bench: insmod tapx_tun"
-		vhost_round $X /tmp/vb.tapx
-		rmmod tapx_tun || fail "bench: rmmod tapx_tun"
-		insmod /modules/tun.ko || fail "bench: insmod tun"
-		r=$((r + 1))
-	done
-	echo "--- vhost-net: guest TX through vhost-net (tapx-vhost bench), ns per frame,"
-	echo "    min of ${vmreps:-5} rounds; 64k: 64 KiB TCP GSO frames"
-	printf '%-6s %-8s %9s %9s %9s %9s %9s %9s\n' size path tun-drop tapx-drop \
-		tapx/tun tun-pass tapx-pass tapx/tun
-	for size in 64 1500 9000 64k; do
-		awk -v s=$size '$1 == s { p = $2
-				if (!d || $3 < d) d = $3
-				if (!q || $4 < q) q = $4 }
-			END { print p, d, q }' /tmp/vb.tun >/tmp/vb.t
-		awk -v s=$size '$1 == s { if (!d || $3 < d) d = $3
-				if (!q || $4 < q) q = $4 }
-			END { print d, q }' /tmp/vb.tapx >/tmp/vb.x
-		read -r path td tp </tmp/vb.t
-		read -r xd xp </tmp/vb.x
-		awk -v s=$size -v p=$path -v td=$td -v xd=$xd -v tp=$tp -v xp=$xp 'BEGIN {
-			printf "%-6s %-8s %9d %9d %9.2f %9d %9d %9.2f\n", s, p, td, xd,
-				td ? xd / td : 0, tp, xp, tp ? xp / tp : 0 }'
-	done
-	for m in tap vhost vhost_iotlb; do
-		rmmod $m || fail "bench: rmmod $m"
-	done
-}
 [ -n "${vmnovhostbench:-}" ] || vhost_bench
