@@ -59,6 +59,27 @@ dkms_run() {
 	fi
 }
 
+# Takes tapx out of DKMS with every module it installed. dkms.conf names
+# tapx_tun.ko only with TAPX_TUN=replace (or the modprobe.d file), and DKMS
+# sees a build as complete only with the modules dkms.conf names: the
+# removal runs in the mode of the build being removed. Below a DESTDIR the
+# modules are uninstalled from its tree first.
+dkms_remove_all() {
+	(
+		TAPX_TUN=keep
+		ls "$DESTDIR/var/lib/dkms/tapx/$VERSION"/*/*/module/tapx_tun.ko* \
+			>/dev/null 2>&1 && TAPX_TUN=replace
+		export TAPX_TUN
+		if [ -n "$DESTDIR" ]; then
+			for kver in $(kernels); do
+				dkms_run uninstall -m tapx -v "$VERSION" -k "$kver" \
+					--installtree "$MODROOT" --no-depmod >/dev/null 2>&1 || true
+			done
+		fi
+		dkms_run remove -m tapx -v "$VERSION" --all >/dev/null
+	)
+}
+
 # Kernels to build for: KVERS, or every one whose headers are installed.
 kernels() {
 	if [ -n "${KVERS:-}" ]; then
@@ -101,7 +122,7 @@ install_dkms() {
 	[ -z "$DESTDIR" ] || mkdir -p "$DESTDIR/var/lib/dkms"
 	# A reinstall replaces the sources DKMS knows under this version.
 	if dkms_run status -m tapx -v "$VERSION" 2>/dev/null | grep -q .; then
-		dkms_run remove -m tapx -v "$VERSION" --all >/dev/null
+		dkms_remove_all
 	fi
 	mkdir -p "$DESTDIR/usr/src"
 	make -s -C "$TOP/kmod" dkms-tree DEST="$DESTDIR/usr/src" >/dev/null
@@ -187,13 +208,7 @@ do_uninstall() {
 		done
 	elif command -v dkms >/dev/null 2>&1 &&
 		dkms_run status -m tapx -v "$VERSION" 2>/dev/null | grep -q .; then
-		if [ -n "$DESTDIR" ]; then
-			for kver in $(kernels); do
-				dkms_run uninstall -m tapx -v "$VERSION" -k "$kver" \
-					--installtree "$MODROOT" --no-depmod >/dev/null 2>&1 || true
-			done
-		fi
-		dkms_run remove -m tapx -v "$VERSION" --all >/dev/null
+		dkms_remove_all
 	fi
 	rm -rf "$DESTDIR/usr/src/tapx-$VERSION"
 	run_depmod

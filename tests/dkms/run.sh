@@ -113,11 +113,13 @@ runs "the programs installed" test -f "$D/usr/local/lib/tap-accel/bpf/xdp_basic.
 runs "the DKMS sources in /usr/src" test -f "$D/usr/src/tapx-$VERSION/dkms.conf"
 ko=$(ls "$D/lib/modules/$KVER/updates/dkms/"tapx.ko* 2>/dev/null | head -n 1)
 check "the installed module's vermagic" "$KVER" "$(modinfo -F vermagic "$ko" 2>/dev/null | cut -d' ' -f1)"
+runs "TUN=replace: tapx_tun.ko installed" sh -c "ls $D/lib/modules/$KVER/updates/dkms/tapx_tun.ko*"
 expect_exit 0 "tapx/$VERSION, $kre, x86_64: installed" \
 	dkms status -m tapx --sourcetree "$D/usr/src" --dkmstree "$D/var/lib/dkms" --installtree "$D/lib/modules"
 check "modprobe.d" "options tapx tun_compat=1
 install tun /sbin/modprobe --ignore-install tapx \$CMDLINE_OPTS" "$(grep -v '^#' "$D/etc/modprobe.d/tapx.conf" 2>/dev/null)"
 runs "make install again (a reinstall)" make -s -C "$TOP" install DESTDIR="$D" KVERS="$KVER"
+runs "TUN=keep: no tapx_tun.ko left from TUN=replace" sh -c "! ls $D/lib/modules/$KVER/updates/dkms/tapx_tun.ko* 2>/dev/null"
 runs "TUN=keep removes the modprobe.d file" test ! -e "$D/etc/modprobe.d/tapx.conf"
 expect_exit 1 "TUN=bad: use TUN=keep" env TUN=bad sh "$TOP/mk/install.sh" install
 runs "make uninstall" make -s -C "$TOP" uninstall DESTDIR="$D" KVERS="$KVER"
