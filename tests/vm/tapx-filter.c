@@ -11,9 +11,7 @@
  * case the frames delivered (and their lengths) are checked against what
  * the filter must do, and tapx's against tun's.
  */
-#include <linux/bpf.h>
 #include <linux/filter.h>
-#include <sys/syscall.h>
 
 #include "tapx-test.h"
 
@@ -150,23 +148,6 @@ static int set_txfilter(struct dev *d, unsigned int flags, int n,
 	return r < 0 ? -errno : r;
 }
 
-static int prog_load(int r0)
-{
-	struct bpf_insn insns[] = {
-		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0,
-		  .imm = r0 },
-		{ .code = BPF_JMP | BPF_EXIT },
-	};
-	union bpf_attr attr;
-
-	memset(&attr, 0, sizeof(attr));
-	attr.prog_type = BPF_PROG_TYPE_SOCKET_FILTER;
-	attr.insns = (uint64_t)(unsigned long)insns;
-	attr.insn_cnt = 2;
-	attr.license = (uint64_t)(unsigned long)"GPL";
-	return syscall(__NR_bpf, BPF_PROG_LOAD, &attr, sizeof(attr));
-}
-
 static int set_ebpf(struct dev *d, unsigned long cmd, int prog_fd)
 {
 	return ioctl(d->fd[0], cmd, &prog_fd) < 0 ? -errno : 0;
@@ -258,7 +239,7 @@ static int run_case(struct dev *d, enum kase k, struct outcome *o)
 		break;
 	case K_EBPF_CUT:
 	case K_EBPF_DROP:
-		pfd = prog_load(k == K_EBPF_CUT ? 30 : 0);
+		pfd = socket_filter_load(k == K_EBPF_CUT ? 30 : 0);
 		if (pfd < 0)
 			return -1;
 		o->ret = set_ebpf(d, TUNSETFILTEREBPF, pfd);
@@ -303,7 +284,7 @@ static void steering(const char *tun, const char *tapx)
 		return;
 	}
 	for (q = 0; q < 2; q++) {
-		pfd = prog_load(q + 2); /* 2 % 2 = 0, 3 % 2 = 1: the modulo too */
+		pfd = socket_filter_load(q + 2); /* 2 % 2 = 0, 3 % 2 = 1: the modulo too */
 		rt = set_ebpf(&t, TUNSETSTEERINGEBPF, pfd);
 		rx = set_ebpf(&x, TUNSETSTEERINGEBPF, pfd);
 		close(pfd);

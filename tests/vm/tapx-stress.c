@@ -1347,25 +1347,13 @@ static void op_badioctl(void)
 		stable ? EXP(EINVAL) : EXP(EINVAL, EBADFD), "bad ioctl");
 }
 
-/* A socket filter that keeps every frame (r0 = 0xffff bytes). */
+/* A socket filter that keeps every frame, one per process. */
 static int keep_all_prog(void)
 {
 	static int fd = -1;
-	struct bpf_insn insns[] = {
-		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0,
-		  .imm = 0xffff },
-		{ .code = BPF_JMP | BPF_EXIT },
-	};
-	union bpf_attr attr;
 
-	if (fd >= 0)
-		return fd;
-	memset(&attr, 0, sizeof(attr));
-	attr.prog_type = BPF_PROG_TYPE_SOCKET_FILTER;
-	attr.insns = (uint64_t)(unsigned long)insns;
-	attr.insn_cnt = 2;
-	attr.license = (uint64_t)(unsigned long)"GPL";
-	fd = syscall(__NR_bpf, BPF_PROG_LOAD, &attr, sizeof(attr));
+	if (fd < 0)
+		fd = socket_filter_load(0xffff);
 	return fd;
 }
 
@@ -1386,22 +1374,27 @@ static void op_filter(void)
 
 	switch (rn(6)) {
 	case 0:
-		cmd = TUNATTACHFILTER, arg = &fp;
+		cmd = TUNATTACHFILTER;
+		arg = &fp;
 		break;
 	case 1:
-		cmd = TUNDETACHFILTER, arg = &fp;
+		cmd = TUNDETACHFILTER;
+		arg = &fp;
 		break;
 	case 2:
-		cmd = TUNSETTXFILTER, arg = &off;
+		cmd = TUNSETTXFILTER;
+		arg = &off;
 		break;
 	case 3:
 	case 4:
 		pfd = rn(2) ? keep_all_prog() : -1;
-		cmd = rn(2) ? TUNSETFILTEREBPF : TUNSETSTEERINGEBPF, arg = &pfd;
+		cmd = rn(2) ? TUNSETFILTEREBPF : TUNSETSTEERINGEBPF;
+		arg = &pfd;
 		break;
 	default:
 		pfd = -1;
-		cmd = TUNSETFILTEREBPF, arg = &pfd;
+		cmd = TUNSETFILTEREBPF;
+		arg = &pfd;
 		break;
 	}
 	err = ioctl(fd, cmd, arg) < 0 ? errno : 0;

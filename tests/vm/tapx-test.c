@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* tapx-test.c - what the VM's test tools share (see tapx-test.h). */
 #include <grp.h>
+#include <linux/bpf.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 
@@ -127,6 +129,23 @@ int packet_recv(int s, uint8_t *buf, int len, int timeout_ms)
 		    buf[13] == (ETHERTYPE_TEST & 0xff))
 			return n;
 	}
+}
+
+int socket_filter_load(int r0)
+{
+	struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0,
+		  .imm = r0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	union bpf_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.prog_type = BPF_PROG_TYPE_SOCKET_FILTER;
+	attr.insns = (uint64_t)(unsigned long)insns;
+	attr.insn_cnt = 2;
+	attr.license = (uint64_t)(unsigned long)"GPL";
+	return syscall(__NR_bpf, BPF_PROG_LOAD, &attr, sizeof(attr));
 }
 
 int if_set_mtu(const char *name, int mtu)

@@ -58,6 +58,8 @@ int packet_open(const char *name);
 /* Receives test frames (not our own transmissions) from a packet socket. */
 int packet_recv(int s, uint8_t *buf, int len, int timeout_ms);
 
+/* A BPF_PROG_TYPE_SOCKET_FILTER program returning r0; its fd, or -1. */
+int socket_filter_load(int r0);
 /* Set the MTU of NAME; 0 or -1. */
 int if_set_mtu(const char *name, int mtu);
 /* Set or clear IFF_UP on NAME; 0 or -1. */
