@@ -184,7 +184,7 @@ void tapx_bufs_exit(void)
 		struct tapx_buf_cache *c = per_cpu_ptr(tapx_bufs, cpu);
 
 		while (c->nr_spare)
-			page_frag_free(c->spare[--c->nr_spare]);
+			page_frag_free(c->spare[--c->nr_spare].buf);
 		while (c->nr_spare_frags)
 			page_frag_free(c->spare_frags[--c->nr_spare_frags]);
 		if (c->frag.va)

@@ -27,17 +27,25 @@
  * full batch of small frames, page-sized fragments for a round of large
  * ones (tapx_wframes_copy), at most TAPX_SPARE_BYTES of memory in all.
  */
+struct tapx_spare {
+	void *buf;
+	unsigned int len;
+};
+
+/*
+ * The counts come first and a spare's pointer sits beside its length, so
+ * that taking or giving back the top buffer touches two cache lines.
+ */
 struct tapx_buf_cache {
 	local_lock_t lock; /* tapx_bufs_lock() */
+	unsigned int nr_spare;
+	unsigned int spare_bytes; /* spare[].len and the spare fragments */
+	unsigned int nr_spare_frags;
 	struct page_frag_cache frag; /* new buffers */
 	/* Head buffers of dropped frames: a stack of nr_spare. */
-	void *spare[TAPX_SPARE_MAX];
-	unsigned int spare_len[TAPX_SPARE_MAX];
-	unsigned int nr_spare;
-	unsigned int spare_bytes; /* spare_len[] and the spare fragments */
+	struct tapx_spare spare[TAPX_SPARE_MAX];
 	/* Page-sized fragments of dropped multi-buffer frames. */
 	void *spare_frags[TAPX_SPARE_FRAGS];
-	unsigned int nr_spare_frags;
 };
 
 extern struct tapx_buf_cache __percpu *tapx_bufs;
@@ -78,10 +86,10 @@ static __always_inline void *tapx_buf_get(struct tapx_buf_cache *c,
 {
 	unsigned int n = c->nr_spare;
 
-	if (n && c->spare_len[n - 1] == buflen) {
+	if (n && c->spare[n - 1].len == buflen) {
 		c->nr_spare = n - 1;
 		c->spare_bytes -= buflen;
-		return c->spare[n - 1];
+		return c->spare[n - 1].buf;
 	}
 	return page_frag_alloc(&c->frag, buflen, TAPX_BUF_GFP);
 }
@@ -92,8 +100,8 @@ static __always_inline void tapx_buf_put(struct tapx_buf_cache *c, void *buf,
 	unsigned int n = c->nr_spare;
 
 	if (n < TAPX_SPARE_MAX && c->spare_bytes + buflen <= TAPX_SPARE_BYTES) {
-		c->spare[n] = buf;
-		c->spare_len[n] = buflen;
+		c->spare[n].buf = buf;
+		c->spare[n].len = buflen;
 		c->nr_spare = n + 1;
 		c->spare_bytes += buflen;
 	} else {

@@ -11,7 +11,8 @@
  * tapx_write_slow(), which looks the device up again after its copy.
  *
  * TAPXSUBMIT (tapx_batch.c) uses the same parsing and copy for each frame;
- * tapx_wframe_copy() is inlined into both callers (tapx.h).
+ * tapx_wframe_copy() is inlined into both callers (tapx.h), and the XDP
+ * stage's per-frame half into the write path (tapx_xdp.h).
  */
 #include <linux/filter.h>
 #include <linux/if_tun.h>
@@ -22,6 +23,7 @@
 #include "compat.h"
 #include "tapx.h"
 #include "tapx_buf.h"
+#include "tapx_xdp.h"
 
 /* Validates the vnet header the way a virtio device would see it. */
 int tapx_check_vnet(unsigned int flags, struct virtio_net_hdr *h, size_t len)
@@ -148,10 +150,11 @@ static void tapx_write_failed(struct tapx_dev *tapx, int err)
 }
 
 /* XDP on the copied frame; under RCU, BH disabled, tfile bound to tapx. */
-static void tapx_write_run(struct tapx_file *tfile, struct tapx_dev *tapx,
-			   struct tapx_wframe *f)
+static __always_inline void tapx_write_run(struct tapx_file *tfile,
+					   struct tapx_dev *tapx,
+					   struct tapx_wframe *f)
 {
-	if (tapx_wframes_run(tfile, tapx, f, 1))
+	if (__tapx_wframes_run(tfile, tapx, f, 1))
 		xdp_do_flush();
 	tapx_napi_flush(tfile);
 }
@@ -173,7 +176,8 @@ static void tapx_write_run(struct tapx_file *tfile, struct tapx_dev *tapx,
  * lookups here and in tapx_xdp_run() are rcu_dereference_bh(). That saves
  * two calls per write (__rcu_read_lock() is out of line with PREEMPT_RCU).
  */
-static ssize_t tapx_write_fast(struct tapx_file *tfile, struct iov_iter *from)
+static __always_inline ssize_t tapx_write_fast(struct tapx_file *tfile,
+					       struct iov_iter *from)
 {
 	size_t total = iov_iter_count(from);
 	struct tapx_xdp_section xs;
@@ -240,7 +244,8 @@ slow:
  * meet the new device's program, parsed with the old one's flags: a frame
  * written concurrently with TUNSETIFF, whose order is not defined anyway.)
  */
-static ssize_t tapx_write_slow(struct tapx_file *tfile, struct iov_iter *from)
+static noinline ssize_t tapx_write_slow(struct tapx_file *tfile,
+					struct iov_iter *from)
 {
 	size_t total = iov_iter_count(from);
 	struct tapx_xdp_section xs;
@@ -270,7 +275,10 @@ static ssize_t tapx_write_slow(struct tapx_file *tfile, struct iov_iter *from)
 		tapx_wframe_drop(&f);
 		ret = -EBADFD;
 	} else {
-		tapx_write_run(tfile, now, &f);
+		/* The XDP stage out of line: the fast path has it inlined. */
+		if (tapx_wframes_run(tfile, now, &f, 1))
+			xdp_do_flush();
+		tapx_napi_flush(tfile);
 		ret = total;
 	}
 	rcu_read_unlock();
@@ -278,8 +286,9 @@ static ssize_t tapx_write_slow(struct tapx_file *tfile, struct iov_iter *from)
 	return ret;
 }
 
-/* One frame: write(), writev(), and vhost-net's per-packet sendmsg. */
-ssize_t tapx_write(struct tapx_file *tfile, struct iov_iter *from)
+/* One frame; inlined into write(), which per-frame writers call most. */
+static __always_inline ssize_t __tapx_write(struct tapx_file *tfile,
+					    struct iov_iter *from)
 {
 	ssize_t ret;
 
@@ -287,6 +296,12 @@ ssize_t tapx_write(struct tapx_file *tfile, struct iov_iter *from)
 	if (likely(ret != TAPX_WRITE_SLOW))
 		return ret;
 	return tapx_write_slow(tfile, from);
+}
+
+/* writev(), io_uring writes and vhost-net's per-packet sendmsg. */
+ssize_t tapx_write(struct tapx_file *tfile, struct iov_iter *from)
+{
+	return __tapx_write(tfile, from);
 }
 
 /* writev(), io_uring and aio writes. */
@@ -305,5 +320,5 @@ ssize_t tapx_chr_write(struct file *file, const char __user *buf, size_t len,
 	struct iov_iter from;
 
 	iov_iter_ubuf(&from, ITER_SOURCE, (void __user *)buf, len);
-	return tapx_write(file->private_data, &from);
+	return __tapx_write(file->private_data, &from);
 }

@@ -6,114 +6,23 @@
  * REDIRECT hands it to xdp_do_redirect(), and PASS builds an skb around the
  * same buffer and delivers it (tapx_napi.c). The verdicts and rx counters
  * of one write call are tallied and added to the counters once.
+ *
+ * The per-frame half (the program's run, DROP, the tally) is inlined from
+ * tapx_xdp.h into the loops here and into the write path; what is here is
+ * the rest of TX, REDIRECT and PASS, and the loops over a batch's frames
+ * and vhost-net's buffers.
  */
 #include <linux/bpf.h>
-#include <linux/bpf_trace.h>
 #include <linux/etherdevice.h>
 #include <linux/filter.h>
 #include <linux/if_tun.h>
 #include <linux/skbuff.h>
 #include <linux/virtio_net.h>
 #include <net/checksum.h>
-#include <trace/events/xdp.h>
 
 #include "tapx.h"
 #include "tapx_buf.h"
-
-/*
- * What one write call's frames did, added to the per-CPU counters once at
- * the end of the call: four counter updates per frame were a measurable
- * part of a batched XDP_DROP. verdict[] counts the program's verdicts (the
- * queue's xdp_* counters), outcome[] the device's xdp_pass..xdp_aborted:
- * the frames each verdict was carried out for (an XDP_TX frame once it is
- * on the reader's ring); both are indexed like those counters, from PASS
- * to ABORTED. Every verdict is counted here and nowhere else.
- */
-enum {
-	TAPX_V_PASS,
-	TAPX_V_DROP,
-	TAPX_V_TX,
-	TAPX_V_REDIRECT,
-	TAPX_V_ABORTED,
-	TAPX_NR_V
-};
-
-struct tapx_tally {
-	u64 rx_bytes;
-	u32 rx_packets;
-	u32 rx_errors; /* malformed frames of a batch, counted where it runs */
-	u32 verdict[TAPX_NR_V];
-	u32 outcome[TAPX_NR_V];
-	u64 tx_bytes; /* XDP_TX frames queued to the reader */
-	u32 tx_errors; /* XDP_TX frames not queued: no xdp_frame, ring full */
-	u32 ring_full;
-};
-
-/*
- * XDP_TX frames of one call, queued to the reader's ring TAPX_TX_BULK at a
- * time under one producer lock, and the reader woken once per call (only
- * if it sleeps): per frame, the lock, the wakeup check's barrier and three
- * counter updates were most of what XDP_TX cost beyond XDP_DROP.
- */
-#define TAPX_TX_BULK 16
-
-struct tapx_tx_bulk {
-	unsigned int n;
-	struct xdp_frame *frames[TAPX_TX_BULK];
-};
-
-static unsigned int tapx_verdict_slot(u32 act)
-{
-	switch (act) {
-	case XDP_PASS:
-		return TAPX_V_PASS;
-	case XDP_DROP:
-		return TAPX_V_DROP;
-	case XDP_TX:
-		return TAPX_V_TX;
-	case XDP_REDIRECT:
-		return TAPX_V_REDIRECT;
-	default:
-		return TAPX_V_ABORTED; /* and unknown verdicts */
-	}
-}
-
-/*
- * Adds a tally to one set of per-CPU counters: v[rx] and v[rx + 1] are its
- * packets and bytes, v[xdp..xdp + TAPX_NR_V) its verdict counters.
- */
-static void tapx_tally_add(struct u64_stats_sync *syncp, u64_stats_t *v,
-			   unsigned int rx, unsigned int xdp,
-			   const struct tapx_tally *t, const u32 *counts)
-{
-	int i;
-
-	u64_stats_update_begin(syncp);
-	u64_stats_add(&v[rx], t->rx_packets);
-	u64_stats_add(&v[rx + 1], t->rx_bytes);
-	/* Most calls have one verdict: skip the read-modify-writes of 0. */
-	for (i = 0; i < TAPX_NR_V; i++)
-		if (counts[i])
-			u64_stats_add(&v[xdp + i], counts[i]);
-	u64_stats_update_end(syncp);
-}
-
-static void tapx_tally_flush(struct tapx_file *tfile, struct tapx_dev *tapx,
-			     const struct tapx_tally *t)
-{
-	struct tapx_pcpu_qstats *q = this_cpu_ptr(tfile->qstats);
-	struct tapx_pcpu_stats *d = this_cpu_ptr(tapx->stats);
-
-	BUILD_BUG_ON(TAPX_RX_BYTES != TAPX_RX_PACKETS + 1);
-	BUILD_BUG_ON(TAPX_Q_RX_BYTES != TAPX_Q_RX_PACKETS + 1);
-	BUILD_BUG_ON(TAPX_XDP_ABORTED - TAPX_XDP_PASS != TAPX_V_ABORTED);
-	BUILD_BUG_ON(TAPX_Q_XDP_ABORTED - TAPX_Q_XDP_PASS != TAPX_V_ABORTED);
-
-	tapx_tally_add(&d->syncp, d->v, TAPX_RX_PACKETS, TAPX_XDP_PASS, t,
-		       t->outcome);
-	tapx_tally_add(&q->syncp, q->v, TAPX_Q_RX_PACKETS, TAPX_Q_XDP_PASS, t,
-		       t->verdict);
-}
+#include "tapx_xdp.h"
 
 /* Finishes a partial checksum in place (single-buffer frames only). */
 static int tapx_finish_csum(struct tapx_dev *tapx, struct xdp_buff *xdp,
@@ -137,13 +46,12 @@ static int tapx_finish_csum(struct tapx_dev *tapx, struct xdp_buff *xdp,
 /*
  * TX and REDIRECT hand the buffer on as an xdp_frame, which has no room for
  * vnet metadata. A frame that still needs its checksum gets it here; a GSO
- * frame, or a checksum we cannot finish, is dropped and counted.
+ * frame, or a checksum we cannot finish, is dropped and counted
+ * (tapx_frame_ok(), tapx_xdp.h).
  */
-static bool tapx_frame_ok(struct tapx_dev *tapx, struct xdp_buff *xdp,
-			  const struct tapx_wframe *f)
+bool tapx_vnet_frame_ok(struct tapx_dev *tapx, struct xdp_buff *xdp,
+			const struct tapx_wframe *f)
 {
-	if (!f->has_vnet)
-		return true;
 	if (f->vnet.gso_type != VIRTIO_NET_HDR_GSO_NONE)
 		return false;
 	if ((f->vnet.flags & VIRTIO_NET_HDR_F_NEEDS_CSUM) &&
@@ -153,9 +61,9 @@ static bool tapx_frame_ok(struct tapx_dev *tapx, struct xdp_buff *xdp,
 }
 
 /* XDP_PASS: an skb around the same buffer, vnet metadata applied. */
-static void tapx_xdp_pass(struct tapx_file *tfile, struct tapx_dev *tapx,
-			  struct xdp_buff *xdp, const struct tapx_wframe *f,
-			  void *orig_data, unsigned int orig_len)
+void tapx_xdp_pass(struct tapx_file *tfile, struct tapx_dev *tapx,
+		   struct xdp_buff *xdp, const struct tapx_wframe *f,
+		   void *orig_data, unsigned int orig_len)
 {
 	struct net_device *dev = tapx->dev;
 	unsigned int nr_frags = 0, frags_size = 0;
@@ -230,8 +138,8 @@ static void tapx_tx_flush(struct tapx_file *tfile, struct tapx_tx_bulk *bq,
 	bq->n = 0;
 }
 
-static void tapx_xdp_tx(struct tapx_file *tfile, struct xdp_buff *xdp,
-			struct tapx_tx_bulk *bq, struct tapx_tally *t)
+void tapx_xdp_tx(struct tapx_file *tfile, struct xdp_buff *xdp,
+		 struct tapx_tx_bulk *bq, struct tapx_tally *t)
 {
 	struct xdp_frame *frame;
 
@@ -247,8 +155,8 @@ static void tapx_xdp_tx(struct tapx_file *tfile, struct xdp_buff *xdp,
 }
 
 /* After the last frame of a call: XDP_TX's queueing, counters, wakeup. */
-static void tapx_tx_done(struct tapx_file *tfile, struct tapx_dev *tapx,
-			 struct tapx_tx_bulk *bq, struct tapx_tally *t)
+void tapx_tx_done(struct tapx_file *tfile, struct tapx_dev *tapx,
+		  struct tapx_tx_bulk *bq, struct tapx_tally *t)
 {
 	unsigned int n;
 
@@ -290,8 +198,8 @@ static void tapx_copy_buff(struct xdp_buff *xdp, void *to)
  * is dropped and counted in xdp_redirect_errors if that allocation fails.
  * XDP_TX frames too (for vhost-net), in xdp_tx_linearized, xdp_tx_errors.
  */
-static int tapx_linearize(struct tapx_dev *tapx, struct xdp_buff *xdp,
-			  enum tapx_stat done, enum tapx_stat err)
+int tapx_linearize(struct tapx_dev *tapx, struct xdp_buff *xdp,
+		   enum tapx_stat done, enum tapx_stat err)
 {
 	unsigned int len = xdp_get_buff_len(xdp);
 	unsigned int size = TAPX_HEADROOM + len + TAPX_SHINFO;
@@ -316,117 +224,6 @@ static int tapx_linearize(struct tapx_dev *tapx, struct xdp_buff *xdp,
 	return 0;
 }
 
-/*
- * A dropped frame's buffer: back to tapx's cache, or, for one of vhost's
- * (@shared: a piece of its page frag holding one page reference), that
- * reference dropped: never into tapx's cache, which would hand it out again.
- */
-static __always_inline void tapx_xdp_drop(struct xdp_buff *xdp, bool shared)
-{
-	if (shared)
-		xdp_return_buff(xdp);
-	else
-		tapx_recycle(xdp);
-}
-
-/*
- * Runs the program on one frame and carries out the verdict. Inlined into
- * the loop over a batch: per-frame calls are a large part of the cost.
- * Returns true when the frame was redirected (xdp_do_flush() needed).
- */
-static __always_inline bool tapx_xdp_run(struct tapx_file *tfile,
-					 struct tapx_dev *tapx,
-					 struct xdp_buff *xdp,
-					 const struct tapx_wframe *f,
-					 struct tapx_tx_bulk *bq,
-					 struct tapx_tally *t, bool shared)
-{
-	void *orig_data = xdp->data;
-	unsigned int orig_len = f->len;
-	struct bpf_prog *prog;
-	u32 act;
-
-	t->rx_packets++;
-	t->rx_bytes += f->len;
-
-	/* BH is disabled: an RCU read-side section (see tapx_write_fast()). */
-	prog = rcu_dereference_bh(tapx->xdp_prog);
-	if (!prog) {
-		tapx_xdp_pass(tfile, tapx, xdp, f, orig_data, orig_len);
-		return false;
-	}
-	if (unlikely(xdp_buff_has_frags(xdp) && !prog->aux->xdp_has_frags)) {
-		tapx_stat_inc(tapx, TAPX_XDP_FRAGS_DROPS);
-		tapx_xdp_drop(xdp, shared);
-		return false;
-	}
-
-	act = bpf_prog_run_xdp(prog, xdp);
-	t->verdict[tapx_verdict_slot(act)]++;
-	switch (act) {
-	case XDP_PASS:
-		t->outcome[TAPX_V_PASS]++;
-		tapx_xdp_pass(tfile, tapx, xdp, f, orig_data, orig_len);
-		return false;
-	case XDP_DROP:
-		t->outcome[TAPX_V_DROP]++;
-		tapx_xdp_drop(xdp, shared);
-		return false;
-	case XDP_TX:
-		if (!tapx_frame_ok(tapx, xdp, f))
-			break;
-		/*
-		 * vhost-net may take the frame off the ring, and it sizes the
-		 * guest's buffer by the first buffer only: one buffer it is.
-		 */
-		if (unlikely(xdp_buff_has_frags(xdp)) &&
-		    tapx_linearize(tapx, xdp, TAPX_XDP_TX_LINEAR,
-				   TAPX_XDP_TX_ERRORS))
-			return false;
-		tapx_xdp_tx(tfile, xdp, bq, t);
-		return false;
-	case XDP_REDIRECT:
-		if (!tapx_frame_ok(tapx, xdp, f))
-			break;
-		if (unlikely(xdp_buff_has_frags(xdp)) &&
-		    tapx_linearize(tapx, xdp, TAPX_XDP_REDIRECT_LINEAR,
-				   TAPX_XDP_REDIRECT_ERRORS))
-			return false;
-		if (unlikely(xdp_do_redirect(tapx->dev, xdp, prog))) {
-			tapx_stat_inc(tapx, TAPX_XDP_REDIRECT_ERRORS);
-			xdp_return_buff(xdp);
-			return false;
-		}
-		t->outcome[TAPX_V_REDIRECT]++;
-		return true;
-	default:
-		bpf_warn_invalid_xdp_action(tapx->dev, prog, act);
-		fallthrough;
-	case XDP_ABORTED:
-		trace_xdp_exception(tapx->dev, prog, act);
-		t->outcome[TAPX_V_ABORTED]++;
-		tapx_xdp_drop(xdp, shared);
-		return false;
-	}
-
-	/* TX or REDIRECT of a frame whose vnet metadata cannot travel. */
-	tapx_stat_inc(tapx, TAPX_XDP_GSO_DROPS);
-	tapx_xdp_drop(xdp, shared);
-	return false;
-}
-
-/* After a call's last frame: XDP_TX's queueing and the counters. */
-static void tapx_run_done(struct tapx_file *tfile, struct tapx_dev *tapx,
-			  struct tapx_tx_bulk *bq, struct tapx_tally *t)
-{
-	if (t->verdict[TAPX_V_TX])
-		tapx_tx_done(tfile, tapx, bq, t);
-	if (t->rx_packets)
-		tapx_tally_flush(tfile, tapx, t);
-	if (unlikely(t->rx_errors))
-		tapx_stat_add(tapx, TAPX_RX_ERRORS, t->rx_errors);
-}
-
 /**
  * tapx_wframes_run - run XDP on copied frames and carry out their verdicts
  * @tfile: the file written to
@@ -442,24 +239,7 @@ static void tapx_run_done(struct tapx_file *tfile, struct tapx_dev *tapx,
 bool tapx_wframes_run(struct tapx_file *tfile, struct tapx_dev *tapx,
 		      struct tapx_wframe *f, unsigned int n)
 {
-	struct tapx_tally t = {};
-	struct tapx_tx_bulk bq;
-	struct xdp_buff xdp;
-	bool flush = false;
-	unsigned int i;
-
-	bq.n = 0;
-	for (i = 0; i < n; i++) {
-		if (unlikely(!f[i].buf)) {
-			t.rx_errors++;
-			continue;
-		}
-		tapx_wframe_xdp(tfile, &f[i], &xdp);
-		f[i].buf = NULL;
-		flush |= tapx_xdp_run(tfile, tapx, &xdp, &f[i], &bq, &t, false);
-	}
-	tapx_run_done(tfile, tapx, &bq, &t);
-	return flush;
+	return __tapx_wframes_run(tfile, tapx, f, n);
 }
 
 /*

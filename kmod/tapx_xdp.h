@@ -1,0 +1,284 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The per-frame half of the XDP stage (tapx_xdp.c), inlined into its
+ * callers: the write path's one frame, a batch's loop and vhost-net's
+ * buffers. The program runs and DROP is carried out here, and the verdicts
+ * are tallied; the rest of TX, REDIRECT and PASS is out of line in
+ * tapx_xdp.c. Under emulation a call and its return per frame were a
+ * measurable part of a 64-byte write().
+ */
+#ifndef TAPX_XDP_H
+#define TAPX_XDP_H
+
+#include <linux/bpf_trace.h>
+#include <linux/filter.h>
+#include <trace/events/xdp.h>
+
+#include "tapx.h"
+#include "tapx_buf.h"
+
+/*
+ * What one write call's frames did, added to the per-CPU counters once at
+ * the end of the call: four counter updates per frame were a measurable
+ * part of a batched XDP_DROP. verdict[] counts the program's verdicts (the
+ * queue's xdp_* counters), outcome[] the device's xdp_pass..xdp_aborted:
+ * the frames each verdict was carried out for (an XDP_TX frame once it is
+ * on the reader's ring); both are indexed like those counters, from PASS
+ * to ABORTED. Every verdict is counted here and nowhere else.
+ */
+enum {
+	TAPX_V_PASS,
+	TAPX_V_DROP,
+	TAPX_V_TX,
+	TAPX_V_REDIRECT,
+	TAPX_V_ABORTED,
+	TAPX_NR_V
+};
+
+struct tapx_tally {
+	u64 rx_bytes;
+	u32 rx_packets;
+	u32 rx_errors; /* malformed frames of a batch, counted where it runs */
+	u32 verdict[TAPX_NR_V];
+	u32 outcome[TAPX_NR_V];
+	u64 tx_bytes; /* XDP_TX frames queued to the reader */
+	u32 tx_errors; /* XDP_TX frames not queued: no xdp_frame, ring full */
+	u32 ring_full;
+};
+
+/*
+ * XDP_TX frames of one call, queued to the reader's ring TAPX_TX_BULK at a
+ * time under one producer lock, and the reader woken once per call (only
+ * if it sleeps): per frame, the lock, the wakeup check's barrier and three
+ * counter updates were most of what XDP_TX cost beyond XDP_DROP.
+ */
+#define TAPX_TX_BULK 16
+
+struct tapx_tx_bulk {
+	unsigned int n;
+	struct xdp_frame *frames[TAPX_TX_BULK];
+};
+
+static __always_inline unsigned int tapx_verdict_slot(u32 act)
+{
+	switch (act) {
+	case XDP_PASS:
+		return TAPX_V_PASS;
+	case XDP_DROP:
+		return TAPX_V_DROP;
+	case XDP_TX:
+		return TAPX_V_TX;
+	case XDP_REDIRECT:
+		return TAPX_V_REDIRECT;
+	default:
+		return TAPX_V_ABORTED; /* and unknown verdicts */
+	}
+}
+
+/*
+ * Adds a tally to one set of per-CPU counters: v[rx] and v[rx + 1] are its
+ * packets and bytes, v[xdp..xdp + TAPX_NR_V) its verdict counters.
+ */
+static __always_inline void tapx_tally_add(struct u64_stats_sync *syncp,
+					   u64_stats_t *v, unsigned int rx,
+					   unsigned int xdp,
+					   const struct tapx_tally *t,
+					   const u32 *counts)
+{
+	int i;
+
+	u64_stats_update_begin(syncp);
+	u64_stats_add(&v[rx], t->rx_packets);
+	u64_stats_add(&v[rx + 1], t->rx_bytes);
+	/* Most calls have one verdict: skip the read-modify-writes of 0. */
+	for (i = 0; i < TAPX_NR_V; i++)
+		if (counts[i])
+			u64_stats_add(&v[xdp + i], counts[i]);
+	u64_stats_update_end(syncp);
+}
+
+static __always_inline void tapx_tally_flush(struct tapx_file *tfile,
+					     struct tapx_dev *tapx,
+					     const struct tapx_tally *t)
+{
+	struct tapx_pcpu_qstats *q = this_cpu_ptr(tfile->qstats);
+	struct tapx_pcpu_stats *d = this_cpu_ptr(tapx->stats);
+
+	BUILD_BUG_ON(TAPX_RX_BYTES != TAPX_RX_PACKETS + 1);
+	BUILD_BUG_ON(TAPX_Q_RX_BYTES != TAPX_Q_RX_PACKETS + 1);
+	BUILD_BUG_ON(TAPX_XDP_ABORTED - TAPX_XDP_PASS != TAPX_V_ABORTED);
+	BUILD_BUG_ON(TAPX_Q_XDP_ABORTED - TAPX_Q_XDP_PASS != TAPX_V_ABORTED);
+
+	tapx_tally_add(&d->syncp, d->v, TAPX_RX_PACKETS, TAPX_XDP_PASS, t,
+		       t->outcome);
+	tapx_tally_add(&q->syncp, q->v, TAPX_Q_RX_PACKETS, TAPX_Q_XDP_PASS, t,
+		       t->verdict);
+}
+
+/* tapx_xdp.c: the verdicts' out-of-line work */
+bool tapx_vnet_frame_ok(struct tapx_dev *tapx, struct xdp_buff *xdp,
+			const struct tapx_wframe *f);
+void tapx_xdp_pass(struct tapx_file *tfile, struct tapx_dev *tapx,
+		   struct xdp_buff *xdp, const struct tapx_wframe *f,
+		   void *orig_data, unsigned int orig_len);
+void tapx_xdp_tx(struct tapx_file *tfile, struct xdp_buff *xdp,
+		 struct tapx_tx_bulk *bq, struct tapx_tally *t);
+void tapx_tx_done(struct tapx_file *tfile, struct tapx_dev *tapx,
+		  struct tapx_tx_bulk *bq, struct tapx_tally *t);
+int tapx_linearize(struct tapx_dev *tapx, struct xdp_buff *xdp,
+		   enum tapx_stat done, enum tapx_stat err);
+
+/*
+ * TX and REDIRECT hand the buffer on as an xdp_frame, which has no room for
+ * vnet metadata: see tapx_vnet_frame_ok().
+ */
+static __always_inline bool tapx_frame_ok(struct tapx_dev *tapx,
+					  struct xdp_buff *xdp,
+					  const struct tapx_wframe *f)
+{
+	return !f->has_vnet || tapx_vnet_frame_ok(tapx, xdp, f);
+}
+
+/*
+ * A dropped frame's buffer: back to tapx's cache, or, for one of vhost's
+ * (@shared: a piece of its page frag holding one page reference), that
+ * reference dropped: never into tapx's cache, which would hand it out again.
+ */
+static __always_inline void tapx_xdp_drop(struct xdp_buff *xdp, bool shared)
+{
+	if (shared)
+		xdp_return_buff(xdp);
+	else
+		tapx_recycle(xdp);
+}
+
+/*
+ * Runs the program on one frame and carries out the verdict. Inlined into
+ * the loop over a batch: per-frame calls are a large part of the cost.
+ * Returns true when the frame was redirected (xdp_do_flush() needed).
+ */
+static __always_inline bool tapx_xdp_run(struct tapx_file *tfile,
+					 struct tapx_dev *tapx,
+					 struct xdp_buff *xdp,
+					 const struct tapx_wframe *f,
+					 struct tapx_tx_bulk *bq,
+					 struct tapx_tally *t, bool shared)
+{
+	void *orig_data = xdp->data;
+	unsigned int orig_len = f->len;
+	struct bpf_prog *prog;
+	u32 act;
+
+	t->rx_packets++;
+	t->rx_bytes += f->len;
+
+	/* BH is disabled: an RCU read-side section (see tapx_write_fast()). */
+	prog = rcu_dereference_bh(tapx->xdp_prog);
+	if (!prog) {
+		tapx_xdp_pass(tfile, tapx, xdp, f, orig_data, orig_len);
+		return false;
+	}
+	if (unlikely(xdp_buff_has_frags(xdp) && !prog->aux->xdp_has_frags)) {
+		tapx_stat_inc(tapx, TAPX_XDP_FRAGS_DROPS);
+		tapx_xdp_drop(xdp, shared);
+		return false;
+	}
+
+	act = bpf_prog_run_xdp(prog, xdp);
+	t->verdict[tapx_verdict_slot(act)]++;
+	switch (act) {
+	case XDP_PASS:
+		t->outcome[TAPX_V_PASS]++;
+		tapx_xdp_pass(tfile, tapx, xdp, f, orig_data, orig_len);
+		return false;
+	case XDP_DROP:
+		t->outcome[TAPX_V_DROP]++;
+		tapx_xdp_drop(xdp, shared);
+		return false;
+	case XDP_TX:
+		if (!tapx_frame_ok(tapx, xdp, f))
+			break;
+		/*
+		 * vhost-net may take the frame off the ring, and it sizes the
+		 * guest's buffer by the first buffer only: one buffer it is.
+		 */
+		if (unlikely(xdp_buff_has_frags(xdp)) &&
+		    tapx_linearize(tapx, xdp, TAPX_XDP_TX_LINEAR,
+				   TAPX_XDP_TX_ERRORS))
+			return false;
+		tapx_xdp_tx(tfile, xdp, bq, t);
+		return false;
+	case XDP_REDIRECT:
+		if (!tapx_frame_ok(tapx, xdp, f))
+			break;
+		if (unlikely(xdp_buff_has_frags(xdp)) &&
+		    tapx_linearize(tapx, xdp, TAPX_XDP_REDIRECT_LINEAR,
+				   TAPX_XDP_REDIRECT_ERRORS))
+			return false;
+		if (unlikely(xdp_do_redirect(tapx->dev, xdp, prog))) {
+			tapx_stat_inc(tapx, TAPX_XDP_REDIRECT_ERRORS);
+			xdp_return_buff(xdp);
+			return false;
+		}
+		t->outcome[TAPX_V_REDIRECT]++;
+		return true;
+	default:
+		bpf_warn_invalid_xdp_action(tapx->dev, prog, act);
+		fallthrough;
+	case XDP_ABORTED:
+		trace_xdp_exception(tapx->dev, prog, act);
+		t->outcome[TAPX_V_ABORTED]++;
+		tapx_xdp_drop(xdp, shared);
+		return false;
+	}
+
+	/* TX or REDIRECT of a frame whose vnet metadata cannot travel. */
+	tapx_stat_inc(tapx, TAPX_XDP_GSO_DROPS);
+	tapx_xdp_drop(xdp, shared);
+	return false;
+}
+
+/* After a call's last frame: XDP_TX's queueing and the counters. */
+static __always_inline void tapx_run_done(struct tapx_file *tfile,
+					  struct tapx_dev *tapx,
+					  struct tapx_tx_bulk *bq,
+					  struct tapx_tally *t)
+{
+	if (t->verdict[TAPX_V_TX])
+		tapx_tx_done(tfile, tapx, bq, t);
+	if (t->rx_packets)
+		tapx_tally_flush(tfile, tapx, t);
+	if (unlikely(t->rx_errors))
+		tapx_stat_add(tapx, TAPX_RX_ERRORS, t->rx_errors);
+}
+
+/*
+ * The loop of tapx_wframes_run() (tapx_xdp.c), which documents it; inlined
+ * into it and into the write path's one frame (n = 1, the loop folds).
+ */
+static __always_inline bool __tapx_wframes_run(struct tapx_file *tfile,
+					       struct tapx_dev *tapx,
+					       struct tapx_wframe *f,
+					       unsigned int n)
+{
+	struct tapx_tally t = {};
+	struct tapx_tx_bulk bq;
+	struct xdp_buff xdp;
+	bool flush = false;
+	unsigned int i;
+
+	bq.n = 0;
+	for (i = 0; i < n; i++) {
+		if (unlikely(!f[i].buf)) {
+			t.rx_errors++;
+			continue;
+		}
+		tapx_wframe_xdp(tfile, &f[i], &xdp);
+		f[i].buf = NULL;
+		flush |= tapx_xdp_run(tfile, tapx, &xdp, &f[i], &bq, &t, false);
+	}
+	tapx_run_done(tfile, tapx, &bq, &t);
+	return flush;
+}
+
+#endif /* TAPX_XDP_H */
