@@ -13,6 +13,7 @@
 #     between "==== FILES BEGIN" and "==== FILES END" (mk/bench.sh)
 #   vmnotapaccel=1 skips tap-accel bench, vmnotapxbench=1 the tapx-bench runs
 #   vmreps=N vmcount=N size the tapx-bench runs (vmreps the vhost bench's too)
+#   vmtapxsizes=L the tapx-bench sizes (64,1500,9000)
 #   vmnovhostbench=1 skips the last part, guest TX through vhost-net
 #     (tapx-vhost bench) on tun.ko and on tapx
 . /tests/lib.sh
@@ -119,7 +120,7 @@ best() { tr ' ' '\n' | grep . | sort -n | head -n 1; }
 # (tests/vm/copyfloor).
 printf '%-6s %-9s %8s %8s %8s %8s %9s %9s %9s\n' size writer floor copy tun tapx \
 	copy/floor tun/floor tapx/floor
-for size in 64 1500 9000; do
+for size in $(echo ${vmtapxsizes:-64,1500,9000} | tr , ' '); do
 	for mode in block nonblock writev uring batch64; do
 		fmode=$mode tmode=$mode
 		[ $mode = batch64 ] && fmode=block tmode=nonblock

@@ -4,6 +4,8 @@
 #   vmprofsize=B (64)  vmprofwriter=block|nonblock|batchN (batch64)
 #   vmprofprog=NAME of xdp_basic (xdp_drop)  vmprofframes=N (300000)
 #   vmprofcallers=1 adds call chains  vmproflines=N of the report (60)
+#   vmprofips=1 adds the hottest addresses in tapx.ko, as offsets into its
+#   .text: addr2line -f -i -j .text -e build/kmod/<kernel>/tapx.ko OFFSET
 . /tests/lib.sh
 insmod /modules/tapx.ko
 echo 0 >/proc/sys/kernel/kptr_restrict
@@ -18,3 +20,15 @@ ok "profile: perf record" perf record -q $g -e cpu-clock -F 20000 -a -o /tmp/per
 	tapx-bench $X bp0 ${vmprofsize:-64} ${vmprofwriter:-batch64} ${vmprofframes:-300000}
 perf report -i /tmp/perf.data --stdio --no-children --sort sym 2>/dev/null |
 	grep -v '^#' | grep . | head -n ${vmproflines:-60}
+if [ -n "${vmprofips:-}" ]; then
+	base=$(cat /sys/module/tapx/sections/.text)
+	echo "--- hottest tapx.ko .text offsets (samples, offset, symbol)"
+	# The low 32 bits only: awk's numbers are doubles.
+	perf script -i /tmp/perf.data -F ip,sym 2>/dev/null | awk -v base=$base '
+		function low32(h) { h = substr(h, length(h) - 7); return ("0x" h) + 0 }
+		$2 ~ /^tapx_/ { n[$1 " " $2]++ }
+		END { b = low32(base)
+			for (k in n) { split(k, a, " ")
+				printf "%d 0x%x %s\n", n[k], (low32(a[1]) - b + 4294967296) % 4294967296, a[2] } }' |
+		sort -rn | head -n ${vmproflines:-60}
+fi
