@@ -5,7 +5,7 @@
 #   vmprofprog=NAME of xdp_basic (xdp_drop)  vmprofframes=N (300000)
 #   vmprofcallers=1 adds call chains  vmproflines=N of the report (60)
 #   vmprofips=1 adds the hottest addresses in tapx.ko, as offsets into its
-#   .text: addr2line -f -i -j .text -e build/kmod/<kernel>/tapx.ko OFFSET
+#   .text: addr2line -f -i -j .text -e build/kmod-build/<kernel>/kmod/tapx.ko OFFSET
 . /tests/lib.sh
 insmod /modules/tapx.ko
 echo 0 >/proc/sys/kernel/kptr_restrict
