@@ -154,7 +154,8 @@ static __always_inline void tapx_xdp_drop(struct xdp_buff *xdp, bool shared)
 
 /*
  * Runs the program on one frame and carries out the verdict. Inlined into
- * the loop over a batch: per-frame calls are a large part of the cost.
+ * the loops over frames and the write path: per-frame calls are a large
+ * part of the cost.
  * Returns true when the frame was redirected (xdp_do_flush() needed).
  */
 static __always_inline bool tapx_xdp_run(struct tapx_file *tfile,
