@@ -284,7 +284,8 @@ static void steering(const char *tun, const char *tapx)
 		return;
 	}
 	for (q = 0; q < 2; q++) {
-		pfd = socket_filter_load(q + 2); /* 2 % 2 = 0, 3 % 2 = 1: the modulo too */
+		/* 2 % 2 = 0, 3 % 2 = 1: the modulo too */
+		pfd = socket_filter_load(q + 2);
 		rt = set_ebpf(&t, TUNSETSTEERINGEBPF, pfd);
 		rx = set_ebpf(&x, TUNSETSTEERINGEBPF, pfd);
 		close(pfd);
