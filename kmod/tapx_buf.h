@@ -130,6 +130,7 @@ static __always_inline void tapx_wframe_xdp(struct tapx_file *tfile,
 					    struct xdp_buff *xdp)
 {
 	xdp_init_buff(xdp, f->buflen, &tfile->xdp_rxq);
+	xdp->txq = NULL; /* the one field the two helpers leave */
 	xdp_prepare_buff(xdp, f->buf, TAPX_HEADROOM,
 			 min_t(unsigned int, f->len, TAPX_LINEAR_MAX), true);
 	if (unlikely(f->len > TAPX_LINEAR_MAX))

@@ -289,13 +289,14 @@ bool tapx_xbuffs_run(struct tapx_file *tfile, struct tapx_dev *tapx,
 		     struct xdp_buff *xbuffs, unsigned int n)
 {
 	unsigned int flags = READ_ONCE(tapx->flags);
-	struct tapx_tally t = {};
-	struct tapx_tx_bulk bq;
+	struct tapx_tally t __uninitialized;
+	struct tapx_tx_bulk bq __uninitialized;
 	struct tapx_wframe f;
 	struct xdp_buff xdp;
 	bool flush = false;
 	unsigned int i;
 
+	tapx_tally_init(&t);
 	bq.n = 0;
 	for (i = 0; i < n; i++) {
 		if (unlikely(tapx_xbuff_frame(tfile, flags, &xbuffs[i], &xdp,
