@@ -149,4 +149,34 @@ done
 # Every frame written to tapx met the program and was dropped.
 expect bx0 rx_packets=$frames xdp_drop=$frames xdp_pass=0
 
+# XDP_TX, one nonblocking write() per frame, a reader on the other CPU
+# taking the frames back (tapx-bench -r: ns, failed writes, frames the
+# reader did not get, which a full queue dropped).
+echo "--- tapx-bench -r: ns per frame, XDP_TX (xdp_tx of xdp_basic), nonblocking"
+echo "    write(), the frames read back on the other CPU; unread: dropped, queue full"
+ok "bench: create tun bt1" tapxt mk $T bt1 65521
+ok "bench: create tapx bx1" tapxt mk $X bx1 65521
+ok "bench: xdp_tx on bt1" xdp_attach bt1 xdp_tx
+ok "bench: xdp_tx on bx1" xdp_attach bx1 xdp_tx
+printf '%-6s %-9s %8s %8s %9s %11s %11s\n' size writer tun tapx tapx/tun \
+	tun-unread tapx-unread
+for size in $(echo ${vmtapxsizes:-64,1500,9000} | tr , ' '); do
+	[ $size -le 1500 ] || continue
+	tu= tx= lu=0 lx=0 bad=0
+	r=0
+	while [ $r -lt $REPS ]; do
+		set -- $(tapx-bench -r $T bt1 $size nonblock $COUNT) &&
+			tu="$tu $1" lu=$((lu + $3)) || bad=1
+		set -- $(tapx-bench -r $X bx1 $size nonblock $COUNT) &&
+			tx="$tx $1" lx=$((lx + $3)) || bad=1
+		r=$((r + 1))
+	done
+	[ $bad = 0 ] || fail "bench: a reader run of $size failed"
+	tu=$(echo $tu | best)
+	tx=$(echo $tx | best)
+	n=$((REPS * (COUNT + COUNT / 10)))
+	awk -v s=$size -v u=$tu -v x=$tx -v lu=$lu -v lx=$lx -v n=$n 'BEGIN {
+		printf "%-6s %-9s %8d %8d %9.2f %10.1f%% %10.1f%%\n", s, "nonblock", u, x, x / u, 100 * lu / n, 100 * lx / n }'
+done
+
 [ -n "${vmnovhostbench:-}" ] || vhost_bench

@@ -4,6 +4,10 @@
 #   vmprofsize=B (64)  vmprofwriter=block|nonblock|batchN (batch64)
 #   vmprofprog=NAME of xdp_basic (xdp_drop)  vmprofframes=N (300000)
 #   vmprofcallers=1 adds call chains  vmproflines=N of the report (60)
+#   vmprofreader=1 reads the frames back on the other CPU (tapx-bench -r:
+#   with vmprofprog=xdp_tx and vmprofwriter=nonblock; writer on CPU 0,
+#   reader on CPU 1)  vmprofsort=KEYS of perf report (sym; cpu,sym splits
+#   the samples per CPU)
 #   vmprofips=1 adds the hottest addresses in tapx.ko, as offsets into its
 #   .text: addr2line -f -i -j .text -e build/kmod-build/<kernel>/kmod/tapx.ko OFFSET
 . /tests/lib.sh
@@ -13,12 +17,13 @@ echo -1 >/proc/sys/kernel/perf_event_paranoid
 bpftool prog loadall /bpf/xdp_basic.bpf.o $B pinmaps $BM
 ok "profile: create tapx bp0" tapxt mk $X bp0 65521
 ok "profile: ${vmprofprog:-xdp_drop} on bp0" xdp_attach bp0 ${vmprofprog:-xdp_drop}
-g=
+g= r=
 [ -n "${vmprofcallers:-}" ] && g=-g
+[ -n "${vmprofreader:-}" ] && r=-r
 echo "--- perf record: tapx-bench ${vmprofsize:-64} B ${vmprofwriter:-batch64}, ${vmprofframes:-300000} frames"
 ok "profile: perf record" perf record -q $g -e cpu-clock -F 20000 -a -o /tmp/perf.data -- \
-	tapx-bench $X bp0 ${vmprofsize:-64} ${vmprofwriter:-batch64} ${vmprofframes:-300000}
-perf report -i /tmp/perf.data --stdio --no-children --sort sym 2>/dev/null |
+	tapx-bench $r $X bp0 ${vmprofsize:-64} ${vmprofwriter:-batch64} ${vmprofframes:-300000}
+perf report -i /tmp/perf.data --stdio --no-children --sort ${vmprofsort:-sym} 2>/dev/null |
 	grep -v '^#' | grep . | head -n ${vmproflines:-60}
 if [ -n "${vmprofips:-}" ]; then
 	base=$(cat /sys/module/tapx/sections/.text)

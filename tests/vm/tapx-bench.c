@@ -13,16 +13,28 @@
  * queued per io_uring_enter() (as user/bench's io_uring writer);
  * batchN: N frames per TAPXSUBMIT (tapx and copyfloor). All but block use
  * a nonblocking fd.
- * Prints: ns_per_frame failed_writes
+ *   tapx-bench -r NODE NAME SIZE nonblock COUNT
+ * -r: a reader on CPU 1 takes the frames back from the tap, whose program
+ * sends them there (XDP_TX), while the writer writes on CPU 0. The reader
+ * polls, then reads without blocking until the queue is empty, as
+ * user/bench's readers do.
+ * Prints: ns_per_frame failed_writes [frames_not_read, with -r]
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <liburing.h>
 #include <linux/if_tun.h>
 #include <net/if.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -115,17 +127,91 @@ static long put(int fd, const unsigned char *f, int size, long count,
 	return bad;
 }
 
+struct reader {
+	int fd, stop_fd;
+	int size;
+	atomic_long frames;
+	pthread_t thread;
+};
+
+static int pin_to(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set);
+}
+
+static void *reader_main(void *arg)
+{
+	struct reader *r = arg;
+	struct pollfd pfd[2] = {{.fd = r->fd, .events = POLLIN},
+				{.fd = r->stop_fd, .events = POLLIN}};
+	static unsigned char buf[65536];
+	ssize_t n;
+
+	pin_to(1);
+	while (poll(pfd, 2, -1) >= 0 || errno == EINTR) {
+		if (pfd[1].revents)
+			break;
+		while ((n = read(r->fd, buf, sizeof(buf))) > 0)
+			atomic_fetch_add(&r->frames, n == r->size);
+	}
+	return NULL;
+}
+
+/* Waits until the reader has taken all it will get: nothing new for 50 ms. */
+static long reader_stop(struct reader *r)
+{
+	long last = -1, now;
+	struct timespec ms10 = {.tv_nsec = 10000000};
+	int idle = 0;
+
+	while (idle < 5) {
+		nanosleep(&ms10, NULL);
+		now = atomic_load(&r->frames);
+		idle = now == last ? idle + 1 : 0;
+		last = now;
+	}
+	eventfd_write(r->stop_fd, 1);
+	pthread_join(r->thread, NULL);
+	return last;
+}
+
+static int reader_start(struct reader *r, int fd, int size)
+{
+	r->fd = fd;
+	r->size = size;
+	atomic_init(&r->frames, 0);
+	r->stop_fd = eventfd(0, EFD_CLOEXEC);
+	if (r->stop_fd < 0 || pthread_create(&r->thread, NULL, reader_main, r)) {
+		fprintf(stderr, "tapx-bench: cannot start the reader\n");
+		return -1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static unsigned char f[65536];
 	int size, nonblock, fd, writer = W_WRITE;
+	struct reader reader;
 	unsigned int batch = 0;
 	long count, bad = 0;
+	bool with_reader;
 	double t0, t1;
 
-	if (argc != 6) {
+	with_reader = argc > 1 && !strcmp(argv[1], "-r");
+	argc -= with_reader;
+	argv += with_reader;
+	if (argc != 6 ||
+	    (with_reader && (strcmp(argv[4], "nonblock") ||
+			     !strcmp(argv[1], "floor") ||
+			     !strcmp(argv[1], "copyfloor")))) {
 		fprintf(stderr, "usage: tapx-bench NODE|floor|copyfloor NAME SIZE "
-				"block|nonblock|writev|uring|batchN COUNT\n");
+				"block|nonblock|writev|uring|batchN COUNT\n"
+				"       tapx-bench -r NODE NAME SIZE nonblock COUNT\n");
 		return 2;
 	}
 	size = atoi(argv[3]);
@@ -168,6 +254,14 @@ int main(int argc, char **argv)
 		perror("open");
 		return 1;
 	}
+	if (with_reader) {
+		if (sysconf(_SC_NPROCESSORS_ONLN) < 2 || pin_to(0) < 0) {
+			fprintf(stderr, "tapx-bench: -r needs CPUs 0 and 1\n");
+			return 1;
+		}
+		if (reader_start(&reader, fd, size) < 0)
+			return 1;
+	}
 
 	memset(f, 0xff, 6);
 	memcpy(f + 6, "\x02\x00\x00\x00\x00\x01", 6);
@@ -178,7 +272,13 @@ int main(int argc, char **argv)
 	t0 = now_ns();
 	bad += put(fd, f, size, count, writer, batch);
 	t1 = now_ns();
-	printf("%.0f %ld\n", (t1 - t0) / count, bad);
+	if (with_reader) {
+		long unread = count + count / 10 - bad - reader_stop(&reader);
+
+		printf("%.0f %ld %ld\n", (t1 - t0) / count, bad, unread);
+	} else {
+		printf("%.0f %ld\n", (t1 - t0) / count, bad);
+	}
 	close(fd);
 	return bad ? 1 : 0;
 }
