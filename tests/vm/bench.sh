@@ -103,15 +103,20 @@ if [ -n "${vmnotapxbench:-}" ]; then
 	exit 0
 fi
 
+# bench_taps N PROG: tun's bt<N> and tapx's bx<N>, PROG of xdp_basic on both
+bench_taps() {
+	ok "bench: create tun bt$1" tapxt mk $T bt$1 65521
+	ok "bench: create tapx bx$1" tapxt mk $X bx$1 65521
+	ok "bench: $2 on bt$1" xdp_attach bt$1 $2
+	ok "bench: $2 on bx$1" xdp_attach bx$1 $2
+	snap bx$1
+}
+
 REPS=${vmreps:-7}
 COUNT=${vmcount:-20000}
 echo "--- tapx-bench: ns per frame, XDP_DROP (xdp_drop of xdp_basic)"
 echo "    $COUNT frames per run (9000 B: $((COUNT / 4))), $REPS interleaved runs per cell, minimum"
-ok "bench: create tun bt0" tapxt mk $T bt0 65521
-ok "bench: create tapx bx0" tapxt mk $X bx0 65521
-ok "bench: xdp_drop on bt0" xdp_attach bt0 xdp_drop
-ok "bench: xdp_drop on bx0" xdp_attach bx0 xdp_drop
-snap bx0
+bench_taps 0 xdp_drop
 frames=0
 # The host is shared: the fastest of the runs is the least disturbed one.
 best() { tr ' ' '\n' | grep . | sort -n | head -n 1; }
@@ -154,11 +159,7 @@ expect bx0 rx_packets=$frames xdp_drop=$frames xdp_pass=0
 # reader did not get, which a full queue dropped).
 echo "--- tapx-bench -r: ns per frame, XDP_TX (xdp_tx of xdp_basic), nonblocking"
 echo "    write(), the frames read back on the other CPU; unread: dropped, queue full"
-ok "bench: create tun bt1" tapxt mk $T bt1 65521
-ok "bench: create tapx bx1" tapxt mk $X bx1 65521
-ok "bench: xdp_tx on bt1" xdp_attach bt1 xdp_tx
-ok "bench: xdp_tx on bx1" xdp_attach bx1 xdp_tx
-snap bx1
+bench_taps 1 xdp_tx
 frames=0 unread=0
 printf '%-6s %-9s %8s %8s %9s %11s %11s\n' size writer tun tapx tapx/tun \
 	tun-unread tapx-unread
