@@ -28,7 +28,6 @@
 #include <net/if.h>
 #include <poll.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -134,15 +133,6 @@ struct reader {
 	pthread_t thread;
 };
 
-static int pin_to(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	return sched_setaffinity(0, sizeof(set), &set);
-}
-
 static void *reader_main(void *arg)
 {
 	struct reader *r = arg;
@@ -151,7 +141,7 @@ static void *reader_main(void *arg)
 	static unsigned char buf[65536];
 	ssize_t n;
 
-	pin_to(1);
+	pin_cpu(1);
 	while (poll(pfd, 2, -1) >= 0 || errno == EINTR) {
 		if (pfd[1].revents)
 			break;
@@ -255,7 +245,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (with_reader) {
-		if (sysconf(_SC_NPROCESSORS_ONLN) < 2 || pin_to(0) < 0) {
+		if (sysconf(_SC_NPROCESSORS_ONLN) < 2 || pin_cpu(0) < 0) {
 			fprintf(stderr, "tapx-bench: -r needs CPUs 0 and 1\n");
 			return 1;
 		}

@@ -240,15 +240,6 @@ static int tx_roundtrip(int fd, uint32_t tag)
 	return 0;
 }
 
-static void pin_cpu(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	sched_setaffinity(0, sizeof(set), &set);
-}
-
 static int ip_link(const char *what, const char *name)
 {
 	char cmd[128];

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /* tapx-test.c - what the VM's test tools share (see tapx-test.h). */
+#define _GNU_SOURCE
 #include <grp.h>
 #include <linux/bpf.h>
+#include <sched.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -221,6 +223,15 @@ double now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+int pin_cpu(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set);
 }
 
 void *bad_ptr(void)

@@ -2,8 +2,8 @@
 /*
  * tapx-test.h - what the VM's static test tools share: the PASS/FAIL line
  * that suite-all.sh counts, opening a tap (and from another user), packet
- * sockets for test frames, the test frame itself, interface flags, option
- * tables, and trace marks for the no-skb proofs. Defined once in
+ * sockets for test frames, the test frame itself, interface flags, CPU
+ * pinning, option tables, and trace marks for the no-skb proofs. Defined once in
  * tapx-test.c, which tests/vm/Makefile links into every tool.
  */
 #ifndef TAPX_TEST_H
@@ -69,6 +69,8 @@ int if_exists(const char *name);
 
 /* CLOCK_MONOTONIC in ns. */
 double now_ns(void);
+/* Runs the calling thread on CPU cpu only; sched_setaffinity's result. */
+int pin_cpu(int cpu);
 /* A pointer the kernel must refuse (EFAULT), not one the compiler knows. */
 void *bad_ptr(void);
 /* Set by on_alarm(), the SIGALRM handler of the timed loops. */
