@@ -63,6 +63,9 @@ static inline void tapx_clear_xdp_features(struct net_device *dev)
  * current->bpf_net_context set, which holds the redirect state and the
  * flush lists that NAPI's softirq provides for drivers' receive paths.
  * Without it the first XDP_REDIRECT outside NAPI dereferences NULL.
+ * Callers declare it __uninitialized: bpf_net_ctx_set() clears the one
+ * field the rest is initialized by on first use, and Debian's
+ * INIT_STACK_ALL_ZERO would clear all of it on every write() instead.
  */
 struct tapx_xdp_section {
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)

@@ -300,7 +300,7 @@ static u32 tapx_wframes_copy(const struct tapx_wmeta *m, struct tapx_desc *d,
 static bool tapx_submit_run(struct tapx_file *tfile, struct tapx_dev *tapx,
 			    struct tapx_wframe *f, u32 n)
 {
-	struct tapx_xdp_section xs;
+	struct tapx_xdp_section xs __uninitialized;
 	bool flush = false, attached;
 	struct tapx_dev *now;
 	u32 i;

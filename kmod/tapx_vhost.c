@@ -39,7 +39,7 @@ static struct tapx_file *tapx_sock_file(struct socket *sock)
 static int tapx_sendmsg_batch(struct tapx_file *tfile, struct xdp_buff *xbuffs,
 			      unsigned int n)
 {
-	struct tapx_xdp_section xs;
+	struct tapx_xdp_section xs __uninitialized;
 	struct tapx_dev *tapx;
 	int ret = 0;
 

@@ -180,7 +180,7 @@ static __always_inline ssize_t tapx_write_fast(struct tapx_file *tfile,
 					       struct iov_iter *from)
 {
 	size_t total = iov_iter_count(from);
-	struct tapx_xdp_section xs;
+	struct tapx_xdp_section xs __uninitialized;
 	struct tapx_wframe f;
 	struct tapx_dev *tapx;
 	struct tapx_wmeta m;
@@ -248,7 +248,7 @@ static noinline ssize_t tapx_write_slow(struct tapx_file *tfile,
 					struct iov_iter *from)
 {
 	size_t total = iov_iter_count(from);
-	struct tapx_xdp_section xs;
+	struct tapx_xdp_section xs __uninitialized;
 	struct tapx_dev *tapx, *now;
 	struct tapx_wframe f;
 	struct tapx_wmeta m;
