@@ -307,6 +307,6 @@ bool tapx_xbuffs_run(struct tapx_file *tfile, struct tapx_dev *tapx,
 		}
 		flush |= tapx_xdp_run(tfile, tapx, &xdp, &f, &bq, &t, true);
 	}
-	tapx_run_done(tfile, tapx, &bq, &t);
+	tapx_run_done(tfile, tapx, &bq, &t, false);
 	return flush;
 }
