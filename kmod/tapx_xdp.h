@@ -277,8 +277,8 @@ static __always_inline bool tapx_xdp_run(struct tapx_file *tfile,
 
 /*
  * After a call's last frame: XDP_TX's queueing and the counters; @one when
- * the call had one frame, whose tally needs three counter updates of the
- * seven per set (a 64-byte write() is counted in the time of its copy).
+ * the call had one frame, whose tally needs three counter updates per set,
+ * not seven (the write path's case: each update is a load and a store).
  */
 static __always_inline void tapx_run_done(struct tapx_file *tfile,
 					  struct tapx_dev *tapx,
