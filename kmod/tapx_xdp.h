@@ -44,7 +44,8 @@ struct tapx_tally {
 	u64 tx_bytes; /* XDP_TX frames queued to the reader */
 	u32 tx_errors; /* XDP_TX frames not queued: no xdp_frame, ring full */
 	u32 ring_full;
-	u32 slot; /* the last verdict's index in verdict[] */
+	/* The last verdict's index in verdict[]. */
+	u32 slot;
 	/* A new field is cleared in tapx_tally_init() too. */
 };
 
