@@ -28,8 +28,7 @@ g= r=
 echo "--- perf record: tapx-bench ${vmprofsize:-64} B ${vmprofwriter:-batch64}, ${vmprofframes:-300000} frames"
 ok "profile: perf record" perf record -q $g -e cpu-clock -F 20000 -a -o /tmp/perf.data -- \
 	tapx-bench $r $node bp0 ${vmprofsize:-64} ${vmprofwriter:-batch64} ${vmprofframes:-300000}
-# tapx-bench's own figures (ns per frame first): with the share of a
-# symbol, its ns per frame (share x 2 CPUs x ns: the samples are of both).
+# tapx-bench's own line: ns per frame, failed writes (-r: and unread).
 echo "--- tapx-bench: $(tail -n 1 /tmp/ok.out)"
 perf report -i /tmp/perf.data --stdio --no-children --sort ${vmprofsort:-sym} 2>/dev/null |
 	grep -v '^#' | grep . | head -n ${vmproflines:-60}
