@@ -1,15 +1,19 @@
 #!/bin/sh
 # Run every test suite; each suite is tests/<name>/run.sh and ends with its
-# own "N passed, N failed" line, but vm-<series> (vm-6.1, vm-6.12), which is
-# tests/vm/run.sh on that kernel (VM_KERNEL). A suite that is missing or ends
-# without that line counts as a failure. Prints the total last.
+# own "N passed, N failed" line (", N skipped" when it skipped checks it could
+# not run here), but vm-<series> (vm-6.1, vm-6.12), which is tests/vm/run.sh
+# on that kernel (VM_KERNEL). A suite that is missing or ends without that
+# line counts as a failure. A skip is counted and printed, never as a pass.
+# Prints the totals last.
 set -u
 cd "$(dirname "$0")"
 
 SUITES=${SUITES:-"unit bpf host security bench diff fuzz vm-6.1 vm-6.12 dkms vm-debug guests"}
 total_pass=0
 total_fail=0
+total_skip=0
 failed_suites=""
+skipping_suites=""
 
 for s in $SUITES; do
 	echo "=== suite $s"
@@ -31,6 +35,10 @@ for s in $SUITES; do
 		p=${line%% passed*}
 		f=${line#*passed, }
 		f=${f%% failed*}
+		k=0
+		case $line in *" skipped"*) k=${line##*failed, } k=${k%% skipped*} ;; esac
+		total_skip=$((total_skip + k))
+		[ "$k" -gt 0 ] && skipping_suites="$skipping_suites $s($k)"
 		if [ "$rc" != 0 ] && [ "$f" -eq 0 ]; then
 			echo "suite $s: exited with status $rc"
 			f=1
@@ -43,5 +51,10 @@ for s in $SUITES; do
 done
 
 [ -n "$failed_suites" ] && echo "failing suites:$failed_suites"
-echo "$total_pass passed, $total_fail failed"
+[ -n "$skipping_suites" ] && echo "suites that skipped checks:$skipping_suites"
+if [ "$total_skip" -gt 0 ]; then
+	echo "$total_pass passed, $total_fail failed, $total_skip skipped"
+else
+	echo "$total_pass passed, $total_fail failed"
+fi
 [ "$total_fail" -eq 0 ]

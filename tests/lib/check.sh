@@ -1,25 +1,43 @@
-# Sourced by the shell test suites: the pass/fail count, the usual
-# assertions and the closing line. expect_exit() writes to "$tmp", the
-# suite's scratch folder, which the suite makes before its first use.
-# (tests/vm/lib.sh, the VM's library, has an `ok` that runs a command and
-# an `expect` of counter deltas: the names here are other ones.)
+# The assertion vocabulary of every shell suite (sourced; the VM suites get
+# a copy in their initramfs). A passing check is counted silently; a failing
+# one prints "FAIL: ..." and a skipped one "SKIP: ...", and `finish` ends the
+# suite with its closing line. A skip is never a pass: it says what was not
+# run here and why, and make test counts and prints it apart.
+# expect_exit() and runs() write to "$tmp", the suite's scratch folder, which
+# the suite makes before their first use.
 
 pass=0
 fail=0
-# good: count a pass; bad MESSAGE: count a failure and say what failed.
+skipped=0
+# good DESC: count a pass. bad DESC: count a failure and say what failed.
 good() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+# skip DESC: a check that cannot run here; DESC says why.
+skip() { skipped=$((skipped + 1)); echo "SKIP: $*"; }
 
-# finish: the closing "N passed, N failed" line; exits 1 if any failed.
+# finish: the closing "N passed, N failed" line (", N skipped" when any
+# were); exits 1 if any failed.
 finish() {
-	echo "$pass passed, $fail failed"
+	if [ "$skipped" -gt 0 ]; then
+		echo "$pass passed, $fail failed, $skipped skipped"
+	else
+		echo "$pass passed, $fail failed"
+	fi
 	[ "$fail" -eq 0 ]
 	exit
 }
 
-# check NAME WANT GOT
+# check DESC WANT GOT: GOT is exactly WANT.
 check() {
 	if [ "$2" = "$3" ]; then good; else bad "$1: want '$2', got '$3'"; fi
+}
+
+# at_least DESC MIN GOT, at_most DESC MAX GOT: GOT is a number in bounds.
+at_least() {
+	if [ -n "$3" ] && [ "$3" -ge "$2" ] 2>/dev/null; then good; else bad "$1: want >= $2, got '$3'"; fi
+}
+at_most() {
+	if [ -n "$3" ] && [ "$3" -le "$2" ] 2>/dev/null; then good; else bad "$1: want <= $2, got '$3'"; fi
 }
 
 # runs DESC CMD...: CMD exits 0; its output is shown when it does not.
