@@ -1,15 +1,20 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * tap_accel: the per-interface XDP policy program. Everything it does is
- * configured through the maps documented in tap_accel.h:
+ * tap_accel: the XDP policy program of every tap on the host. Everything it
+ * does is configured through the maps documented in tap_accel.h:
  *
- *   parse -> guard -> rate limit -> classify -> action -> verdict
+ *   tap lookup -> parse -> guard -> rate limit -> classify -> action
  *
- * Every frame is counted exactly once in ta_st_verdict, plus in the
- * counter of whatever stage decided it (parse class, guard reason, rate
- * event, rule or default).
+ * Every frame is counted exactly once under its verdict in its tap's
+ * counters, plus in the counter of whatever stage decided it (parse class,
+ * guard reason, rate event, rule or default).
+ *
+ * Built twice (bpf/Makefile): tap_accel.bpf.o finds the tap's namespace
+ * through bpf_cast_to_kern_ctx (Linux 6.3 and later), tap_accel_compat.bpf.o
+ * through bpf_probe_read_kernel (earlier kernels; four helper calls a frame).
  */
 #include "bpf/parse.bpf.h"
+#include "bpf/tap_key.bpf.h"
 
 #define NSEC_PER_SEC 1000000000ull
 
@@ -24,72 +29,115 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, TA_MAX_POLICIES);
 	__type(key, __u32);
-	__type(value, struct ta_owner);
-} ta_owner SEC(".maps");
+	__type(value, __u32);
+} ta_policy_active SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, TA_SLOTS);
+	__uint(max_entries, TA_MAX_VERSIONS);
 	__type(key, __u32);
 	__type(value, struct ta_policy);
 } ta_policy SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, (TA_SLOTS * TA_MAX_RULES));
+	__uint(max_entries, TA_MAX_POLICIES);
+	__type(key, __u32);
+	__type(value, struct ta_policy_name);
+} ta_policy_names SEC(".maps");
+
+/* Per-version maps: an outer array of inner maps of one shape each. */
+#define VERSION_MAPS(name, inner_type, flags, key_type, value_type)           \
+	struct name##_inner {                                                  \
+		__uint(type, inner_type);                                      \
+		__uint(map_flags, flags);                                      \
+		__uint(max_entries, 1);                                        \
+		__type(key, key_type);                                         \
+		__type(value, value_type);                                     \
+	};                                                                     \
+	struct {                                                               \
+		__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);                      \
+		__uint(max_entries, TA_MAX_VERSIONS);                          \
+		__type(key, __u32);                                            \
+		__array(values, struct name##_inner);                          \
+	} name SEC(".maps")
+
+#define SPARSE BPF_F_NO_PREALLOC
+
+VERSION_MAPS(ta_vlan, BPF_MAP_TYPE_HASH, SPARSE, __u32, __u32);
+VERSION_MAPS(ta_ethertype, BPF_MAP_TYPE_HASH, SPARSE, __u32, __u32);
+VERSION_MAPS(ta_src_mac, BPF_MAP_TYPE_HASH, SPARSE, struct ta_mac, __u32);
+VERSION_MAPS(ta_dst_mac, BPF_MAP_TYPE_HASH, SPARSE, struct ta_mac, __u32);
+VERSION_MAPS(ta_src_ip, BPF_MAP_TYPE_LPM_TRIE, SPARSE, struct ta_key_ip, __u32);
+VERSION_MAPS(ta_dst_ip, BPF_MAP_TYPE_LPM_TRIE, SPARSE, struct ta_key_ip, __u32);
+
+/* The arrays the versions share, in ranges (tap_accel.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, TA_RULE_HEAP);
 	__type(key, __u32);
 	__type(value, struct ta_rule_action);
 } ta_rules SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, (TA_SLOTS * TA_MAX_BITVECS));
+	__uint(max_entries, TA_BITVEC_HEAP);
 	__type(key, __u32);
 	__type(value, struct ta_bitvec);
 } ta_bitvecs SEC(".maps");
 
-#define FIELD_HASH(name, key_type)                                             \
-	struct {                                                               \
-		__uint(type, BPF_MAP_TYPE_HASH);                               \
-		__uint(max_entries, (TA_SLOTS * TA_MAX_FIELD_ENTRIES));        \
-		__type(key, key_type);                                         \
-		__type(value, __u32);                                          \
-	} name SEC(".maps")
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, TA_TABLE_HEAP);
+	__type(key, __u32);
+	__type(value, __u32);
+} ta_tables SEC(".maps");
 
-#define FIELD_LPM(name)                                                        \
-	struct {                                                               \
-		__uint(type, BPF_MAP_TYPE_LPM_TRIE);                           \
-		__uint(max_entries, (TA_SLOTS * TA_MAX_FIELD_ENTRIES));        \
-		__uint(map_flags, BPF_F_NO_PREALLOC);                          \
-		__type(key, struct ta_key_ip);                                 \
-		__type(value, __u32);                                          \
-	} name SEC(".maps")
-
-#define FIELD_ARRAY(name, space)                                               \
-	struct {                                                               \
-		__uint(type, BPF_MAP_TYPE_ARRAY);                              \
-		__uint(max_entries, (TA_SLOTS * (space)));                     \
-		__type(key, __u32);                                            \
-		__type(value, __u32);                                          \
-	} name SEC(".maps")
-
-FIELD_HASH(ta_vlan, struct ta_key16);
-FIELD_HASH(ta_ethertype, struct ta_key16);
-FIELD_HASH(ta_src_mac, struct ta_key_mac);
-FIELD_HASH(ta_dst_mac, struct ta_key_mac);
-FIELD_LPM(ta_src_ip);
-FIELD_LPM(ta_dst_ip);
-FIELD_ARRAY(ta_ip_proto, TA_BYTE_SPACE);
-FIELD_ARRAY(ta_icmp_type, TA_BYTE_SPACE);
-FIELD_ARRAY(ta_src_port, TA_PORT_SPACE);
-FIELD_ARRAY(ta_dst_port, TA_PORT_SPACE);
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, TA_TAP_INDEX);
+	__type(key, __u32);
+	__type(value, struct ta_tap_ref);
+} ta_tap_index SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, TA_MAX_FDB);
-	__type(key, struct ta_mac);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, TA_MAX_TAPS);
+	__type(key, struct ta_tap_key);
+	__type(value, struct ta_tap_ref);
+} ta_taps SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, TA_MAX_TAPS * 2);
+	__type(key, __u32);
+	__type(value, struct ta_tap);
+} ta_tap_slots SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, TA_MAX_GUARD_ENTRIES);
+	__type(key, struct ta_guard_ip4_key);
+	__type(value, __u8);
+} ta_guard_ip4 SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, TA_MAX_GUARD_ENTRIES);
+	__type(key, struct ta_guard_ip6_key);
+	__type(value, __u8);
+} ta_guard_ip6 SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, TA_MAX_FDB_ENTRIES);
+	__type(key, struct ta_fdb_key);
 	__type(value, __u32);
 } ta_fdb SEC(".maps");
 
@@ -101,46 +149,58 @@ struct {
 } ta_ports SEC(".maps");
 
 struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct ta_guard);
-} ta_guard SEC(".maps");
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, TA_MAX_PORTS);
+	__type(key, struct ta_tap_key);
+	__type(value, __u32);
+} ta_port_keys SEC(".maps");
+
+/* The loader's records (tap_accel.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, TA_MAX_POLICY_FDB_ENTRIES);
+	__type(key, struct ta_policy_fdb_key);
+	__type(value, __u32);
+} ta_policy_fdb SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, TA_MAX_GUARD_ADDRS);
-	__type(key, __be32);
-	__type(value, __u8);
-} ta_guard_ip4 SEC(".maps");
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, TA_MAX_TAPS);
+	__type(key, __u32);
+	__type(value, struct ta_tap_info);
+} ta_tap_info SEC(".maps");
+
+struct ta_st_tap_inner {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, TA_TAP_STATS);
+	__type(key, __u32);
+	__type(value, struct ta_counter);
+};
 
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, TA_MAX_GUARD_ADDRS);
-	__type(key, struct ta_ip6);
-	__type(value, __u8);
-} ta_guard_ip6 SEC(".maps");
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, TA_MAX_TAPS);
+	__type(key, __u32);
+	__array(values, struct ta_st_tap_inner);
+} ta_st_tap SEC(".maps");
 
-struct {
+struct ta_st_rule_inner {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_INNER_MAP);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, struct ta_rate);
-} ta_rate SEC(".maps");
+	__type(value, struct ta_counter);
+};
 
-#define COUNTERS(name, entries)                                                \
-	struct {                                                               \
-		__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);                       \
-		__uint(max_entries, entries);                                  \
-		__type(key, __u32);                                            \
-		__type(value, struct ta_counter);                              \
-	} name SEC(".maps")
-
-COUNTERS(ta_st_verdict, TA_NR_VERDICTS);
-COUNTERS(ta_st_rule, (TA_SLOTS * TA_RULE_STAT_SLOT));
-COUNTERS(ta_st_guard, TA_GUARD_MAX);
-COUNTERS(ta_st_parse, TA_PARSE_MAX);
-COUNTERS(ta_st_event, TA_EV_MAX);
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, TA_MAX_TAPS * TA_SLOTS);
+	__type(key, __u32);
+	__array(values, struct ta_st_rule_inner);
+} ta_st_rule SEC(".maps");
 
 struct ta_sync_inner {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -156,11 +216,31 @@ struct {
 	__array(values, struct ta_sync_inner);
 } ta_sync SEC(".maps");
 
-/* ---- counting ------------------------------------------------------------ */
+/*
+ * Never called, so never loaded: it names the key and value types of the
+ * inner maps above, which clang 14 would otherwise put into BTF as forward
+ * declarations only, and libbpf needs their sizes.
+ */
+__attribute__((used)) int ta_btf_types(void)
+{
+	return bpf_core_type_size(struct ta_mac) +
+	       bpf_core_type_size(struct ta_key_ip) +
+	       bpf_core_type_size(struct ta_counter);
+}
+
+/* ---- the binding a frame is judged under --------------------------------- */
+
+struct binding {
+	struct ta_tap *tap; /* NULL: an unbound tap */
+	__u32 id;	    /* tap id; 0 for unbound taps */
+	__u32 policy;
+	__u32 rule_flip;
+	void *stats;	    /* the tap's ta_st_tap map */
+};
 
 static __always_inline void count(void *map, __u32 key, __u32 len)
 {
-	struct ta_counter *c = bpf_map_lookup_elem(map, &key);
+	struct ta_counter *c = map ? bpf_map_lookup_elem(map, &key) : NULL;
 
 	if (c) {
 		c->packets++;
@@ -168,28 +248,67 @@ static __always_inline void count(void *map, __u32 key, __u32 len)
 	}
 }
 
-static __always_inline void count_parse_info(struct frame *f)
+static __always_inline void count_stat(const struct binding *b, __u32 key,
+				       __u32 len)
 {
-	if (f->info & (1u << TA_PARSE_IP4_OPTIONS))
-		count(&ta_st_parse, TA_PARSE_IP4_OPTIONS, f->len);
-	if (f->info & (1u << TA_PARSE_IP4_FRAG))
-		count(&ta_st_parse, TA_PARSE_IP4_FRAG, f->len);
-	if (f->info & (1u << TA_PARSE_IP6_FRAG))
-		count(&ta_st_parse, TA_PARSE_IP6_FRAG, f->len);
+	count(b->stats, key, len);
+}
+
+/* The binding a ref leads to, if it is the frame's tap's (tap_accel.h). */
+static __always_inline struct ta_tap *follow(const struct ta_tap_ref *ref,
+					     const struct ta_tap_key *key)
+{
+	struct ta_tap *tap;
+	__u32 slot;
+
+	if (!ref || !ref->slot)
+		return NULL;
+	slot = ref->slot;
+	tap = bpf_map_lookup_elem(&ta_tap_slots, &slot);
+	if (!tap || tap->key.ifindex != key->ifindex ||
+	    (tap->key.netns_cookie != key->netns_cookie && tap->key.netns_cookie))
+		return NULL;
+	return tap;
+}
+
+/* By the ifindex first, an array lookup; by the whole key in ta_taps when
+ * the index does not lead to this namespace's tap. */
+static __always_inline struct ta_tap *find_tap(struct xdp_md *ctx)
+{
+	struct ta_tap_key key = {};
+	struct ta_tap_ref *ref;
+	struct ta_tap *tap;
+
+	key.netns_cookie = ta_netns_cookie(ctx);
+	key.ifindex = ctx->ingress_ifindex;
+	ref = bpf_map_lookup_elem(&ta_tap_index, &key.ifindex);
+	tap = follow(ref, &key);
+	if (tap)
+		return tap;
+	return follow(bpf_map_lookup_elem(&ta_taps, &key), &key);
+}
+
+static __always_inline const struct ta_config *config(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&ta_config, &zero);
 }
 
 /* ---- guest guard --------------------------------------------------------- */
 
 #define GUARD_OK TA_GUARD_MAX
 
-static __always_inline bool guest_ip4(__be32 addr)
+static __always_inline bool guest_ip4(const struct binding *b, __be32 addr)
 {
-	return bpf_map_lookup_elem(&ta_guard_ip4, &addr) != NULL;
+	struct ta_guard_ip4_key key = {.tap = b->id, .addr = addr};
+
+	return bpf_map_lookup_elem(&ta_guard_ip4, &key) != NULL;
 }
 
-static __always_inline bool guest_ip6(const __u8 *addr)
+static __always_inline bool guest_ip6(const struct binding *b, const __u8 *addr)
 {
-	struct ta_ip6 key;
+	struct ta_guard_ip6_key key = {.tap = b->id};
 
 	__builtin_memcpy(key.addr, addr, 16);
 	return bpf_map_lookup_elem(&ta_guard_ip6, &key) != NULL;
@@ -203,7 +322,8 @@ static __always_inline bool ip6_is_unspecified(const __u8 *a)
 }
 
 /* 0.0.0.0 is a DHCP client that has no address yet: UDP to port 67 only. */
-static __always_inline bool ip4_src_allowed(const struct frame *f)
+static __always_inline bool ip4_src_allowed(const struct binding *b,
+					    const struct frame *f)
 {
 	__be32 src;
 
@@ -211,27 +331,28 @@ static __always_inline bool ip4_src_allowed(const struct frame *f)
 	if (!src)
 		return f->ip_proto == IPPROTO_UDP && f->has_ports &&
 		       f->dport == 67;
-	return guest_ip4(src);
+	return guest_ip4(b, src);
 }
 
 /* :: is duplicate address detection: the NS and the MLD reports sent
  * before the guest owns an address (RFC 4862, RFC 3810 5.2.13). */
-static __always_inline bool ip6_src_allowed(const struct frame *f)
+static __always_inline bool ip6_src_allowed(const struct binding *b,
+					    const struct frame *f)
 {
 	if (ip6_is_unspecified(f->src_ip))
 		return f->ip_proto == IPPROTO_ICMPV6 && f->has_icmp &&
 		       (f->icmp_type == NDISC_NS ||
 			f->icmp_type == MLD_REPORT ||
 			f->icmp_type == MLD2_REPORT);
-	return guest_ip6(f->src_ip);
+	return guest_ip6(b, f->src_ip);
 }
 
 static __always_inline int guard_mac(const struct frame *f,
-				     const struct ta_guard *g)
+				     const struct ta_tap *tap)
 {
-	if (!mac_eq(f->src_mac, g->mac))
+	if (!mac_eq(f->src_mac, tap->mac))
 		return TA_GUARD_SRC_MAC;
-	if (f->arp_eth_ip4 && !mac_eq(f->arp_sha, g->mac))
+	if (f->arp_eth_ip4 && !mac_eq(f->arp_sha, tap->mac))
 		return TA_GUARD_ARP_SHA;
 	/* lladdr options were compared with src_mac, now known the guest's */
 	if (f->nd_lladdr_foreign)
@@ -239,30 +360,30 @@ static __always_inline int guard_mac(const struct frame *f,
 	return GUARD_OK;
 }
 
-static __always_inline int guard_check(const struct frame *f)
+static __always_inline int guard_check(const struct binding *b,
+				       const struct frame *f)
 {
-	__u32 zero = 0;
-	struct ta_guard *g = bpf_map_lookup_elem(&ta_guard, &zero);
+	__u32 flags = b->tap ? b->tap->guard_flags : 0;
 	int reason;
 
-	if (!g || !g->flags)
+	if (!flags)
 		return GUARD_OK;
-	if (g->flags & TA_GUARD_F_MAC) {
-		reason = guard_mac(f, g);
+	if (flags & TA_GUARD_F_MAC) {
+		reason = guard_mac(f, b->tap);
 		if (reason != GUARD_OK)
 			return reason;
 	}
-	if (g->flags & TA_GUARD_F_IP4) {
-		if (f->l3 == L3_IP4 && !ip4_src_allowed(f))
+	if (flags & TA_GUARD_F_IP4) {
+		if (f->l3 == L3_IP4 && !ip4_src_allowed(b, f))
 			return TA_GUARD_IP4_SRC;
 		/* spa 0.0.0.0 is an address probe (RFC 5227) */
-		if (f->arp_eth_ip4 && f->arp_spa && !guest_ip4(f->arp_spa))
+		if (f->arp_eth_ip4 && f->arp_spa && !guest_ip4(b, f->arp_spa))
 			return TA_GUARD_ARP_SPA;
 	}
-	if (g->flags & TA_GUARD_F_IP6) {
-		if (f->l3 == L3_IP6 && !ip6_src_allowed(f))
+	if (flags & TA_GUARD_F_IP6) {
+		if (f->l3 == L3_IP6 && !ip6_src_allowed(b, f))
 			return TA_GUARD_IP6_SRC;
-		if (f->nd_is_na && !guest_ip6(f->nd_target))
+		if (f->nd_is_na && !guest_ip6(b, f->nd_target))
 			return TA_GUARD_ND_TARGET;
 	}
 	return GUARD_OK;
@@ -284,17 +405,19 @@ static __always_inline __u64 refill(__u64 tokens, __u64 elapsed_ns, __u64 rate,
 	return tokens + elapsed_ns * rate;
 }
 
-/* Token bucket in both dimensions; a frame needs a token in each enabled
- * one and takes nothing unless it gets all. */
-static __always_inline bool rate_allow(__u32 len)
+/* The policy's token bucket, the tap's tokens, in both dimensions; a frame
+ * needs a token in each enabled one and takes nothing unless it gets all.
+ * Unbound taps have no bucket and are not limited. */
+static __always_inline bool rate_allow(const struct binding *b,
+				       const struct ta_policy *pol, __u32 len)
 {
-	__u32 zero = 0;
-	struct ta_rate *r = bpf_map_lookup_elem(&ta_rate, &zero);
+	struct ta_bucket *r;
 	__u64 now, elapsed, pkt, bit, need_pkt, need_bit;
 	bool ok;
 
-	if (!r || (!r->pps && !r->bps))
+	if ((!pol->pps && !pol->bps) || !b->tap)
 		return true;
+	r = &b->tap->bucket;
 	now = bpf_ktime_get_ns();
 	need_pkt = NSEC_PER_SEC;
 	need_bit = (__u64)len * 8 * NSEC_PER_SEC;
@@ -304,14 +427,14 @@ static __always_inline bool rate_allow(__u32 len)
 	r->last_ns = now;
 	pkt = r->pkt_tokens;
 	bit = r->bit_tokens;
-	if (r->pps)
-		pkt = refill(pkt, elapsed, r->pps,
-			     r->burst_pkts * NSEC_PER_SEC);
+	if (pol->pps)
+		pkt = refill(pkt, elapsed, pol->pps,
+			     pol->burst_pkts * NSEC_PER_SEC);
 	else
 		need_pkt = 0;
-	if (r->bps)
-		bit = refill(bit, elapsed, r->bps,
-			     r->burst_bytes * 8 * NSEC_PER_SEC);
+	if (pol->bps)
+		bit = refill(bit, elapsed, pol->bps,
+			     pol->burst_bytes * 8 * NSEC_PER_SEC);
 	else
 		need_bit = 0;
 	ok = pkt >= need_pkt && bit >= need_bit;
@@ -330,16 +453,15 @@ static __always_inline bool rate_allow(__u32 len)
 struct classify_ctx {
 	__u64 acc[TA_BV_WORDS]; /* candidate rules so far */
 	const struct ta_policy *pol;
-	__u32 slot;
+	__u32 version;
 	union { /* one key buffer for every lookup keeps the stack small */
 		__u32 index;
-		struct ta_key16 k16;
-		struct ta_key_mac mac;
+		struct ta_mac mac;
 		struct ta_key_ip ip;
 	} key;
 };
 
-/* ANDs bit-vector `idx` (absolute) into the candidates. */
+/* ANDs bit-vector `idx` into the candidates. */
 static __always_inline void and_bitvec(struct classify_ctx *c, __u32 idx)
 {
 	struct ta_bitvec *bv;
@@ -356,54 +478,86 @@ static __always_inline void and_bitvec(struct classify_ctx *c, __u32 idx)
 		c->acc[w] &= bv->word[w];
 }
 
-/* A lookup's bit-vector index, or the field's wildcard on a miss. */
-static __always_inline void and_lookup(struct classify_ctx *c, void *map,
+static __always_inline void and_wildcard(struct classify_ctx *c,
+					 enum ta_field field)
+{
+	and_bitvec(c, c->pol->wildcard[field]);
+}
+
+/* The version's map of a field; NULL if the version has none. */
+static __always_inline void *field_map(struct classify_ctx *c, void *outer)
+{
+	return bpf_map_lookup_elem(outer, &c->version);
+}
+
+/* A lookup's bit-vector, or the field's wildcard on a miss. */
+static __always_inline void and_lookup(struct classify_ctx *c, void *outer,
 				       const void *key, enum ta_field field)
 {
-	__u32 *idx = key ? bpf_map_lookup_elem(map, key) : NULL;
+	void *map = field_map(c, outer);
+	__u32 *idx = map ? bpf_map_lookup_elem(map, key) : NULL;
 
 	and_bitvec(c, idx ? *idx : c->pol->wildcard[field]);
 }
 
-static __always_inline void and_key16(struct classify_ctx *c, void *map,
+static __always_inline void and_value(struct classify_ctx *c, void *outer,
 				      enum ta_field field, __u32 value)
 {
-	c->key.k16.slot = c->slot;
-	c->key.k16.value = value;
-	and_lookup(c, map, &c->key.k16, field);
+	c->key.index = value;
+	and_lookup(c, outer, &c->key.index, field);
 }
 
-static __always_inline void and_mac(struct classify_ctx *c, void *map,
+/* A value's bit-vector in the version's table of a field. */
+static __always_inline void and_table(struct classify_ctx *c, __u32 table,
+				      enum ta_field field, __u32 value)
+{
+	__u32 *idx;
+
+	c->key.index = table + value;
+	idx = bpf_map_lookup_elem(&ta_tables, &c->key.index);
+	and_bitvec(c, idx ? *idx : c->pol->wildcard[field]);
+}
+
+static __always_inline void and_mac(struct classify_ctx *c, void *outer,
 				    enum ta_field field, const __u8 *mac)
 {
-	c->key.mac.slot = c->slot;
 	__builtin_memcpy(c->key.mac.addr, mac, ETH_ALEN);
 	c->key.mac._pad[0] = 0;
 	c->key.mac._pad[1] = 0;
-	and_lookup(c, map, &c->key.mac, field);
+	and_lookup(c, outer, &c->key.mac, field);
 }
 
 /* The family byte keeps IPv6 prefixes (even ::/0) off IPv4 frames, whose
  * addresses are v4-mapped, and IPv4 prefixes off IPv6 frames. */
-static __always_inline void and_ip(struct classify_ctx *c, void *map,
+static __always_inline void and_ip(struct classify_ctx *c, void *outer,
 				   enum ta_field field, const struct frame *f,
 				   const __u8 *addr)
 {
 	__builtin_memset(&c->key.ip, 0, sizeof(c->key.ip));
 	c->key.ip.prefixlen = 16 + 128;
-	c->key.ip.slot = c->slot;
 	c->key.ip.family = f->l3 == L3_IP4 ? TA_FAMILY_IP4 : TA_FAMILY_IP6;
 	__builtin_memcpy(c->key.ip.addr, addr, 16);
-	and_lookup(c, map, &c->key.ip, field);
+	and_lookup(c, outer, &c->key.ip, field);
 }
 
-/* Array fields: key = slot * space + value, every value has an entry. */
-static __always_inline void and_array(struct classify_ctx *c, void *map,
-				      enum ta_field field, __u32 space,
-				      __u32 value)
+/* Ports: a directory entry per block of 256, a page where a block is not
+ * uniform (tap_accel.h). */
+static __always_inline void and_port(struct classify_ctx *c, __u32 table,
+				     enum ta_field field, __u16 port)
 {
-	c->key.index = c->slot * space + value;
-	and_lookup(c, map, &c->key.index, field);
+	__u32 *entry;
+
+	c->key.index = table + (port >> 8);
+	entry = bpf_map_lookup_elem(&ta_tables, &c->key.index);
+	if (entry && !(*entry & TA_PORT_UNIFORM)) {
+		c->key.index = table + TA_PORT_DIR + *entry * 256 + (port & 0xff);
+		entry = bpf_map_lookup_elem(&ta_tables, &c->key.index);
+	}
+	if (!entry) {
+		and_wildcard(c, field);
+		return;
+	}
+	and_bitvec(c, *entry & ~TA_PORT_UNIFORM);
 }
 
 static __always_inline bool uses(const struct classify_ctx *c,
@@ -453,7 +607,7 @@ static __always_inline __u32 first_rule(const struct classify_ctx *c)
 }
 
 /* One lookup per field the policy uses; a frame lacking the field takes
- * the wildcard (key NULL). No per-rule work. */
+ * the wildcard. No per-rule work. */
 static __always_inline __u32 classify(struct classify_ctx *c,
 				      const struct frame *f)
 {
@@ -462,89 +616,87 @@ static __always_inline __u32 classify(struct classify_ctx *c,
 	__builtin_memset(c->acc, 0xff, sizeof(c->acc));
 	if (uses(c, TA_F_VLAN)) {
 		if (f->has_vlan)
-			and_key16(c, &ta_vlan, TA_F_VLAN, f->vlan);
+			and_value(c, &ta_vlan, TA_F_VLAN, f->vlan);
 		else
-			and_lookup(c, &ta_vlan, NULL, TA_F_VLAN);
+			and_wildcard(c, TA_F_VLAN);
 	}
 	if (uses(c, TA_F_SRC_MAC))
 		and_mac(c, &ta_src_mac, TA_F_SRC_MAC, f->src_mac);
 	if (uses(c, TA_F_DST_MAC))
 		and_mac(c, &ta_dst_mac, TA_F_DST_MAC, f->dst_mac);
 	if (uses(c, TA_F_ETHERTYPE))
-		and_key16(c, &ta_ethertype, TA_F_ETHERTYPE, f->ethertype);
+		and_value(c, &ta_ethertype, TA_F_ETHERTYPE, f->ethertype);
 	if (uses(c, TA_F_SRC_IP)) {
 		if (ip)
 			and_ip(c, &ta_src_ip, TA_F_SRC_IP, f, f->src_ip);
 		else
-			and_lookup(c, &ta_src_ip, NULL, TA_F_SRC_IP);
+			and_wildcard(c, TA_F_SRC_IP);
 	}
 	if (uses(c, TA_F_DST_IP)) {
 		if (ip)
 			and_ip(c, &ta_dst_ip, TA_F_DST_IP, f, f->dst_ip);
 		else
-			and_lookup(c, &ta_dst_ip, NULL, TA_F_DST_IP);
+			and_wildcard(c, TA_F_DST_IP);
 	}
 	if (uses(c, TA_F_IP_PROTO)) {
 		if (ip)
-			and_array(c, &ta_ip_proto, TA_F_IP_PROTO, TA_BYTE_SPACE,
-				  f->ip_proto);
+			and_table(c, c->pol->proto_table, TA_F_IP_PROTO, f->ip_proto);
 		else
-			and_lookup(c, &ta_ip_proto, NULL, TA_F_IP_PROTO);
+			and_wildcard(c, TA_F_IP_PROTO);
 	}
 	if (uses(c, TA_F_SRC_PORT)) {
 		if (f->has_ports)
-			and_array(c, &ta_src_port, TA_F_SRC_PORT, TA_PORT_SPACE,
-				  f->sport);
+			and_port(c, c->pol->sport_table, TA_F_SRC_PORT, f->sport);
 		else
-			and_lookup(c, &ta_src_port, NULL, TA_F_SRC_PORT);
+			and_wildcard(c, TA_F_SRC_PORT);
 	}
 	if (uses(c, TA_F_DST_PORT)) {
 		if (f->has_ports)
-			and_array(c, &ta_dst_port, TA_F_DST_PORT, TA_PORT_SPACE,
-				  f->dport);
+			and_port(c, c->pol->dport_table, TA_F_DST_PORT, f->dport);
 		else
-			and_lookup(c, &ta_dst_port, NULL, TA_F_DST_PORT);
+			and_wildcard(c, TA_F_DST_PORT);
 	}
 	if (uses(c, TA_F_ICMP_TYPE)) {
 		if (f->has_icmp)
-			and_array(c, &ta_icmp_type, TA_F_ICMP_TYPE,
-				  TA_BYTE_SPACE, f->icmp_type);
+			and_table(c, c->pol->icmp_table, TA_F_ICMP_TYPE, f->icmp_type);
 		else
-			and_lookup(c, &ta_icmp_type, NULL, TA_F_ICMP_TYPE);
+			and_wildcard(c, TA_F_ICMP_TYPE);
 	}
 	return first_rule(c);
 }
 
 /* ---- actions ------------------------------------------------------------- */
 
-static __always_inline int redirect(const struct frame *f, __u32 ifindex)
+static __always_inline int redirect(const struct binding *b,
+				    const struct frame *f, __u32 port)
 {
-	int verdict = bpf_redirect_map(&ta_ports, ifindex, 0);
+	int verdict = bpf_redirect_map(&ta_ports, port, 0);
 
 	if (verdict == XDP_REDIRECT)
 		return verdict;
-	count(&ta_st_event, TA_EV_REDIRECT_FAIL, f->len);
+	count_stat(b, TA_STAT_EVENT + TA_EV_REDIRECT_FAIL, f->len);
 	return XDP_DROP;
 }
 
 /* Known unicast goes straight to its port; the bridge handles the rest. */
-static __always_inline int forward(const struct frame *f)
+static __always_inline int forward(const struct binding *b,
+				   const struct frame *f)
 {
-	struct ta_mac key = {};
+	struct ta_fdb_key key = {.tap = b->id};
 	__u32 *egress;
 
-	__builtin_memcpy(key.addr, f->dst_mac, ETH_ALEN);
+	__builtin_memcpy(key.mac.addr, f->dst_mac, ETH_ALEN);
 	egress = f->dst_mac[0] & 1 ? NULL : bpf_map_lookup_elem(&ta_fdb, &key);
 	if (!egress) {
-		count(&ta_st_event, TA_EV_FDB_MISS, f->len);
+		count_stat(b, TA_STAT_EVENT + TA_EV_FDB_MISS, f->len);
 		return XDP_PASS;
 	}
-	count(&ta_st_event, TA_EV_FDB_HIT, f->len);
-	return redirect(f, *egress);
+	count_stat(b, TA_STAT_EVENT + TA_EV_FDB_HIT, f->len);
+	return redirect(b, f, *egress);
 }
 
-static __always_inline int act(const struct frame *f, __u32 action,
-			       __u32 ifindex)
+static __always_inline int act(const struct binding *b, const struct frame *f,
+			       __u32 action, __u32 port)
 {
 	switch (action) {
 	case TA_ACT_PASS:
@@ -554,83 +706,136 @@ static __always_inline int act(const struct frame *f, __u32 action,
 	case TA_ACT_TX:
 		return XDP_TX;
 	case TA_ACT_REDIRECT:
-		return redirect(f, ifindex);
+		return redirect(b, f, port);
 	case TA_ACT_FORWARD:
-		return forward(f);
+		return forward(b, f);
 	}
 	/* a corrupt action value: visible as xdp_exception and ABORTED */
 	return XDP_ABORTED;
 }
 
-/* Read once: the whole frame sees one policy. */
-static __always_inline __u32 active_slot(void)
+/* Read once: the whole frame sees one version of the policy. */
+static __always_inline __u32 active_slot(__u32 policy)
 {
-	__u32 zero = 0;
-	struct ta_config *cfg = bpf_map_lookup_elem(&ta_config, &zero);
+	__u32 *slot = bpf_map_lookup_elem(&ta_policy_active, &policy);
 
-	return cfg ? *(volatile __u32 *)&cfg->active_slot & (TA_SLOTS - 1) : 0;
+	return slot ? *(volatile __u32 *)slot & (TA_SLOTS - 1) : 0;
+}
+
+/* The rule's (or the default's, rule == nr_rules) counter of this tap, in
+ * this CPU's row (tap_accel.h: ta_st_rule). */
+static __always_inline void count_rule(const struct binding *b,
+				       const struct ta_policy *pol, __u32 slot,
+				       __u32 rule, __u32 len)
+{
+	__u32 key = b->id * TA_SLOTS + (slot ^ b->rule_flip);
+	void *counters = bpf_map_lookup_elem(&ta_st_rule, &key);
+
+	count(counters, bpf_get_smp_processor_id() * TA_RULE_ROW(pol->nr_rules) + rule,
+	      len);
 }
 
 /* Not inlined: its stack frame is a sibling of the parser's, not added. */
-static __noinline int apply_policy(const struct frame *f)
+static __noinline int apply_policy(const struct binding *b,
+				   const struct frame *f)
 {
 	struct classify_ctx c;
 	struct ta_rule_action *ra;
-	__u32 rule, key, action, ifindex;
+	__u32 slot, rule, action, port, key;
 
-	c.slot = active_slot();
-	c.pol = bpf_map_lookup_elem(&ta_policy, &c.slot);
+	slot = active_slot(b->policy);
+	c.version = b->policy * TA_SLOTS + slot;
+	c.pol = bpf_map_lookup_elem(&ta_policy, &c.version);
 	if (!c.pol)
 		return XDP_ABORTED;
-
+	if (!rate_allow(b, c.pol, f->len)) {
+		count_stat(b, TA_STAT_EVENT + TA_EV_RATE_DROP, f->len);
+		return XDP_DROP;
+	}
 	rule = c.pol->nr_rules ? classify(&c, f) : TA_MAX_RULES;
 	if (rule < c.pol->nr_rules) {
-		key = c.slot * TA_MAX_RULES + rule;
+		key = c.pol->rule_base + rule;
 		ra = bpf_map_lookup_elem(&ta_rules, &key);
 		if (!ra)
 			return XDP_ABORTED;
 		action = ra->action;
-		ifindex = ra->ifindex;
+		port = ra->port;
 	} else {
-		rule = TA_MAX_RULES;
+		rule = c.pol->nr_rules;
 		action = c.pol->default_action;
-		ifindex = c.pol->default_ifindex;
+		port = c.pol->default_port;
 	}
-	count(&ta_st_rule, c.slot * TA_RULE_STAT_SLOT + rule, f->len);
-	return act(f, action, ifindex);
+	count_rule(b, c.pol, slot, rule, f->len);
+	return act(b, f, action, port);
 }
 
 /* ---- the program --------------------------------------------------------- */
 
-static __always_inline int decide(struct xdp_md *ctx, struct frame *f)
+/* The tap's binding, or for an unbound tap what ta_config says: a verdict
+ * of its own (returned), or a policy (-1: go on). */
+static __always_inline int bind_frame(struct xdp_md *ctx, struct binding *b)
 {
-	int class, reason;
+	const struct ta_config *cfg;
 
+	b->tap = find_tap(ctx);
+	b->id = b->tap ? b->tap->id : 0;
+	b->stats = bpf_map_lookup_elem(&ta_st_tap, &b->id);
+	if (b->tap) {
+		b->policy = b->tap->policy;
+		b->rule_flip = b->tap->rule_flip & 1;
+		return -1;
+	}
+	b->rule_flip = 0;
+	cfg = config();
+	if (!cfg || cfg->unbound_action == TA_UNBOUND_PASS)
+		return XDP_PASS;
+	if (cfg->unbound_action != TA_UNBOUND_POLICY)
+		return XDP_DROP;
+	b->policy = cfg->unbound_policy;
+	return -1;
+}
+
+static __always_inline void count_parse_info(const struct binding *b,
+					     const struct frame *f)
+{
+	if (f->info & (1u << TA_PARSE_IP4_OPTIONS))
+		count_stat(b, TA_STAT_PARSE + TA_PARSE_IP4_OPTIONS, f->len);
+	if (f->info & (1u << TA_PARSE_IP4_FRAG))
+		count_stat(b, TA_STAT_PARSE + TA_PARSE_IP4_FRAG, f->len);
+	if (f->info & (1u << TA_PARSE_IP6_FRAG))
+		count_stat(b, TA_STAT_PARSE + TA_PARSE_IP6_FRAG, f->len);
+}
+
+static __always_inline int decide(struct xdp_md *ctx, struct frame *f,
+				  struct binding *b)
+{
+	int class, reason, verdict;
+
+	verdict = bind_frame(ctx, b);
+	if (verdict >= 0)
+		return verdict;
 	class = parse_frame(ctx, f);
-	count_parse_info(f);
+	count_parse_info(b, f);
 	if (class != TA_PARSE_OK) {
-		count(&ta_st_parse, class, f->len);
+		count_stat(b, TA_STAT_PARSE + class, f->len);
 		return XDP_DROP;
 	}
-	reason = guard_check(f);
+	reason = guard_check(b, f);
 	if (reason != GUARD_OK) {
-		count(&ta_st_guard, reason, f->len);
+		count_stat(b, TA_STAT_GUARD + reason, f->len);
 		return XDP_DROP;
 	}
-	if (!rate_allow(f->len)) {
-		count(&ta_st_event, TA_EV_RATE_DROP, f->len);
-		return XDP_DROP;
-	}
-	return apply_policy(f);
+	return apply_policy(b, f);
 }
 
 SEC("xdp.frags")
 int tap_accel_policy(struct xdp_md *ctx)
 {
 	struct frame f = {.len = bpf_xdp_get_buff_len(ctx)};
-	int verdict = decide(ctx, &f);
+	struct binding b;
+	int verdict = decide(ctx, &f, &b);
 
-	count(&ta_st_verdict, verdict, f.len);
+	count_stat(&b, TA_STAT_VERDICT + verdict, f.len);
 	return verdict;
 }
 

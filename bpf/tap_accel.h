@@ -3,31 +3,55 @@
  * tap_accel.h - the map interface of the tap-accel XDP policy program.
  *
  * This header is the stable contract between bpf/ (the program), user/ (the
- * loader and CLI) and anyone driving the program with nothing but bpftool.
- * Every map below is pinned by the CLI under
- * /sys/fs/bpf/tap-accel/net:<netns inode>/<ifname>/ with the map's own
- * name. One program instance (with its own maps) is loaded per interface,
- * so nothing here is keyed by ifindex. The program is
- * tap_accel_policy (section "xdp.frags") in bpf/tap_accel.bpf.c.
+ * CLI, the agent, the benchmark) and anyone driving the program with nothing
+ * but bpftool (docs/bpftool.md). The program is tap_accel_policy (section
+ * "xdp.frags") in bpf/tap_accel.bpf.c.
+ *
+ * One policy plane per host: the program is loaded once and attached to
+ * every tap it serves; what differs between taps is data.
+ *
+ *   policy   a named set of rules, a default action and a rate, compiled
+ *            once into maps sized by what it holds. Index p in
+ *            [0, TA_MAX_POLICIES). Each policy has TA_SLOTS versions;
+ *            version v = p * TA_SLOTS + slot, and ta_policy_active[p]
+ *            says which slot frames use.
+ *   tap      a device the program is attached to, found by its network
+ *            namespace's cookie and its ifindex (ifindexes repeat across
+ *            namespaces). Bound taps have an entry in ta_taps: their
+ *            policy, their guard parameters, their rate bucket, and an id
+ *            in [1, TA_MAX_TAPS) that indexes their own counters, guard
+ *            addresses and forwarding entries. Id 0 counts the frames of
+ *            taps the program serves without a binding ("unbound").
  *
  * Pipeline for every frame:
- *   parse -> guard -> rate limit -> classify (rules) -> action -> verdict
+ *   tap lookup -> parse -> guard -> rate limit -> classify -> action
  *
  * Classifier: rules are compiled into bit-vectors (bit i = rule i). Each
  * match field has a lookup map from the frame's value of that field to the
- * index of a bit-vector in ta_bitvecs: the set of rules that accept that
- * value. A frame's candidate rules are the AND of one bit-vector per field;
- * the lowest set bit is the first matching rule. A field the frame lacks
- * (no VLAN tag, not IP, no L4 header) or whose value has no entry uses the
- * field's wildcard bit-vector: the rules that do not constrain that field.
- * The per-frame cost is one lookup per field plus TA_BV_WORDS word ANDs,
- * whatever the number of rules.
+ * index of a bit-vector in the version's bit-vector map: the set of rules
+ * that accept that value. A frame's candidate rules are the AND of one
+ * bit-vector per field; the lowest set bit is the first matching rule. A
+ * field the frame lacks (no VLAN tag, not IP, no L4 header) or whose value
+ * has no entry uses the field's wildcard bit-vector: the rules that do not
+ * constrain that field. The per-frame cost is one lookup per field plus
+ * TA_BV_WORDS word ANDs, whatever the number of rules.
  *
- * Atomic replacement: every policy map is split into TA_SLOTS slots. The
- * loader writes the inactive slot, flips ta_config.active_slot, then waits
- * for running programs to finish (an update of ta_sync, a map-in-map, makes
- * the kernel wait for an RCU grace period) before that slot is reused. A
- * frame reads active_slot once, so it sees all of one policy.
+ * Where a version's data lives: its exact and prefix field maps are maps of
+ * their own, sized to what the version holds and reached through an
+ * ARRAY_OF_MAPS indexed by version (a field no rule uses has no map). Its
+ * bit-vectors, rule actions and value tables (protocols, ICMP types,
+ * ports) are ranges of three arrays the whole host shares (ta_bitvecs,
+ * ta_rules, ta_tables), allocated by the loader: array lookups the verifier
+ * inlines, where an inner array map of a size of its own would cost a
+ * helper call each. A tap's counters are maps of their own, reached through
+ * ARRAY_OF_MAPS indexed by tap id.
+ *
+ * Atomic replacement: the loader builds the inactive version's maps and
+ * header, flips ta_policy_active[p], then waits for running programs to
+ * finish (an update of ta_sync, a map-in-map, makes the kernel wait for an
+ * RCU grace period) before that version is reused. A frame reads the
+ * active slot once, so every tap bound to the policy sees all of one
+ * version.
  */
 #ifndef TAP_ACCEL_H
 #define TAP_ACCEL_H
@@ -35,19 +59,34 @@
 #include <linux/types.h>
 #include <linux/bpf.h> /* struct bpf_spin_lock */
 
-/* Bumped whenever a key or value below changes; stored in ta_config. */
-#define TA_LAYOUT_VERSION 3
+/* Bumped whenever a map, key or value below changes; stored in ta_config. */
+#define TA_LAYOUT_VERSION 4
 
-#define TA_MAX_RULES 1024
+#define TA_MAX_RULES 1024 /* in one policy */
 #define TA_BV_WORDS (TA_MAX_RULES / 64)
 #define TA_SLOTS 2
-/* Distinct bit-vectors per slot (the compiler de-duplicates them). */
+#define TA_MAX_POLICIES 1024
+#define TA_MAX_VERSIONS (TA_MAX_POLICIES * TA_SLOTS)
+#define TA_MAX_TAPS 16384 /* tap ids; id 0 is the unbound taps' */
+#define TA_POLICY_NAME_LEN 64
+/* Distinct bit-vectors in one version (the compiler de-duplicates them). */
 #define TA_MAX_BITVECS 8192
-/* Entries per slot in each hash/LPM field map. */
+/* Entries of the shared arrays, all versions together: what they cost is
+ * allocated when the plane is made, whatever the policies hold. */
+#define TA_BITVEC_HEAP 32768  /* 4 MiB */
+#define TA_RULE_HEAP 65536    /* 512 KiB */
+#define TA_TABLE_HEAP 262144  /* 1 MiB */
+/* Entries of one version's hash or LPM field map. */
 #define TA_MAX_FIELD_ENTRIES 16384
-#define TA_MAX_FDB 4096
-#define TA_MAX_PORTS 256
-#define TA_MAX_GUARD_ADDRS 64
+#define TA_MAX_FDB 4096	       /* forwarding entries of one tap */
+#define TA_MAX_GUARD_ADDRS 64  /* IPv4 and IPv6 addresses of one tap, each */
+#define TA_MAX_PORTS 4096      /* redirect targets on the host */
+/* Entries of the host's shared hash maps, all taps together. Their entries
+ * are allocated as they are added, but each costs its bucket array (16
+ * bytes an entry) from the start. */
+#define TA_MAX_GUARD_ENTRIES 16384 /* guard addresses, each family */
+#define TA_MAX_FDB_ENTRIES 65536   /* forwarding entries of all taps */
+#define TA_MAX_POLICY_FDB_ENTRIES 16384 /* fdb statements of all versions */
 
 /* Match fields, in the order the program evaluates them. */
 enum ta_field {
@@ -70,13 +109,13 @@ enum ta_action {
 	TA_ACT_PASS = 0,     /* XDP_PASS: to the stack (bridge, routing) */
 	TA_ACT_DROP = 1,     /* XDP_DROP */
 	TA_ACT_TX = 2,	     /* XDP_TX: back out of the interface it came in on */
-	TA_ACT_REDIRECT = 3, /* to ifindex through ta_ports */
-	TA_ACT_FORWARD = 4,  /* dst MAC in ta_fdb: redirect there; else pass */
+	TA_ACT_REDIRECT = 3, /* to a port of ta_ports */
+	TA_ACT_FORWARD = 4,  /* dst MAC in the tap's ta_fdb: redirect there; else pass */
 	TA_ACT_MAX,
 };
 
-/* Malformed and noteworthy frames, counted in ta_st_parse. "drop" classes
- * end the pipeline with XDP_DROP; "info" classes only count and go on. */
+/* Malformed and noteworthy frames, counted per tap. "drop" classes end the
+ * pipeline with XDP_DROP; "info" classes only count and go on. */
 enum ta_parse_class {
 	TA_PARSE_RUNT,	      /* drop: shorter than an Ethernet header (14) */
 	TA_PARSE_VLAN_TRUNC,  /* drop: VLAN tag cut short */
@@ -102,7 +141,7 @@ enum ta_parse_class {
 
 #define TA_IP6_MAX_EXT 6
 
-/* Guest guard: why a frame from the guest was dropped (ta_st_guard). */
+/* Guest guard: why a frame from the guest was dropped. */
 enum ta_guard_reason {
 	TA_GUARD_SRC_MAC,   /* Ethernet source is not the guest's MAC */
 	TA_GUARD_IP4_SRC,   /* IPv4 source not the guest's (0.0.0.0 allowed for DHCP) */
@@ -114,168 +153,293 @@ enum ta_guard_reason {
 	TA_GUARD_MAX,
 };
 
-/* Other events (ta_st_event). */
+/* Other events. */
 enum ta_event {
 	TA_EV_RATE_DROP,     /* dropped by the token bucket */
-	TA_EV_FDB_HIT,	     /* forward: destination found in ta_fdb */
+	TA_EV_FDB_HIT,	     /* forward: destination found in the tap's fdb */
 	TA_EV_FDB_MISS,	     /* forward: unknown, broadcast or multicast: passed */
-	TA_EV_REDIRECT_FAIL, /* target not in ta_ports: dropped */
+	TA_EV_REDIRECT_FAIL, /* target port not in ta_ports: dropped */
 	TA_EV_MAX,
 };
 
-/* ---- configuration maps ---------------------------------------------- */
+/* ---- configuration ------------------------------------------------------ */
+
+/* What the program does with a tap it serves that has no ta_taps entry
+ * (ta_config.unbound_action). tapx gives a new tap the program before any
+ * binding exists; on stock tun a tap only gets it by being bound. */
+enum ta_unbound {
+	TA_UNBOUND_PASS = 0,   /* everything that parses passes */
+	TA_UNBOUND_DROP = 1,   /* every frame is dropped */
+	TA_UNBOUND_POLICY = 2, /* policy ta_config.unbound_policy, no guard */
+	TA_UNBOUND_MAX,
+};
 
 /* ta_config: ARRAY, 1 entry, key __u32 0. */
 struct ta_config {
 	__u32 layout_version; /* TA_LAYOUT_VERSION, written by the loader */
-	__u32 active_slot;    /* 0 or 1: the policy slot frames use */
+	__u32 unbound_action; /* enum ta_unbound */
+	__u32 unbound_policy; /* for TA_UNBOUND_POLICY */
+	__u32 _pad;
+};
+
+/* ---- policies ----------------------------------------------------------- */
+
+/* ta_policy_active: ARRAY, TA_MAX_POLICIES entries of __u32, key = policy:
+ * the slot its taps use now. */
+
+/* ta_policy: ARRAY, TA_MAX_VERSIONS entries, key = version. The header of
+ * one version of a policy, and where its data is. */
+struct ta_policy {
+	__u32 nr_rules;		  /* rules 0..nr_rules-1 are live */
+	__u32 default_action;	  /* enum ta_action when no rule matches */
+	__u32 default_port;	  /* ta_ports key, for TA_ACT_REDIRECT */
+	__u32 field_mask;	  /* 1 << ta_field for fields any rule uses */
+	/* ta_bitvecs index per field for "no entry" */
+	__u32 wildcard[TA_F_MAX];
+	__u32 rule_base;   /* rule i is ta_rules[rule_base + i] */
+	__u32 bitvec_base; /* its nr_bitvecs bit-vectors start here; field */
+	__u32 nr_bitvecs;  /* values and wildcards are ta_bitvecs indices */
+	/* ta_tables index of the value table of ip_proto, icmp_type,
+	 * src_port and dst_port (each where field_mask has the field) */
+	__u32 proto_table, icmp_table, sport_table, dport_table;
+	__u32 table_base;  /* its tables take table_len entries from here */
+	__u32 table_len;
+	__u32 _pad;
+	__u64 digest;	   /* of the policy source, shown by `status` */
+	/* Rate limit of every tap bound to the policy, each with its own
+	 * bucket (ta_tap.bucket). A rate of 0 is unlimited in that
+	 * dimension; both zero: off. */
+	__u64 pps;	   /* packets per second */
+	__u64 bps;	   /* bits per second */
+	__u64 burst_pkts;  /* bucket depth, packets */
+	__u64 burst_bytes; /* bucket depth, bytes */
+};
+
+/* ta_policy_names: ARRAY, TA_MAX_POLICIES entries, key = policy. Only the
+ * loader reads it; an empty name is a free index. */
+struct ta_policy_name {
+	char name[TA_POLICY_NAME_LEN]; /* NUL-terminated */
 };
 
 /*
- * ta_owner: ARRAY, 1 entry, key __u32 0. The tap these pins belong to,
- * written by the loader at attach. Pin folders are named by the network
- * namespace's inode, which a later namespace can reuse: the cookie tells
- * them apart. All zero: not recorded (pins made with bpftool alone).
- * The program never reads it.
+ * The shared arrays, ranges of them per version (struct ta_policy):
+ *   ta_rules    ARRAY (TA_RULE_HEAP) of struct ta_rule_action
+ *   ta_bitvecs  ARRAY (TA_BITVEC_HEAP) of struct ta_bitvec
+ *   ta_tables   ARRAY (TA_TABLE_HEAP) of __u32 bit-vector indices: a
+ *               protocol or ICMP type table is 256 entries, key = value;
+ *               a port table two levels (below)
+ * Per-version maps: ARRAY_OF_MAPS, TA_MAX_VERSIONS entries, key = version;
+ * the inner map of a version:
+ *   ta_vlan, ta_ethertype   HASH, key __u32 value (VID or ethertype, host
+ *                 order), value __u32 bit-vector
+ *   ta_src_mac, ta_dst_mac  HASH, key struct ta_mac, value __u32 bit-vector
+ *   ta_src_ip, ta_dst_ip    LPM_TRIE, key struct ta_key_ip, value __u32
+ * all created with BPF_F_NO_PREALLOC.
  */
-struct ta_owner {
-	__u64 netns_cookie; /* SO_NETNS_COOKIE of the tap's namespace */
-	__u32 ifindex;	    /* the tap's ifindex there */
-	__u32 reserved;
-};
 
-/* ta_policy: ARRAY, TA_SLOTS entries, key = slot. The header of a policy. */
-struct ta_policy {
-	__u32 nr_rules;		    /* rules 0..nr_rules-1 are live */
-	__u32 default_action;	    /* enum ta_action when no rule matches */
-	__u32 default_ifindex;	    /* for TA_ACT_REDIRECT */
-	__u32 field_mask;	    /* 1 << ta_field for fields any rule uses */
-	__u32 wildcard[TA_F_MAX];   /* ta_bitvecs index per field for "no entry" */
-	__u64 digest;		    /* of the policy source, shown by `status` */
-};
-
-/* ta_rules: ARRAY, TA_SLOTS * TA_MAX_RULES, key = slot * TA_MAX_RULES + rule. */
+/* ta_rules: what rule i does. */
 struct ta_rule_action {
-	__u32 action;  /* enum ta_action */
-	__u32 ifindex; /* for TA_ACT_REDIRECT */
+	__u32 action; /* enum ta_action */
+	__u32 port;   /* ta_ports key, for TA_ACT_REDIRECT */
 };
 
-/* ta_bitvecs: ARRAY, TA_SLOTS * TA_MAX_BITVECS, key = absolute index. The
- * field maps and ta_policy.wildcard hold absolute indices, so a slot's
- * entries live in [slot * TA_MAX_BITVECS, (slot + 1) * TA_MAX_BITVECS). */
 struct ta_bitvec {
 	__u64 word[TA_BV_WORDS]; /* bit (i % 64) of word[i / 64] = rule i */
 };
 
-/* Field maps. Every value is a __u32 absolute ta_bitvecs index.
- *   ta_vlan, ta_ethertype: HASH, key struct ta_key16
- *   ta_src_mac, ta_dst_mac: HASH, key struct ta_key_mac
- *   ta_src_ip, ta_dst_ip: LPM_TRIE, key struct ta_key_ip
- *   ta_ip_proto, ta_icmp_type: ARRAY, TA_SLOTS * 256, key = slot * 256 + value
- *   ta_src_port, ta_dst_port: ARRAY, TA_SLOTS * 65536, key = slot * 65536 + port
- * Arrays are written in full for a slot; hash and LPM entries of a slot are
- * deleted before the slot is rewritten. */
-struct ta_key16 {
-	__u32 slot;
-	__u32 value; /* VID (0..4095) or ethertype, host order */
-};
-
-struct ta_key_mac {
-	__u32 slot;
-	__u8 addr[6];
-	__u8 _pad[2]; /* zero */
-};
+/* A port table in two levels: entry port >> 8 of its first TA_PORT_DIR
+ * entries is either TA_PORT_UNIFORM | bit-vector (all 256 ports of that
+ * block map to it) or a page number n, and then entry TA_PORT_DIR + n *
+ * 256 + (port & 255) holds the port's bit-vector. Only blocks that a
+ * rule's range starts or ends in need a page. */
+#define TA_PORT_DIR 256
+#define TA_PORT_UNIFORM 0x80000000u
 
 /* Address family of an LPM key (ta_key_ip.family). */
 #define TA_FAMILY_IP4 4
 #define TA_FAMILY_IP6 6
 
-/* LPM key: prefixlen counts bits of slot, family, then addr, i.e. 16 + IP
- * prefix length. IPv4 keeps the v4-mapped spelling ::ffff:a.b.c.d, so an
- * IPv4 /n is 16 + 96 + n; the family byte is what keeps the families
+/* LPM key: prefixlen counts bits of family and pad, then addr, i.e. 16 +
+ * IP prefix length. IPv4 keeps the v4-mapped spelling ::ffff:a.b.c.d, so
+ * an IPv4 /n is 16 + 96 + n; the family byte is what keeps the families
  * apart: no IPv6 prefix, not even ::/0, covers an IPv4 frame's key, and
  * no IPv4 prefix an IPv6 frame's. Frames look up 16 + 128 bits with the
  * family of their network header. */
 struct ta_key_ip {
 	__u32 prefixlen;
-	__u8 slot;
 	__u8 family;  /* TA_FAMILY_IP4 or TA_FAMILY_IP6 */
+	__u8 _pad;    /* zero; inside the prefix */
 	__u8 addr[16];
-	__u8 _pad[2]; /* zero; never inside the prefix */
+	__u8 _pad2[2]; /* zero; never inside the prefix */
 };
 
-#define TA_PORT_SPACE 65536
-#define TA_BYTE_SPACE 256
-
-/* ---- forwarding -------------------------------------------------------- */
-
-/* ta_fdb: HASH, key struct ta_mac, value __u32 egress ifindex. Used by
- * TA_ACT_FORWARD for unicast destinations. */
+/* A MAC address as a key (ta_src_mac, ta_dst_mac and ta_fdb). */
 struct ta_mac {
 	__u8 addr[6];
 	__u8 _pad[2]; /* zero */
 };
 
-/* ta_ports: DEVMAP_HASH, key ifindex, value ifindex (struct bpf_devmap_val
- * layout, ifindex first). Every redirect target (rule, default, fdb) must
- * be present here; a missing one drops the frame (TA_EV_REDIRECT_FAIL). */
+#define TA_PORT_SPACE 65536
+#define TA_BYTE_SPACE 256
 
-/* ---- guest guard --------------------------------------------------------- */
+/* ---- taps --------------------------------------------------------------- */
+
+/*
+ * Finding a frame's tap: its ifindex indexes ta_tap_index, whose entry
+ * leads to the tap's binding in ta_tap_slots when the namespace is the
+ * frame's; else (a tap whose ifindex is past TA_TAP_INDEX, or whose index
+ * entry another namespace's tap of that ifindex holds) ta_taps does, by
+ * the whole key. The binding names its own key, and the program takes it
+ * only when that is the frame's: what leads there only has to be current
+ * enough, never exact. An array lookup costs a tenth of a hash lookup.
+ *
+ *   ta_tap_index  ARRAY, TA_TAP_INDEX entries, key = ifindex, value
+ *                 struct ta_tap_ref
+ *   ta_taps       HASH (no prealloc), key struct ta_tap_key, value struct
+ *                 ta_tap_ref
+ *   ta_tap_slots  ARRAY, TA_MAX_TAPS * 2 entries of struct ta_tap: tap id's
+ *                 binding is in slot id * 2 or id * 2 + 1. A change is
+ *                 written into the slot not in use, then the ref switched
+ *                 to it, so that no frame reads a binding half written.
+ *
+ * A key with netns_cookie 0 stands for a tap of that ifindex in any
+ * namespace the program serves: bpftool users cannot read a cookie.
+ */
+#define TA_TAP_INDEX 65536
+
+struct ta_tap_key {
+	__u64 netns_cookie; /* SO_NETNS_COOKIE of the tap's namespace */
+	__u32 ifindex;	    /* the tap's ifindex there */
+	__u32 _pad;	    /* zero */
+};
+
+struct ta_tap_ref {
+	__u64 netns_cookie; /* of the tap it leads to: for the loader */
+	__u32 slot;	    /* ta_tap_slots key; 0: none */
+	__u32 _pad;
+};
 
 #define TA_GUARD_F_MAC (1u << 0) /* check Ethernet source, ARP sha, ND lladdr */
 #define TA_GUARD_F_IP4 (1u << 1) /* check IPv4 source and ARP spa */
 #define TA_GUARD_F_IP6 (1u << 2) /* check IPv6 source and NA target */
 
-/* ta_guard: ARRAY, 1 entry. flags == 0: guard off. */
-struct ta_guard {
-	__u32 flags; /* TA_GUARD_F_* */
-	__u8 mac[6];
-	__u8 _pad[2];
+/* A tap's token bucket. Tokens are kept in units of 1e-9 packet and 1e-9
+ * bit so that a refill is elapsed_ns * rate with no division. The loader
+ * fills it (tokens = the burst) when it writes the entry; the program owns
+ * it after that. */
+struct ta_bucket {
+	struct bpf_spin_lock lock;
+	__u32 _pad;
+	__u64 pkt_tokens; /* nano-packets */
+	__u64 bit_tokens; /* nano-bits */
+	__u64 last_ns;	  /* bpf_ktime_get_ns() of the last refill */
 };
 
-/* ta_guard_ip4: HASH, key __be32 address, value __u8 1 (the guest's IPv4s).
- * ta_guard_ip6: HASH, key struct ta_ip6, value __u8 1 (include link-local). */
-struct ta_ip6 {
+struct ta_tap {
+	struct ta_tap_key key; /* the tap this binding is for */
+	__u32 id;	   /* [1, TA_MAX_TAPS): its counters, guard sets, fdb */
+	__u32 policy;	   /* the policy it is bound to */
+	__u32 guard_flags; /* TA_GUARD_F_*; 0: no guard */
+	__u32 rule_flip;   /* 0 or 1: which of its two rule counter maps
+			    * goes with which slot (ta_st_rule) */
+	__u8 mac[6];	   /* the guest's MAC, for TA_GUARD_F_MAC */
+	__u8 _pad[2];
+	struct ta_bucket bucket;
+};
+
+/* ta_guard_ip4: HASH (no prealloc), key struct ta_guard_ip4_key, value
+ * __u8 1: the guest's IPv4 addresses. ta_guard_ip6 the same for IPv6
+ * (include the link-local address). */
+struct ta_guard_ip4_key {
+	__u32 tap; /* ta_tap.id */
+	__be32 addr;
+};
+
+struct ta_guard_ip6_key {
+	__u32 tap;
 	__u8 addr[16];
 };
 
-/* ---- rate limit ---------------------------------------------------------- */
-
-/* ta_rate: ARRAY, 1 entry. A rate of 0 is unlimited in that dimension; both
- * zero: off. Tokens are kept in units of 1e-9 packet and 1e-9 bit so that a
- * refill is elapsed_ns * rate with no division. The loader writes the
- * configuration and sets tokens to the burst; the program owns the rest. */
-struct ta_rate {
-	struct bpf_spin_lock lock;
-	__u32 _pad;
-	__u64 pps;	   /* packets per second */
-	__u64 bps;	   /* bits per second */
-	__u64 burst_pkts;  /* bucket depth, packets */
-	__u64 burst_bytes; /* bucket depth, bytes */
-	__u64 pkt_tokens;  /* nano-packets */
-	__u64 bit_tokens;  /* nano-bits */
-	__u64 last_ns;	   /* bpf_ktime_get_ns() of the last refill */
+/* ta_fdb: HASH (no prealloc), key struct ta_fdb_key, value __u32 ta_ports
+ * key. Used by TA_ACT_FORWARD for unicast destinations. */
+struct ta_fdb_key {
+	__u32 tap;
+	struct ta_mac mac;
 };
 
-/* ---- counters ------------------------------------------------------------ */
+/* ta_ports: DEVMAP_HASH, key = port (a number the loader gives each
+ * redirect target on the host), value = the target's ifindex (struct
+ * bpf_devmap_val layout, ifindex first), resolved in the namespace of the
+ * process that writes it. Every redirect target (rule, default, fdb) must
+ * be present; a missing one drops the frame (TA_EV_REDIRECT_FAIL).
+ * ta_port_keys: HASH, key struct ta_tap_key (the target's namespace and
+ * ifindex), value __u32 port: how the loader finds a target's port again.
+ * The program never reads it. */
 
-/* All counters are PERCPU_ARRAY of struct ta_counter; sum across CPUs.
- *   ta_st_verdict: 5 entries, key = XDP verdict (ABORTED, DROP, PASS, TX,
- *                  REDIRECT): every frame the program saw, exactly once
- *   ta_st_rule:    TA_SLOTS * (TA_MAX_RULES + 1), key = slot *
- *                  (TA_MAX_RULES + 1) + rule; rule TA_MAX_RULES = default
- *   ta_st_guard:   TA_GUARD_MAX, key = enum ta_guard_reason
- *   ta_st_parse:   TA_PARSE_MAX, key = enum ta_parse_class
- *   ta_st_event:   TA_EV_MAX, key = enum ta_event */
+/* ---- the loader's own records (the program never reads them) ----------- */
+
+/* ta_policy_fdb: HASH (no prealloc), key struct ta_policy_fdb_key, value
+ * __u32 port: the fdb statements of a policy version, copied into the fdb
+ * of every tap bound to it. */
+struct ta_policy_fdb_key {
+	__u32 version;
+	struct ta_mac mac;
+};
+
+/* ta_tap_info: HASH (no prealloc), key __u32 tap id: what a tap id was
+ * given for, so that it can be listed and cleaned from any namespace. */
+struct ta_rule_counters {
+	__u32 version;	/* whose rules they count */
+	__u32 nr_rules; /* the map holds TA_RULE_ROW(nr_rules) per CPU */
+	__u64 digest;	/* of that version, to tell a replaced one */
+};
+
+struct ta_tap_info {
+	struct ta_tap_key key;
+	char ifname[16];  /* its name when it was bound */
+	__u32 xdp_flags;  /* XDP_FLAGS_DRV_MODE or XDP_FLAGS_SKB_MODE */
+	__u32 slot;	  /* the ta_tap_slots entry in use */
+	/* ta_st_rule entries id * TA_SLOTS + 0 and + 1 */
+	struct ta_rule_counters rules[TA_SLOTS];
+};
+
+/* ---- counters ----------------------------------------------------------- */
+
+/* Every counter is a struct ta_counter in a PERCPU_ARRAY; sum across CPUs. */
 struct ta_counter {
 	__u64 packets;
 	__u64 bytes;
 };
 
 #define TA_NR_VERDICTS 5
-#define TA_RULE_STAT_SLOT (TA_MAX_RULES + 1)
+
+/*
+ * ta_st_tap: ARRAY_OF_MAPS, TA_MAX_TAPS entries, key = tap id; inner
+ * PERCPU_ARRAY of TA_TAP_STATS counters, key:
+ *   TA_STAT_VERDICT + XDP verdict (ABORTED, DROP, PASS, TX, REDIRECT):
+ *                     every frame the program saw, exactly once
+ *   TA_STAT_GUARD + enum ta_guard_reason
+ *   TA_STAT_PARSE + enum ta_parse_class
+ *   TA_STAT_EVENT + enum ta_event
+ * ta_st_rule: ARRAY_OF_MAPS, TA_MAX_TAPS * TA_SLOTS entries, key = tap id *
+ *   TA_SLOTS + (slot ^ ta_tap.rule_flip), slot being its policy's active
+ *   one; inner ARRAY (BPF_F_INNER_MAP): the frames of that tap that each
+ *   rule of that version decided, one row per possible CPU, key = cpu *
+ *   TA_RULE_ROW(nr_rules) + rule; rule nr_rules is the default. (Not a
+ *   PERCPU_ARRAY: the kernel takes per-CPU inner maps of one size only,
+ *   and these are sized by the version's rules.) The flip lets a tap move
+ *   to another policy without its new version's counters and the old
+ *   one's sharing a map.
+ */
+#define TA_RULE_ROW(nr_rules) (((nr_rules) + 1 + 3) & ~3u) /* 64-byte rows */
+
+#define TA_STAT_VERDICT 0
+#define TA_STAT_GUARD (TA_STAT_VERDICT + TA_NR_VERDICTS)
+#define TA_STAT_PARSE (TA_STAT_GUARD + TA_GUARD_MAX)
+#define TA_STAT_EVENT (TA_STAT_PARSE + TA_PARSE_MAX)
+#define TA_TAP_STATS (TA_STAT_EVENT + TA_EV_MAX)
 
 /* ta_sync: ARRAY_OF_MAPS, 1 entry, inner ARRAY of 1 __u32. Only written by
- * the loader, to wait out programs still running on the old policy slot. */
+ * the loader, to wait out programs still running on an old version. */
 
 #endif /* TAP_ACCEL_H */

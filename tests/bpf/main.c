@@ -133,9 +133,8 @@ static int run_cost(uint32_t repeat)
 		char name[64];
 
 		many_rules(rules, sizes[i], TA_ACT_DROP);
-		ret = install(rules, sizes[i], TA_ACT_PASS)
-			      ?: cost_ns(env.prog, &p, repeat, XDP_DROP, &min,
-					 &median);
+		ret = install(rules, sizes[i], TA_ACT_PASS) ? -EIO
+			      : cost_ns(env.prog, &p, repeat, XDP_DROP, &min, &median);
 		snprintf(name, sizeof(name), "tap_accel_policy %u rules",
 			 sizes[i]);
 		if (!ret)

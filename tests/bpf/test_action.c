@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * test_action.c - every action of a rule and of the default, redirect
- * with and without its target in ta_ports, and forwarding through ta_fdb.
- * Redirect targets are "lo" (ifindex 1), which every namespace has.
+ * with and without its target's port in ta_ports, and forwarding through
+ * the tap's fdb. Redirect targets are "lo" (ifindex 1), which every
+ * namespace has.
  */
 #include <errno.h>
 #include <string.h>
+#include <unistd.h>
 #include <bpf/bpf.h>
 
 #include "harness.h"
@@ -29,8 +31,8 @@ static int action_pass(void)
 	OK(one_rule(TA_ACT_PASS, 0));
 	frame_udp4(&p, GUEST_IP4, PEER_IP4, 1, 2);
 	EXPECT_VERDICT(&p, XDP_PASS);
-	EXPECT_COUNT(ta_st_rule, RULE_KEY(0), 1, 60);
-	EXPECT_COUNT(ta_st_verdict, XDP_PASS, 1, 60);
+	EXPECT_RULE(0, 1, 60);
+	EXPECT_STAT(TA_STAT_VERDICT + XDP_PASS, 1, 60);
 	return 0;
 }
 
@@ -41,7 +43,7 @@ static int action_drop(void)
 	OK(one_rule(TA_ACT_DROP, 0));
 	frame_udp4(&p, GUEST_IP4, PEER_IP4, 1, 2);
 	EXPECT_VERDICT(&p, XDP_DROP);
-	EXPECT_COUNT(ta_st_verdict, XDP_DROP, 1, 60);
+	EXPECT_STAT(TA_STAT_VERDICT + XDP_DROP, 1, 60);
 	return 0;
 }
 
@@ -52,37 +54,36 @@ static int action_tx(void)
 	OK(one_rule(TA_ACT_TX, 0));
 	frame_udp4(&p, GUEST_IP4, PEER_IP4, 1, 2);
 	EXPECT_VERDICT(&p, XDP_TX);
-	EXPECT_COUNT(ta_st_verdict, XDP_TX, 1, 60);
+	EXPECT_STAT(TA_STAT_VERDICT + XDP_TX, 1, 60);
 	return 0;
 }
 
 static int action_redirect(void)
 {
-	uint32_t key = LO_IFINDEX, value;
 	struct pkt p;
 
 	OK(one_rule(TA_ACT_REDIRECT, LO_IFINDEX));
-	CHECK(!bpf_map_lookup_elem(env.maps.ta_ports, &key, &value),
-	      "install did not add the target to ta_ports");
+	CHECK(port_of(LO_IFINDEX), "install did not add the target to ta_ports");
 	frame_udp4(&p, GUEST_IP4, PEER_IP4, 1, 2);
 	EXPECT_VERDICT(&p, XDP_REDIRECT);
-	EXPECT_COUNT(ta_st_verdict, XDP_REDIRECT, 1, 60);
-	EXPECT_COUNT(ta_st_event, TA_EV_REDIRECT_FAIL, 0, 0);
+	EXPECT_STAT(TA_STAT_VERDICT + XDP_REDIRECT, 1, 60);
+	EXPECT_STAT(TA_STAT_EVENT + TA_EV_REDIRECT_FAIL, 0, 0);
 	return 0;
 }
 
 /* A target missing from ta_ports drops the frame and says so. */
 static int action_redirect_missing(void)
 {
-	uint32_t key = LO_IFINDEX;
+	uint32_t port;
 	struct pkt p;
 
 	OK(one_rule(TA_ACT_REDIRECT, LO_IFINDEX));
-	CHECK(!bpf_map_delete_elem(env.maps.ta_ports, &key), "delete port");
+	port = port_of(LO_IFINDEX);
+	CHECK(!bpf_map_delete_elem(env.pl.maps.ta_ports, &port), "delete port");
 	frame_udp4(&p, GUEST_IP4, PEER_IP4, 1, 2);
 	EXPECT_VERDICT(&p, XDP_DROP);
-	EXPECT_COUNT(ta_st_event, TA_EV_REDIRECT_FAIL, 1, 60);
-	EXPECT_COUNT(ta_st_rule, RULE_KEY(0), 1, 60);
+	EXPECT_STAT(TA_STAT_EVENT + TA_EV_REDIRECT_FAIL, 1, 60);
+	EXPECT_RULE(0, 1, 60);
 	return 0;
 }
 
@@ -97,12 +98,11 @@ static int action_default(void)
 	EXPECT_VERDICT(&p, XDP_DROP);
 	OK(install(NULL, 0, TA_ACT_TX));
 	EXPECT_VERDICT(&p, XDP_TX);
-	OK(ta_policy_install(&env.maps, &spec));
+	OK(install_spec(&spec));
 	EXPECT_VERDICT(&p, XDP_REDIRECT);
-	EXPECT_COUNT(ta_st_rule, RULE_KEY(TA_MAX_RULES), 1, 60);
+	EXPECT_RULE(TA_MAX_RULES, 1, 60);
 	spec.default_ifindex = 0; /* redirect to nowhere is refused */
-	CHECK(ta_policy_install(&env.maps, &spec) == -EINVAL,
-	      "redirect without ifindex accepted");
+	CHECK(install_spec(&spec) == EXIT_USER, "redirect without ifindex accepted");
 	return 0;
 }
 
@@ -111,11 +111,11 @@ static int forward_hit(void)
 	struct pkt p;
 
 	OK(install(NULL, 0, TA_ACT_FORWARD));
-	OK(ta_fdb_add(&env.maps, PEER_MAC, LO_IFINDEX));
+	OK(fdb_add(PEER_MAC, LO_IFINDEX));
 	frame_udp4(&p, GUEST_IP4, PEER_IP4, 1, 2);
 	EXPECT_VERDICT(&p, XDP_REDIRECT);
-	EXPECT_COUNT(ta_st_event, TA_EV_FDB_HIT, 1, 60);
-	EXPECT_COUNT(ta_st_event, TA_EV_FDB_MISS, 0, 0);
+	EXPECT_STAT(TA_STAT_EVENT + TA_EV_FDB_HIT, 1, 60);
+	EXPECT_STAT(TA_STAT_EVENT + TA_EV_FDB_MISS, 0, 0);
 	return 0;
 }
 
@@ -124,22 +124,17 @@ static int forward_miss(void)
 	struct pkt p;
 
 	OK(install(NULL, 0, TA_ACT_FORWARD));
-	OK(ta_fdb_add(&env.maps, OTHER_MAC, LO_IFINDEX));
+	OK(fdb_add(OTHER_MAC, LO_IFINDEX));
 	frame_udp4(&p, GUEST_IP4, PEER_IP4, 1, 2);
 	EXPECT_VERDICT(&p, XDP_PASS);
-	EXPECT_COUNT(ta_st_event, TA_EV_FDB_MISS, 1, 60);
-	EXPECT_COUNT(ta_st_event, TA_EV_FDB_HIT, 0, 0);
+	EXPECT_STAT(TA_STAT_EVENT + TA_EV_FDB_MISS, 1, 60);
+	EXPECT_STAT(TA_STAT_EVENT + TA_EV_FDB_HIT, 0, 0);
 	/* after del the entry is gone and so is its now unused port */
-	OK(ta_fdb_add(&env.maps, PEER_MAC, LO_IFINDEX));
-	OK(ta_fdb_del(&env.maps, PEER_MAC));
+	OK(fdb_add(PEER_MAC, LO_IFINDEX));
+	OK(fdb_del(PEER_MAC));
 	EXPECT_VERDICT(&p, XDP_PASS);
-	OK(ta_fdb_del(&env.maps, OTHER_MAC));
-	{
-		uint32_t key = LO_IFINDEX, value;
-
-		CHECK(bpf_map_lookup_elem(env.maps.ta_ports, &key, &value),
-		      "port still in ta_ports after its last fdb entry went");
-	}
+	OK(fdb_del(OTHER_MAC));
+	CHECK(!port_of(LO_IFINDEX), "port still in ta_ports after its last fdb entry went");
 	return 0;
 }
 
@@ -150,28 +145,29 @@ static int forward_broadcast(void)
 	struct pkt p;
 
 	OK(install(NULL, 0, TA_ACT_FORWARD));
-	CHECK(ta_fdb_add(&env.maps, mcast, LO_IFINDEX) == -EINVAL,
+	CHECK(fdb_add(mcast, LO_IFINDEX) == -EINVAL,
 	      "multicast fdb entry accepted");
 	frame_arp(&p, GUEST_MAC, GUEST_IP4); /* to ff:ff:ff:ff:ff:ff */
 	EXPECT_VERDICT(&p, XDP_PASS);
 	frame_l2(&p, mcast, GUEST_MAC, 0x88b5);
 	EXPECT_VERDICT(&p, XDP_PASS);
-	EXPECT_COUNT(ta_st_event, TA_EV_FDB_MISS, 2, 60 + 60);
+	EXPECT_STAT(TA_STAT_EVENT + TA_EV_FDB_MISS, 2, 60 + 60);
 	return 0;
 }
 
 static int forward_port_missing(void)
 {
-	uint32_t key = LO_IFINDEX;
+	uint32_t port;
 	struct pkt p;
 
 	OK(install(NULL, 0, TA_ACT_FORWARD));
-	OK(ta_fdb_add(&env.maps, PEER_MAC, LO_IFINDEX));
-	CHECK(!bpf_map_delete_elem(env.maps.ta_ports, &key), "delete port");
+	OK(fdb_add(PEER_MAC, LO_IFINDEX));
+	port = port_of(LO_IFINDEX);
+	CHECK(!bpf_map_delete_elem(env.pl.maps.ta_ports, &port), "delete port");
 	frame_udp4(&p, GUEST_IP4, PEER_IP4, 1, 2);
 	EXPECT_VERDICT(&p, XDP_DROP);
-	EXPECT_COUNT(ta_st_event, TA_EV_FDB_HIT, 1, 60);
-	EXPECT_COUNT(ta_st_event, TA_EV_REDIRECT_FAIL, 1, 60);
+	EXPECT_STAT(TA_STAT_EVENT + TA_EV_FDB_HIT, 1, 60);
+	EXPECT_STAT(TA_STAT_EVENT + TA_EV_REDIRECT_FAIL, 1, 60);
 	return 0;
 }
 
@@ -179,16 +175,18 @@ static int forward_port_missing(void)
 static int action_corrupt_aborts(void)
 {
 	struct ta_rule_action bad = {.action = TA_ACT_MAX};
-	uint32_t key;
+	uint32_t version;
+	struct ta_policy head;
 	struct pkt p;
 
 	OK(one_rule(TA_ACT_DROP, 0));
-	key = active_slot() * TA_MAX_RULES;
-	CHECK(!bpf_map_update_elem(env.maps.ta_rules, &key, &bad, BPF_ANY),
+	version = env.policy * TA_SLOTS + active_slot();
+	CHECK(!bpf_map_lookup_elem(env.pl.maps.ta_policy, &version, &head), "header");
+	CHECK(!bpf_map_update_elem(env.pl.maps.ta_rules, &head.rule_base, &bad, BPF_ANY),
 	      "update: %s", strerror(errno));
 	frame_udp4(&p, GUEST_IP4, PEER_IP4, 1, 2);
 	EXPECT_VERDICT(&p, XDP_ABORTED);
-	EXPECT_COUNT(ta_st_verdict, XDP_ABORTED, 1, 60);
+	EXPECT_STAT(TA_STAT_VERDICT + XDP_ABORTED, 1, 60);
 	return 0;
 }
 
@@ -198,19 +196,18 @@ static int fdb_del_keeps_used_port(void)
 	struct pkt p;
 
 	OK(one_rule(TA_ACT_REDIRECT, LO_IFINDEX));
-	OK(ta_fdb_add(&env.maps, PEER_MAC, LO_IFINDEX));
-	OK(ta_fdb_del(&env.maps, PEER_MAC));
-	CHECK(ta_fdb_del(&env.maps, PEER_MAC) == -ENOENT,
+	OK(fdb_add(PEER_MAC, LO_IFINDEX));
+	OK(fdb_del(PEER_MAC));
+	CHECK(fdb_del(PEER_MAC) == -ENOENT,
 	      "second delete did not report ENOENT");
 	frame_udp4(&p, GUEST_IP4, PEER_IP4, 1, 2);
 	EXPECT_VERDICT(&p, XDP_REDIRECT);
-	OK(install(NULL, 0, TA_ACT_PASS)); /* now nothing uses it */
-	{
-		uint32_t key = LO_IFINDEX, value;
-
-		CHECK(bpf_map_lookup_elem(env.maps.ta_ports, &key, &value),
-		      "unused port kept after the policy changed");
-	}
+	/* the version before keeps it (its rules name it) until it is
+	 * replaced in turn */
+	OK(install(NULL, 0, TA_ACT_PASS));
+	CHECK(port_of(LO_IFINDEX), "port of the version before removed");
+	OK(install(NULL, 0, TA_ACT_PASS));
+	CHECK(!port_of(LO_IFINDEX), "unused port kept after two new versions");
 	return 0;
 }
 

@@ -15,7 +15,7 @@ static int guard_on(uint32_t flags)
 	memcpy(g.mac, GUEST_MAC, 6);
 	g.ip4[0] = GUEST_IP4;
 	memcpy(g.ip6[0], GUEST_IP6, 16);
-	return ta_guard_install(&env.maps, &g);
+	return guard_set(&g);
 }
 
 #define GUARD_ALL (TA_GUARD_F_MAC | TA_GUARD_F_IP4 | TA_GUARD_F_IP6)
@@ -29,8 +29,8 @@ static int guard_src_mac(void)
 	EXPECT_VERDICT(&p, XDP_PASS);
 	frame_l2(&p, PEER_MAC, OTHER_MAC, 0x88b5);
 	EXPECT_VERDICT(&p, XDP_DROP);
-	EXPECT_COUNT(ta_st_guard, TA_GUARD_SRC_MAC, 1, 60);
-	EXPECT_COUNT(ta_st_verdict, XDP_DROP, 1, 60);
+	EXPECT_STAT(TA_STAT_GUARD + TA_GUARD_SRC_MAC, 1, 60);
+	EXPECT_STAT(TA_STAT_VERDICT + XDP_DROP, 1, 60);
 	return 0;
 }
 
@@ -43,7 +43,7 @@ static int guard_ip4_src(void)
 	EXPECT_VERDICT(&p, XDP_PASS);
 	frame_udp4(&p, OTHER_IP4, PEER_IP4, 1, 2);
 	EXPECT_VERDICT(&p, XDP_DROP);
-	EXPECT_COUNT(ta_st_guard, TA_GUARD_IP4_SRC, 1, 60);
+	EXPECT_STAT(TA_STAT_GUARD + TA_GUARD_IP4_SRC, 1, 60);
 	return 0;
 }
 
@@ -59,7 +59,7 @@ static int guard_ip4_dhcp(void)
 	EXPECT_VERDICT(&p, XDP_DROP);
 	frame_tcp4(&p, 0, PEER_IP4, 68, 67);
 	EXPECT_VERDICT(&p, XDP_DROP);
-	EXPECT_COUNT(ta_st_guard, TA_GUARD_IP4_SRC, 2, 60 + 54);
+	EXPECT_STAT(TA_STAT_GUARD + TA_GUARD_IP4_SRC, 2, 60 + 54);
 	return 0;
 }
 
@@ -72,7 +72,7 @@ static int guard_ip6_src(void)
 	EXPECT_VERDICT(&p, XDP_PASS);
 	frame_udp6(&p, OTHER_IP6, PEER_IP6, 1, 2);
 	EXPECT_VERDICT(&p, XDP_DROP);
-	EXPECT_COUNT(ta_st_guard, TA_GUARD_IP6_SRC, 1, 62);
+	EXPECT_STAT(TA_STAT_GUARD + TA_GUARD_IP6_SRC, 1, 62);
 	return 0;
 }
 
@@ -94,7 +94,7 @@ static int guard_ip6_dad(void)
 	EXPECT_VERDICT(&p, XDP_DROP);
 	frame_udp6(&p, ZERO_IP6, PEER_IP6, 1, 2);
 	EXPECT_VERDICT(&p, XDP_DROP);
-	EXPECT_COUNT(ta_st_guard, TA_GUARD_IP6_SRC, 2, 62 + 62);
+	EXPECT_STAT(TA_STAT_GUARD + TA_GUARD_IP6_SRC, 2, 62 + 62);
 	return 0;
 }
 
@@ -107,7 +107,7 @@ static int guard_arp_sha(void)
 	EXPECT_VERDICT(&p, XDP_PASS);
 	frame_arp(&p, OTHER_MAC, GUEST_IP4); /* Ethernet source is right */
 	EXPECT_VERDICT(&p, XDP_DROP);
-	EXPECT_COUNT(ta_st_guard, TA_GUARD_ARP_SHA, 1, 60);
+	EXPECT_STAT(TA_STAT_GUARD + TA_GUARD_ARP_SHA, 1, 60);
 	return 0;
 }
 
@@ -120,7 +120,7 @@ static int guard_arp_spa(void)
 	EXPECT_VERDICT(&p, XDP_DROP);
 	frame_arp(&p, GUEST_MAC, 0); /* probe: allowed */
 	EXPECT_VERDICT(&p, XDP_PASS);
-	EXPECT_COUNT(ta_st_guard, TA_GUARD_ARP_SPA, 1, 60);
+	EXPECT_STAT(TA_STAT_GUARD + TA_GUARD_ARP_SPA, 1, 60);
 	return 0;
 }
 
@@ -147,7 +147,7 @@ static int guard_nd_target(void)
 	EXPECT_VERDICT(&p, XDP_DROP);
 	nd_frame(&p, 135, OTHER_IP6, 1, GUEST_MAC); /* NS may ask anything */
 	EXPECT_VERDICT(&p, XDP_PASS);
-	EXPECT_COUNT(ta_st_guard, TA_GUARD_ND_TARGET, 1, 86);
+	EXPECT_STAT(TA_STAT_GUARD + TA_GUARD_ND_TARGET, 1, 86);
 	return 0;
 }
 
@@ -167,7 +167,7 @@ static int guard_nd_lladdr(void)
 	pkt_nd_lladdr(&p, 1, OTHER_MAC);
 	pkt_fix_lengths(&p);
 	EXPECT_VERDICT(&p, XDP_DROP);
-	EXPECT_COUNT(ta_st_guard, TA_GUARD_ND_LLADDR, 3, 86 + 86 + 94);
+	EXPECT_STAT(TA_STAT_GUARD + TA_GUARD_ND_LLADDR, 3, 86 + 86 + 94);
 	return 0;
 }
 
@@ -184,10 +184,10 @@ static int guard_flags(void)
 	EXPECT_VERDICT(&p, XDP_PASS);
 	OK(guard_on(TA_GUARD_F_IP4));
 	EXPECT_VERDICT(&p, XDP_DROP);
-	EXPECT_COUNT(ta_st_guard, TA_GUARD_IP4_SRC, 1, 60);
+	EXPECT_STAT(TA_STAT_GUARD + TA_GUARD_IP4_SRC, 1, 60);
 	OK(guard_on(TA_GUARD_F_MAC));
 	EXPECT_VERDICT(&p, XDP_DROP);
-	EXPECT_COUNT(ta_st_guard, TA_GUARD_SRC_MAC, 1, 60);
+	EXPECT_STAT(TA_STAT_GUARD + TA_GUARD_SRC_MAC, 1, 60);
 	return 0;
 }
 

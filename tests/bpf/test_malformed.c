@@ -30,7 +30,7 @@ static int expect_class(const char *where, const struct pkt *p, int class)
 {
 	if (expect_verdict_at(where, p, XDP_DROP))
 		return -1;
-	return expect_count_at(where, env.maps.ta_st_parse, class, 1, p->len);
+	return expect_stat_at(where, TA_STAT_PARSE + class, 1, p->len);
 }
 
 #define EXPECT_CLASS(p, class)                                                 \
@@ -52,8 +52,8 @@ static int malformed_empty_rejected(void)
 		CHECK(run_frame(&p, &verdict) == -EINVAL,
 		      "%u-byte frame not refused with EINVAL", n);
 	}
-	EXPECT_COUNT(ta_st_verdict, XDP_PASS, 0, 0);
-	EXPECT_COUNT(ta_st_verdict, XDP_DROP, 0, 0);
+	EXPECT_STAT(TA_STAT_VERDICT + XDP_PASS, 0, 0);
+	EXPECT_STAT(TA_STAT_VERDICT + XDP_DROP, 0, 0);
 	return 0;
 }
 
@@ -70,10 +70,10 @@ static int malformed_runt_1_to_13(void)
 		CHECK(verdict == XDP_DROP, "%u linear bytes: %s", n,
 		      verdict_name(verdict));
 	}
-	EXPECT_COUNT(ta_st_parse, TA_PARSE_RUNT, 13, 13 * 60);
-	EXPECT_COUNT(ta_st_verdict, XDP_DROP, 13, 13 * 60);
+	EXPECT_STAT(TA_STAT_PARSE + TA_PARSE_RUNT, 13, 13 * 60);
+	EXPECT_STAT(TA_STAT_VERDICT + XDP_DROP, 13, 13 * 60);
 	OK(run_frame_split(&p, 14, &verdict)); /* the header fits: IPv4 cut */
-	EXPECT_COUNT(ta_st_parse, TA_PARSE_IP4_TRUNC, 1, 60);
+	EXPECT_STAT(TA_STAT_PARSE + TA_PARSE_IP4_TRUNC, 1, 60);
 	return 0;
 }
 
@@ -130,7 +130,7 @@ static int malformed_qinq_ok(void)
 	pkt_udp(&p, 1, 53);
 	pkt_fix_lengths(&p);
 	EXPECT_VERDICT(&p, XDP_DROP);
-	EXPECT_COUNT(ta_st_rule, RULE_KEY(0), 1, p.len);
+	EXPECT_RULE(0, 1, p.len);
 	return 0;
 }
 
@@ -171,8 +171,8 @@ static int malformed_ip4_options(void)
 	pkt_udp(&p, 1, 53);
 	pkt_fix_lengths(&p);
 	EXPECT_VERDICT(&p, XDP_DROP);
-	EXPECT_COUNT(ta_st_rule, RULE_KEY(0), 1, p.len);
-	EXPECT_COUNT(ta_st_parse, TA_PARSE_IP4_OPTIONS, 1, p.len);
+	EXPECT_RULE(0, 1, p.len);
+	EXPECT_STAT(TA_STAT_PARSE + TA_PARSE_IP4_OPTIONS, 1, p.len);
 	return 0;
 }
 
@@ -185,7 +185,7 @@ static int malformed_ip4_bad_ihl(void)
 	EXPECT_CLASS(&p, TA_PARSE_IP4_BAD_HDR);
 	p.d[14] = 0x40;
 	EXPECT_VERDICT(&p, XDP_DROP);
-	EXPECT_COUNT(ta_st_parse, TA_PARSE_IP4_BAD_HDR, 2, 120);
+	EXPECT_STAT(TA_STAT_PARSE + TA_PARSE_IP4_BAD_HDR, 2, 120);
 	return 0;
 }
 
@@ -218,13 +218,13 @@ static int malformed_ip4_fragments(void)
 	OK(dns_drop_policy());
 	ip4_fragment(&p, 0x2000); /* MF, offset 0: the first */
 	EXPECT_VERDICT(&p, XDP_DROP);
-	EXPECT_COUNT(ta_st_parse, TA_PARSE_IP4_FRAG, 0, 0);
+	EXPECT_STAT(TA_STAT_PARSE + TA_PARSE_IP4_FRAG, 0, 0);
 	/* a middle one: no ports, so the port rule misses */
 	ip4_fragment(&p, 0x2000 | 100);
 	EXPECT_VERDICT(&p, XDP_PASS);
 	ip4_fragment(&p, 200); /* the last */
 	EXPECT_VERDICT(&p, XDP_PASS);
-	EXPECT_COUNT(ta_st_parse, TA_PARSE_IP4_FRAG, 2, 2 * p.len);
+	EXPECT_STAT(TA_STAT_PARSE + TA_PARSE_IP4_FRAG, 2, 2 * p.len);
 	OK(install(&proto, 1, TA_ACT_PASS)); /* the protocol still matches */
 	EXPECT_VERDICT(&p, XDP_TX);
 	return 0;
@@ -273,8 +273,8 @@ static int malformed_ip6_v4mapped(void)
 	frame_udp6(&p, GUEST_IP6, mapped, 1, 2);
 	EXPECT_VERDICT(&p, XDP_DROP);
 	bytes += p.len;
-	EXPECT_COUNT(ta_st_parse, TA_PARSE_IP6_V4MAPPED, 2, bytes);
-	EXPECT_COUNT(ta_st_rule, RULE_KEY(0), 0, 0);
+	EXPECT_STAT(TA_STAT_PARSE + TA_PARSE_IP6_V4MAPPED, 2, bytes);
+	EXPECT_RULE(0, 0, 0);
 
 	frame_udp6(&p, compat, PEER_IP6, 1, 2);
 	EXPECT_VERDICT(&p, XDP_PASS); /* IPv6, and no IPv4 rule matches it */
@@ -299,7 +299,7 @@ static int malformed_ip6_ext_chain(void)
 	pkt_udp(&p, 1, 53);
 	pkt_fix_lengths(&p);
 	EXPECT_VERDICT(&p, XDP_DROP);
-	EXPECT_COUNT(ta_st_rule, RULE_KEY(0), 1, p.len);
+	EXPECT_RULE(0, 1, p.len);
 	return 0;
 }
 
@@ -316,7 +316,7 @@ static int malformed_ip6_ext_truncated(void)
 	EXPECT_CLASS(&p, TA_PARSE_IP6_EXT_TRUNC);
 	p.len = 14 + 40 + 1; /* not even the next-header byte pair */
 	EXPECT_VERDICT(&p, XDP_DROP);
-	EXPECT_COUNT(ta_st_parse, TA_PARSE_IP6_EXT_TRUNC, 2, 70 + 55);
+	EXPECT_STAT(TA_STAT_PARSE + TA_PARSE_IP6_EXT_TRUNC, 2, 70 + 55);
 	return 0;
 }
 
@@ -340,10 +340,10 @@ static int malformed_ip6_ext_depth(void)
 	OK(dns_drop_policy());
 	ip6_ext_chain(&p, TA_IP6_MAX_EXT);
 	EXPECT_VERDICT(&p, XDP_DROP);
-	EXPECT_COUNT(ta_st_rule, RULE_KEY(0), 1, p.len);
+	EXPECT_RULE(0, 1, p.len);
 	ip6_ext_chain(&p, TA_IP6_MAX_EXT + 1);
 	EXPECT_CLASS(&p, TA_PARSE_IP6_EXT_DEPTH);
-	EXPECT_COUNT(ta_st_rule, RULE_KEY(0), 1, p.len - 8);
+	EXPECT_RULE(0, 1, p.len - 8);
 	return 0;
 }
 
@@ -368,12 +368,12 @@ static int malformed_ip6_fragments(void)
 	OK(dns_drop_policy());
 	ip6_fragment(&p, 0, true);
 	EXPECT_VERDICT(&p, XDP_DROP);
-	EXPECT_COUNT(ta_st_parse, TA_PARSE_IP6_FRAG, 0, 0);
+	EXPECT_STAT(TA_STAT_PARSE + TA_PARSE_IP6_FRAG, 0, 0);
 	ip6_fragment(&p, 100, true);
 	EXPECT_VERDICT(&p, XDP_PASS);
 	ip6_fragment(&p, 200, false);
 	EXPECT_VERDICT(&p, XDP_PASS);
-	EXPECT_COUNT(ta_st_parse, TA_PARSE_IP6_FRAG, 2, 2 * p.len);
+	EXPECT_STAT(TA_STAT_PARSE + TA_PARSE_IP6_FRAG, 2, 2 * p.len);
 	OK(install(&proto, 1, TA_ACT_PASS));
 	EXPECT_VERDICT(&p, XDP_TX);
 	return 0;
@@ -407,7 +407,7 @@ static int malformed_l4_truncated(void)
 		bytes += p.len;
 		n += 2;
 	}
-	EXPECT_COUNT(ta_st_parse, TA_PARSE_L4_TRUNC, n, bytes);
+	EXPECT_STAT(TA_STAT_PARSE + TA_PARSE_L4_TRUNC, n, bytes);
 	frame_udp4(&p, GUEST_IP4, PEER_IP4, 1, 2);
 	p.len = 14 + 20 + 8; /* exactly whole: fine */
 	EXPECT_VERDICT(&p, XDP_PASS);
@@ -423,7 +423,7 @@ static int malformed_arp_short(void)
 	EXPECT_VERDICT(&p, XDP_DROP);
 	p.len = 14 + 27; /* Ethernet/IPv4 addresses cut */
 	EXPECT_VERDICT(&p, XDP_DROP);
-	EXPECT_COUNT(ta_st_parse, TA_PARSE_ARP_TRUNC, 2, 21 + 41);
+	EXPECT_STAT(TA_STAT_PARSE + TA_PARSE_ARP_TRUNC, 2, 21 + 41);
 	p.len = 14 + 28;
 	EXPECT_VERDICT(&p, XDP_PASS);
 	/* other address sizes: length checked from hln and pln */
@@ -432,7 +432,7 @@ static int malformed_arp_short(void)
 	p.d[14 + 4] = 8;
 	p.len = 14 + 8 + 2 * (8 + 4);
 	EXPECT_VERDICT(&p, XDP_PASS);
-	EXPECT_COUNT(ta_st_parse, TA_PARSE_ARP_TRUNC, 3, 21 + 41 + 42);
+	EXPECT_STAT(TA_STAT_PARSE + TA_PARSE_ARP_TRUNC, 3, 21 + 41 + 42);
 	return 0;
 }
 
@@ -474,7 +474,7 @@ static int malformed_nd_truncated(void)
 	pkt_fix_lengths(&p);
 	EXPECT_VERDICT(&p, XDP_DROP);
 	bytes += p.len;
-	EXPECT_COUNT(ta_st_parse, TA_PARSE_ND_TRUNC, 4, bytes);
+	EXPECT_STAT(TA_STAT_PARSE + TA_PARSE_ND_TRUNC, 4, bytes);
 
 	ns_frame(&p); /* padding after the payload is not an option */
 	pkt_nd_lladdr(&p, 1, GUEST_MAC);
@@ -494,7 +494,7 @@ static int malformed_split_headers(void)
 	frame_udp4(&p, GUEST_IP4, PEER_IP4, 1, 53);
 	OK(run_frame_split(&p, 14 + 20 + 4, &verdict));
 	CHECK(verdict == XDP_DROP, "verdict %s", verdict_name(verdict));
-	EXPECT_COUNT(ta_st_parse, TA_PARSE_L4_TRUNC, 1, 60);
+	EXPECT_STAT(TA_STAT_PARSE + TA_PARSE_L4_TRUNC, 1, 60);
 	OK(run_frame_split(&p, 14 + 20 + 8, &verdict));
 	CHECK(verdict == XDP_PASS, "whole headers: verdict %s",
 	      verdict_name(verdict));

@@ -55,13 +55,13 @@ static int rate_pps(void)
 	int passed, dropped;
 	struct pkt p;
 
-	OK(ta_rate_install(&env.maps, &rate));
+	OK(rate_set(&rate));
 	frame_udp4(&p, GUEST_IP4, PEER_IP4, 1, 2);
 	OK(send_n(&p, 12, &passed, &dropped));
 	CHECK(passed == 5 && dropped == 7, "%d passed %d dropped, expected 5 7",
 	      passed, dropped);
-	EXPECT_COUNT(ta_st_event, TA_EV_RATE_DROP, 7, 7 * 60);
-	EXPECT_COUNT(ta_st_verdict, XDP_PASS, 5, 5 * 60);
+	EXPECT_STAT(TA_STAT_EVENT + TA_EV_RATE_DROP, 7, 7 * 60);
+	EXPECT_STAT(TA_STAT_VERDICT + XDP_PASS, 5, 5 * 60);
 	return 0;
 }
 
@@ -72,13 +72,13 @@ static int rate_bps(void)
 	int passed, dropped;
 	struct pkt p;
 
-	OK(ta_rate_install(&env.maps, &rate));
+	OK(rate_set(&rate));
 	frame_udp4(&p, GUEST_IP4, PEER_IP4, 1, 2);
 	pkt_zeros(&p, 40);
 	OK(send_n(&p, 15, &passed, &dropped));
 	CHECK(passed == 10 && dropped == 5,
 	      "%d passed %d dropped, expected 10 5", passed, dropped);
-	EXPECT_COUNT(ta_st_event, TA_EV_RATE_DROP, 5, 500);
+	EXPECT_STAT(TA_STAT_EVENT + TA_EV_RATE_DROP, 5, 500);
 	return 0;
 }
 
@@ -86,18 +86,18 @@ static int rate_bps(void)
 static int rate_refill(void)
 {
 	struct ta_rate_spec spec = {.pps = 1, .burst_pkts = 5};
-	struct ta_rate r = {};
-	struct timespec now;
+	struct ta_tap_ref ref;
+	struct ta_tap tap;
+	uint32_t lo = 1;
 	int passed, dropped;
-	uint32_t zero = 0;
 	struct pkt p;
 
-	OK(ta_rate_install(&env.maps, &spec));
-	CHECK(!bpf_map_lookup_elem(env.maps.ta_rate, &zero, &r), "lookup");
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	r.pkt_tokens = 0;
-	r.last_ns = now.tv_sec * 1000000000ull + now.tv_nsec - 3000000000ull;
-	CHECK(!bpf_map_update_elem(env.maps.ta_rate, &zero, &r, BPF_F_LOCK),
+	OK(rate_set(&spec));
+	CHECK(!bpf_map_lookup_elem(env.pl.maps.ta_tap_index, &lo, &ref), "ref");
+	CHECK(!bpf_map_lookup_elem(env.pl.maps.ta_tap_slots, &ref.slot, &tap), "binding");
+	tap.bucket.pkt_tokens = 0;
+	tap.bucket.last_ns = now_ns() - 3000000000ull;
+	CHECK(!bpf_map_update_elem(env.pl.maps.ta_tap_slots, &ref.slot, &tap, BPF_F_LOCK),
 	      "update: %s", strerror(errno));
 	frame_udp4(&p, GUEST_IP4, PEER_IP4, 1, 2);
 	OK(send_n(&p, 5, &passed, &dropped));
@@ -114,7 +114,7 @@ static int rate_default_burst(void)
 	struct pkt p;
 	uint64_t t0;
 
-	OK(ta_rate_install(&env.maps, &rate));
+	OK(rate_set(&rate));
 	frame_udp4(&p, GUEST_IP4, PEER_IP4, 1, 2);
 	t0 = now_ns();
 	OK(send_n(&p, 6, &passed, &dropped));
@@ -123,7 +123,7 @@ static int rate_default_burst(void)
 	      "pps: %d passed %d dropped, expected 3 (+%d refilled)", passed,
 	      dropped, extra);
 	rate.pps = 100; /* now 1000 bytes: 16 frames of 60, 40 left over */
-	OK(ta_rate_install(&env.maps, &rate));
+	OK(rate_set(&rate));
 	t0 = now_ns();
 	OK(send_n(&p, 20, &passed, &dropped));
 	extra = refilled(t0, 1000, 60, 40);
@@ -131,7 +131,7 @@ static int rate_default_burst(void)
 	      "bps: %d passed %d dropped, expected 16 (+%d refilled)", passed,
 	      dropped, extra);
 	rate.pps = rate.bps = 0; /* off */
-	OK(ta_rate_install(&env.maps, &rate));
+	OK(rate_set(&rate));
 	OK(send_n(&p, 50, &passed, &dropped));
 	CHECK(passed == 50, "off: %d of 50 passed", passed);
 	return 0;
@@ -151,7 +151,7 @@ static int counters_exact(void)
 	};
 	struct pkt dns, tcp, other, runt;
 	uint32_t verdict;
-	struct ta_counter sum = {}, v[TA_NR_VERDICTS];
+	struct ta_counter sum = {}, v[TA_TAP_STATS];
 	int i;
 
 	OK(install(r, 2, TA_ACT_PASS));
@@ -169,20 +169,20 @@ static int counters_exact(void)
 	for (i = 0; i < 2; i++)
 		OK(run_frame(&runt, &verdict));
 
-	EXPECT_COUNT(ta_st_rule, RULE_KEY(0), 7, 7 * 60);
-	EXPECT_COUNT(ta_st_rule, RULE_KEY(1), 4, 4 * 54);
-	EXPECT_COUNT(ta_st_rule, RULE_KEY(TA_MAX_RULES), 3, 3 * 62);
-	EXPECT_COUNT(ta_st_verdict, XDP_DROP, 9, 7 * 60 + 2 * 30);
-	EXPECT_COUNT(ta_st_verdict, XDP_TX, 4, 4 * 54);
-	EXPECT_COUNT(ta_st_verdict, XDP_PASS, 3, 3 * 62);
-	EXPECT_COUNT(ta_st_verdict, XDP_REDIRECT, 0, 0);
-	EXPECT_COUNT(ta_st_verdict, XDP_ABORTED, 0, 0);
-	EXPECT_COUNT(ta_st_parse, TA_PARSE_IP4_TRUNC, 2, 60);
+	EXPECT_RULE(0, 7, 7 * 60);
+	EXPECT_RULE(1, 4, 4 * 54);
+	EXPECT_RULE(TA_MAX_RULES, 3, 3 * 62);
+	EXPECT_STAT(TA_STAT_VERDICT + XDP_DROP, 9, 7 * 60 + 2 * 30);
+	EXPECT_STAT(TA_STAT_VERDICT + XDP_TX, 4, 4 * 54);
+	EXPECT_STAT(TA_STAT_VERDICT + XDP_PASS, 3, 3 * 62);
+	EXPECT_STAT(TA_STAT_VERDICT + XDP_REDIRECT, 0, 0);
+	EXPECT_STAT(TA_STAT_VERDICT + XDP_ABORTED, 0, 0);
+	EXPECT_STAT(TA_STAT_PARSE + TA_PARSE_IP4_TRUNC, 2, 60);
 	/* every frame once in the verdicts */
-	OK(ta_counters_read(env.maps.ta_st_verdict, 0, TA_NR_VERDICTS, v));
+	OK(ta_tap_stats_read(&env.pl, env.tap, v));
 	for (i = 0; i < TA_NR_VERDICTS; i++) {
-		sum.packets += v[i].packets;
-		sum.bytes += v[i].bytes;
+		sum.packets += v[TA_STAT_VERDICT + i].packets;
+		sum.bytes += v[TA_STAT_VERDICT + i].bytes;
 	}
 	CHECK(sum.packets == 16 && sum.bytes == 7 * 60 + 4 * 54 + 3 * 62 + 60,
 	      "verdicts sum to %llu packets %llu bytes",
@@ -198,13 +198,13 @@ static int counters_multibuffer_bytes(void)
 	frame_udp4(&p, GUEST_IP4, PEER_IP4, 9, 53);
 	pkt_zeros(&p, 9000 - p.len);
 	EXPECT_VERDICT(&p, XDP_PASS);
-	EXPECT_COUNT(ta_st_verdict, XDP_PASS, 1, 9000);
-	EXPECT_COUNT(ta_st_rule, RULE_KEY(TA_MAX_RULES), 1, 9000);
+	EXPECT_STAT(TA_STAT_VERDICT + XDP_PASS, 1, 9000);
+	EXPECT_RULE(TA_MAX_RULES, 1, 9000);
 	return 0;
 }
 
-/* A new policy applies at once; the old slot keeps its counters until it
- * is reused; a failed install changes nothing. */
+/* A new version applies at once; the old one's counters stay readable
+ * until it is replaced in turn; a failed install changes nothing. */
 static int policy_swap(void)
 {
 	struct ta_rule_spec a = {.fields = F(TA_F_IP_PROTO),
@@ -230,45 +230,45 @@ static int policy_swap(void)
 	CHECK(slot_b != slot_a, "slot did not flip");
 	EXPECT_VERDICT(&p, XDP_TX);
 	EXPECT_VERDICT(&p, XDP_TX);
-	EXPECT_COUNT(ta_st_rule, slot_a * TA_RULE_STAT_SLOT + 0, 3, 180);
-	EXPECT_COUNT(ta_st_rule, slot_b * TA_RULE_STAT_SLOT + 0, 2, 120);
+	EXPECT_PREV_RULE(0, 3, 180);
+	EXPECT_RULE(0, 2, 120);
 
-	CHECK(install(&bad, 1, TA_ACT_PASS) == -EINVAL, "bad action accepted");
+	CHECK(install(&bad, 1, TA_ACT_PASS) == EXIT_USER, "bad action accepted");
 	CHECK(active_slot() == slot_b, "failed install flipped the slot");
 	EXPECT_VERDICT(&p, XDP_TX);
-	EXPECT_COUNT(ta_st_rule, slot_a * TA_RULE_STAT_SLOT + 0, 3, 180);
+	EXPECT_PREV_RULE(0, 3, 180);
 
-	/* the next policy reuses slot a and starts from zero */
+	/* the next version reuses slot a and starts from zero */
 	OK(install(&a, 1, TA_ACT_PASS));
 	CHECK(active_slot() == slot_a, "slot did not flip back");
-	EXPECT_COUNT(ta_st_rule, slot_a * TA_RULE_STAT_SLOT + 0, 0, 0);
+	EXPECT_RULE(0, 0, 0);
 	EXPECT_VERDICT(&p, XDP_DROP);
-	EXPECT_COUNT(ta_st_rule, slot_b * TA_RULE_STAT_SLOT + 0, 3, 180);
+	EXPECT_PREV_RULE(0, 3, 180);
 	return 0;
 }
 
-/* Hash and LPM entries of the slot being rewritten are removed first. */
+/* A version holds maps only for the fields its rules use: once both
+ * slots hold policies without addresses, no address map is left. */
 static int policy_swap_clears_slot(void)
 {
 	struct ta_rule_spec r = {.fields = F(TA_F_SRC_IP) | F(TA_F_VLAN),
 				 .src_ip = pfx4(OTHER_IP4, 32),
 				 .vlan = 3,
 				 .action = TA_ACT_DROP};
-	struct ta_key_ip key, next;
-	void *prev = NULL;
-	int entries = 0;
+	uint32_t version, id;
 
 	OK(install(&r, 1, TA_ACT_PASS));
 	OK(install(&r, 1, TA_ACT_PASS));
 	OK(install(&r, 1, TA_ACT_PASS));
 	OK(install(NULL, 0, TA_ACT_PASS));
 	OK(install(NULL, 0, TA_ACT_PASS));
-	while (!bpf_map_get_next_key(env.maps.ta_src_ip, prev, &next)) {
-		entries++;
-		key = next;
-		prev = &key;
+	for (uint32_t slot = 0; slot < TA_SLOTS; slot++) {
+		version = env.policy * TA_SLOTS + slot;
+		CHECK(bpf_map_lookup_elem(env.pl.maps.ta_src_ip, &version, &id) && errno == ENOENT,
+		      "version %u still has a ta_src_ip map", version);
+		CHECK(bpf_map_lookup_elem(env.pl.maps.ta_vlan, &version, &id) && errno == ENOENT,
+		      "version %u still has a ta_vlan map", version);
 	}
-	CHECK(entries == 0, "%d ta_src_ip entries left", entries);
 	return 0;
 }
 

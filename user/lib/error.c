@@ -7,14 +7,31 @@
 
 #include "error.h"
 
+static int error_fill(struct ta_error *e, int code, bool located, const char *fmt, va_list ap)
+{
+	vsnprintf(e->text, sizeof(e->text), fmt, ap);
+	e->code = code;
+	e->located = located;
+	return code;
+}
+
 int ta_error_set(struct ta_error *e, int code, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(e->text, sizeof(e->text), fmt, ap);
+	code = error_fill(e, code, false, fmt, ap);
 	va_end(ap);
-	e->code = code;
+	return code;
+}
+
+int ta_error_at(struct ta_error *e, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	code = error_fill(e, code, true, fmt, ap);
+	va_end(ap);
 	return code;
 }
 

@@ -1,40 +1,50 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
- * maps.h - the file descriptors of one policy program instance's maps
- * (struct ta_maps, in policy.h), from a loaded object or from its pins.
+ * maps.h - the file descriptors of the policy plane's maps (bpf/tap_accel.h),
+ * from a freshly loaded object or from their pins, checked against the
+ * layout this build expects.
  */
 #ifndef TA_MAPS_H
 #define TA_MAPS_H
 
-#include <stddef.h>
-
-#include "policy.h"
+#include "../../bpf/tap_accel.h"
+#include "error.h"
 
 struct bpf_object;
 
-/*
- * Every member of `maps` from the maps of `obj` (by name), duplicated so
- * that ta_maps_close() works the same for both sources. 0 or -errno
- * (-ENOENT: a map is missing) with a message in err.
- */
+/* One member per map of the plane; the member names are the map names. */
+struct ta_maps {
+	int ta_config, ta_policy_active, ta_policy, ta_policy_names;
+	int ta_rules, ta_bitvecs, ta_tables;
+	/* per-version maps (ARRAY_OF_MAPS) of the exact and prefix fields,
+	 * in the order of enum ta_field */
+	int ta_vlan, ta_src_mac, ta_dst_mac, ta_ethertype, ta_src_ip, ta_dst_ip;
+	int ta_tap_index, ta_taps, ta_tap_slots, ta_guard_ip4, ta_guard_ip6, ta_fdb, ta_ports, ta_port_keys;
+	int ta_policy_fdb, ta_tap_info;
+	int ta_st_tap, ta_st_rule, ta_sync;
+};
+
+/* The per-version map of exact or prefix field `field` (TA_F_VLAN to
+ * TA_F_DST_IP). */
+int ta_maps_field(const struct ta_maps *maps, int field);
+
+/* Every member from the maps of `obj`, by name, duplicated so that
+ * ta_maps_close() works the same for both sources. */
 int ta_maps_from_object(const struct bpf_object *obj, struct ta_maps *maps,
-			char *err, size_t errlen);
+			struct ta_error *e);
 
 /*
- * Open every map pinned under `dir` by its name and check it against
+ * Open every map pinned in `dir` by its name and check it against
  * tap_accel.h: ta_config.layout_version first, then every map's type, key
- * and value size and number of entries.
- * 0 or -errno with a message in err: -ENOENT (not pinned), -EPROTO (the
- * map does not have the layout this build expects).
+ * and value size and number of entries. EXIT_OK, or EXIT_USER when a pin
+ * is missing or of another layout (the message says what to do), or
+ * EXIT_SYSTEM.
  */
-int ta_maps_open_pinned(const char *dir, struct ta_maps *maps, char *err,
-			size_t errlen);
+int ta_maps_open_pinned(const char *dir, struct ta_maps *maps,
+			struct ta_error *e);
 
-/* Mark freshly created maps with TA_LAYOUT_VERSION, slot 0 active. */
-int ta_maps_init(const struct ta_maps *maps);
-
-/* Record which tap (namespace and ifindex) the maps belong to. 0 or -errno. */
-int ta_maps_set_owner(const struct ta_maps *maps, const struct ta_owner *owner);
+/* Pin every map in `dir` by its name. 0 or -errno. */
+int ta_maps_pin(const struct ta_maps *maps, const char *dir);
 
 /* Close every open descriptor and set it to -1. */
 void ta_maps_close(struct ta_maps *maps);

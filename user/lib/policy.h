@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * policy.h - a tap-accel policy in memory, between the policy-file parser
- * (policy_parse.c) and the compiler that writes it into the program's maps
- * (policy_compile.c). Neither side depends on the other's internals.
+ * (policy_parse.c) and the compiler that builds its maps (policy_compile.c).
+ * Neither side depends on the other's internals.
  */
 #ifndef TA_POLICY_H
 #define TA_POLICY_H
@@ -52,6 +52,7 @@ struct ta_rule_spec {
 	uint32_t action;		   /* enum ta_action */
 	char redirect_dev[IF_NAMESIZE];	   /* TA_ACT_REDIRECT: interface name */
 	uint32_t ifindex;		   /* resolved from redirect_dev at load */
+	uint32_t port;			   /* its ta_ports key, given at load */
 	struct ta_srcpos pos;
 };
 
@@ -59,6 +60,7 @@ struct ta_fdb_spec {
 	uint8_t mac[6];
 	char dev[IF_NAMESIZE];
 	uint32_t ifindex; /* resolved at load */
+	uint32_t port;	  /* given at load */
 	struct ta_srcpos pos;
 };
 
@@ -82,6 +84,7 @@ struct ta_policy_spec {
 	uint32_t default_action; /* enum ta_action; TA_ACT_PASS if unset */
 	char default_dev[IF_NAMESIZE];
 	uint32_t default_ifindex;
+	uint32_t default_port;
 	struct ta_fdb_spec *fdb; /* malloc'd */
 	uint32_t nr_fdb;
 	struct ta_guard_spec guard;
@@ -90,32 +93,5 @@ struct ta_policy_spec {
 };
 
 void ta_policy_spec_free(struct ta_policy_spec *spec);
-
-/*
- * File descriptors of one program instance's maps, from a freshly loaded
- * skeleton or from the pins of an instance (lib/pins.h).
- * The member names are the map names.
- */
-struct ta_maps {
-	int ta_config, ta_owner, ta_policy, ta_rules, ta_bitvecs;
-	int ta_vlan, ta_ethertype, ta_src_mac, ta_dst_mac, ta_src_ip, ta_dst_ip;
-	int ta_ip_proto, ta_icmp_type, ta_src_port, ta_dst_port;
-	int ta_fdb, ta_ports, ta_guard, ta_guard_ip4, ta_guard_ip6, ta_rate;
-	int ta_st_verdict, ta_st_rule, ta_st_guard, ta_st_parse, ta_st_event;
-	int ta_sync;
-};
-
-/*
- * Compile the rules of `spec` into the inactive slot, make it active and
- * wait until no frame still runs on the old one. Redirect targets must be
- * resolved (ifindex set) and are added to ta_ports. Returns 0 or -errno;
- * on failure the active policy is untouched. Guard, rate and fdb are
- * applied by their own calls so each can change alone.
- */
-int ta_policy_install(const struct ta_maps *maps, const struct ta_policy_spec *spec);
-int ta_guard_install(const struct ta_maps *maps, const struct ta_guard_spec *guard);
-int ta_rate_install(const struct ta_maps *maps, const struct ta_rate_spec *rate);
-int ta_fdb_add(const struct ta_maps *maps, const uint8_t mac[6], uint32_t ifindex);
-int ta_fdb_del(const struct ta_maps *maps, const uint8_t mac[6]);
 
 #endif /* TA_POLICY_H */

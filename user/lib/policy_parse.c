@@ -34,8 +34,7 @@ struct parser {
 	struct ta_policy_spec *spec;
 	uint32_t rules_cap, fdb_cap;
 	int default_line, rate_line, guard_mac_line;
-	char *err;
-	size_t errlen;
+	struct ta_error *e;
 };
 
 static int fail(struct parser *p, int col, const char *fmt, ...)
@@ -43,15 +42,13 @@ static int fail(struct parser *p, int col, const char *fmt, ...)
 
 static int fail(struct parser *p, int col, const char *fmt, ...)
 {
+	char msg[768];
 	va_list ap;
-	int n;
 
-	n = snprintf(p->err, p->errlen, "%s:%d:%d: ", p->file, p->line, col);
-	if (n < 0 || (size_t)n >= p->errlen)
-		return -EINVAL;
 	va_start(ap, fmt);
-	vsnprintf(p->err + n, p->errlen - n, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	ta_error_at(p->e, EXIT_USER, "%s:%d:%d: %s", p->file, p->line, col, msg);
 	return -EINVAL;
 }
 
@@ -899,16 +896,12 @@ void ta_policy_spec_free(struct ta_policy_spec *spec)
 }
 
 int ta_policy_parse(const char *text, size_t len, const char *filename,
-		    struct ta_policy_spec *spec, char *err, size_t errlen)
+		    struct ta_policy_spec *spec, struct ta_error *e)
 {
-	struct parser p = {
-		.file = filename, .spec = spec, .err = err, .errlen = errlen,
-	};
+	struct parser p = {.file = filename, .spec = spec, .e = e};
 	const char *end = text + len;
 
 	memset(spec, 0, sizeof(*spec));
-	if (errlen)
-		err[0] = '\0';
 	for (const char *s = text; s < end;) {
 		const char *nl = memchr(s, '\n', end - s);
 		const char *nul;
@@ -926,14 +919,13 @@ int ta_policy_parse(const char *text, size_t len, const char *filename,
 		s = nl ? nl + 1 : end;
 	}
 	spec->digest = ta_digest(text, len);
-	return 0;
+	return EXIT_OK;
 error:
 	ta_policy_spec_free(spec);
-	return -EINVAL;
+	return EXIT_USER;
 }
 
-int ta_policy_parse_file(const char *path, struct ta_policy_spec *spec,
-			 char *err, size_t errlen)
+int ta_policy_parse_file(const char *path, struct ta_policy_spec *spec, struct ta_error *e)
 {
 	struct stat st;
 	char *text;
@@ -943,30 +935,31 @@ int ta_policy_parse_file(const char *path, struct ta_policy_spec *spec,
 	memset(spec, 0, sizeof(*spec));
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st)) {
-		ret = -errno;
-		snprintf(err, errlen, "cannot read policy file %s: %s", path, strerror(-ret));
+		ret = errno;
 		if (fd >= 0)
 			close(fd);
-		return ret;
+		return ta_error_at(e, ret == ENOENT || ret == EISDIR ? EXIT_USER : EXIT_SYSTEM,
+				   "%s: cannot read the policy file: %s", path, strerror(ret));
 	}
 	if (!S_ISREG(st.st_mode) || st.st_size > TA_POLICY_MAX_BYTES) {
-		snprintf(err, errlen, "%s: expected a regular policy file of at most %u bytes",
-			 path, TA_POLICY_MAX_BYTES);
 		close(fd);
-		return -EINVAL;
+		return ta_error_at(e, EXIT_USER,
+				   "%s: expected a regular policy file of at most %u bytes", path,
+				   TA_POLICY_MAX_BYTES);
 	}
 	text = malloc(st.st_size + 1);
 	if (!text) {
 		close(fd);
-		return -ENOMEM;
+		return ta_error_set(e, EXIT_SYSTEM, "out of memory");
 	}
 	n = read(fd, text, st.st_size);
-	ret = n < 0 ? -errno : 0;
+	ret = n < 0 ? errno : 0;
 	close(fd);
 	if (ret)
-		snprintf(err, errlen, "cannot read policy file %s: %s", path, strerror(-ret));
+		ret = ta_error_at(e, EXIT_SYSTEM, "%s: cannot read the policy file: %s", path,
+				  strerror(ret));
 	else
-		ret = ta_policy_parse(text, n, path, spec, err, errlen);
+		ret = ta_policy_parse(text, n, path, spec, e);
 	free(text);
 	return ret;
 }

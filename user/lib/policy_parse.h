@@ -9,21 +9,20 @@
 
 #include <stdio.h>
 
+#include "error.h"
 #include "names.h"
 #include "policy.h"
 
 /*
  * Parse `len` bytes of policy text. `filename` only names the source in
- * messages. On error returns -EINVAL and writes "FILE:LINE:COL: message"
- * into err; `spec` is then empty. Free a parsed spec with
- * ta_policy_spec_free().
+ * messages. EXIT_OK, or EXIT_USER with "FILE:LINE:COL: message" in `e`;
+ * `spec` is then empty. Free a parsed spec with ta_policy_spec_free().
  */
 int ta_policy_parse(const char *text, size_t len, const char *filename,
-		    struct ta_policy_spec *spec, char *err, size_t errlen);
+		    struct ta_policy_spec *spec, struct ta_error *e);
 
-/* The same for a file; -errno (with a message) if it cannot be read. */
-int ta_policy_parse_file(const char *path, struct ta_policy_spec *spec,
-			 char *err, size_t errlen);
+/* The same for a file; EXIT_USER or EXIT_SYSTEM when it cannot be read. */
+int ta_policy_parse_file(const char *path, struct ta_policy_spec *spec, struct ta_error *e);
 
 /* Write a spec in the policy language, one statement per line: guard,
  * rate, fdb, rules, default. Parsing the text gives the same spec. */
