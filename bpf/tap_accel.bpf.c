@@ -173,34 +173,27 @@ struct {
 	__type(value, struct ta_tap_info);
 } ta_tap_info SEC(".maps");
 
-struct ta_st_tap_inner {
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, TA_MAX_COUNTER_BLOCKS);
+	__type(key, __u32);
+	__type(value, __u32);
+} ta_counter_blocks SEC(".maps");
+
+struct ta_counter_chunk {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, TA_TAP_STATS);
+	__uint(max_entries, TA_COUNTER_CHUNK);
 	__type(key, __u32);
 	__type(value, struct ta_counter);
 };
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
-	__uint(max_entries, TA_MAX_TAPS);
+	__uint(max_entries, TA_MAX_COUNTER_CHUNKS);
 	__type(key, __u32);
-	__array(values, struct ta_st_tap_inner);
-} ta_st_tap SEC(".maps");
-
-struct ta_st_rule_inner {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(map_flags, BPF_F_INNER_MAP);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct ta_counter);
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
-	__uint(max_entries, TA_MAX_TAPS * TA_SLOTS);
-	__type(key, __u32);
-	__array(values, struct ta_st_rule_inner);
-} ta_st_rule SEC(".maps");
+	__array(values, struct ta_counter_chunk);
+} ta_counters SEC(".maps");
 
 struct ta_sync_inner {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -234,14 +227,21 @@ struct binding {
 	struct ta_tap *tap; /* NULL: an unbound tap */
 	__u32 id;	    /* tap id; 0 for unbound taps */
 	__u32 policy;
-	__u32 rule_flip;
-	void *stats;	    /* the tap's ta_st_tap map */
+	__u32 stats;	    /* its counters (tap_accel.h: ta_counters) */
+	__u32 rules[TA_SLOTS];
 };
 
-static __always_inline void count(void *map, __u32 key, __u32 len)
+/* Counter n of the host's counter chunks; 0 counts nothing. */
+static __always_inline void count(__u32 n, __u32 len)
 {
-	struct ta_counter *c = map ? bpf_map_lookup_elem(map, &key) : NULL;
+	__u32 chunk = n / TA_COUNTER_CHUNK, entry = n % TA_COUNTER_CHUNK;
+	struct ta_counter *c;
+	void *map;
 
+	if (!n)
+		return;
+	map = bpf_map_lookup_elem(&ta_counters, &chunk);
+	c = map ? bpf_map_lookup_elem(map, &entry) : NULL;
 	if (c) {
 		c->packets++;
 		c->bytes += len;
@@ -251,7 +251,7 @@ static __always_inline void count(void *map, __u32 key, __u32 len)
 static __always_inline void count_stat(const struct binding *b, __u32 key,
 				       __u32 len)
 {
-	count(b->stats, key, len);
+	count(b->stats + key, len);
 }
 
 /* The binding a ref leads to, if it is the frame's tap's (tap_accel.h). */
@@ -722,17 +722,15 @@ static __always_inline __u32 active_slot(__u32 policy)
 	return slot ? *(volatile __u32 *)slot & (TA_SLOTS - 1) : 0;
 }
 
-/* The rule's (or the default's, rule == nr_rules) counter of this tap, in
- * this CPU's row (tap_accel.h: ta_st_rule). */
-static __always_inline void count_rule(const struct binding *b,
-				       const struct ta_policy *pol, __u32 slot,
+/* The rule's (or the default's, rule == nr_rules) counter of this tap for
+ * the version in `slot`. */
+static __always_inline void count_rule(const struct binding *b, __u32 slot,
 				       __u32 rule, __u32 len)
 {
-	__u32 key = b->id * TA_SLOTS + (slot ^ b->rule_flip);
-	void *counters = bpf_map_lookup_elem(&ta_st_rule, &key);
+	__u32 base = b->rules[slot & (TA_SLOTS - 1)];
 
-	count(counters, bpf_get_smp_processor_id() * TA_RULE_ROW(pol->nr_rules) + rule,
-	      len);
+	if (base)
+		count(base + rule, len);
 }
 
 /* Not inlined: its stack frame is a sibling of the parser's, not added. */
@@ -765,7 +763,7 @@ static __noinline int apply_policy(const struct binding *b,
 		action = c.pol->default_action;
 		port = c.pol->default_port;
 	}
-	count_rule(b, c.pol, slot, rule, f->len);
+	count_rule(b, slot, rule, f->len);
 	return act(b, f, action, port);
 }
 
@@ -778,16 +776,23 @@ static __always_inline int bind_frame(struct xdp_md *ctx, struct binding *b)
 	const struct ta_config *cfg;
 
 	b->tap = find_tap(ctx);
-	b->id = b->tap ? b->tap->id : 0;
-	b->stats = bpf_map_lookup_elem(&ta_st_tap, &b->id);
 	if (b->tap) {
+		b->id = b->tap->id;
 		b->policy = b->tap->policy;
-		b->rule_flip = b->tap->rule_flip & 1;
+		b->stats = b->tap->stats;
+		b->rules[0] = b->tap->rules[0];
+		b->rules[1] = b->tap->rules[1];
 		return -1;
 	}
-	b->rule_flip = 0;
+	b->id = 0;
+	b->stats = 0;
 	cfg = config();
-	if (!cfg || cfg->unbound_action == TA_UNBOUND_PASS)
+	if (!cfg)
+		return XDP_PASS;
+	b->stats = cfg->unbound_stats;
+	b->rules[0] = cfg->unbound_rules[0];
+	b->rules[1] = cfg->unbound_rules[1];
+	if (cfg->unbound_action == TA_UNBOUND_PASS)
 		return XDP_PASS;
 	if (cfg->unbound_action != TA_UNBOUND_POLICY)
 		return XDP_DROP;

@@ -43,8 +43,8 @@
  * ports) are ranges of three arrays the whole host shares (ta_bitvecs,
  * ta_rules, ta_tables), allocated by the loader: array lookups the verifier
  * inlines, where an inner array map of a size of its own would cost a
- * helper call each. A tap's counters are maps of their own, reached through
- * ARRAY_OF_MAPS indexed by tap id.
+ * helper call each. A tap's counters are blocks of the host's counter
+ * chunks (ta_counters).
  *
  * Atomic replacement: the loader builds the inactive version's maps and
  * header, flips ta_policy_active[p], then waits for running programs to
@@ -179,7 +179,8 @@ struct ta_config {
 	__u32 layout_version; /* TA_LAYOUT_VERSION, written by the loader */
 	__u32 unbound_action; /* enum ta_unbound */
 	__u32 unbound_policy; /* for TA_UNBOUND_POLICY */
-	__u32 _pad;
+	__u32 unbound_stats;  /* unbound taps' counters, as ta_tap's */
+	__u32 unbound_rules[TA_SLOTS];
 };
 
 /* ---- policies ----------------------------------------------------------- */
@@ -340,8 +341,10 @@ struct ta_tap {
 	__u32 id;	   /* [1, TA_MAX_TAPS): its counters, guard sets, fdb */
 	__u32 policy;	   /* the policy it is bound to */
 	__u32 guard_flags; /* TA_GUARD_F_*; 0: no guard */
-	__u32 rule_flip;   /* 0 or 1: which of its two rule counter maps
-			    * goes with which slot (ta_st_rule) */
+	__u32 stats;	   /* first of its TA_TAP_STATS counters */
+	/* first of the rule counters of the version in each slot of its
+	 * policy (nr_rules + 1 of them, the default's last); 0: none */
+	__u32 rules[TA_SLOTS];
 	__u8 mac[6];	   /* the guest's MAC, for TA_GUARD_F_MAC */
 	__u8 _pad[2];
 	struct ta_bucket bucket;
@@ -386,11 +389,14 @@ struct ta_policy_fdb_key {
 	struct ta_mac mac;
 };
 
+/* ta_counter_blocks: HASH (no prealloc), key __u32 first counter, value
+ * __u32 length: the blocks of ta_counters given out. */
+
 /* ta_tap_info: HASH (no prealloc), key __u32 tap id: what a tap id was
  * given for, so that it can be listed and cleaned from any namespace. */
 struct ta_rule_counters {
 	__u32 version;	/* whose rules they count */
-	__u32 nr_rules; /* the map holds TA_RULE_ROW(nr_rules) per CPU */
+	__u32 nr_rules; /* nr_rules + 1 counters, the default's last */
 	__u64 digest;	/* of that version, to tell a replaced one */
 };
 
@@ -399,7 +405,7 @@ struct ta_tap_info {
 	char ifname[16];  /* its name when it was bound */
 	__u32 xdp_flags;  /* XDP_FLAGS_DRV_MODE or XDP_FLAGS_SKB_MODE */
 	__u32 slot;	  /* the ta_tap_slots entry in use */
-	/* ta_st_rule entries id * TA_SLOTS + 0 and + 1 */
+	/* what the rule counters of ta_tap.rules[slot] count */
 	struct ta_rule_counters rules[TA_SLOTS];
 };
 
@@ -414,24 +420,26 @@ struct ta_counter {
 #define TA_NR_VERDICTS 5
 
 /*
- * ta_st_tap: ARRAY_OF_MAPS, TA_MAX_TAPS entries, key = tap id; inner
- * PERCPU_ARRAY of TA_TAP_STATS counters, key:
- *   TA_STAT_VERDICT + XDP verdict (ABORTED, DROP, PASS, TX, REDIRECT):
- *                     every frame the program saw, exactly once
- *   TA_STAT_GUARD + enum ta_guard_reason
- *   TA_STAT_PARSE + enum ta_parse_class
- *   TA_STAT_EVENT + enum ta_event
- * ta_st_rule: ARRAY_OF_MAPS, TA_MAX_TAPS * TA_SLOTS entries, key = tap id *
- *   TA_SLOTS + (slot ^ ta_tap.rule_flip), slot being its policy's active
- *   one; inner ARRAY (BPF_F_INNER_MAP): the frames of that tap that each
- *   rule of that version decided, one row per possible CPU, key = cpu *
- *   TA_RULE_ROW(nr_rules) + rule; rule nr_rules is the default. (Not a
- *   PERCPU_ARRAY: the kernel takes per-CPU inner maps of one size only,
- *   and these are sized by the version's rules.) The flip lets a tap move
- *   to another policy without its new version's counters and the old
- *   one's sharing a map.
+ * ta_counters: ARRAY_OF_MAPS, TA_MAX_COUNTER_CHUNKS entries, each a
+ * PERCPU_ARRAY of TA_COUNTER_CHUNK counters: counter n is entry n %
+ * TA_COUNTER_CHUNK of chunk n / TA_COUNTER_CHUNK. The loader gives each tap
+ * blocks of counters (a block never straddles two chunks) and makes
+ * chunks as they are needed, so that binding a tap creates no map (a
+ * map-in-map update makes the kernel wait for an RCU grace period).
+ * Counter 0 is never given out. A tap's blocks:
+ *   ta_tap.stats: TA_TAP_STATS counters, at
+ *     TA_STAT_VERDICT + XDP verdict (ABORTED, DROP, PASS, TX, REDIRECT):
+ *                       every frame the program saw, exactly once
+ *     TA_STAT_GUARD + enum ta_guard_reason
+ *     TA_STAT_PARSE + enum ta_parse_class
+ *     TA_STAT_EVENT + enum ta_event
+ *   ta_tap.rules[slot]: the frames of the tap that each rule of the version
+ *     in that slot of its policy decided; rule nr_rules is the default.
+ * Unbound taps count in the blocks ta_config names.
  */
-#define TA_RULE_ROW(nr_rules) (((nr_rules) + 1 + 3) & ~3u) /* 64-byte rows */
+#define TA_COUNTER_CHUNK 4096
+#define TA_MAX_COUNTER_CHUNKS 4096
+#define TA_MAX_COUNTER_BLOCKS (TA_MAX_TAPS * 4)
 
 #define TA_STAT_VERDICT 0
 #define TA_STAT_GUARD (TA_STAT_VERDICT + TA_NR_VERDICTS)

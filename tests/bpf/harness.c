@@ -29,13 +29,11 @@ static int bind_test_tap(void)
 	};
 	enum ta_bind_result result;
 	struct ta_tap_key key;
-	struct ta_tap_state st;
 
 	if (ta_tap_bind(&env.pl, &b, &result, &env.e))
 		return -EIO;
-	if (ta_tap_key_of(&env.pl, TEST_TAP, &key) || ta_tap_read(&env.pl, &key, &st))
+	if (ta_tap_key_of(&env.pl, TEST_TAP, &key) || ta_tap_read(&env.pl, &key, &env.tap))
 		return -ENOENT;
-	env.tap = st.tap.id;
 	return 0;
 }
 
@@ -158,12 +156,12 @@ int fdb_add(const uint8_t mac[6], uint32_t ifindex)
 	uint32_t port;
 	int err = ta_port_get(&env.pl, ifindex, &port);
 
-	return err ?: ta_fdb_add(&env.pl, env.tap, mac, port);
+	return err ?: ta_fdb_add(&env.pl, env.tap.tap.id, mac, port);
 }
 
 int fdb_del(const uint8_t mac[6])
 {
-	int err = ta_fdb_del(&env.pl, env.tap, mac);
+	int err = ta_fdb_del(&env.pl, env.tap.tap.id, mac);
 
 	if (!err)
 		ta_ports_prune(&env.pl);
@@ -227,6 +225,14 @@ int expect_verdict_at(const char *where, const struct pkt *p, uint32_t verdict)
 	return 0;
 }
 
+/* The test tap's binding as it is now (a policy load changes it). */
+static int reread_tap(void)
+{
+	struct ta_tap_key key = env.tap.key;
+
+	return ta_tap_read(&env.pl, &key, &env.tap);
+}
+
 static int expect_counter(const char *where, const struct ta_counter *c, uint64_t packets,
 			  uint64_t bytes)
 {
@@ -240,7 +246,7 @@ static int expect_counter(const char *where, const struct ta_counter *c, uint64_
 int expect_stat_at(const char *where, uint32_t key, uint64_t packets, uint64_t bytes)
 {
 	struct ta_counter stats[TA_TAP_STATS];
-	int ret = ta_tap_stats_read(&env.pl, env.tap, stats);
+	int ret = reread_tap() ?: ta_tap_stats_read(&env.pl, &env.tap, stats);
 
 	if (ret)
 		FAIL("%s: read: %s", where, strerror(-ret));
@@ -252,13 +258,10 @@ int expect_rule_at(const char *where, int which, uint32_t rule, uint64_t packets
 {
 	static struct ta_counter sums[TA_MAX_RULES + 1];
 	struct ta_rule_counters info;
-	struct ta_tap_state st;
-	struct ta_tap_key key;
 	int ret;
 
-	ret = ta_tap_key_of(&env.pl, TEST_TAP, &key);
-	ret = ret ?: ta_tap_read(&env.pl, &key, &st);
-	ret = ret ?: ta_tap_rule_counters(&env.pl, &st, which, &info, sums);
+	ret = reread_tap();
+	ret = ret ?: ta_tap_rule_counters(&env.pl, &env.tap, which, &info, sums);
 	if (ret)
 		FAIL("%s: read: %s", where, strerror(-ret));
 	if (rule > info.nr_rules)

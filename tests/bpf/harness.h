@@ -18,6 +18,7 @@
 #include "user/lib/counters.h"
 #include "user/lib/plane.h"
 #include "user/lib/policy.h"
+#include "user/lib/taps.h"
 #include "frames.h"
 
 struct test {
@@ -28,7 +29,7 @@ struct test {
 struct env {
 	struct ta_plane pl; /* a private plane: nothing pinned */
 	int prog;
-	uint32_t tap;	    /* the id of the test tap: lo, bound to "test" */
+	struct ta_tap_state tap; /* the test tap, lo, bound to "test" */
 	uint32_t policy;    /* index of policy "test" */
 	struct ta_guard_spec guard; /* the test tap's guard */
 	struct ta_rate_spec rate;   /* rate of the next install() */

@@ -179,7 +179,7 @@ static int counters_exact(void)
 	EXPECT_STAT(TA_STAT_VERDICT + XDP_ABORTED, 0, 0);
 	EXPECT_STAT(TA_STAT_PARSE + TA_PARSE_IP4_TRUNC, 2, 60);
 	/* every frame once in the verdicts */
-	OK(ta_tap_stats_read(&env.pl, env.tap, v));
+	OK(ta_tap_stats_read(&env.pl, &env.tap, v));
 	for (i = 0; i < TA_NR_VERDICTS; i++) {
 		sum.packets += v[TA_STAT_VERDICT + i].packets;
 		sum.bytes += v[TA_STAT_VERDICT + i].bytes;

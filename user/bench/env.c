@@ -433,10 +433,14 @@ int env_attach(struct bench_env *env, enum bench_prog p, char *why, size_t len)
 			return -1;
 		}
 		return 0;
-	default:
-		env->policy =
-			policy_attach(env->ifindex[TAP_WRITER], p, why, len);
+	default: {
+		struct ta_error e;
+
+		env->policy = policy_attach(env->ifindex[TAP_WRITER], p, &e);
+		if (!env->policy)
+			snprintf(why, len, "%s", e.text);
 		return env->policy ? 0 : -1;
+	}
 	}
 }
 

@@ -4,13 +4,13 @@
 #define TA_BENCH_POLICY_CELLS_H
 
 #include "bench.h"
+#include "lib/error.h"
 
-/* The tap-accel policy program with 1, 100 or 1000 rules.
- * One instance per tap, attached natively to the writer tap. */
+/* The tap-accel policy program with 1, 100 or 1000 rules, the writer tap
+ * bound with its guard on, attached natively. */
 bool policy_prog(enum bench_prog p);
 struct policy_cell;
-struct policy_cell *policy_attach(int ifindex, enum bench_prog p, char *why,
-				  size_t len);
+struct policy_cell *policy_attach(int ifindex, enum bench_prog p, struct ta_error *e);
 void policy_detach(struct policy_cell *policy);
 void policy_counts(struct policy_cell *policy, uint64_t verdict[5]);
 

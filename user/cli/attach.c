@@ -1,437 +1,462 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * attach.c - attach and detach: one instance of the policy program per
- * tap, its maps and itself pinned in the tap's folder (lib/pins.h). The
- * pins are the only state; every other verb finds the instance through
- * them.
+ * attach.c - attach and detach: bind taps to a policy of the host's plane
+ * (lib/taps.h), or unbind them. The first attach on a host loads the
+ * program and pins it with its maps; every later one costs a binding.
  */
-#include <bpf/bpf.h>
-#include <bpf/libbpf.h>
+#include <arpa/inet.h>
 #include <errno.h>
 #include <linux/if_link.h>
-#include <net/if.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
-#include "bpf/tap_accel.skel.h"
-#include "lib/maps.h"
+#include "lib/guard.h"
+#include "lib/legacy.h"
+#include "lib/policies.h"
 #include "lib/policy_parse.h"
-#include "lib/util.h"
-#include "lib/xdp.h"
+#include "lib/taps.h"
 #include "verbs.h"
 
-static const char attach_usage[] =
-	"Usage: tap-accel attach IFACE [--policy FILE] [--mode native|generic] [--force]\n"
-	"\n"
-	"Load the tap-accel policy program for IFACE (a tap), pin its maps under\n"
-	"" TA_PIN_ROOT "/net:INODE/IFACE/ (INODE: this network namespace's)\n"
-	"and attach it as IFACE's XDP program.\n"
-	"Attaching again to an interface tap-accel already serves replaces the\n"
-	"program atomically and keeps its maps (policy, fdb, counters).\n"
-	"\n"
-	"  --policy FILE  load this policy before the program sees a frame\n"
-	"  --mode MODE    native (default; the driver runs XDP) or generic (XDP\n"
-	"                 on the skb, works on every device)\n"
-	"  --force        replace an XDP program tap-accel did not attach\n";
+/* ---- --guard ------------------------------------------------------------ */
 
-static const char detach_usage[] =
-	"Usage: tap-accel detach IFACE\n"
-	"\n"
-	"Detach tap-accel's program from IFACE and remove its pins.\n";
+static int guard_add_ip(struct ta_guard_spec *g, const char *s)
+{
+	if (g->nr_ip4 < TA_MAX_GUARD_ADDRS && inet_pton(AF_INET, s, &g->ip4[g->nr_ip4]) == 1) {
+		g->nr_ip4++;
+		g->flags |= TA_GUARD_F_IP4;
+		return 0;
+	}
+	if (g->nr_ip6 < TA_MAX_GUARD_ADDRS && inet_pton(AF_INET6, s, g->ip6[g->nr_ip6]) == 1) {
+		g->nr_ip6++;
+		g->flags |= TA_GUARD_F_IP6;
+		return 0;
+	}
+	return -EINVAL;
+}
 
-/* ---- attach ---------------------------------------------------------- */
+/* "mac=M,ip=A,ip=B" (the parameters libvirt's nwfilter calls MAC and IP),
+ * or "none". 0 or an exit code. */
+int guard_parse(const char *arg, struct ta_guard_spec *g)
+{
+	char *copy = strdup(arg), *item, *save = NULL;
+	int ret = 0;
 
-struct attach_plan {
-	const char *ifname;
-	unsigned int ifindex;
-	uint32_t mode_flag;	 /* XDP_FLAGS_DRV_MODE or XDP_FLAGS_SKB_MODE */
-	const char *mode;
+	memset(g, 0, sizeof(*g));
+	if (!copy)
+		return system_error("out of memory");
+	if (strcmp(arg, "none"))
+		for (item = strtok_r(copy, ",", &save); item && !ret;
+		     item = strtok_r(NULL, ",", &save)) {
+			char *value = strchr(item, '=');
+
+			if (value)
+				*value++ = 0;
+			if (value && !strcmp(item, "mac") && !ta_parse_mac(value, g->mac) &&
+			    !(g->flags & TA_GUARD_F_MAC))
+				g->flags |= TA_GUARD_F_MAC;
+			else if (value && (!strcmp(item, "ip") || !strcmp(item, "ip6")) &&
+				 !guard_add_ip(g, value))
+				continue;
+			else
+				ret = user_error("--guard: '%s%s%s' is not mac=MAC (once) or ip=ADDRESS; "
+						 "e.g. --guard mac=52:54:00:12:34:56,ip=10.0.0.2,"
+						 "ip=fe80::5054:ff:fe12:3456, or none",
+						 item, value ? "=" : "", value ? value : "");
+		}
+	free(copy);
+	return ret;
+}
+
+/* ---- attach ----------------------------------------------------------- */
+
+struct attach_opts {
+	const char *policy;
+	const char *guard;
+	int xdp_flags;
 	bool force;
-	char dir[256];
-	struct ta_xdp_state now;	 /* what is attached before we start */
-	int old_fd;		 /* the program we replace, or -1 */
-	bool reattach;		 /* ours is attached: keep its maps */
-	struct ta_policy_spec *policy;
 };
 
-static int refuse(const char *ifname, int owner, const struct ta_owner *o)
+static const struct opt_choice modes[] = {
+	{ "native", XDP_FLAGS_DRV_MODE }, { "generic", XDP_FLAGS_SKB_MODE }, { NULL, 0 },
+};
+
+static const struct option_spec attach_options[] = {
+	{ "policy", 0, OPT_STRING, offsetof(struct attach_opts, policy), "NAME|FILE",
+	  "the policy: a loaded one by name, or a policy file, loaded as the policy\n"
+	  "named after it (web.policy: web) unless that one holds it already", NULL, 0, 0 },
+	{ "guard", 0, OPT_STRING, offsetof(struct attach_opts, guard), "PARAMS",
+	  "the guest's own addresses: mac=MAC,ip=ADDRESS,... (IPv4 and IPv6, the\n"
+	  "link-local one too), or none; one tap at a time", NULL, 0, 0 },
+	{ "mode", 0, OPT_CHOICE, offsetof(struct attach_opts, xdp_flags), "MODE",
+	  "native (default: the driver runs XDP) or generic (on the skb, any device)", modes,
+	  0, 0 },
+	{ "force", 0, OPT_FLAG, offsetof(struct attach_opts, force), NULL,
+	  "replace an XDP program tap-accel did not attach", NULL, 0, 0 },
+	OPTIONS_END,
+};
+
+static const struct attach_opts attach_defaults = { .xdp_flags = XDP_FLAGS_DRV_MODE };
+
+/* What the taps of one attach are bound to. */
+struct attach_plan {
+	const struct attach_opts *o;
+	uint32_t policy;
+	bool have_policy;	 /* else: each keeps its own, new ones "default" */
+	char name[TA_POLICY_NAME_LEN];
+	struct ta_guard_spec guard; /* from --guard or the policy file */
+	bool have_guard;
+};
+
+/* A policy file rather than a loaded policy's name. */
+static bool is_file_arg(const struct ta_plane *pl, const char *arg)
 {
+	size_t n = strlen(arg);
+	uint32_t index;
+	struct stat st;
+
+	if (strchr(arg, '/') || (n > 7 && !strcmp(arg + n - 7, ".policy")))
+		return true;
+	return ta_policy_find(pl, arg, &index) && !stat(arg, &st);
+}
+
+static bool in_list(const char *ifname, int argc, char **argv)
+{
+	for (int i = 0; i < argc; i++)
+		if (!strcmp(argv[i], ifname))
+			return true;
+	return false;
+}
+
+/* Taps bound to `index` that this attach does not name. */
+static uint32_t others_bound(const struct ta_plane *pl, uint32_t index, int argc, char **argv)
+{
+	struct ta_tap_state *list;
+	uint32_t n, others = 0;
+
+	if (ta_taps_read(pl, &list, &n))
+		return 0;
+	for (uint32_t i = 0; i < n; i++)
+		others += list[i].tap.policy == index &&
+			  !(list[i].here && in_list(list[i].ifname, argc, argv));
+	free(list);
+	return others;
+}
+
+/* A policy file: loaded as the policy named after it; its guard, if it
+ * has one, becomes the taps' (a guard is a tap's, not a policy's). */
+static int plan_file(struct ta_plane *pl, struct attach_plan *a, int argc, char **argv)
+{
+	struct ta_policy_spec spec;
+	struct ta_policy_info old;
+	struct ta_load_result res;
 	struct ta_error e;
+	uint32_t index, others;
+	int ret;
 
-	ta_pins_refuse(ifname, owner, o, &e);
-	return report_error(&e);
-}
-
-/* Refuse an interface that is not a tap before touching anything. */
-static int check_is_tap(const char *ifname)
-{
-	char driver[64];
-	int ret = ta_netdev_is_tap(ifname, driver, sizeof(driver));
-
-	if (ret < 0)
-		return errno_error(ret, "cannot tell what kind of device %s is", ifname);
-	if (!ret)
-		return user_error("%s is not a tap device (it is %s); tap-accel attaches to taps "
-				  "('ip tuntap add NAME mode tap')", ifname, driver);
-	return 0;
-}
-
-/* The pins of a re-attach must be of this version's layout. */
-static int check_pins(const char *ifname)
-{
-	struct ta_pins p;
-	int ret = open_pinned(ifname, &p);
-
-	if (!ret)
-		ta_pins_close(&p);
-	return ret;
-}
-
-/* Decide between a fresh attach, a re-attach of ours and a forced replace. */
-static int plan_attach(struct attach_plan *a)
-{
-	char name[BPF_OBJ_NAME_LEN] = "";
-	struct ta_owner owner;
-	uint32_t ours = 0;
-	int fd = -1, err;
-
-	err = ta_xdp_query(a->ifindex, &a->now);
-	if (err)
-		return errno_error(err, "cannot query the XDP program of %s", a->ifname);
-	ta_pins_prog(a->dir, &fd, &ours);
-	if (a->now.prog_id && a->now.prog_id == ours) {
-		if (a->now.mode_flag != a->mode_flag) {
-			close(fd);
-			return user_error("%s has tap-accel attached in %s mode; detach it first to change the mode",
-					  a->ifname, a->now.mode);
+	if (ta_policy_name_of_file(a->o->policy, a->name))
+		return user_error("%s: its file name does not make a policy name (letters, digits, "
+				  "'.', '_', '-'); load it with 'tap-accel policy load NAME %s'",
+				  a->o->policy, a->o->policy);
+	ret = ta_policy_read(a->o->policy, &spec, &e);
+	if (ret)
+		return report_error(&e);
+	if (spec.guard.flags && !a->have_guard) {
+		if (argc > 1) {
+			ta_policy_spec_free(&spec);
+			return user_error("%s has a guard, one guest's addresses: attach one tap "
+					  "with it at a time", a->o->policy);
 		}
-		a->reattach = true;
-		a->old_fd = fd;
-		return check_pins(a->ifname);
+		a->guard = spec.guard;
+		a->have_guard = true;
 	}
-	if (fd >= 0)
-		close(fd);
-	err = ta_pins_owner(a->dir, a->ifname, &owner);
-	if (err == PINS_FOREIGN || err == PINS_RENAMED || (err < 0 && err != -ENOENT))
-		return refuse(a->ifname, err, &owner);
-	if (!a->now.prog_id)
-		return 0;
-	a->old_fd = bpf_prog_get_fd_by_id(a->now.prog_id);
-	ta_prog_id(a->old_fd, name, sizeof(name));
-	if (a->force)
-		return 0;
-	if (!strncmp(name, "tap_accel", 9))
-		return user_error("%s has a tap-accel program (id %u) whose pins are missing from %s "
-				  "(another bpffs or mount namespace?); use --force to replace it",
-				  a->ifname, a->now.prog_id, a->dir);
-	return user_error("%s has an XDP program tap-accel did not attach (id %u); "
-			  "use --force to replace it", a->ifname, a->now.prog_id);
-}
-
-/* Fresh: libbpf pins every map by its name when it creates it. */
-static int set_pin_paths(struct bpf_object *obj, const char *dir)
-{
-	struct bpf_map *map;
-	char path[512];
-
-	bpf_object__for_each_map(map, obj) {
-		if (bpf_map__is_internal(map))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, bpf_map__name(map));
-		if (bpf_map__set_pin_path(map, path))
-			return -ENOMEM;
+	memset(&spec.guard, 0, sizeof(spec.guard));
+	if (!ta_policy_find(pl, a->name, &index) && !ta_policy_get(pl, index, &old) &&
+	    old.head.digest != spec.digest && (others = others_bound(pl, index, argc, argv))) {
+		ta_policy_spec_free(&spec);
+		return user_error("policy %s is bound to %u other taps and holds other rules than "
+				  "%s; replace it for all of them with 'tap-accel policy load %s %s', "
+				  "or load this file under another name",
+				  a->name, others, a->o->policy, a->name, a->o->policy);
 	}
+	ret = ta_policy_load(pl, a->name, &spec, false, &res, &e);
+	ta_policy_spec_free(&spec);
+	if (ret)
+		return report_error(&e);
+	a->policy = res.index;
+	a->have_policy = true;
 	return 0;
 }
 
-/* Re-attach: the new program uses the pinned maps, already checked by
- * check_pins(). Not libbpf's own pin reuse: it refuses the devmap, whose
- * flags the kernel amends at creation. */
-static int reuse_pinned_maps(struct bpf_object *obj, const char *dir)
+/* The policy every new binding without --policy gets: one that passes
+ * everything, made the first time it is needed. */
+static int default_policy(struct ta_plane *pl, uint32_t *index, struct ta_error *e)
 {
-	struct bpf_map *map;
-	char path[512];
-	int fd, err;
+	struct ta_policy_spec empty = { 0 };
+	struct ta_load_result res;
+	int ret;
 
-	bpf_object__for_each_map(map, obj) {
-		if (bpf_map__is_internal(map))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, bpf_map__name(map));
-		fd = bpf_obj_get(path);
-		if (fd < 0)
-			return -errno;
-		err = bpf_map__reuse_fd(map, fd);
-		close(fd);
-		if (err)
-			return err;
-	}
-	return 0;
-}
-
-static int xdp_attach(struct attach_plan *a, int prog_fd)
-{
-	LIBBPF_OPTS(bpf_xdp_attach_opts, opts);
-	int err;
-
-	if (a->now.prog_id && a->now.mode_flag == a->mode_flag) {
-		/* Replace only the program we looked at, never one that raced in. */
-		opts.old_prog_fd = a->old_fd;
-		return bpf_xdp_attach(a->ifindex, prog_fd, XDP_FLAGS_REPLACE | a->mode_flag, &opts);
-	}
-	if (a->now.prog_id) {
-		/* --force over a program in the other mode: both cannot be active. */
-		opts.old_prog_fd = a->old_fd;
-		err = bpf_xdp_detach(a->ifindex, XDP_FLAGS_REPLACE | a->now.mode_flag, &opts);
-		if (err)
-			return err;
-	}
-	return bpf_xdp_attach(a->ifindex, prog_fd, XDP_FLAGS_UPDATE_IF_NOEXIST | a->mode_flag, NULL);
-}
-
-static int explain_attach_error(struct attach_plan *a, int err)
-{
-	if (err == -EOPNOTSUPP && a->mode_flag == XDP_FLAGS_DRV_MODE)
-		return system_error("native XDP not supported here, use --mode generic");
-	if (err == -EEXIST || err == -EBUSY)
-		return system_error("%s got another XDP program while tap-accel attached "
-				    "(or it is held by a bpf link); see 'ip link show %s'",
-				    a->ifname, a->ifname);
-	return errno_error(err, "cannot attach to %s", a->ifname);
-}
-
-/* Load, pin, configure, attach; on failure leave things as they were. */
-static int load_and_attach(struct attach_plan *a)
-{
-	char tmp[512], final[512], msg[256], new_dir[256];
-	struct tap_accel *skel;
-	struct ta_error e;
-	struct ta_maps maps;
-	int err, ret = EXIT_OK;
-
-	if (!a->reattach && ta_pins_legacy(a->dir)) {
-		ta_pins_remove(a->dir); /* stale pins of the old layout */
-		ta_pin_dir(a->ifname, a->dir, sizeof(a->dir));
-	}
-	ret = ta_pins_make_parents(a->dir, &e);
-	if (ret)
-		return report_error(&e);
-	if (a->reattach && ta_pins_legacy(a->dir)) {
-		/* Ours in the old layout: move it where this namespace's are. */
-		ta_pin_dir(a->ifname, new_dir, sizeof(new_dir));
-		if (rename(a->dir, new_dir))
-			return errno_error(errno, "cannot move %s to %s", a->dir, new_dir);
-		snprintf(a->dir, sizeof(a->dir), "%s", new_dir);
-	}
-	/* bpffs names cannot hold a dot */
-	snprintf(tmp, sizeof(tmp), "%s/%s_new", a->dir, TA_PROG_PIN);
-	snprintf(final, sizeof(final), "%s/%s", a->dir, TA_PROG_PIN);
-	if (!a->reattach)
-		ta_pins_remove(a->dir); /* stale pins of an instance no longer attached */
-	if (mkdir(a->dir, 0700) && errno != EEXIST)
-		return errno_error(errno, "cannot create %s", a->dir);
-	ret = ta_pins_check_dir(a->dir, &e);
-	if (ret)
-		return report_error(&e);
-
-	skel = tap_accel__open();
-	if (!skel) {
-		ret = errno_error(errno, "cannot open the tap-accel program");
-		goto out_pins;
-	}
-	err = a->reattach ? reuse_pinned_maps(skel->obj, a->dir) : set_pin_paths(skel->obj, a->dir);
-	if (!err)
-		err = tap_accel__load(skel);
-	if (err) {
-		ret = errno_error(err, "cannot load the tap-accel program (-d shows why)");
-		goto out;
-	}
-	err = ta_maps_from_object(skel->obj, &maps, msg, sizeof(msg));
-	if (err) {
-		ret = errno_error(err, "%s", msg);
-		goto out;
-	}
-	if (!a->reattach)
-		err = ta_maps_init(&maps);
-	if (!err)
-		err = ta_pins_mark(&maps, a->dir, a->ifindex);
-	if (err)
-		ret = errno_error(err, "cannot initialise the maps of the tap-accel program");
-	else if (a->policy)
-		ret = policy_apply(a->ifname, &maps, a->policy);
-	ta_maps_close(&maps);
-	if (ret)
-		goto out;
-	err = bpf_program__pin(skel->progs.tap_accel_policy, tmp);
-	if (err) {
-		ret = errno_error(err, "cannot pin the program at %s", tmp);
-		goto out;
-	}
-	err = xdp_attach(a, bpf_program__fd(skel->progs.tap_accel_policy));
-	if (err) {
-		unlink(tmp);
-		ret = explain_attach_error(a, err);
-		goto out;
-	}
-	if (rename(tmp, final))
-		note("warning: cannot rename %s to %s: %s", tmp, final, strerror(errno));
-	ret = EXIT_OK;
-out:
-	tap_accel__destroy(skel);
-out_pins:
-	if (ret && !a->reattach)
-		ta_pins_remove(a->dir);
+	if (!ta_policy_find(pl, "default", index))
+		return 0;
+	ret = ta_policy_load(pl, "default", &empty, false, &res, e);
+	*index = res.index;
 	return ret;
 }
 
-static void report_attach(const struct attach_plan *a)
+static int plan_attach(struct ta_plane *pl, struct attach_plan *a, int argc, char **argv)
 {
-	struct ta_xdp_state now = { 0 };
+	int ret;
 
+	if (a->o->guard) {
+		if (argc > 1 && strcmp(a->o->guard, "none"))
+			return user_error("attach: --guard holds one guest's addresses: give it "
+					  "for one tap at a time");
+		ret = guard_parse(a->o->guard, &a->guard);
+		if (ret)
+			return ret;
+		a->have_guard = true;
+	}
+	if (!a->o->policy)
+		return 0;
+	if (is_file_arg(pl, a->o->policy))
+		return plan_file(pl, a, argc, argv);
+	if (ta_policy_find(pl, a->o->policy, &a->policy))
+		return user_error("no policy %s is loaded, and no file of that name is here; load "
+				  "it with 'tap-accel policy load %s FILE' ('policy list' shows "
+				  "what is loaded)", a->o->policy, a->o->policy);
+	snprintf(a->name, sizeof(a->name), "%s", a->o->policy);
+	a->have_policy = true;
+	return 0;
+}
+
+static void report_attach(struct ta_plane *pl, const char *ifname, enum ta_bind_result r,
+			  const struct attach_opts *o, uint32_t policy)
+{
+	char name[TA_POLICY_NAME_LEN], path[256];
+	const char *mode = o->xdp_flags == XDP_FLAGS_SKB_MODE ? "generic" : "native";
+	struct ta_tap_state st;
+	struct ta_tap_key key;
+
+	policy_name_of(pl, policy, name);
 	if (!cli.json) {
-		printf("attached tap-accel to %s (%s mode)\n", a->ifname, a->mode);
+		if (r == TA_BOUND)
+			printf("attached tap-accel to %s (%s mode), policy %s\n", ifname, mode, name);
+		else
+			printf("%s: bound to policy %s\n", ifname, name);
 		return;
 	}
-	ta_xdp_query(a->ifindex, &now);
+	if (ta_tap_key_of(pl, ifname, &key) || ta_tap_read(pl, &key, &st))
+		memset(&st, 0, sizeof(st));
+	ta_link_path(&key, path, sizeof(path));
 	jw_object_begin(&json);
-	jw_kv_string(&json, "ifname", a->ifname);
-	jw_kv_string(&json, "mode", a->mode);
-	jw_kv_u64(&json, "prog_id", now.prog_id);
-	jw_kv_string(&json, "pins", a->dir);
+	jw_kv_string(&json, "ifname", ifname);
+	jw_kv_string(&json, "mode", mode);
+	jw_kv_string(&json, "policy", name);
+	jw_kv_bool(&json, "new", r == TA_BOUND);
+	jw_kv_u64(&json, "prog_id", pl->prog_id);
+	jw_kv_u64(&json, "link_id", st.link_id);
+	jw_kv_string(&json, "link", path);
 	jw_object_end(&json);
-	jw_end_document(&json);
 }
 
-static int parse_mode(const char *s, struct attach_plan *a)
+/* Bind one tap: the plan's policy, or its own, or "default". EXIT_OK, or
+ * an exit code with `e`. */
+static int attach_one(struct ta_plane *pl, const struct attach_plan *a, const char *ifname,
+		      struct ta_error *e)
 {
-	if (!s || !strcmp(s, "native")) {
-		a->mode = "native";
-		a->mode_flag = XDP_FLAGS_DRV_MODE;
-	} else if (!strcmp(s, "generic")) {
-		a->mode = "generic";
-		a->mode_flag = XDP_FLAGS_SKB_MODE;
-	} else {
-		return user_error("attach: --mode is native or generic, not '%s'", s);
-	}
-	return 0;
-}
+	struct ta_bind b = { .ifname = ifname, .xdp_flags = a->o->xdp_flags, .force = a->o->force };
+	struct ta_guard_spec guard;
+	enum ta_bind_result r;
+	struct ta_tap_state st;
+	struct ta_tap_key key;
+	bool bound = !ta_tap_key_of(pl, ifname, &key) && !ta_tap_read(pl, &key, &st) &&
+		     st.link == TA_LINK_LIVE;
+	int ret;
 
-int cmd_attach(int argc, char **argv)
-{
-	struct verb_option opts[] = {
-		{ "policy", true, NULL, 0 }, { "mode", true, NULL, 0 }, { "force", false, NULL, 0 },
-		{ NULL, false, NULL, 0 },
-	};
-	struct ta_policy_spec spec;
-	struct attach_plan a = { .old_fd = -1 };
-	int n, ret, err;
-
-	n = parse_verb_options(argc, argv, attach_usage, opts, &ret);
-	if (n < 0)
-		return ret;
-	if (n != 1)
-		return user_error("attach: expected one interface; see tap-accel attach --help");
-	a.ifname = argv[1];
-	a.force = opts[2].value != NULL;
-	ret = parse_mode(opts[1].value, &a);
-	if (!ret)
-		ret = require_interface(a.ifname, &a.ifindex);
-	if (!ret)
-		ret = check_is_tap(a.ifname);
-	if (!ret && opts[0].value) {
-		ret = policy_read(opts[0].value, &spec);
-		a.policy = ret ? NULL : &spec;
+	b.policy = a->policy;
+	if (!a->have_policy) {
+		if (bound)
+			b.policy = st.tap.policy;
+		else if ((ret = default_policy(pl, &b.policy, e)))
+			return ret;
 	}
+	/* an attach that says nothing of the guard keeps the one there is */
+	if (a->have_guard)
+		b.guard = a->guard.flags ? &a->guard : NULL;
+	else if (bound && !ta_tap_guard_read(pl, &st, &guard) && guard.flags)
+		b.guard = &guard;
+	ret = ta_tap_bind(pl, &b, &r, e);
 	if (!ret)
-		ret = require_admin("attach");
-	if (!ret && !ta_bpffs_mounted(TA_BPFFS)) {
-		err = ta_bpffs_ensure();
-		if (err)
-			ret = errno_error(err, "no bpffs at %s and mounting one failed; "
-					  "mount it with 'mount -t bpf bpf %s'", TA_BPFFS, TA_BPFFS);
-		else
-			note("mounted a bpffs at %s (the pins live there; "
-			     "it lasts as long as this mount namespace)", TA_BPFFS);
-	}
-	if (!ret && (err = ta_pins_find(a.ifname, a.dir, sizeof(a.dir))) && err != -ENOENT)
-		ret = errno_error(err, "cannot open the pins of %s", a.ifname);
-	if (!ret)
-		ret = plan_attach(&a);
-	if (!ret)
-		ret = load_and_attach(&a);
-	if (!ret)
-		report_attach(&a);
-	if (a.old_fd >= 0)
-		close(a.old_fd);
-	if (a.policy)
-		ta_policy_spec_free(a.policy);
+		report_attach(pl, ifname, r, a->o, b.policy);
 	return ret;
 }
+
+/* One tap's failure: alone, as any error; among several, in the list. */
+static void report_failure(const char *ifname, const struct ta_error *e, bool many)
+{
+	if (!many || !cli.json) {
+		report_error(e);
+		return;
+	}
+	jw_object_begin(&json);
+	jw_kv_string(&json, "ifname", ifname);
+	jw_kv_string(&json, "error", e->text);
+	jw_object_end(&json);
+}
+
+static int run_attach(const void *opts, int argc, char **argv)
+{
+	struct attach_plan a = { .o = opts };
+	struct ta_plane pl;
+	int ret, failed = 0, worst = 0;
+
+	ret = require_admin("attach");
+	if (!ret)
+		ret = open_plane(&pl, TA_PLANE_CREATE);
+	if (ret)
+		return ret;
+	ret = plan_attach(&pl, &a, argc, argv);
+	if (!ret && cli.json && argc > 1)
+		jw_array_begin(&json);
+	for (int i = 0; !ret && i < argc; i++) {
+		struct ta_error e;
+		int one = attach_one(&pl, &a, argv[i], &e);
+
+		if (one)
+			report_failure(argv[i], &e, argc > 1);
+		failed += one != 0;
+		worst = one > worst ? one : worst;
+	}
+	if (!ret && cli.json) {
+		if (argc > 1)
+			jw_array_end(&json);
+		jw_end_document(&json);
+	}
+	if (!ret && failed && argc > 1)
+		note("%d of %d taps were not attached (above)", failed, argc);
+	ta_plane_close(&pl);
+	return ret ?: worst;
+}
+
+const struct command attach_cmd = {
+	.name = "attach",
+	.args = "IFACE...",
+	.summary = "bind taps to a policy (the program is attached to each; loaded once a host)",
+	.help = "Bind each tap IFACE to a policy: the host's tap-accel program judges its\n"
+		"frames from then on, under that policy and the tap's guard. The program\n"
+		"is attached with a BPF link pinned under " TA_LINK_DIR "/,\n"
+		"so it outlives this command and nothing replaces it silently.\n"
+		"A tap bound already switches at once to what this attach gives, and keeps\n"
+		"the rest (its policy without --policy, its guard without --guard). A new\n"
+		"binding without --policy gets the policy 'default', which passes\n"
+		"everything.\n",
+	.options = attach_options,
+	.opts_size = sizeof(struct attach_opts),
+	.defaults = &attach_defaults,
+	.min_args = 1,
+	.max_args = -1,
+	.run = run_attach,
+};
 
 /* ---- detach ------------------------------------------------------------ */
 
-int cmd_detach(int argc, char **argv)
+/* The binding of one tap to detach; 1 when an older tap-accel's instance
+ * was there instead (detached already), else EXIT_OK or an exit code. */
+static int detach_find(struct ta_plane *pl, const char *ifname, struct ta_tap_key *key,
+		       struct ta_error *e)
 {
-	LIBBPF_OPTS(bpf_xdp_attach_opts, opts);
-	struct ta_owner owner;
-	struct ta_xdp_state now;
-	unsigned int ifindex;
-	uint32_t ours;
-	char dir[256];
-	int n, ret, fd, err;
+	struct ta_tap_state st;
+	int ret, err;
 
-	n = parse_verb_options(argc, argv, detach_usage, NULL, &ret);
-	if (n < 0)
-		return ret;
-	if (n != 1)
-		return user_error("detach: expected one interface; see tap-accel detach --help");
-	ret = require_interface(argv[1], &ifindex);
-	if (ret) {
-		if (ret == EXIT_USER)
-			note("to remove pins of interfaces that are gone, run 'tap-accel clean'");
-		return ret;
-	}
-	ret = require_admin("detach");
-	if (ret)
-		return ret;
-	err = ta_pins_find(argv[1], dir, sizeof(dir));
-	if (err && err != -ENOENT)
-		return errno_error(err, "cannot open the pins of %s", argv[1]);
-	err = ta_pins_owner(dir, argv[1], &owner);
-	if (err == PINS_FOREIGN || err == PINS_RENAMED || err < 0)
-		return refuse(argv[1], err, &owner);
-	err = ta_xdp_query(ifindex, &now);
-	if (err)
-		return errno_error(err, "cannot query the XDP program of %s", argv[1]);
-	if (ta_pins_prog(dir, &fd, &ours)) {
-		if (now.prog_id)
-			return user_error("%s has no tap-accel program; its XDP program (id %u) was not "
-					  "attached by tap-accel ('ip link set dev %s xdp off' removes it)",
-					  argv[1], now.prog_id, argv[1]);
-		return user_error("%s has no tap-accel program", argv[1]);
-	}
-	if (now.prog_id == ours) {
-		opts.old_prog_fd = fd;
-		err = bpf_xdp_detach(ifindex, XDP_FLAGS_REPLACE | now.mode_flag, &opts);
-	}
-	close(fd);
-	if (err)
-		return errno_error(err, "cannot detach from %s", argv[1]);
-	err = ta_pins_remove(dir);
-	if (err)
-		return errno_error(err, "detached, but cannot remove the pins under %s", dir);
+	if (ta_tap_key_of(pl, ifname, key))
+		return ta_error_set(e, EXIT_USER,
+				    "interface %s not found; 'tap-accel clean' removes what taps that "
+				    "are gone left", ifname);
+	err = ta_tap_read(pl, key, &st);
+	if (!err)
+		return EXIT_OK;
+	if (err != -ENOENT)
+		return ta_error_errno(e, err, "cannot read the binding of %s", ifname);
+	ret = ta_legacy_detach(ifname, e);
+	if (ret < 0)
+		return -ret;
+	if (!ret)
+		return ta_error_set(e, EXIT_USER, "%s has no tap-accel program", ifname);
+	return 1;
+}
+
+static void report_detach(const char *ifname, bool legacy)
+{
 	if (cli.json) {
 		jw_object_begin(&json);
-		jw_kv_string(&json, "ifname", argv[1]);
-		jw_kv_bool(&json, "detached", now.prog_id == ours);
-		jw_kv_bool(&json, "pins_removed", true);
+		jw_kv_string(&json, "ifname", ifname);
+		jw_kv_bool(&json, "detached", true);
 		jw_object_end(&json);
-		jw_end_document(&json);
+	} else if (legacy) {
+		printf("detached an older tap-accel's program from %s and removed its pins\n",
+		       ifname);
 	} else {
-		printf(now.prog_id == ours ? "detached tap-accel from %s\n"
-					   : "%s had no tap-accel program attached; removed its stale pins\n",
-		       argv[1]);
+		printf("detached tap-accel from %s\n", ifname);
 	}
-	return EXIT_OK;
 }
+
+/* Every tap found first, then all unbound at once (one wait for frames
+ * in flight, however many). */
+static int run_detach(const void *opts, int argc, char **argv)
+{
+	struct ta_tap_key *keys = calloc(argc, sizeof(*keys));
+	int *found = calloc(argc, sizeof(*found));
+	struct ta_plane pl;
+	struct ta_error e;
+	uint32_t n = 0;
+	int ret, worst = 0;
+
+	(void)opts;
+	ret = keys && found ? require_admin("detach") : system_error("out of memory");
+	if (!ret)
+		ret = open_plane(&pl, TA_PLANE_WRITE);
+	if (ret)
+		goto out;
+	if (cli.json && argc > 1)
+		jw_array_begin(&json);
+	for (int i = 0; i < argc; i++) {
+		found[i] = detach_find(&pl, argv[i], &keys[n], &e);
+		if (found[i] > 1) {
+			report_failure(argv[i], &e, argc > 1);
+			worst = found[i] > worst ? found[i] : worst;
+		} else if (found[i] == 1) {
+			report_detach(argv[i], true);
+		} else {
+			n++;
+		}
+	}
+	ret = ta_taps_unbind(&pl, keys, n, &e);
+	for (int i = 0; i < argc; i++)
+		if (!found[i] && !ret)
+			report_detach(argv[i], false);
+	if (ret)
+		report_error(&e);
+	if (cli.json) {
+		if (argc > 1)
+			jw_array_end(&json);
+		jw_end_document(&json);
+	}
+	ta_plane_close(&pl);
+out:
+	free(keys);
+	free(found);
+	return ret ?: worst;
+}
+
+const struct command detach_cmd = {
+	.name = "detach",
+	.args = "IFACE...",
+	.summary = "unbind taps: detach the program, remove their state",
+	.help = "Detach tap-accel from each tap IFACE and remove what its binding held\n"
+		"(counters, guard, forwarding entries). Policies stay loaded; taps that are\n"
+		"gone are cleaned by 'tap-accel clean'.\n",
+	.min_args = 1,
+	.max_args = -1,
+	.run = run_detach,
+};

@@ -12,133 +12,96 @@
 #include "bench/bench.h"
 #include "verbs.h"
 
-static const char bench_usage[] =
-	"Usage: tap-accel bench [--quick|--full] [--frames N] [--reps N] "
-	"[--out DIR]\n"
-	"                       [--json] [--vm] [--cpu N] [--frame "
-	"baseline|udp]\n"
-	"                       [--drivers tun|tun,tapx] [--tapx-dev PATH]\n"
-	"                       [--programs LIST] [--writers LIST] [--sizes "
-	"LIST]\n"
-	"\n"
-	"Write N identical frames into a tap, per program, writer and frame "
-	"size;\n"
-	"report ns per frame (median of the repetitions), Mpps, the ratio to "
-	"the\n"
-	"/dev/null floor and to stock tun without a program, and what the "
-	"counters\n"
-	"say happened to the frames. Runs in a private network namespace.\n"
-	"\n"
-	"  --quick        the default: frames of 64 and 1500 B, about 2 "
-	"minutes per driver\n"
-	"  --full         every program, writer and frame size (64 ... 65535 "
-	"B)\n"
-	"  --frames N     frames per repetition (large frames get fewer, same "
-	"bytes)\n"
-	"  --reps N       timed repetitions per cell (the median is reported)\n"
-	"  --out DIR      results folder (default build/bench/<timestamp>/)\n"
-	"  --json         the results as JSON on stdout (the table goes to "
-	"stderr)\n"
-	"  --vm           stock tun and tapx (/dev/net/tapx) side by side, "
-	"small\n"
-	"  --drivers L    tun (the default outside --vm) or tun,tapx: tapx.ko\n"
-	"                 loaded on /dev/net/tapx, both drivers in one run\n"
-	"                 (with its batch writer, batch64)\n"
-	"  --cpu N        pin the writer to CPU N\n"
-	"  --tapx-dev P   tapx's device node (default /dev/net/tapx; with\n"
-	"                 /dev/net/tun, --vm becomes an A/A check of the "
-	"method)\n"
-	"  --frame KIND   baseline (default): broadcast, IPv4 ethertype, "
-	"zeros, the\n"
-	"                 seeds' frame; udp: a valid UDP broadcast (always for "
-	"the\n"
-	"                 policy and bridge cells)\n"
-	"  --programs, --writers, --sizes   comma lists narrowing the matrix;\n"
-	"                 the floor and 'none' are always run (the "
-	"references)\n"
-	"  programs: floor copy-floor none xdp-drop-native xdp-drop-generic "
-	"xdp-tx\n"
-	"            xdp-redirect\n"
-	"            policy-1 policy-100 policy-1000 tc-drop bridge stack-udp\n"
-	"            fwd-redirect fwd-bridge\n"
-	"  writers:  block nonblock writev io_uring batch1 batch8 batch64 "
-	"batch256\n"
-	"            (batchN: N frames per TAPXSUBMIT, tapx only; tun's cells "
-	"write\n"
-	"            one frame per nonblocking write())\n"
-	"  sizes:    64 1500 9000 65535\n";
+struct bench_cli {
+	bool quick, full, vm, json;
+	long frames, reps, cpu;
+	const char *out, *programs, *writers, *sizes, *drivers, *tapx_dev;
+	int frame;
+};
 
-static int parse_count(const char *arg, const char *what, long lo, long hi, long *out)
+static const struct opt_choice frames[] = { { "baseline", 0 }, { "udp", 1 }, { NULL, 0 } };
+
+static const struct option_spec bench_options[] = {
+	{ "quick", 0, OPT_FLAG, offsetof(struct bench_cli, quick), NULL,
+	  "the default: frames of 64 and 1500 B, about 2 minutes per driver", NULL, 0, 0 },
+	{ "full", 0, OPT_FLAG, offsetof(struct bench_cli, full), NULL,
+	  "every program, writer and frame size (64 ... 65535 B)", NULL, 0, 0 },
+	{ "frames", 0, OPT_COUNT, offsetof(struct bench_cli, frames), "N",
+	  "frames per repetition (large frames get fewer, same bytes)", NULL, 10, 1e8 },
+	{ "reps", 0, OPT_COUNT, offsetof(struct bench_cli, reps), "N",
+	  "timed repetitions per cell (the median is reported)", NULL, 1, BENCH_MAX_REPS },
+	{ "out", 0, OPT_STRING, offsetof(struct bench_cli, out), "DIR",
+	  "results folder (default build/bench/<timestamp>/)", NULL, 0, 0 },
+	{ "vm", 0, OPT_FLAG, offsetof(struct bench_cli, vm), NULL,
+	  "stock tun and tapx (/dev/net/tapx) side by side, small", NULL, 0, 0 },
+	{ "drivers", 0, OPT_STRING, offsetof(struct bench_cli, drivers), "LIST",
+	  "tun (the default outside --vm) or tun,tapx: tapx.ko loaded on\n"
+	  "/dev/net/tapx, both drivers in one run (with its batch writers)", NULL, 0, 0 },
+	{ "cpu", 0, OPT_COUNT, offsetof(struct bench_cli, cpu), "N",
+	  "pin the writer to CPU N", NULL, 0, CPU_SETSIZE - 1 },
+	{ "tapx-dev", 0, OPT_STRING, offsetof(struct bench_cli, tapx_dev), "PATH",
+	  "tapx's device node (default /dev/net/tapx; with /dev/net/tun, --vm\n"
+	  "becomes an A/A check of the method)", NULL, 0, 0 },
+	{ "frame", 0, OPT_CHOICE, offsetof(struct bench_cli, frame), "KIND",
+	  "baseline (default): broadcast, IPv4 ethertype, zeros after the Ethernet\n"
+	  "header; udp: a valid UDP broadcast (always for the policy and bridge\n"
+	  "cells)", frames, 0, 0 },
+	{ "programs", 0, OPT_STRING, offsetof(struct bench_cli, programs), "LIST",
+	  "programs to run, comma-separated: floor copy-floor none xdp-drop-native\n"
+	  "xdp-drop-generic xdp-tx xdp-redirect policy-1 policy-100 policy-1000\n"
+	  "tc-drop bridge stack-udp fwd-redirect fwd-bridge (the floor and none\n"
+	  "always run: they are the references)", NULL, 0, 0 },
+	{ "writers", 0, OPT_STRING, offsetof(struct bench_cli, writers), "LIST",
+	  "block nonblock writev io_uring batch1 batch8 batch64 batch256 (batchN:\n"
+	  "N frames per TAPXSUBMIT, tapx only)", NULL, 0, 0 },
+	{ "sizes", 0, OPT_STRING, offsetof(struct bench_cli, sizes), "LIST",
+	  "frame sizes: 64 1500 9000 65535", NULL, 0, 0 },
+	OPTIONS_END,
+};
+
+static const struct bench_cli bench_defaults = { .cpu = -1 };
+
+static int run_bench(const void *opts, int argc, char **argv)
 {
-	char *end;
-	long v = strtol(arg, &end, 10);
-
-	if (*arg == '\0' || *end != '\0' || v < lo || v > hi)
-		return user_error("bench: %s must be %ld..%ld, not '%s'", what, lo, hi, arg);
-	*out = v;
-	return 0;
-}
-
-int cmd_bench(int argc, char **argv)
-{
-	enum { QUICK, FULL, FRAMES, REPS, OUT, VM, CPU, PROGRAMS, WRITERS, SIZES, FRAME, TAPX_DEV,
-	       DRIVERS };
-	struct verb_option opts[] = {
-		[QUICK] = { "quick", false, NULL, 0 },
-		[FULL] = { "full", false, NULL, 0 },
-		[FRAMES] = { "frames", true, NULL, 0 },
-		[REPS] = { "reps", true, NULL, 0 },
-		[OUT] = { "out", true, NULL, 0 },
-		[VM] = { "vm", false, NULL, 0 },
-		[CPU] = { "cpu", true, NULL, 0 },
-		[PROGRAMS] = { "programs", true, NULL, 0 },
-		[WRITERS] = { "writers", true, NULL, 0 },
-		[SIZES] = { "sizes", true, NULL, 0 },
-		[FRAME] = { "frame", true, NULL, 0 },
-		[TAPX_DEV] = { "tapx-dev", true, NULL, 0 },
-		[DRIVERS] = { "drivers", true, NULL, 0 },
-		{ NULL, false, NULL, 0 },
+	const struct bench_cli *c = opts;
+	struct bench_args a = {
+		.programs = c->programs, .writers = c->writers, .sizes = c->sizes,
+		.drivers = c->drivers, .frames = c->frames, .reps = c->reps,
 	};
-	struct bench_args a = { 0 };
 	struct bench_opts o;
-	long cpu = -1;
 	char err[160];
-	int n, ret;
 
-	n = parse_verb_options(argc, argv, bench_usage, opts, &ret);
-	if (n < 0)
-		return ret;
-	if (n > 0)
-		return user_error("bench: unexpected argument '%s'", argv[1]);
+	(void)argc;
+	(void)argv;
 	memset(&o, 0, sizeof(o));
-	o.quick = opts[QUICK].value;
-	o.full = opts[FULL].value;
-	o.vm = opts[VM].value;
+	o.quick = c->quick;
+	o.full = c->full;
+	o.vm = c->vm;
 	o.json = cli.json; /* tap-accel --json bench, or bench --json */
 	o.pretty = cli.pretty;
-	o.out_dir = opts[OUT].value;
+	o.out_dir = c->out;
+	o.udp_frames = c->frame == 1;
+	o.cpu = (int)c->cpu;
 	memcpy(o.dev, bench_default_dev, sizeof(o.dev));
-	if (opts[TAPX_DEV].value)
-		o.dev[DRV_TAPX] = opts[TAPX_DEV].value;
-	if (opts[FRAME].value) {
-		if (bench_name_index(opts[FRAME].value, bench_frame_name, NR_FRAMES) < 0)
-			return user_error("bench: --frame is baseline or udp");
-		o.udp_frames = !strcmp(opts[FRAME].value, "udp");
-	}
-	if ((opts[FRAMES].value &&
-	     (ret = parse_count(opts[FRAMES].value, "--frames", 10, 100000000, &a.frames))) ||
-	    (opts[REPS].value &&
-	     (ret = parse_count(opts[REPS].value, "--reps", 1, BENCH_MAX_REPS, &a.reps))) ||
-	    (opts[CPU].value && (ret = parse_count(opts[CPU].value, "--cpu", 0, CPU_SETSIZE - 1, &cpu))))
-		return ret;
+	if (c->tapx_dev)
+		o.dev[DRV_TAPX] = c->tapx_dev;
 	if (o.quick && o.full)
 		return user_error("bench: --quick and --full exclude each other");
-	o.cpu = (int)cpu;
-	a.programs = opts[PROGRAMS].value;
-	a.writers = opts[WRITERS].value;
-	a.sizes = opts[SIZES].value;
-	a.drivers = opts[DRIVERS].value;
 	if (bench_opts_finish(&o, &a, err, sizeof(err)))
 		return user_error("bench: %s", err);
 	return bench_run(&o);
 }
+
+const struct command bench_cmd = {
+	.name = "bench",
+	.summary = "time per frame on the tap write path, every mode, side by side",
+	.help = "Write N identical frames into a tap, per program, writer and frame size;\n"
+		"report ns per frame (median of the repetitions), Mpps, the ratio to the\n"
+		"/dev/null floor and to stock tun without a program, and what the counters\n"
+		"say happened to the frames. Runs in a private network namespace.\n",
+	.options = bench_options,
+	.opts_size = sizeof(struct bench_cli),
+	.defaults = &bench_defaults,
+	.max_args = 0,
+	.run = run_bench,
+};

@@ -1,48 +1,36 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * clean.c - remove the pins of taps that no longer exist. Their programs
- * went with the tap; the pins keep only maps alive. Pins hold their tap
- * in a devmap the kernel empties when the tap goes (lib/pins.h), so pins
- * of a deleted tap, or of a namespace that is gone, are told apart from a
- * live tap's in any namespace: those are never removed.
+ * clean.c - remove what taps that are gone left: their bindings (the
+ * kernel detached their links when they went; lib/taps.h tells them from
+ * live taps of any namespace), and the pins of older tap-accel instances
+ * whose taps went. With --all, everything tap-accel keeps on the host.
  */
-#include <net/if.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "lib/util.h"
+#include "lib/legacy.h"
+#include "lib/taps.h"
 #include "verbs.h"
 
-static const char clean_usage[] =
-	"Usage: tap-accel clean [IFACE...]\n"
-	"\n"
-	"Remove the pins under " TA_PIN_ROOT "/ of every tap (or only those named)\n"
-	"that is gone: deleted, or gone with its network namespace. Pins of a live\n"
-	"tap are kept, whatever namespace it is in; those of another namespace are\n"
-	"listed.\n";
-
-#define MAX_NAMES 1024
-#define NAME_SIZE (IF_NAMESIZE + 32) /* net:INODE/IFACE */
-
-struct clean {
-	int argc;
-	char **argv;
-	int failed, nr_removed, nr_kept;
-	char removed[MAX_NAMES][NAME_SIZE], kept[MAX_NAMES][NAME_SIZE];
+struct clean_opts {
+	bool all;
 };
 
-static bool wanted(const char *name, int argc, char **argv)
+#define MAX_NAMES 4096
+
+struct cleaned {
+	char (*removed)[80], (*kept)[80];
+	int nr_removed, nr_kept, failed;
+};
+
+static void add_name(char (*list)[80], int *n, const char *name)
 {
-	if (argc == 0)
-		return true;
-	for (int i = 1; i <= argc; i++)
-		if (!strcmp(argv[i], name))
-			return true;
-	return false;
+	if (*n < MAX_NAMES)
+		snprintf(list[(*n)++], 80, "%s", name);
 }
 
-/* Names the JSON lists: "removed" and "kept" (another namespace's). */
-static void list_names(const char *key, char names[][NAME_SIZE], int count)
+static void list_names(const char *key, char (*names)[80], int count)
 {
 	jw_key(&json, key);
 	jw_array_begin(&json);
@@ -51,73 +39,144 @@ static void list_names(const char *key, char names[][NAME_SIZE], int count)
 	jw_array_end(&json);
 }
 
-static int clean_one(const struct ta_pins_entry *en, void *arg)
+/* "IFACE" here, "net:COOKIE/IFACE" elsewhere. */
+static void tap_name(const struct ta_tap_state *st, char *buf, size_t size)
 {
-	struct clean *c = arg;
-	char name[NAME_SIZE], where[48] = "";
-	struct ta_owner o;
-	int owner;
+	if (st->here)
+		snprintf(buf, size, "%s", st->ifname);
+	else
+		snprintf(buf, size, "net:%llu/%s", (unsigned long long)st->key.netns_cookie,
+			 st->ifname);
+}
 
-	if (!wanted(en->ifname, c->argc, c->argv))
-		return 0;
-	if (en->ns)
-		snprintf(where, sizeof(where), " in %s", en->ns);
-	snprintf(name, sizeof(name), "%s%s%s", en->ns ? en->ns : "", en->ns ? "/" : "", en->ifname);
-	/* A folder that cannot be an interface name is nobody's tap. */
-	owner = ta_ifname_valid(en->ifname) ? PINS_STALE : ta_pins_owner(en->dir, en->ifname, &o);
-	/* Another namespace's folder: only a tap known to be gone is ours to
-	 * clean; names mean nothing here. */
-	if (en->ns && owner != PINS_STALE)
-		owner = PINS_FOREIGN;
-	if (owner == PINS_OURS)
-		return 0;
-	if (owner == PINS_FOREIGN || owner == PINS_RENAMED) {
-		if (c->nr_kept < MAX_NAMES)
-			snprintf(c->kept[c->nr_kept++], NAME_SIZE, "%s", name);
+static int clean_bindings(struct ta_plane *pl, int argc, char **argv, struct cleaned *c)
+{
+	struct ta_tap_state *list;
+	struct ta_error e;
+	uint32_t n;
+	char name[80];
+	int err = ta_taps_read(pl, &list, &n);
+
+	if (err)
+		return errno_error(err, "cannot read the bindings");
+	for (uint32_t i = 0; i < n; i++) {
+		const struct ta_tap_state *st = &list[i];
+		bool named = !argc;
+
+		for (int a = 0; a < argc && !named; a++)
+			named = !strcmp(argv[a], st->ifname);
+		if (!named || st->link != TA_LINK_GONE)
+			continue;
+		tap_name(st, name, sizeof(name));
+		if (ta_tap_unbind(pl, &st->key, &e)) {
+			warning(&e);
+			c->failed++;
+			continue;
+		}
+		add_name(c->removed, &c->nr_removed, name);
 		if (!cli.json)
-			printf("kept the pins of %s%s (%s)\n", en->ifname, where,
-			       owner == PINS_RENAMED ? "a tap of this namespace, renamed"
-						     : "a tap in another network namespace");
-		return 0;
+			printf("removed the binding of %s (interface gone)\n", name);
 	}
-	if (owner < 0 || ta_pins_remove(en->dir)) {
-		c->failed++;
-		fprintf(stderr, "tap-accel: cannot remove %s\n", en->dir);
-		return 0;
-	}
-	if (c->nr_removed < MAX_NAMES)
-		snprintf(c->removed[c->nr_removed++], NAME_SIZE, "%s", name);
-	if (!cli.json)
-		printf("removed the pins of %s%s (interface gone)\n", en->ifname, where);
+	free(list);
 	return 0;
 }
 
-int cmd_clean(int argc, char **argv)
+static void clean_legacy(const char *dir, bool alive, void *arg)
 {
-	static struct clean c;
-	struct ta_error e;
-	int n, ret;
+	struct cleaned *c = arg;
+	const char *name = dir + strlen(TA_PIN_ROOT) + 1;
 
-	n = parse_verb_options(argc, argv, clean_usage, NULL, &ret);
-	if (n < 0)
-		return ret;
+	if (alive) {
+		add_name(c->kept, &c->nr_kept, name);
+		if (!cli.json)
+			printf("kept %s: an older tap-accel's program still serves its tap (detach it "
+			       "with 'tap-accel detach IFACE' in its namespace)\n", dir);
+		return;
+	}
+	if (ta_legacy_remove(dir)) {
+		fprintf(stderr, "tap-accel: cannot remove %s\n", dir);
+		c->failed++;
+		return;
+	}
+	add_name(c->removed, &c->nr_removed, name);
+	if (!cli.json)
+		printf("removed %s (an older tap-accel's pins; interface gone)\n", dir);
+}
+
+static int run_clean(const void *opts, int argc, char **argv)
+{
+	const struct clean_opts *o = opts;
+	struct cleaned c = {};
+	struct ta_plane pl;
+	int ret;
+
 	ret = require_admin("clean");
 	if (ret)
 		return ret;
 	if (!ta_bpffs_mounted(TA_BPFFS))
-		return system_error("no bpffs is mounted at %s, so there are no pins to clean", TA_BPFFS);
-	memset(&c, 0, sizeof(c));
-	c.argc = n;
-	c.argv = argv;
-	ret = ta_pins_each(true, clean_one, &c, &e);
-	if (ret)
-		return report_error(&e);
-	if (cli.json) {
+		return system_error("no bpffs is mounted at %s, so there is nothing to clean", TA_BPFFS);
+	if (o->all && argc)
+		return user_error("clean: --all removes everything; name no interface with it");
+	c.removed = calloc(MAX_NAMES, sizeof(*c.removed));
+	c.kept = calloc(MAX_NAMES, sizeof(*c.kept));
+	if (!c.removed || !c.kept) {
+		ret = system_error("out of memory");
+		goto out;
+	}
+	if (o->all) {
+		ret = ta_plane_remove();
+		if (ret) {
+			ret = errno_error(ret, "cannot remove everything under %s", TA_PIN_ROOT);
+			goto out;
+		}
+		ta_legacy_remove(TA_PIN_ROOT); /* and whatever is left, then the folder */
+		if (!cli.json)
+			printf("removed every tap-accel program, link, map and pin under %s\n",
+			       TA_PIN_ROOT);
+		add_name(c.removed, &c.nr_removed, TA_PIN_ROOT);
+	} else {
+		if (ta_plane_exists()) {
+			ret = open_plane(&pl, TA_PLANE_WRITE);
+			if (!ret) {
+				ret = clean_bindings(&pl, argc, argv, &c);
+				ta_plane_close(&pl);
+			}
+		}
+		if (!ret && !argc)
+			ta_legacy_each(clean_legacy, &c);
+	}
+	if (!ret && cli.json) {
 		jw_object_begin(&json);
 		list_names("removed", c.removed, c.nr_removed);
 		list_names("kept", c.kept, c.nr_kept);
 		jw_object_end(&json);
 		jw_end_document(&json);
 	}
-	return c.failed ? EXIT_SYSTEM : EXIT_OK;
+	if (!ret && c.failed)
+		ret = EXIT_SYSTEM;
+out:
+	free(c.removed);
+	free(c.kept);
+	return ret;
 }
+
+static const struct option_spec clean_options[] = {
+	{ "all", 0, OPT_FLAG, offsetof(struct clean_opts, all), NULL,
+	  "remove everything: detach every tap, unload every policy, unpin the\n"
+	  "program (taps pass frames unjudged from then on)", NULL, 0, 0 },
+	OPTIONS_END,
+};
+
+const struct command clean_cmd = {
+	.name = "clean",
+	.args = "[IFACE...]",
+	.summary = "remove what taps that are gone left (--all: everything)",
+	.help = "Remove the bindings of every tap (or those named) that is gone: deleted,\n"
+		"or gone with its network namespace. Live taps keep theirs, in whatever\n"
+		"namespace. The pins of an older tap-accel's instances whose taps went go\n"
+		"too.\n",
+	.options = clean_options,
+	.opts_size = sizeof(struct clean_opts),
+	.max_args = -1,
+	.run = run_clean,
+};

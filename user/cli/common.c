@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * common.c - the global options, the option parser and the error
- * helpers of every verb (see common.h).
+ * common.c - the command and option tables, the global options and the
+ * error helpers of every verb (see common.h).
  */
 #include <errno.h>
 #include <linux/capability.h>
+#include <math.h>
 #include <net/if.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -13,6 +14,8 @@
 
 #include "common.h"
 #include "lib/netns.h"
+#include "lib/policies.h"
+#include "lib/taps.h"
 #include "lib/util.h"
 
 struct cli_options cli;
@@ -38,12 +41,12 @@ static int emit(int code, const char *prefix, const char *msg)
 	return code;
 }
 
-static int vreport(int code, const char *prefix, const char *fmt, va_list ap)
+static int vreport(int code, const char *fmt, va_list ap)
 {
 	char msg[2048];
 
 	vsnprintf(msg, sizeof(msg), fmt, ap);
-	return emit(code, prefix, msg);
+	return emit(code, "tap-accel: ", msg);
 }
 
 int user_error(const char *fmt, ...)
@@ -52,7 +55,7 @@ int user_error(const char *fmt, ...)
 	int code;
 
 	va_start(ap, fmt);
-	code = vreport(EXIT_USER, "tap-accel: ", fmt, ap);
+	code = vreport(EXIT_USER, fmt, ap);
 	va_end(ap);
 	return code;
 }
@@ -63,24 +66,14 @@ int system_error(const char *fmt, ...)
 	int code;
 
 	va_start(ap, fmt);
-	code = vreport(EXIT_SYSTEM, "tap-accel: ", fmt, ap);
-	va_end(ap);
-	return code;
-}
-
-int plain_error(int code, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	code = vreport(code, "", fmt, ap);
+	code = vreport(EXIT_SYSTEM, fmt, ap);
 	va_end(ap);
 	return code;
 }
 
 int report_error(const struct ta_error *e)
 {
-	return emit(e->code, "tap-accel: ", e->text);
+	return emit(e->code, e->located ? "" : "tap-accel: ", e->text);
 }
 
 int errno_error(int err, const char *fmt, ...)
@@ -98,7 +91,7 @@ int errno_error(int err, const char *fmt, ...)
 
 void warning(const struct ta_error *e)
 {
-	fprintf(stderr, "tap-accel: %s\n", e->text);
+	fprintf(stderr, "%s%s\n", e->located ? "" : "tap-accel: ", e->text);
 }
 
 void note(const char *fmt, ...)
@@ -112,131 +105,224 @@ void note(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-/* ---- options ------------------------------------------------------------- */
+/* ---- usage ----------------------------------------------------------------- */
 
-static struct verb_option *find_option(struct verb_option *extra, const char *name, size_t len,
-				       char short_name)
+static const char global_help[] =
+	"Global options, before or after the verb:\n"
+	"  -j, --json        JSON on stdout (errors too: {\"error\": ...})\n"
+	"  -p, --pretty      JSON, indented\n"
+	"  -d, --verbose     libbpf's and the verifier's messages on stderr\n"
+	"  -n, --netns NAME  run in network namespace NAME (ip netns) or PATH\n"
+	"Exit status: 0 ok, 1 wrong command, file or state, 2 system error.\n";
+
+/* "--name METAVAR", as usage shows an option. */
+static void option_words(const struct option_spec *o, char *buf, size_t size)
 {
-	for (; extra && extra->name; extra++)
-		if (short_name ? extra->short_name == short_name
-			       : strlen(extra->name) == len && !strncmp(extra->name, name, len))
-			return extra;
+	int n = o->short_name ? snprintf(buf, size, "-%c, --%s", o->short_name, o->name)
+			      : snprintf(buf, size, "    --%s", o->name);
+
+	if (o->type != OPT_FLAG && n > 0 && (size_t)n < size)
+		snprintf(buf + n, size - n, " %s", o->metavar ? o->metavar : "VALUE");
+}
+
+static void command_usage(const struct command *c, const char *path, FILE *out)
+{
+	char words[64];
+
+	if (c->sub) {
+		char sub[128];
+
+		snprintf(sub, sizeof(sub), "%s %s", path, c->name);
+		commands_usage(c->sub, sub, out);
+		return;
+	}
+	fprintf(out, "Usage: %s %s%s%s%s\n", path, c->name, c->args ? " " : "",
+		c->args ? c->args : "", c->options ? " [OPTIONS]" : "");
+	if (c->help)
+		fprintf(out, "\n%s", c->help);
+	if (c->options) {
+		fputs("\nOptions:\n", out);
+		for (const struct option_spec *o = c->options; o->name; o++) {
+			const char *line = o->help, *nl;
+
+			option_words(o, words, sizeof(words));
+			fprintf(out, "  %-24s ", words);
+			/* the help's own lines, each under the first */
+			while ((nl = strchr(line, '\n'))) {
+				fprintf(out, "%.*s\n  %-24s ", (int)(nl - line), line, "");
+				line = nl + 1;
+			}
+			fprintf(out, "%s\n", line);
+		}
+	}
+	fprintf(out, "\n%s", global_help);
+}
+
+void commands_usage(const struct command *const *cmds, const char *path, FILE *out)
+{
+	fprintf(out, "Usage: %s [GLOBAL OPTIONS] VERB [ARGS] [OPTIONS]\n\nVerbs:\n", path);
+	for (; *cmds; cmds++)
+		fprintf(out, "  %-10s %s\n", (*cmds)->name, (*cmds)->summary);
+	fprintf(out, "\n'%s VERB --help' says more of each.\n\n%s", path, global_help);
+}
+
+/* ---- options ---------------------------------------------------------------- */
+
+/* The options every verb takes, wherever they stand. */
+enum { G_JSON, G_PRETTY, G_VERBOSE, G_NETNS, G_VERSION };
+
+static const struct option_spec global_opts[] = {
+	[G_JSON] = { "json", 'j', OPT_FLAG, 0, NULL, NULL, NULL, 0, 0 },
+	[G_PRETTY] = { "pretty", 'p', OPT_FLAG, 0, NULL, NULL, NULL, 0, 0 },
+	[G_VERBOSE] = { "verbose", 'd', OPT_FLAG, 0, NULL, NULL, NULL, 0, 0 },
+	[G_NETNS] = { "netns", 'n', OPT_STRING, 0, "NAME", NULL, NULL, 0, 0 },
+	[G_VERSION] = { "version", 'V', OPT_FLAG, 0, NULL, NULL, NULL, 0, 0 },
+	OPTIONS_END,
+};
+
+static const struct option_spec *find_option(const struct option_spec *opts, const char *name,
+					     size_t len, char short_name)
+{
+	for (; opts && opts->name; opts++)
+		if (short_name ? opts->short_name == short_name
+			       : strlen(opts->name) == len && !strncmp(opts->name, name, len))
+			return opts;
 	return NULL;
 }
 
-/* The options every verb takes, wherever they stand. */
-static struct verb_option global[] = {
-	{ "json", false, NULL, 'j' },
-	{ "pretty", false, NULL, 'p' },
-	{ "verbose", false, NULL, 'd' },
-	{ "netns", true, NULL, 'n' },
-	{ NULL, false, NULL, 0 },
-};
-
-/* A global option was given: apply it now (--netns before anything
- * looks at interfaces). 0 or an exit code. */
-static int apply_global(struct verb_option *o)
+/* A global option was given: apply it now (--netns before anything looks
+ * at interfaces). 0 or an exit code. */
+static int apply_global(const struct option_spec *o, const char *value, bool *version)
 {
 	struct ta_error e;
 
-	if (o == &global[0])
+	switch (o - global_opts) {
+	case G_JSON:
 		cli.json = true;
-	else if (o == &global[1])
+		break;
+	case G_PRETTY:
 		cli.json = cli.pretty = true;
-	else if (o == &global[2])
+		break;
+	case G_VERBOSE:
 		cli.verbose = true;
-	else if (o == &global[3] && ta_netns_enter(o->value, &e))
-		return report_error(&e);
+		break;
+	case G_NETNS:
+		if (ta_netns_enter(value, &e))
+			return report_error(&e);
+		break;
+	case G_VERSION:
+		if (!version)
+			return user_error("--version goes before the verb");
+		*version = true;
+		break;
+	}
 	return 0;
 }
 
-/* One "--name[=value]" or "-x [value]"; 0, -1 (help shown) or an exit
- * code (error shown). `verb` names the verb in errors, NULL before it. */
-static int parse_one(int argc, char **argv, int *i, const char *verb, const char *usage_text,
-		     struct verb_option *extra)
+/* Store the value of a verb's option. 0 or an exit code. */
+static int store(const struct option_spec *o, const char *verb, const char *value, void *opts)
 {
-	const char *arg = argv[*i], *name = arg + 2, *eq = NULL;
+	char *dst = (char *)opts + o->offset, *end;
+	double v;
+
+	switch (o->type) {
+	case OPT_FLAG:
+		*(bool *)dst = true;
+		return 0;
+	case OPT_STRING:
+		*(const char **)dst = value;
+		return 0;
+	case OPT_CHOICE:
+		for (const struct opt_choice *c = o->choices; c->word; c++)
+			if (!strcmp(c->word, value)) {
+				*(int *)dst = c->value;
+				return 0;
+			}
+		{
+			char words[256] = "";
+			size_t n = 0;
+
+			for (const struct opt_choice *c = o->choices; c->word; c++)
+				n += snprintf(words + n, sizeof(words) - n, "%s%s",
+					      n ? (c[1].word ? ", " : " or ") : "", c->word);
+			return user_error("%s: --%s is %s, not '%s'", verb, o->name, words, value);
+		}
+	case OPT_NUMBER:
+	case OPT_COUNT:
+		v = strtod(value, &end);
+		if (!*value || *end || isnan(v) || v < o->min || v > o->max ||
+		    (o->type == OPT_COUNT && v != floor(v)))
+			return user_error("%s: --%s expects %s from %g to %g, not '%s'", verb,
+					  o->name, o->type == OPT_COUNT ? "a whole number" : "a number",
+					  o->min, o->max, value);
+		if (o->type == OPT_COUNT)
+			*(long *)dst = (long)v;
+		else
+			*(double *)dst = v;
+		return 0;
+	}
+	return 0;
+}
+
+/* One "--name[=value]" or "-x [value]" at argv[*i]; 0, -1 (help shown) or
+ * an exit code (error shown). */
+static int parse_one(int argc, char **argv, int *i, const struct command *c, const char *path,
+		     void *opts, bool *version)
+{
+	const char *arg = argv[*i], *name = arg + 2, *eq = NULL, *value = NULL;
+	const char *verb = c ? c->name : NULL;
 	bool is_long = arg[1] == '-';
 	char short_name = is_long || arg[2] ? 0 : arg[1];
+	const struct option_spec *o = NULL;
 	size_t len = 0;
-	struct verb_option *o = NULL;
+	bool global;
 
-	if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
-		fputs(usage_text, stdout);
+	if (!strcmp(arg, "-h") || !strcmp(arg, "--help"))
 		return -1;
-	}
 	if (is_long) {
 		eq = strchr(name, '=');
 		len = eq ? (size_t)(eq - name) : strlen(name);
 	}
 	if (is_long || short_name) {
-		o = find_option(global, name, len, short_name);
-		if (!o)
-			o = find_option(extra, name, len, short_name);
+		o = find_option(global_opts, name, len, short_name);
+		if (!o && c)
+			o = find_option(c->options, name, len, short_name);
 	}
 	if (!o) {
 		if (verb)
-			user_error("%s: unknown option '%s'", verb, arg);
+			user_error("%s: unknown option '%s'; see %s %s --help", verb, arg, path, verb);
 		else
-			user_error("unknown option '%s'", arg);
-		fputs(usage_text, stderr);
+			user_error("unknown option '%s'; see %s --help", arg, path);
 		return EXIT_USER;
 	}
-	if (!o->has_value) {
-		o->value = "";
+	global = o >= global_opts && o < global_opts + sizeof(global_opts) / sizeof(global_opts[0]);
+	if (o->type == OPT_FLAG) {
 		if (eq)
-			return verb ? user_error("%s: option --%s takes no value", verb, o->name)
-				    : user_error("option --%s takes no value", o->name);
+			return user_error("%s%soption --%s takes no value", verb ? verb : "",
+					  verb ? ": " : "", o->name);
 	} else if (eq) {
-		o->value = eq + 1;
+		value = eq + 1;
 	} else if (*i + 1 < argc) {
-		o->value = argv[++*i];
+		value = argv[++*i];
 	} else {
-		return verb ? user_error("%s: option --%s needs a value", verb, o->name)
-			    : user_error("option --%s needs a value", o->name);
+		return user_error("%s%soption --%s needs a value (%s)", verb ? verb : "",
+				  verb ? ": " : "", o->name, o->metavar ? o->metavar : "VALUE");
 	}
-	return o >= global && o < global + sizeof(global) / sizeof(global[0]) ? apply_global(o) : 0;
+	if (global)
+		return apply_global(o, value, version);
+	return store(o, verb, value, opts);
 }
 
-int parse_verb_options(int argc, char **argv, const char *usage, struct verb_option *extra,
-		       int *exit_code)
-{
-	bool options_done = false;
-	int npos = 0;
-
-	for (int i = 1; i < argc; i++) {
-		int ret;
-
-		if (options_done || argv[i][0] != '-' || !argv[i][1]) {
-			argv[++npos] = argv[i];
-			continue;
-		}
-		if (!strcmp(argv[i], "--")) {
-			options_done = true;
-			continue;
-		}
-		ret = parse_one(argc, argv, &i, argv[0], usage, extra);
-		if (ret) {
-			*exit_code = ret < 0 ? EXIT_OK : ret;
-			return -1;
-		}
-	}
-	if (cli.json)
-		jw_init(&json, stdout, cli.pretty);
-	return npos;
-}
-
-int parse_global_options(int argc, char **argv, const char *usage, struct verb_option *extra,
-			 int *exit_code)
+int parse_global_options(int argc, char **argv, bool *version, int *exit_code)
 {
 	int i;
 
 	for (i = 1; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
-		int ret = parse_one(argc, argv, &i, NULL, usage, extra);
+		int ret = parse_one(argc, argv, &i, NULL, "tap-accel", NULL, version);
 
 		if (ret) {
 			*exit_code = ret < 0 ? EXIT_OK : ret;
-			return -1;
+			return ret < 0 ? -2 : -1;
 		}
 	}
 	if (cli.json)
@@ -244,17 +330,69 @@ int parse_global_options(int argc, char **argv, const char *usage, struct verb_o
 	return i;
 }
 
-/* ---- what verbs check ------------------------------------------------------ */
-
-int require_interface(const char *ifname, unsigned int *ifindex)
+static const struct command *find_command(const struct command *const *cmds, const char *name)
 {
-	if (ta_ifname_valid(ifname))
-		return user_error("'%s' is not a valid interface name", ifname);
-	*ifindex = if_nametoindex(ifname);
-	if (!*ifindex)
-		return user_error("interface %s not found; list interfaces with 'ip link'", ifname);
-	return 0;
+	for (; *cmds; cmds++)
+		if (!strcmp((*cmds)->name, name))
+			return *cmds;
+	return NULL;
 }
+
+int command_dispatch(const struct command *const *cmds, const char *path, int argc,
+		     char **argv)
+{
+	const struct command *c;
+	bool done = false;
+	char sub[128];
+	void *opts;
+	int npos = 0, ret = 0;
+
+	if (argc < 1 || !strcmp(argv[0], "--help") || !strcmp(argv[0], "-h")) {
+		commands_usage(cmds, path, argc < 1 ? stderr : stdout);
+		return argc < 1 ? EXIT_USER : EXIT_OK;
+	}
+	c = find_command(cmds, argv[0]);
+	if (!c)
+		return user_error("%s: unknown verb '%s'; see %s --help", path, argv[0], path);
+	if (c->sub) {
+		snprintf(sub, sizeof(sub), "%s %s", path, c->name);
+		return command_dispatch(c->sub, sub, argc - 1, argv + 1);
+	}
+	opts = calloc(1, c->opts_size ?: 1);
+	if (!opts)
+		return system_error("out of memory");
+	if (c->defaults)
+		memcpy(opts, c->defaults, c->opts_size);
+	/* options anywhere; "--" ends them; positionals move to argv[1..] */
+	for (int i = 1; i < argc && !ret; i++) {
+		if (done || argv[i][0] != '-' || !argv[i][1]) {
+			argv[++npos] = argv[i];
+			continue;
+		}
+		if (!strcmp(argv[i], "--")) {
+			done = true;
+			continue;
+		}
+		ret = parse_one(argc, argv, &i, c, path, opts, NULL);
+	}
+	if (ret < 0) {
+		command_usage(c, path, stdout);
+		ret = EXIT_OK;
+	} else if (!ret && (npos < c->min_args || (c->max_args >= 0 && npos > c->max_args))) {
+		ret = user_error("%s: expected %s%s; see %s %s --help", c->name,
+				 c->args ? c->args : "no arguments",
+				 npos > c->max_args && c->max_args >= 0 ? ", got more" : "", path,
+				 c->name);
+	} else if (!ret) {
+		if (cli.json)
+			jw_init(&json, stdout, cli.pretty);
+		ret = c->run(opts, npos, argv + 1);
+	}
+	free(opts);
+	return ret;
+}
+
+/* ---- what verbs check ------------------------------------------------------ */
 
 int require_admin(const char *verb)
 {
@@ -267,25 +405,56 @@ int require_admin(const char *verb)
 			    verb);
 }
 
-int open_pinned(const char *ifname, struct ta_pins *p)
+int open_plane(struct ta_plane *pl, enum ta_plane_access how)
 {
 	struct ta_error e;
-	int ret = ta_pins_open(ifname, p, &e);
+	bool mounted;
+	int ret = ta_plane_open(pl, how, &mounted, &e);
 
-	return ret ? report_error(&e) : 0;
+	if (mounted)
+		note("mounted a bpffs at %s (the pins live there; it lasts as long as this mount "
+		     "namespace)", TA_BPFFS);
+	if (ret)
+		return report_error(&e);
+	if (pl->created)
+		note("loaded the tap-accel program (%s) and pinned it under %s", ta_plane_variant(),
+		     TA_PIN_ROOT);
+	return 0;
+}
+
+int find_tap(const struct ta_plane *pl, const char *ifname, struct ta_tap_state *st)
+{
+	struct ta_tap_key key;
+	int err;
+
+	if (ta_ifname_valid(ifname))
+		return user_error("'%s' is not a valid interface name", ifname);
+	if (ta_tap_key_of(pl, ifname, &key))
+		return user_error("interface %s not found; list interfaces with 'ip link'", ifname);
+	err = ta_tap_read(pl, &key, st);
+	if (err == -ENOENT)
+		return user_error("%s is not bound to a policy; bind it with 'tap-accel attach %s'",
+				  ifname, ifname);
+	if (err)
+		return errno_error(err, "cannot read the binding of %s", ifname);
+	return 0;
 }
 
 /* ---- formatting ------------------------------------------------------------ */
 
-const char *ifname_of(uint32_t ifindex, char *buf)
-{
-	if (!if_indextoname(ifindex, buf))
-		snprintf(buf, IF_NAMESIZE, "#%u", ifindex);
-	return buf;
-}
-
 const char *digest_hex(uint64_t digest, char *buf)
 {
 	snprintf(buf, 17, "%016llx", (unsigned long long)digest);
+	return buf;
+}
+
+const char *policy_name_of(const struct ta_plane *pl, uint32_t index, char buf[TA_POLICY_NAME_LEN])
+{
+	const char *name = ta_policy_name(pl, index);
+
+	if (name[0])
+		snprintf(buf, TA_POLICY_NAME_LEN, "%s", name);
+	else
+		snprintf(buf, TA_POLICY_NAME_LEN, "#%u", index);
 	return buf;
 }

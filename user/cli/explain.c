@@ -18,16 +18,6 @@
 
 #define FRAME_MAX 16384
 
-static const char explain_usage[] =
-	"Usage: tap-accel policy explain FILE --frame HEX [--json]\n"
-	"\n"
-	"What the policy in FILE does with one frame the guest writes, and "
-	"why:\n"
-	"the parse result, the guard's verdict, the first matching rule (its\n"
-	"line in FILE) or the default, and the XDP verdict. HEX is the frame\n"
-	"from its Ethernet header on, as hex digits (blanks and ':' ignored).\n"
-	"Works without the kernel; the rate limit is not applied.\n";
-
 /* "0a:1b 2c..." into bytes; the count, or -1 if not an even run of hex
  * digits. */
 static int hex_decode(const char *hex, uint8_t *out, size_t max)
@@ -215,23 +205,24 @@ static void print_json(const struct explained *e)
 	jw_end_document(&json);
 }
 
+struct explain_opts {
+	const char *frame;
+};
+
 static int explain(const char *file, const char *hex)
 {
 	static uint8_t frame[FRAME_MAX];
 	static struct explained e;
 	struct ta_policy_spec spec;
-	char err[512];
-	int n, ret;
+	struct ta_error err;
+	int n;
 
 	n = hex_decode(hex, frame, sizeof(frame));
 	if (n < 0)
-		return user_error("policy explain: --frame expects an even "
-				  "number of hex digits (at most %d bytes)",
-				  FRAME_MAX);
-	ret = ta_policy_parse_file(file, &spec, err, sizeof(err));
-	if (ret)
-		return plain_error(ret == -EINVAL || ret == -ENOENT ? EXIT_USER : EXIT_SYSTEM,
-				   "%s", err);
+		return user_error("policy explain: --frame expects an even number of hex digits "
+				  "(at most %d bytes)", FRAME_MAX);
+	if (ta_policy_parse_file(file, &spec, &err))
+		return report_error(&err);
 	memset(&e, 0, sizeof(e));
 	e.file = file;
 	e.spec = &spec;
@@ -251,19 +242,35 @@ static int explain(const char *file, const char *hex)
 	return EXIT_OK;
 }
 
-int cmd_policy_explain(int argc, char **argv)
+static int run_explain(const void *opts, int argc, char **argv)
 {
-	struct verb_option opts[] = {{"frame", true, NULL, 0 },
-				     {NULL, false, NULL, 0 }};
-	int n, ret;
+	const struct explain_opts *o = opts;
 
-	n = parse_verb_options(argc, argv, explain_usage, opts, &ret);
-	if (n < 0)
-		return ret;
-	if (n != 1 || !opts[0].value) {
-		user_error("policy explain: expected FILE and --frame HEX");
-		fputs(explain_usage, stderr);
-		return EXIT_USER;
-	}
-	return explain(argv[1], opts[0].value);
+	(void)argc;
+	if (!o->frame)
+		return user_error("policy explain: --frame HEX is needed; see tap-accel policy "
+				  "explain --help");
+	return explain(argv[0], o->frame);
 }
+
+static const struct option_spec explain_options[] = {
+	{ "frame", 0, OPT_STRING, offsetof(struct explain_opts, frame), "HEX",
+	  "the frame, from its Ethernet header on, as hex digits (blanks and ':'\n"
+	  "are ignored)", NULL, 0, 0 },
+	OPTIONS_END,
+};
+
+const struct command explain_cmd = {
+	.name = "explain",
+	.args = "FILE",
+	.summary = "what a policy file does with one frame, and why (no kernel needed)",
+	.help = "What the policy in FILE does with one frame the guest writes, and why:\n"
+		"the parse result, the guard's verdict, the first matching rule (its\n"
+		"line in FILE) or the default, and the XDP verdict. The rate limit is\n"
+		"not applied.\n",
+	.options = explain_options,
+	.opts_size = sizeof(struct explain_opts),
+	.min_args = 1,
+	.max_args = 1,
+	.run = run_explain,
+};

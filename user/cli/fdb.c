@@ -2,41 +2,129 @@
 /*
  * fdb.c - the forwarding table of one tap: destination MAC -> egress
  * interface, used by the 'forward' action. Changes here last until the
- * next 'policy load', which makes the fdb that of the file.
+ * tap's policy is loaded again, which makes its fdb that of the policy.
  */
-#include <bpf/bpf.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "lib/fdb.h"
 #include "lib/policy_parse.h"
+#include "lib/ports.h"
+#include "lib/taps.h"
 #include "verbs.h"
 
-static const char fdb_usage[] =
-	"Usage: tap-accel fdb add IFACE MAC DEV\n"
-	"       tap-accel fdb del IFACE MAC\n"
-	"       tap-accel fdb list IFACE\n"
-	"\n"
-	"Frames from IFACE with destination MAC that a 'forward' rule (or default)\n"
-	"takes are redirected to DEV; unknown, broadcast and multicast destinations\n"
-	"go to the stack.\n";
-
-static void print_fdb(const struct ta_maps *maps)
+static int parse_mac_arg(const char *s, uint8_t mac[6])
 {
-	struct ta_mac key, next;
-	char mac[18], dev[IF_NAMESIZE];
-	void *prev = NULL;
-	__u32 ifindex;
+	if (ta_parse_mac(s, mac))
+		return user_error("'%s' is not a MAC address; expected one like 52:54:00:12:34:56", s);
+	return 0;
+}
 
+/* The plane and the binding of IFACE, for a verb that changes it or not. */
+static int open_tap(struct ta_plane *pl, const char *verb, bool write, const char *ifname,
+		    struct ta_tap_state *st)
+{
+	int ret = write ? require_admin(verb) : 0;
+
+	if (!ret)
+		ret = open_plane(pl, write ? TA_PLANE_WRITE : TA_PLANE_READ);
+	if (ret)
+		return ret;
+	ret = find_tap(pl, ifname, st);
+	if (ret)
+		ta_plane_close(pl);
+	return ret;
+}
+
+static int run_add(const void *opts, int argc, char **argv)
+{
+	const char *dev = argv[argc - 1];
+	struct ta_tap_state st;
+	struct ta_plane pl;
+	uint8_t mac[6];
+	uint32_t port;
+	int ret, err;
+
+	(void)opts;
+	/* "fdb add IFACE MAC dev DEV" reads like the policy file: taken too */
+	if (argc == 4 && strcmp(argv[2], "dev"))
+		return user_error("fdb add: expected IFACE MAC DEV");
+	ret = parse_mac_arg(argv[1], mac);
+	if (ret)
+		return ret;
+	if (mac[0] & 1)
+		return user_error("%s is a group address; the fdb forwards unicast destinations only",
+				  argv[1]);
+	if (!if_nametoindex(dev))
+		return user_error("interface %s not found; list interfaces with 'ip link'", dev);
+	ret = open_tap(&pl, "fdb", true, argv[0], &st);
+	if (ret)
+		return ret;
+	err = ta_port_get(&pl, if_nametoindex(dev), &port);
+	err = err ?: ta_fdb_add(&pl, st.tap.id, mac, port);
+	ta_plane_close(&pl);
+	if (err == -E2BIG || err == -ENOSPC)
+		return user_error("the fdb is full");
+	if (err)
+		return errno_error(err, "cannot add the fdb entry");
+	if (!cli.json)
+		printf("fdb %s dev %s added\n", argv[1], dev);
+	return EXIT_OK;
+}
+
+static int run_del(const void *opts, int argc, char **argv)
+{
+	struct ta_tap_state st;
+	struct ta_plane pl;
+	uint8_t mac[6];
+	int ret, err;
+
+	(void)opts;
+	(void)argc;
+	ret = parse_mac_arg(argv[1], mac);
+	if (!ret)
+		ret = open_tap(&pl, "fdb", true, argv[0], &st);
+	if (ret)
+		return ret;
+	err = ta_fdb_del(&pl, st.tap.id, mac);
+	if (!err)
+		ta_ports_prune(&pl);
+	ta_plane_close(&pl);
+	if (err == -ENOENT)
+		return user_error("%s has no fdb entry for %s", argv[0], argv[1]);
+	if (err)
+		return errno_error(err, "cannot delete the fdb entry");
+	if (!cli.json)
+		printf("fdb %s deleted\n", argv[1]);
+	return EXIT_OK;
+}
+
+static int run_list(const void *opts, int argc, char **argv)
+{
+	static struct ta_mac macs[TA_MAX_FDB];
+	static uint32_t ports[TA_MAX_FDB];
+	char mac[18], dev[64];
+	struct ta_tap_state st;
+	struct ta_plane pl;
+	uint32_t nr, ifindex;
+	int ret, err;
+
+	(void)opts;
+	(void)argc;
+	ret = open_tap(&pl, "fdb", false, argv[0], &st);
+	if (ret)
+		return ret;
+	err = ta_fdb_read(&pl, st.tap.id, macs, ports, TA_MAX_FDB, &nr);
+	if (err) {
+		ta_plane_close(&pl);
+		return errno_error(err, "cannot read the fdb of %s", argv[0]);
+	}
 	if (cli.json)
 		jw_array_begin(&json);
-	while (!bpf_map_get_next_key(maps->ta_fdb, prev, &next)) {
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(maps->ta_fdb, &key, &ifindex))
-			continue; /* deleted meanwhile */
-		ta_format_mac(key.addr, mac);
-		ifname_of(ifindex, dev);
+	for (uint32_t i = 0; i < nr; i++) {
+		ta_format_mac(macs[i].addr, mac);
+		ta_port_name(&pl, ports[i], dev, &ifindex);
 		if (cli.json) {
 			jw_object_begin(&json);
 			jw_kv_string(&json, "mac", mac);
@@ -47,94 +135,45 @@ static void print_fdb(const struct ta_maps *maps)
 			printf("fdb %s dev %s\n", mac, dev);
 		}
 	}
-	if (cli.json)
+	if (cli.json) {
 		jw_array_end(&json);
-}
-
-static int parse_mac_arg(const char *s, uint8_t mac[6])
-{
-	if (ta_parse_mac(s, mac))
-		return user_error("'%s' is not a MAC address; expected one like 52:54:00:12:34:56", s);
-	return 0;
-}
-
-static int fdb_add(struct ta_pins *p, const char *mac_arg, const char *dev)
-{
-	unsigned int ifindex;
-	uint8_t mac[6];
-	int ret, err;
-
-	ret = parse_mac_arg(mac_arg, mac);
-	if (!ret)
-		ret = require_interface(dev, &ifindex);
-	if (ret)
-		return ret;
-	if (mac[0] & 1)
-		return user_error("%s is a group address; the fdb forwards unicast destinations only",
-				  mac_arg);
-	err = ta_fdb_add(&p->maps, mac, ifindex);
-	if (err == -E2BIG || err == -ENOSPC)
-		return user_error("the fdb is full (%d entries)", TA_MAX_FDB);
-	if (err)
-		return errno_error(err, "cannot add the fdb entry");
-	if (!cli.json)
-		printf("fdb %s dev %s added\n", mac_arg, dev);
+		jw_end_document(&json);
+	}
+	ta_plane_close(&pl);
 	return EXIT_OK;
 }
 
-static int fdb_del(struct ta_pins *p, const char *ifname, const char *mac_arg)
-{
-	uint8_t mac[6];
-	int ret, err;
+static const struct command add_cmd = {
+	.name = "add",
+	.args = "IFACE MAC DEV",
+	.summary = "frames from IFACE to unicast MAC that 'forward' takes go out of DEV",
+	.min_args = 3,
+	.max_args = 4,
+	.run = run_add,
+};
 
-	ret = parse_mac_arg(mac_arg, mac);
-	if (ret)
-		return ret;
-	err = ta_fdb_del(&p->maps, mac);
-	if (err == -ENOENT)
-		return user_error("%s has no fdb entry for %s", ifname, mac_arg);
-	if (err)
-		return errno_error(err, "cannot delete the fdb entry");
-	if (!cli.json)
-		printf("fdb %s deleted\n", mac_arg);
-	return EXIT_OK;
-}
+static const struct command del_cmd = {
+	.name = "del",
+	.args = "IFACE MAC",
+	.summary = "remove IFACE's entry for MAC",
+	.min_args = 2,
+	.max_args = 2,
+	.run = run_del,
+};
 
-int cmd_fdb(int argc, char **argv)
-{
-	unsigned int ifindex;
-	struct ta_pins p;
-	int n, ret;
+static const struct command list_cmd = {
+	.name = "list",
+	.args = "IFACE",
+	.summary = "IFACE's entries",
+	.min_args = 1,
+	.max_args = 1,
+	.run = run_list,
+};
 
-	n = parse_verb_options(argc, argv, fdb_usage, NULL, &ret);
-	if (n < 0)
-		return ret;
-	/* "fdb add IFACE MAC dev DEV" reads like the policy file: accept it. */
-	if (n == 5 && !strcmp(argv[1], "add") && !strcmp(argv[4], "dev")) {
-		argv[4] = argv[5];
-		n = 4;
-	}
-	if (!((n == 4 && !strcmp(argv[1], "add")) || (n == 3 && !strcmp(argv[1], "del")) ||
-	      (n == 2 && !strcmp(argv[1], "list")))) {
-		user_error("fdb: expected add IFACE MAC DEV, del IFACE MAC or list IFACE");
-		fputs(fdb_usage, stderr);
-		return EXIT_USER;
-	}
-	if (strcmp(argv[1], "list") &&
-	    ((ret = require_interface(argv[2], &ifindex)) || (ret = require_admin("fdb"))))
-		return ret;
-	ret = open_pinned(argv[2], &p);
-	if (ret)
-		return ret;
-	if (!strcmp(argv[1], "add")) {
-		ret = fdb_add(&p, argv[3], argv[4]);
-	} else if (!strcmp(argv[1], "del")) {
-		ret = fdb_del(&p, argv[2], argv[3]);
-	} else {
-		print_fdb(&p.maps);
-		if (cli.json)
-			jw_end_document(&json);
-	}
-	ta_pins_close(&p);
-	return ret;
-}
+static const struct command *const fdb_cmds[] = { &add_cmd, &del_cmd, &list_cmd, NULL };
+
+const struct command fdb_cmd = {
+	.name = "fdb",
+	.summary = "a tap's forwarding table (the 'forward' action): add, del, list",
+	.sub = fdb_cmds,
+};

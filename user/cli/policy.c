@@ -1,34 +1,23 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * policy.c - policy check (the file alone, no kernel), policy load (into an
- * attached instance, atomically for the rules) and policy show.
+ * policy.c - the policy verbs: check (the file alone, no kernel), load (a
+ * new policy, or a new version for every tap bound to it at once), show,
+ * list, unload; explain is explain.c's.
  */
 #include <arpa/inet.h>
-#include <bpf/bpf.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "lib/policy_decode.h"
+#include "lib/fdb.h"
+#include "lib/policies.h"
 #include "lib/policy_parse.h"
+#include "lib/ports.h"
+#include "lib/taps.h"
 #include "verbs.h"
-
-static const char policy_usage[] =
-	"Usage: tap-accel policy check FILE\n"
-	"       tap-accel policy load IFACE FILE\n"
-	"       tap-accel policy show IFACE\n"
-	"       tap-accel policy explain FILE --frame HEX\n"
-	"\n"
-	"check  validate a policy file (syntax, limits, duplicates) without the kernel\n"
-	"load   make IFACE's rules, default, guard, rate and fdb those of FILE; the\n"
-	"       rules change atomically: every frame sees all of the old or all of\n"
-	"       the new policy\n"
-	"show   what IFACE runs now\n"
-	"explain  what FILE does with one frame, and why (no kernel needed)\n"
-	"\n"
-	"The language is described in docs/policy.md.\n";
 
 static double now_ms(void)
 {
@@ -38,110 +27,7 @@ static double now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-static int parse_file(const char *file, struct ta_policy_spec *spec)
-{
-	char err[512];
-	int ret = ta_policy_parse_file(file, spec, err, sizeof(err));
-
-	if (!ret)
-		return 0;
-	/* FILE:LINE:COL first, as compilers do, so editors can jump there. */
-	return plain_error(ret == -EINVAL || ret == -ENOENT || ret == -EISDIR ? EXIT_USER : EXIT_SYSTEM,
-			   "%s", err);
-}
-
-static int resolve(const char *file, const struct ta_srcpos *pos, const char *dev,
-		   uint32_t *ifindex)
-{
-	*ifindex = if_nametoindex(dev);
-	if (*ifindex)
-		return 0;
-	if (pos->line)
-		return plain_error(EXIT_USER, "%s:%d:%d: interface %s not found", file, pos->line,
-				   pos->col, dev);
-	return plain_error(EXIT_USER, "%s: interface %s not found", file, dev);
-}
-
-int policy_read(const char *file, struct ta_policy_spec *spec)
-{
-	struct ta_srcpos nowhere = { 0 };
-	int ret = parse_file(file, spec);
-
-	for (uint32_t i = 0; !ret && i < spec->nr_rules; i++) {
-		struct ta_rule_spec *r = &spec->rules[i];
-
-		if (r->action == TA_ACT_REDIRECT)
-			ret = resolve(file, &r->pos, r->redirect_dev, &r->ifindex);
-	}
-	for (uint32_t i = 0; !ret && i < spec->nr_fdb; i++)
-		ret = resolve(file, &spec->fdb[i].pos, spec->fdb[i].dev, &spec->fdb[i].ifindex);
-	if (!ret && spec->default_action == TA_ACT_REDIRECT)
-		ret = resolve(file, &nowhere, spec->default_dev, &spec->default_ifindex);
-	if (ret)
-		ta_policy_spec_free(spec);
-	return ret;
-}
-
-static bool fdb_in_spec(const struct ta_policy_spec *spec, const uint8_t mac[6])
-{
-	for (uint32_t i = 0; i < spec->nr_fdb; i++)
-		if (!memcmp(spec->fdb[i].mac, mac, 6))
-			return true;
-	return false;
-}
-
-/* Make the fdb equal to the file's: add its entries, then drop the rest. */
-static int sync_fdb(const struct ta_maps *maps, const struct ta_policy_spec *spec)
-{
-	static struct ta_mac stale[TA_MAX_FDB];
-	struct ta_mac key, next;
-	uint32_t nr_stale = 0;
-	void *prev = NULL;
-	int err;
-
-	for (uint32_t i = 0; i < spec->nr_fdb; i++) {
-		err = ta_fdb_add(maps, spec->fdb[i].mac, spec->fdb[i].ifindex);
-		if (err)
-			return err;
-	}
-	while (nr_stale < TA_MAX_FDB && !bpf_map_get_next_key(maps->ta_fdb, prev, &next)) {
-		if (!fdb_in_spec(spec, next.addr))
-			stale[nr_stale++] = next;
-		key = next;
-		prev = &key;
-	}
-	for (uint32_t i = 0; i < nr_stale; i++) {
-		err = ta_fdb_del(maps, stale[i].addr);
-		if (err && err != -ENOENT)
-			return err;
-	}
-	return 0;
-}
-
-int policy_apply(const char *ifname, const struct ta_maps *maps,
-		 const struct ta_policy_spec *spec)
-{
-	int err;
-
-	err = sync_fdb(maps, spec);
-	if (err)
-		return errno_error(err, "cannot write the fdb of %s", ifname);
-	err = ta_policy_install(maps, spec);
-	if (err == -E2BIG || err == -ENOSPC)
-		return user_error("the rules do not fit the program's maps (%s); split or simplify them",
-				  strerror(-err));
-	if (err)
-		return errno_error(err, "cannot install the rules on %s", ifname);
-	err = ta_guard_install(maps, &spec->guard);
-	if (err)
-		return errno_error(err, "cannot install the guard on %s", ifname);
-	err = ta_rate_install(maps, &spec->rate);
-	if (err)
-		return errno_error(err, "cannot install the rate limit on %s", ifname);
-	return EXIT_OK;
-}
-
-/* ---- check ------------------------------------------------------------ */
+/* ---- a spec as JSON --------------------------------------------------------- */
 
 /* "53" or "1000-2000", as in the policy file. */
 static const char *port_range(uint16_t lo, uint16_t hi, char *buf)
@@ -193,7 +79,8 @@ static void json_action(const char *key, uint32_t action, const char *dev)
 	jw_object_end(&json);
 }
 
-static void json_guard(const struct ta_guard_spec *g)
+/* A guard as JSON: flags, MAC, addresses. Also status's. */
+void json_guard(const struct ta_guard_spec *g)
 {
 	char buf[64];
 
@@ -242,24 +129,28 @@ static void json_spec(const struct ta_policy_spec *spec)
 	jw_array_end(&json);
 }
 
-static int policy_check(const char *file)
+/* ---- check ------------------------------------------------------------ */
+
+static int run_check(const void *opts, int argc, char **argv)
 {
 	struct ta_policy_spec spec;
+	struct ta_error e;
 	char hex[20];
-	int ret = parse_file(file, &spec);
 
-	if (ret)
-		return ret;
+	(void)opts;
+	(void)argc;
+	if (ta_policy_parse_file(argv[0], &spec, &e))
+		return report_error(&e);
 	if (cli.json) {
 		jw_object_begin(&json);
-		jw_kv_string(&json, "file", file);
+		jw_kv_string(&json, "file", argv[0]);
 		jw_kv_bool(&json, "ok", true);
 		jw_kv_string(&json, "digest", digest_hex(spec.digest, hex));
 		json_spec(&spec);
 		jw_object_end(&json);
 		jw_end_document(&json);
 	} else {
-		printf("%s: ok, %u rules, %u fdb entries, guard %s, rate %s, digest %s\n", file,
+		printf("%s: ok, %u rules, %u fdb entries, guard %s, rate %s, digest %s\n", argv[0],
 		       spec.nr_rules, spec.nr_fdb, spec.guard.flags ? "on" : "off",
 		       spec.rate.pps || spec.rate.bps ? "on" : "off", digest_hex(spec.digest, hex));
 	}
@@ -267,100 +158,357 @@ static int policy_check(const char *file)
 	return EXIT_OK;
 }
 
+static const struct command check_cmd = {
+	.name = "check",
+	.args = "FILE",
+	.summary = "validate a policy file (syntax, limits, duplicates) without the kernel",
+	.help = "Validate FILE: its syntax, limits and duplicates, as 'policy load' would,\n"
+		"without the kernel. Errors name FILE:LINE:COL (docs/policy.md).\n",
+	.min_args = 1,
+	.max_args = 1,
+	.run = run_check,
+};
+
 /* ---- load ------------------------------------------------------------- */
 
-static int policy_load(const char *ifname, const char *file)
+static void report_load(const char *file, const char *target, const char *name,
+			const struct ta_policy_spec *spec, const struct ta_load_result *res,
+			double ms)
 {
-	struct ta_policy_spec spec;
-	unsigned int ifindex;
 	char hex[20];
-	struct ta_pins p;
-	double start;
-	int ret;
 
-	ret = require_interface(ifname, &ifindex);
-	if (!ret)
-		ret = policy_read(file, &spec);
-	if (ret)
-		return ret;
-	ret = require_admin("policy load");
-	if (!ret)
-		ret = open_pinned(ifname, &p);
-	if (ret) {
-		ta_policy_spec_free(&spec);
-		return ret;
-	}
-	start = now_ms();
-	ret = policy_apply(ifname, &p.maps, &spec);
-	if (!ret && cli.json) {
+	if (cli.json) {
 		jw_object_begin(&json);
-		jw_kv_string(&json, "ifname", ifname);
+		if (target)
+			jw_kv_string(&json, "ifname", target);
+		jw_kv_string(&json, "policy", name);
 		jw_kv_string(&json, "file", file);
-		jw_kv_u64(&json, "rules", spec.nr_rules);
-		jw_kv_string(&json, "digest", digest_hex(spec.digest, hex));
+		jw_kv_u64(&json, "rules", spec->nr_rules);
+		jw_kv_string(&json, "digest", digest_hex(spec->digest, hex));
+		jw_kv_bool(&json, "created", res->created);
+		jw_kv_bool(&json, "unchanged", res->unchanged);
+		jw_kv_u64(&json, "taps", res->nr_taps);
 		jw_key(&json, "load_ms");
-		jw_double(&json, now_ms() - start);
+		jw_double(&json, ms);
 		jw_object_end(&json);
 		jw_end_document(&json);
-	} else if (!ret) {
-		printf("loaded %s into %s: %u rules, default %s, digest %016" PRIx64 " (%.1f ms)\n",
-		       file, ifname, spec.nr_rules, ta_action_name(spec.default_action), spec.digest,
-		       now_ms() - start);
+	} else if (target) {
+		printf("loaded %s into %s: %u rules, default %s, digest %016" PRIx64 ", policy %s "
+		       "(%.1f ms)\n", file, target, spec->nr_rules,
+		       ta_action_name(spec->default_action), spec->digest, name, ms);
+	} else {
+		printf("loaded %s as policy %s: %u rules, default %s, digest %016" PRIx64
+		       ", %s%u taps (%.1f ms)\n", file, name, spec->nr_rules,
+		       ta_action_name(spec->default_action), spec->digest,
+		       res->created ? "new, " : res->unchanged ? "unchanged, " : "replaced for ",
+		       res->nr_taps, ms);
 	}
-	ta_pins_close(&p);
+}
+
+/* The old form, `policy load IFACE FILE`: the tap is bound to the policy
+ * FILE makes (named after it), with the file's guard. */
+static int load_into_tap(struct ta_plane *pl, const struct ta_tap_state *st, const char *file)
+{
+	struct ta_policy_spec spec;
+	struct ta_guard_spec guard;
+	struct ta_load_result res;
+	char name[TA_POLICY_NAME_LEN];
+	enum ta_bind_result r;
+	struct ta_error e;
+	struct ta_bind b = { .ifname = st->ifname, .xdp_flags = st->info.xdp_flags };
+	double start = now_ms();
+	int ret;
+
+	if (ta_policy_name_of_file(file, name))
+		return user_error("%s: its file name does not make a policy name; load it with "
+				  "'tap-accel policy load NAME %s' and attach %s to NAME", file, file,
+				  st->ifname);
+	if (ta_policy_read(file, &spec, &e))
+		return report_error(&e);
+	guard = spec.guard;
+	memset(&spec.guard, 0, sizeof(spec.guard));
+	ret = ta_policy_load(pl, name, &spec, false, &res, &e);
+	if (!ret) {
+		b.policy = res.index;
+		b.guard = guard.flags ? &guard : NULL;
+		ret = ta_tap_bind(pl, &b, &r, &e);
+	}
+	if (ret)
+		ret = report_error(&e);
+	else
+		report_load(file, st->ifname, name, &spec, &res, now_ms() - start);
 	ta_policy_spec_free(&spec);
 	return ret;
 }
 
-/* ---- show -------------------------------------------------------------- */
-
-static int policy_show(const char *ifname)
+static int run_load(const void *opts, int argc, char **argv)
 {
+	const char *target = argv[0], *file = argv[1];
 	struct ta_policy_spec spec;
-	struct ta_pins p;
-	char hex[20];
-	int ret, err;
+	struct ta_load_result res;
+	struct ta_tap_state st;
+	struct ta_tap_key key;
+	struct ta_plane pl;
+	struct ta_error e;
+	uint32_t index;
+	double start;
+	int ret;
 
-	ret = open_pinned(ifname, &p);
+	(void)opts;
+	(void)argc;
+	ret = require_admin("policy load");
+	if (!ret)
+		ret = open_plane(&pl, TA_PLANE_CREATE);
 	if (ret)
 		return ret;
-	err = ta_policy_decode(&p.maps, &spec);
-	ta_pins_close(&p);
+	if (ta_policy_find(&pl, target, &index) && !ta_tap_key_of(&pl, target, &key) &&
+	    !ta_tap_read(&pl, &key, &st)) {
+		ret = load_into_tap(&pl, &st, file);
+		ta_plane_close(&pl);
+		return ret;
+	}
+	ret = ta_policy_read(file, &spec, &e);
+	if (!ret) {
+		start = now_ms();
+		ret = ta_policy_load(&pl, target, &spec, false, &res, &e);
+		if (!ret)
+			report_load(file, NULL, target, &spec, &res, now_ms() - start);
+		ta_policy_spec_free(&spec);
+	}
+	ta_plane_close(&pl);
+	return ret ? report_error(&e) : EXIT_OK;
+}
+
+static const struct command load_cmd = {
+	.name = "load",
+	.args = "NAME FILE",
+	.summary = "load FILE as policy NAME: new, or replaced for every tap bound to it at once",
+	.help = "Load the policy file FILE as policy NAME. If NAME is loaded, its new version\n"
+		"replaces it for every tap bound to it at once: each frame is judged by\n"
+		"all of the old policy or all of the new, never some of each. Guard\n"
+		"addresses are a tap's, not a policy's: give them with 'attach --guard'.\n"
+		"NAME may also be a tap bound here (the older form 'policy load IFACE\n"
+		"FILE'): the tap is then bound to the policy FILE makes, named after the\n"
+		"file, with the file's guard.\n",
+	.min_args = 2,
+	.max_args = 2,
+	.run = run_load,
+};
+
+/* ---- show ------------------------------------------------------------- */
+
+struct show_opts {
+	bool previous;
+};
+
+/* The tap's own part of what it runs: its guard and its fdb. */
+static int tap_part(struct ta_plane *pl, const struct ta_tap_state *st,
+		    struct ta_policy_spec *spec)
+{
+	static struct ta_mac macs[TA_MAX_FDB];
+	static uint32_t ports[TA_MAX_FDB];
+	uint32_t nr, ifindex;
+	char name[64];
+	int err = ta_tap_guard_read(pl, st, &spec->guard);
+
+	err = err ?: ta_fdb_read(pl, st->tap.id, macs, ports, TA_MAX_FDB, &nr);
 	if (err)
-		return errno_error(err, "cannot read the policy of %s", ifname);
+		return err;
+	free(spec->fdb);
+	spec->fdb = calloc(nr ?: 1, sizeof(*spec->fdb));
+	if (!spec->fdb)
+		return -ENOMEM;
+	for (spec->nr_fdb = 0; spec->nr_fdb < nr; spec->nr_fdb++) {
+		struct ta_fdb_spec *f = &spec->fdb[spec->nr_fdb];
+
+		memcpy(f->mac, macs[spec->nr_fdb].addr, 6);
+		ta_port_name(pl, ports[spec->nr_fdb], name, &ifindex);
+		snprintf(f->dev, sizeof(f->dev), "%.*s", IF_NAMESIZE - 1, name);
+	}
+	return 0;
+}
+
+static int run_show(const void *opts, int argc, char **argv)
+{
+	const struct show_opts *o = opts;
+	struct ta_policy_info info;
+	struct ta_policy_spec spec;
+	struct ta_tap_state st;
+	struct ta_tap_key key;
+	struct ta_plane pl;
+	char hex[20];
+	bool tap;
+	int ret, err;
+
+	(void)argc;
+	ret = open_plane(&pl, TA_PLANE_READ);
+	if (ret)
+		return ret;
+	err = ta_policy_find(&pl, argv[0], &info.index);
+	tap = err && !ta_tap_key_of(&pl, argv[0], &key);
+	if (tap && (ret = find_tap(&pl, argv[0], &st)))
+		goto out;
+	if (!tap && err) {
+		ret = user_error("no policy or bound tap is named %s; 'tap-accel policy list' and "
+				 "'tap-accel status' list them", argv[0]);
+		goto out;
+	}
+	err = ta_policy_get(&pl, tap ? st.tap.policy : info.index, &info);
+	err = err ?: ta_policy_decode(&pl, info.index, info.slot ^ o->previous, &spec);
+	if (!err && tap)
+		err = tap_part(&pl, &st, &spec);
+	if (err) {
+		ret = errno_error(err, "cannot read policy %s", info.name);
+		goto out;
+	}
 	if (cli.json) {
 		jw_object_begin(&json);
-		jw_kv_string(&json, "ifname", ifname);
+		if (tap)
+			jw_kv_string(&json, "ifname", argv[0]);
+		jw_kv_string(&json, "policy", info.name);
 		jw_kv_string(&json, "digest", digest_hex(spec.digest, hex));
+		jw_kv_u64(&json, "taps", info.nr_taps);
 		json_spec(&spec);
 		jw_object_end(&json);
 		jw_end_document(&json);
 	} else {
-		printf("# %s: %u rules, digest %s\n", ifname, spec.nr_rules,
-		       digest_hex(spec.digest, hex));
+		if (tap)
+			printf("# %s: policy %s, %u rules, digest %s\n", argv[0], info.name,
+			       spec.nr_rules, digest_hex(spec.digest, hex));
+		else
+			printf("# policy %s%s: %u rules, digest %s, %u taps\n", info.name,
+			       o->previous ? " (the version before)" : "", spec.nr_rules,
+			       digest_hex(spec.digest, hex), info.nr_taps);
 		ta_policy_write(stdout, &spec);
 	}
 	ta_policy_spec_free(&spec);
+out:
+	ta_plane_close(&pl);
+	return ret;
+}
+
+static const struct option_spec show_options[] = {
+	{ "previous", 0, OPT_FLAG, offsetof(struct show_opts, previous), NULL,
+	  "the version the last load replaced", NULL, 0, 0 },
+	OPTIONS_END,
+};
+
+static const struct command show_cmd = {
+	.name = "show",
+	.args = "NAME|IFACE",
+	.summary = "what a policy holds, or what a tap runs, in the policy language",
+	.help = "Print policy NAME as it is loaded, read back from its maps, in the policy\n"
+		"language: loading the output gives the same policy. For a tap IFACE, its\n"
+		"policy with its own guard and forwarding entries.\n",
+	.options = show_options,
+	.opts_size = sizeof(struct show_opts),
+	.min_args = 1,
+	.max_args = 1,
+	.run = run_show,
+};
+
+/* ---- list, unload ------------------------------------------------------- */
+
+static int run_list(const void *opts, int argc, char **argv)
+{
+	struct ta_policy_info *list;
+	struct ta_plane pl;
+	uint32_t n;
+	char hex[20];
+	int ret, err;
+
+	(void)opts;
+	(void)argc;
+	(void)argv;
+	ret = open_plane(&pl, TA_PLANE_READ);
+	if (ret)
+		return ret;
+	err = ta_policies_read(&pl, &list, &n);
+	ta_plane_close(&pl);
+	if (err)
+		return errno_error(err, "cannot read the policies");
+	if (cli.json)
+		jw_array_begin(&json);
+	else
+		printf("%-24s %6s %-9s %-16s %6s\n", "POLICY", "RULES", "DEFAULT", "DIGEST", "TAPS");
+	for (uint32_t i = 0; i < n; i++) {
+		const struct ta_policy_info *p = &list[i];
+
+		digest_hex(p->head.digest, hex);
+		if (!cli.json) {
+			printf("%-24s %6u %-9s %-16s %6u%s\n", p->name, p->head.nr_rules,
+			       ta_action_name(p->head.default_action), hex, p->nr_taps,
+			       p->unbound ? "  (unbound taps)" : "");
+			continue;
+		}
+		jw_object_begin(&json);
+		jw_kv_string(&json, "policy", p->name);
+		jw_kv_u64(&json, "rules", p->head.nr_rules);
+		jw_kv_string(&json, "default", ta_action_name(p->head.default_action));
+		jw_kv_string(&json, "digest", hex);
+		jw_kv_u64(&json, "taps", p->nr_taps);
+		jw_kv_bool(&json, "unbound", p->unbound);
+		jw_object_end(&json);
+	}
+	if (cli.json) {
+		jw_array_end(&json);
+		jw_end_document(&json);
+	}
+	free(list);
 	return EXIT_OK;
 }
 
-int cmd_policy(int argc, char **argv)
-{
-	int n, ret;
+static const struct command list_cmd = {
+	.name = "list",
+	.summary = "the loaded policies and how many taps each serves",
+	.max_args = 0,
+	.run = run_list,
+};
 
-	/* explain has options of its own. */
-	if (argc >= 2 && !strcmp(argv[1], "explain"))
-		return cmd_policy_explain(argc - 1, argv + 1);
-	n = parse_verb_options(argc, argv, policy_usage, NULL, &ret);
-	if (n < 0)
+static int run_unload(const void *opts, int argc, char **argv)
+{
+	struct ta_plane pl;
+	struct ta_error e;
+	int ret;
+
+	(void)opts;
+	(void)argc;
+	ret = require_admin("policy unload");
+	if (!ret)
+		ret = open_plane(&pl, TA_PLANE_WRITE);
+	if (ret)
 		return ret;
-	if (n == 2 && !strcmp(argv[1], "check"))
-		return policy_check(argv[2]);
-	if (n == 3 && !strcmp(argv[1], "load"))
-		return policy_load(argv[2], argv[3]);
-	if (n == 2 && !strcmp(argv[1], "show"))
-		return policy_show(argv[2]);
-	user_error("policy: expected check FILE, load IFACE FILE, show IFACE or explain FILE --frame HEX");
-	fputs(policy_usage, stderr);
-	return EXIT_USER;
+	ret = ta_policy_unload(&pl, argv[0], &e);
+	ta_plane_close(&pl);
+	if (ret)
+		return report_error(&e);
+	if (cli.json) {
+		jw_object_begin(&json);
+		jw_kv_string(&json, "policy", argv[0]);
+		jw_kv_bool(&json, "unloaded", true);
+		jw_object_end(&json);
+		jw_end_document(&json);
+	} else {
+		printf("unloaded policy %s\n", argv[0]);
+	}
+	return EXIT_OK;
 }
+
+static const struct command unload_cmd = {
+	.name = "unload",
+	.args = "NAME",
+	.summary = "remove a policy no tap is bound to",
+	.min_args = 1,
+	.max_args = 1,
+	.run = run_unload,
+};
+
+static const struct command *const policy_cmds[] = {
+	&check_cmd, &load_cmd, &show_cmd, &list_cmd, &unload_cmd, &explain_cmd, NULL,
+};
+
+const struct command policy_cmd = {
+	.name = "policy",
+	.summary = "named policies: check, load, show, list, unload, explain",
+	.sub = policy_cmds,
+};

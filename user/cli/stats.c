@@ -1,12 +1,10 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * stats.c - the counters of one or every tap-accel instance: per verdict,
- * per rule (the active policy and the one before it), per guard reason,
- * per parse class and per event. Totals, or per-second rates with
+ * stats.c - the counters of bound taps: per verdict, per rule (of the
+ * version of its policy the tap runs, and of the one before), per guard
+ * reason, per parse class and per event. Totals, or per-second rates with
  * --interval.
  */
-#include <bpf/bpf.h>
-#include <bpf/libbpf.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,30 +14,60 @@
 
 #include "lib/counters.h"
 #include "lib/names.h"
-#include "lib/policy_decode.h"
-#include "lib/policy_parse.h"
-#include "lib/util.h"
+#include "lib/policies.h"
+#include "lib/ports.h"
+#include "lib/taps.h"
 #include "verbs.h"
 
-static const char stats_usage[] =
-	"Usage: tap-accel stats [IFACE] [--interval S] [--count N]\n"
-	"\n"
-	"Packets and bytes per verdict, per rule, per guard reason, per parse\n"
-	"class and per event, for IFACE or every attached interface.\n"
-	"  --interval S  print rates per second every S seconds instead of totals\n"
-	"  --count N     stop after N intervals (default: run until interrupted)\n";
+struct stats_opts {
+	double interval;
+	long count;
+	bool all;
+};
 
-/* Counters of one instance at one moment. */
+/* A group of a tap's counters (tap_accel.h: ta_counters). */
+struct group {
+	const char *name;
+	uint32_t first, n;
+	const char *const *names;
+};
+
+static const struct group groups[] = {
+	{ "verdict", TA_STAT_VERDICT, TA_NR_VERDICTS, ta_verdict_names },
+	{ "guard", TA_STAT_GUARD, TA_GUARD_MAX, ta_guard_names },
+	{ "parse", TA_STAT_PARSE, TA_PARSE_MAX, ta_parse_names },
+	{ "event", TA_STAT_EVENT, TA_EV_MAX, ta_event_names },
+};
+
+/* The rules of one version, as counted on one tap. */
+struct rules {
+	bool have;
+	struct ta_rule_counters info;
+	const struct ta_policy_spec *spec; /* their actions, for labels */
+	struct ta_counter *count;	   /* nr_rules + 1 */
+};
+
+/* The actions of each version, read once for all its taps. */
+struct labels {
+	uint32_t version;
+	uint64_t digest;
+	struct ta_policy_spec spec;
+};
+
+static struct labels *labels;
+static uint32_t nr_labels;
+
+/* Counters of one tap at one moment. */
 struct snapshot {
 	double time; /* seconds, monotonic */
-	uint32_t slot;
-	struct ta_policy pol[TA_SLOTS];
-	struct ta_rule_action act[TA_SLOTS][TA_MAX_RULES];
-	struct ta_counter verdict[TA_NR_VERDICTS];
-	struct ta_counter rule[TA_SLOTS][TA_RULE_STAT_SLOT];
-	struct ta_counter guard[TA_GUARD_MAX];
-	struct ta_counter parse[TA_PARSE_MAX];
-	struct ta_counter event[TA_EV_MAX];
+	struct ta_counter stat[TA_TAP_STATS];
+	struct rules rules[2]; /* the version run now, the one before */
+};
+
+struct tap {
+	struct ta_tap_state st;
+	char policy[TA_POLICY_NAME_LEN];
+	struct snapshot snap[2]; /* alternately previous and current */
 };
 
 static double now_s(void)
@@ -50,45 +78,78 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static int read_rules(const struct ta_maps *m, struct snapshot *s, uint32_t slot)
+static void rules_free(struct rules *r)
 {
-	uint32_t base = slot * TA_RULE_STAT_SLOT;
-	int err;
-
-	if (bpf_map_lookup_elem(m->ta_policy, &slot, &s->pol[slot]))
-		return -errno;
-	if (s->pol[slot].nr_rules > TA_MAX_RULES)
-		return -EINVAL;
-	for (uint32_t i = 0; i < s->pol[slot].nr_rules; i++) {
-		uint32_t key = slot * TA_MAX_RULES + i;
-
-		if (bpf_map_lookup_elem(m->ta_rules, &key, &s->act[slot][i]))
-			return -errno;
-		err = ta_counter_read(m->ta_st_rule, base + i, &s->rule[slot][i]);
-		if (err)
-			return err;
-	}
-	return ta_counter_read(m->ta_st_rule, base + TA_MAX_RULES, &s->rule[slot][TA_MAX_RULES]);
+	free(r->count);
+	memset(r, 0, sizeof(*r));
 }
 
-static int take_snapshot(const struct ta_maps *m, struct snapshot *s)
+/* The actions of the version the counters count. If it was replaced since
+ * (the counters outlive it), they are labelled by position only. */
+static const struct ta_policy_spec *labels_of(const struct ta_plane *pl,
+					      const struct ta_rule_counters *info)
 {
-	struct ta_policy active;
+	struct labels *l, *more;
+
+	for (uint32_t i = 0; i < nr_labels; i++)
+		if (labels[i].version == info->version && labels[i].digest == info->digest)
+			return &labels[i].spec;
+	more = realloc(labels, (nr_labels + 1) * sizeof(*labels));
+	if (!more)
+		return NULL;
+	labels = more;
+	l = &labels[nr_labels];
+	l->version = info->version;
+	l->digest = info->digest;
+	if (ta_policy_decode_actions(pl, info->version / TA_SLOTS, info->version % TA_SLOTS,
+				     &l->spec) ||
+	    l->spec.digest != info->digest || l->spec.nr_rules != info->nr_rules) {
+		memset(&l->spec, 0, sizeof(l->spec));
+		l->spec.nr_rules = info->nr_rules;
+		l->spec.rules = calloc(info->nr_rules ?: 1, sizeof(*l->spec.rules));
+		if (!l->spec.rules)
+			return NULL;
+	}
+	nr_labels++;
+	return &l->spec;
+}
+
+static void labels_free(void)
+{
+	for (uint32_t i = 0; i < nr_labels; i++)
+		ta_policy_spec_free(&labels[i].spec);
+	free(labels);
+}
+
+static int read_rules(const struct ta_plane *pl, const struct ta_tap_state *st, int which,
+		      struct rules *r)
+{
+	static struct ta_counter sums[TA_MAX_RULES + 1];
 	int err;
 
-	memset(s, 0, sizeof(*s));
+	rules_free(r);
+	err = ta_tap_rule_counters(pl, st, which, &r->info, sums);
+	if (err == -ENOENT)
+		return 0;
+	if (err)
+		return err;
+	r->spec = labels_of(pl, &r->info);
+	r->count = malloc((r->info.nr_rules + 1) * sizeof(*r->count));
+	if (!r->count || !r->spec)
+		return -ENOMEM;
+	memcpy(r->count, sums, (r->info.nr_rules + 1) * sizeof(*r->count));
+	r->have = true;
+	return 0;
+}
+
+static int take_snapshot(const struct ta_plane *pl, struct tap *t, struct snapshot *s)
+{
+	int err;
+
 	s->time = now_s();
-	err = ta_policy_active(m, &s->slot, &active);
-	for (uint32_t slot = 0; !err && slot < TA_SLOTS; slot++)
-		err = read_rules(m, s, slot);
-	if (!err)
-		err = ta_counters_read(m->ta_st_verdict, 0, TA_NR_VERDICTS, s->verdict);
-	if (!err)
-		err = ta_counters_read(m->ta_st_guard, 0, TA_GUARD_MAX, s->guard);
-	if (!err)
-		err = ta_counters_read(m->ta_st_parse, 0, TA_PARSE_MAX, s->parse);
-	if (!err)
-		err = ta_counters_read(m->ta_st_event, 0, TA_EV_MAX, s->event);
+	err = ta_tap_stats_read(pl, &t->st, s->stat);
+	err = err ?: read_rules(pl, &t->st, 0, &s->rules[0]);
+	err = err ?: read_rules(pl, &t->st, 1, &s->rules[1]);
 	return err;
 }
 
@@ -96,27 +157,20 @@ static int take_snapshot(const struct ta_maps *m, struct snapshot *s)
 
 /* Totals, or rates per second when `base` (the previous snapshot) is given. */
 struct view {
+	const struct ta_plane *pl;
 	const struct snapshot *now, *base;
 	double seconds;
 };
 
-static void value(const struct view *v, const struct ta_counter *now,
-		  const struct ta_counter *base, double *pkts, double *bytes)
-{
-	*pkts = (double)now->packets;
-	*bytes = (double)now->bytes;
-	if (v->base) {
-		*pkts = (now->packets - base->packets) / v->seconds;
-		*bytes = (now->bytes - base->bytes) / v->seconds;
-	}
-}
-
 static void emit(const struct view *v, const char *label, const char *extra,
 		 const struct ta_counter *now, const struct ta_counter *base, bool skip_zero)
 {
-	double pkts, bytes;
+	double pkts = (double)now->packets, bytes = (double)now->bytes;
 
-	value(v, now, base, &pkts, &bytes);
+	if (base) {
+		pkts = (now->packets - base->packets) / v->seconds;
+		bytes = (now->bytes - base->bytes) / v->seconds;
+	}
 	if (cli.json) {
 		if (v->base) {
 			jw_key(&json, "packets_per_sec");
@@ -139,29 +193,24 @@ static void emit(const struct view *v, const char *label, const char *extra,
 }
 
 /* A group of named counters: JSON object of objects, or text lines. */
-static void emit_group(const struct view *v, const char *group, const char *const *names,
-		       const struct ta_counter *now, const struct ta_counter *base, uint32_t n)
+static void emit_group(const struct view *v, const struct group *g)
 {
-	char label[48], fallback[16];
+	char label[48];
 
 	if (cli.json) {
-		jw_key(&json, group);
+		jw_key(&json, g->name);
 		jw_object_begin(&json);
 	}
-	for (uint32_t i = 0; i < n; i++) {
-		const char *name = names[i];
+	for (uint32_t i = 0; i < g->n; i++) {
+		const struct ta_counter *base = v->base ? &v->base->stat[g->first + i] : NULL;
 
-		if (!name) {
-			snprintf(fallback, sizeof(fallback), "%u", i);
-			name = fallback;
-		}
 		if (cli.json) {
-			jw_key(&json, name);
+			jw_key(&json, g->names[i]);
 			jw_object_begin(&json);
 		}
-		snprintf(label, sizeof(label), "%s %s", group, name);
+		snprintf(label, sizeof(label), "%s %s", g->name, g->names[i]);
 		/* Verdicts always show; the rest only when something happened. */
-		emit(v, label, "", &now[i], base ? &base[i] : NULL, strcmp(group, "verdict"));
+		emit(v, label, "", &v->now->stat[g->first + i], base, g->first != TA_STAT_VERDICT);
 		if (cli.json)
 			jw_object_end(&json);
 	}
@@ -169,18 +218,19 @@ static void emit_group(const struct view *v, const char *group, const char *cons
 		jw_object_end(&json);
 }
 
-static void emit_rule(const struct view *v, uint32_t slot, uint32_t i, bool skip_zero)
+static void emit_rule(const struct view *v, const struct rules *r, const struct rules *b,
+		      uint32_t i, bool skip_zero)
 {
-	const struct snapshot *s = v->now;
-	const struct ta_counter *base = v->base ? &v->base->rule[slot][i] : NULL;
-	bool is_default = i == TA_MAX_RULES;
-	uint32_t action = is_default ? s->pol[slot].default_action : s->act[slot][i].action;
-	uint32_t ifindex = is_default ? s->pol[slot].default_ifindex : s->act[slot][i].ifindex;
-	char label[32], extra[40], dev[IF_NAMESIZE];
+	bool is_default = i == r->info.nr_rules;
+	uint32_t action = is_default ? r->spec->default_action : r->spec->rules[i].action;
+	const char *dev = is_default ? r->spec->default_dev : r->spec->rules[i].redirect_dev;
+	const struct ta_counter *base = b && b->have && b->info.version == r->info.version
+						? &b->count[i]
+						: NULL;
+	char label[32], extra[48];
 
 	snprintf(extra, sizeof(extra), "%s%s%s", ta_action_name(action),
-		 action == TA_ACT_REDIRECT ? " " : "",
-		 action == TA_ACT_REDIRECT ? ifname_of(ifindex, dev) : "");
+		 action == TA_ACT_REDIRECT ? " " : "", action == TA_ACT_REDIRECT ? dev : "");
 	if (cli.json) {
 		jw_object_begin(&json);
 		if (is_default)
@@ -188,7 +238,7 @@ static void emit_rule(const struct view *v, uint32_t slot, uint32_t i, bool skip
 		else
 			jw_kv_u64(&json, "rule", i);
 		jw_kv_string(&json, "action", extra);
-		emit(v, NULL, NULL, &s->rule[slot][i], base, false);
+		emit(v, NULL, NULL, &r->count[i], base, false);
 		jw_object_end(&json);
 		return;
 	}
@@ -196,145 +246,82 @@ static void emit_rule(const struct view *v, uint32_t slot, uint32_t i, bool skip
 		snprintf(label, sizeof(label), "default");
 	else
 		snprintf(label, sizeof(label), "rule %u", i);
-	emit(v, label, extra, &s->rule[slot][i], base, skip_zero);
+	emit(v, label, extra, &r->count[i], base, skip_zero);
 }
 
-static void emit_rules(const struct view *v, const char *key, uint32_t slot, bool skip_zero)
+static void emit_rules(const struct view *v, const char *key, int which, bool skip_zero)
 {
+	const struct rules *r = &v->now->rules[which];
+
 	if (cli.json) {
 		jw_key(&json, key);
 		jw_array_begin(&json);
 	}
-	for (uint32_t i = 0; i < v->now->pol[slot].nr_rules; i++)
-		emit_rule(v, slot, i, skip_zero);
-	emit_rule(v, slot, TA_MAX_RULES, skip_zero);
+	for (uint32_t i = 0; r->have && i <= r->info.nr_rules; i++)
+		emit_rule(v, r, v->base ? &v->base->rules[which] : NULL, i, skip_zero);
 	if (cli.json)
 		jw_array_end(&json);
 }
 
-static bool slot_has_counts(const struct snapshot *s, uint32_t slot)
+static bool rules_counted(const struct rules *r)
 {
-	for (uint32_t i = 0; i < TA_RULE_STAT_SLOT; i++)
-		if (s->rule[slot][i].packets)
+	for (uint32_t i = 0; r->have && i <= r->info.nr_rules; i++)
+		if (r->count[i].packets)
 			return true;
 	return false;
 }
 
-static void emit_instance(const char *ifname, const struct view *v)
+static void emit_tap(const struct tap *t, const struct view *v)
 {
-	const struct snapshot *s = v->now, *b = v->base;
-	uint32_t prev = (s->slot + 1) % TA_SLOTS;
+	const struct rules *now = &v->now->rules[0], *prev = &v->now->rules[1];
 	char hex[20];
 
+	digest_hex(now->info.digest, hex);
 	if (cli.json) {
 		jw_object_begin(&json);
-		jw_kv_string(&json, "ifname", ifname);
-		if (b) {
+		jw_kv_string(&json, "ifname", t->st.ifname);
+		if (!t->st.here)
+			jw_kv_u64(&json, "netns_cookie", t->st.key.netns_cookie);
+		if (v->base) {
 			jw_key(&json, "interval");
 			jw_double(&json, v->seconds);
 		}
-		jw_kv_u64(&json, "slot", s->slot);
-		jw_kv_string(&json, "digest", digest_hex(s->pol[s->slot].digest, hex));
+		jw_kv_string(&json, "policy", t->policy);
+		jw_kv_u64(&json, "slot", now->info.version % TA_SLOTS);
+		jw_kv_string(&json, "digest", hex);
 	} else {
-		printf("%s: policy %016llx, %u rules (slot %u)%s\n", ifname,
-		       (unsigned long long)s->pol[s->slot].digest, s->pol[s->slot].nr_rules,
-		       s->slot, b ? ", per second" : "");
+		printf("%s: policy %s (%s), %u rules%s\n", t->st.ifname, t->policy, hex,
+		       now->info.nr_rules, v->base ? ", per second" : "");
 	}
-	emit_group(v, "verdict", ta_verdict_names, s->verdict, b ? b->verdict : NULL, TA_NR_VERDICTS);
-	emit_rules(v, "rules", s->slot, false);
-	/* Frames counted under the policy this one replaced. */
+	emit_group(v, &groups[0]);
+	emit_rules(v, "rules", 0, false);
+	/* Frames counted under the version this one replaced. */
 	if (cli.json) {
-		emit_rules(v, "previous_rules", prev, false);
-	} else if (slot_has_counts(s, prev)) {
-		printf("  previous policy %016llx (slot %u):\n",
-		       (unsigned long long)s->pol[prev].digest, prev);
-		emit_rules(v, "previous_rules", prev, true);
+		emit_rules(v, "previous_rules", 1, false);
+	} else if (rules_counted(prev)) {
+		printf("  previous version %016llx:\n", (unsigned long long)prev->info.digest);
+		emit_rules(v, "previous_rules", 1, true);
 	}
-	emit_group(v, "guard", ta_guard_names, s->guard, b ? b->guard : NULL, TA_GUARD_MAX);
-	emit_group(v, "parse", ta_parse_names, s->parse, b ? b->parse : NULL, TA_PARSE_MAX);
-	emit_group(v, "event", ta_event_names, s->event, b ? b->event : NULL, TA_EV_MAX);
+	for (size_t g = 1; g < sizeof(groups) / sizeof(groups[0]); g++)
+		emit_group(v, &groups[g]);
 	if (cli.json)
 		jw_object_end(&json);
 }
 
-/* ---- instances ---------------------------------------------------------- */
-
-#define MAX_INSTANCES 256
-
-struct instance {
-	char ifname[IF_NAMESIZE];
-	struct ta_pins pins;
-	struct snapshot snap[2]; /* alternately previous and current */
-};
-
-struct instances {
-	struct instance *list;
-	int count;
-};
-
-/* Only interfaces of this network namespace that still exist. */
-static int add_instance(const struct ta_pins_entry *en, void *arg)
-{
-	struct instances *all = arg;
-	struct instance *in = &all->list[all->count];
-	struct ta_error e;
-
-	if (all->count == MAX_INSTANCES || ta_ifname_valid(en->ifname) ||
-	    !if_nametoindex(en->ifname) || !ta_pins_used_here(en))
-		return 0;
-	memcpy(in->ifname, en->ifname, strlen(en->ifname) + 1);
-	if (!ta_pins_open(in->ifname, &in->pins, &e))
-		all->count++;
-	else
-		warning(&e);
-	return 0;
-}
-
-static int open_instances(const char *ifname, struct instance **list, int *count)
-{
-	struct instances all;
-	struct ta_error e;
-	int ret;
-
-	*list = calloc(ifname ? 1 : MAX_INSTANCES, sizeof(**list));
-	if (!*list)
-		return system_error("out of memory");
-	*count = 0;
-	if (ifname) {
-		snprintf((*list)[0].ifname, IF_NAMESIZE, "%s", ifname);
-		ret = open_pinned(ifname, &(*list)[0].pins);
-		*count = !ret;
-		return ret;
-	}
-	all.list = *list;
-	all.count = 0;
-	ret = ta_pins_each(false, add_instance, &all, &e);
-	*count = all.count;
-	return ret ? report_error(&e) : EXIT_OK;
-}
-
-static int sample(struct instance *in, int which)
-{
-	int err = take_snapshot(&in->pins.maps, &in->snap[which]);
-
-	if (err)
-		return errno_error(err, "cannot read the counters of %s", in->ifname);
-	return 0;
-}
-
-/* One report over every instance; an array in JSON unless IFACE was given. */
-static void report(struct instance *list, int count, int cur, bool rates, bool single)
+/* One report over every tap; an array in JSON unless one IFACE was named. */
+static void report(const struct ta_plane *pl, struct tap *taps, uint32_t n, int cur, bool rates,
+		   bool single)
 {
 	if (cli.json && !single)
 		jw_array_begin(&json);
-	for (int i = 0; i < count; i++) {
-		struct view v = { .now = &list[i].snap[cur] };
+	for (uint32_t i = 0; i < n; i++) {
+		struct view v = { .pl = pl, .now = &taps[i].snap[cur] };
 
 		if (rates) {
-			v.base = &list[i].snap[!cur];
+			v.base = &taps[i].snap[!cur];
 			v.seconds = v.now->time - v.base->time;
 		}
-		emit_instance(list[i].ifname, &v);
+		emit_tap(&taps[i], &v);
 	}
 	if (cli.json) {
 		if (!single)
@@ -344,52 +331,110 @@ static void report(struct instance *list, int count, int cur, bool rates, bool s
 	fflush(stdout);
 }
 
-static int parse_positive(const char *opt, const char *s, double *v)
-{
-	char *end;
+/* ---- which taps --------------------------------------------------------- */
 
-	*v = strtod(s, &end);
-	if (*end || !(*v > 0) || *v > 86400)
-		return user_error("stats: --%s expects a positive number, not '%s'", opt, s);
+static int select_taps(const struct ta_plane *pl, const struct stats_opts *o, int argc,
+		       char **argv, struct tap **taps, uint32_t *n)
+{
+	struct ta_tap_state *list;
+	uint32_t nr;
+	int err, ret;
+
+	*n = 0;
+	if (argc) {
+		*taps = calloc(argc, sizeof(**taps));
+		if (!*taps)
+			return system_error("out of memory");
+		for (int i = 0; i < argc; i++) {
+			ret = find_tap(pl, argv[i], &(*taps)[i].st);
+			if (ret)
+				return ret;
+			*n = i + 1;
+		}
+		return 0;
+	}
+	err = ta_taps_read(pl, &list, &nr);
+	if (err)
+		return errno_error(err, "cannot read the bindings");
+	*taps = calloc(nr ?: 1, sizeof(**taps));
+	if (!*taps) {
+		free(list);
+		return system_error("out of memory");
+	}
+	/* taps gone have no counters worth a report: 'tap-accel clean' */
+	for (uint32_t i = 0; i < nr; i++)
+		if ((o->all || list[i].here) && list[i].link != TA_LINK_GONE)
+			(*taps)[(*n)++].st = list[i];
+	free(list);
 	return 0;
 }
 
-int cmd_stats(int argc, char **argv)
+static int sample(const struct ta_plane *pl, struct tap *t, int which)
 {
-	struct verb_option opts[] = {
-		{ "interval", true, NULL, 0 }, { "count", true, NULL, 0 }, { NULL, false, NULL, 0 },
-	};
-	struct instance *list = NULL;
-	double interval = 0, count = 0;
-	const char *ifname;
-	int n, ret, nr = 0;
+	int err = take_snapshot(pl, t, &t->snap[which]);
 
-	n = parse_verb_options(argc, argv, stats_usage, opts, &ret);
-	if (n < 0)
-		return ret;
-	if (n > 1)
-		return user_error("stats: expected at most one interface; see tap-accel stats --help");
-	ifname = n ? argv[1] : NULL;
-	if (opts[0].value && (ret = parse_positive("interval", opts[0].value, &interval)))
-		return ret;
-	if (opts[1].value && (ret = parse_positive("count", opts[1].value, &count)))
-		return ret;
-	if (opts[1].value && !opts[0].value)
+	if (err)
+		return errno_error(err, "cannot read the counters of %s", t->st.ifname);
+	return 0;
+}
+
+static int run_stats(const void *opts, int argc, char **argv)
+{
+	const struct stats_opts *o = opts;
+	struct tap *taps = NULL;
+	struct ta_plane pl;
+	uint32_t n = 0;
+	int ret;
+
+	if (o->count && !o->interval)
 		return user_error("stats: --count needs --interval");
-	ret = open_instances(ifname, &list, &nr);
-	for (int i = 0; !ret && i < nr; i++)
-		ret = sample(&list[i], 0);
-	if (!ret && !interval)
-		report(list, nr, 0, false, ifname);
-	for (int round = 1; !ret && interval && (!count || round <= (int)count); round++) {
-		usleep((useconds_t)(interval * 1e6));
-		for (int i = 0; !ret && i < nr; i++)
-			ret = sample(&list[i], round % 2);
+	ret = open_plane(&pl, TA_PLANE_READ);
+	if (ret)
+		return ret;
+	ret = select_taps(&pl, o, argc, argv, &taps, &n);
+	for (uint32_t i = 0; i < n; i++)
+		policy_name_of(&pl, taps[i].st.tap.policy, taps[i].policy);
+	for (uint32_t i = 0; !ret && i < n; i++)
+		ret = sample(&pl, &taps[i], 0);
+	if (!ret && !o->interval)
+		report(&pl, taps, n, 0, false, argc == 1);
+	for (long round = 1; !ret && o->interval && (!o->count || round <= o->count); round++) {
+		usleep((useconds_t)(o->interval * 1e6));
+		for (uint32_t i = 0; !ret && i < n; i++)
+			ret = sample(&pl, &taps[i], round % 2);
 		if (!ret)
-			report(list, nr, round % 2, true, ifname);
+			report(&pl, taps, n, round % 2, true, argc == 1);
 	}
-	for (int i = 0; list && i < nr; i++)
-		ta_pins_close(&list[i].pins);
-	free(list);
+	for (uint32_t i = 0; taps && i < n; i++)
+		for (int s = 0; s < 2; s++)
+			for (int w = 0; w < 2; w++)
+				rules_free(&taps[i].snap[s].rules[w]);
+	free(taps);
+	labels_free();
+	ta_plane_close(&pl);
 	return ret;
 }
+
+static const struct option_spec stats_options[] = {
+	{ "interval", 'i', OPT_NUMBER, offsetof(struct stats_opts, interval), "S",
+	  "print rates per second every S seconds instead of totals", NULL, 0.01, 86400 },
+	{ "count", 'c', OPT_COUNT, offsetof(struct stats_opts, count), "N",
+	  "stop after N intervals (default: run until interrupted)", NULL, 1, 1e9 },
+	{ "all", 'a', OPT_FLAG, offsetof(struct stats_opts, all), NULL,
+	  "the taps of every network namespace", NULL, 0, 0 },
+	OPTIONS_END,
+};
+
+const struct command stats_cmd = {
+	.name = "stats",
+	.args = "[IFACE...]",
+	.summary = "counters of bound taps: verdicts, rules, guard, parse, events",
+	.help = "Packets and bytes per verdict, per rule, per guard reason, per parse\n"
+		"class and per event, for each IFACE or every bound tap. Rule counters are\n"
+		"the tap's own, for the version of its policy it runs (and the one that\n"
+		"version replaced, while it has counts).\n",
+	.options = stats_options,
+	.opts_size = sizeof(struct stats_opts),
+	.max_args = -1,
+	.run = run_stats,
+};

@@ -1,129 +1,161 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * status.c - every interface tap-accel has pins for: whether its program
- * is attached, in which mode, and which policy it runs.
+ * status.c - every tap bound on the host (of this namespace, or all): its
+ * mode, its policy, its guard, and whether it is still there. One pass
+ * over the bindings, whatever their number.
  */
-#include <errno.h>
-#include <inttypes.h>
+#include <linux/if_link.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "lib/policy_decode.h"
-#include "lib/policy_parse.h"
-#include "lib/xdp.h"
+#include "lib/names.h"
+#include "lib/policies.h"
+#include "lib/taps.h"
 #include "verbs.h"
 
-static const char status_usage[] =
-	"Usage: tap-accel status\n"
-	"\n"
-	"Every interface with tap-accel pins: IFACE, MODE, PROG (id), RULES,\n"
-	"DEFAULT, DIGEST of the policy file, and STATE: attached, detached (pins\n"
-	"but no program: 'tap-accel attach' or 'detach' it) or gone (the interface\n"
-	"no longer exists here: 'tap-accel clean').\n";
-
-struct iface_status {
-	const char *ifname;
-	const char *state;
-	const char *mode;
-	uint32_t prog_id;
-	bool have_policy;
-	struct ta_policy pol;
+struct status_opts {
+	bool all;
 };
 
-/* What one pin directory says; never fails, an unknown field stays empty. */
-static void inspect(const char *ifname, struct iface_status *st)
+static const char *state_name(enum ta_link_state s)
 {
-	unsigned int ifindex = if_nametoindex(ifname);
-	struct ta_xdp_state now = { .mode = "none" };
-	struct ta_error e;
-	struct ta_pins p;
-	uint32_t slot;
-
-	memset(st, 0, sizeof(*st));
-	st->ifname = ifname;
-	st->mode = "-";
-	st->state = "gone";
-	if (ifindex)
-		ta_xdp_query(ifindex, &now);
-	/* Problems are told on stderr; status goes on. */
-	if (ta_pins_open(ifname, &p, &e)) {
-		warning(&e);
-		return;
-	}
-	st->have_policy = !ta_policy_active(&p.maps, &slot, &st->pol);
-	if (ifindex && p.prog_id && now.prog_id == p.prog_id) {
-		st->state = "attached";
-		st->mode = now.mode;
-		st->prog_id = p.prog_id;
-	} else if (ifindex) {
-		st->state = "detached";
-	}
-	ta_pins_close(&p);
+	return s == TA_LINK_LIVE ? "attached" : s == TA_LINK_GONE ? "gone" : "unlinked";
 }
 
-static void print_status(const struct iface_status *st)
+static const char *mode_name(uint32_t xdp_flags)
 {
-	char digest[20] = "-";
+	return xdp_flags == XDP_FLAGS_SKB_MODE ? "generic"
+	       : xdp_flags == XDP_FLAGS_DRV_MODE ? "native"
+						 : "-";
+}
 
-	if (st->have_policy)
-		digest_hex(st->pol.digest, digest);
+/* "mac,ip4,ip6" of the checks on, "-" for none. */
+static const char *guard_words(uint32_t flags, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s%s%s%s", flags & TA_GUARD_F_MAC ? "mac," : "",
+		 flags & TA_GUARD_F_IP4 ? "ip4," : "", flags & TA_GUARD_F_IP6 ? "ip6," : "",
+		 flags ? "" : "-");
+	if (flags)
+		buf[strlen(buf) - 1] = 0;
+	return buf;
+}
+
+/* The policies, read once for every tap. */
+struct policy_cache {
+	struct ta_policy_info *list;
+	uint32_t nr;
+};
+
+static const struct ta_policy_info *policy_of(const struct policy_cache *pc, uint32_t index)
+{
+	for (uint32_t i = 0; i < pc->nr; i++)
+		if (pc->list[i].index == index)
+			return &pc->list[i];
+	return NULL;
+}
+
+static void print_tap(const struct ta_tap_state *st, const struct ta_policy_info *p,
+		      const struct ta_plane *pl)
+{
+	char hex[20] = "-", guard[16], where[48] = "";
+
+	if (p)
+		digest_hex(p->head.digest, hex);
+	guard_words(st->tap.guard_flags, guard, sizeof(guard));
+	if (!st->here)
+		snprintf(where, sizeof(where), "net:%llu/", (unsigned long long)st->key.netns_cookie);
 	if (cli.json) {
 		jw_object_begin(&json);
 		jw_kv_string(&json, "ifname", st->ifname);
-		jw_kv_string(&json, "state", st->state);
-		jw_kv_string(&json, "mode", st->mode);
-		jw_kv_u64(&json, "prog_id", st->prog_id);
-		if (st->have_policy) {
-			jw_kv_u64(&json, "rules", st->pol.nr_rules);
-			jw_kv_string(&json, "default", ta_action_name(st->pol.default_action));
-			jw_kv_string(&json, "digest", digest);
+		jw_kv_u64(&json, "ifindex", st->key.ifindex);
+		jw_kv_u64(&json, "netns_cookie", st->key.netns_cookie);
+		jw_kv_bool(&json, "here", st->here);
+		jw_kv_string(&json, "state", state_name(st->link));
+		jw_kv_string(&json, "mode", mode_name(st->info.xdp_flags));
+		jw_kv_string(&json, "policy", p ? p->name : "?");
+		if (p) {
+			jw_kv_u64(&json, "rules", p->head.nr_rules);
+			jw_kv_string(&json, "default", ta_action_name(p->head.default_action));
+			jw_kv_string(&json, "digest", hex);
 		}
+		jw_kv_string(&json, "guard", guard);
+		jw_kv_u64(&json, "tap_id", st->tap.id);
+		jw_kv_u64(&json, "prog_id", st->link == TA_LINK_LIVE ? pl->prog_id : 0);
+		jw_kv_u64(&json, "link_id", st->link_id);
 		jw_object_end(&json);
 		return;
 	}
-	printf("%-15s %-8s %-6u %-6u %-9s %-16s %s\n", st->ifname, st->mode, st->prog_id,
-	       st->have_policy ? st->pol.nr_rules : 0,
-	       st->have_policy ? ta_action_name(st->pol.default_action) : "-", digest,
-	       st->state);
+	printf("%s%-15s %-8s %-16s %6u %-8s %-16s %-12s %s\n", where, st->ifname,
+	       mode_name(st->info.xdp_flags), p ? p->name : "?", p ? p->head.nr_rules : 0,
+	       p ? ta_action_name(p->head.default_action) : "-", hex, guard,
+	       state_name(st->link));
 }
 
-static int show(const struct ta_pins_entry *en, void *arg)
+static int run_status(const void *opts, int argc, char **argv)
 {
-	struct iface_status st;
-
-	(void)arg;
-	if (!ta_pins_used_here(en))
-		return 0;
-	inspect(en->ifname, &st);
-	print_status(&st);
-	return 0;
-}
-
-int cmd_status(int argc, char **argv)
-{
+	const struct status_opts *o = opts;
+	struct policy_cache pc = {};
+	struct ta_tap_state *list;
+	struct ta_plane pl;
 	struct ta_error e;
-	int n, ret;
+	uint32_t n;
+	int ret, err;
 
-	n = parse_verb_options(argc, argv, status_usage, NULL, &ret);
-	if (n < 0)
-		return ret;
-	if (n)
-		return user_error("status: takes no arguments; see tap-accel status --help");
+	(void)argc;
+	(void)argv;
 	/* Nothing printed before the bpffs is known to be there. */
 	ret = ta_bpffs_check(&e);
 	if (ret)
 		return report_error(&e);
+	if (!ta_plane_exists()) {
+		n = 0;
+		list = NULL;
+	} else {
+		ret = open_plane(&pl, TA_PLANE_READ);
+		if (ret)
+			return ret;
+		err = ta_taps_read(&pl, &list, &n);
+		err = err ?: ta_policies_read(&pl, &pc.list, &pc.nr);
+		if (err) {
+			ta_plane_close(&pl);
+			return errno_error(err, "cannot read the bindings");
+		}
+	}
 	if (cli.json)
 		jw_array_begin(&json);
 	else
-		printf("%-15s %-8s %-6s %-6s %-9s %-16s %s\n", "IFACE", "MODE", "PROG", "RULES",
-		       "DEFAULT", "DIGEST", "STATE");
-	ret = ta_pins_each(false, show, NULL, &e);
-	if (ret)
-		return report_error(&e);
+		printf("%-15s %-8s %-16s %6s %-8s %-16s %-12s %s\n", "IFACE", "MODE", "POLICY",
+		       "RULES", "DEFAULT", "DIGEST", "GUARD", "STATE");
+	for (uint32_t i = 0; i < n; i++)
+		if (o->all || list[i].here)
+			print_tap(&list[i], policy_of(&pc, list[i].tap.policy), &pl);
 	if (cli.json) {
 		jw_array_end(&json);
 		jw_end_document(&json);
 	}
+	if (list)
+		ta_plane_close(&pl);
+	free(list);
+	free(pc.list);
 	return EXIT_OK;
 }
+
+static const struct option_spec status_options[] = {
+	{ "all", 'a', OPT_FLAG, offsetof(struct status_opts, all), NULL,
+	  "the taps of every network namespace (IFACE then reads net:COOKIE/NAME)", NULL, 0, 0 },
+	OPTIONS_END,
+};
+
+const struct command status_cmd = {
+	.name = "status",
+	.summary = "the bound taps: mode, policy, guard, state",
+	.help = "Every tap bound here: IFACE, MODE, its POLICY with its RULES, DEFAULT and\n"
+		"DIGEST, the GUARD checks on, and STATE: attached, gone (the tap was\n"
+		"deleted: 'tap-accel clean') or unlinked (bound without a link, by\n"
+		"bpftool or a failed attach).\n",
+	.options = status_options,
+	.opts_size = sizeof(struct status_opts),
+	.max_args = 0,
+	.run = run_status,
+};

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * counters.c - a tap's counter maps (counters.h). A PERCPU_ARRAY lookup
- * returns one value per possible CPU; the rule counters are a plain array
- * with a row per CPU instead (bpf/tap_accel.h says why). Both are read in
- * one batch where the kernel has batches.
+ * counters.c - blocks of the host's counters (counters.h). A chunk is a
+ * PERCPU_ARRAY of TA_COUNTER_CHUNK counters; blocks are given out first-fit
+ * and recorded in ta_counter_blocks, so that any tap-accel process can tell
+ * what is free. A PERCPU_ARRAY lookup returns one value per possible CPU.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -17,20 +17,24 @@
 /* Kernel-internal errno of a batch operation a map type lacks. */
 #define ENOTSUPP 524
 
+int ta_outer_clear(int outer, uint32_t index)
+{
+	return bpf_map_delete_elem(outer, &index) && errno != ENOENT ? -errno : 0;
+}
+
 /* Values of keys first..first+n-1 of an array map into `values` (value
- * size `size`, already per-CPU wide for per-CPU maps). */
+ * size `size`, per-CPU wide for per-CPU maps), in one batch where the
+ * kernel has batches: a batch goes on after the key it is given. */
 static int array_read(int fd, uint32_t first, uint32_t n, void *values, size_t size)
 {
-	uint32_t *keys = malloc(n * sizeof(*keys)), count = n, batch;
+	uint32_t *keys = malloc((n ?: 1) * sizeof(*keys)), count = n, in = first - 1, out;
 	int ret = 0;
 
 	if (!keys)
 		return -ENOMEM;
-	if (first == 0 && !bpf_map_lookup_batch(fd, NULL, &batch, keys, values, &count, NULL) &&
-	    count == n)
+	if (!bpf_map_lookup_batch(fd, first ? &in : NULL, &out, keys, values, &count, NULL) ||
+	    (errno == ENOENT && count == n))
 		goto out;
-	if (first == 0 && errno == ENOENT && count == n)
-		goto out; /* the batch ended at the last entry */
 	for (uint32_t i = 0; i < n && !ret; i++) {
 		uint32_t key = first + i;
 
@@ -50,7 +54,7 @@ int ta_counters_read(int fd, uint32_t first, uint32_t n, struct ta_counter *sums
 
 	if (ncpus < 0)
 		return ncpus;
-	percpu = calloc((size_t)n * ncpus, sizeof(*percpu));
+	percpu = calloc((size_t)(n ?: 1) * ncpus, sizeof(*percpu));
 	if (!percpu)
 		return -ENOMEM;
 	ret = array_read(fd, first, n, percpu, ncpus * sizeof(*percpu));
@@ -65,86 +69,200 @@ int ta_counters_read(int fd, uint32_t first, uint32_t n, struct ta_counter *sums
 	return ret;
 }
 
-/* Install `fd` at `index` of an ARRAY_OF_MAPS, then close it. */
-static int install(int outer, uint32_t index, int fd)
+/* The chunk map holding counter `n`, opened; -ENOENT if there is none. */
+static int chunk_open(const struct ta_plane *pl, uint32_t n)
 {
-	int err = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (bpf_map_update_elem(outer, &index, &fd, BPF_ANY))
-		err = -errno;
-	close(fd);
-	return err;
-}
-
-int ta_outer_clear(int outer, uint32_t index)
-{
-	return bpf_map_delete_elem(outer, &index) && errno != ENOENT ? -errno : 0;
-}
-
-/* The map at `index` of an ARRAY_OF_MAPS, opened; -ENOENT if none. */
-static int inner_open(int outer, uint32_t index)
-{
-	__u32 id;
+	__u32 chunk = n / TA_COUNTER_CHUNK, id;
 	int fd;
 
-	if (bpf_map_lookup_elem(outer, &index, &id))
+	if (bpf_map_lookup_elem(pl->maps.ta_counters, &chunk, &id))
 		return -errno;
 	fd = bpf_map_get_fd_by_id(id);
 	return fd < 0 ? -errno : fd;
 }
 
-int ta_tap_stats_create(const struct ta_plane *pl, uint32_t id)
+int ta_counters_sum(const struct ta_plane *pl, uint32_t base, uint32_t n,
+		    struct ta_counter *sums)
 {
-	return install(pl->maps.ta_st_tap, id,
-		       bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "ta_st_tap", 4,
-				      sizeof(struct ta_counter), TA_TAP_STATS, NULL));
-}
-
-int ta_tap_stats_read(const struct ta_plane *pl, uint32_t id, struct ta_counter *sums)
-{
-	int fd = inner_open(pl->maps.ta_st_tap, id), ret;
+	int fd = chunk_open(pl, base), ret;
 
 	if (fd < 0)
 		return fd;
-	ret = ta_counters_read(fd, 0, TA_TAP_STATS, sums);
+	ret = ta_counters_read(fd, base % TA_COUNTER_CHUNK, n, sums);
 	close(fd);
 	return ret;
 }
 
-int ta_rule_counters_create(const struct ta_plane *pl, uint32_t index, uint32_t nr_rules)
-{
-	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = BPF_F_INNER_MAP);
+/* ---- blocks ----------------------------------------------------------------- */
 
-	return install(pl->maps.ta_st_rule, index,
-		       bpf_map_create(BPF_MAP_TYPE_ARRAY, "ta_st_rule", 4,
-				      sizeof(struct ta_counter),
-				      pl->ncpus * TA_RULE_ROW(nr_rules), &opts));
+static int cmp_block(const void *a, const void *b)
+{
+	const struct ta_counter_block *x = a, *y = b;
+
+	return x->base < y->base ? -1 : x->base > y->base;
 }
 
-int ta_rule_counters_read(const struct ta_plane *pl, uint32_t index, uint32_t nr_rules,
-			  struct ta_counter *sums)
+/* Make room for one more block in the plane's list. */
+static int blocks_grow(struct ta_plane *pl)
 {
-	uint32_t row = TA_RULE_ROW(nr_rules), n = pl->ncpus * row;
-	struct ta_counter *all = calloc(n, sizeof(*all));
-	int fd = inner_open(pl->maps.ta_st_rule, index), ret;
+	uint32_t cap = pl->cap_blocks ? 2 * pl->cap_blocks : 256;
+	struct ta_counter_block *more;
 
-	if (fd < 0 || !all) {
-		ret = fd < 0 ? fd : -ENOMEM;
+	if (pl->nr_blocks < pl->cap_blocks)
+		return 0;
+	more = realloc(pl->blocks, cap * sizeof(*more));
+	if (!more)
+		return -ENOMEM;
+	pl->blocks = more;
+	pl->cap_blocks = cap;
+	return 0;
+}
+
+static int blocks_load(struct ta_plane *pl)
+{
+	__u32 key, next, *prev = NULL, len;
+
+	if (pl->blocks_known)
+		return 0;
+	pl->nr_blocks = 0;
+	pl->chunk_blocks = calloc(TA_MAX_COUNTER_CHUNKS, sizeof(*pl->chunk_blocks));
+	if (!pl->chunk_blocks)
+		return -ENOMEM;
+	while (!bpf_map_get_next_key(pl->maps.ta_counter_blocks, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(pl->maps.ta_counter_blocks, &key, &len) ||
+		    key / TA_COUNTER_CHUNK >= TA_MAX_COUNTER_CHUNKS)
+			continue;
+		if (blocks_grow(pl))
+			return -ENOMEM;
+		pl->blocks[pl->nr_blocks++] = (struct ta_counter_block){ key, len };
+		pl->chunk_blocks[key / TA_COUNTER_CHUNK]++;
+	}
+	if (errno != ENOENT)
+		return -errno;
+	qsort(pl->blocks, pl->nr_blocks, sizeof(*pl->blocks), cmp_block);
+	pl->blocks_known = true;
+	return 0;
+}
+
+/* Whether chunk c holds a block. */
+static bool chunk_used(const struct ta_plane *pl, uint32_t c)
+{
+	return c < TA_MAX_COUNTER_CHUNKS && pl->chunk_blocks[c];
+}
+
+/* The first gap of n counters in a chunk that has blocks, else the start
+ * of the first chunk without any (counter 0 is never given out). */
+static int find_room(const struct ta_plane *pl, uint32_t n, uint32_t *base, bool *fresh)
+{
+	uint32_t at = 1;
+
+	for (uint32_t i = 0; i <= pl->nr_blocks; i++) {
+		uint32_t end = i < pl->nr_blocks ? pl->blocks[i].base : UINT32_MAX;
+
+		/* a gap [at, end) in at's chunk, if that chunk has blocks */
+		if (at / TA_COUNTER_CHUNK != (at + n - 1) / TA_COUNTER_CHUNK)
+			at = (at / TA_COUNTER_CHUNK + 1) * TA_COUNTER_CHUNK;
+		if (at + n <= end && chunk_used(pl, at / TA_COUNTER_CHUNK)) {
+			*base = at;
+			*fresh = false;
+			return 0;
+		}
+		if (i < pl->nr_blocks)
+			at = pl->blocks[i].base + pl->blocks[i].len;
+	}
+	for (uint32_t c = 0; c < TA_MAX_COUNTER_CHUNKS; c++)
+		if (!chunk_used(pl, c)) {
+			*base = c ? c * TA_COUNTER_CHUNK : 1;
+			*fresh = true;
+			return 0;
+		}
+	return -ENOSPC;
+}
+
+static int chunk_create(const struct ta_plane *pl, uint32_t c)
+{
+	int fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "ta_counters", 4,
+				sizeof(struct ta_counter), TA_COUNTER_CHUNK, NULL);
+	int err = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (bpf_map_update_elem(pl->maps.ta_counters, &c, &fd, BPF_ANY))
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+/* Zero n counters of a chunk: space given back keeps what it counted. */
+static int zero(const struct ta_plane *pl, uint32_t base, uint32_t n)
+{
+	size_t per_key = pl->ncpus * sizeof(struct ta_counter);
+	uint32_t *keys = malloc(n * sizeof(*keys)), count = n;
+	void *zeros = calloc(n, per_key);
+	int fd = chunk_open(pl, base), err = 0;
+
+	if (fd < 0 || !keys || !zeros) {
+		err = fd < 0 ? fd : -ENOMEM;
 		goto out;
 	}
-	ret = array_read(fd, 0, n, all, sizeof(*all));
-	for (uint32_t r = 0; !ret && r <= nr_rules; r++) {
-		memset(&sums[r], 0, sizeof(sums[r]));
-		for (int cpu = 0; cpu < pl->ncpus; cpu++) {
-			sums[r].packets += all[cpu * row + r].packets;
-			sums[r].bytes += all[cpu * row + r].bytes;
-		}
+	for (uint32_t i = 0; i < n; i++)
+		keys[i] = base % TA_COUNTER_CHUNK + i;
+	if (bpf_map_update_batch(fd, keys, zeros, &count, NULL)) {
+		if (errno != EINVAL && errno != ENOTSUPP && errno != EOPNOTSUPP)
+			err = -errno;
+		for (uint32_t i = 0; !err && i < n; i++)
+			if (bpf_map_update_elem(fd, &keys[i], zeros, BPF_ANY))
+				err = -errno;
 	}
 out:
 	if (fd >= 0)
 		close(fd);
-	free(all);
-	return ret;
+	free(keys);
+	free(zeros);
+	return err;
+}
+
+int ta_counters_alloc(struct ta_plane *pl, uint32_t n, uint32_t *base)
+{
+	bool fresh;
+	uint32_t i;
+	int err;
+
+	if (!n || n > TA_COUNTER_CHUNK - 1)
+		return -EINVAL;
+	err = blocks_load(pl);
+	err = err ?: find_room(pl, n, base, &fresh);
+	err = err ?: fresh ? chunk_create(pl, *base / TA_COUNTER_CHUNK) : zero(pl, *base, n);
+	err = err ?: blocks_grow(pl);
+	if (err)
+		return err;
+	if (bpf_map_update_elem(pl->maps.ta_counter_blocks, base, &n, BPF_ANY))
+		return -errno;
+	/* kept sorted by base: inserted in place */
+	for (i = pl->nr_blocks; i > 0 && pl->blocks[i - 1].base > *base; i--)
+		pl->blocks[i] = pl->blocks[i - 1];
+	pl->blocks[i] = (struct ta_counter_block){ *base, n };
+	pl->nr_blocks++;
+	pl->chunk_blocks[*base / TA_COUNTER_CHUNK]++;
+	return 0;
+}
+
+void ta_counters_free(struct ta_plane *pl, uint32_t base)
+{
+	uint32_t i;
+
+	if (!base || blocks_load(pl))
+		return;
+	bpf_map_delete_elem(pl->maps.ta_counter_blocks, &base);
+	for (i = 0; i < pl->nr_blocks && pl->blocks[i].base != base; i++)
+		;
+	if (i == pl->nr_blocks)
+		return;
+	memmove(&pl->blocks[i], &pl->blocks[i + 1], (pl->nr_blocks - i - 1) * sizeof(*pl->blocks));
+	pl->nr_blocks--;
+	pl->chunk_blocks[base / TA_COUNTER_CHUNK]--;
+	if (!chunk_used(pl, base / TA_COUNTER_CHUNK))
+		ta_outer_clear(pl->maps.ta_counters, base / TA_COUNTER_CHUNK);
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
- * counters.h - the counters of a tap (bpf/tap_accel.h: ta_st_tap and
- * ta_st_rule): making its maps and reading them, summed over every CPU.
+ * counters.h - blocks of the host's counters (bpf/tap_accel.h:
+ * ta_counters): given out zeroed, taken back, read summed over every CPU.
  */
 #ifndef TA_COUNTERS_H
 #define TA_COUNTERS_H
@@ -14,22 +14,18 @@
  * sums[0..n-1]. 0 or -errno. */
 int ta_counters_read(int fd, uint32_t first, uint32_t n, struct ta_counter *sums);
 
-/* A fresh map of a tap's TA_TAP_STATS counters, installed as tap `id`'s
- * (ta_st_tap). 0 or -errno. */
-int ta_tap_stats_create(const struct ta_plane *pl, uint32_t id);
-/* Tap `id`'s TA_TAP_STATS counters. 0 or -errno (-ENOENT: it has none). */
-int ta_tap_stats_read(const struct ta_plane *pl, uint32_t id, struct ta_counter *sums);
+/* A block of n counters (n <= TA_COUNTER_CHUNK), all zero: *base is its
+ * first. A chunk is made when none has room. 0 or -errno (-ENOSPC). */
+int ta_counters_alloc(struct ta_plane *pl, uint32_t n, uint32_t *base);
+/* Give the block at `base` back; a chunk with no block left goes. Frames
+ * must no longer count there (the caller waited for them). */
+void ta_counters_free(struct ta_plane *pl, uint32_t base);
 
-/* A fresh map of rule counters for a version of nr_rules rules, installed
- * at entry `index` of ta_st_rule. 0 or -errno. */
-int ta_rule_counters_create(const struct ta_plane *pl, uint32_t index, uint32_t nr_rules);
-/* Those counters, summed over the CPUs: sums[0..nr_rules] (the last is
- * the default's). 0 or -errno (-ENOENT: no map there). */
-int ta_rule_counters_read(const struct ta_plane *pl, uint32_t index, uint32_t nr_rules,
-			  struct ta_counter *sums);
+/* The n counters from `base`, summed over every CPU. 0 or -errno. */
+int ta_counters_sum(const struct ta_plane *pl, uint32_t base, uint32_t n,
+		    struct ta_counter *sums);
 
-/* Remove entry `index` of an ARRAY_OF_MAPS (the map goes with its last
- * user). 0 or -errno. */
+/* Remove entry `index` of an ARRAY_OF_MAPS. 0 or -errno. */
 int ta_outer_clear(int outer, uint32_t index);
 
 #endif /* TA_COUNTERS_H */

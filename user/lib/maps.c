@@ -51,8 +51,8 @@ static const struct map_desc map_descs[] = {
 	SPARSE_HASH(ta_policy_fdb, sizeof(struct ta_policy_fdb_key), 4,
 		    TA_MAX_POLICY_FDB_ENTRIES),
 	SPARSE_HASH(ta_tap_info, 4, sizeof(struct ta_tap_info), TA_MAX_TAPS),
-	MAP(ta_st_tap, ARRAY_OF_MAPS, 4, 4, TA_MAX_TAPS),
-	MAP(ta_st_rule, ARRAY_OF_MAPS, 4, 4, TA_MAX_TAPS * TA_SLOTS),
+	MAP(ta_counters, ARRAY_OF_MAPS, 4, 4, TA_MAX_COUNTER_CHUNKS),
+	SPARSE_HASH(ta_counter_blocks, 4, 4, TA_MAX_COUNTER_BLOCKS),
 	MAP(ta_sync, ARRAY_OF_MAPS, 4, 4, 1),
 };
 

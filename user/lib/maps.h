@@ -21,7 +21,7 @@ struct ta_maps {
 	int ta_vlan, ta_src_mac, ta_dst_mac, ta_ethertype, ta_src_ip, ta_dst_ip;
 	int ta_tap_index, ta_taps, ta_tap_slots, ta_guard_ip4, ta_guard_ip6, ta_fdb, ta_ports, ta_port_keys;
 	int ta_policy_fdb, ta_tap_info;
-	int ta_st_tap, ta_st_rule, ta_sync;
+	int ta_counters, ta_counter_blocks, ta_sync;
 };
 
 /* The per-version map of exact or prefix field `field` (TA_F_VLAN to

@@ -109,28 +109,29 @@ static struct bpf_object *open_object(struct ta_error *e)
 	return obj;
 }
 
+/* The counters of taps served without a binding, given once. */
+static int unbound_counters(struct ta_plane *pl)
+{
+	struct ta_config cfg;
+	__u32 zero = 0;
+	int err;
+
+	if (bpf_map_lookup_elem(pl->maps.ta_config, &zero, &cfg))
+		return -errno;
+	if (cfg.unbound_stats)
+		return 0;
+	err = ta_counters_alloc(pl, TA_TAP_STATS, &cfg.unbound_stats);
+	if (!err && bpf_map_update_elem(pl->maps.ta_config, &zero, &cfg, 0))
+		err = -errno;
+	return err;
+}
+
 static int config_init(const struct ta_maps *maps)
 {
 	struct ta_config cfg = {.layout_version = TA_LAYOUT_VERSION};
 	__u32 zero = 0;
 
 	return bpf_map_update_elem(maps->ta_config, &zero, &cfg, 0) ? -errno : 0;
-}
-
-/* Id 0 counts the frames of taps served without a binding. */
-static int unbound_stats_init(const struct ta_maps *maps)
-{
-	__u32 zero = 0;
-	int fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "ta_st_unbound", 4,
-				sizeof(struct ta_counter), TA_TAP_STATS, NULL);
-	int err = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (bpf_map_update_elem(maps->ta_st_tap, &zero, &fd, 0))
-		err = -errno;
-	close(fd);
-	return err;
 }
 
 /* Remove the pins of a creation that did not finish (no program pin). */
@@ -147,6 +148,28 @@ static void remove_partial(void)
 		}
 	if (d)
 		closedir(d);
+}
+
+/* Every policy name, in one batch where the kernel has batches. */
+static int names_read(struct ta_plane *pl)
+{
+	uint32_t *keys = malloc(TA_MAX_POLICIES * sizeof(*keys)), count = TA_MAX_POLICIES, batch;
+	int err = 0;
+
+	pl->names = calloc(TA_MAX_POLICIES, sizeof(*pl->names));
+	if (!keys || !pl->names) {
+		free(keys);
+		return -ENOMEM;
+	}
+	if (bpf_map_lookup_batch(pl->maps.ta_policy_names, NULL, &batch, keys, pl->names, &count,
+				 NULL) &&
+	    !(errno == ENOENT && count == TA_MAX_POLICIES)) {
+		for (__u32 i = 0; i < TA_MAX_POLICIES && !err; i++)
+			if (bpf_map_lookup_elem(pl->maps.ta_policy_names, &i, &pl->names[i]))
+				err = -errno;
+	}
+	free(keys);
+	return err;
 }
 
 /* Load the program and set up its maps: *maps and *prog_fd are the
@@ -172,7 +195,6 @@ static int load(struct ta_maps *maps, int *prog_fd, struct ta_error *e)
 	*prog_fd = prog ? dup(bpf_program__fd(prog)) : -1;
 	err = *prog_fd < 0 ? -ENOENT : 0;
 	err = err ?: config_init(maps);
-	err = err ?: unbound_stats_init(maps);
 	if (err) {
 		ta_maps_close(maps);
 		if (*prog_fd >= 0)
@@ -222,6 +244,10 @@ int ta_plane_private(struct ta_plane *pl, struct ta_error *e)
 	ret = load(&pl->maps, &pl->prog_fd, e);
 	if (!ret)
 		pl->prog_id = ta_prog_id(pl->prog_fd, NULL, 0);
+	if (!ret && names_read(pl))
+		ret = ta_error_errno(e, errno, "cannot read the policy names");
+	if (!ret && (err = unbound_counters(pl)))
+		ret = ta_error_errno(e, err, "cannot give unbound taps their counters");
 	return ret;
 }
 
@@ -240,6 +266,8 @@ static int open_pinned(struct ta_plane *pl, struct ta_error *e)
 	if (pl->prog_fd < 0)
 		return ta_error_errno(e, errno, "cannot open %s", TA_PROG_PIN);
 	pl->prog_id = ta_prog_id(pl->prog_fd, NULL, 0);
+	if (names_read(pl))
+		return ta_error_errno(e, errno, "cannot read the policy names");
 	return EXIT_OK;
 }
 
@@ -291,6 +319,8 @@ int ta_plane_open(struct ta_plane *pl, enum ta_plane_access how, bool *mounted,
 		ret = make_dir(TA_LINK_DIR, e);
 	if (!ret)
 		ret = open_pinned(pl, e);
+	if (!ret && pl->created && (err = unbound_counters(pl)))
+		ret = ta_error_errno(e, err, "cannot give unbound taps their counters");
 	if (ret)
 		ta_plane_close(pl);
 	return ret;
@@ -304,6 +334,12 @@ void ta_plane_close(struct ta_plane *pl)
 	if (pl->lock_fd >= 0)
 		close(pl->lock_fd); /* and with it the lock */
 	pl->prog_fd = pl->lock_fd = -1;
+	free(pl->names);
+	free(pl->blocks);
+	free(pl->chunk_blocks);
+	pl->names = NULL;
+	pl->blocks = NULL;
+	pl->chunk_blocks = NULL;
 }
 
 int ta_plane_sync(const struct ta_plane *pl)
@@ -335,15 +371,15 @@ int ta_plane_get_unbound(const struct ta_plane *pl, uint32_t *action, uint32_t *
 
 int ta_plane_set_unbound(const struct ta_plane *pl, uint32_t action, uint32_t policy)
 {
-	struct ta_config cfg = {
-		.layout_version = TA_LAYOUT_VERSION,
-		.unbound_action = action,
-		.unbound_policy = policy,
-	};
+	struct ta_config cfg;
 	__u32 zero = 0;
 
 	if (action >= TA_UNBOUND_MAX || policy >= TA_MAX_POLICIES)
 		return -EINVAL;
+	if (bpf_map_lookup_elem(pl->maps.ta_config, &zero, &cfg))
+		return -errno;
+	cfg.unbound_action = action;
+	cfg.unbound_policy = policy;
 	return bpf_map_update_elem(pl->maps.ta_config, &zero, &cfg, 0) ? -errno : 0;
 }
 

@@ -43,6 +43,19 @@ struct ta_plane {
 	 * keeps them true): binding a thousand taps scans ta_tap_info once. */
 	bool tap_ids_known;
 	uint64_t tap_ids[TA_MAX_TAPS / 64];
+	/* ta_policy_names, read when the plane is opened and kept current
+	 * by this process's loads and unloads: names are looked up often. */
+	struct ta_policy_name *names;
+	/* The counter blocks given out (ta_counter_blocks), sorted, read by
+	 * the first allocation of a writer and kept current by its own. */
+	struct ta_counter_block *blocks;
+	uint32_t nr_blocks, cap_blocks;
+	uint32_t *chunk_blocks; /* blocks in each chunk */
+	bool blocks_known;
+};
+
+struct ta_counter_block {
+	uint32_t base, len;
 };
 
 enum ta_plane_access {

@@ -53,42 +53,48 @@ int ta_policy_name_of_file(const char *path, char name[TA_POLICY_NAME_LEN])
 
 /* ---- which policies there are -------------------------------------------- */
 
-static int name_at(const struct ta_plane *pl, uint32_t index, struct ta_policy_name *name)
+/* The name of policy `index` from the plane's copy; "" for a free one. */
+static const char *name_at(const struct ta_plane *pl, uint32_t index)
 {
-	return bpf_map_lookup_elem(pl->maps.ta_policy_names, &index, name) ? -errno : 0;
+	return index < TA_MAX_POLICIES && pl->names ? pl->names[index].name : "";
+}
+
+static int name_set(struct ta_plane *pl, uint32_t index, const char *name)
+{
+	struct ta_policy_name n = {};
+
+	snprintf(n.name, sizeof(n.name), "%s", name);
+	if (bpf_map_update_elem(pl->maps.ta_policy_names, &index, &n, BPF_ANY))
+		return -errno;
+	pl->names[index] = n;
+	return 0;
 }
 
 int ta_policy_find(const struct ta_plane *pl, const char *name, uint32_t *index)
 {
-	struct ta_policy_name n;
-
-	for (uint32_t i = 0; i < TA_MAX_POLICIES; i++) {
-		if (name_at(pl, i, &n))
-			return -errno;
-		if (!strncmp(n.name, name, sizeof(n.name))) {
+	for (uint32_t i = 0; i < TA_MAX_POLICIES; i++)
+		if (!strncmp(name_at(pl, i), name, TA_POLICY_NAME_LEN)) {
 			*index = i;
 			return 0;
 		}
-	}
 	return -ENOENT;
+}
+
+const char *ta_policy_name(const struct ta_plane *pl, uint32_t index)
+{
+	return name_at(pl, index);
 }
 
 int ta_policy_get(const struct ta_plane *pl, uint32_t index, struct ta_policy_info *info)
 {
-	struct ta_policy_name n;
 	uint32_t action, unbound;
 	__u32 version;
-	int err;
 
 	memset(info, 0, sizeof(*info));
-	err = name_at(pl, index, &n);
-	if (err)
-		return err;
-	if (!n.name[0])
+	if (!name_at(pl, index)[0])
 		return -ENOENT;
 	info->index = index;
-	memcpy(info->name, n.name, sizeof(n.name));
-	info->name[sizeof(info->name) - 1] = 0;
+	snprintf(info->name, sizeof(info->name), "%s", name_at(pl, index));
 	if (bpf_map_lookup_elem(pl->maps.ta_policy_active, &index, &info->slot))
 		return -errno;
 	info->slot %= TA_SLOTS;
@@ -134,16 +140,11 @@ int ta_policies_read(const struct ta_plane *pl, struct ta_policy_info **list, ui
 
 static int index_alloc(const struct ta_plane *pl, uint32_t *index)
 {
-	struct ta_policy_name n;
-
-	for (uint32_t i = 0; i < TA_MAX_POLICIES; i++) {
-		if (name_at(pl, i, &n))
-			return -errno;
-		if (!n.name[0]) {
+	for (uint32_t i = 0; i < TA_MAX_POLICIES; i++)
+		if (!name_at(pl, i)[0]) {
 			*index = i;
 			return 0;
 		}
-	}
 	return -ENOSPC;
 }
 
@@ -196,9 +197,8 @@ int ta_policy_load(struct ta_plane *pl, const char *name, struct ta_policy_spec 
 		   bool always, struct ta_load_result *res, struct ta_error *e)
 {
 	struct ta_policy_info old;
-	struct ta_policy_name n = {};
 	struct ta_policy head;
-	uint32_t slot, version;
+	uint32_t slot, version, *old_blocks = NULL, nr_old = 0;
 	int err, ret;
 
 	memset(res, 0, sizeof(*res));
@@ -247,15 +247,18 @@ int ta_policy_load(struct ta_plane *pl, const char *name, struct ta_policy_spec 
 		return version_error(name, err, e);
 	}
 	if (res->created) {
-		snprintf(n.name, sizeof(n.name), "%s", name);
-		if (bpf_map_update_elem(pl->maps.ta_policy_active, &res->index, &slot, BPF_ANY) ||
-		    bpf_map_update_elem(pl->maps.ta_policy_names, &res->index, &n, BPF_ANY))
-			return ta_error_errno(e, errno, "cannot name policy %s", name);
-		return EXIT_OK;
+		err = bpf_map_update_elem(pl->maps.ta_policy_active, &res->index, &slot, BPF_ANY)
+			      ? -errno
+			      : name_set(pl, res->index, name);
+		return err ? ta_error_errno(e, err, "cannot name policy %s", name) : EXIT_OK;
 	}
 	err = bpf_map_lookup_elem(pl->maps.ta_policy, &version, &head) ? -errno : 0;
-	err = err ?: ta_taps_prepare_version(pl, res->index, slot, version, &head);
+	err = err ?: ta_taps_prepare_version(pl, res->index, slot, version, &old_blocks,
+					     &nr_old);
 	err = err ?: flip(pl, res->index, slot);
+	if (!err)
+		ta_taps_release_blocks(pl, old_blocks, nr_old);
+	free(old_blocks);
 	if (err)
 		return ta_error_errno(e, err, "cannot switch policy %s to its new version", name);
 	/* fdb and stale ports: the version is in use; a failure here is told
@@ -273,7 +276,6 @@ int ta_policy_load(struct ta_plane *pl, const char *name, struct ta_policy_spec 
 
 int ta_policy_unload(struct ta_plane *pl, const char *name, struct ta_error *e)
 {
-	struct ta_policy_name empty = {};
 	struct ta_policy_info info;
 	uint32_t index, zero = 0;
 	int err = ta_policy_find(pl, name, &index);
@@ -290,9 +292,11 @@ int ta_policy_unload(struct ta_plane *pl, const char *name, struct ta_error *e)
 	if (info.unbound)
 		return ta_error_set(e, EXIT_USER, "policy %s is what unbound taps get; choose "
 				    "another for them first", name);
-	if (bpf_map_update_elem(pl->maps.ta_policy_names, &index, &empty, BPF_ANY) ||
-	    bpf_map_update_elem(pl->maps.ta_policy_active, &index, &zero, BPF_ANY))
-		return ta_error_errno(e, errno, "cannot remove policy %s", name);
+	err = name_set(pl, index, "");
+	if (!err && bpf_map_update_elem(pl->maps.ta_policy_active, &index, &zero, BPF_ANY))
+		err = -errno;
+	if (err)
+		return ta_error_errno(e, err, "cannot remove policy %s", name);
 	for (uint32_t s = 0; !err && s < TA_SLOTS; s++)
 		err = ta_version_clear(&pl->maps, index * TA_SLOTS + s);
 	ta_ports_prune(pl);

@@ -34,9 +34,12 @@ struct ta_policy_info {
 	bool unbound;		/* what unbound taps get */
 };
 
+/* The name of policy `index`; "" if none has it. */
+const char *ta_policy_name(const struct ta_plane *pl, uint32_t index);
 /* The index of policy `name`: 0, -ENOENT, or -errno. */
 int ta_policy_find(const struct ta_plane *pl, const char *name, uint32_t *index);
-/* Policy `index`: 0, -ENOENT if no policy has it, or -errno. */
+/* Policy `index`: 0, -ENOENT if no policy has it, or -errno. Counts the
+ * taps bound to it: one pass over the bindings. */
 int ta_policy_get(const struct ta_plane *pl, uint32_t index, struct ta_policy_info *info);
 /* Every policy, by name; the caller frees *list. 0 or -errno. */
 int ta_policies_read(const struct ta_plane *pl, struct ta_policy_info **list, uint32_t *count);
@@ -72,5 +75,10 @@ int ta_policy_unload(struct ta_plane *pl, const char *name, struct ta_error *e);
  */
 int ta_policy_decode(const struct ta_plane *pl, uint32_t index, uint32_t slot,
 		     struct ta_policy_spec *spec);
+
+/* Only the actions of the rules and the default, and the digest: what
+ * counters are labelled with. 0 or -errno. */
+int ta_policy_decode_actions(const struct ta_plane *pl, uint32_t index, uint32_t slot,
+			     struct ta_policy_spec *spec);
 
 #endif /* TA_POLICIES_H */

@@ -391,3 +391,20 @@ int ta_policy_decode(const struct ta_plane *pl, uint32_t index, uint32_t slot,
 		ta_policy_spec_free(spec);
 	return err;
 }
+
+int ta_policy_decode_actions(const struct ta_plane *pl, uint32_t index, uint32_t slot,
+			     struct ta_policy_spec *spec)
+{
+	struct decoder d = {.pl = pl, .spec = spec, .version = index * TA_SLOTS + slot};
+	int err;
+
+	memset(spec, 0, sizeof(*spec));
+	if (bpf_map_lookup_elem(pl->maps.ta_policy, &d.version, &d.head))
+		return -errno;
+	if (d.head.nr_rules > TA_MAX_RULES)
+		return -EPROTO;
+	err = decode_actions(&d);
+	if (err)
+		ta_policy_spec_free(spec);
+	return err;
+}

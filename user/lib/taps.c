@@ -251,41 +251,64 @@ static void guard_entry(struct ta_tap *tap, const struct ta_guard_spec *g)
 		memcpy(tap->mac, g->mac, 6);
 }
 
-/* Rule counters for the version of `policy` that frames use now. A tap
- * that moves from another policy gets them in the map its current ones
- * are not in, which then read as the previous version's. */
-static int counters_for_policy(const struct ta_plane *pl, struct ta_tap *tap,
-			       struct ta_tap_info *info, uint32_t policy, bool fresh)
+/* Counters for the rules of `version` in `slot` of the tap's (new)
+ * policy. The block the slot had is in *old, for the caller to give back
+ * once no frame counts there. */
+static int rules_block(struct ta_plane *pl, struct ta_tap *tap, struct ta_tap_info *info,
+		       uint32_t slot, uint32_t version, uint32_t *old)
 {
-	uint32_t slot = active_slot(pl, policy), version = policy * TA_SLOTS + slot;
 	struct ta_policy head;
-	uint32_t map;
+	uint32_t base;
 	int err = version_head(pl, version, &head);
 
+	err = err ?: ta_counters_alloc(pl, head.nr_rules + 1, &base);
 	if (err)
 		return err;
-	if (!fresh)
-		tap->rule_flip = slot ^ (active_slot(pl, tap->policy) ^ tap->rule_flip) ^ 1;
-	map = slot ^ tap->rule_flip;
-	err = ta_rule_counters_create(pl, tap->id * TA_SLOTS + map, head.nr_rules);
-	if (err)
-		return err;
-	info->rules[map].version = version;
-	info->rules[map].nr_rules = head.nr_rules;
-	info->rules[map].digest = head.digest;
+	*old = tap->rules[slot];
+	tap->rules[slot] = base;
+	info->rules[slot] = (struct ta_rule_counters){ version, head.nr_rules, head.digest };
 	return 0;
 }
 
-/* Everything tap id `id` holds but its ref and link; the id is free. */
-static void id_release(struct ta_plane *pl, uint32_t id)
+/* A tap moves to `policy`: counters for the version it uses now, in the
+ * slot that version is in. The counters of the policy it leaves go to the
+ * other slot, where they read as the version before; what that slot had is
+ * in *old (two blocks at most). */
+static int rules_for_move(struct ta_plane *pl, struct ta_tap *tap, struct ta_tap_info *info,
+			  uint32_t policy, uint32_t old[2])
+{
+	uint32_t slot = active_slot(pl, policy), was = active_slot(pl, tap->policy);
+	uint32_t kept = tap->rules[was];
+	struct ta_rule_counters kept_info = info->rules[was];
+	int err;
+
+	old[0] = old[1] = 0;
+	if (was == slot) {
+		old[0] = tap->rules[slot ^ 1];
+		tap->rules[slot ^ 1] = kept;
+		info->rules[slot ^ 1] = kept_info;
+		tap->rules[slot] = 0;
+	}
+	err = rules_block(pl, tap, info, slot, policy * TA_SLOTS + slot, &old[1]);
+	if (err)
+		return err;
+	if (was == slot)
+		old[1] = 0; /* moved to the other slot, not given back */
+	return 0;
+}
+
+/* Everything tap `tap` holds but its ref and link; its id is free. Frames
+ * no longer count in its blocks (the caller waited). */
+static void tap_release(struct ta_plane *pl, const struct ta_tap *tap)
 {
 	struct ta_tap none = {};
+	uint32_t id = tap->id;
 
 	ta_guard_write(pl, id, NULL);
 	ta_fdb_clear(pl, id);
-	ta_outer_clear(pl->maps.ta_st_tap, id);
+	ta_counters_free(pl, tap->stats);
 	for (uint32_t s = 0; s < TA_SLOTS; s++) {
-		ta_outer_clear(pl->maps.ta_st_rule, id * TA_SLOTS + s);
+		ta_counters_free(pl, tap->rules[s]);
 		slot_write(pl, id * 2 + s, &none);
 	}
 	bpf_map_delete_elem(pl->maps.ta_tap_info, &id);
@@ -354,15 +377,21 @@ static int link_create(const struct ta_plane *pl, const struct ta_bind *b,
 	}
 	fd = bpf_link_create(pl->prog_fd, key->ifindex, BPF_XDP, &opts);
 	if (fd < 0) {
+		struct ta_xdp_state there;
+
 		err = errno;
 		if (err == EOPNOTSUPP && b->xdp_flags == XDP_FLAGS_DRV_MODE)
 			return ta_error_set(e, EXIT_SYSTEM,
 					    "native XDP not supported here, use --mode generic");
+		/* the tap has a program: asked only now, as the query costs a
+		 * dump of every link of the namespace */
+		if ((err == EBUSY || err == EEXIST) && !b->force && check_xdp(pl, b, key->ifindex,
+									     &there, e))
+			return e->code;
 		if (err == EBUSY || err == EEXIST)
 			return ta_error_set(e, EXIT_SYSTEM,
-					    "%s got another XDP program or bpf link while tap-accel "
-					    "attached; see 'ip link show %s' and 'bpftool link'",
-					    b->ifname, b->ifname);
+					    "%s has another XDP program or bpf link; see 'ip link show "
+					    "%s' and 'bpftool link'", b->ifname, b->ifname);
 		return ta_error_errno(e, err, "cannot attach to %s", b->ifname);
 	}
 	ta_link_path(key, path, sizeof(path));
@@ -393,6 +422,7 @@ static int bind_new(struct ta_plane *pl, const struct ta_bind *b, const struct t
 {
 	struct ta_tap tap = {.key = *key, .policy = b->policy};
 	struct ta_tap_info info = {.key = *key, .xdp_flags = b->xdp_flags};
+	uint32_t slot = active_slot(pl, b->policy), unused;
 	int err, ret;
 
 	err = id_alloc(pl, &tap.id);
@@ -405,8 +435,8 @@ static int bind_new(struct ta_plane *pl, const struct ta_bind *b, const struct t
 	info.slot = tap.id * 2;
 	guard_entry(&tap, b->guard);
 	bucket_fill(pl, b->policy, &tap.bucket);
-	err = ta_tap_stats_create(pl, tap.id);
-	err = err ?: counters_for_policy(pl, &tap, &info, b->policy, true);
+	err = ta_counters_alloc(pl, TA_TAP_STATS, &tap.stats);
+	err = err ?: rules_block(pl, &tap, &info, slot, b->policy * TA_SLOTS + slot, &unused);
 	err = err ?: ta_guard_write(pl, tap.id, b->guard);
 	err = err ?: info_write(pl, tap.id, &info);
 	err = err ?: ta_fdb_sync(pl, &tap.id, 1, active_version(pl, b->policy));
@@ -421,7 +451,7 @@ static int bind_new(struct ta_plane *pl, const struct ta_bind *b, const struct t
 		return EXIT_OK;
 fail:
 	ref_clear(pl, key);
-	id_release(pl, tap.id);
+	tap_release(pl, &tap);
 	return ret;
 }
 
@@ -430,6 +460,7 @@ static int bind_again(struct ta_plane *pl, const struct ta_bind *b, struct ta_ta
 {
 	struct ta_tap tap = st->tap;
 	bool moved = b->policy != st->tap.policy;
+	uint32_t old[2] = {0, 0};
 	int err = 0;
 
 	if (st->info.xdp_flags != b->xdp_flags)
@@ -437,11 +468,11 @@ static int bind_again(struct ta_plane *pl, const struct ta_bind *b, struct ta_ta
 				    "%s is bound in %s mode; detach it first to change the mode",
 				    b->ifname,
 				    st->info.xdp_flags == XDP_FLAGS_SKB_MODE ? "generic" : "native");
+	if (moved)
+		err = rules_for_move(pl, &tap, &st->info, b->policy, old);
 	tap.policy = b->policy;
 	guard_entry(&tap, b->guard);
 	bucket_fill(pl, b->policy, &tap.bucket);
-	if (moved)
-		err = counters_for_policy(pl, &tap, &st->info, b->policy, false);
 	snprintf(st->info.ifname, sizeof(st->info.ifname), "%s", b->ifname);
 	/* addresses first: added before the flags that check them */
 	err = err ?: ta_guard_write(pl, tap.id, b->guard);
@@ -449,6 +480,8 @@ static int bind_again(struct ta_plane *pl, const struct ta_bind *b, struct ta_ta
 	if (!err && moved)
 		err = ta_fdb_sync(pl, &tap.id, 1, active_version(pl, b->policy));
 	err = err ?: ta_plane_sync(pl);
+	for (int i = 0; !err && i < 2; i++)
+		ta_counters_free(pl, old[i]);
 	return err ? ta_error_errno(e, err, "cannot change the binding of %s", b->ifname)
 		   : EXIT_OK;
 }
@@ -488,10 +521,12 @@ int ta_tap_bind(struct ta_plane *pl, const struct ta_bind *b, enum ta_bind_resul
 		if (ret)
 			return ret;
 	}
-	ret = b->entry_only ? EXIT_OK : check_xdp(pl, b, key.ifindex, &now, e);
+	/* --force must know what it replaces; else the link's refusal says
+	 * that there is something (link_create) */
+	ret = b->force ? check_xdp(pl, b, key.ifindex, &now, e) : EXIT_OK;
 	if (ret)
 		return ret;
-	if (!b->entry_only && now.prog_id && now.prog_id == pl->prog_id) {
+	if (now.prog_id && now.prog_id == pl->prog_id) {
 		char path[256];
 
 		ta_link_path(&key, path, sizeof(path));
@@ -504,35 +539,52 @@ int ta_tap_bind(struct ta_plane *pl, const struct ta_bind *b, enum ta_bind_resul
 	return bind_new(pl, b, &key, &now, e);
 }
 
-int ta_tap_unbind(struct ta_plane *pl, const struct ta_tap_key *key, struct ta_error *e)
+int ta_taps_unbind(struct ta_plane *pl, const struct ta_tap_key *keys, uint32_t n,
+		   struct ta_error *e)
 {
-	struct ta_tap tap;
+	struct ta_tap *taps = calloc(n ?: 1, sizeof(*taps));
 	uint32_t slot;
 	char path[256];
-	int fd, err;
+	int fd, err = 0, ret = EXIT_OK;
 
-	ta_link_path(key, path, sizeof(path));
-	fd = link_open(key);
-	if (fd >= 0) {
-		bpf_link_detach(fd);
-		close(fd);
+	if (!taps)
+		return ta_error_set(e, EXIT_SYSTEM, "out of memory");
+	/* every program detached and every ref gone first, then one wait for
+	 * the frames in flight, then the ids freed: a thousand taps wait once */
+	for (uint32_t i = 0; i < n && !ret; i++) {
+		ta_link_path(&keys[i], path, sizeof(path));
+		fd = link_open(&keys[i]);
+		if (fd >= 0) {
+			bpf_link_detach(fd);
+			close(fd);
+		}
+		if (unlink(path) && errno != ENOENT)
+			ret = ta_error_errno(e, errno, "cannot remove %s", path);
+		err = ref_get(pl, &keys[i], &slot);
+		err = err ?: slot_read(pl, slot, &taps[i]);
+		if (!ret && err && err != -ENOENT)
+			ret = ta_error_errno(e, err, "cannot read the binding of a tap");
+		if (ret || err) {
+			taps[i].id = 0;
+			continue;
+		}
+		ref_clear(pl, &keys[i]);
 	}
-	if (unlink(path) && errno != ENOENT)
-		return ta_error_errno(e, errno, "cannot remove %s", path);
-	err = ref_get(pl, key, &slot);
-	err = err ?: slot_read(pl, slot, &tap);
-	if (err == -ENOENT)
-		return EXIT_OK;
-	if (err)
-		return ta_error_errno(e, err, "cannot read the binding of the tap");
-	ref_clear(pl, key);
-	/* No frame may still use the id when it is given out again. */
 	err = ta_plane_sync(pl);
-	if (err)
-		return ta_error_errno(e, err, "cannot wait for frames in flight");
-	id_release(pl, tap.id);
+	if (err && !ret)
+		ret = ta_error_errno(e, err, "cannot wait for frames in flight");
+	for (uint32_t i = 0; i < n && !err; i++)
+		if (taps[i].id)
+			tap_release(pl, &taps[i]);
+	/* ports only ever go with forwarding entries here */
 	ta_ports_prune(pl);
-	return EXIT_OK;
+	free(taps);
+	return ret;
+}
+
+int ta_tap_unbind(struct ta_plane *pl, const struct ta_tap_key *key, struct ta_error *e)
+{
+	return ta_taps_unbind(pl, key, 1, e);
 }
 
 /* ---- reading -------------------------------------------------------------- */
@@ -683,14 +735,21 @@ uint32_t ta_taps_bound_to(const struct ta_plane *pl, uint32_t policy)
 int ta_tap_rule_counters(const struct ta_plane *pl, const struct ta_tap_state *st, int which,
 			 struct ta_rule_counters *info, struct ta_counter *sums)
 {
-	uint32_t map = active_slot(pl, st->tap.policy) ^ st->tap.rule_flip ^ (which ? 1 : 0);
+	uint32_t slot = active_slot(pl, st->tap.policy) ^ (which ? 1 : 0);
 
-	*info = st->info.rules[map];
-	/* counted under another policy, or never: not this one's previous */
-	if (which && (info->version / TA_SLOTS != st->tap.policy ||
-		      info->version == active_version(pl, st->tap.policy)))
+	*info = st->info.rules[slot];
+	if (!st->tap.rules[slot])
 		return -ENOENT;
-	return ta_rule_counters_read(pl, st->tap.id * TA_SLOTS + map, info->nr_rules, sums);
+	/* counted under another policy: not this one's version before */
+	if (which && info->version / TA_SLOTS != st->tap.policy)
+		return -ENOENT;
+	return ta_counters_sum(pl, st->tap.rules[slot], info->nr_rules + 1, sums);
+}
+
+int ta_tap_stats_read(const struct ta_plane *pl, const struct ta_tap_state *st,
+		      struct ta_counter *sums)
+{
+	return ta_counters_sum(pl, st->tap.stats, TA_TAP_STATS, sums);
 }
 
 int ta_tap_guard_read(const struct ta_plane *pl, const struct ta_tap_state *st,
@@ -706,33 +765,45 @@ int ta_tap_guard_read(const struct ta_plane *pl, const struct ta_tap_state *st,
 
 struct new_version {
 	uint32_t policy, slot, version;
-	const struct ta_policy *head;
+	uint32_t *old, nr_old; /* blocks to give back after the switch */
 };
 
 static int prepare_one(const struct ta_plane *pl, struct ta_tap_info *info, struct ta_tap *tap,
 		       void *arg)
 {
-	const struct new_version *v = arg;
-	uint32_t map = v->slot ^ tap->rule_flip;
+	struct new_version *v = arg;
 	int err;
 
 	if (tap->policy != v->policy)
 		return 0;
-	err = ta_rule_counters_create(pl, tap->id * TA_SLOTS + map, v->head->nr_rules);
+	/* const only to the iteration: the allocator's state is the plane's */
+	err = rules_block((struct ta_plane *)pl, tap, info, v->slot, v->version,
+			  &v->old[v->nr_old]);
 	if (err)
 		return err;
-	info->rules[map].version = v->version;
-	info->rules[map].nr_rules = v->head->nr_rules;
-	info->rules[map].digest = v->head->digest;
-	return info_write(pl, tap->id, info);
+	v->nr_old++;
+	return binding_switch(pl, info, tap);
 }
 
-int ta_taps_prepare_version(const struct ta_plane *pl, uint32_t policy, uint32_t slot,
-			    uint32_t version, const struct ta_policy *head)
+int ta_taps_prepare_version(struct ta_plane *pl, uint32_t policy, uint32_t slot,
+			    uint32_t version, uint32_t **old, uint32_t *nr_old)
 {
-	struct new_version v = {policy, slot, version, head};
+	struct new_version v = {policy, slot, version, NULL, 0};
+	int err;
 
-	return each_binding(pl, prepare_one, &v);
+	v.old = calloc(ta_taps_bound_to(pl, policy) + 1, sizeof(*v.old));
+	if (!v.old)
+		return -ENOMEM;
+	err = each_binding(pl, prepare_one, &v);
+	*old = v.old;
+	*nr_old = v.nr_old;
+	return err;
+}
+
+void ta_taps_release_blocks(struct ta_plane *pl, const uint32_t *old, uint32_t nr_old)
+{
+	for (uint32_t i = 0; i < nr_old; i++)
+		ta_counters_free(pl, old[i]);
 }
 
 int ta_taps_sync_fdb(const struct ta_plane *pl, uint32_t policy, uint32_t version)

@@ -49,6 +49,9 @@ int ta_tap_bind(struct ta_plane *pl, const struct ta_bind *b, enum ta_bind_resul
 /* Unbind a tap: detach the program, remove its entry, counters, guard and
  * fdb. Works for taps that are gone too. EXIT_OK or exit code with `e`. */
 int ta_tap_unbind(struct ta_plane *pl, const struct ta_tap_key *key, struct ta_error *e);
+/* The same for n taps at once, which wait for frames in flight once. */
+int ta_taps_unbind(struct ta_plane *pl, const struct ta_tap_key *keys, uint32_t n,
+		   struct ta_error *e);
 
 /* Where a bound tap's link stands. */
 enum ta_link_state {
@@ -86,9 +89,16 @@ int ta_tap_rule_counters(const struct ta_plane *pl, const struct ta_tap_state *s
 			 struct ta_rule_counters *info, struct ta_counter *sums);
 
 /* A new version of policy `policy` goes into `slot`: give each of its
- * bound taps rule counters for it. 0 or -errno. */
-int ta_taps_prepare_version(const struct ta_plane *pl, uint32_t policy, uint32_t slot,
-			    uint32_t version, const struct ta_policy *head);
+ * bound taps counters for its rules. The blocks they replace are in *old,
+ * to be given back (ta_taps_release_blocks()) once the policy switched and
+ * no frame counts there. 0 or -errno. */
+int ta_taps_prepare_version(struct ta_plane *pl, uint32_t policy, uint32_t slot,
+			    uint32_t version, uint32_t **old, uint32_t *nr_old);
+void ta_taps_release_blocks(struct ta_plane *pl, const uint32_t *old, uint32_t nr_old);
+
+/* A bound tap's TA_TAP_STATS counters. 0 or -errno. */
+int ta_tap_stats_read(const struct ta_plane *pl, const struct ta_tap_state *st,
+		      struct ta_counter *sums);
 /* After a policy switched to `version`: make the fdb of each tap bound to
  * it the version's fdb statements. 0 or -errno. */
 int ta_taps_sync_fdb(const struct ta_plane *pl, uint32_t policy, uint32_t version);
