@@ -7,8 +7,9 @@
  * verdict differs, or batch whose counters (rule, parse class, guard
  * reason, event, verdict) differ, fails the run with the frame, the
  * policy and both answers. The policy read back from the maps
- * (ta_policy_decode, what `policy show` prints) must give the model the
- * same answers as the policy written.
+ * (ta_policy_decode, what `policy show` prints, with the test tap's guard
+ * and fdb) must give the model the same answers as the policy written. The
+ * program is a private plane's; the test tap is lo, bound to the policy.
  *
  *   diff_test [--seed N] [--frames N] [--policies N] [--quiet]
  */
@@ -22,12 +23,12 @@
 
 #include "gen.h"
 #include "user/lib/counters.h"
-#include "user/lib/maps.h"
+#include "user/lib/guard.h"
 #include "user/lib/names.h"
 #include "user/lib/model.h"
-#include "user/lib/policy_decode.h"
+#include "user/lib/policies.h"
 #include "user/lib/policy_parse.h"
-#include "tap_accel.skel.h"
+#include "user/lib/taps.h"
 
 #define BATCH	   4096
 #define FRAME_MAX  1024
@@ -40,20 +41,21 @@ struct frame {
 	uint16_t linear; /* bytes in the linear part (== len unless split) */
 };
 
-/* Every counter the program keeps, for one slot's rules. */
+/* Every counter the program keeps for the test tap, rules of the version
+ * it runs (the default's at TA_MAX_RULES, as the model counts it). */
+#define RULE_COUNTS (TA_MAX_RULES + 1)
 struct counts {
 	struct ta_counter verdict[TA_NR_VERDICTS];
-	struct ta_counter rule[TA_RULE_STAT_SLOT];
+	struct ta_counter rule[RULE_COUNTS];
 	struct ta_counter parse[TA_PARSE_MAX];
 	struct ta_counter guard[TA_GUARD_MAX];
 	struct ta_counter event[TA_EV_MAX];
 };
 
 struct diff {
-	struct tap_accel *skel;
-	struct ta_maps maps;
+	struct ta_plane pl;
+	struct ta_tap_state tap; /* lo's binding */
 	int prog;
-	uint32_t slot;
 	struct ta_policy_spec spec;
 	struct ta_policy_spec decoded; /* spec, read back from the maps */
 	uint64_t seed;
@@ -70,24 +72,19 @@ static struct counts coverage;
 
 static int env_open(struct diff *t)
 {
-	char err[256] = "";
-	int ret;
+	struct ta_error e;
 
-	t->skel = tap_accel__open_and_load();
-	if (!t->skel)
-		return -errno;
-	ret = ta_maps_from_object(t->skel->obj, &t->maps, err, sizeof(err));
-	ret = ret ?: ta_maps_init(&t->maps);
-	if (ret)
-		fprintf(stderr, "%s\n", err);
-	t->prog = bpf_program__fd(t->skel->progs.tap_accel_policy);
-	return ret;
+	if (ta_plane_private(&t->pl, &e)) {
+		fprintf(stderr, "%s\n", e.text);
+		return -EIO;
+	}
+	t->prog = t->pl.prog_fd;
+	return 0;
 }
 
 static void env_close(struct diff *t)
 {
-	ta_maps_close(&t->maps);
-	tap_accel__destroy(t->skel);
+	ta_plane_close(&t->pl);
 }
 
 static int kernel_run(const struct diff *t, const struct frame *f,
@@ -109,58 +106,57 @@ static int kernel_run(const struct diff *t, const struct frame *f,
 	return 0;
 }
 
-static int read_counts(const struct diff *t, struct counts *c)
+static int read_counts(struct diff *t, struct counts *c)
 {
-	const struct ta_maps *m = &t->maps;
+	static struct ta_counter stat[TA_TAP_STATS], rule[TA_MAX_RULES + 1];
+	struct ta_rule_counters info;
+	struct ta_tap_key key = t->tap.key;
 	int ret;
 
-	ret = ta_counters_read(m->ta_st_verdict, 0, TA_NR_VERDICTS, c->verdict);
-	ret = ret
-		      ?: ta_counters_read(m->ta_st_rule,
-					  t->slot * TA_RULE_STAT_SLOT,
-					  TA_RULE_STAT_SLOT, c->rule);
-	ret = ret
-		      ?: ta_counters_read(m->ta_st_parse, 0, TA_PARSE_MAX,
-					  c->parse);
-	ret = ret
-		      ?: ta_counters_read(m->ta_st_guard, 0, TA_GUARD_MAX,
-					  c->guard);
-	ret = ret ?: ta_counters_read(m->ta_st_event, 0, TA_EV_MAX, c->event);
-	return ret;
-}
-
-static int fdb_clear(struct diff *t)
-{
-	uint32_t i;
-	int ret;
-
-	for (i = 0; i < t->spec.nr_fdb; i++) {
-		ret = ta_fdb_del(&t->maps, t->spec.fdb[i].mac);
-		if (ret && ret != -ENOENT)
-			return ret;
-	}
+	memset(c, 0, sizeof(*c));
+	ret = ta_tap_read(&t->pl, &key, &t->tap);
+	ret = ret ?: ta_tap_stats_read(&t->pl, &t->tap, stat);
+	ret = ret ?: ta_tap_rule_counters(&t->pl, &t->tap, 0, &info, rule);
+	if (ret)
+		return ret;
+	memcpy(c->verdict, stat + TA_STAT_VERDICT, sizeof(c->verdict));
+	memcpy(c->parse, stat + TA_STAT_PARSE, sizeof(c->parse));
+	memcpy(c->guard, stat + TA_STAT_GUARD, sizeof(c->guard));
+	memcpy(c->event, stat + TA_STAT_EVENT, sizeof(c->event));
+	memcpy(c->rule, rule, info.nr_rules * sizeof(*rule));
+	c->rule[TA_MAX_RULES] = rule[info.nr_rules];
 	return 0;
 }
 
-/* The spec's rules, guard and fdb into the maps; rate off. */
+/* The spec as policy "diff" (its fdb the test tap's), lo bound to it with
+ * the spec's guard; rate off. Then what the maps say, read back. */
 static int install(struct diff *t)
 {
-	const struct ta_rate_spec no_rate = {};
-	struct ta_config cfg;
-	uint32_t zero = 0, i;
+	struct ta_policy_spec spec = t->spec;
+	struct ta_guard_spec guard = t->spec.guard;
+	struct ta_bind b = {.ifname = LO_NAME, .guard = guard.flags ? &guard : NULL,
+			    .entry_only = true};
+	struct ta_load_result res;
+	struct ta_policy_info info;
+	enum ta_bind_result r;
+	struct ta_tap_key key;
+	struct ta_error e;
 	int ret;
 
-	ret = ta_policy_install(&t->maps, &t->spec);
-	ret = ret ?: ta_guard_install(&t->maps, &t->spec.guard);
-	ret = ret ?: ta_rate_install(&t->maps, &no_rate);
-	for (i = 0; !ret && i < t->spec.nr_fdb; i++)
-		ret = ta_fdb_add(&t->maps, t->spec.fdb[i].mac,
-				 t->spec.fdb[i].ifindex);
-	if (!ret && bpf_map_lookup_elem(t->maps.ta_config, &zero, &cfg))
-		ret = -errno;
-	t->slot = cfg.active_slot;
+	memset(&spec.guard, 0, sizeof(spec.guard));
+	memset(&spec.rate, 0, sizeof(spec.rate));
+	ret = ta_policy_load(&t->pl, "diff", &spec, true, &res, &e);
+	b.policy = res.index;
+	ret = ret ?: ta_tap_bind(&t->pl, &b, &r, &e);
+	if (ret) {
+		fprintf(stderr, "%s\n", e.text);
+		return -EIO;
+	}
 	ta_policy_spec_free(&t->decoded);
-	return ret ?: ta_policy_decode(&t->maps, &t->decoded);
+	ret = ta_tap_key_of(&t->pl, LO_NAME, &key) ?: ta_tap_read(&t->pl, &key, &t->tap);
+	ret = ret ?: ta_policy_get(&t->pl, res.index, &info);
+	ret = ret ?: ta_policy_decode(&t->pl, res.index, info.slot, &t->decoded);
+	return ret ?: ta_tap_guard_read(&t->pl, &t->tap, &t->decoded.guard);
 }
 
 /* ---- the model side ---------------------------------------------------------
@@ -300,16 +296,11 @@ static int compare_counts(const struct counts *before,
 		return 0;
 	if (quiet)
 		return 1;
-	bad |= compare_counters("ta_st_verdict", delta.verdict, model->verdict,
-				TA_NR_VERDICTS);
-	bad |= compare_counters("ta_st_rule (slot-relative)", delta.rule,
-				model->rule, TA_RULE_STAT_SLOT);
-	bad |= compare_counters("ta_st_parse", delta.parse, model->parse,
-				TA_PARSE_MAX);
-	bad |= compare_counters("ta_st_guard", delta.guard, model->guard,
-				TA_GUARD_MAX);
-	bad |= compare_counters("ta_st_event", delta.event, model->event,
-				TA_EV_MAX);
+	bad |= compare_counters("verdict", delta.verdict, model->verdict, TA_NR_VERDICTS);
+	bad |= compare_counters("rule (default last)", delta.rule, model->rule, RULE_COUNTS);
+	bad |= compare_counters("parse", delta.parse, model->parse, TA_PARSE_MAX);
+	bad |= compare_counters("guard", delta.guard, model->guard, TA_GUARD_MAX);
+	bad |= compare_counters("event", delta.event, model->event, TA_EV_MAX);
 	return bad;
 }
 
@@ -541,11 +532,10 @@ static int run_policy(struct diff *t, struct rng *r, uint32_t k,
 	uint64_t end = t->frames_done + frames;
 	int ret;
 
-	ret = fdb_clear(t);
 	ta_policy_spec_free(&t->spec);
 	gen_policy(r, &t->spec, max_rules[k % 5], k % 2, LO_IFINDEX, LO_NAME);
 	t->policy_nr = k;
-	ret = ret ?: install(t);
+	ret = install(t);
 	if (ret) {
 		printf("FAIL install policy %u: %s\n", k, strerror(-ret));
 		policy_print(stdout, &t->spec);

@@ -70,8 +70,8 @@ expect 0 '"rule":5,"default":false,"line":11,"text":"rule drop proto udp dport 5
 # bad input
 expect 1 'even number of hex digits' "$ex/acl.policy" --frame 52540
 expect 1 'even number of hex digits' "$ex/acl.policy" --frame 5254zz
-expect 1 'expected FILE and --frame HEX' "$ex/acl.policy"
-expect 1 'cannot read policy file' "$tmp/none.policy" --frame 525400000002
+expect 1 '--frame HEX is needed' "$ex/acl.policy"
+expect 1 'cannot read the policy file' "$tmp/none.policy" --frame 525400000002
 printf 'rule drop dport 70000\n' >"$tmp/bad.policy"
 expect 1 'bad.policy:1:17: expected a port' "$tmp/bad.policy" --frame 525400000002
 expect 0 '^Usage: tap-accel policy explain' --help

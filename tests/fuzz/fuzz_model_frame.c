@@ -35,11 +35,10 @@ static struct ta_policy_spec spec;
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	char err[512];
+	struct ta_error e;
 
-	if (ta_policy_parse(policy_text, sizeof(policy_text) - 1, "builtin",
-			    &spec, err, sizeof(err))) {
-		fprintf(stderr, "%s\n", err);
+	if (ta_policy_parse(policy_text, sizeof(policy_text) - 1, "builtin", &spec, &e)) {
+		fprintf(stderr, "%s\n", e.text);
 		abort();
 	}
 	return 0;

@@ -77,15 +77,16 @@ static void check_same(const struct ta_policy_spec *a,
 static void check_round_trip(const struct ta_policy_spec *spec)
 {
 	struct ta_policy_spec again;
-	char *text = NULL, err[512];
+	struct ta_error e;
+	char *text = NULL;
 	size_t len = 0;
 	FILE *out = open_memstream(&text, &len);
 
 	CHECK(out);
 	ta_policy_write(out, spec);
 	CHECK(!fclose(out));
-	if (ta_policy_parse(text, len, "written", &again, err, sizeof(err))) {
-		fprintf(stderr, "written text refused: %s\n%s", err, text);
+	if (ta_policy_parse(text, len, "written", &again, &e)) {
+		fprintf(stderr, "written text refused: %s\n%s", e.text, text);
 		abort();
 	}
 	check_same(spec, &again);
@@ -97,17 +98,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const struct ta_policy_spec empty;
 	struct ta_policy_spec spec;
-	char err[512];
+	struct ta_error e;
 	int ret;
 
 	memset(&spec, 0xa5, sizeof(spec)); /* the parser must set it all */
-	ret = ta_policy_parse((const char *)data, size, "fuzz", &spec, err,
-			      sizeof(err));
+	ret = ta_policy_parse((const char *)data, size, "fuzz", &spec, &e);
 	if (ret) {
-		CHECK(ret == -EINVAL);
+		CHECK(ret == EXIT_USER && e.located);
 		CHECK(!memcmp(&spec, &empty, sizeof(spec)));
-		CHECK(!strncmp(err, "fuzz:", 5));
-		CHECK(memchr(err, 0, sizeof(err)));
+		CHECK(!strncmp(e.text, "fuzz:", 5));
+		CHECK(memchr(e.text, 0, sizeof(e.text)));
 		return 0;
 	}
 	check_spec(&spec);

@@ -47,13 +47,21 @@ else
 		expect_exit 0 "^Usage: tap-accel $verb" "$TA" --json "$verb" -h
 	done
 	expect_exit 0 '^Usage: tap-accel bench' "$TA" bench --help
-	# --help names every verb, with its arguments
-	for v in 'attach IFACE' 'detach IFACE' 'policy .*check FILE' 'policy .*load IFACE FILE' \
-		'policy .*show IFACE' 'policy .*explain FILE --frame HEX' 'fdb .*add IFACE MAC DEV' \
-		'fdb .*del IFACE MAC' 'fdb .*list IFACE' '^  status$' 'stats \[IFACE\]' \
-		'clean \[IFACE\.\.\.\]' 'bench \[OPTIONS\]' '--netns NAME'; do
-		expect_exit 0 "$v" "$TA" --help
+	# --help names every verb; each verb with subverbs names them
+	for v in attach detach policy fdb status stats clean bench; do
+		expect_exit 0 "^  $v +[a-z]" "$TA" --help
 	done
+	for v in check load show list unload explain; do
+		expect_exit 0 "^  $v +[a-z]" "$TA" policy --help
+	done
+	for v in add del list; do
+		expect_exit 0 "^  $v +[a-z]" "$TA" fdb --help
+	done
+	expect_exit 0 '^Usage: tap-accel attach IFACE\.\.\. \[OPTIONS\]' "$TA" attach --help
+	expect_exit 0 '^ +--guard PARAMS' "$TA" attach --help
+	expect_exit 0 '^Usage: tap-accel policy load NAME FILE' "$TA" policy load --help
+	expect_exit 0 '^Usage: tap-accel fdb add IFACE MAC DEV' "$TA" fdb add --help
+	expect_exit 0 '^ +-n, --netns NAME' "$TA" --help
 	expect_exit 0 '^Usage: tap-accel policy explain' "$TA" policy explain --help
 	# --json: an error is a JSON object on stdout, the exit code unchanged
 	json_error() { # CODE MESSAGE-PATTERN CMD...: stdout is {"error":...}, stderr empty
@@ -73,20 +81,21 @@ else
 	json_error 1 "stats: --count needs --interval" "$TA" stats --count 3 -j
 	json_error 1 "unknown verb 'frobnicate'" "$TA" --json frobnicate
 	json_error 1 "bench: unknown writer 'batch3'" "$TA" --json bench --writers batch3
-	json_error 1 "bench: --frames must be 10..100000000, not 'x'" "$TA" bench --frames x --json
+	json_error 1 "bench: --frames expects a whole number from 10 to 100000000, not 'x'" \
+		"$TA" bench --frames x --json
 	json_error 1 "network namespace nosuchns0 not found" "$TA" --json --netns nosuchns0 status
 	expect_exit 1 '^  "error": "interface nosuchif0 not found' "$TA" --pretty attach nosuchif0
 	# one parser: the global options anywhere, bench's options like any verb's
 	expect_exit 1 "^tap-accel: bench: unknown option '--frob'" "$TA" bench --frob
 	expect_exit 1 "^tap-accel: bench: option --frames needs a value" "$TA" bench --frames
 	expect_exit 1 "^tap-accel: bench: option --vm takes no value" "$TA" bench --vm=1
-	expect_exit 1 "^tap-accel: bench: unexpected argument 'extra'" "$TA" bench extra
+	expect_exit 1 "^tap-accel: bench: expected no arguments, got more" "$TA" bench extra
 	expect_exit 1 "^tap-accel: bench: --quick and --full exclude each other" "$TA" bench --quick --full
 	expect_exit 1 "^tap-accel: network namespace nosuchns0 not found \(no /run/netns/nosuchns0\)" \
 		"$TA" status --netns nosuchns0
 	expect_exit 1 "attach: unknown option '--frob'" "$TA" attach tap0 --frob
-	expect_exit 1 'attach: expected one interface' "$TA" attach
-	expect_exit 1 'attach: expected one interface' "$TA" attach a b
+	expect_exit 1 'attach: expected IFACE\.\.\.; see tap-accel attach --help' "$TA" attach
+	expect_exit 1 'interface nosuchif1 not found' "$TA" attach nosuchif1 nosuchif2
 	expect_exit 1 "attach: option --policy needs a value" "$TA" attach tap0 --policy
 	expect_exit 1 "attach: option --force takes no value" "$TA" attach tap0 --force=yes
 	expect_exit 1 "attach: --mode is native or generic, not 'turbo'" "$TA" attach tap0 --mode turbo
@@ -95,18 +104,22 @@ else
 	expect_exit 1 "'a/b' is not a valid interface name" "$TA" attach a/b
 	expect_exit 1 "'waytoolonginterfacename' is not a valid" "$TA" attach waytoolonginterfacename
 	expect_exit 1 'lo is not a tap device \(it is none\)' "$TA" attach lo
-	expect_exit 1 'detach: expected one interface' "$TA" detach
+	expect_exit 1 'detach: expected IFACE\.\.\.' "$TA" detach
 	expect_exit 1 'interface nosuchif0 not found' "$TA" detach nosuchif0
-	expect_exit 1 'policy: expected check FILE, load IFACE FILE, show IFACE or explain FILE --frame HEX' "$TA" policy
-	expect_exit 1 'policy: expected check FILE' "$TA" policy check
-	expect_exit 1 'policy: expected check FILE' "$TA" policy frob x
-	expect_exit 1 'fdb: expected add IFACE MAC DEV' "$TA" fdb add tap0
-	expect_exit 1 'fdb: expected add IFACE MAC DEV' "$TA" fdb list
-	expect_exit 1 'status: takes no arguments' "$TA" status extra
-	expect_exit 1 'stats: --interval expects a positive number' "$TA" stats --interval 0
-	expect_exit 1 'stats: --interval expects a positive number' "$TA" stats --interval x
+	expect_exit 1 '^Usage: tap-accel policy' "$TA" policy
+	expect_exit 1 'policy check: expected FILE' "$TA" policy check
+	expect_exit 1 "policy: unknown verb 'frob'; see tap-accel policy --help" "$TA" policy frob x
+	expect_exit 1 'policy load: expected NAME FILE' "$TA" policy load x
+	expect_exit 1 'policy explain: --frame HEX is needed' "$TA" policy explain x.policy
+	expect_exit 1 'fdb add: expected IFACE MAC DEV' "$TA" fdb add tap0
+	expect_exit 1 'fdb list: expected IFACE' "$TA" fdb list
+	expect_exit 1 'status: expected no arguments, got more' "$TA" status extra
+	expect_exit 1 'stats: --interval expects a number from 0.01 to 86400' "$TA" stats --interval 0
+	expect_exit 1 'stats: --interval expects a number' "$TA" stats --interval x
 	expect_exit 1 'stats: --count needs --interval' "$TA" stats --count 3
-	expect_exit 1 'stats: expected at most one interface' "$TA" stats a b
+	expect_exit 1 "attach: --guard: 'mac=zz' is not mac=MAC \\(once\\) or ip=ADDRESS" \
+		"$TA" attach lo --guard mac=zz
+	expect_exit 1 'lo is not a tap device' "$TA" attach lo --policy nosuch
 
 	# policy check: no kernel, errors at FILE:LINE:COL
 	printf 'rule drop proto udp\nrule drop proto tcp dport 70000\n' >"$tmp/bad.policy"
@@ -114,7 +127,8 @@ else
 	json_error 1 "$tmp/bad.policy:2:27: expected a port 0..65535" "$TA" --json policy check "$tmp/bad.policy"
 	printf 'rule drop proto udp\nrule drop proto udp\n' >"$tmp/dup.policy"
 	expect_exit 1 "^$tmp/dup.policy:2:1: duplicate rule" "$TA" policy check "$tmp/dup.policy"
-	expect_exit 1 "cannot read policy file $tmp/none.policy: No such file" "$TA" policy check "$tmp/none.policy"
+	expect_exit 1 "^$tmp/none.policy: cannot read the policy file: No such file" \
+		"$TA" policy check "$tmp/none.policy"
 	printf 'rule redirect tapX proto udp\ndefault drop\n' >"$tmp/good.policy"
 	expect_exit 0 "good.policy: ok, 1 rules, 0 fdb entries, guard off, rate off, digest [0-9a-f]{16}$" \
 		"$TA" policy check "$tmp/good.policy"

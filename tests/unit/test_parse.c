@@ -9,11 +9,13 @@
 #include "check.h"
 #include "lib/policy_parse.h"
 
-static char err[512];
+static struct ta_error e;
+/* The message of the last failed parse. */
+#define err e.text
 
 static int parse(const char *text, struct ta_policy_spec *spec)
 {
-	return ta_policy_parse(text, strlen(text), "t.policy", spec, err, sizeof(err));
+	return ta_policy_parse(text, strlen(text), "t.policy", spec, &e);
 }
 
 /* The text must fail with exactly `want`. */
@@ -22,7 +24,8 @@ static void expect_error(const char *text, const char *want)
 	struct ta_policy_spec spec;
 	int ret = parse(text, &spec);
 
-	CHECK(ret == -EINVAL && !strcmp(err, want), "input: %s\n  got:  %s\n  want: %s", text,
+	CHECK(ret == EXIT_USER && e.located && !strcmp(err, want),
+	      "input: %s\n  got:  %s\n  want: %s", text,
 	      ret ? err : "(success)", want);
 	CHECK(!spec.rules && !spec.nr_rules, "a failed parse leaves an empty spec");
 }
@@ -303,9 +306,9 @@ static void test_errors(void)
 	{
 		static const char text[] = "rule drop\0\n";
 		struct ta_policy_spec spec;
-		int ret = ta_policy_parse(text, sizeof(text) - 1, "t.policy", &spec, err, sizeof(err));
+		int ret = ta_policy_parse(text, sizeof(text) - 1, "t.policy", &spec, &e);
 
-		CHECK(ret == -EINVAL && !strcmp(err, "t.policy:1:10: expected text, got a NUL byte"),
+		CHECK(ret == EXIT_USER && !strcmp(err, "t.policy:1:10: expected text, got a NUL byte"),
 		      "NUL byte: %s", err);
 	}
 }
@@ -364,14 +367,16 @@ static void test_file(void)
 
 	fputs("# file\nrule drop proto udp\nrule oops\n", f);
 	fclose(f);
-	ret = ta_policy_parse_file(path, &spec, err, sizeof(err));
-	CHECK(ret == -EINVAL && strstr(err, ":3:6: expected an action") && !strncmp(err, path, strlen(path)),
+	ret = ta_policy_parse_file(path, &spec, &e);
+	CHECK(ret == EXIT_USER && strstr(err, ":3:6: expected an action") && !strncmp(err, path, strlen(path)),
 	      "errors name the file: %s", err);
 	unlink(path);
-	ret = ta_policy_parse_file(path, &spec, err, sizeof(err));
-	CHECK(ret == -ENOENT && strstr(err, "cannot read policy file"), "missing file: %s", err);
-	ret = ta_policy_parse_file("/tmp", &spec, err, sizeof(err));
-	CHECK(ret == -EINVAL && strstr(err, "expected a regular policy file"), "directory: %s", err);
+	ret = ta_policy_parse_file(path, &spec, &e);
+	CHECK(ret == EXIT_USER && strstr(err, "cannot read the policy file") &&
+		      !strncmp(err, path, strlen(path)),
+	      "missing file: %s", err);
+	ret = ta_policy_parse_file("/tmp", &spec, &e);
+	CHECK(ret == EXIT_USER && strstr(err, "expected a regular policy file"), "directory: %s", err);
 }
 
 /* Writing a spec and parsing the text gives the same spec. */

@@ -17,6 +17,7 @@
 #include "lib/policies.h"
 #include "lib/policy_parse.h"
 #include "lib/taps.h"
+#include "lib/util.h"
 #include "verbs.h"
 
 /* ---- --guard ------------------------------------------------------------ */
@@ -38,7 +39,7 @@ static int guard_add_ip(struct ta_guard_spec *g, const char *s)
 
 /* "mac=M,ip=A,ip=B" (the parameters libvirt's nwfilter calls MAC and IP),
  * or "none". 0 or an exit code. */
-int guard_parse(const char *arg, struct ta_guard_spec *g)
+static int guard_parse(const char *arg, struct ta_guard_spec *g)
 {
 	char *copy = strdup(arg), *item, *save = NULL;
 	int ret = 0;
@@ -60,7 +61,8 @@ int guard_parse(const char *arg, struct ta_guard_spec *g)
 				 !guard_add_ip(g, value))
 				continue;
 			else
-				ret = user_error("--guard: '%s%s%s' is not mac=MAC (once) or ip=ADDRESS; "
+				ret = user_error("attach: --guard: '%s%s%s' is not mac=MAC (once) or "
+						 "ip=ADDRESS; "
 						 "e.g. --guard mac=52:54:00:12:34:56,ip=10.0.0.2,"
 						 "ip=fe80::5054:ff:fe12:3456, or none",
 						 item, value ? "=" : "", value ? value : "");
@@ -309,8 +311,15 @@ static int run_attach(const void *opts, int argc, char **argv)
 {
 	struct attach_plan a = { .o = opts };
 	struct ta_plane pl;
+	struct ta_error e;
 	int ret, failed = 0, worst = 0;
 
+	/* the command line first: a typo binds nothing, loads nothing */
+	if (a.o->guard && (ret = guard_parse(a.o->guard, &a.guard)))
+		return ret;
+	for (int i = 0; i < argc; i++)
+		if (ta_tap_check(argv[i], &e))
+			return report_error(&e);
 	ret = require_admin("attach");
 	if (!ret)
 		ret = open_plane(&pl, TA_PLANE_CREATE);
@@ -413,6 +422,15 @@ static int run_detach(const void *opts, int argc, char **argv)
 	int ret, worst = 0;
 
 	(void)opts;
+	for (int i = 0; i < argc; i++)
+		if (ta_ifname_valid(argv[i]) || !if_nametoindex(argv[i])) {
+			free(keys);
+			free(found);
+			return ta_ifname_valid(argv[i])
+				       ? user_error("'%s' is not a valid interface name", argv[i])
+				       : user_error("interface %s not found; 'tap-accel clean' removes "
+						    "what taps that are gone left", argv[i]);
+		}
 	ret = keys && found ? require_admin("detach") : system_error("out of memory");
 	if (!ret)
 		ret = open_plane(&pl, TA_PLANE_WRITE);

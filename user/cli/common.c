@@ -252,7 +252,7 @@ static int store(const struct option_spec *o, const char *verb, const char *valu
 		v = strtod(value, &end);
 		if (!*value || *end || isnan(v) || v < o->min || v > o->max ||
 		    (o->type == OPT_COUNT && v != floor(v)))
-			return user_error("%s: --%s expects %s from %g to %g, not '%s'", verb,
+			return user_error("%s: --%s expects %s from %.15g to %.15g, not '%s'", verb,
 					  o->name, o->type == OPT_COUNT ? "a whole number" : "a number",
 					  o->min, o->max, value);
 		if (o->type == OPT_COUNT)
@@ -266,11 +266,10 @@ static int store(const struct option_spec *o, const char *verb, const char *valu
 
 /* One "--name[=value]" or "-x [value]" at argv[*i]; 0, -1 (help shown) or
  * an exit code (error shown). */
-static int parse_one(int argc, char **argv, int *i, const struct command *c, const char *path,
-		     void *opts, bool *version)
+static int parse_one(int argc, char **argv, int *i, const struct command *c, const char *verb,
+		     const char *path, void *opts, bool *version)
 {
 	const char *arg = argv[*i], *name = arg + 2, *eq = NULL, *value = NULL;
-	const char *verb = c ? c->name : NULL;
 	bool is_long = arg[1] == '-';
 	char short_name = is_long || arg[2] ? 0 : arg[1];
 	const struct option_spec *o = NULL;
@@ -290,7 +289,8 @@ static int parse_one(int argc, char **argv, int *i, const struct command *c, con
 	}
 	if (!o) {
 		if (verb)
-			user_error("%s: unknown option '%s'; see %s %s --help", verb, arg, path, verb);
+			user_error("%s: unknown option '%s'; see %s %s --help", verb, arg, path,
+				   c->name);
 		else
 			user_error("unknown option '%s'; see %s --help", arg, path);
 		return EXIT_USER;
@@ -318,7 +318,7 @@ int parse_global_options(int argc, char **argv, bool *version, int *exit_code)
 	int i;
 
 	for (i = 1; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
-		int ret = parse_one(argc, argv, &i, NULL, "tap-accel", NULL, version);
+		int ret = parse_one(argc, argv, &i, NULL, NULL, "tap-accel", NULL, version);
 
 		if (ret) {
 			*exit_code = ret < 0 ? EXIT_OK : ret;
@@ -328,6 +328,14 @@ int parse_global_options(int argc, char **argv, bool *version, int *exit_code)
 	if (cli.json)
 		jw_init(&json, stdout, cli.pretty);
 	return i;
+}
+
+/* "policy" of "tap-accel policy": how messages name a verb. */
+static const char *verb_path(const char *path)
+{
+	const char *space = strchr(path, ' ');
+
+	return space ? space + 1 : path;
 }
 
 static const struct command *find_command(const struct command *const *cmds, const char *name)
@@ -343,7 +351,7 @@ int command_dispatch(const struct command *const *cmds, const char *path, int ar
 {
 	const struct command *c;
 	bool done = false;
-	char sub[128];
+	char sub[128], verb[128];
 	void *opts;
 	int npos = 0, ret = 0;
 
@@ -352,12 +360,20 @@ int command_dispatch(const struct command *const *cmds, const char *path, int ar
 		return argc < 1 ? EXIT_USER : EXIT_OK;
 	}
 	c = find_command(cmds, argv[0]);
+	if (!c && strchr(path, ' '))
+		return user_error("%s: unknown verb '%s'; see %s --help", verb_path(path), argv[0],
+				  path);
 	if (!c)
-		return user_error("%s: unknown verb '%s'; see %s --help", path, argv[0], path);
-	if (c->sub) {
-		snprintf(sub, sizeof(sub), "%s %s", path, c->name);
+		return user_error("unknown verb '%s'; see %s --help", argv[0], path);
+	snprintf(sub, sizeof(sub), "%s %s", path, c->name);
+	snprintf(verb, sizeof(verb), "%s", verb_path(sub));
+	if (c->sub)
 		return command_dispatch(c->sub, sub, argc - 1, argv + 1);
-	}
+	/* --json anywhere also governs how an error before it is told */
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "-j") || !strcmp(argv[i], "--json") ||
+		    !strcmp(argv[i], "-p") || !strcmp(argv[i], "--pretty"))
+			cli.json = true;
 	opts = calloc(1, c->opts_size ?: 1);
 	if (!opts)
 		return system_error("out of memory");
@@ -373,16 +389,15 @@ int command_dispatch(const struct command *const *cmds, const char *path, int ar
 			done = true;
 			continue;
 		}
-		ret = parse_one(argc, argv, &i, c, path, opts, NULL);
+		ret = parse_one(argc, argv, &i, c, verb, path, opts, NULL);
 	}
 	if (ret < 0) {
 		command_usage(c, path, stdout);
 		ret = EXIT_OK;
 	} else if (!ret && (npos < c->min_args || (c->max_args >= 0 && npos > c->max_args))) {
-		ret = user_error("%s: expected %s%s; see %s %s --help", c->name,
+		ret = user_error("%s: expected %s%s; see %s --help", verb,
 				 c->args ? c->args : "no arguments",
-				 npos > c->max_args && c->max_args >= 0 ? ", got more" : "", path,
-				 c->name);
+				 npos > c->max_args && c->max_args >= 0 ? ", got more" : "", sub);
 	} else if (!ret) {
 		if (cli.json)
 			jw_init(&json, stdout, cli.pretty);

@@ -486,27 +486,40 @@ static int bind_again(struct ta_plane *pl, const struct ta_bind *b, struct ta_ta
 		   : EXIT_OK;
 }
 
+int ta_tap_check(const char *ifname, struct ta_error *e)
+{
+	char driver[64];
+	int err;
+
+	if (ta_ifname_valid(ifname))
+		return ta_error_set(e, EXIT_USER, "'%s' is not a valid interface name", ifname);
+	if (!if_nametoindex(ifname))
+		return ta_error_set(e, EXIT_USER,
+				    "interface %s not found; list interfaces with 'ip link'", ifname);
+	err = ta_netdev_is_tap(ifname, driver, sizeof(driver));
+	if (err < 0)
+		return ta_error_errno(e, err, "cannot tell what kind of device %s is", ifname);
+	if (!err)
+		return ta_error_set(e, EXIT_USER,
+				    "%s is not a tap device (it is %s); tap-accel attaches to taps "
+				    "('ip tuntap add NAME mode tap')", ifname, driver);
+	return EXIT_OK;
+}
+
 int ta_tap_bind(struct ta_plane *pl, const struct ta_bind *b, enum ta_bind_result *result,
 		struct ta_error *e)
 {
 	struct ta_xdp_state now = {};
 	struct ta_tap_state st;
 	struct ta_tap_key key;
-	char driver[64];
 	int ret, err;
 
-	if (ta_ifname_valid(b->ifname))
-		return ta_error_set(e, EXIT_USER, "'%s' is not a valid interface name", b->ifname);
+	ret = b->entry_only ? EXIT_OK : ta_tap_check(b->ifname, e);
+	if (ret)
+		return ret;
 	if (ta_tap_key_of(pl, b->ifname, &key))
 		return ta_error_set(e, EXIT_USER,
 				    "interface %s not found; list interfaces with 'ip link'", b->ifname);
-	err = b->entry_only ? 1 : ta_netdev_is_tap(b->ifname, driver, sizeof(driver));
-	if (err < 0)
-		return ta_error_errno(e, err, "cannot tell what kind of device %s is", b->ifname);
-	if (!err)
-		return ta_error_set(e, EXIT_USER,
-				    "%s is not a tap device (it is %s); tap-accel attaches to taps "
-				    "('ip tuntap add NAME mode tap')", b->ifname, driver);
 	err = ta_tap_read(pl, &key, &st);
 	if (!err && (st.link == TA_LINK_LIVE || b->entry_only)) {
 		*result = TA_REBOUND;

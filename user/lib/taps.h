@@ -19,6 +19,10 @@
 /* The key of interface `ifname` of this namespace; -ENODEV if none. */
 int ta_tap_key_of(const struct ta_plane *pl, const char *ifname, struct ta_tap_key *key);
 
+/* Whether interface `ifname` of this namespace is a tap that can be bound
+ * (a valid name, there, a tap). EXIT_OK or EXIT_USER with `e`. */
+int ta_tap_check(const char *ifname, struct ta_error *e);
+
 struct ta_bind {
 	const char *ifname;	    /* a tap of this namespace */
 	uint32_t policy;	    /* index of a loaded policy */
