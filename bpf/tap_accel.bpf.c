@@ -549,15 +549,16 @@ static __always_inline void and_port(struct classify_ctx *c, __u32 table,
 
 	c->key.index = table + (port >> 8);
 	entry = bpf_map_lookup_elem(&ta_tables, &c->key.index);
-	if (entry && !(*entry & TA_PORT_UNIFORM)) {
-		c->key.index = table + TA_PORT_DIR + *entry * 256 + (port & 0xff);
+	if (entry && (*entry & TA_PORT_PAGE)) {
+		c->key.index = table + TA_PORT_DIR + (*entry & ~TA_PORT_PAGE) * 256 +
+			       (port & 0xff);
 		entry = bpf_map_lookup_elem(&ta_tables, &c->key.index);
 	}
 	if (!entry) {
 		and_wildcard(c, field);
 		return;
 	}
-	and_bitvec(c, *entry & ~TA_PORT_UNIFORM);
+	and_bitvec(c, *entry);
 }
 
 static __always_inline bool uses(const struct classify_ctx *c,

@@ -249,12 +249,12 @@ struct ta_bitvec {
 };
 
 /* A port table in two levels: entry port >> 8 of its first TA_PORT_DIR
- * entries is either TA_PORT_UNIFORM | bit-vector (all 256 ports of that
- * block map to it) or a page number n, and then entry TA_PORT_DIR + n *
- * 256 + (port & 255) holds the port's bit-vector. Only blocks that a
- * rule's range starts or ends in need a page. */
+ * entries is either the bit-vector of all 256 ports of that block or
+ * TA_PORT_PAGE | n, and then entry TA_PORT_DIR + n * 256 + (port & 255)
+ * holds the port's bit-vector. Only blocks that a rule's range starts or
+ * ends in need a page; a table of zeros maps every port to bit-vector 0. */
 #define TA_PORT_DIR 256
-#define TA_PORT_UNIFORM 0x80000000u
+#define TA_PORT_PAGE 0x80000000u
 
 /* Address family of an LPM key (ta_key_ip.family). */
 #define TA_FAMILY_IP4 4

@@ -1,36 +1,40 @@
 #!/bin/sh
-# Host tests of tap-accel on real taps of the running kernel (stock tun),
-# in a private network namespace that this script creates and always
-# removes. Frames are written by tapio (tests/host/tapio.c) into tap A,
-# nonblocking (tun's native XDP) and blocking (generic XDP); it reports
-# what came back at A's reader (tx), at B's reader (redirect) and into the
-# stack (pass). Counters from 'tap-accel stats --json' must equal what was
-# sent, per rule and per verdict. Then every way of running tap-accel for
-# a namespace (ip netns exec, its own shell, nsenter, --netns), and two
-# same-named taps in two namespaces. Ends with "N passed, N failed".
+# Host tests of tap-accel on real taps of the running kernel (stock tun), in
+# private network namespaces this script creates and always removes, with a
+# bpffs of its own (tests/lib/ns.sh). Frames are written by tapio
+# (tests/host/tapio.c) into tap A, nonblocking (tun's native XDP) and
+# blocking (generic XDP); it reports what came back at A's reader (tx), at
+# B's reader (redirect) and into the stack (pass). Counters from 'tap-accel
+# stats --json' must equal what was sent, per rule and per verdict, on each
+# tap's own counters. Then: policies shared by many taps and replaced under
+# traffic, a thousand taps bound and unbound, bad input, every way of
+# running tap-accel for a namespace, two taps of one ifindex in two
+# namespaces, and the bpftool-only path. Ends with "N passed, N failed".
 set -u
 cd "$(dirname "$0")"
+SUITE=$(pwd)/run.sh
 TOP=$(cd ../.. && pwd)
 BUILD=${BUILD:-$TOP/build}
 TA_BIN=$BUILD/user/tap-accel
 TAPIO=$BUILD/tests/host/tapio
-BPF_OBJ=$BUILD/bpf/tap_accel.bpf.o
 ROOT=/sys/fs/bpf/tap-accel
 
 . "$TOP/tests/lib/check.sh"
+. "$TOP/tests/lib/ns.sh"
 
 if [ "$(id -u)" != 0 ]; then
 	bad "the host tests need root (network namespaces, taps, BPF)"
 	finish
 fi
-[ -x "$TA_BIN" ] && [ -f "$BPF_OBJ" ] || make -s -C "$TOP" bpf user >/dev/null 2>&1
+own_bpffs "$@"
+[ -x "$TA_BIN" ] || make -s -C "$TOP" bpf user >/dev/null 2>&1
 if ! make -s -C "$TOP/tests/host"; then
 	bad "tapio does not build"
 	finish
 fi
 [ -x "$TA_BIN" ] || { bad "$TA_BIN is not built"; finish; }
 
-# Unique names: bpffs is shared with the host and with other runs.
+# Unique names: netns names are the host's.
 ID=$$
 NS=tahost$ID
 A=ta${ID}a
@@ -44,50 +48,29 @@ BT=/sys/fs/bpf/tahost$ID
 # A copy, so that a rebuild during the run does not pull the binary away.
 cp "$TA_BIN" "$tmp/tap-accel" && TA_BIN=$tmp/tap-accel
 
-# The pin folder of namespace $1 (tap-accel names it by its inode).
-ns_pins() { echo "$ROOT/net:$(stat -L -c %i "/run/netns/$1")"; }
-
 cleanup() {
-	for n in "$NS" "${NS}b" "${NS}x" "${NS}y"; do
-		[ -e "/run/netns/$n" ] && rm -rf "$(ns_pins "$n")"
-		ip netns del "$n" 2>/dev/null
-	done
-	for i in "$A" "$B" "$C" "$D" "$E"; do rm -rf "${ROOT:?}/$i"; done
-	rm -rf "$BT" "$tmp"
+	ns_del "$NS" "${NS}x" "${NS}y" "${NS}s"
+	rm -rf "$tmp"
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
-# Run inside the namespace. nsenter keeps our mount namespace: 'ip netns
-# exec' would mount a fresh /sys and hide the bpffs at /sys/fs/bpf.
-in_ns() { nsenter --net="/run/netns/$NS" "$@"; }
-ta() { in_ns "$TA_BIN" "$@"; }
+ns_add "$NS" || { bad "cannot create netns $NS"; finish; }
+taps_add "$NS" "$A" "$B" "$C" "$D" "$E" || { bad "cannot create taps"; finish; }
+ip -n "$NS" link add "$V" type veth peer name "${V}p"
 tapio() { in_ns "$TAPIO" "$@"; }
 
-ip netns add "$NS" || { bad "cannot create netns $NS"; finish; }
-PINS=$(ns_pins "$NS")
-in_ns sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
-for t in "$A" "$B" "$C" "$D" "$E"; do
-	ip -n "$NS" tuntap add "$t" mode tap && ip -n "$NS" link set "$t" up ||
-		{ bad "cannot create tap $t"; finish; }
-done
-ip -n "$NS" link add "$V" type veth peer name "${V}p"
-ip -n "$NS" link set lo up
-
 # ---- helpers ---------------------------------------------------------------
-
-
 
 # send WANT TAPIO-ARGS...: tapio's report must be WANT.
 send() {
 	want=$1
 	shift
-	got=$(tapio "$@")
-	check "tapio $*" "$want" "$got"
+	check "tapio $*" "$want" "$(tapio "$@")"
 }
 
 # Counters from 'stats IFACE --json' (one line): verdict NAME, rule N,
-# prev_rule N (the replaced policy), group NAME (guard/parse/event names).
+# prev_rule N (the version replaced), counter NAME (guard/parse/event).
 stats_json() { ta stats "$1" --json >"$tmp/stats.json" 2>&1 || cat "$tmp/stats.json"; }
 packets_of() { grep -o "$1" | head -n 1 | grep -o '[0-9]*$'; }
 verdict() { sed 's/"rules":.*//' "$tmp/stats.json" | packets_of "\"$1\":{\"packets\":[0-9]*"; }
@@ -101,9 +84,9 @@ prev_rule() {
 		packets_of "\"rule\":$1,\"action\":\"[^\"]*\",\"packets\":[0-9]*"
 }
 status_of() { ta status --json | grep -o "{\"ifname\":\"$1\"[^}]*}"; }
-digest_of() { status_of "$1" | grep -o '"digest":"[0-9a-f]*"'; }
-prog_of() { status_of "$1" | grep -o '"prog_id":[0-9]*'; }
+field_of() { status_of "$1" | grep -oE "\"$2\":(\"[^\"]*\"|[0-9]*)"; }
 xdp_id() { ip -n "$NS" -d link show "$1" | grep -o 'prog/xdp id [0-9]*' | grep -o '[0-9]*$'; }
+prog_id() { bpftool -j prog show pinned "$ROOT/prog" | grep -o '"id":[0-9]*' | head -n 1 | cut -d: -f2; }
 
 # The rules every verdict test uses: one per action, CIDRs and a range.
 cat >"$tmp/p1.policy" <<EOF
@@ -116,10 +99,10 @@ rule pass proto tcp dport 22
 default pass
 EOF
 
-# verdict_suite LABEL N [--block]: N frames per case; counters add up.
+# verdict_suite N [--block]: N frames per case; counters add up.
 verdict_suite() {
-	label=$1 n=$2
-	shift 2
+	n=$1
+	shift
 	send "sent $n tx 0 redirect 0 pass 0" "$A" --peer "$B" --count "$n" --dport 9 "$@"
 	send "sent $n tx $n redirect 0 pass 0" "$A" --peer "$B" --count "$n" --dport 10 "$@"
 	send "sent $n tx 0 redirect $n pass 0" "$A" --peer "$B" --count "$n" --dport 11 "$@"
@@ -128,103 +111,128 @@ verdict_suite() {
 	send "sent $n tx 0 redirect 0 pass $n" "$A" --peer "$B" --count "$n" --proto tcp --dport 22 "$@"
 }
 
-# check_counts N: after verdict_suite with N frames in each mode so far.
+# check_counts IFACE N: after verdict_suite with N frames in each case.
 check_counts() {
-	n=$1
-	stats_json "$A"
-	check "rule 0 (drop dport 9)" "$n" "$(rule 0)"
-	check "rule 1 (tx)" "$n" "$(rule 1)"
-	check "rule 2 (redirect)" "$n" "$(rule 2)"
-	check "rule 3 (drop CIDR+range)" "$n" "$(rule 3)"
-	check "rule 4 (pass tcp 22)" "$n" "$(rule 4)"
-	check "default" "$n" "$(rule '"default"')"
-	check "verdict drop" "$((2 * n))" "$(verdict drop)"
-	check "verdict tx" "$n" "$(verdict tx)"
-	check "verdict redirect" "$n" "$(verdict redirect)"
-	check "verdict pass" "$((2 * n))" "$(verdict pass)"
-	check "verdict aborted" "0" "$(verdict aborted)"
+	stats_json "$1"
+	n=$2
+	check "$1 rule 0 (drop dport 9)" "$n" "$(rule 0)"
+	check "$1 rule 1 (tx)" "$n" "$(rule 1)"
+	check "$1 rule 2 (redirect)" "$n" "$(rule 2)"
+	check "$1 rule 3 (drop CIDR+range)" "$n" "$(rule 3)"
+	check "$1 rule 4 (pass tcp 22)" "$n" "$(rule 4)"
+	check "$1 default" "$n" "$(rule '"default"')"
+	check "$1 verdict drop" "$((2 * n))" "$(verdict drop)"
+	check "$1 verdict tx" "$n" "$(verdict tx)"
+	check "$1 verdict redirect" "$n" "$(verdict redirect)"
+	check "$1 verdict pass" "$((2 * n))" "$(verdict pass)"
+	check "$1 verdict aborted" "0" "$(verdict aborted)"
 }
 
-# ---- attach, verdicts on the native path (nonblocking writer) ----------------
-echo "# native mode"
-expect_exit 0 "attached tap-accel to $A \(native mode\)" ta attach "$A" --policy "$tmp/p1.policy"
-[ -e "$PINS/$A/prog" ] && [ -e "$PINS/$A/ta_config" ] && [ -e "$PINS/$A/ta_st_verdict" ] && good ||
-	bad "pins missing under $PINS/$A"
-check "status" "1" "$(status_of "$A" | grep -c '"state":"attached","mode":"native"')"
-check "XDP program on $A is the pinned one" "\"prog_id\":$(xdp_id "$A")" "$(prog_of "$A")"
-verdict_suite native 100
-check_counts 100
-echo "# native attach, blocking writer (tun runs the program as generic XDP)"
-verdict_suite native-block 50 --block
-check_counts 150
+initial=$(tap_accel_objects)
 
-# ---- re-attach keeps maps; generic mode --------------------------------------
-echo "# re-attach"
-before_digest=$(digest_of "$A")
-before_prog=$(prog_of "$A")
-expect_exit 0 "attached tap-accel to $A" ta attach "$A"
-check "re-attach keeps the policy" "$before_digest" "$(digest_of "$A")"
-[ "$before_prog" != "$(prog_of "$A")" ] && good || bad "re-attach did not replace the program"
+# ---- the first attach makes the plane ---------------------------------------
+echo "# attach: the program loaded once, the tap bound"
+expect_exit 0 "attached tap-accel to $A \(native mode\), policy p1" ta attach "$A" --policy "$tmp/p1.policy"
+[ -e "$ROOT/prog" ] && [ -e "$ROOT/ta_config" ] && [ -e "$ROOT/ta_tap_slots" ] && good ||
+	bad "the plane's pins are missing under $ROOT"
+links=$(ls "$ROOT/links")
+check "one link pin" "1" "$(echo "$links" | grep -c ':')"
+check "the link is the tap's" "$(ip -n "$NS" -o link show "$A" | cut -d: -f1)" "${links##*:}"
+check "status" '"state":"attached"' "$(field_of "$A" state)"
+check "status: its policy" '"policy":"p1"' "$(field_of "$A" policy)"
+check "XDP program on $A is the plane's" "$(prog_id)" "$(xdp_id "$A")"
+expect_exit 0 "^p1 +5 +pass +[0-9a-f]{16} +1$" ta policy list
+verdict_suite 100
+check_counts "$A" 100
+echo "# blocking writer (tun runs the program as generic XDP)"
+verdict_suite 50 --block
+check_counts "$A" 150
+
+echo "# attach again: nothing lost"
+prog=$(xdp_id "$A")
+expect_exit 0 "^$A: bound to policy p1$" ta attach "$A"
+check "the program stays" "$prog" "$(xdp_id "$A")"
 stats_json "$A"
-check "re-attach keeps the counters" "150" "$(rule 0)"
-expect_exit 1 "has tap-accel attached in native mode; detach it first" ta attach "$A" --mode generic
+check "counters kept" "150" "$(rule 0)"
+expect_exit 1 "$A is bound in native mode; detach it first to change the mode" ta attach "$A" --mode generic
+expect_exit 0 "attached tap-accel to $C \(generic mode\), policy p1" ta attach "$C" --mode generic --policy p1
+check "one program for both modes" "$(prog_id)" "$(ip -n "$NS" -d link show "$C" | grep -o 'prog/xdp id [0-9]*' | grep -o '[0-9]*$')"
+check "status generic" '"mode":"generic"' "$(field_of "$C" mode)"
 
-echo "# generic mode"
-expect_exit 0 "detached tap-accel from $A" ta detach "$A"
-expect_exit 0 "attached tap-accel to $A \(generic mode\)" ta attach "$A" --mode generic --policy "$tmp/p1.policy"
-check "status generic" "1" "$(status_of "$A" | grep -c '"mode":"generic"')"
-check "generic: XDP program on $A is the pinned one" "\"prog_id\":$(xdp_id "$A")" "$(prog_of "$A")"
-verdict_suite generic 40 --block
-verdict_suite generic-nonblock 40
-check_counts 80
-
-# ---- policy show, reading the instance back --------------------------------------
-expect_exit 0 "^rule redirect $B proto udp dport 11$" ta policy show "$A"
-expect_exit 0 '"rules":\[\{"action":"drop","proto":17,"dport":"9"\}' ta policy show --json "$A"
-
-# ---- two taps, two policies ---------------------------------------------------
-echo "# two taps"
-printf 'rule drop proto udp dport 10\n' >"$tmp/p2.policy"
-expect_exit 0 "^\{\"ifname\":\"$C\",\"mode\":\"native\",\"prog_id\":[1-9][0-9]*,\"pins\":\"$PINS/$C\"\}$" \
-	ta attach --json "$C" --policy "$tmp/p2.policy"
-send "sent 30 tx 0 redirect 0 pass 0" "$C" --count 30 --dport 10
-send "sent 30 tx 0 redirect 0 pass 30" "$C" --count 30 --dport 11
-send "sent 30 tx 30 redirect 0 pass 0" "$A" --peer "$B" --count 30 --dport 10
+# ---- a policy shared ----------------------------------------------------------
+echo "# two taps, one policy, each its own counters"
+send "sent 30 tx 0 redirect 0 pass 0" "$C" --count 30 --dport 9 --block
+send "sent 20 tx 0 redirect 0 pass 20" "$C" --count 20 --dport 12 --block
 stats_json "$C"
 check "$C rule 0" "30" "$(rule 0)"
-check "$C default" "30" "$(rule '"default"')"
-check "$C saw no frame of $A" "60" "$(($(verdict drop) + $(verdict pass)))"
-stats_json "$A"
-check "$A rule 1 unaffected by $C" "110" "$(rule 1)"
-check "$A saw no frame of $C (no dport 11 redirect added)" "80" "$(rule 2)"
+check "$C default" "20" "$(rule '"default"')"
+check "$C saw no frame of $A" "30 20" "$(verdict drop) $(verdict pass)"
+check_counts "$A" 150
+expect_exit 0 "^p1 +5 +pass +[0-9a-f]{16} +2$" ta policy list
+expect_exit 0 '^\[\{"policy":"p1","rules":5,"default":"pass","digest":"[0-9a-f]{16}","taps":2,"unbound":false\}\]$' \
+	ta policy list --json
 
-# ---- atomic swap under traffic ---------------------------------------------------------
-echo "# policy swap under traffic"
-printf 'rule drop proto udp dport 7\n' >"$tmp/s1.policy"
-printf 'rule tx proto udp dport 7\n' >"$tmp/s2.policy"
-expect_exit 0 "attached tap-accel to $D" ta attach "$D" --policy "$tmp/s1.policy"
-N=600000
-tapio "$D" --count $N --dport 7 >"$tmp/swap.out" &
-writer=$!
-# swap once the old policy is seen working on the traffic
+echo "# policy show: the maps read back as a policy file"
+expect_exit 0 "^rule redirect $B proto udp dport 11$" ta policy show p1
+expect_exit 0 "^# policy p1: 5 rules, digest [0-9a-f]{16}, 2 taps$" ta policy show p1
+expect_exit 0 "^# $A: policy p1, 5 rules" ta policy show "$A"
+expect_exit 0 '"rules":\[\{"action":"drop","proto":17,"dport":"9"\}' ta policy show --json p1
+
+# ---- replacing a policy -------------------------------------------------------
+echo "# policy load NAME: a new version for every tap bound"
+printf 'rule drop proto udp dport 9\nrule tx proto udp dport 12\ndefault drop\n' >"$tmp/p1b.policy"
+expect_exit 0 "loaded $tmp/p1b.policy as policy p1: 2 rules, default drop, .*replaced for 2 taps" \
+	ta policy load p1 "$tmp/p1b.policy"
+send "sent 10 tx 10 redirect 0 pass 0" "$A" --count 10 --dport 12
+send "sent 10 tx 10 redirect 0 pass 0" "$C" --count 10 --dport 12 --block
+stats_json "$C"
+check "$C: new version's rule 1" "10" "$(rule 1)"
+check "$C: the version before still reads" "30" "$(prev_rule 0)"
+expect_exit 0 "unchanged, 2 taps" ta policy load p1 "$tmp/p1b.policy"
+expect_exit 0 "^# policy p1 \(the version before\): 5 rules" ta policy show p1 --previous
+printf 'guard mac 52:54:00:00:00:01\nrule drop\n' >"$tmp/guarded.policy"
+expect_exit 1 "policy p1: a guard holds one guest's addresses, so it belongs to a tap" \
+	ta policy load p1 "$tmp/guarded.policy"
+expect_exit 0 "^p1 +2 +drop" ta policy list
+
+echo "# replaced under traffic on 100 taps: no frame judged by a mix"
+ns_add "${NS}s" || bad "cannot create ${NS}s"
+taps_batch "${NS}s" s 100 || bad "cannot create 100 taps"
+printf 'rule drop proto udp dport 7\n' >"$tmp/swap-a.policy"
+printf 'rule tx proto udp dport 7\n' >"$tmp/swap-b.policy"
+NS0=$NS
+NS=${NS}s
+expect_exit 0 "loaded .* as policy swap: 1 rules" ta policy load swap "$tmp/swap-a.policy"
+taps=$(seq -f 's%g' 1 100)
+# shellcheck disable=SC2086
+expect_exit 0 "attached tap-accel to s100" ta attach $taps --policy swap
+N=200000
+for w in 1 2 3; do
+	in_ns "$TAPIO" "s$w" --count $N --dport 7 >"$tmp/swap$w.out" &
+done
 tries=0
-while stats_json "$D" && [ "$(verdict drop)" = 0 ] && [ $tries -lt 200 ]; do
+while stats_json s1 && [ "$(verdict drop)" = 0 ] && [ $tries -lt 200 ]; do
 	sleep 0.01
 	tries=$((tries + 1))
 done
-expect_exit 0 "loaded .*s2.policy into $D: 1 rules" ta policy load "$D" "$tmp/s2.policy"
-wait $writer
-read -r _ sent _ txed _ _ _ passed <"$tmp/swap.out"
-stats_json "$D"
-drops=$(prev_rule 0)
-txs=$(rule 0)
-check "swap: every frame sent was counted" "$N" "$((drops + txs))"
-check "swap: verdict drop = frames under the old policy" "$drops" "$(verdict drop)"
-check "swap: verdict tx = frames under the new policy" "$txs" "$(verdict tx)"
-check "swap: tx read back = tx counted" "$txs" "$txed"
-check "swap: no frame fell through to the default" "0 0" "$passed $(verdict pass)"
-[ "$drops" -gt 0 ] && [ "$txs" -gt 0 ] && good ||
-	bad "swap did not happen under traffic (old $drops, new $txs); the test proved nothing"
+expect_exit 0 "as policy swap: 1 rules, .*replaced for 100 taps" ta policy load swap "$tmp/swap-b.policy"
+wait
+for w in 1 2 3; do
+	read -r _ _ _ txed _ _ _ passed <"$tmp/swap$w.out"
+	stats_json "s$w"
+	drops=$(prev_rule 0)
+	txs=$(rule 0)
+	check "swap s$w: every frame counted once" "$N" "$((drops + txs))"
+	check "swap s$w: verdict drop = old version's" "$drops" "$(verdict drop)"
+	check "swap s$w: verdict tx = new version's" "$txs" "$(verdict tx)"
+	check "swap s$w: tx read back = tx counted" "$txs" "$txed"
+	check "swap s$w: no frame fell to the default" "0 0" "$passed $(verdict pass)"
+	[ "${drops:-0}" -gt 0 ] && [ "${txs:-0}" -gt 0 ] && good ||
+		bad "swap s$w did not happen under traffic (old $drops, new $txs)"
+done
+# shellcheck disable=SC2086
+expect_exit 0 "detached tap-accel from s100" ta detach $taps
+NS=$NS0
 
 # ---- fdb, guard, rate ----------------------------------------------------------------
 echo "# fdb"
@@ -232,7 +240,7 @@ cat >"$tmp/fdb.policy" <<EOF
 fdb 52:54:00:00:00:0b dev $B
 default forward
 EOF
-expect_exit 0 "loaded" ta policy load "$D" "$tmp/fdb.policy"
+expect_exit 0 "attached tap-accel to $D .*policy fdb" ta attach "$D" --policy "$tmp/fdb.policy"
 send "sent 20 tx 0 redirect 20 pass 0" "$D" --peer "$B" --count 20 --dmac 52:54:00:00:00:0b
 send "sent 20 tx 0 redirect 0 pass 20" "$D" --peer "$B" --count 20 --dmac 52:54:00:00:00:0c
 expect_exit 0 "fdb 52:54:00:00:00:0c dev $B added" ta fdb add "$D" 52:54:00:00:00:0c "$B"
@@ -246,9 +254,9 @@ stats_json "$D"
 check "fdb hits" "40" "$(counter fdb_hit)"
 check "fdb misses" "40" "$(counter fdb_miss)"
 
-echo "# guard"
-printf 'guard mac 52:54:00:00:00:01 ip 10.0.0.1\n' >"$tmp/guard.policy"
-expect_exit 0 "loaded" ta policy load "$D" "$tmp/guard.policy"
+echo "# guard: the tap's, given at attach"
+expect_exit 0 "^$D: bound to policy default$" ta attach "$D" --policy default --guard mac=52:54:00:00:00:01,ip=10.0.0.1
+check "status: the guard" '"guard":"mac,ip4"' "$(field_of "$D" guard)"
 send "sent 10 tx 0 redirect 0 pass 10" "$D" --count 10
 send "sent 10 tx 0 redirect 0 pass 0" "$D" --count 10 --smac 52:54:00:00:00:66
 send "sent 10 tx 0 redirect 0 pass 0" "$D" --count 10 --src 10.0.0.66
@@ -257,10 +265,15 @@ stats_json "$D"
 check "guard src_mac" "10" "$(counter src_mac)"
 check "guard ip4_src" "10" "$(counter ip4_src)"
 check "guard arp_spa" "10" "$(counter arp_spa)"
+expect_exit 0 "^guard mac 52:54:00:00:00:01 ip 10.0.0.1$" ta policy show "$D"
+expect_exit 0 "^$D: bound to policy default$" ta attach "$D"
+check "an attach that says nothing of the guard keeps it" '"guard":"mac,ip4"' "$(field_of "$D" guard)"
+expect_exit 0 "^$D: bound to policy default$" ta attach "$D" --guard none
+check "--guard none" '"guard":"-"' "$(field_of "$D" guard)"
 
-echo "# rate"
+echo "# rate: the policy's, a bucket per tap"
 printf 'rate 100pps burst 100\n' >"$tmp/rate.policy"
-expect_exit 0 "loaded" ta policy load "$D" "$tmp/rate.policy"
+expect_exit 0 "loaded $tmp/rate.policy into $D" ta policy load "$D" "$tmp/rate.policy"
 stats_json "$D"
 pass_before=$(verdict pass)
 tapio "$D" --count 1000 >/dev/null
@@ -277,19 +290,19 @@ while [ $i -lt 1000 ]; do
 	i=$((i + 1))
 done >"$tmp/r1000.policy"
 ta policy load --json "$D" "$tmp/r1000.policy" >"$tmp/load.json"
-load_ms=$(grep -o '"load_ms":[0-9.]*' "$tmp/load.json" | cut -d: -f2)
 check "1000 rules loaded" "1" "$(grep -c '"rules":1000' "$tmp/load.json")"
-echo "policy load of 1000 rules: ${load_ms:-?} ms"
+echo "policy load of 1000 rules: $(grep -o '"load_ms":[0-9.]*' "$tmp/load.json" | cut -d: -f2) ms"
 send "sent 10 tx 0 redirect 0 pass 0" "$D" --count 10 --src 10.3.231.9 --dport 2099
 send "sent 10 tx 0 redirect 0 pass 10" "$D" --count 10 --src 10.3.231.9 --dport 2101
 stats_json "$D"
 check "rule 999 of 1000" "10" "$(rule 999)"
 
-echo "# every example loads"
+echo "# every example loads, and shows as it loads"
 for t in vm2-tap0 vm3-tap0 game0 vnet-a vnet-b; do ip -n "$NS" tuntap add "$t" mode tap; done
 # rules_of FILE: the rules and default of a policy file, as JSON
 rules_of() { ta policy check --json "$1" | sed 's/"line":[0-9]*,//g; s/.*"rules"/"rules"/; s/,"guard".*//'; }
-for f in "$TOP"/examples/*.policy "$tmp/p1.policy"; do
+cp "$tmp/p1.policy" "$tmp/p1-copy.policy"
+for f in "$TOP"/examples/*.policy "$tmp/p1-copy.policy"; do
 	expect_exit 0 "loaded $f into $D" ta policy load "$D" "$f"
 	# policy show reads the maps back as a policy file: the same rules,
 	# and loading what it shows shows the same again.
@@ -299,11 +312,15 @@ for f in "$TOP"/examples/*.policy "$tmp/p1.policy"; do
 	ta policy show "$D" | sed 1d >"$tmp/shown2.policy"
 	check "policy show of $f is a fixpoint" "$(sed 1d "$tmp/shown.policy")" "$(cat "$tmp/shown2.policy")"
 done
-ta policy load "$D" "$tmp/r1000.policy" >/dev/null
-ta policy show "$D" >"$tmp/shown.policy"
+ta policy load r1000 "$tmp/r1000.policy" >/dev/null
+ta policy show r1000 >"$tmp/shown.policy"
 check "policy show of 1000 rules" "$(rules_of "$tmp/r1000.policy")" "$(rules_of "$tmp/shown.policy")"
+expect_exit 0 "unloaded policy r1000" ta policy unload r1000
+expect_exit 1 "policy p1 is bound to 2 taps; bind them to another policy or detach them first" \
+	ta policy unload p1
+expect_exit 1 "no policy nosuch is loaded" ta policy unload nosuch
 
-# ---- bad input leaves the previous state intact --------------------------------------
+# ---- bad input leaves the state intact --------------------------------------
 echo "# bad input"
 state_a=$(status_of "$A")
 stats_json "$A"
@@ -320,75 +337,71 @@ while [ $i -le 1024 ]; do echo "rule drop proto udp dport $i"; i=$((i + 1)); don
 expect_exit 1 "interface nosuch0 not found" ta attach nosuch0
 expect_exit 1 "$V is not a tap device \(it is veth\)" ta attach "$V"
 expect_exit 1 "lo is not a tap device" ta attach lo
-expect_exit 1 "^$tmp/syntax.policy:2:1: expected a statement" ta policy load "$A" "$tmp/syntax.policy"
-expect_exit 1 "^$tmp/bad-port.policy:2:27: expected a port 0..65535" ta policy load "$A" "$tmp/bad-port.policy"
-expect_exit 1 "^$tmp/dup.policy:2:1: duplicate rule" ta policy load "$A" "$tmp/dup.policy"
-expect_exit 1 "^$tmp/many.policy:1025:1: too many rules: a policy holds at most 1024" ta policy load "$A" "$tmp/many.policy"
-expect_exit 1 "^$tmp/bad-mac.policy:1:16: expected a MAC address" ta policy load "$A" "$tmp/bad-mac.policy"
-expect_exit 1 "^$tmp/bad-cidr.policy:1:24: expected a prefix length 0..32" ta policy load "$A" "$tmp/bad-cidr.policy"
-expect_exit 1 "^$tmp/bad-range.policy:1:17: expected a port range LOW-HIGH" ta policy load "$A" "$tmp/bad-range.policy"
-expect_exit 1 "^$tmp/bad-dev.policy:1:1: interface nosuch0 not found" ta policy load "$A" "$tmp/bad-dev.policy"
+expect_exit 1 "^$tmp/syntax.policy:2:1: expected a statement" ta policy load p1 "$tmp/syntax.policy"
+expect_exit 1 "^$tmp/bad-port.policy:2:27: expected a port 0..65535" ta policy load p1 "$tmp/bad-port.policy"
+expect_exit 1 "^$tmp/dup.policy:2:1: duplicate rule" ta policy load p1 "$tmp/dup.policy"
+expect_exit 1 "^$tmp/many.policy:1025:1: too many rules: a policy holds at most 1024" ta policy load p1 "$tmp/many.policy"
+expect_exit 1 "^$tmp/bad-mac.policy:1:16: expected a MAC address" ta policy load p1 "$tmp/bad-mac.policy"
+expect_exit 1 "^$tmp/bad-cidr.policy:1:24: expected a prefix length 0..32" ta policy load p1 "$tmp/bad-cidr.policy"
+expect_exit 1 "^$tmp/bad-range.policy:1:17: expected a port range LOW-HIGH" ta policy load p1 "$tmp/bad-range.policy"
+expect_exit 1 "^$tmp/bad-dev.policy:1:1: interface nosuch0 not found" ta policy load p1 "$tmp/bad-dev.policy"
+expect_exit 1 "'bad name' is not a policy name" ta policy load "bad name" "$tmp/p1.policy"
 expect_exit 1 "^$tmp/syntax.policy:2:1: expected a statement" ta attach "$E" --policy "$tmp/syntax.policy"
-[ ! -e "$PINS/$E" ] && [ -z "$(xdp_id "$E")" ] && good || bad "a failed attach left a program or pins on $E"
-expect_exit 1 "$E has no tap-accel program; attach one" ta policy load "$E" "$tmp/p2.policy"
+expect_exit 1 "no policy nosuch is loaded" ta attach "$E" --policy nosuch
+[ -z "$(xdp_id "$E")" ] && [ -z "$(status_of "$E")" ] && good || bad "a failed attach left a program or a binding on $E"
 expect_exit 1 "$E has no tap-accel program" ta detach "$E"
+expect_exit 1 "$E is not bound to a policy; bind it with 'tap-accel attach $E'" ta stats "$E"
+printf 'rule drop proto udp dport 99\n' >"$tmp/p1.policy"
+expect_exit 1 "policy p1 is bound to 2 other taps and holds other rules than $tmp/p1.policy" \
+	ta attach "$E" --policy "$tmp/p1.policy"
 
-echo "# bad input: a pinned map of an older layout"
-slot=$(bpftool -j map lookup pinned "$PINS/$A/ta_config" key 0 0 0 0 | grep -o '"active_slot":[0-9]' | grep -o '[0-9]$')
-bpftool map update pinned "$PINS/$A/ta_config" key 0 0 0 0 value 0 0 0 0 "$slot" 0 0 0
-expect_exit 1 "layout version 0, this build uses 3.*tap-accel detach $A && tap-accel attach $A" \
-	ta policy load "$A" "$tmp/p2.policy"
-expect_exit 1 "layout version 0" ta stats "$A"
-expect_exit 1 "layout version 0" ta attach "$A" --mode generic
-bpftool map update pinned "$PINS/$A/ta_config" key 0 0 0 0 value 3 0 0 0 "$slot" 0 0 0
-
-echo "# bad input: a pinned map of another shape"
-expect_exit 0 "attached" ta attach "$E"
-rm "$PINS/$E/ta_rules"
-bpftool map create "$PINS/$E/ta_rules" type array key 4 value 4 entries 2048 name ta_rules
-expect_exit 1 "map ta_rules: type 2 key 4 value 4, expected type 2 key 4 value 8" ta policy load "$E" "$tmp/p2.policy"
-expect_exit 1 "map ta_rules: .*expected" ta policy show "$E"
-expect_exit 0 "detached tap-accel from $E" ta detach "$E"
-[ ! -e "$PINS/$E" ] && [ -z "$(xdp_id "$E")" ] && good || bad "detach of $E left a program or pins"
-expect_exit 1 "interface nosuch0 not found" ta policy load nosuch0 "$tmp/p2.policy"
-expect_exit 1 "interface nosuch0 not found" ta fdb add nosuch0 52:54:00:00:00:01 "$B"
+echo "# bad input: state of another layout"
+cfg=$(bpftool -j map lookup pinned "$ROOT/ta_config" key 0 0 0 0 | grep -o '"value":{[^}]*}')
+bpftool map update pinned "$ROOT/ta_config" key 0 0 0 0 value 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0
+expect_exit 1 "layout version 0, this build uses 4.*tap-accel clean --all" ta status
+expect_exit 1 "layout version 0" ta attach "$E"
+expect_exit 1 "layout version 0" ta policy load p1 "$tmp/p1b.policy"
+layout() { echo "$cfg" | grep -o "\"$1\":[0-9]*" | cut -d: -f2; }
+le32() { printf '%d %d %d %d' $(($1 & 255)) $(($1 >> 8 & 255)) $(($1 >> 16 & 255)) $(($1 >> 24 & 255)); }
+# shellcheck disable=SC2046
+bpftool map update pinned "$ROOT/ta_config" key 0 0 0 0 value $(le32 4) $(le32 "$(layout unbound_action)") \
+	$(le32 "$(layout unbound_policy)") $(le32 "$(layout unbound_stats)") $(le32 0) $(le32 0)
+expect_exit 0 "$A " ta status
 
 echo "# bad input: another XDP program"
+mkdir -p "$BT"
 bpftool prog loadall "$BUILD/bpf/xdp_basic.bpf.o" "$BT" >/dev/null 2>&1
 in_ns bpftool net attach xdpdrv pinned "$BT/xdp_pass" dev "$E"
 foreign=$(xdp_id "$E")
 [ -n "$foreign" ] && good || bad "could not attach a foreign XDP program to $E"
-expect_exit 1 "$E has an XDP program tap-accel did not attach \(id $foreign\); use --force to replace it" ta attach "$E"
+expect_exit 1 "another XDP program is attached to $E \(id $foreign, xdp_pass\); use --force to replace it" ta attach "$E"
 check "the foreign program is still there" "$foreign" "$(xdp_id "$E")"
-expect_exit 1 "its XDP program \(id $foreign\) was not attached by tap-accel" ta detach "$E"
-expect_exit 0 "attached tap-accel to $E" ta attach "$E" --force --mode generic
-check "--force replaced it" "\"prog_id\":$(xdp_id "$E")" "$(prog_of "$E")"
-
-echo "# bad input: bpffs missing (private mount and pid namespace: no caller's to go to)"
-private() { unshare -m -p -f --mount-proc sh -c "umount /sys/fs/bpf && $*"; }
-expect_exit 2 "no bpffs is mounted at /sys/fs/bpf.*mount -t bpf bpf /sys/fs/bpf" \
-	private nsenter --net=/run/netns/$NS $TA_BIN status
-expect_exit 1 "$A has a tap-accel program \(id [0-9]*\) whose pins are missing" \
-	private nsenter --net=/run/netns/$NS $TA_BIN attach $A
-echo "# a private mount namespace without bpffs uses its caller's"
-expect_exit 0 "^$A +generic .* attached$" \
-	unshare -m sh -c "umount /sys/fs/bpf && nsenter --net=/run/netns/$NS $TA_BIN status"
+[ -z "$(status_of "$E")" ] && good || bad "the refused attach left a binding on $E"
+expect_exit 0 "attached tap-accel to $E \(generic mode\)" ta attach "$E" --force --mode generic
+check "--force replaced it" "$(prog_id)" "$(ip -n "$NS" -d link show "$E" | grep -o 'prog/xdp id [0-9]*' | grep -o '[0-9]*$')"
+echo "# nothing replaces the link silently"
+in_ns bpftool net attach xdpdrv pinned "$BT/xdp_pass" dev "$A" overwrite 2>/dev/null &&
+	bad "bpftool replaced the program of a tap tap-accel holds with a link" || good
+in_ns ip link set dev "$A" xdp off 2>/dev/null &&
+	bad "ip link detached the program of a tap tap-accel holds with a link" || good
+check "the link held" "$(prog_id)" "$(xdp_id "$A")"
+rm -rf "$BT"
 
 echo "# bad input: no CAP_NET_ADMIN"
 nocap() { in_ns setpriv --inh-caps=-all --ambient-caps=-all --bounding-set=-all "$TA_BIN" "$@"; }
-expect_exit 2 "policy load needs CAP_NET_ADMIN" nocap policy load "$A" "$tmp/p2.policy"
+expect_exit 2 "policy load needs CAP_NET_ADMIN" nocap policy load p1 "$tmp/p1b.policy"
 expect_exit 2 "attach needs CAP_NET_ADMIN" nocap attach "$E"
 expect_exit 2 "detach needs CAP_NET_ADMIN" nocap detach "$A"
 expect_exit 2 "fdb needs CAP_NET_ADMIN" nocap fdb add "$A" 52:54:00:00:00:01 "$B"
 
 echo "# the state of $A survived all of it"
 check "status of $A unchanged" "$state_a" "$(status_of "$A")"
-send "sent 10 tx 10 redirect 0 pass 0" "$A" --peer "$B" --count 10 --dport 10
+send "sent 10 tx 10 redirect 0 pass 0" "$A" --count 10 --dport 12
 stats_json "$A"
 check "policy of $A still applies" "$((counts_a + 10))" "$(rule 1)"
 
 echo "# rates"
-tapio "$A" --peer "$B" --count 400000 --dport 10 >/dev/null &
+tapio "$A" --count 400000 --dport 12 >/dev/null &
 writer=$!
 ta stats "$A" --json --interval 0.3 --count 2 >"$tmp/rates.json"
 wait $writer
@@ -401,36 +414,30 @@ expect_exit 0 "verdict tx .* pps" ta stats "$A" --interval 0.1 --count 1
 echo "# detach"
 expect_exit 0 "detached tap-accel from $A" ta detach "$A"
 [ -z "$(xdp_id "$A")" ] && good || bad "a program is still attached to $A"
-[ ! -e "$PINS/$A" ] && good || bad "pins of $A are left"
+[ -z "$(status_of "$A")" ] && good || bad "$A is still listed"
 expect_exit 1 "$A has no tap-accel program" ta detach "$A"
 send "sent 10 tx 0 redirect 0 pass 10" "$A" --count 10 --dport 9
 
 echo "# clean"
 ip -n "$NS" link del "$C"
-expect_exit 0 "^$C +- +0 .* gone$" ta status
-expect_exit 0 "removed the pins of $C \(interface gone\)" ta clean "$C"
-[ ! -e "$PINS/$C" ] && good || bad "clean left $PINS/$C"
-[ -e "$PINS/$D/prog" ] && good || bad "clean removed the pins of a live interface"
-
-# Deleted and made again under its name: the old pins are stale, not its.
+expect_exit 0 "^$C .* gone$" ta status
+expect_exit 0 "removed the binding of $C \(interface gone\)" ta clean "$C"
+[ -z "$(status_of "$C")" ] && good || bad "clean left the binding of $C"
+check "clean kept the live $D" '"state":"attached"' "$(field_of "$D" state)"
+# Deleted and made again under its name: a new tap, not bound.
 ip -n "$NS" link del "$D" && ip -n "$NS" tuntap add "$D" mode tap && ip -n "$NS" link set "$D" up
-expect_exit 1 "pins of $D are of an earlier $D \(ifindex [0-9]+\), gone with its program" ta stats "$D"
+expect_exit 1 "$D is not bound to a policy" ta stats "$D"
 expect_exit 0 "attached tap-accel to $D" ta attach "$D"
 expect_exit 0 "verdict pass +0 pkts" ta stats "$D"
+expect_exit 0 "removed the binding of $D \(interface gone\)" ta clean
 
 # ---- every way of running tap-accel for a namespace --------------------------------
 NSX=${NS}x
 NSY=${NS}y
 W=ta${ID}w
 printf 'rule drop proto udp dport 9\ndefault pass\n' >"$tmp/ns.policy"
-ip netns add "$NSX" && ip netns add "$NSY" || bad "cannot create netns $NSX and $NSY"
-for n in "$NSX" "$NSY"; do
-	ip -n "$n" tuntap add "$W" mode tap && ip -n "$n" link set "$W" up ||
-		bad "cannot create tap $W in $n"
-	ip netns exec "$n" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
-done
-PX=$(ns_pins "$NSX")
-PY=$(ns_pins "$NSY")
+ns_add "$NSX" && ns_add "$NSY" || bad "cannot create netns $NSX and $NSY"
+taps_add "$NSX" "$W" && taps_add "$NSY" "$W" || bad "cannot create tap $W in $NSX and $NSY"
 nsx() { ip netns exec "$NSX" "$@"; }
 nsy() { ip netns exec "$NSY" "$@"; }
 # frames N DPORT NETNS PASSED: N frames to udp port DPORT into tap $W of NETNS
@@ -452,27 +459,26 @@ x $TAPIO $W --count 200 --dport 10
 x $TA_BIN stats $W --json
 x $TA_BIN detach $W
 echo "xdp \$(ip -n $NSX -d link show $W | grep -c 'prog/xdp')"
-echo "pins \$(find $PX -mindepth 1 2>/dev/null | wc -l)"
+echo "links \$(ls $ROOT/links | wc -l)"
 EOF
 unshare -m -p -f --mount-proc sh "$tmp/session.sh" >"$tmp/session.out" 2>&1
 sed 's/^/    /' "$tmp/session.out"
-check "session: attach" "1" "$(grep -c "^attached tap-accel to $W (native mode)$" "$tmp/session.out")"
+check "session: attach" "1" "$(grep -c "^attached tap-accel to $W (native mode), policy ns$" "$tmp/session.out")"
 check "session: attach mounted a bpffs" "1" "$(grep -c "mounted a bpffs at /sys/fs/bpf" "$tmp/session.out")"
 check "session: status lists $W attached" "1" \
-	"$(grep -cE "^$W +native +[1-9][0-9]* +1 +pass .* attached$" "$tmp/session.out")"
+	"$(grep -cE "^$W +native +ns +1 +pass .* attached$" "$tmp/session.out")"
 grep '^{"ifname"' "$tmp/session.out" >"$tmp/stats.json"
 check "session: stats counts the frames written into $W" "300 200" "$(drops_passes)"
 check "session: rule 0 counted" "300" "$(rule 0)"
 check "session: detach" "1" "$(grep -c "^detached tap-accel from $W$" "$tmp/session.out")"
 check "session: every command succeeded" "6 6" \
 	"$(grep -c '^rc ' "$tmp/session.out") $(grep -c '^rc 0$' "$tmp/session.out")"
-check "session: program detached, pins gone" "xdp 0 pins 0" \
-	"$(grep '^xdp ' "$tmp/session.out") $(grep '^pins ' "$tmp/session.out")"
+check "session: program detached, no link" "xdp 0 links 0" \
+	"$(grep '^xdp ' "$tmp/session.out") $(grep '^links ' "$tmp/session.out")"
 
-echo "# ip netns exec, with the host's bpffs"
-expect_exit 0 "^attached tap-accel to $W \(native mode\)$" nsx "$TA_BIN" attach "$W" --policy "$tmp/ns.policy"
-[ -e "$PX/$W/prog" ] && [ -e "$PX/$W/tap" ] && good || bad "pins of $W missing under $PX/$W"
-expect_exit 0 "^$W +native .* attached$" nsx "$TA_BIN" status
+echo "# ip netns exec, with the suite's bpffs"
+expect_exit 0 "^attached tap-accel to $W \(native mode\), policy ns$" nsx "$TA_BIN" attach "$W" --policy "$tmp/ns.policy"
+expect_exit 0 "^$W +native +ns .* attached$" nsx "$TA_BIN" status
 frames 30 9 "$NSX" 0
 frames 20 10 "$NSX" 20
 nsx "$TA_BIN" stats "$W" --json >"$tmp/stats.json" 2>&1
@@ -480,32 +486,25 @@ check "ip netns exec: stats" "30 20" "$(drops_passes)"
 expect_exit 0 "^rule drop proto udp dport 9$" nsx "$TA_BIN" policy show "$W"
 
 echo "# the namespace's own shell"
-nsx sh -c "'$TA_BIN' policy load '$W' '$tmp/ns.policy' && '$TAPIO' '$W' --count 10 --dport 9 &&
-	'$TA_BIN' stats '$W' --json" >"$tmp/shell.out" 2>&1
+nsx sh -c "'$TAPIO' '$W' --count 10 --dport 9 && '$TA_BIN' stats '$W' --json" >"$tmp/shell.out" 2>&1
 grep '^{"ifname"' "$tmp/shell.out" >"$tmp/stats.json"
 check "own shell: stats" "40 20" "$(drops_passes)"
 
-echo "# nsenter --net="
-nsenter --net="/run/netns/$NSX" "$TA_BIN" stats "$W" --json >"$tmp/stats.json" 2>&1
-check "nsenter: stats" "40 20" "$(drops_passes)"
-expect_exit 0 "fdb 52:54:00:00:00:0e dev $W added" \
-	nsenter --net="/run/netns/$NSX" "$TA_BIN" fdb add "$W" 52:54:00:00:00:0e "$W"
-
 echo "# --netns NAME from the root namespace"
+expect_exit 0 "fdb 52:54:00:00:00:0e dev $W added" "$TA_BIN" --netns "$NSX" fdb add "$W" 52:54:00:00:00:0e "$W"
 expect_exit 0 "^fdb 52:54:00:00:00:0e dev $W$" "$TA_BIN" --netns "$NSX" fdb list "$W"
-"$TA_BIN" --netns "$NSX" stats "$W" --json >"$tmp/stats.json" 2>&1
-check "--netns: stats" "40 20" "$(drops_passes)"
 "$TA_BIN" stats "$W" --json --netns "$NSX" >"$tmp/stats.json" 2>&1
 check "--netns after the verb: stats" "40 20" "$(drops_passes)"
 expect_exit 0 "^$W +native .* attached$" "$TA_BIN" -n "$NSX" status
-expect_exit 0 "loaded $tmp/ns.policy into $W" "$TA_BIN" --netns "$NSX" policy load "$W" "$tmp/ns.policy"
 expect_exit 1 "network namespace nosuchns$ID not found.*ip netns" "$TA_BIN" --netns "nosuchns$ID" status
 expect_exit 0 "^$W +native .* attached$" "$TA_BIN" --netns "/run/netns/$NSX" status
 
-echo "# two taps named $W, in $NSX and $NSY"
+echo "# two taps of one ifindex, in $NSX and $NSY"
+ifx=$(ip -n "$NSX" -o link show "$W" | cut -d: -f1)
+ify=$(ip -n "$NSY" -o link show "$W" | cut -d: -f1)
+check "the same ifindex in both namespaces" "$ifx" "$ify"
 printf 'rule tx proto udp dport 9\ndefault drop\n' >"$tmp/ns2.policy"
-expect_exit 0 "^attached tap-accel to $W \(generic mode\)$" nsy "$TA_BIN" attach "$W" --mode generic --policy "$tmp/ns2.policy"
-[ -e "$PY/$W/prog" ] && [ "$PX" != "$PY" ] && good || bad "no pins of $W under $PY"
+expect_exit 0 "^attached tap-accel to $W \(generic mode\), policy ns2$" nsy "$TA_BIN" attach "$W" --mode generic --policy "$tmp/ns2.policy"
 check "tapio into $W of $NSY" "sent 15 tx 15 redirect 0 pass 0" \
 	"$(nsy "$TAPIO" "$W" --count 15 --dport 9 --block)"
 check "tapio into $W of $NSY" "sent 25 tx 0 redirect 0 pass 0" \
@@ -515,48 +514,69 @@ nsy "$TA_BIN" stats "$W" --json >"$tmp/stats.json" 2>&1
 check "$W of $NSY: its own counters" "15 25 0" "$(verdict tx) $(verdict drop) $(verdict pass)"
 nsx "$TA_BIN" stats "$W" --json >"$tmp/stats.json" 2>&1
 check "$W of $NSX: its own counters" "45 20" "$(drops_passes)"
-expect_exit 0 "^$W +generic .* 1 +drop .* attached$" nsy "$TA_BIN" status
 check "status in $NSY lists only its $W" "1" "$(nsy "$TA_BIN" status | grep -c "^$W ")"
-nx=${PX#"$ROOT"/}
-ny=${PY#"$ROOT"/}
-expect_exit 0 "^\{\"removed\":\[\],\"kept\":\[\"$nx/$W\"\]\}$" nsy "$TA_BIN" --json clean "$W"
+check "status --all lists both" "2" "$(nsy "$TA_BIN" status --all | grep -c "$W ")"
 expect_exit 0 "^detached tap-accel from $W$" nsy "$TA_BIN" detach "$W"
-[ ! -e "$PY/$W" ] && [ -e "$PX/$W/prog" ] && good || bad "detach in $NSY touched the pins of $NSX"
 expect_exit 0 "^$W +native .* attached$" nsx "$TA_BIN" status
 
 echo "# clean: a namespace gone, another live"
-expect_exit 0 "attached tap-accel to $W" nsy "$TA_BIN" attach "$W" --policy "$tmp/ns2.policy"
-expect_exit 0 "kept the pins of $W in $ny \(a tap in another network namespace\)" "$TA_BIN" clean "$W"
+expect_exit 0 "attached tap-accel to $W" nsy "$TA_BIN" attach "$W" --policy ns2
 ip netns del "$NSY"
 # The kernel deletes the namespace's taps a moment later.
 tries=0
-while [ -e "$PY/$W" ] && [ $tries -lt 50 ]; do
-	"$TA_BIN" --json clean "$W" >"$tmp/clean.json" 2>&1
-	grep -q "\"removed\":\[\"$ny/$W\"\]" "$tmp/clean.json" && break
+while [ $tries -lt 50 ]; do
+	"$TA_BIN" --json clean >"$tmp/clean.json" 2>&1
+	grep -q '"removed":\["net:[0-9]*/'"$W"'"\]' "$tmp/clean.json" && break
 	sleep 0.1
 	tries=$((tries + 1))
 done
-check "clean removed the pins of the namespace gone" "1" "$(grep -c "\"removed\":\[\"$ny/$W\"\]" "$tmp/clean.json")"
-check "clean kept the live tap of $NSX" "1" "$(grep -c "\"kept\":\[\"$nx/$W\"\]" "$tmp/clean.json")"
-[ ! -e "$PY" ] && [ -e "$PX/$W/prog" ] && good || bad "clean: $PY left, or $PX/$W removed"
-
-echo "# pins of the old layout ($ROOT/IFACE, no tap devmap)"
-mv "$PX/$W" "$ROOT/$W" && rm "$ROOT/$W/tap" || bad "cannot make old-layout pins of $W"
+check "clean removed the binding of the namespace gone" "1" \
+	"$(grep -c '"removed":\["net:[0-9]*/'"$W"'"\]' "$tmp/clean.json")"
 expect_exit 0 "^$W +native .* attached$" nsx "$TA_BIN" status
-nsx "$TA_BIN" stats "$W" --json >"$tmp/stats.json" 2>&1
-check "old layout: stats" "45 20" "$(drops_passes)"
-expect_exit 0 "^attached tap-accel to $W" nsx "$TA_BIN" attach "$W"
-[ -e "$PX/$W/tap" ] && [ ! -e "$ROOT/$W" ] && good || bad "re-attach did not move the old pins to $PX/$W"
-nsx "$TA_BIN" stats "$W" --json >"$tmp/stats.json" 2>&1
-check "old layout moved: counters kept" "45 20" "$(drops_passes)"
 expect_exit 0 "^detached tap-accel from $W$" nsx "$TA_BIN" detach "$W"
-[ ! -e "$PX" ] && [ -z "$(ip -n "$NSX" -d link show "$W" | grep 'prog/xdp')" ] && good ||
-	bad "detach left pins under $PX or a program on $W"
 ip netns del "$NSX"
+
+# ---- a thousand taps --------------------------------------------------------------
+echo "# 1000 taps bound in one call and unbound"
+NS=${NS}s
+before=$(tap_accel_objects)
+links_before=$(ls "$ROOT/links" | wc -l)
+taps_batch "$NS" m 1000 || bad "cannot create 1000 taps"
+# shellcheck disable=SC2046
+expect_exit 0 "attached tap-accel to m1000 \(native mode\), policy swap" ta attach $(seq -f 'm%g' 1 1000) --policy swap
+check "1000 taps attached" "1000" "$(ta status | grep -c ' attached$')"
+for t in 1 333 1000; do
+	send "sent 7$t tx 7$t redirect 0 pass 0" "m$t" --count "7$t" --dport 7
+	send "sent 3 tx 0 redirect 0 pass 3" "m$t" --count 3 --dport 8
+done
+for t in 1 333 1000; do
+	stats_json "m$t"
+	check "m$t: its own rule 0" "7$t" "$(rule 0)"
+	check "m$t: its own verdicts" "7$t 3" "$(verdict tx) $(verdict pass)"
+done
+stats_json m2
+check "m2 saw none of it" "0 0" "$(verdict tx) $(verdict pass)"
+# shellcheck disable=SC2046
+expect_exit 0 "detached tap-accel from m1000" ta detach $(seq -f 'm%g' 1 1000)
+check "nothing of the 1000 taps is left (bpftool's lists)" "$before" "$(tap_accel_objects)"
+check "their link pins gone" "$links_before" "$(ls "$ROOT/links" | wc -l)"
+NS=$NS0
 
 # ---- the bpftool-only path (docs/bpftool.md) --------------------------------------------
 echo "# bpftool only"
-sh ./bpftool-path.sh "$NS" "$B" "$BPF_OBJ" "$TAPIO" "$BT/only" >"$tmp/bt.out" 2>&1
+sh ./bpftool-path.sh "$NS" "$B" "$BUILD/bpf" "$TAPIO" "/sys/fs/bpf/only$ID" >"$tmp/bt.out" 2>&1
 if grep -q '^bpftool path: ok$' "$tmp/bt.out"; then good; else bad "bpftool path:"; sed 's/^/    /' "$tmp/bt.out"; fi
+
+echo "# clean --all: nothing of tap-accel left"
+ta detach "$B" "$E" >/dev/null 2>&1
+expect_exit 0 "removed every tap-accel program, link, map and pin" ta clean --all
+[ ! -e "$ROOT" ] && good || bad "$ROOT is left after clean --all"
+# the kernel frees a program and its maps a moment after their last user
+tries=0
+while [ "$(tap_accel_objects)" != "$initial" ] && [ $tries -lt 50 ]; do
+	sleep 0.1
+	tries=$((tries + 1))
+done
+check "no tap-accel object in the kernel but what was there before" "$initial" "$(tap_accel_objects)"
 
 finish

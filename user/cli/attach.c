@@ -223,7 +223,13 @@ static int plan_attach(struct ta_plane *pl, struct attach_plan *a, int argc, cha
 		return 0;
 	if (is_file_arg(pl, a->o->policy))
 		return plan_file(pl, a, argc, argv);
-	if (ta_policy_find(pl, a->o->policy, &a->policy))
+	/* 'default' is made the first time it is needed, named or not */
+	if (!strcmp(a->o->policy, "default")) {
+		struct ta_error e;
+
+		if (default_policy(pl, &a->policy, &e))
+			return report_error(&e);
+	} else if (ta_policy_find(pl, a->o->policy, &a->policy))
 		return user_error("no policy %s is loaded, and no file of that name is here; load "
 				  "it with 'tap-accel policy load %s FILE' ('policy list' shows "
 				  "what is loaded)", a->o->policy, a->o->policy);
@@ -370,8 +376,9 @@ const struct command attach_cmd = {
 
 /* ---- detach ------------------------------------------------------------ */
 
-/* The binding of one tap to detach; 1 when an older tap-accel's instance
- * was there instead (detached already), else EXIT_OK or an exit code. */
+/* The binding of one tap to detach: EXIT_OK, an exit code, or LEGACY when
+ * an older tap-accel's instance was there instead (detached already). */
+#define LEGACY (-1)
 static int detach_find(struct ta_plane *pl, const char *ifname, struct ta_tap_key *key,
 		       struct ta_error *e)
 {
@@ -392,7 +399,7 @@ static int detach_find(struct ta_plane *pl, const char *ifname, struct ta_tap_ke
 		return -ret;
 	if (!ret)
 		return ta_error_set(e, EXIT_USER, "%s has no tap-accel program", ifname);
-	return 1;
+	return LEGACY;
 }
 
 static void report_detach(const char *ifname, bool legacy)
@@ -440,10 +447,10 @@ static int run_detach(const void *opts, int argc, char **argv)
 		jw_array_begin(&json);
 	for (int i = 0; i < argc; i++) {
 		found[i] = detach_find(&pl, argv[i], &keys[n], &e);
-		if (found[i] > 1) {
+		if (found[i] > 0) {
 			report_failure(argv[i], &e, argc > 1);
 			worst = found[i] > worst ? found[i] : worst;
-		} else if (found[i] == 1) {
+		} else if (found[i] == LEGACY) {
 			report_detach(argv[i], true);
 		} else {
 			n++;

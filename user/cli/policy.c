@@ -212,6 +212,8 @@ static int load_into_tap(struct ta_plane *pl, const struct ta_tap_state *st, con
 	struct ta_policy_spec spec;
 	struct ta_guard_spec guard;
 	struct ta_load_result res;
+	struct ta_policy_info old;
+	uint32_t index, others;
 	char name[TA_POLICY_NAME_LEN];
 	enum ta_bind_result r;
 	struct ta_error e;
@@ -227,6 +229,15 @@ static int load_into_tap(struct ta_plane *pl, const struct ta_tap_state *st, con
 		return report_error(&e);
 	guard = spec.guard;
 	memset(&spec.guard, 0, sizeof(spec.guard));
+	if (!ta_policy_find(pl, name, &index) && !ta_policy_get(pl, index, &old) &&
+	    old.head.digest != spec.digest &&
+	    (others = old.nr_taps - (st->tap.policy == index))) {
+		ta_policy_spec_free(&spec);
+		return user_error("policy %s is bound to %u other taps and holds other rules than "
+				  "%s; replace it for all of them with 'tap-accel policy load %s %s', "
+				  "or load this file under another name", name, others, file, name,
+				  file);
+	}
 	ret = ta_policy_load(pl, name, &spec, false, &res, &e);
 	if (!ret) {
 		b.policy = res.index;

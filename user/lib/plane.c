@@ -255,11 +255,15 @@ static int open_pinned(struct ta_plane *pl, struct ta_error *e)
 {
 	int ret = ta_maps_open_pinned(TA_PIN_ROOT, &pl->maps, e);
 
-	if (ret == EXIT_USER)
+	if (ret == EXIT_USER) {
+		char why[sizeof(e->text)];
+
+		snprintf(why, sizeof(why), "%s", e->text);
 		return ta_error_set(e, EXIT_USER,
 				    "%s; the tap-accel state in %s is of another version: detach "
 				    "every tap with that version, or remove it with 'tap-accel "
-				    "clean --all' (taps lose their policy)", e->text, TA_PIN_ROOT);
+				    "clean --all' (taps lose their policy)", why, TA_PIN_ROOT);
+	}
 	if (ret)
 		return ret;
 	pl->prog_fd = bpf_obj_get(TA_PROG_PIN);
@@ -344,10 +348,14 @@ void ta_plane_close(struct ta_plane *pl)
 
 int ta_plane_sync(const struct ta_plane *pl)
 {
-	__u32 zero = 0;
-	int inner = bpf_map_create(BPF_MAP_TYPE_ARRAY, "ta_sync_inner", 4, 4, 1, NULL);
-	int err = 0;
+	__u32 zero = 0, id;
+	int inner = -1, err = 0;
 
+	/* the map already there, stored again: the wait without a new map */
+	if (!bpf_map_lookup_elem(pl->maps.ta_sync, &zero, &id))
+		inner = bpf_map_get_fd_by_id(id);
+	if (inner < 0)
+		inner = bpf_map_create(BPF_MAP_TYPE_ARRAY, "ta_sync_inner", 4, 4, 1, NULL);
 	if (inner < 0)
 		return -errno;
 	/* A map-in-map update returns after an RCU grace period. */

@@ -298,10 +298,10 @@ static int compile_ports(struct compiled *c, enum ta_field f, struct ports *p)
 		for (int i = 1; i < 256 && uniform; i++)
 			uniform = block[i] == block[0];
 		if (uniform) {
-			p->table[b] = TA_PORT_UNIFORM | block[0];
+			p->table[b] = block[0];
 			continue;
 		}
-		p->table[b] = pages;
+		p->table[b] = TA_PORT_PAGE | pages;
 		memcpy(p->table + TA_PORT_DIR + pages * 256, block, 256 * sizeof(*block));
 		pages++;
 	}
@@ -577,12 +577,12 @@ static void table_put(uint32_t *out, const uint32_t *in, uint32_t n, uint32_t bv
 		out[i] = bv_base + in[i];
 }
 
-/* A port table: uniform directory entries hold bit-vectors, the others
- * page numbers, which stay as they are. */
+/* A port table: directory entries of whole blocks hold bit-vectors, the
+ * others page numbers, which stay as they are. */
 static void ports_put(uint32_t *out, const struct ports *p, uint32_t bv_base)
 {
 	for (uint32_t i = 0; i < TA_PORT_DIR; i++)
-		out[i] = p->table[i] & TA_PORT_UNIFORM ? p->table[i] + bv_base : p->table[i];
+		out[i] = p->table[i] & TA_PORT_PAGE ? p->table[i] : p->table[i] + bv_base;
 	table_put(out + TA_PORT_DIR, p->table + TA_PORT_DIR, p->size - TA_PORT_DIR, bv_base);
 }
 

@@ -227,12 +227,12 @@ static int read_values(const struct decoder *d, enum ta_field f, uint32_t space,
 			return -errno;
 		if (!ports) {
 			values[v] = entry;
-		} else if (entry & TA_PORT_UNIFORM) {
+		} else if (!(entry & TA_PORT_PAGE)) {
 			for (int i = 0; i < 256; i++)
-				values[v + i] = entry & ~TA_PORT_UNIFORM;
+				values[v + i] = entry;
 		} else {
 			for (int i = 0; i < 256; i++) {
-				key = table + TA_PORT_DIR + entry * 256 + i;
+				key = table + TA_PORT_DIR + (entry & ~TA_PORT_PAGE) * 256 + i;
 				if (bpf_map_lookup_elem(fd, &key, &values[v + i]))
 					return -errno;
 			}

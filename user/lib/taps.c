@@ -198,27 +198,37 @@ static int binding_switch(const struct ta_plane *pl, struct ta_tap_info *info,
 	return info_write(pl, tap->id, info);
 }
 
-/* Call fn for every binding the loader made: its record and binding. */
+/* Call fn for every binding the loader made: its record and binding. The
+ * ids are read first: fn may change records, and a hash map walked while
+ * its values are replaced can show a key twice. */
 static int each_binding(const struct ta_plane *pl,
 			int (*fn)(const struct ta_plane *pl, struct ta_tap_info *info,
 				  struct ta_tap *tap, void *arg),
 			void *arg)
 {
+	uint32_t *ids = malloc(TA_MAX_TAPS * sizeof(*ids)), nr = 0;
 	__u32 id, next, *prev = NULL;
 	struct ta_tap_info info;
 	struct ta_tap tap;
-	int ret;
+	int ret = 0;
 
-	while (!bpf_map_get_next_key(pl->maps.ta_tap_info, prev, &next)) {
+	if (!ids)
+		return -ENOMEM;
+	while (nr < TA_MAX_TAPS && !bpf_map_get_next_key(pl->maps.ta_tap_info, prev, &next)) {
+		ids[nr++] = next;
 		id = next;
 		prev = &id;
-		if (info_read(pl, id, &info) || slot_read(pl, info.slot, &tap) || tap.id != id)
+	}
+	if (nr < TA_MAX_TAPS && errno != ENOENT)
+		ret = -errno;
+	for (uint32_t i = 0; i < nr && !ret; i++) {
+		if (info_read(pl, ids[i], &info) || slot_read(pl, info.slot, &tap) ||
+		    tap.id != ids[i])
 			continue;
 		ret = fn(pl, &info, &tap, arg);
-		if (ret)
-			return ret;
 	}
-	return errno == ENOENT ? 0 : -errno;
+	free(ids);
+	return ret;
 }
 
 /* ---- what a binding holds --------------------------------------------- */
