@@ -99,17 +99,14 @@ rm -f "$OUT"/*.log "$OUT"/*.in "$OUT"/*.out "$OUT"/*.pid "$OUT"/*.json "$OUT"/*.
 
 # ---- cleanup --------------------------------------------------------------
 
-# The pin folder of tap $1 of our namespace (docs/cli.md, "State").
-pins_of() { echo "/sys/fs/bpf/tap-accel/net:$(stat -L -c %i "/run/netns/$NS" 2>/dev/null)/$1"; }
+# Whether tap $1 of our namespace is bound (tap-accel status).
+bound() { nsenter --net="/run/netns/$NS" "$TA" status 2>/dev/null | grep -q "^$1 "; }
 
 cleanup() {
 	rc=$?
 	trap - EXIT INT TERM
 	for t in $TAPA $TAPB; do
-		if [ -d "$(pins_of "$t")" ]; then
-			nsenter --net="/run/netns/$NS" "$TA" detach "$t" >/dev/null 2>&1
-			rm -rf "$(pins_of "$t")"
-		fi
+		bound "$t" && nsenter --net="/run/netns/$NS" "$TA" detach "$t" >/dev/null 2>&1
 	done
 	for g in a b; do
 		if [ -s "$OUT/$g.pid" ]; then
@@ -278,7 +275,7 @@ sc_ping() {
 
 # apply TAP FILE: attach with the policy, or load it if already attached
 apply() {
-	if [ -d "$(pins_of "$1")" ]; then
+	if bound "$1"; then
 		ta policy load "$1" "$2" >/dev/null
 	else
 		ta attach "$1" --policy "$2" >/dev/null

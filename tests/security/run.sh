@@ -1,13 +1,16 @@
 #!/bin/sh
-# Security tests of the CLI and its pins: pin folders
-# and pins under /sys/fs/bpf/tap-accel are not writable by other users,
-# also when bpffs itself is world-writable or another user created the
-# folder first; the CLI refuses clearly without CAP_NET_ADMIN/CAP_BPF,
-# as root without them and as another user. Runs in a private mount
-# namespace with its own bpffs (others' pins are never touched), a private
-# pid namespace (so that tap-accel, finding no bpffs, has no caller's
-# mount namespace outside to go to: lib/netns.h) and a private network
-# namespace. Needs root. Ends with "N passed, N failed".
+# Security tests of the CLI and its pins: the plane's folders and pins
+# under /sys/fs/bpf/tap-accel are not writable by other users, also when
+# bpffs itself is world-writable or another user created a folder first or
+# planted a link; the CLI refuses clearly without CAP_NET_ADMIN/CAP_BPF, as
+# root without them and as another user, who can neither bind a tap nor
+# replace a policy nor read any tap's state; and taps sharing a policy keep
+# apart: one tap's frames never change another's counters, rate bucket or
+# guard. Runs in a private mount namespace with its own bpffs (others' pins
+# are never touched), a private pid namespace (so that tap-accel, finding
+# no bpffs, has no caller's mount namespace outside to go to: lib/netns.h)
+# and a private network namespace. Needs root. Ends with "N passed, N
+# failed".
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 TOP=$(cd "$here/../.." && pwd)
@@ -27,6 +30,7 @@ if [ -z "${TA_SECURITY_PRIVATE:-}" ]; then
 		--pid --fork --mount-proc sh "$0" "$@"
 fi
 [ -x "$TA_BIN" ] || make -s -C "$TOP" bpf user >/dev/null 2>&1
+. "$TOP/tests/lib/ns.sh"
 [ -x "$TA_BIN" ] || { bad "$TA_BIN is not built"; finish; }
 
 # The pid outside: in our pid namespace we are 1, as every other run is,
@@ -34,6 +38,8 @@ fi
 ID=$TA_SECURITY_PRIVATE
 NS=tasec$ID
 S=ts${ID}a
+T=ts${ID}b
+TAPIO=$BUILD/tests/host/tapio
 # Readable by the unprivileged user too: a copy of the CLI and the policy.
 tmp=$(mktemp -d)
 chmod 755 "$tmp"
@@ -42,15 +48,13 @@ printf 'rule drop proto udp dport 53\ndefault pass\n' >"$tmp/p.policy"
 chmod 644 "$tmp/p.policy"
 
 cleanup() {
-	ip netns del "$NS" 2>/dev/null
+	ns_del "$NS"
 	umount /sys/fs/bpf 2>/dev/null
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
-in_ns() { nsenter --net="/run/netns/$NS" "$@"; }
-ta() { in_ns "$TA_BIN" "$@"; }
 # As another user, without any capability.
 as_nobody() {
 	in_ns setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups \
@@ -64,14 +68,10 @@ with_caps() {
 		--bounding-set=-all,$caps "$@"
 }
 
-ip netns add "$NS" || { bad "cannot create netns $NS"; finish; }
-ip -n "$NS" tuntap add "$S" mode tap && ip -n "$NS" link set "$S" up ||
-	{ bad "cannot create tap $S"; finish; }
-# The namespace's pin folder (tap-accel names it by its inode).
-PINS=$ROOT/net:$(stat -L -c %i "/run/netns/$NS")
+ns_add "$NS" || { bad "cannot create netns $NS"; finish; }
+taps_add "$NS" "$S" "$T" || { bad "cannot create taps $S and $T"; finish; }
 
 # ---- helpers ---------------------------------------------------------------
-
 
 # not_writable PATH: owned by root, no write bit for group or others.
 not_writable() {
@@ -84,19 +84,17 @@ not_writable() {
 	fi
 }
 
-# pins_not_writable: the pin root, the namespace's and the interface's
-# folders, every pin.
+# pins_not_writable: the plane's folder, its links folder, every pin.
 pins_not_writable() {
 	not_writable "$ROOT"
-	not_writable "$PINS"
-	not_writable "$PINS/$S"
+	not_writable "$ROOT/links"
 	n=0
-	for f in "$PINS/$S"/*; do
+	for f in "$ROOT"/* "$ROOT"/links/*; do
 		[ -e "$f" ] || continue
 		not_writable "$f"
 		n=$((n + 1))
 	done
-	[ "$n" -gt 20 ] && good || bad "only $n pins under $PINS/$S"
+	[ "$n" -gt 20 ] && good || bad "only $n pins under $ROOT"
 }
 
 # denied WHAT CMD...: the unprivileged user's CMD must fail.
@@ -112,23 +110,26 @@ denied() {
 
 # nobody_cannot_touch_pins: create, remove, rename under the folders.
 nobody_cannot_touch_pins() {
-	denied "create a file in $PINS/$S" touch "$PINS/$S/x"
-	denied "remove the pin ta_config" rm "$PINS/$S/ta_config"
-	denied "rename the program pin" mv "$PINS/$S/prog" "$PINS/$S/x"
+	link=$(ls "$ROOT/links" | head -n 1)
 	denied "create a file in $ROOT" touch "$ROOT/x"
+	denied "remove the pin ta_config" rm "$ROOT/ta_config"
+	denied "rename the program pin" mv "$ROOT/prog" "$ROOT/x"
 	denied "create a folder in $ROOT" mkdir "$ROOT/evil"
-	denied "rename $PINS" mv "$PINS" "$ROOT/moved"
-	denied "create a file in $PINS" touch "$PINS/x"
-	denied "create a folder in $PINS" mkdir "$PINS/evil"
-	denied "rename $PINS/$S" mv "$PINS/$S" "$PINS/moved"
-	[ -e "$PINS/$S/ta_config" ] && [ -e "$PINS/$S/prog" ] && good ||
-		bad "pins of $S are gone"
+	denied "rename $ROOT" mv "$ROOT" /sys/fs/bpf/moved
+	denied "create a file in $ROOT/links" touch "$ROOT/links/x"
+	denied "remove a link pin" rm "$ROOT/links/$link"
+	denied "rename $ROOT/links" mv "$ROOT/links" "$ROOT/moved"
+	[ -e "$ROOT/ta_config" ] && [ -e "$ROOT/prog" ] && [ -e "$ROOT/links/$link" ] && good ||
+		bad "the plane's pins are gone"
 }
 
 # Whatever happened, start again from nothing attached and no pins.
 reset_state() {
-	ip -n "$NS" link set "$S" xdp off 2>/dev/null
-	ip -n "$NS" link set "$S" xdpgeneric off 2>/dev/null
+	for t in "$S" "$T"; do
+		ip -n "$NS" link set "$t" xdp off 2>/dev/null
+		ip -n "$NS" link set "$t" xdpgeneric off 2>/dev/null
+	done
+	ta clean --all >/dev/null 2>&1
 	rm -rf "$ROOT"
 }
 
@@ -140,6 +141,7 @@ expect_exit 0 "" ta attach "$S" --policy "$tmp/p.policy" --mode generic
 not_writable /sys/fs/bpf
 pins_not_writable
 expect_exit 0 "" ta detach "$S"
+reset_state
 umount /sys/fs/bpf
 umount /sys/fs/bpf
 
@@ -149,64 +151,42 @@ mount -t bpf -o mode=1777 bpf /sys/fs/bpf
 expect_exit 0 "" ta attach "$S" --policy "$tmp/p.policy" --mode generic
 pins_not_writable
 nobody_cannot_touch_pins
-expect_exit 0 "" ta detach "$S"
-rm -rf "$ROOT"
-
-# (Only the root folder can be: the namespaces' folders are made inside
-# it, and it must be root's and closed to others.)
-first=$ROOT
-echo "# the pin folder $first created first by another user"
-as_nobody mkdir -m 0777 "$first" || bad "nobody cannot create $first in a 1777 bpffs"
-ta attach "$S" --policy "$tmp/p.policy" --mode generic >"$tmp/out" 2>&1
-rc=$?
-if [ "$rc" = 0 ]; then
-	# attached: then it must not be inside a folder another user controls
-	pins_not_writable
-	nobody_cannot_touch_pins
-elif grep -q "$first" "$tmp/out"; then
-	good # refused, naming the folder
-else
-	bad "attach with $first owned by another user: exit $rc, unclear message:"
-	sed 's/^/    /' "$tmp/out"
-fi
 reset_state
 
-echo "# a symlink planted by another user as an interface's pin folder"
+echo "# the plane's folder created first by another user"
+as_nobody mkdir -m 0777 "$ROOT" || bad "nobody cannot create $ROOT in a 1777 bpffs"
+ta attach "$S" --policy "$tmp/p.policy" --mode generic >"$tmp/out" 2>&1
+rc=$?
+if [ "$rc" != 0 ] && grep -q "$ROOT is not a folder of this user closed to others" "$tmp/out"; then
+	good # refused, naming the folder
+else
+	bad "attach with $ROOT owned by another user: exit $rc:"
+	sed 's/^/    /' "$tmp/out"
+fi
+rm -rf "$ROOT"
+reset_state
+
+echo "# the links folder planted by another user"
+ta attach "$S" --policy "$tmp/p.policy" --mode generic >/dev/null 2>&1
+ta detach "$S" >/dev/null 2>&1
+rmdir "$ROOT/links" && chmod 777 "$ROOT"
+as_nobody mkdir -m 0777 "$ROOT/links" || bad "nobody cannot create $ROOT/links"
+chmod 700 "$ROOT"
+expect_exit 2 "$ROOT/links is not a folder of this user closed to others" \
+	ta attach "$S" --policy "$tmp/p.policy" --mode generic
+[ -z "$(ip -n "$NS" -d link show "$S" | grep -o 'prog/xdp')" ] && good ||
+	bad "an attach went on into a folder another user owns"
+reset_state
+
+echo "# symlinks planted by another user"
 mkdir "$tmp/victim" && echo keep >"$tmp/victim/keep"
-as_nobody mkdir -m 0777 "$ROOT" "$PINS" || bad "nobody cannot create $PINS in a 1777 bpffs"
-as_nobody ln -s "$tmp/victim" "$PINS/$S" || bad "nobody cannot plant a symlink in $PINS"
-for verb in "attach $S --policy $tmp/p.policy --mode generic" "clean" "detach $S"; do
+as_nobody ln -s "$tmp/victim" "$ROOT" || bad "nobody cannot plant a symlink at $ROOT"
+for verb in "attach $S --policy $tmp/p.policy --mode generic" "clean" "clean --all" "detach $S"; do
 	# shellcheck disable=SC2086
 	ta $verb >/dev/null 2>&1
 	[ -e "$tmp/victim/keep" ] && good ||
-		bad "'tap-accel $verb' followed $PINS/$S -> $tmp/victim and deleted what is there"
-	echo keep >"$tmp/victim/keep"
-done
-reset_state
-
-echo "# a symlink planted by another user as the namespace's pin folder"
-mkdir "$tmp/victim/$S" && echo keep >"$tmp/victim/$S/keep"
-as_nobody mkdir -m 0777 "$ROOT" || bad "nobody cannot create $ROOT in a 1777 bpffs"
-as_nobody ln -s "$tmp/victim" "$PINS" || bad "nobody cannot plant a symlink in $ROOT"
-for verb in "attach $S --policy $tmp/p.policy --mode generic" "clean" "detach $S"; do
-	# shellcheck disable=SC2086
-	ta $verb >/dev/null 2>&1
-	[ -e "$tmp/victim/$S/keep" ] && [ -e "$tmp/victim/keep" ] && good ||
-		bad "'tap-accel $verb' followed $PINS -> $tmp/victim and deleted what is there"
-	echo keep >"$tmp/victim/keep"
-	echo keep >"$tmp/victim/$S/keep"
-done
-reset_state
-
-echo "# a symlink planted by another user as the pin root"
-mkdir -p "$tmp/victim/${PINS#"$ROOT"/}/$S" && echo keep >"$tmp/victim/${PINS#"$ROOT"/}/$S/keep"
-as_nobody ln -s "$tmp/victim" "$ROOT" || bad "nobody cannot plant a symlink at $ROOT"
-for verb in "attach $S --policy $tmp/p.policy --mode generic" "clean" "detach $S"; do
-	# shellcheck disable=SC2086
-	ta $verb >/dev/null 2>&1
-	[ -e "$tmp/victim/${PINS#"$ROOT"/}/$S/keep" ] && good ||
 		bad "'tap-accel $verb' followed $ROOT -> $tmp/victim and deleted what is there"
-	echo keep >"$tmp/victim/${PINS#"$ROOT"/}/$S/keep"
+	echo keep >"$tmp/victim/keep"
 done
 rm -f "$ROOT"
 reset_state
@@ -214,24 +194,58 @@ reset_state
 # ---- the CLI without privileges -----------------------------------------------
 echo "# another user, no capabilities"
 expect_exit 0 "" ta attach "$S" --policy "$tmp/p.policy" --mode generic
-for verb in "attach $S" "detach $S" "policy load $S $tmp/p.policy" \
-	"fdb add $S 52:54:00:00:00:01 $S" "fdb del $S 52:54:00:00:00:01" "clean"; do
+for verb in "attach $S" "attach $T --policy p" "detach $S" "policy load p $tmp/p.policy" \
+	"policy load $S $tmp/p.policy" "policy unload p" "fdb add $S 52:54:00:00:00:01 $S" \
+	"fdb del $S 52:54:00:00:00:01" "clean" "clean --all"; do
 	# shellcheck disable=SC2086
 	expect_exit 2 "needs CAP_NET_ADMIN" as_nobody "$TA_BIN" $verb
 done
-for verb in "status" "stats" "stats $S" "policy show $S" "fdb list $S"; do
+for verb in "status" "stats" "stats $S" "policy show p" "policy show $S" "policy list" \
+	"fdb list $S"; do
 	# shellcheck disable=SC2086
 	expect_exit 2 "CAP_BPF|root|[Pp]ermission" as_nobody "$TA_BIN" $verb
 done
+denied "read a map pin" bpftool map dump pinned "$ROOT/ta_tap_slots"
 # what needs no privilege still works
 expect_exit 0 ": ok, 1 rules" as_nobody "$TA_BIN" policy check "$tmp/p.policy"
 
 echo "# root with only some capabilities"
-expect_exit 2 "needs CAP_NET_ADMIN and CAP_BPF" with_caps +net_admin "$TA_BIN" policy load "$S" "$tmp/p.policy"
-expect_exit 2 "needs CAP_NET_ADMIN and CAP_BPF" with_caps +bpf,+sys_admin "$TA_BIN" policy load "$S" "$tmp/p.policy"
-expect_exit 0 "" with_caps +net_admin,+bpf,+sys_admin "$TA_BIN" policy load "$S" "$tmp/p.policy"
-# the attached program and its pins are still intact after all of that
-expect_exit 0 "$S" ta status
+expect_exit 2 "needs CAP_NET_ADMIN and CAP_BPF" with_caps +net_admin "$TA_BIN" policy load p "$tmp/p.policy"
+expect_exit 2 "needs CAP_NET_ADMIN and CAP_BPF" with_caps +bpf,+sys_admin "$TA_BIN" policy load p "$tmp/p.policy"
+expect_exit 0 "" with_caps +net_admin,+bpf,+sys_admin "$TA_BIN" policy load p "$tmp/p.policy"
+# the attached program and its binding are still intact after all of that
+expect_exit 0 "$S .* attached" ta status
 expect_exit 0 "" ta detach "$S"
+
+# ---- taps sharing a policy keep apart ------------------------------------------------
+echo "# two taps, one policy: counters, rate buckets and guards their own"
+make -s -C "$TOP/tests/host" >/dev/null 2>&1
+printf 'rule drop proto udp dport 9\nrate 20pps burst 20\n' >"$tmp/shared.policy"
+expect_exit 0 "policy shared" ta attach "$S" --policy "$tmp/shared.policy" --guard mac=52:54:00:00:00:01
+expect_exit 0 "policy shared" ta attach "$T" --policy shared --guard mac=52:54:00:00:00:02
+tapio() { in_ns "$TAPIO" "$@"; }
+stats_of() { ta stats "$1" --json; }
+packets() { grep -o "\"$2\":{\"packets\":[0-9]*" "$1" | head -n 1 | grep -o '[0-9]*$'; }
+before_t=$(stats_of "$T")
+# S: frames with T's MAC (S's guard drops them), then far more than S's
+# bucket holds
+check "frames with $T's MAC into $S" "sent 20 tx 0 redirect 0 pass 0" \
+	"$(tapio "$S" --count 20 --smac 52:54:00:00:00:02)"
+tapio "$S" --count 200 --dport 10 >"$tmp/s.out"
+read -r _ _ _ _ _ _ _ s_passed <"$tmp/s.out"
+at_most "$S: frames passed its bucket (20 and what a second refills)" 60 "$s_passed"
+check "$T's counters unchanged by $S's frames" "$before_t" "$(stats_of "$T")"
+# T's bucket is its own and full, its guard its own: its MAC passes
+check "$T: a full bucket of its own, its MAC passing" "sent 20 tx 0 redirect 0 pass 20" \
+	"$(tapio "$T" --count 20 --smac 52:54:00:00:00:02 --dport 10)"
+check "$T: $S's MAC dropped by $T's guard" "sent 10 tx 0 redirect 0 pass 0" \
+	"$(tapio "$T" --count 10 --smac 52:54:00:00:00:01 --dport 10)"
+stats_of "$S" >"$tmp/s.json"
+stats_of "$T" >"$tmp/t.json"
+check "$S: guard src_mac" "20" "$(packets "$tmp/s.json" src_mac)"
+check "$T: guard src_mac" "10" "$(packets "$tmp/t.json" src_mac)"
+check "$T: no rate drop" "0" "$(packets "$tmp/t.json" rate_drop)"
+check "$S: rate drops and passes add up" "200" "$(($(packets "$tmp/s.json" rate_drop) + s_passed))"
+expect_exit 0 "" ta detach "$S" "$T"
 
 finish

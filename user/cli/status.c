@@ -4,6 +4,7 @@
  * mode, its policy, its guard, and whether it is still there. One pass
  * over the bindings, whatever their number.
  */
+#include <errno.h>
 #include <linux/if_link.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -108,6 +109,8 @@ static int run_status(const void *opts, int argc, char **argv)
 	ret = ta_bpffs_check(&e);
 	if (ret)
 		return report_error(&e);
+	if (!ta_plane_exists() && errno == EACCES)
+		return errno_error(errno, "cannot read %s", TA_PIN_ROOT);
 	if (!ta_plane_exists()) {
 		n = 0;
 		list = NULL;

@@ -310,6 +310,8 @@ int ta_plane_open(struct ta_plane *pl, enum ta_plane_access how, bool *mounted,
 		ret = make_dir(TA_PIN_ROOT, e);
 	} else {
 		ret = ta_bpffs_check(e);
+		if (!ret && access(TA_PROG_PIN, F_OK) && errno != ENOENT)
+			return ta_error_errno(e, errno, "cannot open %s", TA_PROG_PIN);
 		if (!ret && !ta_plane_exists())
 			return ta_error_set(e, EXIT_USER,
 					    "tap-accel serves no tap on this host yet (nothing in %s); "
@@ -396,9 +398,15 @@ int ta_plane_remove(void)
 {
 	char path[512];
 	struct dirent *de;
+	struct ta_error e;
 	int ret = 0, fd;
 	DIR *d;
 
+	/* never through a link another user planted, nor in a folder not ours */
+	if (access(TA_PIN_ROOT, F_OK) && errno == ENOENT)
+		return 0;
+	if (ta_pins_check_dir(TA_PIN_ROOT, &e))
+		return -ELOOP;
 	d = opendir(TA_LINK_DIR);
 	while (d && (de = readdir(d))) {
 		if (de->d_name[0] == '.')
