@@ -13,6 +13,10 @@ set -u
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 TOP=$(cd "$HERE/../.." && pwd)
+SUITE=$HERE/run.sh
+. "$TOP/tests/lib/ns.sh"
+# The plane in a bpffs of the suite's own: nothing of the host's seen or left.
+own_bpffs "$@"
 BUILD=${BUILD:-$TOP/build}
 OUT=$BUILD/guests
 if [ -z "${KVER:-}" ]; then
@@ -23,7 +27,7 @@ TA=$BUILD/user/tap-accel
 PY=${PYTHON:-python3}
 SCENARIOS=${*:-"ping guard forward acl rate"}
 
-# Names carry the pid: the pins live in the host's bpffs, named by tap.
+# Names carry the pid: two runs on one host do not share taps or a netns.
 ID=$$
 NS=tag-$ID
 BR=tagbr
@@ -156,7 +160,7 @@ ird_pack "$R" "$OUT/initramfs.gz" || abort "initramfs: pack"
 
 ip netns add "$NS" || abort "cannot create netns $NS"
 inns() { ip netns exec "$NS" "$@"; }
-# tap-accel in the netns but with the host's /sys (its bpffs holds the pins;
+# tap-accel in the netns but with our /sys (our bpffs holds the plane;
 # `ip netns exec` would mount a fresh /sys without it).
 ta() { nsenter --net="/run/netns/$NS" "$TA" "$@"; }
 
