@@ -10,17 +10,22 @@
 # comparison: tun.ko and tapx.ko in one boot of a Debian kernel under qemu
 # (tests/vm/run.sh --bench), sized to keep `make bench` within 6 minutes
 # on 2 cores.
+# Then the scale table: taps bound to one policy on the host's stock tun
+# (1, 100 and 1000; --full: and 4096), their kernel memory and the time to
+# bind, list and count them (tap-accel bench --scale).
 # One report, in OUT (default build/bench/<UTC stamp>/): report.txt (the
-# headline, then every full matrix), headline.csv, results.csv,
-# results.json, chart.svg and chart.png; host/ and vm/ hold each run's own
-# files. The terminal gets the progress, then the headline and where the
+# headline, then every full matrix, then the scale table), headline.csv,
+# results.csv, results.json, chart.svg and chart.png; host/, vm/ and
+# scale/ hold each run's own files. The terminal gets the progress, then the headline and where the
 # files are.
 #   --full    the long matrix (every size; in the VM the --vm matrix)
 #   --no-vm   no VM comparison where tapx cannot load here
 # Environment: BUILD, BIN (tap-accel), KDIR (this kernel's headers),
 # TAPX_KO (a tapx.ko built for this kernel: used instead of building one),
 # VM_KERNEL (the VM's series, mk/kernels.sh), BENCH_VM_FRAMES and
-# BENCH_VM_REPS (the VM matrix's size).
+# BENCH_VM_REPS (the VM matrix's size), BENCH_SCALE_TAPS (the scale rows,
+# e.g. 1,100,1000; "none" leaves the table out) and BENCH_SCALE_PER_TAP_MAX
+# (the old design up to that many taps).
 set -u
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -208,6 +213,19 @@ vmbenchframes=${BENCH_VM_FRAMES:-20000} vmbenchreps=${BENCH_VM_REPS:-7}"
 	fi
 fi
 
+# The scale table, on the host whatever the driver.
+scale=${BENCH_SCALE_TAPS:-}
+if [ "$scale" != none ]; then
+	say "scale: taps bound to one policy, kernel memory and time"
+	set -- --scale ${scale:+--taps "$scale"} \
+		${BENCH_SCALE_PER_TAP_MAX:+--per-tap-max "$BENCH_SCALE_PER_TAP_MAX"}
+	[ $mode = --full ] && set -- "$@" --full
+	"$BIN" bench "$@" --out "$OUT/scale" >"$OUT/scale.txt" || {
+		say "scale: failed"
+		rc=1
+	}
+fi
+
 # ---- the report of the run ----
 case $src in
 host) from="this host, $(uname -r): both drivers in one run" ;;
@@ -225,6 +243,11 @@ esac
 	if [ $src = vm ]; then
 		echo "==== VM: tun.ko and tapx.ko in one boot (emulated CPU: times are not the host's)"
 		cat "$OUT/vm/table.txt"
+	fi
+	if [ -s "$OUT/scale.txt" ]; then
+		echo
+		echo "==== scale: taps bound to one policy on this host's stock tun"
+		cat "$OUT/scale.txt"
 	fi
 } >"$OUT/report.txt"
 for f in headline.csv headline.txt chart.gp chart.dat chart.svg chart.png; do
@@ -244,6 +267,8 @@ esc() { printf '%s' "$1" | sed 's/\\/\\\\/g; s/"/\\"/g'; }
 	if [ -s "$OUT/host/results.json" ]; then cat "$OUT/host/results.json"; else printf 'null'; fi
 	printf ',\n"vm": '
 	if [ -s "$OUT/vm/results.json" ]; then cat "$OUT/vm/results.json"; else printf 'null'; fi
+	printf ',\n"scale": '
+	if [ -s "$OUT/scale/scale.json" ]; then cat "$OUT/scale/scale.json"; else printf 'null'; fi
 	printf '}\n'
 } >"$OUT/results.json"
 
@@ -253,8 +278,13 @@ echo "$where"
 echo "headline from $from"
 [ -f "$OUT/headline.txt" ] && cat "$OUT/headline.txt"
 echo
+if [ -s "$OUT/scale.txt" ]; then
+	cat "$OUT/scale.txt"
+	echo
+fi
 charts=
 [ -f "$OUT/chart.png" ] && charts=", chart.svg, chart.png"
+[ -f "$OUT/scale/scale.png" ] && charts="$charts, scale/scale.svg"
 echo "report in ${OUT#$TOP/}/: report.txt (headline, then every full matrix), results.json, results.csv, headline.csv$charts; $(($(date +%s) - start)) s"
 [ $rc -eq 0 ] || say "something failed (exit $rc): see ${OUT#$TOP/}/"
 exit $rc

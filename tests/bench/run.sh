@@ -149,7 +149,8 @@ check "chart.svg and chart.png of both drivers" \
 
 # make bench's script, tiny: where tapx cannot load here, it says why in
 # one line and adds the VM comparison.
-BENCH_VM_FRAMES=500 BENCH_VM_REPS=1 sh mk/bench.sh --out "$out/mb" -- \
+BENCH_SCALE_TAPS=1,20 BENCH_SCALE_PER_TAP_MAX=1 \
+	BENCH_VM_FRAMES=500 BENCH_VM_REPS=1 sh mk/bench.sh --out "$out/mb" -- \
 	--frames 500 --reps 1 --sizes 64 >"$out/mbout" 2>"$out/mberr"
 rc=$?
 check "make bench's script exits 0" test $rc -eq 0
@@ -172,6 +173,52 @@ assert r["host"]["drivers"][0] == "tun"
 drop = [h for h in run["headline"] if h["row"] == "xdp-drop-block"][0]
 assert drop["tun"]["median_ns"] > 0 and drop["tapx"]["median_ns"] > 0
 ' "$out/mb/results.json"
+
+check "make bench: the scale table in report.txt and in the summary" \
+	sh -c "grep -q '^==== scale' '$out/mb/report.txt' && grep -q '^    20 plane ' '$out/mbout'"
+check "make bench: results.json holds the scale rows" python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert [row["taps"] for row in r["scale"]["rows"]] == [1, 20]
+' "$out/mb/results.json"
+
+# The scale table: the plane against a program and map set per tap. The
+# figures are the machine's; what must hold anywhere is checked.
+"$BIN" --json bench --scale --taps 1,50 --per-tap-max 1 --singles 5 --out "$out/sc" \
+	>"$out/sc.json" 2>"$out/sc.err"
+rc=$?
+check "bench --scale exits 0" test $rc -eq 0
+[ $rc -eq 0 ] || tail -n 5 "$out/sc.err"
+check "bench --scale: the table on stderr with --json" grep -q '^    50 plane ' "$out/sc.err"
+for f in scale.txt scale.csv scale.json scale.svg scale.png; do
+	check "bench --scale: $f written" test -s "$out/sc/$f"
+done
+check "bench --scale: per tap, the plane costs kilobytes and an instance megabytes" python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+one, fifty = r["rows"]
+assert fifty["taps"] == 50 and fifty["per_tap_instance"] is None
+plane, inst = one["plane"], one["per_tap_instance"]
+assert r["plane"]["memlock_bytes"] > 1 << 20, r["plane"]
+assert 0 <= fifty["plane"]["memlock_per_tap_bytes"] < 64 << 10, fifty["plane"]
+assert inst["memlock_per_tap_bytes"] > 100 * max(plane["memlock_per_tap_bytes"], 1024), inst
+assert inst["memlock_per_tap_bytes"] >= 0.9 * r["plane"]["memlock_bytes"], inst
+' "$out/sc.json"
+check "bench --scale: 5 single-tap calls timed, status and stats of 50 taps" python3 -c '
+import json, sys
+p = json.load(open(sys.argv[1]))["rows"][1]["plane"]
+assert p["singles"] == 5 and p["single_worst_ms"] >= p["single_median_ms"] > 0, p
+assert p["status_s"] > 0 and p["stats_s"] > 0 and p["unbind_all_s"] > 0, p
+assert p["memlock_left_after_unbind_bytes"] <= 0, p
+' "$out/sc.json"
+check "bench --scale: the goals are judged" grep -q "^  1000 taps bound in <= 2 s in one call  *- *not measured" "$out/sc/scale.txt"
+"$BIN" bench --scale --taps 100,1 >/dev/null 2>"$out/err"
+check "bench --scale: counts not ascending are a usage error (exit 1)" test $? -eq 1
+check "bench --scale: ... which says so" grep -q "ascending" "$out/err"
+"$BIN" bench --scale --programs xdp-tx >/dev/null 2>"$out/err"
+check "bench --scale with a matrix option is a usage error" test $? -eq 1
+"$BIN" bench --taps 1 >/dev/null 2>"$out/err"
+check "bench --taps without --scale is a usage error" grep -q "go with --scale" "$out/err"
 
 # Ctrl-C in the middle, as a terminal sends it (to the whole session):
 # nothing of the run is left. The state to compare with first.
@@ -213,9 +260,14 @@ interrupt() {
 	check "$iwhat: no named netns left" test "$(netns)" = "$netns0"
 	check "$iwhat: no tapx module left" sh -c "! grep -q '^tapx ' /proc/modules 2>/dev/null"
 }
+BENCH_SCALE_TAPS=none
+export BENCH_SCALE_TAPS
 interrupt "Ctrl-C in the bench" "grep -q '^tap-accel bench: [0-9]* cells' '$out/int.out'" \
 	--no-vm --out "$out/i1" -- \
 	--frames 50000 --reps 32 --sizes 64 --programs xdp-drop-native --writers block
 interrupt "Ctrl-C in the VM" 'pgrep -s "$sid" -f qemu-system >/dev/null' --out "$out/i2" -- \
+	--frames 500 --reps 1 --sizes 64 --programs xdp-drop-native --writers block
+BENCH_SCALE_TAPS=1,100 interrupt "Ctrl-C in the scale table" \
+	"grep -q 'a program and map set per tap' '$out/int.out'" --no-vm --out "$out/i3" -- \
 	--frames 500 --reps 1 --sizes 64 --programs xdp-drop-native --writers block
 finish

@@ -46,7 +46,7 @@ bpftool map update pinned "$M/ta_counters" key 0 0 0 0 value pinned "$DIR/chunk0
 bpftool map update pinned "$M/ta_counter_blocks" key 1 0 0 0 value 32 0 0 0
 bpftool map update pinned "$M/ta_counter_blocks" key 33 0 0 0 value 2 0 0 0
 
-# 4. policy 0, slot 0: "rule drop proto udp dport 9"
+# 4. policy 0, slot 0: "rule drop proto udp src 10.0.0.0/8 dport 9"
 size=64
 bpftool map update pinned "$M/ta_policy_names" key 0 0 0 0 value hex $(hex 6f 6e 6c 79)
 #    bit-vector 1 holds rule 0 (bit-vector 0 stays empty: no rule)
@@ -59,11 +59,17 @@ bpftool map update pinned "$M/ta_tables" key 17 0 0 0 value 1 0 0 0
 #    the port table at 256: ports 0-255 in page 0, port 9 -> bit-vector 1
 bpftool map update pinned "$M/ta_tables" key hex $(le32 256) value hex $(le32 $((0x80000000)))
 bpftool map update pinned "$M/ta_tables" key hex $(le32 $((256 + 256 + 9))) value 1 0 0 0
-#    the header: 1 rule, default pass, fields proto and dport (0x140),
+#    version 0's source prefixes: 10.0.0.0/8 -> bit-vector 1
+bpftool map create "$DIR/src_ip0" type lpm_trie key 24 value 4 entries 16 name ta_src_ip flags 1
+bpftool map update pinned "$DIR/src_ip0" \
+	key hex 78 00 00 00  04 00  00 00 00 00 00 00 00 00 00 00 ff ff 0a 00 00 00  00 00 \
+	value 1 0 0 0
+bpftool map update pinned "$M/ta_src_ip" key 0 0 0 0 value pinned "$DIR/src_ip0"
+#    the header: 1 rule, default pass, fields src, proto and dport (0x150),
 #    2 bit-vectors from 0, tables from 0 (proto at 0, dport at 256)
 size=136
 bpftool map update pinned "$M/ta_policy" key 0 0 0 0 value hex $(hex \
-	01 00 00 00  00 00 00 00  00 00 00 00  40 01 00 00 \
+	01 00 00 00  00 00 00 00  00 00 00 00  50 01 00 00 \
 	$(yes 00 | head -n 40) \
 	00 00 00 00  00 00 00 00  02 00 00 00  00 00 00 00 \
 	00 00 00 00  00 00 00 00  00 01 00 00  00 00 00 00 \
@@ -85,9 +91,11 @@ bpftool map update pinned "$M/ta_tap_index" key hex $(le32 "$IFINDEX") value hex
 in_ns bpftool net attach xdpdrv pinned "$DIR/tap_accel_policy" dev "$TAP"
 in_ns ip link show dev "$TAP" | grep -q "prog/xdp id" || fail "not attached"
 
-# 7. traffic: 10 frames the rule drops, 10 it passes, 10 the guard drops
+# 7. traffic: 10 frames the rule drops, 10 it passes (port 10, and port 9
+#    from outside 10.0.0.0/8), 10 the guard drops
 in_ns "$TAPIO" "$TAP" --count 10 --dport 9 >/dev/null
-in_ns "$TAPIO" "$TAP" --count 10 --dport 10 >/dev/null
+in_ns "$TAPIO" "$TAP" --count 5 --dport 9 --src 192.0.2.1 >/dev/null
+in_ns "$TAPIO" "$TAP" --count 5 --dport 10 >/dev/null
 in_ns "$TAPIO" "$TAP" --count 10 --dport 10 --smac 52:54:00:00:00:66 >/dev/null
 
 # 8. counters: the tap's from 1: verdict DROP is 1 + 1, PASS 1 + 2, guard

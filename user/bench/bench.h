@@ -16,6 +16,8 @@
  *   policy_cells.c  the tap-accel policy with 1/100/1000 rules (policy_cells.h)
  *   headline.c      the rows an operator reads first, tun beside tapx
  *   report.c        terminal table, CSV, JSON, gnuplot chart (report.h)
+ *   files.c         the results folder, gnuplot (files.h)
+ *   scale.c         --scale: what many taps bound to one policy cost (scale.h)
  */
 #ifndef TA_BENCH_H
 #define TA_BENCH_H

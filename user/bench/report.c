@@ -5,17 +5,11 @@
  * chart (chart.svg, from chart.gp and chart.dat, kept for re-plotting).
  */
 #define _GNU_SOURCE
-#include <errno.h>
-#include <limits.h>
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 
+#include "files.h"
 #include "headline.h"
 #include "report.h"
 #include "writers.h"
@@ -624,25 +618,6 @@ static int write_chart_data(const struct bench_run *run, FILE *out)
 	return cols;
 }
 
-/* The end of every chart.gp: the same plot as SVG and as PNG (pngcairo
- * where gnuplot has it, libgd's png otherwise). */
-static void chart_outputs(FILE *out, const char *plot)
-{
-	fprintf(out,
-		"set terminal svg size 1200,640 dynamic background rgb 'white' "
-		"font 'sans,11'\n"
-		"set termoption noenhanced\n"
-		"set output 'chart.svg'\n"
-		"%s\n"
-		"if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) "
-		"{ set terminal pngcairo size 1200,640 background rgb 'white' "
-		"font 'sans,10' } else { set terminal png size 1200,640 }\n"
-		"set termoption noenhanced\n"
-		"set output 'chart.png'\n"
-		"%s\n",
-		plot, plot);
-}
-
 static void write_chart_script(const struct bench_run *run, int cols,
 			       bool log_scale, FILE *out)
 {
@@ -669,7 +644,7 @@ static void write_chart_script(const struct bench_run *run, int cols,
 		 "plot for [i=2:%d] 'chart.dat' using i:xtic(1) title "
 		 "columnheader(i)",
 		 cols + 1);
-	chart_outputs(out, plot);
+	bench_chart_outputs(out, "chart", plot);
 }
 
 /* The headline's chart: per row, a tun bar and a tapx bar. */
@@ -699,7 +674,7 @@ static void write_headline_chart_script(const struct bench_run *run,
 			     : "",
 		log_scale ? " (log scale)" : "",
 		log_scale ? "set logscale y" : "set yrange [0:*]");
-	chart_outputs(out,
+	bench_chart_outputs(out, "chart",
 		      tapx ? "plot 'chart.dat' using 2:xtic(1) title 'tun' lc "
 			     "rgb '#888888', '' using 3 title 'tapx' lc rgb "
 			     "'#1f77b4'"
@@ -721,81 +696,12 @@ static bool wants_log_scale(const struct bench_run *run)
 	return hi > 30 * lo;
 }
 
-static int run_gnuplot(const char *dir)
-{
-	pid_t pid = fork();
-	int status;
-
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		if (chdir(dir) == 0)
-			execlp("gnuplot", "gnuplot", "chart.gp", (char *)NULL);
-		_exit(127);
-	}
-	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status))
-		return -1;
-	return WEXITSTATUS(status);
-}
-
 /* ---- the results folder ------------------------------------------------- */
-
-static int mkdir_p(const char *path)
-{
-	char buf[PATH_MAX];
-
-	snprintf(buf, sizeof(buf), "%s", path);
-	for (char *p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(buf, 0755) && errno != EEXIST)
-			return -1;
-		*p = '/';
-	}
-	return mkdir(buf, 0755) && errno != EEXIST ? -1 : 0;
-}
-
-/* build/bench/<timestamp> next to build/user/tap-accel, else ./bench-results/.
- */
-static void default_out_dir(const struct bench_run *run, char *buf, size_t len)
-{
-	char exe[PATH_MAX], stamp[32];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	const char *build = ".";
-	time_t t = time(NULL);
-
-	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", gmtime(&t));
-	if (n > 0) {
-		exe[n] = '\0';
-		char *user = dirname(exe); /* .../build/user */
-
-		if (!strcmp(basename(user), "user"))
-			build = dirname(user);
-	}
-	if (strcmp(build, "."))
-		snprintf(buf, len, "%s/bench/%s", build, stamp);
-	else
-		snprintf(buf, len, "bench-results/%s", stamp);
-}
-
-static FILE *open_in(const char *dir, const char *name)
-{
-	char path[PATH_MAX];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "w");
-	if (!f)
-		fprintf(stderr, "tap-accel bench: %s: %s\n", path,
-			strerror(errno));
-	return f;
-}
 
 /* Whether chart.svg was drawn. */
 static bool write_chart(const struct bench_run *run, const char *dir)
 {
-	FILE *dat = open_in(dir, "chart.dat"), *gp = open_in(dir, "chart.gp");
+	FILE *dat = bench_open_in(dir, "chart.dat"), *gp = bench_open_in(dir, "chart.gp");
 	int cols, rc;
 
 	if (!dat || !gp) {
@@ -816,7 +722,7 @@ static bool write_chart(const struct bench_run *run, const char *dir)
 	}
 	fclose(dat);
 	fclose(gp);
-	rc = run_gnuplot(dir);
+	rc = bench_gnuplot(dir, "chart.gp");
 	if (rc)
 		fprintf(stderr,
 			"tap-accel bench: %s; chart.gp and chart.dat are in "
@@ -832,34 +738,26 @@ int report_files(const struct bench_run *run)
 	struct bench_run *r = (struct bench_run *)run;
 	FILE *f;
 
-	if (run->opts.out_dir)
-		snprintf(r->out_dir, sizeof(r->out_dir), "%s",
-			 run->opts.out_dir);
-	else
-		default_out_dir(run, r->out_dir, sizeof(r->out_dir));
-	if (mkdir_p(run->out_dir)) {
-		fprintf(stderr, "tap-accel bench: cannot create %s: %s\n",
-			run->out_dir, strerror(errno));
+	if (bench_results_dir(run->opts.out_dir, r->out_dir, sizeof(r->out_dir)))
 		return -1;
-	}
-	if (!(f = open_in(run->out_dir, "results.csv")))
+	if (!(f = bench_open_in(run->out_dir, "results.csv")))
 		return -1;
 	write_csv(run, f);
 	fclose(f);
-	if (!(f = open_in(run->out_dir, "results.json")))
+	if (!(f = bench_open_in(run->out_dir, "results.json")))
 		return -1;
 	report_json(run, f, true);
 	fclose(f);
-	if (!(f = open_in(run->out_dir, "table.txt")))
+	if (!(f = bench_open_in(run->out_dir, "table.txt")))
 		return -1;
 	report_table(run, f);
 	fclose(f);
 	if (headline_planned(run)) {
-		if (!(f = open_in(run->out_dir, "headline.csv")))
+		if (!(f = bench_open_in(run->out_dir, "headline.csv")))
 			return -1;
 		headline_csv(run, f);
 		fclose(f);
-		if (!(f = open_in(run->out_dir, "headline.txt")))
+		if (!(f = bench_open_in(run->out_dir, "headline.txt")))
 			return -1;
 		headline_table(run, f);
 		fclose(f);

@@ -357,7 +357,7 @@ static int run_attach(const void *opts, int argc, char **argv)
 const struct command attach_cmd = {
 	.name = "attach",
 	.args = "IFACE...",
-	.summary = "bind taps to a policy (the program is attached to each; loaded once a host)",
+	.summary = "bind taps to a policy: one program for the host, attached to each",
 	.help = "Bind each tap IFACE to a policy: the host's tap-accel program judges its\n"
 		"frames from then on, under that policy and the tap's guard. The program\n"
 		"is attached with a BPF link pinned under " TA_LINK_DIR "/,\n"

@@ -125,6 +125,38 @@ static void option_words(const struct option_spec *o, char *buf, size_t size)
 		snprintf(buf + n, size - n, " %s", o->metavar ? o->metavar : "VALUE");
 }
 
+#define USAGE_WIDTH 80
+
+/*
+ * `text` from column `indent`, where the cursor stands, word-wrapped at
+ * USAGE_WIDTH, every line under the first (its own line breaks are
+ * spaces: the width is this function's to keep).
+ */
+static void usage_wrap(FILE *out, const char *text, int indent)
+{
+	int col = indent;
+
+	while (*text) {
+		size_t word = strcspn(text, " \n");
+
+		if (col > indent && col + 1 + (int)word > USAGE_WIDTH) {
+			fprintf(out, "\n%*s", indent, "");
+			col = indent;
+		} else if (col > indent) {
+			fputc(' ', out);
+			col++;
+		}
+		fprintf(out, "%.*s", (int)word, text);
+		col += word;
+		text += word;
+		while (*text == ' ' || *text == '\n')
+			text++;
+	}
+	fputc('\n', out);
+}
+
+#define OPTION_COLUMN 27
+
 static void command_usage(const struct command *c, const char *path, FILE *out)
 {
 	char words[64];
@@ -143,16 +175,12 @@ static void command_usage(const struct command *c, const char *path, FILE *out)
 	if (c->options) {
 		fputs("\nOptions:\n", out);
 		for (const struct option_spec *o = c->options; o->name; o++) {
-			const char *line = o->help, *nl;
-
 			option_words(o, words, sizeof(words));
-			fprintf(out, "  %-24s ", words);
-			/* the help's own lines, each under the first */
-			while ((nl = strchr(line, '\n'))) {
-				fprintf(out, "%.*s\n  %-24s ", (int)(nl - line), line, "");
-				line = nl + 1;
-			}
-			fprintf(out, "%s\n", line);
+			if (fprintf(out, "  %s", words) >= OPTION_COLUMN)
+				fputc('\n', out), fprintf(out, "%*s", OPTION_COLUMN, "");
+			else
+				fprintf(out, "%*s", OPTION_COLUMN - 2 - (int)strlen(words), "");
+			usage_wrap(out, o->help, OPTION_COLUMN);
 		}
 	}
 	fprintf(out, "\n%s", global_help);
@@ -161,8 +189,10 @@ static void command_usage(const struct command *c, const char *path, FILE *out)
 void commands_usage(const struct command *const *cmds, const char *path, FILE *out)
 {
 	fprintf(out, "Usage: %s [GLOBAL OPTIONS] VERB [ARGS] [OPTIONS]\n\nVerbs:\n", path);
-	for (; *cmds; cmds++)
-		fprintf(out, "  %-10s %s\n", (*cmds)->name, (*cmds)->summary);
+	for (; *cmds; cmds++) {
+		fprintf(out, "  %-10s ", (*cmds)->name);
+		usage_wrap(out, (*cmds)->summary, 13);
+	}
 	fprintf(out, "\n'%s VERB --help' says more of each.\n\n%s", path, global_help);
 }
 

@@ -147,6 +147,10 @@ static const struct command add_cmd = {
 	.name = "add",
 	.args = "IFACE MAC DEV",
 	.summary = "frames from IFACE to unicast MAC that 'forward' takes go out of DEV",
+	.help = "Frames that a 'forward' rule of IFACE's policy takes, sent to unicast\n"
+		"MAC, are redirected out of interface DEV (of this namespace) without the\n"
+		"stack. Other destinations pass. 'fdb add IFACE MAC dev DEV' reads the same.\n"
+		"A policy's own fdb statements are added to every tap bound to it.\n",
 	.min_args = 3,
 	.max_args = 4,
 	.run = run_add,
@@ -156,6 +160,7 @@ static const struct command del_cmd = {
 	.name = "del",
 	.args = "IFACE MAC",
 	.summary = "remove IFACE's entry for MAC",
+	.help = "Remove the entry of tap IFACE for MAC: frames to MAC pass to the stack.\n",
 	.min_args = 2,
 	.max_args = 2,
 	.run = run_del,
@@ -165,6 +170,7 @@ static const struct command list_cmd = {
 	.name = "list",
 	.args = "IFACE",
 	.summary = "the entries of IFACE",
+	.help = "Every entry of tap IFACE, by MAC: the interface frames to it go out of.\n",
 	.min_args = 1,
 	.max_args = 1,
 	.run = run_list,

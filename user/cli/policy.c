@@ -472,6 +472,9 @@ static int run_list(const void *opts, int argc, char **argv)
 static const struct command list_cmd = {
 	.name = "list",
 	.summary = "the loaded policies and how many taps each serves",
+	.help = "Every loaded policy: its NAME, RULES, DEFAULT action, the DIGEST of\n"
+		"the version its taps run, and how many TAPS are bound to it (in every\n"
+		"network namespace). The policy unbound taps get says '(unbound taps)'.\n",
 	.max_args = 0,
 	.run = run_list,
 };
@@ -509,6 +512,8 @@ static const struct command unload_cmd = {
 	.name = "unload",
 	.args = "NAME",
 	.summary = "remove a policy no tap is bound to",
+	.help = "Remove policy NAME and free what its versions held. Refused while a tap\n"
+		"is bound to it: bind those taps to another policy, or detach them, first.\n",
 	.min_args = 1,
 	.max_args = 1,
 	.run = run_unload,

@@ -120,7 +120,8 @@ static int blocks_grow(struct ta_plane *pl)
 
 static int blocks_load(struct ta_plane *pl)
 {
-	__u32 key, next, *prev = NULL, len;
+	uint32_t *keys, *lens, n;
+	int err;
 
 	if (pl->blocks_known)
 		return 0;
@@ -128,19 +129,24 @@ static int blocks_load(struct ta_plane *pl)
 	pl->chunk_blocks = calloc(TA_MAX_COUNTER_CHUNKS, sizeof(*pl->chunk_blocks));
 	if (!pl->chunk_blocks)
 		return -ENOMEM;
-	while (!bpf_map_get_next_key(pl->maps.ta_counter_blocks, prev, &next)) {
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(pl->maps.ta_counter_blocks, &key, &len) ||
-		    key / TA_COUNTER_CHUNK >= TA_MAX_COUNTER_CHUNKS)
+	err = ta_hash_dump(pl->maps.ta_counter_blocks, TA_MAX_COUNTER_BLOCKS, sizeof(*keys),
+			   sizeof(*lens), (void **)&keys, (void **)&lens, &n);
+	if (err)
+		return err;
+	for (uint32_t i = 0; i < n && !err; i++) {
+		if (keys[i] / TA_COUNTER_CHUNK >= TA_MAX_COUNTER_CHUNKS)
 			continue;
-		if (blocks_grow(pl))
-			return -ENOMEM;
-		pl->blocks[pl->nr_blocks++] = (struct ta_counter_block){ key, len };
-		pl->chunk_blocks[key / TA_COUNTER_CHUNK]++;
+		if (blocks_grow(pl)) {
+			err = -ENOMEM;
+			break;
+		}
+		pl->blocks[pl->nr_blocks++] = (struct ta_counter_block){ keys[i], lens[i] };
+		pl->chunk_blocks[keys[i] / TA_COUNTER_CHUNK]++;
 	}
-	if (errno != ENOENT)
-		return -errno;
+	free(keys);
+	free(lens);
+	if (err)
+		return err;
 	qsort(pl->blocks, pl->nr_blocks, sizeof(*pl->blocks), cmp_block);
 	pl->blocks_known = true;
 	return 0;

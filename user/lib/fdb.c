@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "fdb.h"
+#include "maps.h"
 #include "policy_compile.h"
 
 int ta_fdb_add(const struct ta_plane *pl, uint32_t id, const uint8_t mac[6], uint32_t port)
@@ -33,67 +34,57 @@ static int cmp_mac(const void *a, const void *b)
 	return memcmp(a, b, 6);
 }
 
-int ta_fdb_read(const struct ta_plane *pl, uint32_t id, struct ta_mac *macs, uint32_t *ports,
-		uint32_t max, uint32_t *count)
-{
-	struct ta_fdb_key key, next, *prev = NULL;
-	struct {
-		struct ta_mac mac;
-		uint32_t port;
-	} *all = calloc(max ?: 1, sizeof(*all));
-
-	if (!all)
-		return -ENOMEM;
-	*count = 0;
-	while (!bpf_map_get_next_key(pl->maps.ta_fdb, prev, &next)) {
-		key = next;
-		prev = &key;
-		if (key.tap != id || *count == max ||
-		    bpf_map_lookup_elem(pl->maps.ta_fdb, &key, &all[*count].port))
-			continue;
-		all[(*count)++].mac = key.mac;
-	}
-	qsort(all, *count, sizeof(*all), cmp_mac);
-	for (uint32_t i = 0; i < *count; i++) {
-		macs[i] = all[i].mac;
-		ports[i] = all[i].port;
-	}
-	free(all);
-	return 0;
-}
-
-/* Every key of ta_fdb, read once: syncing a thousand taps walks it once. */
+/* Every key of ta_fdb and its port, in one batch: the fdb is of all taps,
+ * and syncing a thousand taps reads it once. */
 struct fdb_keys {
 	struct ta_fdb_key *keys;
+	uint32_t *ports;
 	uint32_t nr;
 };
 
 static int keys_read(const struct ta_plane *pl, struct fdb_keys *all)
 {
-	struct ta_fdb_key key, next, *prev = NULL;
-	uint32_t cap = 64;
+	return ta_hash_dump(pl->maps.ta_fdb, TA_MAX_FDB_ENTRIES, sizeof(*all->keys),
+			    sizeof(*all->ports), (void **)&all->keys, (void **)&all->ports,
+			    &all->nr);
+}
 
-	all->nr = 0;
-	all->keys = malloc(cap * sizeof(*all->keys));
-	while (all->keys && !bpf_map_get_next_key(pl->maps.ta_fdb, prev, &next)) {
-		if (all->nr == cap) {
-			struct ta_fdb_key *more = realloc(all->keys, 2 * cap * sizeof(*more));
+static void keys_free(struct fdb_keys *all)
+{
+	free(all->keys);
+	free(all->ports);
+}
 
-			if (!more)
-				break;
-			all->keys = more;
-			cap *= 2;
-		}
-		all->keys[all->nr++] = next;
-		key = next;
-		prev = &key;
-	}
-	if (!all->keys)
+int ta_fdb_read(const struct ta_plane *pl, uint32_t id, struct ta_mac *macs, uint32_t *ports,
+		uint32_t max, uint32_t *count)
+{
+	struct {
+		struct ta_mac mac;
+		uint32_t port;
+	} *mine = calloc(max ?: 1, sizeof(*mine));
+	struct fdb_keys all;
+	int err;
+
+	if (!mine)
 		return -ENOMEM;
-	if (errno != ENOENT) {
-		free(all->keys);
-		return -errno;
+	err = keys_read(pl, &all);
+	if (err) {
+		free(mine);
+		return err;
 	}
+	*count = 0;
+	for (uint32_t k = 0; k < all.nr && *count < max; k++)
+		if (all.keys[k].tap == id) {
+			mine[*count].mac = all.keys[k].mac;
+			mine[(*count)++].port = all.ports[k];
+		}
+	keys_free(&all);
+	qsort(mine, *count, sizeof(*mine), cmp_mac);
+	for (uint32_t i = 0; i < *count; i++) {
+		macs[i] = mine[i].mac;
+		ports[i] = mine[i].port;
+	}
+	free(mine);
 	return 0;
 }
 
@@ -138,7 +129,7 @@ int ta_fdb_sync(const struct ta_plane *pl, const uint32_t *ids, uint32_t nr_ids,
 		return err;
 	for (uint32_t i = 0; !err && i < nr_ids; i++)
 		err = sync_one(pl, ids[i], &all, macs, ports, nr);
-	free(all.keys);
+	keys_free(&all);
 	return err;
 }
 
@@ -150,6 +141,6 @@ int ta_fdb_clear(const struct ta_plane *pl, uint32_t id)
 	if (err)
 		return err;
 	err = sync_one(pl, id, &all, NULL, NULL, 0);
-	free(all.keys);
+	keys_free(&all);
 	return err;
 }

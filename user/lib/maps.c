@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -180,5 +181,55 @@ int ta_maps_open_pinned(const char *dir, struct ta_maps *maps, struct ta_error *
 	}
 	if (ret)
 		ta_maps_close(maps);
+	return ret;
+}
+
+/* The fallback of ta_hash_dump(): get_next_key and lookup for each key. */
+static int hash_dump_keywise(int fd, uint32_t max, size_t key_size, size_t value_size,
+			     char *keys, char *values, uint32_t *count)
+{
+	uint32_t n = 0;
+	void *prev = NULL;
+
+	while (n < max && !bpf_map_get_next_key(fd, prev, keys + n * key_size)) {
+		prev = keys + n * key_size;
+		if (bpf_map_lookup_elem(fd, prev, values + n * value_size))
+			continue; /* deleted since: the next key follows it all the same */
+		n++;
+	}
+	if (n < max && errno != ENOENT)
+		return -errno;
+	*count = n;
+	return 0;
+}
+
+int ta_hash_dump(int fd, uint32_t max, size_t key_size, size_t value_size, void **keys,
+		 void **values, uint32_t *count)
+{
+	char *k = malloc((size_t)(max ?: 1) * key_size), *v = malloc((size_t)(max ?: 1) * value_size);
+	uint64_t token = 0;
+	uint32_t n = max;
+	int ret = 0;
+
+	if (!k || !v) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	/* Room for every entry: one batch returns all of them and ENOENT. */
+	if (bpf_map_lookup_batch(fd, NULL, &token, k, v, &n, NULL) && errno == ENOENT)
+		*count = n;
+	else
+		ret = hash_dump_keywise(fd, max, key_size, value_size, k, v, count);
+out:
+	if (!ret && keys) {
+		*keys = k;
+		k = NULL;
+	}
+	if (!ret && values) {
+		*values = v;
+		v = NULL;
+	}
+	free(k);
+	free(v);
 	return ret;
 }

@@ -46,6 +46,14 @@ int ta_maps_open_pinned(const char *dir, struct ta_maps *maps,
 /* Pin every map in `dir` by its name. 0 or -errno. */
 int ta_maps_pin(const struct ta_maps *maps, const char *dir);
 
+/*
+ * Every key and value of hash map `fd`, which holds at most `max`: in one
+ * BPF_MAP_LOOKUP_BATCH where the kernel has it, else key by key. *keys
+ * and *values (NULL: not wanted) are the caller's to free. 0 or -errno.
+ */
+int ta_hash_dump(int fd, uint32_t max, size_t key_size, size_t value_size, void **keys,
+		 void **values, uint32_t *count);
+
 /* Close every open descriptor and set it to -1. */
 void ta_maps_close(struct ta_maps *maps);
 

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "policies.h"
 #include "ports.h"
 
 /* Ports in use: a bitmap over [0, TA_MAX_PORTS). */
@@ -105,6 +106,8 @@ static int ports_used(const struct ta_plane *pl, struct port_set *s)
 
 	memset(s, 0, sizeof(*s));
 	for (__u32 v = 0; v < TA_MAX_VERSIONS; v++) {
+		if (!ta_policy_name(pl, v / TA_SLOTS)[0])
+			continue; /* no policy: no version in use */
 		if (bpf_map_lookup_elem(pl->maps.ta_policy, &v, &head))
 			return -errno;
 		if (head.default_action == TA_ACT_REDIRECT)
@@ -137,7 +140,11 @@ int ta_ports_prune(const struct ta_plane *pl)
 	struct ta_tap_key key, next, *prev = NULL;
 	struct port_set used;
 	__u32 port;
-	int err = ports_used(pl, &used);
+	int err;
+
+	if (bpf_map_get_next_key(pl->maps.ta_port_keys, NULL, &next))
+		return 0; /* no port: nothing to prune */
+	err = ports_used(pl, &used);
 
 	while (!err && !bpf_map_get_next_key(pl->maps.ta_port_keys, prev, &next)) {
 		if (bpf_map_lookup_elem(pl->maps.ta_port_keys, &next, &port) || set_has(&used, port)) {

@@ -49,20 +49,21 @@ void ta_link_path(const struct ta_tap_key *key, char *buf, size_t size)
 
 static int ids_load(struct ta_plane *pl)
 {
-	__u32 id, next, *prev = NULL;
+	uint32_t *ids, n;
+	int err;
 
 	if (pl->tap_ids_known)
 		return 0;
+	err = ta_hash_dump(pl->maps.ta_tap_info, TA_MAX_TAPS, sizeof(*ids),
+			   sizeof(struct ta_tap_info), (void **)&ids, NULL, &n);
+	if (err)
+		return err;
 	memset(pl->tap_ids, 0, sizeof(pl->tap_ids));
 	pl->tap_ids[0] = 1; /* id 0 is the unbound taps' */
-	while (!bpf_map_get_next_key(pl->maps.ta_tap_info, prev, &next)) {
-		id = next;
-		prev = &id;
-		if (id < TA_MAX_TAPS)
-			pl->tap_ids[id / 64] |= 1ull << (id % 64);
-	}
-	if (errno != ENOENT)
-		return -errno;
+	for (uint32_t i = 0; i < n; i++)
+		if (ids[i] < TA_MAX_TAPS)
+			pl->tap_ids[ids[i] / 64] |= 1ull << (ids[i] % 64);
+	free(ids);
 	pl->tap_ids_known = true;
 	return 0;
 }
@@ -206,27 +207,21 @@ static int each_binding(const struct ta_plane *pl,
 				  struct ta_tap *tap, void *arg),
 			void *arg)
 {
-	uint32_t *ids = malloc(TA_MAX_TAPS * sizeof(*ids)), nr = 0;
-	__u32 id, next, *prev = NULL;
-	struct ta_tap_info info;
+	struct ta_tap_info *infos;
+	uint32_t *ids, nr;
 	struct ta_tap tap;
-	int ret = 0;
+	int ret;
 
-	if (!ids)
-		return -ENOMEM;
-	while (nr < TA_MAX_TAPS && !bpf_map_get_next_key(pl->maps.ta_tap_info, prev, &next)) {
-		ids[nr++] = next;
-		id = next;
-		prev = &id;
-	}
-	if (nr < TA_MAX_TAPS && errno != ENOENT)
-		ret = -errno;
+	ret = ta_hash_dump(pl->maps.ta_tap_info, TA_MAX_TAPS, sizeof(*ids), sizeof(*infos),
+			   (void **)&ids, (void **)&infos, &nr);
+	if (ret)
+		return ret;
 	for (uint32_t i = 0; i < nr && !ret; i++) {
-		if (info_read(pl, ids[i], &info) || slot_read(pl, info.slot, &tap) ||
-		    tap.id != ids[i])
+		if (slot_read(pl, infos[i].slot, &tap) || tap.id != ids[i])
 			continue;
-		ret = fn(pl, &info, &tap, arg);
+		ret = fn(pl, &infos[i], &tap, arg);
 	}
+	free(infos);
 	free(ids);
 	return ret;
 }

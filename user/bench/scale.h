@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * scale.h - `tap-accel bench --scale`: what a host of many taps pays for
+ * them, in kernel memory and in time to bind, list and count them, with
+ * the policy plane (one program, taps bound to a shared policy) beside a
+ * program and map set per tap, the design the plane replaced.
+ */
+#ifndef TA_BENCH_SCALE_H
+#define TA_BENCH_SCALE_H
+
+#include <stdbool.h>
+
+#define SCALE_MAX_ROWS 8
+#define SCALE_MAX_TAPS 16384
+
+struct scale_opts {
+	unsigned int taps[SCALE_MAX_ROWS]; /* a row per count, ascending */
+	int nr_rows;
+	unsigned int old_max;	 /* per-tap instances only up to this many taps */
+	unsigned int single_max; /* taps bound one call each, per row */
+	bool json, pretty;
+	const char *out_dir;
+};
+
+/* The default rows: 1, 100, 1000 (quick) or 1, 100, 1000, 4096 (full). */
+void scale_opts_default(struct scale_opts *o, bool full);
+/* "1,100,1000" into o->taps. 0, or -1 with the error in err. */
+int scale_parse_taps(struct scale_opts *o, const char *list, char *err, size_t len);
+
+/* Measure, print the table (stderr with --json, which puts the JSON on
+ * stdout) and write the results folder. EXIT_OK or an exit code. */
+int scale_run(const struct scale_opts *o);
+
+#endif /* TA_BENCH_SCALE_H */
