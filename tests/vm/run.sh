@@ -173,8 +173,9 @@ for m in tun tap vhost_iotlb vhost vhost_net; do
 	mkdir -p "$STOCK/$(dirname "${f#$MODDIR/}")"
 	cp "$f" "$STOCK/${f#$MODDIR/}"
 done
-mkdir -p $R/kmod
+mkdir -p $R/kmod $R/mk/modprobe.d
 cp "$TOP/mk/install.sh" $R/tests/install.sh
+cp "$TOP/mk/modprobe.d/tapx.conf" $R/mk/modprobe.d/
 cp "$TOP/kmod/dkms.conf" $R/kmod/
 
 cp "$BUILD"/bpf/*.bpf.o $R/bpf/
