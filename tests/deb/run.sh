@@ -9,10 +9,10 @@
 #            kernel, and again when a kernel's headers are configured;
 #            `apt remove tapx-as-tun` keeps tapx.ko alone; `apt purge`
 #            leaves the root's files as they were.
-#   upgrade  from the packages of a lower version (built from this tree):
-#            the configuration in /etc/tap-accel stays, DKMS builds the new
-#            version for each kernel; tapx-as-tun added after that adds
-#            tapx_tun; purge leaves only the operator's own files.
+#   upgrade  from the packages of a lower version (built from this tree),
+#            tapx-as-tun added to them after tapx.ko was built alone: the
+#            configuration in /etc/tap-accel stays, DKMS builds the new
+#            version; purge leaves only the operator's own files.
 #   guests   Debian's depmod and modprobe load tun and vhost_net with the
 #            modules and modprobe.d files of the fresh install (tapx serves
 #            tun) and of tapx-as-tun's removal (stock tun).
@@ -148,9 +148,12 @@ dkms_status() { in_root dkms status -m tapx 2>/dev/null; }
 modules_of() {
 	ls "$R/lib/modules/$1/updates/dkms" 2>/dev/null | sed 's/\.ko.*//' | sort | tr '\n' ' ' | sed 's/ $//'
 }
-# The status DKMS reports for each kernel with version $1, one a line.
+# dkms_want VERSION KVER...: the status DKMS reports when tapx VERSION is
+# installed for each KVER, one a line.
 dkms_want() {
-	for k in $KVERS; do echo "tapx/$1, $k, x86_64: installed"; done
+	v=$1
+	shift
+	for k in "$@"; do echo "tapx/$v, $k, x86_64: installed"; done
 }
 root_files >"$tmp/files-clean"
 packages_in_root >"$tmp/packages-clean"
@@ -160,7 +163,7 @@ runs "apt install" apt_in_root apt-install \
 	"cd /tmp/new && apt install -y ./tap-accel_*.deb ./tapx-dkms_*.deb ./tapx-as-tun_*.deb"
 check "apt installed the three alone" "tap-accel tapx-as-tun tapx-dkms" \
 	"$(packages_in_root | grep -v -x -F -f "$tmp/packages-clean" | tr '\n' ' ' | sed 's/ $//')"
-check "DKMS status" "$(dkms_want "$VERSION")" "$(dkms_status)"
+check "DKMS status" "$(dkms_want "$VERSION" $KVERS)" "$(dkms_status)"
 for k in $KVERS; do
 	check "modules DKMS installed for $k" "tapx tapx_tun" "$(modules_of "$k")"
 	ko=$(ls "$R/lib/modules/$k/updates/dkms/"tapx.ko* 2>/dev/null | head -n 1)
@@ -201,7 +204,7 @@ runs "a pin under /sys/fs/bpf/tap-accel" bpftool map create "$R/sys/fs/bpf/tap-a
 echo "# fresh: apt remove tapx-as-tun"
 runs "apt remove tapx-as-tun" apt_in_root apt-remove-as-tun apt remove -y tapx-as-tun
 runs "the modprobe.d file is gone" test ! -e "$R/lib/modprobe.d/tapx.conf"
-check "DKMS status" "$(dkms_want "$VERSION")" "$(dkms_status)"
+check "DKMS status" "$(dkms_want "$VERSION" $KVERS)" "$(dkms_status)"
 for k in $KVERS; do
 	check "modules for $k without tapx-as-tun" "tapx" "$(modules_of "$k")"
 done
@@ -216,10 +219,22 @@ check "DKMS knows no tapx after purge" "" "$(dkms_status)"
 root_files >"$tmp/files-purged"
 check "files apt purge left or took" "" "$(diff "$tmp/files-clean" "$tmp/files-purged" | grep '^[<>]')"
 
-echo "# upgrade: from $PREV, tapx-as-tun added after"
+echo "# upgrade: from $PREV, on the newest kernel"
+# With the newest kernel's headers alone, which halves this part's DKMS
+# builds (the fresh install built for every kernel).
+for k in $KVERS; do
+	[ "$k" = "$klast" ] || mv "$R/lib/modules/$k/build" "$R/lib/modules/$k/build.hidden"
+done
 runs "apt install of $PREV" apt_in_root apt-install-prev \
 	"cd /tmp/old && apt install -y ./tap-accel_${PREV}_*.deb ./tapx-dkms_${PREV}_*.deb"
-check "DKMS status of $PREV" "$(dkms_want "$PREV")" "$(dkms_status)"
+check "DKMS status of $PREV" "$(dkms_want "$PREV" "$klast")" "$(dkms_status)"
+check "modules of $PREV" "tapx" "$(modules_of "$klast")"
+# Added to a host where tapx.ko is built alone: DKMS builds it again, with
+# tapx_tun.ko.
+runs "apt install of tapx-as-tun $PREV" apt_in_root apt-install-prev-as-tun \
+	"cd /tmp/old && apt install -y ./tapx-as-tun_${PREV}_*.deb"
+check "DKMS status of $PREV with tapx-as-tun" "$(dkms_want "$PREV" "$klast")" "$(dkms_status)"
+check "modules of $PREV with tapx-as-tun" "tapx tapx_tun" "$(modules_of "$klast")"
 # The operator's configuration, and an edit to every conffile of tap-accel.
 mkdir -p "$R/etc/tap-accel/policies"
 printf 'rule drop proto udp dport 9\n' >"$R/etc/tap-accel/policies/site.policy"
@@ -231,20 +246,17 @@ done
 echo "tap-accel has $(echo $conffiles | wc -w) conffiles"
 (cd "$R" && sha256sum etc/tap-accel/policies/site.policy etc/tap-accel/bindings $(echo "$conffiles" | sed 's|^/||')) >"$tmp/config"
 runs "apt install of $VERSION (an upgrade)" apt_in_root apt-upgrade \
-	"cd /tmp/new && apt install -y ./tap-accel_*.deb ./tapx-dkms_*.deb"
-check "versions after the upgrade" "$VERSION $VERSION" \
-	"$(in_root dpkg-query -W -f '${Version} ' tap-accel tapx-dkms | sed 's/ $//')"
+	"cd /tmp/new && apt install -y ./tap-accel_*.deb ./tapx-dkms_*.deb ./tapx-as-tun_*.deb"
+check "versions after the upgrade" "$VERSION $VERSION $VERSION" \
+	"$(in_root dpkg-query -W -f '${Version} ' tap-accel tapx-dkms tapx-as-tun | sed 's/ $//')"
 runs "the configuration kept" sh -c "cd '$R' && sha256sum -c --quiet '$tmp/config'"
-# The new version for every kernel: DKMS's postinst builds for the running
-# and the newest ones (in a chroot, for all), tapx-dkms-kernels for others.
-check "DKMS status after the upgrade" "$(dkms_want "$VERSION")" "$(dkms_status)"
-runs "the sources of $PREV are gone" test ! -e "$R/usr/src/tapx-$PREV"
-runs "apt install tapx-as-tun" apt_in_root apt-install-as-tun "cd /tmp/new && apt install -y ./tapx-as-tun_*.deb"
-for k in $KVERS; do
-	check "modules for $k with tapx-as-tun added" "tapx tapx_tun" "$(modules_of "$k")"
-done
-check "DKMS status with tapx-as-tun" "$(dkms_want "$VERSION")" "$(dkms_status)"
+check "DKMS status after the upgrade" "$(dkms_want "$VERSION" "$klast")" "$(dkms_status)"
+check "modules after the upgrade" "tapx tapx_tun" "$(modules_of "$klast")"
+runs "$PREV is gone from DKMS and /usr/src" test ! -e "$R/var/lib/dkms/tapx/$PREV" -a ! -e "$R/usr/src/tapx-$PREV"
 runs "apt purge after the upgrade" apt_in_root apt-purge-upgraded apt purge -y tap-accel tapx-dkms tapx-as-tun
+for k in $KVERS; do
+	[ "$k" = "$klast" ] || mv "$R/lib/modules/$k/build.hidden" "$R/lib/modules/$k/build"
+done
 root_files >"$tmp/files-purged"
 {
 	cat "$tmp/files-clean"
