@@ -50,6 +50,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 cleanup
+[ -z "$(mounts_under_out)" ] || { bad "an earlier run left mounts under $OUT: $(mounts_under_out)"; finish; }
 rm -rf --one-file-system "$OUT"
 tmp=$OUT/tmp
 mkdir -p "$tmp"
@@ -235,16 +236,17 @@ runs "apt install of tapx-as-tun $PREV" apt_in_root apt-install-prev-as-tun \
 	"cd /tmp/old && apt install -y ./tapx-as-tun_${PREV}_*.deb"
 check "DKMS status of $PREV with tapx-as-tun" "$(dkms_want "$PREV" "$klast")" "$(dkms_status)"
 check "modules of $PREV with tapx-as-tun" "tapx tapx_tun" "$(modules_of "$klast")"
-# The operator's configuration, and an edit to every conffile of tap-accel.
-mkdir -p "$R/etc/tap-accel/policies"
-printf 'rule drop proto udp dport 9\n' >"$R/etc/tap-accel/policies/site.policy"
-printf 'vmtap* site\n' >"$R/etc/tap-accel/bindings"
+# The operator's configuration: a policy of their own (a name no package
+# ships), and an edit to every conffile of tap-accel.
+mine=etc/tap-accel/policies/operator-site.policy
+mkdir -p "$R/$(dirname $mine)"
+printf 'rule drop proto udp dport 9\n' >"$R/$mine"
 conffiles=$(in_root dpkg-query -W -f '${Conffiles}\n' tap-accel | awk 'NF { print $1 }')
 for c in $conffiles; do
 	echo "# edited by the operator" >>"$R$c"
 done
 echo "tap-accel has $(echo $conffiles | wc -w) conffiles"
-(cd "$R" && sha256sum etc/tap-accel/policies/site.policy etc/tap-accel/bindings $(echo "$conffiles" | sed 's|^/||')) >"$tmp/config"
+(cd "$R" && sha256sum $mine $(echo "$conffiles" | sed 's|^/||')) >"$tmp/config"
 runs "apt install of $VERSION (an upgrade)" apt_in_root apt-upgrade \
 	"cd /tmp/new && apt install -y ./tap-accel_*.deb ./tapx-dkms_*.deb ./tapx-as-tun_*.deb"
 check "versions after the upgrade" "$VERSION $VERSION $VERSION" \
@@ -260,8 +262,7 @@ done
 root_files >"$tmp/files-purged"
 {
 	cat "$tmp/files-clean"
-	printf '%s\n' ./etc/tap-accel ./etc/tap-accel/bindings ./etc/tap-accel/policies \
-		./etc/tap-accel/policies/site.policy
+	printf '%s\n' ./etc/tap-accel ./etc/tap-accel/policies ./$mine
 } | sort >"$tmp/files-operator"
 check "files after purge, but the operator's own" "" "$(diff "$tmp/files-operator" "$tmp/files-purged" | grep '^[<>]')"
 cleanup
