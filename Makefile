@@ -16,6 +16,8 @@
 #   make install [TUN=replace] [PREFIX=/usr/local]  the CLI, the programs and
 #                 tapx through DKMS; TUN=replace makes tapx the host's tun
 #                 (/etc/modprobe.d/tapx.conf); make uninstall undoes it all
+#   make deb      the Debian packages tap-accel, tapx-dkms and tapx-as-tun
+#                 in build/deb (mk/deb.sh; README.md, Installing)
 #   make deps     install missing Debian packages (quiet when all present)
 #   make clean    remove build/
 #   V=1           show commands
@@ -23,7 +25,7 @@
 include mk/common.mk
 export TOP BUILD V VM_KERNEL
 
-.PHONY: all deps bpf user kmod install uninstall test test-guests fuzz fuzz-kmod bench vmtest vmtest-debug debug-kernel vmbench vmprofile clean
+.PHONY: all deps deb bpf user kmod install uninstall test test-guests fuzz fuzz-kmod bench vmtest vmtest-debug debug-kernel vmbench vmprofile clean
 
 all: bpf user kmod
 
@@ -45,6 +47,9 @@ install: bpf user
 
 uninstall:
 	$(Q)sh mk/install.sh uninstall
+
+deb: deps
+	$(Q)sh mk/deb.sh
 
 test: all
 	$(Q)sh tests/run-all.sh

@@ -5,13 +5,15 @@ set -eu
 
 # The guest kernels tapx is tested on (mk/kernels.sh): Debian 12's 6.1 and the
 # 6.12 of its security suite, each image with its modules and headers; dkms
-# for the DKMS test. The last line is for mk/debug-kernel.sh (6.1 sources;
-# BTF needs pahole, from dwarves).
+# for the DKMS test. The next-to-last line is for mk/debug-kernel.sh (6.1
+# sources; BTF needs pahole, from dwarves), the last one for make deb and
+# tests/deb (lintian; debootstrap, for a clean Debian 12 root).
 PKGS="make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config
 iproute2 ethtool kmod cpio util-linux libcap2-bin liburing-dev gnuplot-nox
 linux-headers-amd64 linux-image-amd64 linux-headers-6.12-amd64 linux-image-6.12-amd64
 qemu-system-x86 busybox-static linux-perf python3 libclang-rt-14-dev dkms
-linux-source-6.1 bc flex bison libssl-dev dwarves rsync xz-utils"
+linux-source-6.1 bc flex bison libssl-dev dwarves rsync xz-utils
+dpkg-dev debhelper dh-dkms lintian debootstrap"
 
 # The running kernel's headers where it is a Debian kernel package: make
 # bench builds tapx.ko for this kernel when it can load modules.

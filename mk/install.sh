@@ -152,13 +152,7 @@ install_dkms() {
 
 write_conf() {
 	mkdir -p "$(dirname "$CONF")"
-	cat >"$CONF" <<EOF
-# Written by tap-accel's \`make install TUN=replace\`; \`make uninstall\`
-# removes it. tapx owns /dev/net/tun; loading tun (by name, as vhost_net's
-# dependency, or by opening /dev/net/tun) loads tapx instead.
-options tapx tun_compat=1
-install tun /sbin/modprobe --ignore-install tapx \$CMDLINE_OPTS
-EOF
+	cp "$TOP/mk/modprobe.d/tapx.conf" "$CONF"
 	say "$CONF: tapx replaces tun from the next load of tun"
 }
 

@@ -8,9 +8,10 @@
 #   - none of the taps, veths or pins those suites name in the root
 #     namespace (ta<pid>*, ta-test-*) left behind by a killed run.
 #   tests/fresh-machine.sh           do the above; prints what it removed
-#   tests/fresh-machine.sh --cold    also move the debug-kernel cache
-#                                    (/var/cache/tap-accel) aside, so the next
-#                                    `make test` builds it as a new machine would
+#   tests/fresh-machine.sh --cold    also move /var/cache/tap-accel (the debug
+#                                    kernel, the deb suite's Debian 12 root)
+#                                    aside, so the next `make test` builds them
+#                                    as a new machine would
 #   tests/fresh-machine.sh --restore put a cache moved aside by --cold back
 # Packages stay installed: `make deps` is what a new machine runs for those.
 set -eu

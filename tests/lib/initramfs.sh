@@ -7,6 +7,11 @@
 #   ird_module DIR KVER MOD...    modules (decompressed) and their dependencies
 #                                 into /modules; the load order is appended to
 #                                 /modules/order (dependencies first)
+#   ird_kmod_tree DEST MODDIR MOD...  modules as their kernel package has them
+#                                 (path, compression) under MODDIR (a kernel's
+#                                 lib/modules/KVER) copied to DEST, with what
+#                                 depmod reads besides them: for Debian's kmod
+#                                 (depmod, modprobe) in a guest
 #   ird_pack DIR OUT              newc cpio, gzip -1
 #
 # Every function returns non-zero with a message on stderr when something is
@@ -82,6 +87,24 @@ ird_module() {
 	[ -d "/lib/modules/$_mk" ] || { echo "initramfs: /lib/modules/$_mk missing" >&2; return 1; }
 	for _mm in "$@"; do
 		_ird_mod1 "$_mr" "$_mk" "$_mm" || return 1
+	done
+}
+
+ird_kmod_tree() {
+	_td=$1 _tm=$2
+	shift 2
+	_tk=$(basename "$_tm") _tb=${_tm%/lib/modules/*}
+	mkdir -p "$_td" || return 1
+	for _tf in modules.order modules.builtin modules.builtin.modinfo; do
+		cp "$_tm/$_tf" "$_td/" || { echo "initramfs: $_tm/$_tf missing" >&2; return 1; }
+	done
+	for _tn in "$@"; do
+		_tf=$(modinfo ${_tb:+-b "$_tb"} -k "$_tk" -n "$_tn") || {
+			echo "initramfs: module $_tn not found for $_tk" >&2
+			return 1
+		}
+		mkdir -p "$_td/$(dirname "${_tf#$_tm/}")" || return 1
+		cp "$_tf" "$_td/${_tf#$_tm/}" || return 1
 	done
 }
 

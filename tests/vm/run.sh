@@ -32,6 +32,7 @@ set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
 TOP=$(cd "$HERE/../.." && pwd)
 BUILD=${BUILD:-$TOP/build}
+. "$TOP/tests/lib/initramfs.sh"
 VM_KERNEL=${VM_KERNEL:-6.1}
 if [ -z "${KVER:-}" ]; then
 	env=$(sh "$TOP/mk/kernels.sh" "$VM_KERNEL") || {
@@ -163,18 +164,11 @@ done
 # (vhost_net and its dependencies) at their paths in the package, and what
 # depmod reads besides them, staged apart from /lib/modules.
 copy_bin /bin/kmod
-STOCK=$R/stock-modules/$KVER
-mkdir -p "$STOCK"
-for f in modules.order modules.builtin modules.builtin.modinfo; do
-	cp "$MODDIR/$f" "$STOCK/" || fail "$MODDIR/$f missing"
-done
-for m in tun tap vhost_iotlb vhost vhost_net; do
-	f=$(modinfo ${MODBASE:+-b "$MODBASE"} -k "$KVER" -n $m) || fail "module $m not found for $KVER"
-	mkdir -p "$STOCK/$(dirname "${f#$MODDIR/}")"
-	cp "$f" "$STOCK/${f#$MODDIR/}"
-done
-mkdir -p $R/kmod
+ird_kmod_tree "$R/stock-modules/$KVER" "$MODDIR" tun tap vhost_iotlb vhost vhost_net ||
+	fail "cannot stage the stock modules of $KVER"
+mkdir -p $R/kmod $R/mk/modprobe.d
 cp "$TOP/mk/install.sh" $R/tests/install.sh
+cp "$TOP/mk/modprobe.d/tapx.conf" $R/mk/modprobe.d/
 cp "$TOP/kmod/dkms.conf" $R/kmod/
 
 cp "$BUILD"/bpf/*.bpf.o $R/bpf/

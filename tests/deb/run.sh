@@ -1,0 +1,294 @@
+#!/bin/sh
+# The Debian packages of `make deb` (tap-accel, tapx-dkms, tapx-as-tun) as
+# an operator gets them: lintian, then apt in a clean Debian 12 root
+# (tests/deb/root.sh: cached, with the headers of the kernels of
+# mk/kernels.sh) mounted as an overlay under build/deb-test, then a guest
+# of each kernel loading what the packages installed.
+#   fresh    `apt install ./tap-accel_*.deb ./tapx-dkms_*.deb
+#            ./tapx-as-tun_*.deb`: DKMS builds tapx and tapx_tun for each
+#            kernel, and again when a kernel's headers are configured;
+#            `apt remove tapx-as-tun` keeps tapx.ko alone; `apt purge`
+#            leaves the root's files as they were.
+#   upgrade  from the packages of a lower version (built from this tree),
+#            tapx-as-tun added to them after tapx.ko was built alone: the
+#            configuration in /etc/tap-accel stays, DKMS builds the new
+#            version; purge leaves only the operator's own files.
+#   guests   Debian's depmod and modprobe load tun and vhost_net with the
+#            modules and modprobe.d files of the fresh install (tapx serves
+#            tun) and of tapx-as-tun's removal (stock tun).
+# Ends with "N passed, N failed".
+set -u
+HERE=$(cd "$(dirname "$0")" && pwd)
+TOP=$(cd "$HERE/../.." && pwd)
+BUILD=${BUILD:-$TOP/build}
+OUT=$BUILD/deb-test
+R=$OUT/root
+
+. "$TOP/tests/lib/check.sh"
+. "$TOP/tests/lib/initramfs.sh"
+
+[ "$(id -u)" = 0 ] || { bad "the deb test needs root (chroot, mounts)"; finish; }
+for t in dpkg-buildpackage lintian debootstrap qemu-system-x86_64 readelf; do
+	command -v $t >/dev/null 2>&1 || { bad "$t is not installed (make deps)"; finish; }
+done
+
+# Mounts under $OUT come off (deepest first) before anything there is
+# removed, also when a run is stopped; a mount that stays keeps its tree.
+mounts_under_out() {
+	awk -v p="$OUT/" 'index($2, p) == 1 { print $2 }' /proc/mounts | sort -r
+}
+cleanup() {
+	for m in $(mounts_under_out); do
+		umount "$m" 2>/dev/null || umount -l "$m"
+	done
+	if [ -n "$(mounts_under_out)" ]; then
+		echo "deb: still mounted under $OUT, left as it is:" $(mounts_under_out)
+		return
+	fi
+	rm -rf --one-file-system "$OUT/upper" "$OUT/work" "$R"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+cleanup
+[ -z "$(mounts_under_out)" ] || { bad "an earlier run left mounts under $OUT: $(mounts_under_out)"; finish; }
+rm -rf --one-file-system "$OUT"
+tmp=$OUT/tmp
+mkdir -p "$tmp"
+
+VERSION=$(dpkg-parsechangelog -l "$TOP/debian/changelog" -S Version)
+PREV=0.0.1 # the previous version's packages, to upgrade from
+dpkg --compare-versions "$PREV" lt "$VERSION" ||
+	{ bad "the test's previous version $PREV is not below $VERSION"; finish; }
+KVERS=
+for s in $(sh "$TOP/mk/kernels.sh" --series); do
+	k=$(sh "$TOP/mk/kernels.sh" "$s" | sed -n 's/^KVER=//p')
+	[ -n "$k" ] || { bad "no $s kernel (make deps)"; finish; }
+	KVERS="$KVERS $k"
+done
+
+echo "# make deb"
+mkdir -p "$tmp/tree"
+tar -C "$TOP" --exclude=./build --exclude=./.git -cf - . | tar -C "$tmp/tree" -xf -
+echo 9.9 >"$tmp/tree/VERSION"
+expect_exit 1 "VERSION says 9.9, debian/changelog says $VERSION" sh "$tmp/tree/mk/deb.sh"
+rm -rf "$tmp/tree"
+runs "make deb ($VERSION)" env DEB_OUT="$OUT/new" sh "$TOP/mk/deb.sh"
+runs "make deb ($PREV)" env DEB_VERSION=$PREV DEB_OUT="$OUT/old" sh "$TOP/mk/deb.sh"
+# What dpkg-buildpackage writes beside and into a tree it builds in.
+left=$(ls -d "$TOP"/../tap-accel_* "$TOP"/../tapx-* "$TOP/debian/files" "$TOP/debian/.debhelper" \
+	"$TOP/debian/debhelper-build-stamp" "$TOP"/debian/*.substvars "$TOP/debian/tap-accel" \
+	"$TOP/debian/tapx-dkms" "$TOP/debian/tapx-as-tun" 2>/dev/null)
+check "files make deb left in the checkout" "" "$left"
+NEW="$OUT/new/tap-accel_${VERSION}_amd64.deb $OUT/new/tapx-dkms_${VERSION}_all.deb $OUT/new/tapx-as-tun_${VERSION}_all.deb"
+for f in $NEW; do
+	[ -f "$f" ] || { bad "make deb made no $(basename "$f")"; finish; }
+done
+
+echo "# the packages"
+runs "lintian --fail-on error" lintian --fail-on error $NEW
+ta=$OUT/new/tap-accel_${VERSION}_amd64.deb
+check "tap-accel's tapx-dkms" "tapx-dkms (= $VERSION)" \
+	"$(dpkg-deb -f "$ta" Depends | tr ',' '\n' | sed 's/^ //' | grep '^tapx-dkms')"
+check "tap-accel breaks other tapx-dkms" "tapx-dkms (<< $VERSION)
+tapx-dkms (>> $VERSION)" "$(dpkg-deb -f "$ta" Breaks | tr ',' '\n' | sed 's/^ //' | sort)"
+check "tapx-as-tun's tapx-dkms" "tapx-dkms (= $VERSION)" \
+	"$(dpkg-deb -f "$OUT/new/tapx-as-tun_${VERSION}_all.deb" Depends | tr ',' '\n' | sed 's/^ //' | grep '^tapx-dkms')"
+mkdir -p "$tmp/ta"
+dpkg-deb -x "$ta" "$tmp/ta"
+for o in "$tmp"/ta/usr/lib/tap-accel/bpf/*.bpf.o; do
+	n=$(basename "$o")
+	check "$n's mode" 644 "$(stat -c %a "$o")"
+	sections=$(readelf -S -W "$o" 2>/dev/null)
+	for sec in .BTF .debug_info; do
+		case $sections in
+		*" $sec "*) good ;;
+		*) bad "$n has no $sec section: stripped" ;;
+		esac
+	done
+done
+
+echo "# a clean Debian 12 root"
+# What tap-accel's packages depend on is in the root already: installing
+# them adds them alone.
+deps=$(for f in $NEW; do dpkg-deb -f "$f" Depends; done | tr ',' '\n' |
+	sed 's/^ *//; s/ .*//; s/|.*//' | grep -v -e '^tapx-' -e '^tap-accel' | sort -u)
+ROOT=$(sh "$HERE/root.sh" $KVERS -- $deps) || { bad "no Debian 12 root (tests/deb/root.sh)"; finish; }
+mkdir -p "$OUT/upper" "$OUT/work" "$R"
+mount -t overlay overlay -o "lowerdir=$ROOT,upperdir=$OUT/upper,workdir=$OUT/work" "$R" ||
+	{ bad "cannot mount the root's overlay"; finish; }
+mkdir -p "$R/sys/fs/bpf"
+mount -t proc proc "$R/proc" && mount -t tmpfs tmpfs "$R/tmp" && mount -t bpf bpf "$R/sys/fs/bpf" ||
+	{ bad "cannot mount proc, tmp and bpf in the root"; finish; }
+mkdir -p "$R/tmp/new" "$R/tmp/old"
+cp $NEW "$R/tmp/new/"
+cp "$OUT"/old/*.deb "$R/tmp/old/"
+
+# CMD... in the root, with a clean environment.
+in_root() {
+	chroot "$R" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C.UTF-8 \
+		DEBIAN_FRONTEND=noninteractive HOME=/root "$@"
+}
+# apt_in_root NAME SHELL-COMMAND: in the root, its output in $OUT/NAME.log;
+# the end of it when it fails.
+apt_in_root() {
+	name=$1
+	shift
+	in_root sh -c "$*" >"$OUT/$name.log" 2>&1 && return 0
+	tail -n 30 "$OUT/$name.log"
+	return 1
+}
+# The root's files and folders, but for the mounts (proc, tmp, sys, dev,
+# run) and what dpkg and apt write about every operation (their logs).
+root_files() {
+	(cd "$R" && find . -xdev \( -path ./proc -o -path ./sys -o -path ./dev -o -path ./run \
+		-o -path ./tmp -o -path ./var/log \) -prune -o -print) | sort
+}
+packages_in_root() { in_root dpkg-query -W -f '${db:Status-Abbrev} ${Package}\n' | awk '$1 == "ii" { print $2 }'; }
+dkms_status() { in_root dkms status -m tapx 2>/dev/null; }
+# The DKMS modules of kernel $1, by name (tapx tapx_tun), as installed.
+modules_of() {
+	ls "$R/lib/modules/$1/updates/dkms" 2>/dev/null | sed 's/\.ko.*//' | sort | tr '\n' ' ' | sed 's/ $//'
+}
+# dkms_want VERSION KVER...: the status DKMS reports when tapx VERSION is
+# installed for each KVER, one a line.
+dkms_want() {
+	v=$1
+	shift
+	for k in "$@"; do echo "tapx/$v, $k, x86_64: installed"; done
+}
+root_files >"$tmp/files-clean"
+packages_in_root >"$tmp/packages-clean"
+
+echo "# fresh: apt install of the three packages"
+runs "apt install" apt_in_root apt-install \
+	"cd /tmp/new && apt install -y ./tap-accel_*.deb ./tapx-dkms_*.deb ./tapx-as-tun_*.deb"
+check "apt installed the three alone" "tap-accel tapx-as-tun tapx-dkms" \
+	"$(packages_in_root | grep -v -x -F -f "$tmp/packages-clean" | tr '\n' ' ' | sed 's/ $//')"
+check "DKMS status" "$(dkms_want "$VERSION" $KVERS)" "$(dkms_status)"
+for k in $KVERS; do
+	check "modules DKMS installed for $k" "tapx tapx_tun" "$(modules_of "$k")"
+	ko=$(ls "$R/lib/modules/$k/updates/dkms/"tapx.ko* 2>/dev/null | head -n 1)
+	check "vermagic of tapx for $k" "$k" "$(modinfo -F vermagic "$ko" 2>/dev/null | cut -d' ' -f1)"
+done
+runs "the modprobe.d file is mk/modprobe.d/tapx.conf" cmp "$TOP/mk/modprobe.d/tapx.conf" "$R/lib/modprobe.d/tapx.conf"
+expect_exit 0 "tapx serves tun from the next load of tun; nothing was unloaded" cat "$OUT/apt-install.log"
+expect_exit 0 "Usage: tap-accel" in_root tap-accel --help
+for o in tap_accel xdp_basic; do
+	check "$o.bpf.o installed" 644 "$(stat -c %a "$R/usr/lib/tap-accel/bpf/$o.bpf.o" 2>/dev/null)"
+done
+
+# The copies the guests load: the DKMS modules and modprobe.d as installed.
+save_state() {
+	for k in $KVERS; do
+		d=$OUT/state-$k/$1
+		mkdir -p "$d/lib/modules/$k/updates" "$d/lib" "$d/etc"
+		cp -a "$R/lib/modules/$k/updates/dkms" "$d/lib/modules/$k/updates/"
+		cp -a "$R/lib/modprobe.d" "$d/lib/"
+		cp -a "$R/etc/modprobe.d" "$d/etc/"
+	done
+}
+save_state as-tun
+
+# A kernel's headers configured (installed or upgraded): DKMS's hook
+# builds tapx for it, in the mode modprobe.d says (tapx-as-tun's file).
+klast=${KVERS##* }
+runs "dkms remove for $klast" in_root dkms remove -m tapx -v "$VERSION" -k "$klast"
+check "no tapx for $klast" "" "$(modules_of "$klast")"
+runs "linux-headers-$klast configured" in_root sh "/var/lib/dpkg/info/linux-headers-$klast.postinst" configure
+check "the headers' hook built tapx for $klast" "tapx tapx_tun" "$(modules_of "$klast")"
+
+# State pinned by tap-accel, in the root's own bpffs.
+mkdir -p "$R/sys/fs/bpf/tap-accel/net:1/deb0"
+runs "a pin under /sys/fs/bpf/tap-accel" bpftool map create "$R/sys/fs/bpf/tap-accel/net:1/deb0/counters" \
+	type array key 4 value 8 entries 1 name deb_test
+
+echo "# fresh: apt remove tapx-as-tun"
+runs "apt remove tapx-as-tun" apt_in_root apt-remove-as-tun apt remove -y tapx-as-tun
+runs "the modprobe.d file is gone" test ! -e "$R/lib/modprobe.d/tapx.conf"
+check "DKMS status" "$(dkms_want "$VERSION" $KVERS)" "$(dkms_status)"
+for k in $KVERS; do
+	check "modules for $k without tapx-as-tun" "tapx" "$(modules_of "$k")"
+done
+save_state removed
+runs "apt remove tap-accel" apt_in_root apt-remove apt remove -y tap-accel
+runs "remove keeps the pins" test -e "$R/sys/fs/bpf/tap-accel/net:1/deb0/counters"
+
+echo "# fresh: apt purge"
+runs "apt purge" apt_in_root apt-purge apt purge -y tap-accel tapx-dkms tapx-as-tun
+runs "purge removed the pins" test ! -e "$R/sys/fs/bpf/tap-accel"
+check "DKMS knows no tapx after purge" "" "$(dkms_status)"
+root_files >"$tmp/files-purged"
+check "files apt purge left or took" "" "$(diff "$tmp/files-clean" "$tmp/files-purged" | grep '^[<>]')"
+
+echo "# upgrade: from $PREV, on the newest kernel"
+# With the newest kernel's headers alone, which halves this part's DKMS
+# builds (the fresh install built for every kernel).
+for k in $KVERS; do
+	[ "$k" = "$klast" ] || mv "$R/lib/modules/$k/build" "$R/lib/modules/$k/build.hidden"
+done
+runs "apt install of $PREV" apt_in_root apt-install-prev \
+	"cd /tmp/old && apt install -y ./tap-accel_${PREV}_*.deb ./tapx-dkms_${PREV}_*.deb"
+check "DKMS status of $PREV" "$(dkms_want "$PREV" "$klast")" "$(dkms_status)"
+check "modules of $PREV" "tapx" "$(modules_of "$klast")"
+# Added to a host where tapx.ko is built alone: DKMS builds it again, with
+# tapx_tun.ko.
+runs "apt install of tapx-as-tun $PREV" apt_in_root apt-install-prev-as-tun \
+	"cd /tmp/old && apt install -y ./tapx-as-tun_${PREV}_*.deb"
+check "DKMS status of $PREV with tapx-as-tun" "$(dkms_want "$PREV" "$klast")" "$(dkms_status)"
+check "modules of $PREV with tapx-as-tun" "tapx tapx_tun" "$(modules_of "$klast")"
+# The operator's configuration: a policy of their own (a name no package
+# ships), and an edit to every conffile of tap-accel.
+mine=etc/tap-accel/policies/operator-site.policy
+mkdir -p "$R/$(dirname $mine)"
+printf 'rule drop proto udp dport 9\n' >"$R/$mine"
+conffiles=$(in_root dpkg-query -W -f '${Conffiles}\n' tap-accel | awk 'NF { print $1 }')
+for c in $conffiles; do
+	echo "# edited by the operator" >>"$R$c"
+done
+echo "tap-accel has $(echo $conffiles | wc -w) conffiles"
+(cd "$R" && sha256sum $mine $(echo "$conffiles" | sed 's|^/||')) >"$tmp/config"
+runs "apt install of $VERSION (an upgrade)" apt_in_root apt-upgrade \
+	"cd /tmp/new && apt install -y ./tap-accel_*.deb ./tapx-dkms_*.deb ./tapx-as-tun_*.deb"
+check "versions after the upgrade" "$VERSION $VERSION $VERSION" \
+	"$(in_root dpkg-query -W -f '${Version} ' tap-accel tapx-dkms tapx-as-tun | sed 's/ $//')"
+runs "the configuration kept" sh -c "cd '$R' && sha256sum -c --quiet '$tmp/config'"
+check "DKMS status after the upgrade" "$(dkms_want "$VERSION" "$klast")" "$(dkms_status)"
+check "modules after the upgrade" "tapx tapx_tun" "$(modules_of "$klast")"
+runs "$PREV is gone from DKMS and /usr/src" test ! -e "$R/var/lib/dkms/tapx/$PREV" -a ! -e "$R/usr/src/tapx-$PREV"
+runs "apt purge after the upgrade" apt_in_root apt-purge-upgraded apt purge -y tap-accel tapx-dkms tapx-as-tun
+for k in $KVERS; do
+	[ "$k" = "$klast" ] || mv "$R/lib/modules/$k/build.hidden" "$R/lib/modules/$k/build"
+done
+root_files >"$tmp/files-purged"
+{
+	cat "$tmp/files-clean"
+	printf '%s\n' ./etc/tap-accel ./etc/tap-accel/policies ./$mine
+} | sort >"$tmp/files-operator"
+check "files after purge, but the operator's own" "" "$(diff "$tmp/files-operator" "$tmp/files-purged" | grep '^[<>]')"
+cleanup
+
+echo "# guests: modprobe with the packages' files"
+for k in $KVERS; do
+	G=$OUT/guest-$k
+	{
+		ird_new "$G" && ird_busybox "$G" && ird_bin "$G" /bin/kmod /usr/sbin/ip /usr/sbin/ethtool &&
+			ird_kmod_tree "$G/stock" "/lib/modules/$k" tun tap vhost_iotlb vhost vhost_net &&
+			mkdir -p "$G/states" && cp -a "$OUT/state-$k/." "$G/states/" &&
+			cp "$HERE/guest.sh" "$G/init" && chmod +x "$G/init" &&
+			ird_pack "$G" "$OUT/initramfs-$k.gz"
+	} || { bad "cannot make the $k guest's initramfs"; continue; }
+	timeout --foreground -k 10 600 qemu-system-x86_64 -accel tcg,thread=single -cpu max -m 512 -smp 1 \
+		-nographic -no-reboot -nic none -kernel "/boot/vmlinuz-$k" -initrd "$OUT/initramfs-$k.gz" \
+		-append "console=ttyS0 panic=-1 quiet loglevel=1" </dev/null 2>&1 | tr -d '\r' >"$OUT/console-$k.log"
+	grep -q '^==== GUEST END' "$OUT/console-$k.log" ||
+		{ bad "the $k guest did not finish (console: $OUT/console-$k.log)"; tail -n 20 "$OUT/console-$k.log"; }
+	n=0
+	while IFS="$(printf '\t')" read -r tag desc want got; do
+		[ "$tag" = CHECK ] || continue
+		check "$k: $desc" "$want" "$got"
+		n=$((n + 1))
+	done <"$OUT/console-$k.log"
+	check "$k: checks the guest ran" 23 "$n"
+	grep '^    ' "$OUT/console-$k.log" | head -n 20
+done
+finish
