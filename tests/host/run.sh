@@ -150,7 +150,7 @@ check_counts "$A" 150
 
 echo "# attach again: nothing lost"
 prog=$(xdp_id "$A")
-expect_exit 0 "^$A: bound to policy p1$" ta attach "$A"
+expect_exit 0 "^$A: policy p1, guard - \(bound already: switched at once\)$" ta attach "$A"
 check "the program stays" "$prog" "$(xdp_id "$A")"
 stats_json "$A"
 check "counters kept" "150" "$(rule 0)"
@@ -255,7 +255,7 @@ check "fdb hits" "40" "$(counter fdb_hit)"
 check "fdb misses" "40" "$(counter fdb_miss)"
 
 echo "# guard: the tap's, given at attach"
-expect_exit 0 "^$D: bound to policy default$" ta attach "$D" --policy default --guard mac=52:54:00:00:00:01,ip=10.0.0.1
+expect_exit 0 "^$D: policy default, guard mac,ip4 \(bound already" ta attach "$D" --policy default --guard mac=52:54:00:00:00:01,ip=10.0.0.1
 check "status: the guard" '"guard":"mac,ip4"' "$(field_of "$D" guard)"
 send "sent 10 tx 0 redirect 0 pass 10" "$D" --count 10
 send "sent 10 tx 0 redirect 0 pass 0" "$D" --count 10 --smac 52:54:00:00:00:66
@@ -266,9 +266,9 @@ check "guard src_mac" "10" "$(counter src_mac)"
 check "guard ip4_src" "10" "$(counter ip4_src)"
 check "guard arp_spa" "10" "$(counter arp_spa)"
 expect_exit 0 "^guard mac 52:54:00:00:00:01 ip 10.0.0.1$" ta policy show "$D"
-expect_exit 0 "^$D: bound to policy default$" ta attach "$D"
+expect_exit 0 "^$D: policy default, guard mac,ip4 \(bound already" ta attach "$D"
 check "an attach that says nothing of the guard keeps it" '"guard":"mac,ip4"' "$(field_of "$D" guard)"
-expect_exit 0 "^$D: bound to policy default$" ta attach "$D" --guard none
+expect_exit 0 "^$D: policy default, guard - \(bound already" ta attach "$D" --guard none
 check "--guard none" '"guard":"-"' "$(field_of "$D" guard)"
 
 echo "# rate: the policy's, a bucket per tap"

@@ -14,6 +14,7 @@
 
 #include "lib/guard.h"
 #include "lib/legacy.h"
+#include "lib/names.h"
 #include "lib/policies.h"
 #include "lib/policy_parse.h"
 #include "lib/taps.h"
@@ -241,26 +242,30 @@ static int plan_attach(struct ta_plane *pl, struct attach_plan *a, int argc, cha
 static void report_attach(struct ta_plane *pl, const char *ifname, enum ta_bind_result r,
 			  const struct attach_opts *o, uint32_t policy)
 {
-	char name[TA_POLICY_NAME_LEN], path[256];
+	char name[TA_POLICY_NAME_LEN], path[256], guard[16];
 	const char *mode = o->xdp_flags == XDP_FLAGS_SKB_MODE ? "generic" : "native";
 	struct ta_tap_state st;
 	struct ta_tap_key key;
 
 	policy_name_of(pl, policy, name);
-	if (!cli.json) {
-		if (r == TA_BOUND)
-			printf("attached tap-accel to %s (%s mode), policy %s\n", ifname, mode, name);
-		else
-			printf("%s: bound to policy %s\n", ifname, name);
-		return;
-	}
 	if (ta_tap_key_of(pl, ifname, &key) || ta_tap_read(pl, &key, &st))
 		memset(&st, 0, sizeof(st));
+	ta_guard_words(st.tap.guard_flags, guard, sizeof(guard));
+	if (!cli.json) {
+		if (r == TA_BOUND)
+			printf("attached tap-accel to %s (%s mode), policy %s, guard %s\n", ifname,
+			       mode, name, guard);
+		else
+			printf("%s: policy %s, guard %s (bound already: switched at once)\n", ifname,
+			       name, guard);
+		return;
+	}
 	ta_link_path(&key, path, sizeof(path));
 	jw_object_begin(&json);
 	jw_kv_string(&json, "ifname", ifname);
 	jw_kv_string(&json, "mode", mode);
 	jw_kv_string(&json, "policy", name);
+	jw_kv_string(&json, "guard", guard);
 	jw_kv_bool(&json, "new", r == TA_BOUND);
 	jw_kv_u64(&json, "prog_id", pl->prog_id);
 	jw_kv_u64(&json, "link_id", st.link_id);

@@ -31,17 +31,6 @@ static const char *mode_name(uint32_t xdp_flags)
 						 : "-";
 }
 
-/* "mac,ip4,ip6" of the checks on, "-" for none. */
-static const char *guard_words(uint32_t flags, char *buf, size_t size)
-{
-	snprintf(buf, size, "%s%s%s%s", flags & TA_GUARD_F_MAC ? "mac," : "",
-		 flags & TA_GUARD_F_IP4 ? "ip4," : "", flags & TA_GUARD_F_IP6 ? "ip6," : "",
-		 flags ? "" : "-");
-	if (flags)
-		buf[strlen(buf) - 1] = 0;
-	return buf;
-}
-
 /* The policies, read once for every tap. */
 struct policy_cache {
 	struct ta_policy_info *list;
@@ -63,7 +52,7 @@ static void print_tap(const struct ta_tap_state *st, const struct ta_policy_info
 
 	if (p)
 		digest_hex(p->head.digest, hex);
-	guard_words(st->tap.guard_flags, guard, sizeof(guard));
+	ta_guard_words(st->tap.guard_flags, guard, sizeof(guard));
 	if (!st->here)
 		snprintf(where, sizeof(where), "net:%llu/", (unsigned long long)st->key.netns_cookie);
 	if (cli.json) {

@@ -118,3 +118,14 @@ const char *ta_format_prefix(const struct ta_prefix *p, char *buf)
 	}
 	return buf;
 }
+
+/* "mac,ip4,ip6" of the checks on, "-" for none. */
+const char *ta_guard_words(uint32_t flags, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s%s%s%s", flags & TA_GUARD_F_MAC ? "mac," : "",
+		 flags & TA_GUARD_F_IP4 ? "ip4," : "", flags & TA_GUARD_F_IP6 ? "ip6," : "",
+		 flags ? "" : "-");
+	if (flags)
+		buf[strlen(buf) - 1] = 0;
+	return buf;
+}

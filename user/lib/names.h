@@ -24,6 +24,8 @@ extern const char *const ta_event_names[TA_EV_MAX];
 const char *ta_verdict_name(uint32_t verdict);
 const char *ta_parse_name(int class);
 const char *ta_guard_name(int reason);
+/* "mac,ip4,ip6": the guard checks TA_GUARD_F_* `flags` turn on; "-" for none. */
+const char *ta_guard_words(uint32_t flags, char *buf, size_t size);
 
 /* The words of the policy language for actions and match fields. */
 extern const char *const ta_action_names[TA_ACT_MAX];
