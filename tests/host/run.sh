@@ -463,7 +463,7 @@ echo "links \$(ls $ROOT/links | wc -l)"
 EOF
 unshare -m -p -f --mount-proc sh "$tmp/session.sh" >"$tmp/session.out" 2>&1
 sed 's/^/    /' "$tmp/session.out"
-check "session: attach" "1" "$(grep -c "^attached tap-accel to $W (native mode), policy ns$" "$tmp/session.out")"
+check "session: attach" "1" "$(grep -c "^attached tap-accel to $W (native mode), policy ns, guard -$" "$tmp/session.out")"
 check "session: attach mounted a bpffs" "1" "$(grep -c "mounted a bpffs at /sys/fs/bpf" "$tmp/session.out")"
 check "session: status lists $W attached" "1" \
 	"$(grep -cE "^$W +native +ns +1 +pass .* attached$" "$tmp/session.out")"
@@ -477,7 +477,7 @@ check "session: program detached, no link" "xdp 0 links 0" \
 	"$(grep '^xdp ' "$tmp/session.out") $(grep '^links ' "$tmp/session.out")"
 
 echo "# ip netns exec, with the suite's bpffs"
-expect_exit 0 "^attached tap-accel to $W \(native mode\), policy ns$" nsx "$TA_BIN" attach "$W" --policy "$tmp/ns.policy"
+expect_exit 0 "^attached tap-accel to $W \(native mode\), policy ns, guard -$" nsx "$TA_BIN" attach "$W" --policy "$tmp/ns.policy"
 expect_exit 0 "^$W +native +ns .* attached$" nsx "$TA_BIN" status
 frames 30 9 "$NSX" 0
 frames 20 10 "$NSX" 20
@@ -504,7 +504,7 @@ ifx=$(ip -n "$NSX" -o link show "$W" | cut -d: -f1)
 ify=$(ip -n "$NSY" -o link show "$W" | cut -d: -f1)
 check "the same ifindex in both namespaces" "$ifx" "$ify"
 printf 'rule tx proto udp dport 9\ndefault drop\n' >"$tmp/ns2.policy"
-expect_exit 0 "^attached tap-accel to $W \(generic mode\), policy ns2$" nsy "$TA_BIN" attach "$W" --mode generic --policy "$tmp/ns2.policy"
+expect_exit 0 "^attached tap-accel to $W \(generic mode\), policy ns2, guard -$" nsy "$TA_BIN" attach "$W" --mode generic --policy "$tmp/ns2.policy"
 check "tapio into $W of $NSY" "sent 15 tx 15 redirect 0 pass 0" \
 	"$(nsy "$TAPIO" "$W" --count 15 --dport 9 --block)"
 check "tapio into $W of $NSY" "sent 25 tx 0 redirect 0 pass 0" \
