@@ -146,7 +146,7 @@ static bool drained_all(const struct cell_counts *k)
 }
 
 /* Whether every frame written is accounted for, and a few words on where
- * the frames went. XDP verdict keys: 1 drop, 2 pass, 3 tx, 4 redirect. */
+ * the frames went. */
 static void judge(struct cell *c)
 {
 	const struct cell_counts *k = &c->counts;
@@ -165,16 +165,16 @@ static void judge(struct cell *c)
 			 pct(k->tap_rx, n));
 		break;
 	case PROG_XDP_TX:
-		c->accounted = k->verdict[3] == n && drained_all(k);
+		c->accounted = k->verdict[XDP_TX] == n && drained_all(k);
 		snprintf(c->fate, sizeof(c->fate), "tx %.0f%%, read %.1f%%",
-			 pct(k->verdict[3], n), pct(k->read, n));
+			 pct(k->verdict[XDP_TX], n), pct(k->read, n));
 		break;
 	case PROG_XDP_REDIRECT:
 	case PROG_FWD_REDIRECT:
-		c->accounted = k->verdict[4] == n && drained_all(k);
+		c->accounted = k->verdict[XDP_REDIRECT] == n && drained_all(k);
 		snprintf(c->fate, sizeof(c->fate),
 			 "redirected %.0f%%, read %.1f%%",
-			 pct(k->verdict[4], n), pct(k->read, n));
+			 pct(k->verdict[XDP_REDIRECT], n), pct(k->read, n));
 		break;
 	case PROG_BRIDGE:
 	case PROG_FWD_BRIDGE:
@@ -183,9 +183,9 @@ static void judge(struct cell *c)
 			 pct(k->read, n));
 		break;
 	default: /* every drop program */
-		c->accounted = k->verdict[1] == n;
+		c->accounted = k->verdict[XDP_DROP] == n;
 		snprintf(c->fate, sizeof(c->fate), "dropped %.0f%%",
-			 pct(k->verdict[1], n));
+			 pct(k->verdict[XDP_DROP], n));
 		break;
 	}
 	if (effective_writer(c) != c->writer && !floor_prog(c->prog))

@@ -15,7 +15,8 @@
 #include <linux/if.h>
 #include <bpf/libbpf.h>
 
-#include "bench.h"
+#include "options.h"
+#include "bpf/tap_accel.h"
 #include "kmod/uapi/tapx.h"
 
 /* Per-frame writers of a forwarding cell write this many, then read them
@@ -27,7 +28,7 @@
 struct cell_counts {
 	uint64_t written;      /* write calls that returned the frame size */
 	uint64_t write_errors; /* short writes and errors */
-	uint64_t verdict[5];   /* program counters, key = XDP verdict */
+	uint64_t verdict[TA_NR_VERDICTS]; /* program counters, key = XDP verdict */
 	uint64_t tap_rx;       /* writer tap: frames taken into the stack */
 	uint64_t tap_rx_dropped;
 	uint64_t read; /* frames read back (TX, redirect, bridge, forwarding) */

@@ -6,6 +6,7 @@
  * which is what it replaces), with their ratio and each one's ratio to the
  * floor. Table, CSV, JSON and the chart all come from the same rows.
  */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -205,13 +206,10 @@ void headline_csv(const struct bench_run *run, FILE *out)
 	}
 }
 
-static void kv_double(struct json_writer *jw, const char *key, double v)
+/* The headline keeps 0 for "not measured"; JSON says null. */
+static double or_nan(double v)
 {
-	jw_key(jw, key);
-	if (v)
-		jw_double(jw, v);
-	else
-		jw_null(jw);
+	return v ? v : NAN;
 }
 
 void headline_json(const struct bench_run *run, struct json_writer *jw)
@@ -243,14 +241,14 @@ void headline_json(const struct bench_run *run, struct json_writer *jw)
 							  ? "ok"
 							  : v.cell[d]->why)
 					       : "not in the matrix");
-			kv_double(jw, "median_ns", v.ns[d]);
-			kv_double(jw, "spread_pct", v.spread[d]);
-			kv_double(jw, "x_floor", v.x_floor[d]);
+			jw_kv_double(jw, "median_ns", or_nan(v.ns[d]));
+			jw_kv_double(jw, "spread_pct", or_nan(v.spread[d]));
+			jw_kv_double(jw, "x_floor", or_nan(v.x_floor[d]));
 			jw_object_end(jw);
 		}
-		kv_double(jw, "tapx_per_tun", v.ratio);
-		kv_double(jw, "floor_ns", v.floor);
-		kv_double(jw, "copy_floor_ns", v.copy);
+		jw_kv_double(jw, "tapx_per_tun", or_nan(v.ratio));
+		jw_kv_double(jw, "floor_ns", or_nan(v.floor));
+		jw_kv_double(jw, "copy_floor_ns", or_nan(v.copy));
 		jw_object_end(jw);
 	}
 	jw_array_end(jw);

@@ -6,7 +6,7 @@
 #ifndef TA_BENCH_MATRIX_H
 #define TA_BENCH_MATRIX_H
 
-#include "bench.h"
+#include "options.h"
 #include "env.h"
 
 enum cell_status {
@@ -69,12 +69,31 @@ static inline enum bench_writer effective_writer(const struct cell *c)
 	return c->prog == PROG_FLOOR ? WR_BLOCK : WR_NONBLOCK;
 }
 
+/* Stock tun's cell of program p in (writer, size), if it ran: the
+ * references other cells are compared with. The floors and "none" are
+ * measured once, under DRV_TUN. */
+const struct cell *tun_cell(const struct bench_run *run, int p, int w, int s);
+
 /* The cell every other cell of (writer, size) is compared with. */
-const struct cell *floor_cell(const struct bench_run *run, int w, int s);
-const struct cell *copy_cell(const struct bench_run *run, int w, int s);
-const struct cell *stock_cell(const struct bench_run *run, int w, int s);
-/* Stock tun's bridge and XDP redirect forwarding in the same group. */
-const struct cell *fwd_ref_cell(const struct bench_run *run, int p, int w,
-				int s);
+static inline const struct cell *floor_cell(const struct bench_run *run, int w, int s)
+{
+	return tun_cell(run, PROG_FLOOR, w, s);
+}
+
+static inline const struct cell *copy_cell(const struct bench_run *run, int w, int s)
+{
+	return tun_cell(run, PROG_COPY, w, s);
+}
+
+static inline const struct cell *stock_cell(const struct bench_run *run, int w, int s)
+{
+	return tun_cell(run, PROG_NONE, w, s);
+}
+
+#define NR_CELLS (DRV_MAX * PROG_MAX * WR_MAX * NR_SIZES)
+
+/* Cell i of the run in table order (writer, size, program, driver), or NULL
+ * if it is not part of the plan. */
+const struct cell *planned_cell(const struct bench_run *run, int i);
 
 #endif /* TA_BENCH_MATRIX_H */

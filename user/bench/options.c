@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench.h"
+#include "options.h"
 
 const char *const bench_driver_name[DRV_MAX] = {"tun", "tapx"};
 

@@ -3,7 +3,8 @@
 #ifndef TA_BENCH_POLICY_CELLS_H
 #define TA_BENCH_POLICY_CELLS_H
 
-#include "bench.h"
+#include "options.h"
+#include "bpf/tap_accel.h"
 #include "lib/error.h"
 
 /* The tap-accel policy program with 1, 100 or 1000 rules, the writer tap
@@ -12,6 +13,6 @@ bool policy_prog(enum bench_prog p);
 struct policy_cell;
 struct policy_cell *policy_attach(int ifindex, enum bench_prog p, struct ta_error *e);
 void policy_detach(struct policy_cell *policy);
-void policy_counts(struct policy_cell *policy, uint64_t verdict[5]);
+void policy_counts(struct policy_cell *policy, uint64_t verdict[TA_NR_VERDICTS]);
 
 #endif /* TA_BENCH_POLICY_CELLS_H */

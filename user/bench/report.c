@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* net/if.h (through lib/policy.h) before linux/if.h (through env.h) */
+#include "lib/names.h"
 #include "files.h"
 #include "headline.h"
 #include "report.h"
@@ -20,38 +22,6 @@ static const char *const status_name[] = {
 	[CELL_OK] = "ok",	    [CELL_NA] = "n/a",
 	[CELL_ABSENT] = "absent",   [CELL_FAILED] = "failed",
 };
-
-static const char *const verdict_name[5] = {"aborted", "drop", "pass", "tx",
-					    "redirect"};
-
-const struct cell *floor_cell(const struct bench_run *run, int w, int s)
-{
-	const struct cell *c = &run->cells[DRV_TUN][PROG_FLOOR][w][s];
-
-	return c->status == CELL_OK ? c : NULL;
-}
-
-const struct cell *copy_cell(const struct bench_run *run, int w, int s)
-{
-	const struct cell *c = &run->cells[DRV_TUN][PROG_COPY][w][s];
-
-	return c->status == CELL_OK ? c : NULL;
-}
-
-const struct cell *stock_cell(const struct bench_run *run, int w, int s)
-{
-	const struct cell *c = &run->cells[DRV_TUN][PROG_NONE][w][s];
-
-	return c->status == CELL_OK ? c : NULL;
-}
-
-const struct cell *fwd_ref_cell(const struct bench_run *run, int p, int w,
-				int s)
-{
-	const struct cell *c = &run->cells[DRV_TUN][p][w][s];
-
-	return c->status == CELL_OK ? c : NULL;
-}
 
 static double ratio(const struct cell *c, const struct cell *ref)
 {
@@ -70,20 +40,6 @@ static int drivers_in_run(const struct bench_run *run)
 	for (int d = 0; d < DRV_MAX; d++)
 		n += run->opts.want_driver[d];
 	return n;
-}
-
-#define NR_CELLS (DRV_MAX * PROG_MAX * WR_MAX * NR_SIZES)
-
-/* Cell i of the run in table order (writer, size, program, driver), or NULL
- * if it is not part of the plan. */
-static const struct cell *planned_cell(const struct bench_run *run, int i)
-{
-	int d = i % DRV_MAX, p = i / DRV_MAX % PROG_MAX;
-	int s = i / (DRV_MAX * PROG_MAX) % NR_SIZES;
-	int w = i / (DRV_MAX * PROG_MAX * NR_SIZES);
-	const struct cell *c = &run->cells[d][p][w][s];
-
-	return c->status == CELL_SKIPPED ? NULL : c;
 }
 
 /* ---- terminal table ----------------------------------------------------- */
@@ -296,8 +252,8 @@ static void fwd_row(const struct bench_run *run, const struct cell *c,
 	}
 	fprintf(out, " %9.0f %5.0f%%", c->median, spread_pct(c));
 	print_ratio(out, c, floor_cell(run, w, s));
-	print_ratio(out, c, fwd_ref_cell(run, PROG_FWD_BRIDGE, w, s));
-	print_ratio(out, c, fwd_ref_cell(run, PROG_FWD_REDIRECT, w, s));
+	print_ratio(out, c, tun_cell(run, PROG_FWD_BRIDGE, w, s));
+	print_ratio(out, c, tun_cell(run, PROG_FWD_REDIRECT, w, s));
 	fprintf(out, "  %s%s\n", c->fate, c->accounted ? "" : " (!)");
 }
 
@@ -383,19 +339,13 @@ static void json_counts(struct json_writer *jw, const struct cell *c)
 	jw_key(jw, "verdicts");
 	jw_object_begin(jw);
 	for (int v = 0; v < 5; v++)
-		jw_kv_u64(jw, verdict_name[v], k->verdict[v]);
+		jw_kv_u64(jw, ta_verdict_names[v], k->verdict[v]);
 	jw_object_end(jw);
 	jw_kv_u64(jw, "tap_rx", k->tap_rx);
 	jw_kv_u64(jw, "tap_rx_dropped", k->tap_rx_dropped);
 	jw_kv_u64(jw, "read", k->read);
 	jw_kv_u64(jw, "read_lost", k->read_lost);
 	jw_object_end(jw);
-}
-
-static void jw_kv_double(struct json_writer *jw, const char *key, double v)
-{
-	jw_key(jw, key);
-	jw_double(jw, v);
 }
 
 static void json_cell(struct json_writer *jw, const struct bench_run *run,
@@ -443,9 +393,9 @@ static void json_cell(struct json_writer *jw, const struct bench_run *run,
 	if (st)
 		jw_kv_double(jw, "ratio_stock", c->median / st->median);
 	if (forward_prog(c->prog)) {
-		const struct cell *br = fwd_ref_cell(run, PROG_FWD_BRIDGE,
+		const struct cell *br = tun_cell(run, PROG_FWD_BRIDGE,
 						     c->writer, c->size_idx);
-		const struct cell *rd = fwd_ref_cell(run, PROG_FWD_REDIRECT,
+		const struct cell *rd = tun_cell(run, PROG_FWD_REDIRECT,
 						     c->writer, c->size_idx);
 
 		if (br)

@@ -732,15 +732,6 @@ static void write_csv(const struct scale *s, FILE *out)
 	}
 }
 
-static void jw_kv_num(struct json_writer *w, const char *key, double v)
-{
-	jw_key(w, key);
-	if (isnan(v))
-		jw_null(w);
-	else
-		jw_double(w, v);
-}
-
 static void write_json(const struct scale *s, FILE *out, bool pretty)
 {
 	struct json_writer w;
@@ -753,12 +744,12 @@ static void write_json(const struct scale *s, FILE *out, bool pretty)
 	jw_kv_u64(&w, "cpus", s->ncpus);
 	jw_kv_string(&w, "started", s->started);
 	jw_kv_string(&w, "policy", policy_text);
-	jw_kv_num(&w, "process_start_ms", s->start_ms);
+	jw_kv_double(&w, "process_start_ms", s->start_ms);
 	jw_key(&w, "plane");
 	jw_object_begin(&w);
-	jw_kv_num(&w, "seconds", s->plane_s);
-	jw_kv_num(&w, "memlock_bytes", s->plane_memlock);
-	jw_kv_num(&w, "memavailable_bytes", s->plane_avail);
+	jw_kv_double(&w, "seconds", s->plane_s);
+	jw_kv_double(&w, "memlock_bytes", s->plane_memlock);
+	jw_kv_double(&w, "memavailable_bytes", s->plane_avail);
 	jw_object_end(&w);
 	jw_key(&w, "rows");
 	jw_array_begin(&w);
@@ -772,16 +763,16 @@ static void write_json(const struct scale *s, FILE *out, bool pretty)
 			jw_null(&w);
 		} else {
 			jw_object_begin(&w);
-			jw_kv_num(&w, "memlock_per_tap_bytes", r->memlock_tap);
-			jw_kv_num(&w, "memavailable_per_tap_bytes", r->avail_tap);
-			jw_kv_num(&w, "bind_all_s", r->bind_all_s);
-			jw_kv_num(&w, "single_median_ms", r->single_ms);
-			jw_kv_num(&w, "single_worst_ms", r->single_max_ms);
+			jw_kv_double(&w, "memlock_per_tap_bytes", r->memlock_tap);
+			jw_kv_double(&w, "memavailable_per_tap_bytes", r->avail_tap);
+			jw_kv_double(&w, "bind_all_s", r->bind_all_s);
+			jw_kv_double(&w, "single_median_ms", r->single_ms);
+			jw_kv_double(&w, "single_worst_ms", r->single_max_ms);
 			jw_kv_u64(&w, "singles", r->singles);
-			jw_kv_num(&w, "status_s", r->status_s);
-			jw_kv_num(&w, "stats_s", r->stats_s);
-			jw_kv_num(&w, "unbind_all_s", r->unbind_all_s);
-			jw_kv_num(&w, "memlock_left_after_unbind_bytes", r->left_memlock);
+			jw_kv_double(&w, "status_s", r->status_s);
+			jw_kv_double(&w, "stats_s", r->stats_s);
+			jw_kv_double(&w, "unbind_all_s", r->unbind_all_s);
+			jw_kv_double(&w, "memlock_left_after_unbind_bytes", r->left_memlock);
 			jw_object_end(&w);
 		}
 		jw_key(&w, "per_tap_instance");
@@ -789,9 +780,9 @@ static void write_json(const struct scale *s, FILE *out, bool pretty)
 			jw_null(&w);
 		} else {
 			jw_object_begin(&w);
-			jw_kv_num(&w, "memlock_per_tap_bytes", r->old_memlock_tap);
-			jw_kv_num(&w, "memavailable_per_tap_bytes", r->old_avail_tap);
-			jw_kv_num(&w, "bind_per_tap_ms", r->old_bind_ms);
+			jw_kv_double(&w, "memlock_per_tap_bytes", r->old_memlock_tap);
+			jw_kv_double(&w, "memavailable_per_tap_bytes", r->old_avail_tap);
+			jw_kv_double(&w, "bind_per_tap_ms", r->old_bind_ms);
 			jw_object_end(&w);
 		}
 		jw_object_end(&w);

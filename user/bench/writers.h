@@ -3,7 +3,7 @@
 #ifndef TA_BENCH_WRITERS_H
 #define TA_BENCH_WRITERS_H
 
-#include "bench.h"
+#include "options.h"
 
 #define URING_BATCH 32
 

@@ -219,3 +219,9 @@ void jw_kv_bool(struct json_writer *w, const char *key, bool v)
 	jw_key(w, key);
 	jw_bool(w, v);
 }
+
+void jw_kv_double(struct json_writer *w, const char *key, double v)
+{
+	jw_key(w, key);
+	jw_double(w, v);
+}

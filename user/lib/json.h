@@ -46,5 +46,7 @@ void jw_end_document(struct json_writer *w);
 void jw_kv_string(struct json_writer *w, const char *key, const char *s);
 void jw_kv_u64(struct json_writer *w, const char *key, uint64_t v);
 void jw_kv_bool(struct json_writer *w, const char *key, bool v);
+/* null when v is not a finite number (NAN: not measured) */
+void jw_kv_double(struct json_writer *w, const char *key, double v);
 
 #endif /* TA_JSON_H */

@@ -8,7 +8,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "policies.h"
 #include "ports.h"
 
 /* Ports in use: a bitmap over [0, TA_MAX_PORTS). */
@@ -106,7 +105,7 @@ static int ports_used(const struct ta_plane *pl, struct port_set *s)
 
 	memset(s, 0, sizeof(*s));
 	for (__u32 v = 0; v < TA_MAX_VERSIONS; v++) {
-		if (!ta_policy_name(pl, v / TA_SLOTS)[0])
+		if (pl->names && !pl->names[v / TA_SLOTS].name[0])
 			continue; /* no policy: no version in use */
 		if (bpf_map_lookup_elem(pl->maps.ta_policy, &v, &head))
 			return -errno;
