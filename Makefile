@@ -1,5 +1,6 @@
 # tap-accel: top-level build. Everything is built under build/.
-#   make          build bpf/, user/ and (with kernel headers) kmod/
+#   make          build bpf/, user/ and (with kernel headers) kmod/; installs
+#                 nothing (it names missing packages: make deps installs them)
 #   make test     every test suite; fails if any test fails
 #                 (SUITES="unit bpf" make test runs a subset)
 #   make bench    stock tun and tapx side by side: on this kernel where it
@@ -18,27 +19,31 @@
 #                 (/etc/modprobe.d/tapx.conf); make uninstall undoes it all
 #   make deb      the Debian packages tap-accel, tapx-dkms and tapx-as-tun
 #                 in build/deb (mk/deb.sh; README.md, Installing)
-#   make deps     install missing Debian packages (quiet when all present)
+#   make deps     install missing Debian packages (quiet when all present);
+#                 test, bench, deb and the VM targets run it first
 #   make clean    remove build/
 #   V=1           show commands
 
 include mk/common.mk
 export TOP BUILD V VM_KERNEL
 
-.PHONY: all deps deb bpf user kmod install uninstall test test-guests fuzz fuzz-kmod bench vmtest vmtest-debug debug-kernel vmbench vmprofile clean
+.PHONY: all deps build-deps deb bpf user kmod install uninstall test test-guests fuzz fuzz-kmod bench vmtest vmtest-debug debug-kernel vmbench vmprofile clean
 
 all: bpf user kmod
 
 deps:
 	$(Q)sh mk/deps.sh
 
-bpf: deps
+build-deps:
+	$(Q)sh mk/deps.sh --build
+
+bpf: build-deps
 	$(Q)$(MAKE) -C bpf
 
 user: bpf
 	$(Q)$(MAKE) -C user
 
-kmod: deps
+kmod: build-deps
 	$(Q)$(MAKE) -C kmod
 
 # mk/install.sh: TUN=keep|replace, PREFIX, DESTDIR, KVERS.
@@ -51,20 +56,25 @@ uninstall:
 deb: deps
 	$(Q)sh mk/deb.sh
 
-test: all
+test: deps
+	$(Q)$(MAKE) all
 	$(Q)sh tests/run-all.sh
 
-test-guests: all
+test-guests: deps
+	$(Q)$(MAKE) all
 	$(Q)sh tests/guests/run.sh
 
 # Longer fuzzing than the bounded run in `make test`.
-fuzz: all
+fuzz: deps
+	$(Q)$(MAKE) all
 	$(Q)FUZZ_SECONDS=$${FUZZ_SECONDS:-600} sh tests/fuzz/run.sh
 
-bench: all
+bench: deps
+	$(Q)$(MAKE) all
 	$(Q)$(MAKE) -C user bench-run
 
-vmtest: all
+vmtest: deps
+	$(Q)$(MAKE) all
 	$(Q)sh tests/vm/run.sh
 
 # Debian's 6.1 with KASAN, kmemleak and lockdep, built once per machine and
@@ -72,21 +82,25 @@ vmtest: all
 debug-kernel: deps
 	$(Q)sh mk/debug-kernel.sh >/dev/null
 
-vmtest-debug: all
+vmtest-debug: deps
+	$(Q)$(MAKE) all
 	$(Q)sh tests/vm-debug/run.sh
 
 # The ABI fuzzer on the debug kernel, only the load and fuzz suites; the
 # guest gets FUZZ_SECONDS plus 25 minutes (boot, kmemleak) before qemu is
 # stopped. FUZZ_SEED replays a seed.
-fuzz-kmod: all
+fuzz-kmod: deps
+	$(Q)$(MAKE) all
 	$(Q)s=$${FUZZ_SECONDS:-600}; \
 	VM_APPEND="vmsuites=load,fuzz vmfuzz=$$s$${FUZZ_SEED:+ vmfuzzseed=$$FUZZ_SEED}" \
 	VM_TIMEOUT=$$((s + 1500)) VM_OUT=$(BUILD)/vm-fuzz-kmod sh tests/vm-debug/run.sh
 
-vmbench: all
+vmbench: deps
+	$(Q)$(MAKE) all
 	$(Q)sh tests/vm/run.sh --bench
 
-vmprofile: all
+vmprofile: deps
+	$(Q)$(MAKE) all
 	$(Q)sh tests/vm/run.sh --profile
 
 clean:

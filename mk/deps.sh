@@ -1,30 +1,48 @@
 #!/bin/sh
 # Install the Debian packages tap-accel needs, only those missing.
 # Idempotent, and silent when everything is already there.
+#   mk/deps.sh           every package (make deps, test, bench, VM targets)
+#   mk/deps.sh --build   only check the packages a build needs; install
+#                        nothing (a plain make, also as a non-root user)
 set -eu
+
+# What building bpf/, user/ and kmod/ takes (kmod/ also a kernel's headers).
+BUILD_PKGS="make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config
+liburing-dev"
 
 # The guest kernels tapx is tested on (mk/kernels.sh): Debian 12's 6.1 and the
 # 6.12 of its security suite, each image with its modules and headers; dkms
 # for the DKMS test. The next-to-last line is for mk/debug-kernel.sh (6.1
 # sources; BTF needs pahole, from dwarves), the last one for make deb and
 # tests/deb (lintian; debootstrap, for a clean Debian 12 root).
-PKGS="make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config
+PKGS="$BUILD_PKGS
 iproute2 ethtool kmod cpio util-linux libcap2-bin liburing-dev gnuplot-nox
 linux-headers-amd64 linux-image-amd64 linux-headers-6.12-amd64 linux-image-6.12-amd64
 qemu-system-x86 busybox-static linux-perf python3 libclang-rt-14-dev dkms
 linux-source-6.1 bc flex bison libssl-dev dwarves rsync xz-utils
 dpkg-dev debhelper dh-dkms lintian debootstrap"
 
+installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
+
+if [ "${1:-}" = --build ]; then
+	missing=""
+	for p in $BUILD_PKGS; do
+		installed "$p" || missing="$missing $p"
+	done
+	[ -z "$missing" ] && exit 0
+	echo "deps: a build needs Debian packages that are missing:$missing" >&2
+	echo "deps: 'make deps' as root installs them (or: apt-get install$missing)" >&2
+	exit 1
+fi
+
 # The running kernel's headers where it is a Debian kernel package: make
 # bench builds tapx.ko for this kernel when it can load modules.
 kver=$(uname -r)
-dpkg-query -W -f='${Status}' "linux-image-$kver" 2>/dev/null | grep -q 'install ok installed' &&
-	PKGS="$PKGS linux-headers-$kver"
+installed "linux-image-$kver" && PKGS="$PKGS linux-headers-$kver"
 
 missing=""
 for p in $PKGS; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
-		missing="$missing $p"
+	installed "$p" || missing="$missing $p"
 done
 [ -z "$missing" ] && exit 0
 
