@@ -24,11 +24,14 @@ links0=$(bl_links)
 pins0=$(bl_pins)
 bl_args="--programs xdp-drop-native,fwd-redirect --writers block,batch64 --sizes 64"
 
-BIN=/bin/tap-accel TAPX_KO=/modules/tapx.ko sh /tests/make-bench.sh --out /tmp/benchload \
+# The scale table small: the plane on this kernel, two rows.
+BENCH_SCALE_TAPS=1,10 BENCH_SCALE_PER_TAP_MAX=1 BIN=/bin/tap-accel TAPX_KO=/modules/tapx.ko \
+	sh /tests/make-bench.sh --out /tmp/benchload \
 	-- $bl_args --frames 200 --reps 1 >/tmp/benchload.out 2>&1
 rc=$?
 eq "benchload: make bench's script exits" $rc 0
 grep -q '^tapx ' /proc/modules && tail -n 20 /tmp/benchload.out | sed 's/^/    /'
+ok "benchload: the scale table, 10 taps on the plane" grep -q '^    10 plane ' /tmp/benchload/report.txt
 ok "benchload: it found it can load tapx.ko and did" \
 	grep -q 'loaded on /dev/net/tapx beside stock tun' /tmp/benchload.out
 ok "benchload: tapx.ko unloaded after" sh -c '! grep -q "^tapx " /proc/modules'
@@ -62,7 +65,7 @@ rm -f /tmp/benchint.pid
 	kill -INT -"$(cat /tmp/benchint.pid)"
 ) &
 bl_killer=$!
-BIN=/bin/tap-accel TAPX_KO=/modules/tapx.ko setsid sh -c 'echo $$ >/tmp/benchint.pid;
+BENCH_SCALE_TAPS=none BIN=/bin/tap-accel TAPX_KO=/modules/tapx.ko setsid sh -c 'echo $$ >/tmp/benchint.pid;
 	exec sh /tests/make-bench.sh "$@"' sh --out /tmp/benchint -- \
 	--programs xdp-drop-native --writers block --sizes 64 --frames 50000 --reps 32 \
 	>/tmp/benchint.out 2>&1
