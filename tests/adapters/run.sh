@@ -513,9 +513,11 @@ absent "qemu-ifdown at SIGTERM: binding removed" "$F"
 
 echo "== QEMU: an empty variable overrides the file"
 cp "$tmp/qemu/qad1.conf" "$tmp/qemu/qad2.conf"
+echo "bind name qad2 policy web guard mac=52:54:00:00:00:99" >"$B/10-qemu-qad2.conf"
 qemu q3 qad2 TAP_ACCEL_POLICY= TAP_ACCEL_GUARD=
 check "QEMU q3 starts" 0 "$rc"
-absent "no policy: no binding" "$B/10-qemu-qad2.conf"
+absent "no policy: no binding; an earlier QEMU's (killed) for the name removed" \
+	"$B/10-qemu-qad2.conf"
 has "no policy: said on QEMU's stderr" "tap-accel qemu-ifup: qad2: no policy \(TAP_ACCEL_POLICY, or 'policy' in $tmp/qemu/qad2.conf\): no binding written; the agent's glob bindings decide" "$tmp/q3.err"
 echo quit >"$tmp/q3.mon.in"
 gone q3 && good || bad "QEMU q3 did not quit"
