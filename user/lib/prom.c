@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "json.h"
 #include "names.h"
 #include "policies.h"
 #include "prom.h"
@@ -216,15 +217,25 @@ static void family(FILE *out, const char *name, const char *type, const char *he
  * as the format says: an interface name may hold the first two. */
 static void label_value(FILE *out, const char *s)
 {
+	const unsigned char *p = (const unsigned char *)s;
+
 	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '\n') {
-			fputs("\\n", out);
+	while (*p) {
+		if (*p >= 0x80) {
+			/* The format is UTF-8: a byte that is not (of a tap
+			 * renamed to Latin-1 since it was bound, say) would make
+			 * Prometheus refuse the whole scrape. */
+			p += ta_utf8_write(out, p, "\xef\xbf\xbd");
 			continue;
 		}
-		if (*s == '\\' || *s == '"')
-			fputc('\\', out);
-		fputc(*s, out);
+		if (*p == '\n') {
+			fputs("\\n", out);
+		} else {
+			if (*p == '\\' || *p == '"')
+				fputc('\\', out);
+			fputc(*p, out);
+		}
+		p++;
 	}
 	fputc('"', out);
 }
