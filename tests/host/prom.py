@@ -17,10 +17,14 @@ from prometheus_client.parser import text_string_to_metric_families
 
 def main():
     try:
-        families = list(text_string_to_metric_families(sys.stdin.read()))
+        # strictly: a scrape refuses text that is not UTF-8
+        text = sys.stdin.buffer.read().decode("utf-8")
+        families = list(text_string_to_metric_families(text))
     except Exception as err:  # ValueError mostly; the parser raises others too
-        print(f"prom.py: the exposition does not parse: {err!r}", file=sys.stderr)
+        why = f"{type(err).__name__}: {err}"[:300]
+        print(f"prom.py: the exposition does not parse: {why}", file=sys.stderr)
         return 1
+    sys.stdout.reconfigure(encoding="utf-8")
     for f in families:
         print("family", f.name, f.type, len(f.documentation.split()))
         for s in f.samples:

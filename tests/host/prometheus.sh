@@ -23,6 +23,9 @@ G=tp${ID}g	      # a guarded tap
 Q='tp"\'$ID	      # a name with a double quote and a backslash: labels escape them
 QD="tp\"(backslash)$ID" # Q in messages: echo would read its backslash
 NSP=${NS}p	      # another namespace, with a tap named as G
+L=tp${ID}l	      # a tap renamed once bound: to L8, é in UTF-8, to L1, é in Latin-1
+L8=$(printf 'tp\303\251%s' "$ID") L1=$(printf 'tp\351%s' "$ID")
+LR=$(printf 'tp\357\277\275%s' "$ID") # L1 as a label: é became U+FFFD
 tmp=$(mktemp -d)
 
 in_nsp() { nsenter --net="/run/netns/$NSP" "$@"; }
@@ -30,8 +33,10 @@ in_nsp() { nsenter --net="/run/netns/$NSP" "$@"; }
 cleanup() {
 	ta detach "$G" "$Q" >/dev/null 2>&1
 	in_nsp "$TA_BIN" detach "$G" >/dev/null 2>&1
-	ip -n "$NS" link del "$G" 2>/dev/null
-	ip -n "$NS" link del "$Q" 2>/dev/null
+	ip -n "$NS" link set "$L8" name "$L" 2>/dev/null
+	ip -n "$NS" link set "$L1" name "$L" 2>/dev/null
+	ta detach "$L" >/dev/null 2>&1
+	for t in "$G" "$Q" "$L"; do ip -n "$NS" link del "$t" 2>/dev/null; done
 	ns_del "$NSP"
 	rm -rf "$tmp"
 }
@@ -184,6 +189,21 @@ check "taps_bound: none gone, none unlinked" "0 0" \
 check "this namespace only: no netns label" "0" "$(grep -c ' netns=' "$tmp/here.flat")"
 check "this namespace only: not $NSP's tap" "" \
 	"$(grep 'policy=promfwd' "$tmp/here.flat" | grep -v '^sample tapaccel_policy_info ')"
+
+echo "# a tap renamed since it was bound: its name in UTF-8, whatever it is"
+taps_add "$NS" "$L" || bad "cannot create tap $L"
+expect_exit 0 "attached tap-accel to $L .*policy promweb" ta attach "$L" --policy promweb
+send "sent 2 tx 0 redirect 0 pass 0" "$L" --count 2 --dport 9
+ip -n "$NS" link set "$L" name "$L8"
+scrape utf8
+check "a name in UTF-8 stays as it is" "2" \
+	"$(sample utf8 tapaccel_frames_total device="$L8" policy=promweb verdict=drop)"
+ip -n "$NS" link set "$L8" name "$L1"
+scrape latin1
+check "a byte not UTF-8 is U+FFFD" "2" \
+	"$(sample latin1 tapaccel_frames_total device="$LR" policy=promweb verdict=drop)"
+ip -n "$NS" link set "$L1" name "$L"
+expect_exit 0 "detached tap-accel from $L" ta detach "$L"
 
 echo "# IFACE..., --rules"
 scrape two "$G" "$Q" "$G" --rules
