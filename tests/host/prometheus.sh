@@ -5,7 +5,7 @@
 # types, HELP and TYPE, label escaping, no address among the labels, the
 # netns label of --all, and the textfile written atomically. Called by
 # run.sh with the suite's namespace, whose plane it shares; it binds taps
-# of its own there and in a namespace NETNS.p, and removes them.
+# of its own there and in a namespace of its own, NETNSp, and removes them.
 # Usage: prometheus.sh NETNS TA_BIN TAPIO PROMFILE
 # Ends with "N passed, N failed".
 set -u

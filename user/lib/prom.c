@@ -421,6 +421,7 @@ static int temp_write(int fd, const char *tmp, const struct ta_plane *pl, struct
 	FILE *out;
 	int ret;
 
+	/* mkostemp() made it 0600; node_exporter runs as a user of its own */
 	if (fchmod(fd, 0644)) {
 		ret = ta_error_errno(e, errno, "cannot make %s readable", tmp);
 		close(fd);
