@@ -692,7 +692,8 @@ int ta_taps_read(const struct ta_plane *pl, struct ta_tap_state **list, uint32_t
 		free(l.list);
 		return err;
 	}
-	qsort(l.list, l.nr, sizeof(*l.list), cmp_state);
+	if (l.nr)
+		qsort(l.list, l.nr, sizeof(*l.list), cmp_state);
 	*list = l.list;
 	*count = l.nr;
 	return 0;
