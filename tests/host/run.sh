@@ -417,14 +417,7 @@ expect_exit 0 "verdict tx .* pps" ta stats "$A" --interval 0.1 --count 1
 # them, and ends with its own "N passed, N failed": added to ours.
 sh ./prometheus.sh "$NS" "$TA_BIN" "$TAPIO" "$PROMFILE" >"$tmp/prom.out" 2>&1
 sed '$d' "$tmp/prom.out"
-last=$(tail -n 1 "$tmp/prom.out")
-case $last in
-*" passed, "*" failed")
-	pass=$((pass + ${last%% passed*}))
-	f=${last#*passed, }
-	fail=$((fail + ${f%% failed*})) ;;
-*) bad "prometheus.sh ended without its tally: '$last'" ;;
-esac
+tally prometheus.sh "$(tail -n 1 "$tmp/prom.out")"
 
 # ---- detach and clean --------------------------------------------------------------------
 echo "# detach"
