@@ -235,16 +235,11 @@ struct tapx_wframe {
  * goes through them; then the device and the character device around them.
  */
 
-/* tapx_write.c: write() entry, PI and vnet headers */
+/* tapx_write.c: write() entry (the headers: tapx_parse.h) */
 ssize_t tapx_write(struct tapx_file *tfile, struct iov_iter *from);
 ssize_t tapx_write_iter(struct kiocb *iocb, struct iov_iter *from);
 ssize_t tapx_chr_write(struct file *file, const char __user *buf, size_t len,
 		       loff_t *ppos);
-int tapx_check_vnet(unsigned int flags, struct virtio_net_hdr *h, size_t len);
-int tapx_parse_meta(const struct tapx_wmeta *m, struct iov_iter *from,
-		    struct tapx_wframe *f);
-int tapx_parse_l3(const struct tapx_wmeta *m, struct iov_iter *from,
-		  struct tapx_wframe *f, __be16 *proto);
 
 /* tapx_l3.c: writes to IFF_TUN devices (skbs, no XDP) */
 ssize_t tapx_l3_write(struct tapx_file *tfile, struct tapx_dev *tapx,
@@ -474,25 +469,6 @@ static inline struct tapx_file *tapx_queue_get(struct tapx_dev *tapx, u32 index)
 	if (unlikely(!tfile))
 		tfile = rcu_dereference(tapx->tfiles[0]);
 	return tfile;
-}
-
-/*
- * Parses one written frame's headers and copies it; f->buf is NULL unless 0
- * is returned. May sleep (page faults, allocation) and touches no device:
- * @m was read under RCU before. -EINVAL: malformed; -EFAULT, -ENOMEM. The
- * caller counts them, on the device it finds afterwards.
- */
-static __always_inline int tapx_wframe_copy(const struct tapx_wmeta *m,
-					    struct iov_iter *from,
-					    struct tapx_wframe *f)
-{
-	int err;
-
-	f->buf = NULL;
-	err = tapx_parse_meta(m, from, f);
-	if (unlikely(err))
-		return err;
-	return tapx_fill(from, f);
 }
 
 #endif /* TAPX_H */

@@ -19,10 +19,10 @@
 #include <linux/uaccess.h>
 #include <linux/uio.h>
 
-
 #include "compat.h"
 #include "tapx.h"
 #include "tapx_buf.h"
+#include "tapx_parse.h"
 
 /* Batches up to this size keep their descriptors on the stack. */
 #define TAPX_BATCH_ONSTACK 8
@@ -148,11 +148,8 @@ static u32 tapx_short_bufs(const struct tapx_wmeta *m, struct tapx_desc *d,
 		f[i].len = d[i].len - meta;
 		f[i].buf = NULL;
 		f[i].has_vnet = false;
-		if (m->vnet_hdr_sz) {
-			if (tapx_check_vnet(m->flags, &f[i].vnet, f[i].len))
-				continue;
-			f[i].has_vnet = f[i].vnet.flags || f[i].vnet.gso_type;
-		}
+		if (m->vnet_hdr_sz && tapx_parse_vnet(m->flags, &f[i]))
+			continue;
 		f[i].buflen = tapx_buf_bytes(f[i].len);
 		f[i].buf = tapx_buf_get(c, f[i].buflen);
 		if (unlikely(!f[i].buf)) {
@@ -254,7 +251,7 @@ static u32 tapx_wframes_copy_short(const struct tapx_wmeta *m,
  * A malformed frame is consumed with status -EINVAL and the batch goes on;
  * it is counted in rx_errors when its round runs (tapx_wframes_run()).
  * The per-frame copy (tapx_wframe_copy) and the buffer cache's fast path
- * are inlined from tapx.h and tapx_buf.h, as they were measured to matter.
+ * are inlined from tapx_parse.h and tapx_buf.h: they run for every frame.
  */
 static u32 tapx_wframes_copy(const struct tapx_wmeta *m, struct tapx_desc *d,
 			     struct tapx_wframe *f, u32 count, int *errp)

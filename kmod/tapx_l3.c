@@ -19,6 +19,7 @@
 #include <linux/virtio_net.h>
 
 #include "tapx.h"
+#include "tapx_parse.h"
 
 /* Bytes of a packet in the skb's head; the rest goes in page fragments. */
 #define TAPX_L3_HEAD SKB_MAX_HEAD(NET_SKB_PAD)

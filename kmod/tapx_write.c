@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * tapx write path, first stage: write()/writev()/io_uring writes enter here.
- * The PI and vnet headers in front of a frame are read and checked, the
- * frame is copied once into buffers with XDP headroom (tapx_buf.c) and
- * handed to XDP (tapx_xdp.c), which decides what becomes of it.
+ * The PI and vnet headers in front of a frame are read and checked
+ * (tapx_parse.h), the frame is copied once into buffers with XDP headroom
+ * (tapx_buf.c) and handed to XDP (tapx_xdp.c), which decides what becomes
+ * of it.
  *
  * No lock and no device reference: a frame that fits one page is written
  * in one BH-disabled RCU section, copied with page faults disabled
@@ -11,137 +12,19 @@
  * tapx_write_slow(), which looks the device up again after its copy.
  *
  * TAPXSUBMIT (tapx_batch.c) uses the same parsing and copy for each frame;
- * tapx_wframe_copy() is inlined into both callers (tapx.h), and the XDP
- * stage's per-frame half into the write path (tapx_xdp.h).
+ * tapx_wframe_copy() is inlined into both callers (tapx_parse.h), and the
+ * XDP stage's per-frame half into the write path (tapx_xdp.h).
  */
 #include <linux/filter.h>
 #include <linux/if_tun.h>
 #include <linux/uaccess.h>
 #include <linux/uio.h>
-#include <linux/virtio_net.h>
 
 #include "compat.h"
 #include "tapx.h"
 #include "tapx_buf.h"
+#include "tapx_parse.h"
 #include "tapx_xdp.h"
-
-/* Validates the vnet header the way a virtio device would see it. */
-int tapx_check_vnet(unsigned int flags, struct virtio_net_hdr *h, size_t len)
-{
-	bool le = tapx_flags_vnet_le(flags);
-	u16 hdr_len = __virtio16_to_cpu(le, h->hdr_len);
-	u16 start = __virtio16_to_cpu(le, h->csum_start);
-	u16 off = __virtio16_to_cpu(le, h->csum_offset);
-
-	if (h->flags &
-	    ~(VIRTIO_NET_HDR_F_NEEDS_CSUM | VIRTIO_NET_HDR_F_DATA_VALID))
-		return -EINVAL;
-
-	if (h->flags & VIRTIO_NET_HDR_F_NEEDS_CSUM) {
-		if ((size_t)start + off + TAPX_CSUM_LEN > len)
-			return -EINVAL;
-		if (start + off + TAPX_CSUM_LEN > hdr_len)
-			hdr_len = start + off + TAPX_CSUM_LEN;
-		h->hdr_len = __cpu_to_virtio16(le, hdr_len);
-	}
-	if (hdr_len > len)
-		return -EINVAL;
-
-	switch (h->gso_type & ~VIRTIO_NET_HDR_GSO_ECN) {
-	case VIRTIO_NET_HDR_GSO_NONE:
-		if (h->gso_type & VIRTIO_NET_HDR_GSO_ECN)
-			return -EINVAL;
-		break;
-	case VIRTIO_NET_HDR_GSO_TCPV4:
-	case VIRTIO_NET_HDR_GSO_TCPV6:
-	case VIRTIO_NET_HDR_GSO_UDP:
-		if (!h->gso_size)
-			return -EINVAL;
-		break;
-	default:
-		return -EINVAL;
-	}
-	return 0;
-}
-
-/*
- * Reads the PI and vnet headers that precede the frame (the PI's protocol
- * into *proto) and sets f->len to what is left.
- */
-static __always_inline int tapx_parse_hdrs(const struct tapx_wmeta *m,
-					   struct iov_iter *from,
-					   struct tapx_wframe *f, __be16 *proto)
-{
-	size_t len = iov_iter_count(from);
-	int err;
-
-	f->has_vnet = false;
-	if (!(m->flags & IFF_NO_PI)) {
-		struct tun_pi pi;
-
-		if (len < sizeof(pi))
-			return -EINVAL;
-		if (!copy_from_iter_full(&pi, sizeof(pi), from))
-			return -EFAULT;
-		len -= sizeof(pi);
-		*proto = pi.proto;
-	}
-
-	if (m->flags & IFF_VNET_HDR) {
-		unsigned int sz = m->vnet_hdr_sz;
-
-		if (len < sz)
-			return -EINVAL;
-		if (!copy_from_iter_full(&f->vnet, sizeof(f->vnet), from))
-			return -EFAULT;
-		iov_iter_advance(from, sz - sizeof(f->vnet));
-		len -= sz;
-		err = tapx_check_vnet(m->flags, &f->vnet, len);
-		if (err)
-			return err;
-		f->has_vnet = f->vnet.flags || f->vnet.gso_type;
-	}
-	f->len = len;
-	return 0;
-}
-
-/* The headers of an Ethernet frame (IFF_TAP). */
-static __always_inline int __tapx_parse_meta(const struct tapx_wmeta *m,
-					     struct iov_iter *from,
-					     struct tapx_wframe *f)
-{
-	__be16 proto;
-	int err;
-
-	err = tapx_parse_hdrs(m, from, f, &proto);
-	if (err)
-		return err;
-	if (f->len < TAPX_MIN_FRAME || f->len > TAPX_MAX_FRAME)
-		return -EINVAL;
-	return 0;
-}
-
-/*
- * The headers of an IP packet (IFF_TUN): no minimum length, as in tun;
- * *proto is the PI's, left alone with IFF_NO_PI.
- */
-int tapx_parse_l3(const struct tapx_wmeta *m, struct iov_iter *from,
-		  struct tapx_wframe *f, __be16 *proto)
-{
-	int err;
-
-	err = tapx_parse_hdrs(m, from, f, proto);
-	if (!err && f->len > TAPX_MAX_FRAME)
-		err = -EINVAL;
-	return err;
-}
-
-/* For the copies that may sleep (tapx_wframe_copy()). */
-int tapx_parse_meta(const struct tapx_wmeta *m, struct iov_iter *from,
-		    struct tapx_wframe *f)
-{
-	return __tapx_parse_meta(m, from, f);
-}
 
 /* Counts a write that failed before XDP; under RCU, BH disabled. */
 static void tapx_write_failed(struct tapx_dev *tapx, int err)

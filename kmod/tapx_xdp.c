@@ -22,6 +22,7 @@
 
 #include "tapx.h"
 #include "tapx_buf.h"
+#include "tapx_parse.h"
 #include "tapx_xdp.h"
 
 /* Finishes a partial checksum in place (single-buffer frames only). */
@@ -263,9 +264,8 @@ static int tapx_xbuff_frame(struct tapx_file *tfile, unsigned int flags,
 		return -EINVAL;
 	if (flags & IFF_VNET_HDR) {
 		f->vnet = hdr->gso;
-		if (tapx_check_vnet(flags, &f->vnet, len))
+		if (tapx_parse_vnet(flags, f))
 			return -EINVAL;
-		f->has_vnet = f->vnet.flags || f->vnet.gso_type;
 	}
 	xdp_init_buff(xdp, hdr->buflen, &tfile->xdp_rxq);
 	xdp_prepare_buff(xdp, from->data_hard_start,
