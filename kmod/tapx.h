@@ -22,18 +22,21 @@
  *                    queue array's writers, numdisabled and the disabled list.
  *   RCU              tapx->tfiles[], tapx->numqueues (READ_ONCE),
  *                    tfile->tapx and tapx->xdp_prog for the data paths.
- *   Writers take no lock and no device reference. A write of one frame
- *                    up to a page is one BH-disabled RCU section, from
- *                    looking up tfile->tapx to the verdict, its copy made
- *                    with page faults disabled. A copy that may sleep
+ *   Writers take no lock and no device reference. Every writer meets its
+ *                    device in a bound section (tapx_bound_begin(): BH
+ *                    disabled, which is an RCU read-side section), from
+ *                    looking up tfile->tapx to the verdict. A write of one
+ *                    frame up to a page is one bound section, its copy
+ *                    made with page faults disabled. A copy that may sleep
  *                    (a fault, a larger frame, a batch) reads what it
  *                    needs of the device first (struct tapx_wmeta, under
- *                    RCU), copies without touching the device, then looks
- *                    tfile->tapx up again under RCU before XDP runs:
- *                    detach and deletion never wait for a sleeping writer,
- *                    and a writer never uses a device it did not find in
- *                    its current RCU section. Several writers of one fd
- *                    run concurrently; each buffer is its writer's alone.
+ *                    RCU), copies without touching the device, then opens
+ *                    the bound section and compares the device it finds
+ *                    with the one it copied for: detach and deletion never
+ *                    wait for a sleeping writer, and a writer never uses a
+ *                    device it did not find in its current section.
+ *                    Several writers of one fd run concurrently; each
+ *                    buffer is its writer's alone.
  *   tapx_bufs_lock() this CPU's buffer cache (a local_lock, tapx_buf.h).
  *   ptr_ring locks   producers (xmit, XDP_TX, ndo_xdp_xmit) and the reader.
  */
@@ -51,6 +54,7 @@
 #include <linux/wait.h>
 #include <net/xdp.h>
 
+#include "compat.h"
 #include "uapi/tapx.h"
 
 #define TAPX_DRV_NAME "tapx"
@@ -449,6 +453,53 @@ static inline struct tapx_dev *tapx_get(struct tapx_file *tfile)
 		dev_hold(tapx->dev);
 	rcu_read_unlock();
 	return tapx;
+}
+
+/* Counts a write that failed before XDP (-EINVAL: malformed); bound. */
+static inline void tapx_write_failed(struct tapx_dev *tapx, int err)
+{
+	tapx_stat_inc(tapx, err == -EINVAL ? TAPX_RX_ERRORS : TAPX_RX_DROPPED);
+}
+
+/**
+ * tapx_bound_begin - open the section in which a writer meets its device
+ * @xs: the writer's XDP section, declared __uninitialized (compat.h)
+ * @tfile: the file written to
+ *
+ * Disables BH and sets up the XDP section, then looks up the device
+ * @tfile is bound to. A BH-disabled section is an RCU read-side critical
+ * section of its own (synchronize_rcu() and synchronize_net() wait for
+ * it), as a driver's NAPI poll is, where XDP runs without rcu_read_lock()
+ * since Linux 5.14: every lookup in it is rcu_dereference_bh(), and no
+ * writer takes rcu_read_lock() on top (__rcu_read_lock() is a call with
+ * PREEMPT_RCU, on every write).
+ *
+ * Returns that device, or NULL if @tfile is unbound. A writer whose copy
+ * slept found its device before (tapx_wmeta_bound()) and compares it with
+ * this one. Close the section with tapx_bound_end().
+ */
+static __always_inline struct tapx_dev *
+tapx_bound_begin(struct tapx_xdp_section *xs, struct tapx_file *tfile)
+{
+	tapx_xdp_section_enter(xs);
+	return rcu_dereference_bh(tfile->tapx);
+}
+
+/*
+ * Closes a bound section: redirects flushed once (@flush: a frame was
+ * redirected), the file's NAPI poll scheduled for what was delivered while
+ * it is bound (@tapx: what tapx_bound_begin() returned), BH enabled.
+ */
+static __always_inline void tapx_bound_end(struct tapx_xdp_section *xs,
+					   struct tapx_file *tfile,
+					   const struct tapx_dev *tapx,
+					   bool flush)
+{
+	if (flush)
+		xdp_do_flush();
+	if (tapx)
+		tapx_napi_flush(tfile);
+	tapx_xdp_section_exit(xs);
 }
 
 /*

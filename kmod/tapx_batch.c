@@ -9,7 +9,7 @@
  * section and flushes redirects once; large frames go in rounds of at most
  * TAPX_ROUND_BYTES of buffers. Submit takes no lock and no device
  * reference: what the copy needs of the device is read under RCU first,
- * and each round's XDP section looks the binding up again (as
+ * and each round's bound section looks the binding up again (as
  * tapx_write_slow() does). One descriptor copy in each direction per
  * batch.
  */
@@ -302,23 +302,17 @@ static bool tapx_submit_run(struct tapx_file *tfile, struct tapx_dev *tapx,
 	struct tapx_dev *now;
 	u32 i;
 
-	tapx_xdp_section_enter(&xs);
-	rcu_read_lock();
+	now = tapx_bound_begin(&xs, tfile);
 	/* Detached while we copied: the ring may be purged already. */
-	now = rcu_dereference(tfile->tapx);
 	attached = now == tapx;
 	if (likely(attached)) {
 		flush = tapx_wframes_run(tfile, now, f, n);
-		tapx_napi_flush(tfile);
 	} else {
 		for (i = 0; i < n; i++)
 			if (f[i].buf)
 				tapx_wframe_drop(&f[i]);
 	}
-	if (flush)
-		xdp_do_flush();
-	rcu_read_unlock();
-	tapx_xdp_section_exit(&xs);
+	tapx_bound_end(&xs, tfile, now, flush);
 	return attached;
 }
 

@@ -9,7 +9,7 @@
  *
  * Same rules as tapx_write_slow(): what the write needs of the device is
  * read under RCU first, the copy may sleep and touches no device, and the
- * binding is looked up again before the skb meets the device.
+ * bound section looks the binding up again before the skb meets the device.
  */
 #include <linux/if_ether.h>
 #include <linux/if_tun.h>
@@ -101,7 +101,7 @@ err_free:
 	return err;
 }
 
-/* Counts a packet the stack gets; BH disabled, under RCU. */
+/* Counts a packet the stack gets; in the bound section. */
 static void tapx_l3_count(struct tapx_file *tfile, struct tapx_dev *tapx,
 			  unsigned int len)
 {
@@ -124,6 +124,7 @@ ssize_t tapx_l3_write(struct tapx_file *tfile, struct tapx_dev *tapx,
 		      const struct tapx_wmeta *m, struct iov_iter *from)
 {
 	size_t total = iov_iter_count(from);
+	struct tapx_xdp_section xs __uninitialized;
 	struct sk_buff *skb = NULL;
 	struct tapx_dev *now;
 	ssize_t ret = total;
@@ -131,13 +132,10 @@ ssize_t tapx_l3_write(struct tapx_file *tfile, struct tapx_dev *tapx,
 
 	err = tapx_l3_build(m, from, &skb);
 
-	local_bh_disable();
-	rcu_read_lock();
-	now = rcu_dereference(tfile->tapx);
+	now = tapx_bound_begin(&xs, tfile);
 	if (unlikely(err)) {
 		if (now == tapx)
-			tapx_stat_inc(now, err == -EINVAL ? TAPX_RX_ERRORS :
-							    TAPX_RX_DROPPED);
+			tapx_write_failed(now, err);
 		ret = err;
 	} else if (unlikely(now != tapx)) {
 		/* Detached or deleted while we copied. */
@@ -148,9 +146,7 @@ ssize_t tapx_l3_write(struct tapx_file *tfile, struct tapx_dev *tapx,
 		skb_record_rx_queue(skb, tfile->queue_index);
 		tapx_l3_count(tfile, now, skb->len);
 		tapx_napi_receive(tfile, skb);
-		tapx_napi_flush(tfile);
 	}
-	rcu_read_unlock();
-	local_bh_enable();
+	tapx_bound_end(&xs, tfile, now, false);
 	return ret;
 }

@@ -22,7 +22,7 @@
  * napi=1 pays off for TCP streams with gro_flush_timeout, and for batches.
  *
  * Lifetime: the queue is filled only by writers that saw the file attached
- * under RCU with BH disabled, and drained by the poll. tapx_napi_detach()
+ * in their bound section (BH disabled), and drained by the poll. tapx_napi_detach()
  * runs after the detach's grace period, so nothing is queued after it
  * starts; it disables the instance (waiting for a running poll), deletes
  * it (which frees what GRO still holds) and frees what is left. Detach
@@ -98,7 +98,7 @@ void tapx_napi_detach(struct tapx_file *tfile)
 
 /*
  * Delivers one passed skb (eth_type_trans and vnet metadata already
- * applied). Called with BH disabled, under RCU, with the file attached.
+ * applied). Called in a bound section, with the file attached.
  */
 void tapx_napi_receive(struct tapx_file *tfile, struct sk_buff *skb)
 {

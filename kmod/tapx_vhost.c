@@ -41,24 +41,17 @@ static int tapx_sendmsg_batch(struct tapx_file *tfile, struct xdp_buff *xbuffs,
 {
 	struct tapx_xdp_section xs __uninitialized;
 	struct tapx_dev *tapx;
+	bool flush = false;
 	int ret = 0;
 
 	if (n > TAPX_VHOST_BATCH)
 		return -EINVAL;
-	tapx_xdp_section_enter(&xs);
-	rcu_read_lock();
-	tapx = rcu_dereference(tfile->tapx);
-	if (unlikely(!tapx)) {
-		/* vhost frees the buffers. */
-		ret = -EBADFD;
-		goto out;
-	}
-	if (tapx_xbuffs_run(tfile, tapx, xbuffs, n))
-		xdp_do_flush();
-	tapx_napi_flush(tfile);
-out:
-	rcu_read_unlock();
-	tapx_xdp_section_exit(&xs);
+	tapx = tapx_bound_begin(&xs, tfile);
+	if (likely(tapx))
+		flush = tapx_xbuffs_run(tfile, tapx, xbuffs, n);
+	else
+		ret = -EBADFD; /* vhost frees the buffers */
+	tapx_bound_end(&xs, tfile, tapx, flush);
 	return ret;
 }
 

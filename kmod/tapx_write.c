@@ -7,9 +7,10 @@
  * of it.
  *
  * No lock and no device reference: a frame that fits one page is written
- * in one BH-disabled RCU section, copied with page faults disabled
- * (tapx_write_fast()); anything that may have to sleep takes
- * tapx_write_slow(), which looks the device up again after its copy.
+ * in one bound section (tapx_bound_begin(), tapx.h), copied with page
+ * faults disabled (tapx_write_fast()); anything that may have to sleep
+ * takes tapx_write_slow(), whose bound section looks the device up again
+ * after its copy.
  *
  * TAPXSUBMIT (tapx_batch.c) uses the same parsing and copy for each frame;
  * tapx_wframe_copy() is inlined into both callers (tapx_parse.h), and the
@@ -26,38 +27,16 @@
 #include "tapx_parse.h"
 #include "tapx_xdp.h"
 
-/* Counts a write that failed before XDP; under RCU, BH disabled. */
-static void tapx_write_failed(struct tapx_dev *tapx, int err)
-{
-	tapx_stat_inc(tapx, err == -EINVAL ? TAPX_RX_ERRORS : TAPX_RX_DROPPED);
-}
-
-/* XDP on the copied frame; under RCU, BH disabled, tfile bound to tapx. */
-static __always_inline void tapx_write_run(struct tapx_file *tfile,
-					   struct tapx_dev *tapx,
-					   struct tapx_wframe *f)
-{
-	if (__tapx_wframes_run(tfile, tapx, f, 1))
-		xdp_do_flush();
-	tapx_napi_flush(tfile);
-}
-
 /* tapx_write_fast(): the frame needs tapx_write_slow(). */
 #define TAPX_WRITE_SLOW (-EAGAIN)
 
 /*
- * A frame of up to TAPX_LINEAR_MAX bytes, in one BH-disabled section from
- * the lookup of the binding to the verdict: no device reference, and a
- * buffer of this CPU's cache. The headers and the frame are copied with
- * page faults disabled, so nothing here sleeps; a fault, a larger frame or
- * a cache that cannot give a buffer without sleeping returns
- * TAPX_WRITE_SLOW with @from as it was, and nothing counted.
- *
- * A BH-disabled section is an RCU read-side critical section of its own
- * (synchronize_rcu() and synchronize_net() wait for it), as in a driver's
- * NAPI poll, where XDP runs without rcu_read_lock() since Linux 5.14; the
- * lookups here and in tapx_xdp_run() are rcu_dereference_bh(). That saves
- * two calls per write (__rcu_read_lock() is out of line with PREEMPT_RCU).
+ * A frame of up to TAPX_LINEAR_MAX bytes, in one bound section from the
+ * lookup of the binding to the verdict: no device reference, and a buffer
+ * of this CPU's cache. The headers and the frame are copied with page
+ * faults disabled, so nothing here sleeps; a fault, a larger frame or a
+ * cache that cannot give a buffer without sleeping returns TAPX_WRITE_SLOW
+ * with @from as it was, and nothing counted.
  */
 static __always_inline ssize_t tapx_write_fast(struct tapx_file *tfile,
 					       struct iov_iter *from)
@@ -67,10 +46,10 @@ static __always_inline ssize_t tapx_write_fast(struct tapx_file *tfile,
 	struct tapx_wframe f;
 	struct tapx_dev *tapx;
 	struct tapx_wmeta m;
+	bool flush = false;
 	ssize_t ret;
 
-	tapx_xdp_section_enter(&xs);
-	tapx = rcu_dereference_bh(tfile->tapx);
+	tapx = tapx_bound_begin(&xs, tfile);
 	if (unlikely(!tapx)) {
 		ret = -EBADFD;
 		goto out;
@@ -103,10 +82,10 @@ static __always_inline ssize_t tapx_write_fast(struct tapx_file *tfile,
 	}
 	pagefault_enable();
 
-	tapx_write_run(tfile, tapx, &f);
+	flush = __tapx_wframes_run(tfile, tapx, &f, 1);
 	ret = total;
 out:
-	tapx_xdp_section_exit(&xs);
+	tapx_bound_end(&xs, tfile, tapx, flush);
 	return ret;
 
 slow:
@@ -119,8 +98,9 @@ slow:
 /*
  * The write path that may sleep. What it needs of the device is read
  * under RCU first; the copy then runs outside any RCU section and touches
- * no device, and the binding is looked up anew before XDP runs, so a detach
- * or a deletion during the copy neither waits for it nor is raced by it.
+ * no device, and the bound section looks the binding up anew before XDP
+ * runs, so a detach or a deletion during the copy neither waits for it nor
+ * is raced by it.
  * A file rebound to another device meanwhile gets -EBADFD. (Only the
  * pointers are compared: were the device freed and another allocated at
  * the same address and bound to this file during one copy, the frame would
@@ -135,6 +115,7 @@ static noinline ssize_t tapx_write_slow(struct tapx_file *tfile,
 	struct tapx_dev *tapx, *now;
 	struct tapx_wframe f;
 	struct tapx_wmeta m;
+	bool flush = false;
 	ssize_t ret;
 	int err;
 
@@ -146,9 +127,7 @@ static noinline ssize_t tapx_write_slow(struct tapx_file *tfile,
 
 	err = tapx_wframe_copy(&m, from, &f);
 
-	tapx_xdp_section_enter(&xs);
-	rcu_read_lock();
-	now = rcu_dereference(tfile->tapx);
+	now = tapx_bound_begin(&xs, tfile);
 	if (unlikely(err)) {
 		if (now == tapx)
 			tapx_write_failed(now, err);
@@ -159,13 +138,10 @@ static noinline ssize_t tapx_write_slow(struct tapx_file *tfile,
 		ret = -EBADFD;
 	} else {
 		/* The XDP stage out of line: the fast path has it inlined. */
-		if (tapx_wframes_run(tfile, now, &f, 1))
-			xdp_do_flush();
-		tapx_napi_flush(tfile);
+		flush = tapx_wframes_run(tfile, now, &f, 1);
 		ret = total;
 	}
-	rcu_read_unlock();
-	tapx_xdp_section_exit(&xs);
+	tapx_bound_end(&xs, tfile, now, flush);
 	return ret;
 }
 

@@ -233,9 +233,9 @@ int tapx_linearize(struct tapx_dev *tapx, struct xdp_buff *xdp,
  *     counted in rx_errors, the others handed on or recycled
  * @n: number of frames
  *
- * Called with BH disabled and in an RCU read-side section. Returns true
- * when any frame was redirected: the caller calls xdp_do_flush() once,
- * after its last frame, before it enables BH again.
+ * Called in a bound section (tapx_bound_begin()). Returns true when any
+ * frame was redirected: the caller hands that to tapx_bound_end(), which
+ * flushes once, after the last frame.
  */
 bool tapx_wframes_run(struct tapx_file *tfile, struct tapx_dev *tapx,
 		      struct tapx_wframe *f, unsigned int n)

@@ -209,7 +209,7 @@ static __always_inline bool tapx_xdp_run(struct tapx_file *tfile,
 	t->rx_packets++;
 	t->rx_bytes += f->len;
 
-	/* BH is disabled: an RCU read-side section (see tapx_write_fast()). */
+	/* BH is disabled: an RCU read-side section (tapx_bound_begin()). */
 	prog = rcu_dereference_bh(tapx->xdp_prog);
 	if (!prog) {
 		tapx_xdp_pass(tfile, tapx, xdp, f, orig_data, orig_len);
