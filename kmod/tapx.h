@@ -80,9 +80,6 @@
 #define TAPX_VNET_LE 0x80000000
 #define TAPX_VNET_BE 0x40000000
 
-/* Ring entries with this bit set are xdp_frames, others are skbs. */
-#define TAPX_PTR_XDP 0x1UL
-
 /* Largest frame userspace may write (without vnet header / PI). */
 #define TAPX_MAX_FRAME 65535
 #define TAPX_MIN_FRAME ETH_HLEN
@@ -263,21 +260,7 @@ bool tapx_wframes_run(struct tapx_file *tfile, struct tapx_dev *tapx,
 bool tapx_xbuffs_run(struct tapx_file *tfile, struct tapx_dev *tapx,
 		     struct xdp_buff *xbuffs, unsigned int n);
 
-/* tapx_rx.c: the reader ring, read(), ndo_xdp_xmit */
-ssize_t tapx_read_iter(struct kiocb *iocb, struct iov_iter *to);
-int tapx_ring_produce(struct tapx_file *tfile, void *ptr);
-unsigned int tapx_ring_produce_frames(struct tapx_file *tfile,
-				      struct xdp_frame **frames,
-				      unsigned int n, u64 *bytes);
-void tapx_ring_purge(struct tapx_file *tfile);
-void tapx_ptr_free(void *ptr);
-ssize_t tapx_put_ptr(struct tapx_dev *tapx, void *ptr, struct iov_iter *to,
-		     bool *truncated);
-int tapx_ring_wait(struct tapx_file *tfile, struct tapx_dev *tapx,
-		   bool noblock);
-size_t tapx_ring_next_size(struct tapx_file *tfile, struct tapx_dev *tapx);
-int tapx_xdp_xmit(struct net_device *dev, int n, struct xdp_frame **frames,
-		  u32 flags);
+/* tapx_ring.c: the reader ring, read(), ndo_xdp_xmit (tapx_ring.h) */
 
 /* tapx_napi.c: PASS delivery */
 void tapx_napi_attach(struct tapx_file *tfile, struct tapx_dev *tapx);
@@ -316,15 +299,13 @@ void tapx_stats_sum(struct tapx_dev *tapx, u64 *sum);
 
 /* tapx_chr.c: the character device */
 int tapx_chr_register(void);
-/* The tapx_file of an open tapx character device, else NULL. */
-struct tapx_file *tapx_file_of(struct file *file);
+void tapx_chr_unregister(void);
 
 /* tapx_vhost.c: the socket vhost-net uses */
 int tapx_sock_init(struct tapx_file *tfile, struct file *file);
 void tapx_sock_release(struct tapx_file *tfile);
 void tapx_sock_xdp(struct tapx_file *tfile, bool on);
 void tapx_dev_sock_xdp(struct tapx_dev *tapx, bool on);
-void tapx_chr_unregister(void);
 
 /* tapx_filter.c */
 unsigned int tapx_filter_skb(struct tapx_dev *tapx, struct sk_buff *skb);
@@ -384,17 +365,6 @@ static inline int tapx_ubuf(unsigned int dir, u64 addr, u32 len,
 		return -EFAULT;
 	iov_iter_ubuf(i, dir, p, len);
 	return 0;
-}
-
-/*
- * After a produce: skip the wait queue's lock when nobody waits, which is
- * the common case for a reader that polls or reads in batches. The barrier
- * in wq_has_sleeper() pairs with the one in the waiter's prepare_to_wait.
- */
-static inline void tapx_wake_reader(struct tapx_file *tfile)
-{
-	if (wq_has_sleeper(&tfile->wq))
-		wake_up_interruptible_poll(&tfile->wq, EPOLLIN | EPOLLRDNORM);
 }
 
 static inline bool tapx_flags_vnet_le(unsigned int flags)

@@ -14,7 +14,6 @@
  * batch.
  */
 #include <linux/if_tun.h>
-#include <linux/pagemap.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/uio.h>
@@ -23,6 +22,7 @@
 #include "tapx.h"
 #include "tapx_buf.h"
 #include "tapx_parse.h"
+#include "tapx_ring.h"
 
 /* Batches up to this size keep their descriptors on the stack. */
 #define TAPX_BATCH_ONSTACK 8
@@ -347,15 +347,15 @@ static int tapx_submit(struct tapx_file *tfile, struct tapx_desc *d,
 
 /*
  * Fills one descriptor with the next frame. Only the first descriptor
- * waits; later ones return -EAGAIN on an empty ring, which ends the batch.
+ * waits (unless @noblock); later ones return -EAGAIN on an empty ring,
+ * which ends the batch. The buffer is faulted in before the frame is
+ * taken, so that a bad buffer stops the batch without losing a frame.
  */
 static int tapx_recv_one(struct tapx_file *tfile, struct tapx_dev *tapx,
-			 struct tapx_desc *d, bool wait, bool noblock)
+			 struct tapx_desc *d, bool noblock)
 {
-	void __user *ubuf = u64_to_user_ptr(d->addr);
 	struct iov_iter to;
 	bool truncated;
-	size_t need;
 	ssize_t ret;
 	void *ptr;
 	int err;
@@ -363,27 +363,10 @@ static int tapx_recv_one(struct tapx_file *tfile, struct tapx_dev *tapx,
 	err = tapx_ubuf(ITER_DEST, d->addr, d->len, &to);
 	if (err)
 		return err;
-
-	for (;;) {
-		err = wait ? tapx_ring_wait(tfile, tapx, noblock) : 0;
-		if (err)
-			return err;
-		need = tapx_ring_next_size(tfile, tapx);
-		if (!need && !wait)
-			return -EAGAIN;
-		/*
-		 * Fault the buffer in before taking the frame, so that a bad
-		 * buffer stops the batch without losing a frame.
-		 */
-		if (need &&
-		    fault_in_writeable(ubuf, min_t(size_t, d->len, need)))
-			return -EFAULT;
-		ptr = ptr_ring_consume(&tfile->ring);
-		if (ptr)
-			break;
-		if (!wait)
-			return -EAGAIN;
-	}
+	ptr = tapx_ring_take(tfile, tapx, noblock, u64_to_user_ptr(d->addr),
+			     d->len);
+	if (IS_ERR(ptr))
+		return PTR_ERR(ptr);
 
 	ret = tapx_put_ptr(tapx, ptr, &to, &truncated);
 	if (ret == -EFAULT)
@@ -405,7 +388,7 @@ static int tapx_recv(struct tapx_file *tfile, struct tapx_dev *tapx,
 	u32 n;
 
 	for (n = 0; n < count; n++) {
-		err = tapx_recv_one(tfile, tapx, &d[n], n == 0, noblock);
+		err = tapx_recv_one(tfile, tapx, &d[n], n || noblock);
 		if (err)
 			break;
 	}

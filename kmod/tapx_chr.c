@@ -5,7 +5,7 @@
  * with tun's ioctl ABI for tap and L3 (IFF_TUN) devices: open/close of a
  * file (one queue), TUNSETIFF creating or joining a device, the device
  * ioctls, poll, and the dispatch of read/write and the batch ioctls to the
- * data paths.
+ * data paths; and for tapx_tun.ko, the socket and the ring of a tapx file.
  */
 #include <linux/capability.h>
 #include <linux/cred.h>
@@ -22,6 +22,8 @@
 #include <net/rtnetlink.h>
 
 #include "tapx.h"
+#include "tapx_ring.h"
+#include "tapx_vhost.h"
 
 static bool tun_compat;
 module_param(tun_compat, bool, 0444);
@@ -516,13 +518,6 @@ static int tapx_chr_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
-static const struct file_operations tapx_fops;
-
-struct tapx_file *tapx_file_of(struct file *file)
-{
-	return file->f_op == &tapx_fops ? file->private_data : NULL;
-}
-
 static const struct file_operations tapx_fops = {
 	.owner = THIS_MODULE,
 	.read_iter = tapx_read_iter,
@@ -533,6 +528,30 @@ static const struct file_operations tapx_fops = {
 	.open = tapx_chr_open,
 	.release = tapx_chr_release,
 };
+
+/* The tapx_file of an open tapx character device, else NULL. */
+static struct tapx_file *tapx_file_of(struct file *file)
+{
+	return file->f_op == &tapx_fops ? file->private_data : NULL;
+}
+
+/* vhost-net's socket of a tapx file (tapx_vhost.c), for tapx_tun.ko. */
+struct socket *tapx_vhost_socket(struct file *file)
+{
+	struct tapx_file *tfile = tapx_file_of(file);
+
+	return tfile ? &tfile->sock : ERR_PTR(-EINVAL);
+}
+EXPORT_SYMBOL_GPL(tapx_vhost_socket);
+
+/* The ring vhost-net takes a tapx file's frames from, for tapx_tun.ko. */
+struct ptr_ring *tapx_vhost_ring(struct file *file)
+{
+	struct tapx_file *tfile = tapx_file_of(file);
+
+	return tfile ? &tfile->ring : ERR_PTR(-EINVAL);
+}
+EXPORT_SYMBOL_GPL(tapx_vhost_ring);
 
 static struct miscdevice tapx_misc = {
 	.minor = MISC_DYNAMIC_MINOR,

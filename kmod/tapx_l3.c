@@ -4,7 +4,7 @@
  * behind a PI header (without IFF_NO_PI) and a vnet header (IFF_VNET_HDR).
  * As in tun, an L3 device has no XDP: each packet is copied into an skb
  * here and handed to the stack (or to the queue's NAPI with IFF_NAPI).
- * The read side is the tap one (tapx_rx.c): the stack's skbs start at the
+ * The read side is the tap one (tapx_ring.c): the stack's skbs start at the
  * IP header, and the PI carries skb->protocol.
  *
  * Same rules as tapx_write_slow(): what the write needs of the device is

@@ -16,6 +16,7 @@
 
 #include "compat.h"
 #include "tapx.h"
+#include "tapx_ring.h"
 
 static int tapx_init(struct net_device *dev)
 {

@@ -5,21 +5,19 @@
  * file has a socket for as long as it is open; vhost-net sends the guest's
  * frames through its sendmsg (one frame as one write(), or a batch of
  * page-sized xdp_buffs, each run through XDP like a written frame), and
- * takes frames for the guest straight off the file's reader ring, a
- * ptr_ring of skbs and xdp_frames tagged like tun's (TAPX_PTR_XDP ==
- * TUN_XDP_FLAG), then hands each entry back to recvmsg to be copied out.
+ * takes frames for the guest straight off the file's reader ring
+ * (tapx_ring.h), then hands each entry back to recvmsg to be copied out.
+ * The file's socket and ring reach vhost-net through tapx_chr.c's exports.
  */
 #include <linux/err.h>
 #include <linux/if_tun.h>
 #include <linux/module.h>
-#include <linux/skb_array.h>
 #include <net/sock.h>
 
 #include "compat.h"
 #include "tapx.h"
+#include "tapx_ring.h"
 #include "tapx_vhost.h"
-
-static_assert(TAPX_PTR_XDP == TUN_XDP_FLAG);
 
 /* Largest batch vhost-net sends (its VHOST_NET_BATCH). */
 #define TAPX_VHOST_BATCH 64
@@ -93,11 +91,12 @@ static int tapx_recvmsg(struct socket *sock, struct msghdr *m, size_t len,
 		ret = -EINVAL;
 		goto out;
 	}
-	while (!ptr) {
-		ret = tapx_ring_wait(tfile, tapx, flags & MSG_DONTWAIT);
-		if (ret)
+	if (!ptr) {
+		ptr = tapx_ring_take(tfile, tapx, flags & MSG_DONTWAIT, NULL, 0);
+		if (IS_ERR(ptr)) {
+			ret = PTR_ERR(ptr);
 			goto out;
-		ptr = ptr_ring_consume(&tfile->ring);
+		}
 	}
 	ret = tapx_put_ptr(tapx, ptr, &m->msg_iter, &truncated);
 	if (ret >= 0 && truncated)
@@ -113,24 +112,13 @@ out:
 	return ret;
 }
 
-/* What vhost sizes its buffers by: the linear part of an xdp_frame. */
-static int tapx_ptr_peek_len(void *ptr)
-{
-	if (!ptr)
-		return 0;
-	if ((unsigned long)ptr & TAPX_PTR_XDP)
-		return ((struct xdp_frame *)((unsigned long)ptr &
-					     ~TAPX_PTR_XDP))->len;
-	return __skb_array_len_with_tag(ptr);
-}
-
 static int tapx_peek_len(struct socket *sock)
 {
 	struct tapx_file *tfile = tapx_sock_file(sock);
 
 	if (!rcu_access_pointer(tfile->tapx))
 		return 0;
-	return PTR_RING_PEEK_CALL(&tfile->ring, tapx_ptr_peek_len);
+	return tapx_ring_peek_len(tfile);
 }
 
 static const struct proto_ops tapx_sock_ops = {
@@ -191,25 +179,3 @@ void tapx_dev_sock_xdp(struct tapx_dev *tapx, bool on)
 	list_for_each_entry(tfile, &tapx->disabled, next)
 		tapx_sock_xdp(tfile, on);
 }
-
-struct socket *tapx_vhost_socket(struct file *file)
-{
-	struct tapx_file *tfile = tapx_file_of(file);
-
-	if (!tfile)
-		return ERR_PTR(-EINVAL);
-	return &tfile->sock;
-}
-EXPORT_SYMBOL_GPL(tapx_vhost_socket);
-
-struct ptr_ring *tapx_vhost_ring(struct file *file)
-{
-	struct tapx_file *tfile = tapx_file_of(file);
-
-	if (!tfile)
-		return ERR_PTR(-EINVAL);
-	return &tfile->ring;
-}
-EXPORT_SYMBOL_GPL(tapx_vhost_ring);
-
-EXPORT_SYMBOL_GPL(tapx_ptr_free);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What tapx.ko exports for tapx_tun.ko (tapx_tun.c), which turns it into
- * tun's vhost-net interface. Declarations only, and no struct definitions:
- * tapx_tun.c's CRCs depend on exactly which headers it sees.
+ * tun's vhost-net interface: a file's socket and ring (tapx_chr.c), and the
+ * ring's destructor (tapx_ring.c). Declarations only, and no struct
+ * definitions: tapx_tun.c's CRCs depend on exactly which headers it sees.
  */
 #ifndef TAPX_VHOST_H
 #define TAPX_VHOST_H

@@ -2,7 +2,7 @@
 /*
  * tapx write path, XDP stage: a copied frame becomes an xdp_buff, meets the
  * attached program, and its verdict is carried out here: DROP recycles its
- * buffers (tapx_buf.h), TX queues it to this tap's reader (tapx_rx.c),
+ * buffers (tapx_buf.h), TX queues it to this tap's reader (tapx_ring.c),
  * REDIRECT hands it to xdp_do_redirect(), and PASS builds an skb around the
  * same buffer and delivers it (tapx_napi.c). The verdicts and rx counters
  * of one write call are tallied and added to the counters once.
@@ -23,6 +23,7 @@
 #include "tapx.h"
 #include "tapx_buf.h"
 #include "tapx_parse.h"
+#include "tapx_ring.h"
 #include "tapx_xdp.h"
 
 /* Finishes a partial checksum in place (single-buffer frames only). */
