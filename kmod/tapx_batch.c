@@ -368,7 +368,7 @@ static int tapx_recv_one(struct tapx_file *tfile, struct tapx_dev *tapx,
 	if (IS_ERR(ptr))
 		return PTR_ERR(ptr);
 
-	ret = tapx_put_ptr(tapx, ptr, &to, &truncated);
+	ret = tapx_copy_ptr(tapx, ptr, &to, &truncated);
 	if (ret == -EFAULT)
 		return -EFAULT; /* unmapped since the fault-in: frame lost */
 	if (ret < 0) {
@@ -405,8 +405,8 @@ static int tapx_recv(struct tapx_file *tfile, struct tapx_dev *tapx,
  * copy and hardened usercopy's check of the array (about 5 % of a batched
  * 64-byte XDP_DROP in the VM).
  */
-static int tapx_descs_get(struct tapx_desc *d,
-			  const struct tapx_desc __user *ud, u32 n)
+static int tapx_descs_read(struct tapx_desc *d,
+			   const struct tapx_desc __user *ud, u32 n)
 {
 	u32 i;
 
@@ -424,8 +424,8 @@ fault:
 }
 
 /* Writes back status, and for TAPXRECV len, of descriptors [0, n). */
-static int tapx_descs_put(struct tapx_desc __user *ud,
-			  const struct tapx_desc *d, u32 n, bool len)
+static int tapx_descs_write(struct tapx_desc __user *ud,
+			    const struct tapx_desc *d, u32 n, bool len)
 {
 	u32 i;
 
@@ -487,7 +487,7 @@ long tapx_batch_ioctl(struct file *file, bool submit,
 		descs = mem + (submit ? b.count * sizeof(*frames) : 0);
 	}
 
-	ret = tapx_descs_get(descs, udescs, b.count);
+	ret = tapx_descs_read(descs, udescs, b.count);
 	if (ret)
 		goto out_free;
 
@@ -497,7 +497,7 @@ long tapx_batch_ioctl(struct file *file, bool submit,
 		ret = tapx_recv(tfile, tapx, descs, b.count,
 				file->f_flags & O_NONBLOCK, &done);
 
-	if (done && tapx_descs_put(udescs, descs, done, !submit))
+	if (done && tapx_descs_write(udescs, descs, done, !submit))
 		ret = -EFAULT;
 out_free:
 	kfree(mem);

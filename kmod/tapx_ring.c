@@ -188,9 +188,9 @@ int tapx_ring_peek_len(struct tapx_file *tfile)
 }
 
 /* Writes the PI and vnet headers; returns their length or an error. */
-static int tapx_put_meta(struct tapx_dev *tapx, struct iov_iter *to,
-			 __be16 proto, size_t len,
-			 const struct virtio_net_hdr *vnet)
+static int tapx_copy_hdrs(struct tapx_dev *tapx, struct iov_iter *to,
+			  __be16 proto, size_t len,
+			  const struct virtio_net_hdr *vnet)
 {
 	unsigned int flags = READ_ONCE(tapx->flags);
 	int done = 0;
@@ -227,8 +227,8 @@ static size_t tapx_copy_out(const void *from, size_t n, struct iov_iter *to)
 				 to);
 }
 
-static ssize_t tapx_put_frame(struct tapx_dev *tapx, struct xdp_frame *frame,
-			      struct iov_iter *to)
+static ssize_t tapx_copy_frame(struct tapx_dev *tapx,
+			       struct xdp_frame *frame, struct iov_iter *to)
 {
 	struct virtio_net_hdr vnet = {};
 	struct skb_shared_info *sinfo;
@@ -236,8 +236,8 @@ static ssize_t tapx_put_frame(struct tapx_dev *tapx, struct xdp_frame *frame,
 	ssize_t ret, copied;
 	int i;
 
-	ret = tapx_put_meta(tapx, to, eth->h_proto, xdp_get_frame_len(frame),
-			    &vnet);
+	ret = tapx_copy_hdrs(tapx, to, eth->h_proto, xdp_get_frame_len(frame),
+			     &vnet);
 	if (ret < 0)
 		return ret;
 
@@ -255,8 +255,8 @@ static ssize_t tapx_put_frame(struct tapx_dev *tapx, struct xdp_frame *frame,
 	return ret + copied;
 }
 
-static ssize_t tapx_put_skb(struct tapx_dev *tapx, struct sk_buff *skb,
-			    struct iov_iter *to)
+static ssize_t tapx_copy_skb(struct tapx_dev *tapx, struct sk_buff *skb,
+			     struct iov_iter *to)
 {
 	struct virtio_net_hdr vnet = {};
 	size_t len;
@@ -266,7 +266,7 @@ static ssize_t tapx_put_skb(struct tapx_dev *tapx, struct sk_buff *skb,
 	    virtio_net_hdr_from_skb(skb, &vnet, tapx_vnet_le(tapx), true, 0))
 		return -EINVAL;
 
-	ret = tapx_put_meta(tapx, to, skb->protocol, skb->len, &vnet);
+	ret = tapx_copy_hdrs(tapx, to, skb->protocol, skb->len, &vnet);
 	if (ret < 0)
 		return ret;
 
@@ -277,7 +277,7 @@ static ssize_t tapx_put_skb(struct tapx_dev *tapx, struct sk_buff *skb,
 }
 
 /**
- * tapx_put_ptr - store one ring entry as read() returns it
+ * tapx_copy_ptr - store one ring entry as read() returns it
  * @tapx: the device the entry was queued on
  * @ptr: an skb or a tagged xdp_frame taken off the ring; always consumed
  * @to: where to store headers and frame; a frame that does not fit is cut
@@ -286,8 +286,8 @@ static ssize_t tapx_put_skb(struct tapx_dev *tapx, struct sk_buff *skb,
  * Returns the bytes stored or -errno (-EINVAL: @to cannot hold the headers,
  * or the skb's metadata has no vnet form; -EFAULT).
  */
-ssize_t tapx_put_ptr(struct tapx_dev *tapx, void *ptr, struct iov_iter *to,
-		     bool *truncated)
+ssize_t tapx_copy_ptr(struct tapx_dev *tapx, void *ptr, struct iov_iter *to,
+		      bool *truncated)
 {
 	ssize_t ret;
 
@@ -295,12 +295,12 @@ ssize_t tapx_put_ptr(struct tapx_dev *tapx, void *ptr, struct iov_iter *to,
 	if (tapx_ptr_is_frame(ptr)) {
 		struct xdp_frame *frame = tapx_ptr_to_frame(ptr);
 
-		ret = tapx_put_frame(tapx, frame, to);
+		ret = tapx_copy_frame(tapx, frame, to);
 		xdp_return_frame(frame);
 	} else {
 		struct sk_buff *skb = ptr;
 
-		ret = tapx_put_skb(tapx, skb, to);
+		ret = tapx_copy_skb(tapx, skb, to);
 		if (ret < 0)
 			kfree_skb(skb);
 		else
@@ -333,7 +333,7 @@ ssize_t tapx_read_iter(struct kiocb *iocb, struct iov_iter *to)
 		ret = PTR_ERR(ptr);
 		goto out;
 	}
-	ret = tapx_put_ptr(tapx, ptr, to, &truncated);
+	ret = tapx_copy_ptr(tapx, ptr, to, &truncated);
 out:
 	dev_put(tapx->dev);
 	return ret;

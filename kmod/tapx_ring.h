@@ -47,8 +47,8 @@ void *tapx_ring_take(struct tapx_file *tfile, struct tapx_dev *tapx,
 		     bool noblock, void __user *buf, size_t len);
 int tapx_ring_peek_len(struct tapx_file *tfile);
 void tapx_ring_purge(struct tapx_file *tfile);
-ssize_t tapx_put_ptr(struct tapx_dev *tapx, void *ptr, struct iov_iter *to,
-		     bool *truncated);
+ssize_t tapx_copy_ptr(struct tapx_dev *tapx, void *ptr, struct iov_iter *to,
+		      bool *truncated);
 ssize_t tapx_read_iter(struct kiocb *iocb, struct iov_iter *to);
 
 /*

@@ -98,7 +98,7 @@ static int tapx_recvmsg(struct socket *sock, struct msghdr *m, size_t len,
 			goto out;
 		}
 	}
-	ret = tapx_put_ptr(tapx, ptr, &m->msg_iter, &truncated);
+	ret = tapx_copy_ptr(tapx, ptr, &m->msg_iter, &truncated);
 	if (ret >= 0 && truncated)
 		m->msg_flags |= MSG_TRUNC;
 	if (ret >= 0 && m->msg_control) {
