@@ -60,7 +60,10 @@
 #define TAPX_DRV_NAME "tapx"
 #define TAPX_DRV_VERSION "0.1"
 
-/* Flags userspace may set with TUNSETIFF and that tapx supports. */
+/*
+ * Flags userspace may set with TUNSETIFF and that tapx supports; what
+ * TUNGETFEATURES reports.
+ */
 #define TAPX_IFF_FEATURES                                                      \
 	(IFF_TUN | IFF_TAP | IFF_NO_PI | IFF_ONE_QUEUE | IFF_VNET_HDR |        \
 	 IFF_MULTI_QUEUE | IFF_NAPI)

@@ -41,7 +41,7 @@ MODULE_PARM_DESC(ring_size, "frames queued per reader before drops "
 			    "(default " __stringify(TAPX_RING_SIZE) ")");
 
 /* Default names of new devices (TUNSETIFF without a name): tap, L3. */
-#define TAPX_NAME_FMT "tapx%d"
+#define TAPX_NAME_FMT TAPX_DRV_NAME "%d"
 #define TAPX_L3_NAME_FMT "tun%d"
 
 /*
@@ -55,15 +55,14 @@ static void tapx_set_flag(struct tapx_dev *tapx, unsigned int flag, bool on)
 	WRITE_ONCE(tapx->flags, on ? flags | flag : flags & ~flag);
 }
 
-/* TUNGETFEATURES: what TUNSETIFF accepts. */
-#define TAPX_FEATURES TAPX_IFF_FEATURES
 /*
- * And what it takes besides, as tun does: IFF_TUN_EXCL (only a new
- * device), IFF_NO_CARRIER (attach with the carrier off) and IFF_NOFILTER
- * (there is no socket filter to skip); IFF_PERSIST is ignored here.
+ * What TUNSETIFF takes besides TAPX_IFF_FEATURES, as tun does:
+ * IFF_TUN_EXCL (only a new device), IFF_NO_CARRIER (attach with the
+ * carrier off) and IFF_NOFILTER (there is no socket filter to skip);
+ * IFF_PERSIST is ignored here.
  */
 #define TAPX_IFF_ACCEPTED                                                      \
-	(TAPX_FEATURES | IFF_PERSIST | IFF_TUN_EXCL | IFF_NO_CARRIER |        \
+	(TAPX_IFF_FEATURES | IFF_PERSIST | IFF_TUN_EXCL | IFF_NO_CARRIER |    \
 	 IFF_NOFILTER)
 
 /* Owner/group rules of tun: either matches, or CAP_NET_ADMIN. */
@@ -103,7 +102,7 @@ static int tapx_create(struct net *net, struct tapx_file *tfile,
 	dev->ifindex = tfile->ifindex;
 	dev->rtnl_link_ops = &tapx_link_ops;
 	tapx = netdev_priv(dev);
-	tapx->flags = ifr->ifr_flags & TAPX_FEATURES;
+	tapx->flags = ifr->ifr_flags & TAPX_IFF_FEATURES;
 
 	err = register_netdevice(dev);
 	if (err)
@@ -143,8 +142,8 @@ static int tapx_join(struct tapx_file *tfile, struct tapx_dev *tapx,
 	 */
 	old_flags = tapx->flags;
 	if (!tapx->numqueues && !tapx->numdisabled)
-		WRITE_ONCE(tapx->flags, (old_flags & ~TAPX_FEATURES) |
-						(flags & TAPX_FEATURES));
+		WRITE_ONCE(tapx->flags, (old_flags & ~TAPX_IFF_FEATURES) |
+						(flags & TAPX_IFF_FEATURES));
 	err = tapx_attach(tfile, tapx);
 	if (err) {
 		WRITE_ONCE(tapx->flags, old_flags);
@@ -190,7 +189,7 @@ static void tapx_get_iff(struct tapx_file *tfile, struct tapx_dev *tapx,
 			 struct ifreq *ifr)
 {
 	strscpy(ifr->ifr_name, tapx->dev->name, IFNAMSIZ);
-	ifr->ifr_flags = tapx->flags & (TAPX_FEATURES | IFF_PERSIST);
+	ifr->ifr_flags = tapx->flags & (TAPX_IFF_FEATURES | IFF_PERSIST);
 	if (tfile->detached)
 		ifr->ifr_flags |= IFF_DETACH_QUEUE;
 }
@@ -403,7 +402,7 @@ static long tapx_chr_ioctl(struct file *file, unsigned int cmd,
 		return tapx_batch_ioctl(file, false, argp);
 	}
 	if (cmd == TUNGETFEATURES)
-		return put_user(TAPX_FEATURES, (unsigned int __user *)argp);
+		return put_user(TAPX_IFF_FEATURES, (unsigned int __user *)argp);
 
 	if (cmd == TUNSETIFF || cmd == TUNSETQUEUE || cmd == SIOCGIFHWADDR ||
 	    cmd == SIOCSIFHWADDR) {
@@ -555,8 +554,8 @@ EXPORT_SYMBOL_GPL(tapx_vhost_ring);
 
 static struct miscdevice tapx_misc = {
 	.minor = MISC_DYNAMIC_MINOR,
-	.name = "tapx",
-	.nodename = "net/tapx",
+	.name = TAPX_DRV_NAME,
+	.nodename = "net/" TAPX_DRV_NAME,
 	.mode = 0666,
 	.fops = &tapx_fops,
 };
@@ -582,7 +581,7 @@ int tapx_chr_register(void)
 			       TUN_MINOR);
 		return err;
 	}
-	pr_info("%s ready\n", tun_compat ? "/dev/net/tun" : "/dev/net/tapx");
+	pr_info("/dev/%s ready\n", tapx_misc.nodename);
 	return 0;
 }
 

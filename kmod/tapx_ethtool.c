@@ -73,7 +73,7 @@ static void tapx_get_drvinfo(struct net_device *dev,
 {
 	strscpy(info->driver, TAPX_DRV_NAME, sizeof(info->driver));
 	strscpy(info->version, TAPX_DRV_VERSION, sizeof(info->version));
-	strscpy(info->bus_info, "tapx", sizeof(info->bus_info));
+	strscpy(info->bus_info, TAPX_DRV_NAME, sizeof(info->bus_info));
 }
 
 static void tapx_qstats_sum(struct tapx_file *tfile, u64 *sum)

@@ -22,12 +22,12 @@
  * napi=1 pays off for TCP streams with gro_flush_timeout, and for batches.
  *
  * Lifetime: the queue is filled only by writers that saw the file attached
- * in their bound section (BH disabled), and drained by the poll. tapx_napi_detach()
- * runs after the detach's grace period, so nothing is queued after it
- * starts; it disables the instance (waiting for a running poll), deletes
- * it (which frees what GRO still holds) and frees what is left. Detach
- * happens before the device is freed (ndo_uninit), so queued skbs never
- * outlive skb->dev.
+ * in their bound section (BH disabled), and drained by the poll.
+ * tapx_napi_detach() runs after the detach's grace period, so nothing is
+ * queued after it starts; it disables the instance (waiting for a running
+ * poll), deletes it (which frees what GRO still holds) and frees what is
+ * left. Detach happens before the device is freed (ndo_uninit), so queued
+ * skbs never outlive skb->dev.
  */
 #include <linux/if_tun.h>
 #include <linux/moduleparam.h>

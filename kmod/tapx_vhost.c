@@ -23,7 +23,7 @@
 #define TAPX_VHOST_BATCH 64
 
 static struct proto tapx_proto = {
-	.name = "tapx",
+	.name = TAPX_DRV_NAME,
 	.owner = THIS_MODULE,
 	.obj_size = sizeof(struct sock),
 };
@@ -92,7 +92,8 @@ static int tapx_recvmsg(struct socket *sock, struct msghdr *m, size_t len,
 		goto out;
 	}
 	if (!ptr) {
-		ptr = tapx_ring_take(tfile, tapx, flags & MSG_DONTWAIT, NULL, 0);
+		ptr = tapx_ring_take(tfile, tapx, flags & MSG_DONTWAIT, NULL,
+				     0);
 		if (IS_ERR(ptr)) {
 			ret = PTR_ERR(ptr);
 			goto out;
