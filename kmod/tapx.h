@@ -49,6 +49,7 @@
 #include <linux/ptr_ring.h>
 #include <linux/u64_stats_sync.h>
 #include <linux/uio.h>
+#include <linux/virtio_byteorder.h>
 #include <linux/virtio_net.h>
 #include <linux/poll.h>
 #include <linux/wait.h>
@@ -370,13 +371,16 @@ static inline int tapx_ubuf(unsigned int dir, u64 addr, u32 len,
 	return 0;
 }
 
+/*
+ * The vnet header's byte order, as tun's: TUNSETVNETLE wins; otherwise a
+ * legacy (pre-virtio 1.0) header is in the host's order, or big-endian
+ * after TUNSETVNETBE.
+ */
 static inline bool tapx_flags_vnet_le(unsigned int flags)
 {
-	/*
-	 * TUNSETVNETLE wins; otherwise the header is big-endian only after
-	 * TUNSETVNETBE. tapx assumes a little-endian host for legacy headers.
-	 */
-	return (flags & TAPX_VNET_LE) || !(flags & TAPX_VNET_BE);
+	if (flags & TAPX_VNET_LE)
+		return true;
+	return flags & TAPX_VNET_BE ? false : virtio_legacy_is_little_endian();
 }
 
 static inline bool tapx_vnet_le(const struct tapx_dev *tapx)
