@@ -110,60 +110,72 @@
 #define TAPX_SPARE_BYTES (256 * 1024)
 #define TAPX_SPARE_FRAGS (TAPX_SPARE_BYTES / PAGE_SIZE)
 
-enum tapx_stat {
-	TAPX_RX_PACKETS, /* frames written by userspace and accepted */
-	TAPX_RX_BYTES,
-	TAPX_RX_DROPPED, /* written frames dropped by the driver (not XDP) */
-	TAPX_RX_ERRORS, /* malformed writes: runt, oversize, bad vnet header */
-	TAPX_TX_PACKETS, /* frames queued to the reader */
-	TAPX_TX_BYTES,
-	TAPX_TX_DROPPED, /* frames for the reader dropped (no reader, errors) */
-	TAPX_XDP_PASS,
-	TAPX_XDP_DROP,
-	TAPX_XDP_TX,
-	TAPX_XDP_REDIRECT,
-	TAPX_XDP_ABORTED,
-	TAPX_XDP_TX_ERRORS, /* XDP_TX frames that could not be queued */
-	TAPX_XDP_REDIRECT_ERRORS, /* xdp_do_redirect() failed */
-	TAPX_XDP_REDIRECT_LINEAR, /* multi-buffer frame copied for redirect */
-	TAPX_XDP_GSO_DROPS, /* GSO frame with TX/REDIRECT verdict (see README) */
-	TAPX_XDP_FRAGS_DROPS, /* frame > page, program not frags-capable */
-	TAPX_XDP_XMIT, /* frames received through ndo_xdp_xmit */
-	TAPX_XDP_XMIT_ERRORS, /* ndo_xdp_xmit frames refused */
-	TAPX_RING_FULL, /* reader ring full: frame dropped */
-	TAPX_VHOST_RX, /* ring entries vhost-net took and copied to a guest */
-	TAPX_XDP_TX_LINEAR, /* multi-buffer XDP_TX frame copied to one buffer */
-	TAPX_NR_STATS,
-};
-
-struct tapx_pcpu_stats {
-	u64_stats_t v[TAPX_NR_STATS];
-	struct u64_stats_sync syncp;
+/*
+ * The verdicts as counted (xdp[] below; the tally, tapx_xdp.h): unknown
+ * ones count as ABORTED.
+ */
+enum tapx_verdict {
+	TAPX_V_PASS,
+	TAPX_V_DROP,
+	TAPX_V_TX,
+	TAPX_V_REDIRECT,
+	TAPX_V_ABORTED,
+	TAPX_NR_V
 };
 
 /*
- * Per-queue counters (ethtool -S queue_N_*). The xdp_* ones count the
- * program's verdicts on frames written to this queue; tx_* count frames
- * queued to this queue's reader.
+ * A device's counters, per CPU; each is named in ethtool -S as its field
+ * is (tapx_ethtool.c), and ip -s link shows the rx_* and tx_* ones.
  */
-enum tapx_qstat {
-	TAPX_Q_RX_PACKETS,
-	TAPX_Q_RX_BYTES,
-	TAPX_Q_TX_PACKETS,
-	TAPX_Q_TX_BYTES,
-	TAPX_Q_XDP_PASS,
-	TAPX_Q_XDP_DROP,
-	TAPX_Q_XDP_TX,
-	TAPX_Q_XDP_REDIRECT,
-	TAPX_Q_XDP_ABORTED, /* and unknown verdicts */
-	TAPX_Q_XDP_XMIT, /* frames received through ndo_xdp_xmit */
-	TAPX_NR_QSTATS,
-};
-
-struct tapx_pcpu_qstats {
-	u64_stats_t v[TAPX_NR_QSTATS];
+struct tapx_pcpu_stats {
+	/* Frames written by userspace and accepted. */
+	u64_stats_t rx_packets;
+	u64_stats_t rx_bytes;
+	/* Written frames dropped by the driver (not XDP). */
+	u64_stats_t rx_dropped;
+	/* Malformed writes: runt, oversize, bad vnet header. */
+	u64_stats_t rx_errors;
+	u64_stats_t tx_packets; /* frames queued to the reader */
+	u64_stats_t tx_bytes;
+	/* Frames for the reader dropped (no reader, errors). */
+	u64_stats_t tx_dropped;
+	/* Frames each verdict was carried out for: xdp_pass..xdp_aborted. */
+	u64_stats_t xdp[TAPX_NR_V];
+	u64_stats_t xdp_tx_errors; /* XDP_TX frames that could not be queued */
+	u64_stats_t xdp_redirect_errors; /* xdp_do_redirect() failed */
+	/* Multi-buffer frames copied into one buffer for a redirect. */
+	u64_stats_t xdp_redirect_linearized;
+	/* GSO frames with a TX or REDIRECT verdict (README). */
+	u64_stats_t xdp_gso_drops;
+	/* Frames over a page, for a program without xdp.frags. */
+	u64_stats_t xdp_frags_drops;
+	u64_stats_t xdp_xmit; /* frames received through ndo_xdp_xmit */
+	u64_stats_t xdp_xmit_errors; /* ndo_xdp_xmit frames refused */
+	u64_stats_t ring_full_drops; /* reader ring full: frame dropped */
+	u64_stats_t vhost_rx; /* ring entries vhost-net copied to its guest */
+	u64_stats_t xdp_tx_linearized; /* multi-buffer XDP_TX frames copied */
 	struct u64_stats_sync syncp;
 };
+
+/* A device counter, for tapx_stat_add() and the tables that name them. */
+#define TAPX_STAT(field) offsetof(struct tapx_pcpu_stats, field)
+
+/*
+ * A queue's counters, per CPU (ethtool -S queue_N_*). The xdp[] ones count
+ * the program's verdicts on frames written to this queue; tx_* count
+ * frames queued to this queue's reader.
+ */
+struct tapx_pcpu_qstats {
+	u64_stats_t rx_packets;
+	u64_stats_t rx_bytes;
+	u64_stats_t tx_packets;
+	u64_stats_t tx_bytes;
+	u64_stats_t xdp[TAPX_NR_V]; /* xdp_pass..xdp_aborted */
+	u64_stats_t xdp_xmit; /* frames received through ndo_xdp_xmit */
+	struct u64_stats_sync syncp;
+};
+
+#define TAPX_QSTAT(field) offsetof(struct tapx_pcpu_qstats, field)
 
 struct tapx_dev;
 
@@ -299,7 +311,7 @@ void tapx_detach_all(struct tapx_dev *tapx);
 
 /* tapx_ethtool.c: counters */
 extern const struct ethtool_ops tapx_ethtool_ops;
-void tapx_stats_sum(struct tapx_dev *tapx, u64 *sum);
+void tapx_get_stats64(struct net_device *dev, struct rtnl_link_stats64 *s);
 
 /* tapx_chr.c: the character device */
 int tapx_chr_register(void);
@@ -319,18 +331,19 @@ long tapx_filter_ioctl(struct tapx_dev *tapx, unsigned int cmd,
 		       void __user *argp);
 void tapx_filters_release(struct tapx_dev *tapx);
 
-static inline void tapx_stat_add(struct tapx_dev *tapx, enum tapx_stat s, u64 n)
+/* Adds @n to the device counter at @stat, a TAPX_STAT(). */
+static inline void tapx_stat_add(struct tapx_dev *tapx, size_t stat, u64 n)
 {
 	struct tapx_pcpu_stats *st = this_cpu_ptr(tapx->stats);
 
 	u64_stats_update_begin(&st->syncp);
-	u64_stats_add(&st->v[s], n);
+	u64_stats_add((u64_stats_t *)((void *)st + stat), n);
 	u64_stats_update_end(&st->syncp);
 }
 
-static inline void tapx_stat_inc(struct tapx_dev *tapx, enum tapx_stat s)
+static inline void tapx_stat_inc(struct tapx_dev *tapx, size_t stat)
 {
-	tapx_stat_add(tapx, s, 1);
+	tapx_stat_add(tapx, stat, 1);
 }
 
 /*
@@ -345,17 +358,17 @@ static inline void tapx_stat_tx(struct tapx_dev *tapx, struct tapx_file *tfile,
 	struct tapx_pcpu_qstats *q = this_cpu_ptr(tfile->qstats);
 
 	u64_stats_update_begin(&st->syncp);
-	u64_stats_add(&st->v[TAPX_TX_PACKETS], n);
-	u64_stats_add(&st->v[TAPX_TX_BYTES], bytes);
+	u64_stats_add(&st->tx_packets, n);
+	u64_stats_add(&st->tx_bytes, bytes);
 	if (xmit)
-		u64_stats_add(&st->v[TAPX_XDP_XMIT], n);
+		u64_stats_add(&st->xdp_xmit, n);
 	u64_stats_update_end(&st->syncp);
 
 	u64_stats_update_begin(&q->syncp);
-	u64_stats_add(&q->v[TAPX_Q_TX_PACKETS], n);
-	u64_stats_add(&q->v[TAPX_Q_TX_BYTES], bytes);
+	u64_stats_add(&q->tx_packets, n);
+	u64_stats_add(&q->tx_bytes, bytes);
 	if (xmit)
-		u64_stats_add(&q->v[TAPX_Q_XDP_XMIT], n);
+		u64_stats_add(&q->xdp_xmit, n);
 	u64_stats_update_end(&q->syncp);
 }
 
@@ -435,7 +448,8 @@ static inline struct tapx_dev *tapx_get(struct tapx_file *tfile)
 /* Counts a write that failed before XDP (-EINVAL: malformed); bound. */
 static inline void tapx_write_failed(struct tapx_dev *tapx, int err)
 {
-	tapx_stat_inc(tapx, err == -EINVAL ? TAPX_RX_ERRORS : TAPX_RX_DROPPED);
+	tapx_stat_inc(tapx, err == -EINVAL ? TAPX_STAT(rx_errors) :
+					     TAPX_STAT(rx_dropped));
 }
 
 /**

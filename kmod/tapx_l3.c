@@ -109,13 +109,13 @@ static void tapx_l3_count(struct tapx_file *tfile, struct tapx_dev *tapx,
 	struct tapx_pcpu_qstats *q = this_cpu_ptr(tfile->qstats);
 
 	u64_stats_update_begin(&st->syncp);
-	u64_stats_inc(&st->v[TAPX_RX_PACKETS]);
-	u64_stats_add(&st->v[TAPX_RX_BYTES], len);
+	u64_stats_inc(&st->rx_packets);
+	u64_stats_add(&st->rx_bytes, len);
 	u64_stats_update_end(&st->syncp);
 
 	u64_stats_update_begin(&q->syncp);
-	u64_stats_inc(&q->v[TAPX_Q_RX_PACKETS]);
-	u64_stats_add(&q->v[TAPX_Q_RX_BYTES], len);
+	u64_stats_inc(&q->rx_packets);
+	u64_stats_add(&q->rx_bytes, len);
 	u64_stats_update_end(&q->syncp);
 }
 

@@ -118,7 +118,7 @@ void tapx_napi_receive(struct tapx_file *tfile, struct sk_buff *skb)
 	spin_lock(&q->lock);
 	if (unlikely(skb_queue_len(q) >= tapx_max_backlog())) {
 		spin_unlock(&q->lock);
-		tapx_stat_inc(netdev_priv(skb->dev), TAPX_RX_DROPPED);
+		tapx_stat_inc(netdev_priv(skb->dev), TAPX_STAT(rx_dropped));
 		kfree_skb(skb);
 		return;
 	}

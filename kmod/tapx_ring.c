@@ -366,10 +366,10 @@ int tapx_xdp_xmit(struct net_device *dev, int n, struct xdp_frame **frames,
 		tapx_wake_reader(tfile);
 	}
 	if (i < n)
-		tapx_stat_add(tapx, TAPX_RING_FULL, n - i);
+		tapx_stat_add(tapx, TAPX_STAT(ring_full_drops), n - i);
 out:
 	if (i < n)
-		tapx_stat_add(tapx, TAPX_XDP_XMIT_ERRORS, n - i);
+		tapx_stat_add(tapx, TAPX_STAT(xdp_xmit_errors), n - i);
 	rcu_read_unlock();
 	return i;
 }

@@ -105,7 +105,7 @@ static int tapx_recvmsg(struct socket *sock, struct msghdr *m, size_t len,
 	if (ret >= 0 && m->msg_control) {
 		/* Per-CPU counters: not from a preemptible section. */
 		local_bh_disable();
-		tapx_stat_inc(tapx, TAPX_VHOST_RX);
+		tapx_stat_inc(tapx, TAPX_STAT(vhost_rx));
 		local_bh_enable();
 	}
 out:

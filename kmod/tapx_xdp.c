@@ -79,7 +79,7 @@ void tapx_xdp_pass(struct tapx_file *tfile, struct tapx_dev *tapx,
 	 */
 	if (f->has_vnet &&
 	    (xdp->data != orig_data || xdp_get_buff_len(xdp) != orig_len)) {
-		tapx_stat_inc(tapx, TAPX_XDP_GSO_DROPS);
+		tapx_stat_inc(tapx, TAPX_STAT(xdp_gso_drops));
 		xdp_return_buff(xdp);
 		return;
 	}
@@ -92,7 +92,7 @@ void tapx_xdp_pass(struct tapx_file *tfile, struct tapx_dev *tapx,
 
 	skb = napi_build_skb(xdp->data_hard_start, xdp->frame_sz);
 	if (unlikely(!skb)) {
-		tapx_stat_inc(tapx, TAPX_RX_DROPPED);
+		tapx_stat_inc(tapx, TAPX_STAT(rx_dropped));
 		xdp_return_buff(xdp);
 		return;
 	}
@@ -112,7 +112,7 @@ void tapx_xdp_pass(struct tapx_file *tfile, struct tapx_dev *tapx,
 	if (f->has_vnet) {
 		if (unlikely(virtio_net_hdr_to_skb(skb, &f->vnet,
 						   tapx_vnet_le(tapx)))) {
-			tapx_stat_inc(tapx, TAPX_RX_ERRORS);
+			tapx_stat_inc(tapx, TAPX_STAT(rx_errors));
 			kfree_skb(skb);
 			return;
 		}
@@ -170,9 +170,10 @@ void tapx_tx_done(struct tapx_file *tfile, struct tapx_dev *tapx,
 		tapx_wake_reader(tfile);
 	}
 	if (unlikely(t->tx_errors)) {
-		tapx_stat_add(tapx, TAPX_XDP_TX_ERRORS, t->tx_errors);
+		tapx_stat_add(tapx, TAPX_STAT(xdp_tx_errors), t->tx_errors);
 		if (t->ring_full)
-			tapx_stat_add(tapx, TAPX_RING_FULL, t->ring_full);
+			tapx_stat_add(tapx, TAPX_STAT(ring_full_drops),
+				      t->ring_full);
 	}
 }
 
@@ -200,8 +201,8 @@ static void tapx_copy_buff(struct xdp_buff *xdp, void *to)
  * is dropped and counted in xdp_redirect_errors if that allocation fails.
  * XDP_TX frames too (for vhost-net), in xdp_tx_linearized, xdp_tx_errors.
  */
-int tapx_linearize(struct tapx_dev *tapx, struct xdp_buff *xdp,
-		   enum tapx_stat done, enum tapx_stat err)
+int tapx_linearize(struct tapx_dev *tapx, struct xdp_buff *xdp, size_t done,
+		   size_t err)
 {
 	unsigned int len = xdp_get_buff_len(xdp);
 	unsigned int size = TAPX_HEADROOM + len + TAPX_SHINFO;
