@@ -36,9 +36,9 @@
 /*
  * Buffers one round of a batch copies before its frames meet XDP. Small
  * enough that the round's buffers are still in the CPU's cache when the
- * program reads them and when the next round reuses them: with a round as
- * large as the spare cache (256 KiB), a batch of 9000 B frames cost 1.4x
- * their per-frame write()s (vmbench, one boot).
+ * program reads them and when the next round reuses them: a round as
+ * large as the spare cache outgrows it, and large frames would then cost
+ * more in a batch than in write()s of their own.
  */
 #define TAPX_ROUND_BYTES (64 * 1024)
 
@@ -195,8 +195,8 @@ fault:
 /*
  * Copies the run of short frames at the front of a round: no string copy,
  * no iov_iter, and one STAC/CLAC for the run's headers and one for their
- * bodies instead of one for each, which in the VM is a third of a batched
- * 64-byte XDP_DROP. Nothing may be called in a window, so buffers are
+ * bodies instead of one for each, which for frames this short would weigh
+ * as much as their copy. Nothing may be called in a window, so buffers are
  * taken and vnet headers checked between the two. Each frame fails as
  * write() would fail it: unreadable headers, then a bad vnet header, then
  * an unreadable body. Returns the frames consumed and sets *errp as
@@ -402,8 +402,7 @@ static int tapx_recv(struct tapx_file *tfile, struct tapx_dev *tapx,
 /*
  * The descriptors are read, and their results written back, in one
  * user-access window each: the fields one by one cost less than a string
- * copy and hardened usercopy's check of the array (about 5 % of a batched
- * 64-byte XDP_DROP in the VM).
+ * copy and hardened usercopy's check of the array.
  */
 static int tapx_descs_read(struct tapx_desc *d,
 			   const struct tapx_desc __user *ud, u32 n)

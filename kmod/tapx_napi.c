@@ -15,10 +15,10 @@
  * asks for NAPI on that device regardless.
  *
  * Default 0: a write() carries one frame, so each poll sees one skb and
- * NAPI only adds the queue, a softirq round and a GRO lookup; measured
- * slower per frame in the VM (as is tun's IFF_NAPI against plain tun). It
- * also drops when softirqs wait for ksoftirqd and the writer runs ahead
- * (queue bound below), where direct delivery makes the writer wait.
+ * NAPI only adds the queue, a softirq round and a GRO lookup to its way
+ * (as tun's IFF_NAPI adds them to plain tun's). It also drops when
+ * softirqs wait for ksoftirqd and the writer runs ahead (queue bound
+ * below), where direct delivery makes the writer wait.
  * napi=1 pays off for TCP streams with gro_flush_timeout, and for batches.
  *
  * Lifetime: the queue is filled only by writers that saw the file attached

@@ -2,10 +2,9 @@
 /*
  * The per-frame half of the XDP stage (tapx_xdp.c), inlined into its
  * callers: the write path's one frame, a batch's loop and vhost-net's
- * buffers. The program runs and DROP is carried out here, and the verdicts
- * are tallied; the rest of TX, REDIRECT and PASS is out of line in
- * tapx_xdp.c. Under emulation a call and its return per frame were a
- * measurable part of a 64-byte write().
+ * buffers, so that what every frame runs costs no call and return. The
+ * program runs and DROP is carried out here, and the verdicts are tallied;
+ * the rest of TX, REDIRECT and PASS is out of line in tapx_xdp.c.
  */
 #ifndef TAPX_XDP_H
 #define TAPX_XDP_H
@@ -19,8 +18,8 @@
 
 /*
  * What one write call's frames did, added to the per-CPU counters once at
- * the end of the call: four counter updates per frame were a measurable
- * part of a batched XDP_DROP. verdict[] counts the program's verdicts (the
+ * the end of the call, so that a batch updates each counter once, not
+ * every frame four of them. verdict[] counts the program's verdicts (the
  * queue's xdp_* counters), outcome[] the device's xdp_pass..xdp_aborted:
  * the frames each verdict was carried out for (an XDP_TX frame once it is
  * on the reader's ring); both are indexed like those counters, by enum
@@ -43,8 +42,9 @@ struct tapx_tally {
 /*
  * XDP_TX frames of one call, queued to the reader's ring TAPX_TX_BULK at a
  * time under one producer lock, and the reader woken once per call (only
- * if it sleeps): per frame, the lock, the wakeup check's barrier and three
- * counter updates were most of what XDP_TX cost beyond XDP_DROP.
+ * if it sleeps): the lock, the wakeup check's barrier and the counter
+ * updates, most of what XDP_TX adds to XDP_DROP, are paid per bulk and per
+ * call, not per frame.
  */
 #define TAPX_TX_BULK 16
 
