@@ -56,10 +56,10 @@
 #include <net/xdp.h>
 
 #include "compat.h"
-#include "uapi/tapx.h"
+#include "uapi/linux/tapx.h"
 
 #define TAPX_DRV_NAME "tapx"
-#define TAPX_DRV_VERSION "0.1"
+/* TAPX_DRV_VERSION comes from the project's VERSION file (Kbuild). */
 
 /*
  * Flags userspace may set with TUNSETIFF and that tapx supports; what

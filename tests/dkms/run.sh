@@ -18,7 +18,7 @@ OUT=$BUILD/dkms
 command -v dkms >/dev/null 2>&1 || { bad "dkms is not installed (make deps)"; finish; }
 [ "$(id -u)" = 0 ] || { bad "the DKMS test needs root"; finish; }
 
-VERSION=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$TOP/kmod/dkms.conf")
+VERSION=$(cat "$TOP/VERSION")
 rm -rf "$OUT"
 mkdir -p "$OUT/src" "$OUT/dkms" "$OUT/install"
 trees="--sourcetree $OUT/src --dkmstree $OUT/dkms"

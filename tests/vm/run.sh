@@ -166,10 +166,10 @@ done
 copy_bin /bin/kmod
 ird_kmod_tree "$R/stock-modules/$KVER" "$MODDIR" tun tap vhost_iotlb vhost vhost_net ||
 	fail "cannot stage the stock modules of $KVER"
-mkdir -p $R/kmod $R/mk/modprobe.d
+mkdir -p $R/mk/modprobe.d
 cp "$TOP/mk/install.sh" $R/tests/install.sh
 cp "$TOP/mk/modprobe.d/tapx.conf" $R/mk/modprobe.d/
-cp "$TOP/kmod/dkms.conf" $R/kmod/
+cp "$TOP/VERSION" $R/VERSION
 
 cp "$BUILD"/bpf/*.bpf.o $R/bpf/
 command -v clang >/dev/null 2>&1 || fail "clang is not installed (make deps)"

@@ -1,4 +1,4 @@
-# The batch ioctls (TAPXSUBMIT, TAPXRECV; kmod/uapi/tapx.h): every verdict
+# The batch ioctls (TAPXSUBMIT, TAPXRECV; kmod/uapi/linux/tapx.h): every verdict
 # at every size and batch size, in order, with exact counts; mixed verdicts
 # and malformed frames in one batch; bad batches and bad frames; batched
 # reads of skbs and xdp_frames; no skb allocated on DROP/TX/REDIRECT.

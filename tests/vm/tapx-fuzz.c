@@ -78,9 +78,9 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/tapx.h>
 
 #include "nlreq.h"
-#include "tapx.h"
 
 #define MAXP 8
 #define MAXT 4

@@ -13,10 +13,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <linux/if.h>
+#include <linux/tapx.h>
 #include <bpf/libbpf.h>
 
 #include "bench.h"
-#include "kmod/uapi/tapx.h"
 
 /* Per-frame writers of a forwarding cell write this many, then read them
  * back. */

@@ -13,7 +13,9 @@
 #include "lib/netns.h"
 #include "verbs.h"
 
-#define TA_VERSION "0.1"
+#ifndef TA_VERSION
+#error "TA_VERSION comes from the VERSION file, through user/Makefile"
+#endif
 
 struct verb {
 	const char *name;
