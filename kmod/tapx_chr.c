@@ -23,7 +23,7 @@
 
 #include "tapx.h"
 #include "tapx_ring.h"
-#include "tapx_vhost.h"
+#include "tapx_exports.h"
 
 static bool tun_compat;
 module_param(tun_compat, bool, 0444);

@@ -19,7 +19,7 @@
 
 #include "tapx.h"
 #include "tapx_ring.h"
-#include "tapx_vhost.h"
+#include "tapx_exports.h"
 
 /* vhost-net takes the entries off the ring and tells them apart by it. */
 static_assert(TAPX_PTR_XDP == TUN_XDP_FLAG);

@@ -17,7 +17,7 @@
 #include "compat.h"
 #include "tapx.h"
 #include "tapx_ring.h"
-#include "tapx_vhost.h"
+#include "tapx_exports.h"
 
 /* Largest batch vhost-net sends (its VHOST_NET_BATCH). */
 #define TAPX_VHOST_BATCH 64

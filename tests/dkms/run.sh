@@ -80,7 +80,7 @@ for series in $(sh "$TOP/mk/kernels.sh" --series); do
 	badsrc=$tmp/badcrc-$KVER
 	rm -rf "$badsrc"
 	mkdir -p "$badsrc"
-	for f in tapx_tun.c tapx_vhost.h symvers-check.sh; do
+	for f in tapx_tun.c tapx_exports.h symvers-check.sh; do
 		cp "$OUT/src/tapx-$VERSION/$f" "$badsrc/"
 	done
 	sed -i '/^#if __has_include/,/^#endif/d; /^#include </d; 1a #include <linux/module.h>\n#include <linux/if_tun.h>' \

@@ -5,8 +5,8 @@
  * ring's destructor (tapx_ring.c). Declarations only, and no struct
  * definitions: tapx_tun.c's CRCs depend on exactly which headers it sees.
  */
-#ifndef TAPX_VHOST_H
-#define TAPX_VHOST_H
+#ifndef TAPX_EXPORTS_H
+#define TAPX_EXPORTS_H
 
 struct file;
 struct socket;
@@ -18,4 +18,4 @@ struct ptr_ring *tapx_vhost_ring(struct file *file);
 /* Frees a reader ring entry: an skb or a tagged xdp_frame. */
 void tapx_ptr_free(void *ptr);
 
-#endif /* TAPX_VHOST_H */
+#endif /* TAPX_EXPORTS_H */
