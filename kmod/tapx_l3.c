@@ -82,7 +82,17 @@ static int tapx_l3_build(const struct tapx_wmeta *m, struct iov_iter *from,
 	if (skb_copy_datagram_from_iter(skb, 0, from, f.len))
 		goto err_free;
 
+	/*
+	 * The vnet header first, as tun applies it: with no network header
+	 * set yet, a GSO header without a partial checksum leaves the
+	 * transport header to the probe below. With one set, and no protocol
+	 * (a PI that says 0), virtio_net_hdr_to_skb() would ask skb->dev's
+	 * header ops for it, and this skb has no device until the write's
+	 * bound section.
+	 */
 	err = -EINVAL;
+	if (f.has_vnet && virtio_net_hdr_to_skb(skb, &f.vnet, le))
+		goto err_free;
 	if (m->flags & IFF_NO_PI)
 		proto = tapx_l3_proto(skb);
 	if (!proto && (m->flags & IFF_NO_PI))
@@ -90,8 +100,6 @@ static int tapx_l3_build(const struct tapx_wmeta *m, struct iov_iter *from,
 	skb->protocol = proto;
 	skb_reset_mac_header(skb);
 	skb_reset_network_header(skb);
-	if (f.has_vnet && virtio_net_hdr_to_skb(skb, &f.vnet, le))
-		goto err_free;
 	skb_probe_transport_header(skb);
 	*skbp = skb;
 	return 0;
