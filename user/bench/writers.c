@@ -19,10 +19,10 @@
 #include <sys/ioctl.h>
 #include <sys/uio.h>
 #include <unistd.h>
+#include <linux/tapx.h>
 #include <liburing.h>
 
 #include "writers.h"
-#include "kmod/uapi/tapx.h"
 
 #define ETH_HDR_LEN 14
 
