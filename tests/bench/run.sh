@@ -10,21 +10,7 @@ cd "$(dirname "$0")/../.."
 BIN=${BIN:-build/user/tap-accel}
 FRAMES=2000
 REPS=2
-pass=0
-fail=0
-
-ok() { pass=$((pass + 1)); echo "ok   $*"; }
-bad() { fail=$((fail + 1)); echo "FAIL $*"; }
-check() { # check "what" command...
-	what=$1
-	shift
-	if "$@"; then ok "$what"; else bad "$what"; fi
-}
-finish() {
-	echo "$pass passed, $fail failed"
-	[ "$fail" -eq 0 ]
-	exit
-}
+. tests/lib/check.sh
 
 if [ ! -x "$BIN" ]; then
 	bad "$BIN is built (run make)"
@@ -36,28 +22,29 @@ if [ "$(id -u)" != 0 ]; then
 fi
 
 out=$(mktemp -d)
+tmp=$out # check.sh's scratch
 trap 'rm -rf "$out"' EXIT
 
-check "bench --help exits 0" sh -c "$BIN bench --help >/dev/null"
+runs "bench --help exits 0" sh -c "$BIN bench --help >/dev/null"
 "$BIN" bench --frames x >/dev/null 2>&1
-check "a bad --frames is a usage error (exit 1)" test $? -eq 1
+runs "a bad --frames is a usage error (exit 1)" test $? -eq 1
 
 "$BIN" bench --quick --frames $FRAMES --reps $REPS --out "$out/r" \
 	>"$out/table" 2>"$out/progress"
 rc=$?
-check "bench --quick --frames $FRAMES exits 0" test $rc -eq 0
+runs "bench --quick --frames $FRAMES exits 0" test $rc -eq 0
 [ $rc -eq 0 ] || tail -n 20 "$out/progress"
-check "the table is printed" grep -q 'x floor' "$out/table"
-check "progress goes to stderr" grep -q '^\[ *1/' "$out/progress"
+runs "the table is printed" grep -q 'x floor' "$out/table"
+runs "progress goes to stderr" grep -q '^\[ *1/' "$out/progress"
 for f in results.csv results.json table.txt headline.csv headline.txt; do
-	check "$f written" test -s "$out/r/$f"
+	runs "$f written" test -s "$out/r/$f"
 done
-check "the headline comes first" sh -c "grep -n -m1 -e '^headline:' -e '^writer ' '$out/table' | grep -q headline:"
-check "gnuplot is installed (make deps)" sh -c "command -v gnuplot >/dev/null"
-check "chart.svg written" grep -q '<svg' "$out/r/chart.svg"
-check "chart.png written" sh -c "head -c 4 '$out/r/chart.png' | grep -q PNG"
+runs "the headline comes first" sh -c "grep -n -m1 -e '^headline:' -e '^writer ' '$out/table' | grep -q headline:"
+runs "gnuplot is installed (make deps)" sh -c "command -v gnuplot >/dev/null"
+runs "chart.svg written" grep -q '<svg' "$out/r/chart.svg"
+runs "chart.png written" sh -c "head -c 4 '$out/r/chart.png' | grep -q PNG"
 if command -v python3 >/dev/null; then
-	check "results.json is JSON" python3 -c "import json,sys; json.load(open(sys.argv[1]))" \
+	runs "results.json is JSON" python3 -c "import json,sys; json.load(open(sys.argv[1]))" \
 		"$out/r/results.json"
 fi
 
@@ -72,8 +59,8 @@ c_status=$(col status)
 c_written=$(col written)
 c_acc=$(col accounted)
 want=$((FRAMES * REPS + FRAMES / 10))
-check "the floor was measured" grep -q '^none,floor,block,64,' "$csv"
-check "stock tun without a program was measured" grep -q '^tun,none,block,64,' "$csv"
+runs "the floor was measured" grep -q '^none,floor,block,64,' "$csv"
+runs "stock tun without a program was measured" grep -q '^tun,none,block,64,' "$csv"
 tail -n +2 "$csv" | sed 's/"[^"]*"//g' | while IFS= read -r line; do
 	cell=$(echo "$line" | cut -d, -f"$c_prog,$c_writer,$c_size")
 	status=$(echo "$line" | cut -d, -f"$c_status")
@@ -91,12 +78,12 @@ tail -n +2 "$csv" | sed 's/"[^"]*"//g' | while IFS= read -r line; do
 done >"$out/cells"
 while IFS= read -r line; do
 	case $line in
-	pass*) ok "${line#pass }" ;;
+	pass*) good "${line#pass }" ;;
 	*) bad "${line#fail }" ;;
 	esac
 done <"$out/cells"
-check "the forwarding table is printed" grep -q '^forwarding: write into tap A' "$out/table"
-check "forwarding cells read every frame back" \
+runs "the forwarding table is printed" grep -q '^forwarding: write into tap A' "$out/table"
+runs "forwarding cells read every frame back" \
 	sh -c "grep -E '^tun,fwd-(redirect|bridge),' '$csv' | grep -q ',yes,'"
 
 # The batch writers: --vm with stock tun standing in for tapx (the A/A
@@ -104,38 +91,38 @@ check "forwarding cells read every frame back" \
 # of a batch group are n/a and say why; tun's cells of the group write one
 # frame per nonblocking write(), the floor one write() per frame.
 "$BIN" bench --writers batch3 >/dev/null 2>&1
-check "an unknown writer is a usage error (exit 1)" test $? -eq 1
+runs "an unknown writer is a usage error (exit 1)" test $? -eq 1
 "$BIN" bench --vm --tapx-dev /dev/net/tun --writers nonblock,batch8 \
 	--programs xdp-drop-native,xdp-tx,fwd-redirect,fwd-bridge --sizes 64 \
 	--frames 200 --reps 2 --out "$out/b" >"$out/btable" 2>"$out/bprogress"
 rc=$?
-check "bench --vm --writers batch8 exits 0" test $rc -eq 0
+runs "bench --vm --writers batch8 exits 0" test $rc -eq 0
 [ $rc -eq 0 ] || tail -n 20 "$out/bprogress"
 b="$out/b/results.csv"
-check "the floor of a batch group is one write() per frame" \
+runs "the floor of a batch group is one write() per frame" \
 	sh -c "grep -q '^none,floor,batch8,64,.*,block\$' '$b'"
 for p in none xdp-drop-native fwd-redirect fwd-bridge; do
-	check "tun $p in a batch group: per-frame nonblocking writes, accounted" \
+	runs "tun $p in a batch group: per-frame nonblocking writes, accounted" \
 		sh -c "grep '^tun,$p,batch8,64,' '$b' | grep -q ',ok,.*,yes,nonblock\$'"
-	check "tapx $p on stock tun: n/a, no batch ABI" \
+	runs "tapx $p on stock tun: n/a, no batch ABI" \
 		sh -c "grep '^tapx,$p,batch8,64,' '$b' | grep -q ',n/a,\"no batch ABI'"
 done
-check "programs other than drop, PASS and forwarding skip batch groups" \
+runs "programs other than drop, PASS and forwarding skip batch groups" \
 	sh -c "grep -q '^tun,xdp-tx,nonblock,' '$b' && ! grep -q ',xdp-tx,batch8,' '$b'"
 
 # Both drivers in one run (stock tun standing in for tapx again): the
 # headline rows, tun beside "tapx", in the table, the JSON and the chart.
 "$BIN" bench --drivers tun,tapx --tapx-dev /dev/net/tun --sizes 64 \
 	--frames 500 --reps 1 --out "$out/h" >"$out/htable" 2>"$out/hprogress"
-check "bench --drivers tun,tapx exits 0" test $? -eq 0
+runs "bench --drivers tun,tapx exits 0" test $? -eq 0
 for row in "XDP_DROP, blocking write()" "XDP_DROP, nonblocking write()" \
 	"XDP_DROP, writev()" "XDP_DROP, io_uring" "XDP_DROP, batches of 64" \
 	"XDP_TX back to the writer's tap" "XDP redirect to another tap" \
 	"tap to tap: XDP vs tun's bridge" "tap to tap, batches of 64, vs bridge" \
 	"PASS to the stack (UDP)" "PASS to the stack, batches of 64"; do
-	check "headline row: $row" grep -q -F "$row" "$out/htable"
+	runs "headline row: $row" grep -q -F "$row" "$out/htable"
 done
-check "headline JSON: both drivers, tapx/tun of the nonblocking drop" python3 -c '
+runs "headline JSON: both drivers, tapx/tun of the nonblocking drop" python3 -c '
 import json, sys
 r = json.load(open(sys.argv[1]))
 assert r["drivers"] == ["tun", "tapx"], r["drivers"]
@@ -143,8 +130,8 @@ row = [h for h in r["headline"] if h["row"] == "xdp-drop-nonblock"][0]
 assert row["tun"]["median_ns"] > 0 and row["tapx"]["median_ns"] > 0
 assert row["tapx_per_tun"] > 0 and row["tun"]["x_floor"] > 0
 ' "$out/h/results.json"
-check "chart.dat has a tun and a tapx column" grep -q "^# row.tun.tapx" "$out/h/chart.dat"
-check "chart.svg and chart.png of both drivers" \
+runs "chart.dat has a tun and a tapx column" grep -q "^# row.tun.tapx" "$out/h/chart.dat"
+runs "chart.svg and chart.png of both drivers" \
 	sh -c "grep -q '>tapx<' '$out/h/chart.svg' && head -c 4 '$out/h/chart.png' | grep -q PNG"
 
 # make bench's script, tiny: where tapx cannot load here, it says why in
@@ -153,18 +140,18 @@ BENCH_SCALE_TAPS=1,20 BENCH_SCALE_PER_TAP_MAX=1 \
 	BENCH_VM_FRAMES=500 BENCH_VM_REPS=1 sh mk/bench.sh --out "$out/mb" -- \
 	--frames 500 --reps 1 --sizes 64 >"$out/mbout" 2>"$out/mberr"
 rc=$?
-check "make bench's script exits 0" test $rc -eq 0
+runs "make bench's script exits 0" test $rc -eq 0
 [ $rc -eq 0 ] || tail -n 20 "$out/mberr"
-check "it says in one line where tapx ran" \
+runs "it says in one line where tapx ran" \
 	sh -c "grep -c -E '^(tapx not on this host: |tapx.ko built for )' '$out/mbout' | grep -qx 1"
-check "the summary ends with where the report is" \
+runs "the summary ends with where the report is" \
 	sh -c "tail -n 1 '$out/mbout' | grep -q '^report in .*report.txt'"
 for f in report.txt results.json results.csv headline.csv chart.svg chart.png; do
-	check "make bench: $f written" test -s "$out/mb/$f"
+	runs "make bench: $f written" test -s "$out/mb/$f"
 done
-check "make bench: the headline first in report.txt, after where it is from" \
+runs "make bench: the headline first in report.txt, after where it is from" \
 	sh -c "awk 'NR > 3 && NF { print; exit }' '$out/mb/report.txt' | grep -q '^headline:'"
-check "make bench: results.json has tun and tapx in the run the headline is from" python3 -c '
+runs "make bench: results.json has tun and tapx in the run the headline is from" python3 -c '
 import json, sys
 r = json.load(open(sys.argv[1]))
 run = r[r["headline_from"]]
@@ -174,9 +161,9 @@ drop = [h for h in run["headline"] if h["row"] == "xdp-drop-block"][0]
 assert drop["tun"]["median_ns"] > 0 and drop["tapx"]["median_ns"] > 0
 ' "$out/mb/results.json"
 
-check "make bench: the scale table in report.txt and in the summary" \
+runs "make bench: the scale table in report.txt and in the summary" \
 	sh -c "grep -q '^==== scale' '$out/mb/report.txt' && grep -q '^    20 plane ' '$out/mbout'"
-check "make bench: results.json holds the scale rows" python3 -c '
+runs "make bench: results.json holds the scale rows" python3 -c '
 import json, sys
 r = json.load(open(sys.argv[1]))
 assert [row["taps"] for row in r["scale"]["rows"]] == [1, 20]
@@ -187,13 +174,13 @@ assert [row["taps"] for row in r["scale"]["rows"]] == [1, 20]
 "$BIN" --json bench --scale --taps 1,50 --per-tap-max 1 --singles 5 --out "$out/sc" \
 	>"$out/sc.json" 2>"$out/sc.err"
 rc=$?
-check "bench --scale exits 0" test $rc -eq 0
+runs "bench --scale exits 0" test $rc -eq 0
 [ $rc -eq 0 ] || tail -n 5 "$out/sc.err"
-check "bench --scale: the table on stderr with --json" grep -q '^    50 plane ' "$out/sc.err"
+runs "bench --scale: the table on stderr with --json" grep -q '^    50 plane ' "$out/sc.err"
 for f in scale.txt scale.csv scale.json scale.svg scale.png; do
-	check "bench --scale: $f written" test -s "$out/sc/$f"
+	runs "bench --scale: $f written" test -s "$out/sc/$f"
 done
-check "bench --scale: per tap, the plane costs kilobytes and an instance megabytes" python3 -c '
+runs "bench --scale: per tap, the plane costs kilobytes and an instance megabytes" python3 -c '
 import json, sys
 r = json.load(open(sys.argv[1]))
 one, fifty = r["rows"]
@@ -204,21 +191,21 @@ assert 0 <= fifty["plane"]["memlock_per_tap_bytes"] < 64 << 10, fifty["plane"]
 assert inst["memlock_per_tap_bytes"] > 100 * max(plane["memlock_per_tap_bytes"], 1024), inst
 assert inst["memlock_per_tap_bytes"] >= 0.9 * r["plane"]["memlock_bytes"], inst
 ' "$out/sc.json"
-check "bench --scale: 5 single-tap calls timed, status and stats of 50 taps" python3 -c '
+runs "bench --scale: 5 single-tap calls timed, status and stats of 50 taps" python3 -c '
 import json, sys
 p = json.load(open(sys.argv[1]))["rows"][1]["plane"]
 assert p["singles"] == 5 and p["single_worst_ms"] >= p["single_median_ms"] > 0, p
 assert p["status_s"] > 0 and p["stats_s"] > 0 and p["unbind_all_s"] > 0, p
 assert p["memlock_left_after_unbind_bytes"] <= 0, p
 ' "$out/sc.json"
-check "bench --scale: the goals are judged" grep -q "^  1000 taps bound in <= 2 s in one call  *- *not measured" "$out/sc/scale.txt"
+runs "bench --scale: the goals are judged" grep -q "^  1000 taps bound in <= 2 s in one call  *- *not measured" "$out/sc/scale.txt"
 "$BIN" bench --scale --taps 100,1 >/dev/null 2>"$out/err"
-check "bench --scale: counts not ascending are a usage error (exit 1)" test $? -eq 1
-check "bench --scale: ... which says so" grep -q "ascending" "$out/err"
+runs "bench --scale: counts not ascending are a usage error (exit 1)" test $? -eq 1
+runs "bench --scale: ... which says so" grep -q "ascending" "$out/err"
 "$BIN" bench --scale --programs xdp-tx >/dev/null 2>"$out/err"
-check "bench --scale with a matrix option is a usage error" test $? -eq 1
+runs "bench --scale with a matrix option is a usage error" test $? -eq 1
 "$BIN" bench --taps 1 >/dev/null 2>"$out/err"
-check "bench --taps without --scale is a usage error" grep -q "go with --scale" "$out/err"
+runs "bench --taps without --scale is a usage error" grep -q "go with --scale" "$out/err"
 
 # Ctrl-C in the middle, as a terminal sends it (to the whole session):
 # nothing of the run is left. The state to compare with first.
@@ -231,7 +218,7 @@ links0=$(links) pins0=$(pins) netns0=$(netns)
 # be in a background job of this shell), and SIGINT the session once the
 # shell condition COND holds ($sid is the session).
 interrupt() {
-	iwhat=$1 cond=$2 # not $what: check() sets it
+	iwhat=$1 cond=$2 # not $desc: runs() sets it
 	shift 2
 	rm -f "$out/int.pid" "$out/int.alive"
 	(
@@ -251,14 +238,14 @@ interrupt() {
 	rc=$?
 	wait $killer
 	sid=$(cat "$out/int.pid")
-	check "$iwhat: still running when interrupted" test -e "$out/int.alive"
-	check "$iwhat: exits 130" test $rc -eq 130
+	runs "$iwhat: still running when interrupted" test -e "$out/int.alive"
+	runs "$iwhat: exits 130" test $rc -eq 130
 	[ $rc -eq 130 ] || tail -n 10 "$out/int.out"
-	check "$iwhat: no process of the run left" sh -c "! pgrep -s $sid -f 'tap-accel|qemu-system'"
-	check "$iwhat: no tap left" test "$(links)" = "$links0"
-	check "$iwhat: no pin left" test "$(pins)" = "$pins0"
-	check "$iwhat: no named netns left" test "$(netns)" = "$netns0"
-	check "$iwhat: no tapx module left" sh -c "! grep -q '^tapx ' /proc/modules 2>/dev/null"
+	runs "$iwhat: no process of the run left" sh -c "! pgrep -s $sid -f 'tap-accel|qemu-system'"
+	runs "$iwhat: no tap left" test "$(links)" = "$links0"
+	runs "$iwhat: no pin left" test "$(pins)" = "$pins0"
+	runs "$iwhat: no named netns left" test "$(netns)" = "$netns0"
+	runs "$iwhat: no tapx module left" sh -c "! grep -q '^tapx ' /proc/modules 2>/dev/null"
 }
 BENCH_SCALE_TAPS=none
 export BENCH_SCALE_TAPS
