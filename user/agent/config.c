@@ -425,6 +425,10 @@ struct bindings {
 enum bind_word { B_NAME, B_NETNS, B_OWNER, B_GROUP, B_POLICY, B_GUARD, B_MAX };
 static const char *const bind_words[B_MAX] = {"name", "netns", "owner", "group", "policy",
 					      "guard"};
+/* What each takes, for "expected ... after 'WORD'". */
+static const char *const bind_values[B_MAX] = {
+	"a name pattern", "a network namespace name, host or *", "a user name or uid",
+	"a group name or gid", "a policy name", "mac=MAC,ip=ADDRESS,... or none"};
 
 static int bind_name(struct bindings *p, const struct ta_word *w, struct agent_binding *b)
 {
@@ -530,9 +534,7 @@ static int parse_bind(struct bindings *p, const struct ta_word *kw, struct agent
 			return ta_lex_fail(&p->lx, w.col, "'%s' given twice in one binding (first "
 					   "at column %d)", bind_words[which], col[which]);
 		col[which] = w.col;
-		if (ta_lex_expect(&p->lx, &v, which == B_GUARD ? "mac=MAC,ip=ADDRESS,..." : "a value",
-				  &w) ||
-		    bind_value(p, which, &v, b))
+		if (ta_lex_expect(&p->lx, &v, bind_values[which], &w) || bind_value(p, which, &v, b))
 			return -EINVAL;
 	}
 	if (!col[B_NAME])
@@ -601,8 +603,8 @@ static void binding_warnings(const struct agent_config *cfg, const struct agent_
 	for (uint32_t i = 0; i < cfg->nr_netns && !watched; i++)
 		watched = !strcmp(cfg->netns[i], b->netns);
 	if (!watched)
-		warn(r, "%s:%d: namespace %s is not watched (agent.conf: netns %s): this "
-		     "binding matches nothing", b->path, b->line, b->netns, b->netns);
+		warn(r, "%s:%d: namespace %s is not watched: add 'netns %s' to agent.conf, or "
+		     "this binding matches nothing", b->path, b->line, b->netns, b->netns);
 	if (!strchr(b->policy, '{') && !agent_config_policy(cfg, b->policy))
 		warn(r, "%s:%d: no policy %s in %s/policies: it must be loaded by hand "
 		     "('tap-accel policy load %s FILE')", b->path, b->line, b->policy, cfg->dir,
@@ -650,12 +652,12 @@ static struct agent_file *file_named(struct agent_files *fs, const char *name)
 }
 
 /*
- * Every binding file of `dir` into fs. With `keep` (the run folder), a
- * file with an error takes its last good version from keep, if it has
- * one, and the result is EXIT_OK all the same (the error was said).
+ * Every binding file of `dir` into fs. A file with an error is said; with
+ * `lenient` (the run folder) it is left out and the result is EXIT_OK all
+ * the same, its last good version taken from `keep` if that has one.
  */
 static int load_files(struct agent_config *cfg, const char *dir, struct agent_files *fs,
-		      struct agent_files *keep, struct agent_report *r)
+		      bool lenient, struct agent_files *keep, struct agent_report *r)
 {
 	struct agent_file *last;
 	struct dirent **names;
@@ -683,7 +685,7 @@ static int load_files(struct agent_config *cfg, const char *dir, struct agent_fi
 			memset(last, 0, sizeof(*last));
 			fs->nr++;
 		}
-		if (!keep)
+		if (!lenient)
 			ret = ret ?: one;
 	}
 	names_free(names, n);
@@ -721,6 +723,22 @@ static int order_files(struct agent_config *cfg)
 
 /* ---- the whole ------------------------------------------------------------- */
 
+/* The configuration folder must be there, even empty: a --config that
+ * names no folder is a mistake, not an empty configuration. */
+static int config_dir_check(const char *dir, struct agent_report *r)
+{
+	struct ta_error e;
+	struct stat st;
+	int err = stat(dir, &st) ? errno : S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
+
+	if (!err)
+		return EXIT_OK;
+	ta_error_at(&e, EXIT_USER, "%s: cannot read the configuration folder: %s; make it "
+		    "(mkdir -p %s), even empty", dir, strerror(err), dir);
+	say(r, true, &e);
+	return EXIT_USER;
+}
+
 static void unbound_warning(const struct agent_config *cfg, struct agent_report *r)
 {
 	if (cfg->unbound == TA_UNBOUND_POLICY && !agent_config_policy(cfg, cfg->unbound_policy))
@@ -742,13 +760,21 @@ int agent_config_load(const char *dir, const char *run_dir, struct agent_config 
 		agent_config_free(cfg);
 		return EXIT_SYSTEM;
 	}
-	/* /etc first, all of it: an error there leaves prev as it is */
+	/* /etc first, all of it: an error there leaves prev as it is (the run
+	 * folder is read all the same, to say its errors too) */
+	ret = config_dir_check(dir, r);
+	if (ret) {
+		free(etc_bindings);
+		agent_config_free(cfg);
+		return ret;
+	}
 	ret = load_settings(cfg, r);
 	ret = load_policies(cfg, r) ?: ret;
-	ret = load_files(cfg, etc_bindings, &cfg->etc, NULL, r) ?: ret;
+	ret = load_files(cfg, etc_bindings, &cfg->etc, false, NULL, r) ?: ret;
 	free(etc_bindings);
-	if (!ret && run_dir)
-		ret = load_files(cfg, run_dir, &cfg->run, prev ? &prev->run : NULL, r);
+	if (run_dir)
+		ret = load_files(cfg, run_dir, &cfg->run, true, !ret && prev ? &prev->run : NULL, r)
+		      ?: ret;
 	if (!ret && order_files(cfg))
 		ret = EXIT_SYSTEM;
 	if (ret) {
@@ -765,7 +791,7 @@ int agent_config_reload_run(struct agent_config *cfg, struct agent_report *r)
 	int ret;
 
 	memset(&cfg->run, 0, sizeof(cfg->run));
-	ret = cfg->run_dir ? load_files(cfg, cfg->run_dir, &cfg->run, &old, r) : EXIT_OK;
+	ret = cfg->run_dir ? load_files(cfg, cfg->run_dir, &cfg->run, true, &old, r) : EXIT_OK;
 	if (ret) {
 		files_free(&cfg->run);
 		cfg->run = old;

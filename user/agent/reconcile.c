@@ -297,17 +297,19 @@ static void gone_taps(struct pass *p)
 	a->nr_gone = 0;
 }
 
+/* The namespace of the configuration whose cookie this is, watched now
+ * or last time it was there; NULL if none. */
 static const struct agent_ns *ns_of_cookie(const struct agent *a, uint64_t cookie)
 {
 	for (uint32_t i = 0; i < a->nr_ns; i++)
-		if (a->ns[i].fd >= 0 && a->ns[i].cookie == cookie)
+		if (a->ns[i].cookie == cookie)
 			return &a->ns[i];
 	return NULL;
 }
 
 /* A full pass: what the agent bound that no link of a watched namespace
- * accounts for: a tap gone while no one looked, or of a namespace no
- * longer watched. */
+ * accounts for: a tap gone while no one looked, or of a namespace gone or
+ * no longer watched. */
 static void stale_bindings(struct pass *p)
 {
 	char who[IF_NAMESIZE + NAME_MAX + 32];
@@ -324,8 +326,8 @@ static void stale_bindings(struct pass *p)
 			snprintf(who, sizeof(who), "%s (net:%llu)", st->info.ifname,
 				 (unsigned long long)st->key.netns_cookie);
 		unbind_add(p, &st->key, who,
-			   ns || st->link == TA_LINK_GONE ? "its tap is gone"
-							  : "its namespace is not watched");
+			   !ns ? "its namespace is not watched"
+			   : ns->fd < 0 ? "its namespace is gone" : "its tap is gone");
 	}
 }
 
