@@ -95,7 +95,7 @@ static void log_summary(const struct agent *a)
 		n += snprintf(watched + n, sizeof(watched) - n, ", netns %s", cfg->netns[i]);
 	for (uint32_t i = 0; i < cfg->nr_order; i++)
 		from_run += cfg->order[i] >= cfg->run.v && cfg->order[i] < cfg->run.v + cfg->run.nr;
-	agent_log("configuration %s: %u policies, %u bindings in %u files (%u of %s), unbound "
+	agent_log("configuration %s: %u policies, %u bindings in %u files (%u from %s), unbound "
 		  "%s%s; watching %s", cfg->dir, cfg->nr_policies, cfg->nr_binds, cfg->nr_order,
 		  from_run, cfg->run_dir,
 		  cfg->unbound == TA_UNBOUND_POLICY ? "policy " : "",
