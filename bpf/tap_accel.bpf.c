@@ -48,14 +48,19 @@ struct {
 	__type(value, struct ta_policy_name);
 } ta_policy_names SEC(".maps");
 
-/* Per-version maps: an outer array of inner maps of one shape each. */
+/*
+ * Per-version maps: an outer array of inner maps of one shape each. The
+ * inner templates give sizes, not BTF types: the loader (and bpftool)
+ * creates inner maps without BTF, and a kernel such as 6.1 takes an inner
+ * map only if it was made as the template was, BTF or not.
+ */
 #define VERSION_MAPS(name, inner_type, flags, key_type, value_type)           \
 	struct name##_inner {                                                  \
 		__uint(type, inner_type);                                      \
 		__uint(map_flags, flags);                                      \
 		__uint(max_entries, 1);                                        \
-		__type(key, key_type);                                         \
-		__type(value, value_type);                                     \
+		__uint(key_size, sizeof(key_type));                            \
+		__uint(value_size, sizeof(value_type));                        \
 	};                                                                     \
 	struct {                                                               \
 		__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);                      \
@@ -181,11 +186,12 @@ struct {
 	__type(value, __u32);
 } ta_counter_blocks SEC(".maps");
 
+/* Sizes, not BTF types, as the per-version templates above. */
 struct ta_counter_chunk {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, TA_COUNTER_CHUNK);
-	__type(key, __u32);
-	__type(value, struct ta_counter);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(struct ta_counter));
 };
 
 struct {
@@ -208,18 +214,6 @@ struct {
 	__type(key, __u32);
 	__array(values, struct ta_sync_inner);
 } ta_sync SEC(".maps");
-
-/*
- * Never called, so never loaded: it names the key and value types of the
- * inner maps above, which clang 14 would otherwise put into BTF as forward
- * declarations only, and libbpf needs their sizes.
- */
-__attribute__((used)) int ta_btf_types(void)
-{
-	return bpf_core_type_size(struct ta_mac) +
-	       bpf_core_type_size(struct ta_key_ip) +
-	       bpf_core_type_size(struct ta_counter);
-}
 
 /* ---- the binding a frame is judged under --------------------------------- */
 
@@ -411,13 +405,13 @@ static __always_inline __u64 refill(__u64 tokens, __u64 elapsed_ns, __u64 rate,
 static __always_inline bool rate_allow(const struct binding *b,
 				       const struct ta_policy *pol, __u32 len)
 {
-	struct ta_bucket *r;
+	struct ta_tap *r;
 	__u64 now, elapsed, pkt, bit, need_pkt, need_bit;
 	bool ok;
 
 	if ((!pol->pps && !pol->bps) || !b->tap)
 		return true;
-	r = &b->tap->bucket;
+	r = b->tap;
 	now = bpf_ktime_get_ns();
 	need_pkt = NSEC_PER_SEC;
 	need_bit = (__u64)len * 8 * NSEC_PER_SEC;

@@ -208,7 +208,7 @@ struct ta_policy {
 	__u32 _pad;
 	__u64 digest;	   /* of the policy source, shown by `status` */
 	/* Rate limit of every tap bound to the policy, each with its own
-	 * bucket (ta_tap.bucket). A rate of 0 is unlimited in that
+	 * bucket (ta_tap.pkt_tokens, bit_tokens). A rate of 0 is unlimited in that
 	 * dimension; both zero: off. */
 	__u64 pps;	   /* packets per second */
 	__u64 bps;	   /* bits per second */
@@ -324,18 +324,6 @@ struct ta_tap_ref {
 #define TA_GUARD_F_IP4 (1u << 1) /* check IPv4 source and ARP spa */
 #define TA_GUARD_F_IP6 (1u << 2) /* check IPv6 source and NA target */
 
-/* A tap's token bucket. Tokens are kept in units of 1e-9 packet and 1e-9
- * bit so that a refill is elapsed_ns * rate with no division. The loader
- * fills it (tokens = the burst) when it writes the entry; the program owns
- * it after that. */
-struct ta_bucket {
-	struct bpf_spin_lock lock;
-	__u32 _pad;
-	__u64 pkt_tokens; /* nano-packets */
-	__u64 bit_tokens; /* nano-bits */
-	__u64 last_ns;	  /* bpf_ktime_get_ns() of the last refill */
-};
-
 struct ta_tap {
 	struct ta_tap_key key; /* the tap this binding is for */
 	__u32 id;	   /* [1, TA_MAX_TAPS): its counters, guard sets, fdb */
@@ -347,7 +335,17 @@ struct ta_tap {
 	__u32 rules[TA_SLOTS];
 	__u8 mac[6];	   /* the guest's MAC, for TA_GUARD_F_MAC */
 	__u8 _pad[2];
-	struct ta_bucket bucket;
+	/* The tap's token bucket. Tokens are kept in units of 1e-9 packet
+	 * and 1e-9 bit so that a refill is elapsed_ns * rate with no
+	 * division. The loader fills it (tokens = the burst) when it writes
+	 * the binding; the program owns it after that. Members of the value
+	 * itself, not of a struct in it: older kernels (6.1) find a
+	 * bpf_spin_lock only at the top level of a map value. */
+	struct bpf_spin_lock lock;
+	__u32 _pad2;
+	__u64 pkt_tokens; /* nano-packets */
+	__u64 bit_tokens; /* nano-bits */
+	__u64 last_ns;	  /* bpf_ktime_get_ns() of the last refill */
 };
 
 /* ta_guard_ip4: HASH (no prealloc), key struct ta_guard_ip4_key, value

@@ -10,6 +10,8 @@
 
 #include <linux/version.h>
 #include <linux/filter.h>
+#include <linux/gfp.h>
+#include <linux/mm.h>
 #include <linux/netdevice.h>
 
 /* 6.12: <asm/unaligned.h> moved to <linux/unaligned.h>. */
@@ -26,6 +28,23 @@
 #else
 #define tapx_max_backlog() READ_ONCE(netdev_max_backlog)
 #endif
+
+/*
+ * 6.9: page_frag_cache_drain() frees what a page_frag_cache holds. Before
+ * it, a user drains the cache's current page through the cache's own
+ * fields (which 6.13 encodes differently, behind that function).
+ */
+static inline void tapx_page_frag_cache_drain(struct page_frag_cache *nc)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 9, 0)
+	page_frag_cache_drain(nc);
+#else
+	if (nc->va)
+		__page_frag_cache_drain(virt_to_head_page(nc->va),
+					nc->pagecnt_bias);
+	nc->va = NULL;
+#endif
+}
 
 /* 6.12: NETIF_F_LLTX became the private flag dev->lltx. */
 static inline void tapx_set_lltx(struct net_device *dev)

@@ -22,18 +22,21 @@
  *                    queue array's writers, numdisabled and the disabled list.
  *   RCU              tapx->tfiles[], tapx->numqueues (READ_ONCE),
  *                    tfile->tapx and tapx->xdp_prog for the data paths.
- *   Writers take no lock and no device reference. A write of one frame
- *                    up to a page is one BH-disabled RCU section, from
- *                    looking up tfile->tapx to the verdict, its copy made
- *                    with page faults disabled. A copy that may sleep
+ *   Writers take no lock and no device reference. Every writer meets its
+ *                    device in a bound section (tapx_bound_begin(): BH
+ *                    disabled, which is an RCU read-side section), from
+ *                    looking up tfile->tapx to the verdict. A write of one
+ *                    frame up to a page is one bound section, its copy
+ *                    made with page faults disabled. A copy that may sleep
  *                    (a fault, a larger frame, a batch) reads what it
  *                    needs of the device first (struct tapx_wmeta, under
- *                    RCU), copies without touching the device, then looks
- *                    tfile->tapx up again under RCU before XDP runs:
- *                    detach and deletion never wait for a sleeping writer,
- *                    and a writer never uses a device it did not find in
- *                    its current RCU section. Several writers of one fd
- *                    run concurrently; each buffer is its writer's alone.
+ *                    RCU), copies without touching the device, then opens
+ *                    the bound section and compares the device it finds
+ *                    with the one it copied for: detach and deletion never
+ *                    wait for a sleeping writer, and a writer never uses a
+ *                    device it did not find in its current section.
+ *                    Several writers of one fd run concurrently; each
+ *                    buffer is its writer's alone.
  *   tapx_bufs_lock() this CPU's buffer cache (a local_lock, tapx_buf.h).
  *   ptr_ring locks   producers (xmit, XDP_TX, ndo_xdp_xmit) and the reader.
  */
@@ -46,17 +49,22 @@
 #include <linux/ptr_ring.h>
 #include <linux/u64_stats_sync.h>
 #include <linux/uio.h>
+#include <linux/virtio_byteorder.h>
 #include <linux/virtio_net.h>
 #include <linux/poll.h>
 #include <linux/wait.h>
 #include <net/xdp.h>
 
-#include "uapi/tapx.h"
+#include "compat.h"
+#include "uapi/linux/tapx.h"
 
 #define TAPX_DRV_NAME "tapx"
-#define TAPX_DRV_VERSION "0.1"
+/* TAPX_DRV_VERSION comes from the project's VERSION file (Kbuild). */
 
-/* Flags userspace may set with TUNSETIFF and that tapx supports. */
+/*
+ * Flags userspace may set with TUNSETIFF and that tapx supports; what
+ * TUNGETFEATURES reports.
+ */
 #define TAPX_IFF_FEATURES                                                      \
 	(IFF_TUN | IFF_TAP | IFF_NO_PI | IFF_ONE_QUEUE | IFF_VNET_HDR |        \
 	 IFF_MULTI_QUEUE | IFF_NAPI)
@@ -75,9 +83,6 @@
 /* Private flag bits kept in tapx_dev.flags next to the IFF_* ones. */
 #define TAPX_VNET_LE 0x80000000
 #define TAPX_VNET_BE 0x40000000
-
-/* Ring entries with this bit set are xdp_frames, others are skbs. */
-#define TAPX_PTR_XDP 0x1UL
 
 /* Largest frame userspace may write (without vnet header / PI). */
 #define TAPX_MAX_FRAME 65535
@@ -105,60 +110,72 @@
 #define TAPX_SPARE_BYTES (256 * 1024)
 #define TAPX_SPARE_FRAGS (TAPX_SPARE_BYTES / PAGE_SIZE)
 
-enum tapx_stat {
-	TAPX_RX_PACKETS, /* frames written by userspace and accepted */
-	TAPX_RX_BYTES,
-	TAPX_RX_DROPPED, /* written frames dropped by the driver (not XDP) */
-	TAPX_RX_ERRORS, /* malformed writes: runt, oversize, bad vnet header */
-	TAPX_TX_PACKETS, /* frames queued to the reader */
-	TAPX_TX_BYTES,
-	TAPX_TX_DROPPED, /* frames for the reader dropped (no reader, errors) */
-	TAPX_XDP_PASS,
-	TAPX_XDP_DROP,
-	TAPX_XDP_TX,
-	TAPX_XDP_REDIRECT,
-	TAPX_XDP_ABORTED,
-	TAPX_XDP_TX_ERRORS, /* XDP_TX frames that could not be queued */
-	TAPX_XDP_REDIRECT_ERRORS, /* xdp_do_redirect() failed */
-	TAPX_XDP_REDIRECT_LINEAR, /* multi-buffer frame copied for redirect */
-	TAPX_XDP_GSO_DROPS, /* GSO frame with TX/REDIRECT verdict (see README) */
-	TAPX_XDP_FRAGS_DROPS, /* frame > page, program not frags-capable */
-	TAPX_XDP_XMIT, /* frames received through ndo_xdp_xmit */
-	TAPX_XDP_XMIT_ERRORS, /* ndo_xdp_xmit frames refused */
-	TAPX_RING_FULL, /* reader ring full: frame dropped */
-	TAPX_VHOST_RX, /* ring entries vhost-net took and copied to a guest */
-	TAPX_XDP_TX_LINEAR, /* multi-buffer XDP_TX frame copied to one buffer */
-	TAPX_NR_STATS,
-};
-
-struct tapx_pcpu_stats {
-	u64_stats_t v[TAPX_NR_STATS];
-	struct u64_stats_sync syncp;
+/*
+ * The verdicts as counted (xdp[] below; the tally, tapx_xdp.h): unknown
+ * ones count as ABORTED.
+ */
+enum tapx_verdict {
+	TAPX_V_PASS,
+	TAPX_V_DROP,
+	TAPX_V_TX,
+	TAPX_V_REDIRECT,
+	TAPX_V_ABORTED,
+	TAPX_NR_V
 };
 
 /*
- * Per-queue counters (ethtool -S queue_N_*). The xdp_* ones count the
- * program's verdicts on frames written to this queue; tx_* count frames
- * queued to this queue's reader.
+ * A device's counters, per CPU; each is named in ethtool -S as its field
+ * is (tapx_ethtool.c), and ip -s link shows the rx_* and tx_* ones.
  */
-enum tapx_qstat {
-	TAPX_Q_RX_PACKETS,
-	TAPX_Q_RX_BYTES,
-	TAPX_Q_TX_PACKETS,
-	TAPX_Q_TX_BYTES,
-	TAPX_Q_XDP_PASS,
-	TAPX_Q_XDP_DROP,
-	TAPX_Q_XDP_TX,
-	TAPX_Q_XDP_REDIRECT,
-	TAPX_Q_XDP_ABORTED, /* and unknown verdicts */
-	TAPX_Q_XDP_XMIT, /* frames received through ndo_xdp_xmit */
-	TAPX_NR_QSTATS,
-};
-
-struct tapx_pcpu_qstats {
-	u64_stats_t v[TAPX_NR_QSTATS];
+struct tapx_pcpu_stats {
+	/* Frames written by userspace and accepted. */
+	u64_stats_t rx_packets;
+	u64_stats_t rx_bytes;
+	/* Written frames dropped by the driver (not XDP). */
+	u64_stats_t rx_dropped;
+	/* Malformed writes: runt, oversize, bad vnet header. */
+	u64_stats_t rx_errors;
+	u64_stats_t tx_packets; /* frames queued to the reader */
+	u64_stats_t tx_bytes;
+	/* Frames for the reader dropped (no reader, errors). */
+	u64_stats_t tx_dropped;
+	/* Frames each verdict was carried out for: xdp_pass..xdp_aborted. */
+	u64_stats_t xdp[TAPX_NR_V];
+	u64_stats_t xdp_tx_errors; /* XDP_TX frames that could not be queued */
+	u64_stats_t xdp_redirect_errors; /* xdp_do_redirect() failed */
+	/* Multi-buffer frames copied into one buffer for a redirect. */
+	u64_stats_t xdp_redirect_linearized;
+	/* GSO frames with a TX or REDIRECT verdict (README). */
+	u64_stats_t xdp_gso_drops;
+	/* Frames over a page, for a program without xdp.frags. */
+	u64_stats_t xdp_frags_drops;
+	u64_stats_t xdp_xmit; /* frames received through ndo_xdp_xmit */
+	u64_stats_t xdp_xmit_errors; /* ndo_xdp_xmit frames refused */
+	u64_stats_t ring_full_drops; /* reader ring full: frame dropped */
+	u64_stats_t vhost_rx; /* ring entries vhost-net copied to its guest */
+	u64_stats_t xdp_tx_linearized; /* multi-buffer XDP_TX frames copied */
 	struct u64_stats_sync syncp;
 };
+
+/* A device counter, for tapx_stat_add() and the tables that name them. */
+#define TAPX_STAT(field) offsetof(struct tapx_pcpu_stats, field)
+
+/*
+ * A queue's counters, per CPU (ethtool -S queue_N_*). The xdp[] ones count
+ * the program's verdicts on frames written to this queue; tx_* count
+ * frames queued to this queue's reader.
+ */
+struct tapx_pcpu_qstats {
+	u64_stats_t rx_packets;
+	u64_stats_t rx_bytes;
+	u64_stats_t tx_packets;
+	u64_stats_t tx_bytes;
+	u64_stats_t xdp[TAPX_NR_V]; /* xdp_pass..xdp_aborted */
+	u64_stats_t xdp_xmit; /* frames received through ndo_xdp_xmit */
+	struct u64_stats_sync syncp;
+};
+
+#define TAPX_QSTAT(field) offsetof(struct tapx_pcpu_qstats, field)
 
 struct tapx_dev;
 
@@ -235,16 +252,11 @@ struct tapx_wframe {
  * goes through them; then the device and the character device around them.
  */
 
-/* tapx_write.c: write() entry, PI and vnet headers */
+/* tapx_write.c: write() entry (the headers: tapx_parse.h) */
 ssize_t tapx_write(struct tapx_file *tfile, struct iov_iter *from);
 ssize_t tapx_write_iter(struct kiocb *iocb, struct iov_iter *from);
 ssize_t tapx_chr_write(struct file *file, const char __user *buf, size_t len,
 		       loff_t *ppos);
-int tapx_check_vnet(unsigned int flags, struct virtio_net_hdr *h, size_t len);
-int tapx_parse_meta(const struct tapx_wmeta *m, struct iov_iter *from,
-		    struct tapx_wframe *f);
-int tapx_parse_l3(const struct tapx_wmeta *m, struct iov_iter *from,
-		  struct tapx_wframe *f, __be16 *proto);
 
 /* tapx_l3.c: writes to IFF_TUN devices (skbs, no XDP) */
 ssize_t tapx_l3_write(struct tapx_file *tfile, struct tapx_dev *tapx,
@@ -264,21 +276,7 @@ bool tapx_wframes_run(struct tapx_file *tfile, struct tapx_dev *tapx,
 bool tapx_xbuffs_run(struct tapx_file *tfile, struct tapx_dev *tapx,
 		     struct xdp_buff *xbuffs, unsigned int n);
 
-/* tapx_rx.c: the reader ring, read(), ndo_xdp_xmit */
-ssize_t tapx_read_iter(struct kiocb *iocb, struct iov_iter *to);
-int tapx_ring_produce(struct tapx_file *tfile, void *ptr);
-unsigned int tapx_ring_produce_frames(struct tapx_file *tfile,
-				      struct xdp_frame **frames,
-				      unsigned int n, u64 *bytes);
-void tapx_ring_purge(struct tapx_file *tfile);
-void tapx_ptr_free(void *ptr);
-ssize_t tapx_put_ptr(struct tapx_dev *tapx, void *ptr, struct iov_iter *to,
-		     bool *truncated);
-int tapx_ring_wait(struct tapx_file *tfile, struct tapx_dev *tapx,
-		   bool noblock);
-size_t tapx_ring_next_size(struct tapx_file *tfile, struct tapx_dev *tapx);
-int tapx_xdp_xmit(struct net_device *dev, int n, struct xdp_frame **frames,
-		  u32 flags);
+/* tapx_ring.c: the reader ring, read(), ndo_xdp_xmit (tapx_ring.h) */
 
 /* tapx_napi.c: PASS delivery */
 void tapx_napi_attach(struct tapx_file *tfile, struct tapx_dev *tapx);
@@ -313,19 +311,17 @@ void tapx_detach_all(struct tapx_dev *tapx);
 
 /* tapx_ethtool.c: counters */
 extern const struct ethtool_ops tapx_ethtool_ops;
-void tapx_stats_sum(struct tapx_dev *tapx, u64 *sum);
+void tapx_get_stats64(struct net_device *dev, struct rtnl_link_stats64 *s);
 
 /* tapx_chr.c: the character device */
 int tapx_chr_register(void);
-/* The tapx_file of an open tapx character device, else NULL. */
-struct tapx_file *tapx_file_of(struct file *file);
+void tapx_chr_unregister(void);
 
 /* tapx_vhost.c: the socket vhost-net uses */
 int tapx_sock_init(struct tapx_file *tfile, struct file *file);
 void tapx_sock_release(struct tapx_file *tfile);
 void tapx_sock_xdp(struct tapx_file *tfile, bool on);
 void tapx_dev_sock_xdp(struct tapx_dev *tapx, bool on);
-void tapx_chr_unregister(void);
 
 /* tapx_filter.c */
 unsigned int tapx_filter_skb(struct tapx_dev *tapx, struct sk_buff *skb);
@@ -335,18 +331,19 @@ long tapx_filter_ioctl(struct tapx_dev *tapx, unsigned int cmd,
 		       void __user *argp);
 void tapx_filters_release(struct tapx_dev *tapx);
 
-static inline void tapx_stat_add(struct tapx_dev *tapx, enum tapx_stat s, u64 n)
+/* Adds @n to the device counter at @stat, a TAPX_STAT(). */
+static inline void tapx_stat_add(struct tapx_dev *tapx, size_t stat, u64 n)
 {
 	struct tapx_pcpu_stats *st = this_cpu_ptr(tapx->stats);
 
 	u64_stats_update_begin(&st->syncp);
-	u64_stats_add(&st->v[s], n);
+	u64_stats_add((u64_stats_t *)((void *)st + stat), n);
 	u64_stats_update_end(&st->syncp);
 }
 
-static inline void tapx_stat_inc(struct tapx_dev *tapx, enum tapx_stat s)
+static inline void tapx_stat_inc(struct tapx_dev *tapx, size_t stat)
 {
-	tapx_stat_add(tapx, s, 1);
+	tapx_stat_add(tapx, stat, 1);
 }
 
 /*
@@ -361,17 +358,17 @@ static inline void tapx_stat_tx(struct tapx_dev *tapx, struct tapx_file *tfile,
 	struct tapx_pcpu_qstats *q = this_cpu_ptr(tfile->qstats);
 
 	u64_stats_update_begin(&st->syncp);
-	u64_stats_add(&st->v[TAPX_TX_PACKETS], n);
-	u64_stats_add(&st->v[TAPX_TX_BYTES], bytes);
+	u64_stats_add(&st->tx_packets, n);
+	u64_stats_add(&st->tx_bytes, bytes);
 	if (xmit)
-		u64_stats_add(&st->v[TAPX_XDP_XMIT], n);
+		u64_stats_add(&st->xdp_xmit, n);
 	u64_stats_update_end(&st->syncp);
 
 	u64_stats_update_begin(&q->syncp);
-	u64_stats_add(&q->v[TAPX_Q_TX_PACKETS], n);
-	u64_stats_add(&q->v[TAPX_Q_TX_BYTES], bytes);
+	u64_stats_add(&q->tx_packets, n);
+	u64_stats_add(&q->tx_bytes, bytes);
 	if (xmit)
-		u64_stats_add(&q->v[TAPX_Q_XDP_XMIT], n);
+		u64_stats_add(&q->xdp_xmit, n);
 	u64_stats_update_end(&q->syncp);
 }
 
@@ -388,23 +385,15 @@ static inline int tapx_ubuf(unsigned int dir, u64 addr, u32 len,
 }
 
 /*
- * After a produce: skip the wait queue's lock when nobody waits, which is
- * the common case for a reader that polls or reads in batches. The barrier
- * in wq_has_sleeper() pairs with the one in the waiter's prepare_to_wait.
+ * The vnet header's byte order, as tun's: TUNSETVNETLE wins; otherwise a
+ * legacy (pre-virtio 1.0) header is in the host's order, or big-endian
+ * after TUNSETVNETBE.
  */
-static inline void tapx_wake_reader(struct tapx_file *tfile)
-{
-	if (wq_has_sleeper(&tfile->wq))
-		wake_up_interruptible_poll(&tfile->wq, EPOLLIN | EPOLLRDNORM);
-}
-
 static inline bool tapx_flags_vnet_le(unsigned int flags)
 {
-	/*
-	 * TUNSETVNETLE wins; otherwise the header is big-endian only after
-	 * TUNSETVNETBE. tapx assumes a little-endian host for legacy headers.
-	 */
-	return (flags & TAPX_VNET_LE) || !(flags & TAPX_VNET_BE);
+	if (flags & TAPX_VNET_LE)
+		return true;
+	return flags & TAPX_VNET_BE ? false : virtio_legacy_is_little_endian();
 }
 
 static inline bool tapx_vnet_le(const struct tapx_dev *tapx)
@@ -456,6 +445,54 @@ static inline struct tapx_dev *tapx_get(struct tapx_file *tfile)
 	return tapx;
 }
 
+/* Counts a write that failed before XDP (-EINVAL: malformed); bound. */
+static inline void tapx_write_failed(struct tapx_dev *tapx, int err)
+{
+	tapx_stat_inc(tapx, err == -EINVAL ? TAPX_STAT(rx_errors) :
+					     TAPX_STAT(rx_dropped));
+}
+
+/**
+ * tapx_bound_begin - open the section in which a writer meets its device
+ * @xs: the writer's XDP section, declared __uninitialized (compat.h)
+ * @tfile: the file written to
+ *
+ * Disables BH and sets up the XDP section, then looks up the device
+ * @tfile is bound to. A BH-disabled section is an RCU read-side critical
+ * section of its own (synchronize_rcu() and synchronize_net() wait for
+ * it), as a driver's NAPI poll is, where XDP runs without rcu_read_lock()
+ * since Linux 5.14: every lookup in it is rcu_dereference_bh(), and no
+ * writer takes rcu_read_lock() on top (__rcu_read_lock() is a call with
+ * PREEMPT_RCU, on every write).
+ *
+ * Returns that device, or NULL if @tfile is unbound. A writer whose copy
+ * slept found its device before (tapx_wmeta_bound()) and compares it with
+ * this one. Close the section with tapx_bound_end().
+ */
+static __always_inline struct tapx_dev *
+tapx_bound_begin(struct tapx_xdp_section *xs, struct tapx_file *tfile)
+{
+	tapx_xdp_section_enter(xs);
+	return rcu_dereference_bh(tfile->tapx);
+}
+
+/*
+ * Closes a bound section: redirects flushed once (@flush: a frame was
+ * redirected), the file's NAPI poll scheduled for what was delivered while
+ * it is bound (@tapx: what tapx_bound_begin() returned), BH enabled.
+ */
+static __always_inline void tapx_bound_end(struct tapx_xdp_section *xs,
+					   struct tapx_file *tfile,
+					   const struct tapx_dev *tapx,
+					   bool flush)
+{
+	if (flush)
+		xdp_do_flush();
+	if (tapx)
+		tapx_napi_flush(tfile);
+	tapx_xdp_section_exit(xs);
+}
+
 /*
  * The attached queue for an index chosen from an earlier numqueues: a
  * queue detached meanwhile leaves its slot to another or to NULL. Slot 0
@@ -474,25 +511,6 @@ static inline struct tapx_file *tapx_queue_get(struct tapx_dev *tapx, u32 index)
 	if (unlikely(!tfile))
 		tfile = rcu_dereference(tapx->tfiles[0]);
 	return tfile;
-}
-
-/*
- * Parses one written frame's headers and copies it; f->buf is NULL unless 0
- * is returned. May sleep (page faults, allocation) and touches no device:
- * @m was read under RCU before. -EINVAL: malformed; -EFAULT, -ENOMEM. The
- * caller counts them, on the device it finds afterwards.
- */
-static __always_inline int tapx_wframe_copy(const struct tapx_wmeta *m,
-					    struct iov_iter *from,
-					    struct tapx_wframe *f)
-{
-	int err;
-
-	f->buf = NULL;
-	err = tapx_parse_meta(m, from, f);
-	if (unlikely(err))
-		return err;
-	return tapx_fill(from, f);
 }
 
 #endif /* TAPX_H */

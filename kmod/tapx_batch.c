@@ -9,20 +9,20 @@
  * section and flushes redirects once; large frames go in rounds of at most
  * TAPX_ROUND_BYTES of buffers. Submit takes no lock and no device
  * reference: what the copy needs of the device is read under RCU first,
- * and each round's XDP section looks the binding up again (as
+ * and each round's bound section looks the binding up again (as
  * tapx_write_slow() does). One descriptor copy in each direction per
  * batch.
  */
 #include <linux/if_tun.h>
-#include <linux/pagemap.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/uio.h>
 
-
 #include "compat.h"
 #include "tapx.h"
 #include "tapx_buf.h"
+#include "tapx_parse.h"
+#include "tapx_ring.h"
 
 /* Batches up to this size keep their descriptors on the stack. */
 #define TAPX_BATCH_ONSTACK 8
@@ -36,9 +36,9 @@
 /*
  * Buffers one round of a batch copies before its frames meet XDP. Small
  * enough that the round's buffers are still in the CPU's cache when the
- * program reads them and when the next round reuses them: with a round as
- * large as the spare cache (256 KiB), a batch of 9000 B frames cost 1.4x
- * their per-frame write()s (vmbench, one boot).
+ * program reads them and when the next round reuses them: a round as
+ * large as the spare cache outgrows it, and large frames would then cost
+ * more in a batch than in write()s of their own.
  */
 #define TAPX_ROUND_BYTES (64 * 1024)
 
@@ -148,11 +148,8 @@ static u32 tapx_short_bufs(const struct tapx_wmeta *m, struct tapx_desc *d,
 		f[i].len = d[i].len - meta;
 		f[i].buf = NULL;
 		f[i].has_vnet = false;
-		if (m->vnet_hdr_sz) {
-			if (tapx_check_vnet(m->flags, &f[i].vnet, f[i].len))
-				continue;
-			f[i].has_vnet = f[i].vnet.flags || f[i].vnet.gso_type;
-		}
+		if (m->vnet_hdr_sz && tapx_parse_vnet(m->flags, &f[i]))
+			continue;
 		f[i].buflen = tapx_buf_bytes(f[i].len);
 		f[i].buf = tapx_buf_get(c, f[i].buflen);
 		if (unlikely(!f[i].buf)) {
@@ -198,8 +195,8 @@ fault:
 /*
  * Copies the run of short frames at the front of a round: no string copy,
  * no iov_iter, and one STAC/CLAC for the run's headers and one for their
- * bodies instead of one for each, which in the VM is a third of a batched
- * 64-byte XDP_DROP. Nothing may be called in a window, so buffers are
+ * bodies instead of one for each, which for frames this short would weigh
+ * as much as their copy. Nothing may be called in a window, so buffers are
  * taken and vnet headers checked between the two. Each frame fails as
  * write() would fail it: unreadable headers, then a bad vnet header, then
  * an unreadable body. Returns the frames consumed and sets *errp as
@@ -254,7 +251,7 @@ static u32 tapx_wframes_copy_short(const struct tapx_wmeta *m,
  * A malformed frame is consumed with status -EINVAL and the batch goes on;
  * it is counted in rx_errors when its round runs (tapx_wframes_run()).
  * The per-frame copy (tapx_wframe_copy) and the buffer cache's fast path
- * are inlined from tapx.h and tapx_buf.h, as they were measured to matter.
+ * are inlined from tapx_parse.h and tapx_buf.h: they run for every frame.
  */
 static u32 tapx_wframes_copy(const struct tapx_wmeta *m, struct tapx_desc *d,
 			     struct tapx_wframe *f, u32 count, int *errp)
@@ -305,23 +302,17 @@ static bool tapx_submit_run(struct tapx_file *tfile, struct tapx_dev *tapx,
 	struct tapx_dev *now;
 	u32 i;
 
-	tapx_xdp_section_enter(&xs);
-	rcu_read_lock();
+	now = tapx_bound_begin(&xs, tfile);
 	/* Detached while we copied: the ring may be purged already. */
-	now = rcu_dereference(tfile->tapx);
 	attached = now == tapx;
 	if (likely(attached)) {
 		flush = tapx_wframes_run(tfile, now, f, n);
-		tapx_napi_flush(tfile);
 	} else {
 		for (i = 0; i < n; i++)
 			if (f[i].buf)
 				tapx_wframe_drop(&f[i]);
 	}
-	if (flush)
-		xdp_do_flush();
-	rcu_read_unlock();
-	tapx_xdp_section_exit(&xs);
+	tapx_bound_end(&xs, tfile, now, flush);
 	return attached;
 }
 
@@ -356,15 +347,15 @@ static int tapx_submit(struct tapx_file *tfile, struct tapx_desc *d,
 
 /*
  * Fills one descriptor with the next frame. Only the first descriptor
- * waits; later ones return -EAGAIN on an empty ring, which ends the batch.
+ * waits (unless @noblock); later ones return -EAGAIN on an empty ring,
+ * which ends the batch. The buffer is faulted in before the frame is
+ * taken, so that a bad buffer stops the batch without losing a frame.
  */
 static int tapx_recv_one(struct tapx_file *tfile, struct tapx_dev *tapx,
-			 struct tapx_desc *d, bool wait, bool noblock)
+			 struct tapx_desc *d, bool noblock)
 {
-	void __user *ubuf = u64_to_user_ptr(d->addr);
 	struct iov_iter to;
 	bool truncated;
-	size_t need;
 	ssize_t ret;
 	void *ptr;
 	int err;
@@ -372,29 +363,12 @@ static int tapx_recv_one(struct tapx_file *tfile, struct tapx_dev *tapx,
 	err = tapx_ubuf(ITER_DEST, d->addr, d->len, &to);
 	if (err)
 		return err;
+	ptr = tapx_ring_take(tfile, tapx, noblock, u64_to_user_ptr(d->addr),
+			     d->len);
+	if (IS_ERR(ptr))
+		return PTR_ERR(ptr);
 
-	for (;;) {
-		err = wait ? tapx_ring_wait(tfile, tapx, noblock) : 0;
-		if (err)
-			return err;
-		need = tapx_ring_next_size(tfile, tapx);
-		if (!need && !wait)
-			return -EAGAIN;
-		/*
-		 * Fault the buffer in before taking the frame, so that a bad
-		 * buffer stops the batch without losing a frame.
-		 */
-		if (need &&
-		    fault_in_writeable(ubuf, min_t(size_t, d->len, need)))
-			return -EFAULT;
-		ptr = ptr_ring_consume(&tfile->ring);
-		if (ptr)
-			break;
-		if (!wait)
-			return -EAGAIN;
-	}
-
-	ret = tapx_put_ptr(tapx, ptr, &to, &truncated);
+	ret = tapx_copy_ptr(tapx, ptr, &to, &truncated);
 	if (ret == -EFAULT)
 		return -EFAULT; /* unmapped since the fault-in: frame lost */
 	if (ret < 0) {
@@ -414,7 +388,7 @@ static int tapx_recv(struct tapx_file *tfile, struct tapx_dev *tapx,
 	u32 n;
 
 	for (n = 0; n < count; n++) {
-		err = tapx_recv_one(tfile, tapx, &d[n], n == 0, noblock);
+		err = tapx_recv_one(tfile, tapx, &d[n], n || noblock);
 		if (err)
 			break;
 	}
@@ -428,11 +402,10 @@ static int tapx_recv(struct tapx_file *tfile, struct tapx_dev *tapx,
 /*
  * The descriptors are read, and their results written back, in one
  * user-access window each: the fields one by one cost less than a string
- * copy and hardened usercopy's check of the array (about 5 % of a batched
- * 64-byte XDP_DROP in the VM).
+ * copy and hardened usercopy's check of the array.
  */
-static int tapx_descs_get(struct tapx_desc *d,
-			  const struct tapx_desc __user *ud, u32 n)
+static int tapx_descs_read(struct tapx_desc *d,
+			   const struct tapx_desc __user *ud, u32 n)
 {
 	u32 i;
 
@@ -450,8 +423,8 @@ fault:
 }
 
 /* Writes back status, and for TAPXRECV len, of descriptors [0, n). */
-static int tapx_descs_put(struct tapx_desc __user *ud,
-			  const struct tapx_desc *d, u32 n, bool len)
+static int tapx_descs_write(struct tapx_desc __user *ud,
+			    const struct tapx_desc *d, u32 n, bool len)
 {
 	u32 i;
 
@@ -513,7 +486,7 @@ long tapx_batch_ioctl(struct file *file, bool submit,
 		descs = mem + (submit ? b.count * sizeof(*frames) : 0);
 	}
 
-	ret = tapx_descs_get(descs, udescs, b.count);
+	ret = tapx_descs_read(descs, udescs, b.count);
 	if (ret)
 		goto out_free;
 
@@ -523,7 +496,7 @@ long tapx_batch_ioctl(struct file *file, bool submit,
 		ret = tapx_recv(tfile, tapx, descs, b.count,
 				file->f_flags & O_NONBLOCK, &done);
 
-	if (done && tapx_descs_put(udescs, descs, done, !submit))
+	if (done && tapx_descs_write(udescs, descs, done, !submit))
 		ret = -EFAULT;
 out_free:
 	kfree(mem);

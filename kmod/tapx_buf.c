@@ -21,6 +21,7 @@
 #include <linux/skbuff.h>
 #include <linux/uio.h>
 
+#include "compat.h"
 #include "tapx.h"
 #include "tapx_buf.h"
 
@@ -187,9 +188,7 @@ void tapx_bufs_exit(void)
 			page_frag_free(c->spare[--c->nr_spare].buf);
 		while (c->nr_spare_frags)
 			page_frag_free(c->spare_frags[--c->nr_spare_frags]);
-		if (c->frag.va)
-			__page_frag_cache_drain(virt_to_head_page(c->frag.va),
-						c->frag.pagecnt_bias);
+		tapx_page_frag_cache_drain(&c->frag);
 	}
 	free_percpu(tapx_bufs);
 }

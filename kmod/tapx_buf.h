@@ -2,8 +2,7 @@
 /*
  * The per-frame half of the buffer cache (tapx_buf.c), inlined into the
  * write path, the batch copy and the XDP verdicts: taking and giving back
- * a head buffer is a few loads and stores, and a call per frame was a
- * measurable part of a batched XDP_DROP.
+ * a head buffer is a few loads and stores, less than a call around them.
  *
  * The cache is per CPU and used only by writers, in process context
  * (BH disabled or not), never from interrupt or softirq context: its
@@ -113,9 +112,9 @@ static __always_inline void tapx_buf_put(struct tapx_buf_cache *c, void *buf,
  * Buffers are page fragments, so the copy goes through copy_page_from_iter():
  * it bounds the copy by the (compound) page, the check hardened usercopy
  * would otherwise make on every frame at several times the cost (the
- * heap/stack/text walk of check_object_size(): a quarter of a batched
- * 64-byte XDP_DROP, measured in the VM). With page faults disabled, a
- * fault makes it copy less instead of sleeping.
+ * heap/stack/text walk of check_object_size(), longer than a short frame's
+ * copy). With page faults disabled, a fault makes it copy less instead of
+ * sleeping.
  */
 static __always_inline bool tapx_copy_in(void *to, size_t n,
 					 struct iov_iter *from)

@@ -5,7 +5,7 @@
  * with tun's ioctl ABI for tap and L3 (IFF_TUN) devices: open/close of a
  * file (one queue), TUNSETIFF creating or joining a device, the device
  * ioctls, poll, and the dispatch of read/write and the batch ioctls to the
- * data paths.
+ * data paths; and for tapx_tun.ko, the socket and the ring of a tapx file.
  */
 #include <linux/capability.h>
 #include <linux/cred.h>
@@ -22,6 +22,8 @@
 #include <net/rtnetlink.h>
 
 #include "tapx.h"
+#include "tapx_ring.h"
+#include "tapx_exports.h"
 
 static bool tun_compat;
 module_param(tun_compat, bool, 0444);
@@ -39,7 +41,7 @@ MODULE_PARM_DESC(ring_size, "frames queued per reader before drops "
 			    "(default " __stringify(TAPX_RING_SIZE) ")");
 
 /* Default names of new devices (TUNSETIFF without a name): tap, L3. */
-#define TAPX_NAME_FMT "tapx%d"
+#define TAPX_NAME_FMT TAPX_DRV_NAME "%d"
 #define TAPX_L3_NAME_FMT "tun%d"
 
 /*
@@ -53,15 +55,14 @@ static void tapx_set_flag(struct tapx_dev *tapx, unsigned int flag, bool on)
 	WRITE_ONCE(tapx->flags, on ? flags | flag : flags & ~flag);
 }
 
-/* TUNGETFEATURES: what TUNSETIFF accepts. */
-#define TAPX_FEATURES TAPX_IFF_FEATURES
 /*
- * And what it takes besides, as tun does: IFF_TUN_EXCL (only a new
- * device), IFF_NO_CARRIER (attach with the carrier off) and IFF_NOFILTER
- * (there is no socket filter to skip); IFF_PERSIST is ignored here.
+ * What TUNSETIFF takes besides TAPX_IFF_FEATURES, as tun does:
+ * IFF_TUN_EXCL (only a new device), IFF_NO_CARRIER (attach with the
+ * carrier off) and IFF_NOFILTER (there is no socket filter to skip);
+ * IFF_PERSIST is ignored here.
  */
 #define TAPX_IFF_ACCEPTED                                                      \
-	(TAPX_FEATURES | IFF_PERSIST | IFF_TUN_EXCL | IFF_NO_CARRIER |        \
+	(TAPX_IFF_FEATURES | IFF_PERSIST | IFF_TUN_EXCL | IFF_NO_CARRIER |    \
 	 IFF_NOFILTER)
 
 /* Owner/group rules of tun: either matches, or CAP_NET_ADMIN. */
@@ -101,7 +102,7 @@ static int tapx_create(struct net *net, struct tapx_file *tfile,
 	dev->ifindex = tfile->ifindex;
 	dev->rtnl_link_ops = &tapx_link_ops;
 	tapx = netdev_priv(dev);
-	tapx->flags = ifr->ifr_flags & TAPX_FEATURES;
+	tapx->flags = ifr->ifr_flags & TAPX_IFF_FEATURES;
 
 	err = register_netdevice(dev);
 	if (err)
@@ -141,8 +142,8 @@ static int tapx_join(struct tapx_file *tfile, struct tapx_dev *tapx,
 	 */
 	old_flags = tapx->flags;
 	if (!tapx->numqueues && !tapx->numdisabled)
-		WRITE_ONCE(tapx->flags, (old_flags & ~TAPX_FEATURES) |
-						(flags & TAPX_FEATURES));
+		WRITE_ONCE(tapx->flags, (old_flags & ~TAPX_IFF_FEATURES) |
+						(flags & TAPX_IFF_FEATURES));
 	err = tapx_attach(tfile, tapx);
 	if (err) {
 		WRITE_ONCE(tapx->flags, old_flags);
@@ -188,7 +189,7 @@ static void tapx_get_iff(struct tapx_file *tfile, struct tapx_dev *tapx,
 			 struct ifreq *ifr)
 {
 	strscpy(ifr->ifr_name, tapx->dev->name, IFNAMSIZ);
-	ifr->ifr_flags = tapx->flags & (TAPX_FEATURES | IFF_PERSIST);
+	ifr->ifr_flags = tapx->flags & (TAPX_IFF_FEATURES | IFF_PERSIST);
 	if (tfile->detached)
 		ifr->ifr_flags |= IFF_DETACH_QUEUE;
 }
@@ -401,7 +402,7 @@ static long tapx_chr_ioctl(struct file *file, unsigned int cmd,
 		return tapx_batch_ioctl(file, false, argp);
 	}
 	if (cmd == TUNGETFEATURES)
-		return put_user(TAPX_FEATURES, (unsigned int __user *)argp);
+		return put_user(TAPX_IFF_FEATURES, (unsigned int __user *)argp);
 
 	if (cmd == TUNSETIFF || cmd == TUNSETQUEUE || cmd == SIOCGIFHWADDR ||
 	    cmd == SIOCSIFHWADDR) {
@@ -516,13 +517,6 @@ static int tapx_chr_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
-static const struct file_operations tapx_fops;
-
-struct tapx_file *tapx_file_of(struct file *file)
-{
-	return file->f_op == &tapx_fops ? file->private_data : NULL;
-}
-
 static const struct file_operations tapx_fops = {
 	.owner = THIS_MODULE,
 	.read_iter = tapx_read_iter,
@@ -534,10 +528,34 @@ static const struct file_operations tapx_fops = {
 	.release = tapx_chr_release,
 };
 
+/* The tapx_file of an open tapx character device, else NULL. */
+static struct tapx_file *tapx_file_of(struct file *file)
+{
+	return file->f_op == &tapx_fops ? file->private_data : NULL;
+}
+
+/* vhost-net's socket of a tapx file (tapx_vhost.c), for tapx_tun.ko. */
+struct socket *tapx_vhost_socket(struct file *file)
+{
+	struct tapx_file *tfile = tapx_file_of(file);
+
+	return tfile ? &tfile->sock : ERR_PTR(-EINVAL);
+}
+EXPORT_SYMBOL_GPL(tapx_vhost_socket);
+
+/* The ring vhost-net takes a tapx file's frames from, for tapx_tun.ko. */
+struct ptr_ring *tapx_vhost_ring(struct file *file)
+{
+	struct tapx_file *tfile = tapx_file_of(file);
+
+	return tfile ? &tfile->ring : ERR_PTR(-EINVAL);
+}
+EXPORT_SYMBOL_GPL(tapx_vhost_ring);
+
 static struct miscdevice tapx_misc = {
 	.minor = MISC_DYNAMIC_MINOR,
-	.name = "tapx",
-	.nodename = "net/tapx",
+	.name = TAPX_DRV_NAME,
+	.nodename = "net/" TAPX_DRV_NAME,
 	.mode = 0666,
 	.fops = &tapx_fops,
 };
@@ -563,7 +581,7 @@ int tapx_chr_register(void)
 			       TUN_MINOR);
 		return err;
 	}
-	pr_info("%s ready\n", tun_compat ? "/dev/net/tun" : "/dev/net/tapx");
+	pr_info("/dev/%s ready\n", tapx_misc.nodename);
 	return 0;
 }
 

@@ -9,62 +9,132 @@
 
 #include "tapx.h"
 
-static const char tapx_stat_names[TAPX_NR_STATS][ETH_GSTRING_LEN] = {
-	[TAPX_RX_PACKETS] = "rx_packets",
-	[TAPX_RX_BYTES] = "rx_bytes",
-	[TAPX_RX_DROPPED] = "rx_dropped",
-	[TAPX_RX_ERRORS] = "rx_errors",
-	[TAPX_TX_PACKETS] = "tx_packets",
-	[TAPX_TX_BYTES] = "tx_bytes",
-	[TAPX_TX_DROPPED] = "tx_dropped",
-	[TAPX_XDP_PASS] = "xdp_pass",
-	[TAPX_XDP_DROP] = "xdp_drop",
-	[TAPX_XDP_TX] = "xdp_tx",
-	[TAPX_XDP_REDIRECT] = "xdp_redirect",
-	[TAPX_XDP_ABORTED] = "xdp_aborted",
-	[TAPX_XDP_TX_ERRORS] = "xdp_tx_errors",
-	[TAPX_XDP_REDIRECT_ERRORS] = "xdp_redirect_errors",
-	[TAPX_XDP_REDIRECT_LINEAR] = "xdp_redirect_linearized",
-	[TAPX_XDP_GSO_DROPS] = "xdp_gso_drops",
-	[TAPX_XDP_FRAGS_DROPS] = "xdp_frags_drops",
-	[TAPX_XDP_XMIT] = "xdp_xmit",
-	[TAPX_XDP_XMIT_ERRORS] = "xdp_xmit_errors",
-	[TAPX_RING_FULL] = "ring_full_drops",
-	[TAPX_VHOST_RX] = "vhost_rx",
-	[TAPX_XDP_TX_LINEAR] = "xdp_tx_linearized",
+/*
+ * A counter as ethtool -S names it: where the device's per-CPU copy keeps
+ * it, and, for one also counted per queue (queue_N_<name>), where the
+ * queue's does.
+ */
+struct tapx_stat_desc {
+	char name[ETH_GSTRING_LEN];
+	size_t offset;
+	bool per_queue;
+	size_t qoffset;
 };
 
-static const char *const tapx_qstat_names[TAPX_NR_QSTATS] = {
-	[TAPX_Q_RX_PACKETS] = "rx_packets",
-	[TAPX_Q_RX_BYTES] = "rx_bytes",
-	[TAPX_Q_TX_PACKETS] = "tx_packets",
-	[TAPX_Q_TX_BYTES] = "tx_bytes",
-	[TAPX_Q_XDP_PASS] = "xdp_pass",
-	[TAPX_Q_XDP_DROP] = "xdp_drop",
-	[TAPX_Q_XDP_TX] = "xdp_tx",
-	[TAPX_Q_XDP_REDIRECT] = "xdp_redirect",
-	[TAPX_Q_XDP_ABORTED] = "xdp_aborted",
-	[TAPX_Q_XDP_XMIT] = "xdp_xmit",
+#define TAPX_DEV_STAT(name, field) { name, TAPX_STAT(field) }
+#define TAPX_QUEUE_STAT(name, field)                                           \
+	{ name, TAPX_STAT(field), true, TAPX_QSTAT(field) }
+
+/* In ethtool -S's order; per queue, those marked, in the same order. */
+static const struct tapx_stat_desc tapx_stats_desc[] = {
+	TAPX_QUEUE_STAT("rx_packets", rx_packets),
+	TAPX_QUEUE_STAT("rx_bytes", rx_bytes),
+	TAPX_DEV_STAT("rx_dropped", rx_dropped),
+	TAPX_DEV_STAT("rx_errors", rx_errors),
+	TAPX_QUEUE_STAT("tx_packets", tx_packets),
+	TAPX_QUEUE_STAT("tx_bytes", tx_bytes),
+	TAPX_DEV_STAT("tx_dropped", tx_dropped),
+	TAPX_QUEUE_STAT("xdp_pass", xdp[TAPX_V_PASS]),
+	TAPX_QUEUE_STAT("xdp_drop", xdp[TAPX_V_DROP]),
+	TAPX_QUEUE_STAT("xdp_tx", xdp[TAPX_V_TX]),
+	TAPX_QUEUE_STAT("xdp_redirect", xdp[TAPX_V_REDIRECT]),
+	TAPX_QUEUE_STAT("xdp_aborted", xdp[TAPX_V_ABORTED]),
+	TAPX_DEV_STAT("xdp_tx_errors", xdp_tx_errors),
+	TAPX_DEV_STAT("xdp_redirect_errors", xdp_redirect_errors),
+	TAPX_DEV_STAT("xdp_redirect_linearized", xdp_redirect_linearized),
+	TAPX_DEV_STAT("xdp_gso_drops", xdp_gso_drops),
+	TAPX_DEV_STAT("xdp_frags_drops", xdp_frags_drops),
+	TAPX_QUEUE_STAT("xdp_xmit", xdp_xmit),
+	TAPX_DEV_STAT("xdp_xmit_errors", xdp_xmit_errors),
+	TAPX_DEV_STAT("ring_full_drops", ring_full_drops),
+	TAPX_DEV_STAT("vhost_rx", vhost_rx),
+	TAPX_DEV_STAT("xdp_tx_linearized", xdp_tx_linearized),
 };
 
-void tapx_stats_sum(struct tapx_dev *tapx, u64 *sum)
+#define TAPX_NR_STATS ARRAY_SIZE(tapx_stats_desc)
+
+/* The counters of a queue, the ones marked per_queue. */
+static unsigned int tapx_nr_qstats(void)
 {
-	int cpu, i;
+	unsigned int i, n = 0;
 
-	memset(sum, 0, sizeof(u64) * TAPX_NR_STATS);
+	for (i = 0; i < TAPX_NR_STATS; i++)
+		n += tapx_stats_desc[i].per_queue;
+	return n;
+}
+
+/*
+ * Sums every CPU's copy of the counters at @pcpu, a device's or (@queue) a
+ * queue's, whose struct keeps its u64_stats_sync at offset @syncp, into
+ * @data in ethtool -S's order. Returns how many it stored.
+ */
+static unsigned int tapx_stats_fold(const void __percpu *pcpu, size_t syncp,
+				    bool queue, u64 *data)
+{
+	unsigned int start, i, n = 0;
+	size_t offset[TAPX_NR_STATS];
+	u64 v[TAPX_NR_STATS];
+	int cpu;
+
+	for (i = 0; i < TAPX_NR_STATS; i++) {
+		const struct tapx_stat_desc *d = &tapx_stats_desc[i];
+
+		if (!queue)
+			offset[n++] = d->offset;
+		else if (d->per_queue)
+			offset[n++] = d->qoffset;
+	}
+
+	memset(data, 0, n * sizeof(*data));
 	for_each_possible_cpu(cpu) {
-		struct tapx_pcpu_stats *st = per_cpu_ptr(tapx->stats, cpu);
-		u64 v[TAPX_NR_STATS];
-		unsigned int start;
+		const void *base = per_cpu_ptr(pcpu, cpu);
+		const struct u64_stats_sync *sync = base + syncp;
 
 		do {
+			start = u64_stats_fetch_begin(sync);
+			for (i = 0; i < n; i++)
+				v[i] = u64_stats_read(base + offset[i]);
+		} while (u64_stats_fetch_retry(sync, start));
+
+		for (i = 0; i < n; i++)
+			data[i] += v[i];
+	}
+	return n;
+}
+
+/* ndo_get_stats64: the device's rx and tx counters, for ip -s link. */
+void tapx_get_stats64(struct net_device *dev, struct rtnl_link_stats64 *s)
+{
+	struct tapx_dev *tapx = netdev_priv(dev);
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		const struct tapx_pcpu_stats *st;
+		u64 rx_packets, rx_bytes, rx_dropped, rx_errors;
+		u64 tx_packets, tx_bytes, tx_dropped;
+		unsigned int start;
+
+		st = per_cpu_ptr(tapx->stats, cpu);
+		do {
 			start = u64_stats_fetch_begin(&st->syncp);
-			for (i = 0; i < TAPX_NR_STATS; i++)
-				v[i] = u64_stats_read(&st->v[i]);
+			rx_packets = u64_stats_read(&st->rx_packets);
+			rx_bytes = u64_stats_read(&st->rx_bytes);
+			rx_dropped = u64_stats_read(&st->rx_dropped);
+			rx_errors = u64_stats_read(&st->rx_errors);
+			tx_packets = u64_stats_read(&st->tx_packets);
+			tx_bytes = u64_stats_read(&st->tx_bytes);
+			/* The stack's tx_dropped: ring-full drops too. */
+			tx_dropped = u64_stats_read(&st->tx_dropped) +
+				     u64_stats_read(&st->ring_full_drops);
 		} while (u64_stats_fetch_retry(&st->syncp, start));
 
-		for (i = 0; i < TAPX_NR_STATS; i++)
-			sum[i] += v[i];
+		s->rx_packets += rx_packets;
+		s->rx_bytes += rx_bytes;
+		s->rx_dropped += rx_dropped;
+		s->rx_errors += rx_errors;
+		s->tx_packets += tx_packets;
+		s->tx_bytes += tx_bytes;
+		s->tx_dropped += tx_dropped;
 	}
 }
 
@@ -73,28 +143,7 @@ static void tapx_get_drvinfo(struct net_device *dev,
 {
 	strscpy(info->driver, TAPX_DRV_NAME, sizeof(info->driver));
 	strscpy(info->version, TAPX_DRV_VERSION, sizeof(info->version));
-	strscpy(info->bus_info, "tapx", sizeof(info->bus_info));
-}
-
-static void tapx_qstats_sum(struct tapx_file *tfile, u64 *sum)
-{
-	int cpu, i;
-
-	memset(sum, 0, sizeof(u64) * TAPX_NR_QSTATS);
-	for_each_possible_cpu(cpu) {
-		struct tapx_pcpu_qstats *st = per_cpu_ptr(tfile->qstats, cpu);
-		u64 v[TAPX_NR_QSTATS];
-		unsigned int start;
-
-		do {
-			start = u64_stats_fetch_begin(&st->syncp);
-			for (i = 0; i < TAPX_NR_QSTATS; i++)
-				v[i] = u64_stats_read(&st->v[i]);
-		} while (u64_stats_fetch_retry(&st->syncp, start));
-
-		for (i = 0; i < TAPX_NR_QSTATS; i++)
-			sum[i] += v[i];
-	}
+	strscpy(info->bus_info, TAPX_DRV_NAME, sizeof(info->bus_info));
 }
 
 /*
@@ -108,7 +157,7 @@ static int tapx_get_sset_count(struct net_device *dev, int sset)
 
 	if (sset != ETH_SS_STATS)
 		return -EOPNOTSUPP;
-	return TAPX_NR_STATS + tapx->numqueues * TAPX_NR_QSTATS;
+	return TAPX_NR_STATS + tapx->numqueues * tapx_nr_qstats();
 }
 
 static void tapx_get_strings(struct net_device *dev, u32 sset, u8 *buf)
@@ -118,12 +167,13 @@ static void tapx_get_strings(struct net_device *dev, u32 sset, u8 *buf)
 
 	if (sset != ETH_SS_STATS)
 		return;
-	memcpy(buf, tapx_stat_names, sizeof(tapx_stat_names));
-	buf += sizeof(tapx_stat_names);
+	for (i = 0; i < TAPX_NR_STATS; i++)
+		ethtool_sprintf(&buf, "%s", tapx_stats_desc[i].name);
 	for (q = 0; q < tapx->numqueues; q++)
-		for (i = 0; i < TAPX_NR_QSTATS; i++)
-			ethtool_sprintf(&buf, "queue_%u_%s", q,
-					tapx_qstat_names[i]);
+		for (i = 0; i < TAPX_NR_STATS; i++)
+			if (tapx_stats_desc[i].per_queue)
+				ethtool_sprintf(&buf, "queue_%u_%s", q,
+						tapx_stats_desc[i].name);
 }
 
 static void tapx_get_ethtool_stats(struct net_device *dev,
@@ -132,10 +182,15 @@ static void tapx_get_ethtool_stats(struct net_device *dev,
 	struct tapx_dev *tapx = netdev_priv(dev);
 	unsigned int q;
 
-	tapx_stats_sum(tapx, data);
-	data += TAPX_NR_STATS;
-	for (q = 0; q < tapx->numqueues; q++, data += TAPX_NR_QSTATS)
-		tapx_qstats_sum(rtnl_dereference(tapx->tfiles[q]), data);
+	data += tapx_stats_fold(tapx->stats,
+				offsetof(struct tapx_pcpu_stats, syncp), false,
+				data);
+	for (q = 0; q < tapx->numqueues; q++) {
+		struct tapx_file *tfile = rtnl_dereference(tapx->tfiles[q]);
+		size_t syncp = offsetof(struct tapx_pcpu_qstats, syncp);
+
+		data += tapx_stats_fold(tfile->qstats, syncp, true, data);
+	}
 }
 
 static int tapx_get_link_ksettings(struct net_device *dev,

@@ -4,12 +4,12 @@
  * behind a PI header (without IFF_NO_PI) and a vnet header (IFF_VNET_HDR).
  * As in tun, an L3 device has no XDP: each packet is copied into an skb
  * here and handed to the stack (or to the queue's NAPI with IFF_NAPI).
- * The read side is the tap one (tapx_rx.c): the stack's skbs start at the
+ * The read side is the tap one (tapx_ring.c): the stack's skbs start at the
  * IP header, and the PI carries skb->protocol.
  *
  * Same rules as tapx_write_slow(): what the write needs of the device is
  * read under RCU first, the copy may sleep and touches no device, and the
- * binding is looked up again before the skb meets the device.
+ * bound section looks the binding up again before the skb meets the device.
  */
 #include <linux/if_ether.h>
 #include <linux/if_tun.h>
@@ -19,6 +19,7 @@
 #include <linux/virtio_net.h>
 
 #include "tapx.h"
+#include "tapx_parse.h"
 
 /* Bytes of a packet in the skb's head; the rest goes in page fragments. */
 #define TAPX_L3_HEAD SKB_MAX_HEAD(NET_SKB_PAD)
@@ -81,7 +82,17 @@ static int tapx_l3_build(const struct tapx_wmeta *m, struct iov_iter *from,
 	if (skb_copy_datagram_from_iter(skb, 0, from, f.len))
 		goto err_free;
 
+	/*
+	 * The vnet header first, as tun applies it: with no network header
+	 * set yet, a GSO header without a partial checksum leaves the
+	 * transport header to the probe below. With one set, and no protocol
+	 * (a PI that says 0), virtio_net_hdr_to_skb() would ask skb->dev's
+	 * header ops for it, and this skb has no device until the write's
+	 * bound section.
+	 */
 	err = -EINVAL;
+	if (f.has_vnet && virtio_net_hdr_to_skb(skb, &f.vnet, le))
+		goto err_free;
 	if (m->flags & IFF_NO_PI)
 		proto = tapx_l3_proto(skb);
 	if (!proto && (m->flags & IFF_NO_PI))
@@ -89,8 +100,6 @@ static int tapx_l3_build(const struct tapx_wmeta *m, struct iov_iter *from,
 	skb->protocol = proto;
 	skb_reset_mac_header(skb);
 	skb_reset_network_header(skb);
-	if (f.has_vnet && virtio_net_hdr_to_skb(skb, &f.vnet, le))
-		goto err_free;
 	skb_probe_transport_header(skb);
 	*skbp = skb;
 	return 0;
@@ -100,7 +109,7 @@ err_free:
 	return err;
 }
 
-/* Counts a packet the stack gets; BH disabled, under RCU. */
+/* Counts a packet the stack gets; in the bound section. */
 static void tapx_l3_count(struct tapx_file *tfile, struct tapx_dev *tapx,
 			  unsigned int len)
 {
@@ -108,13 +117,13 @@ static void tapx_l3_count(struct tapx_file *tfile, struct tapx_dev *tapx,
 	struct tapx_pcpu_qstats *q = this_cpu_ptr(tfile->qstats);
 
 	u64_stats_update_begin(&st->syncp);
-	u64_stats_inc(&st->v[TAPX_RX_PACKETS]);
-	u64_stats_add(&st->v[TAPX_RX_BYTES], len);
+	u64_stats_inc(&st->rx_packets);
+	u64_stats_add(&st->rx_bytes, len);
 	u64_stats_update_end(&st->syncp);
 
 	u64_stats_update_begin(&q->syncp);
-	u64_stats_inc(&q->v[TAPX_Q_RX_PACKETS]);
-	u64_stats_add(&q->v[TAPX_Q_RX_BYTES], len);
+	u64_stats_inc(&q->rx_packets);
+	u64_stats_add(&q->rx_bytes, len);
 	u64_stats_update_end(&q->syncp);
 }
 
@@ -123,6 +132,7 @@ ssize_t tapx_l3_write(struct tapx_file *tfile, struct tapx_dev *tapx,
 		      const struct tapx_wmeta *m, struct iov_iter *from)
 {
 	size_t total = iov_iter_count(from);
+	struct tapx_xdp_section xs __uninitialized;
 	struct sk_buff *skb = NULL;
 	struct tapx_dev *now;
 	ssize_t ret = total;
@@ -130,13 +140,10 @@ ssize_t tapx_l3_write(struct tapx_file *tfile, struct tapx_dev *tapx,
 
 	err = tapx_l3_build(m, from, &skb);
 
-	local_bh_disable();
-	rcu_read_lock();
-	now = rcu_dereference(tfile->tapx);
+	now = tapx_bound_begin(&xs, tfile);
 	if (unlikely(err)) {
 		if (now == tapx)
-			tapx_stat_inc(now, err == -EINVAL ? TAPX_RX_ERRORS :
-							    TAPX_RX_DROPPED);
+			tapx_write_failed(now, err);
 		ret = err;
 	} else if (unlikely(now != tapx)) {
 		/* Detached or deleted while we copied. */
@@ -147,9 +154,7 @@ ssize_t tapx_l3_write(struct tapx_file *tfile, struct tapx_dev *tapx,
 		skb_record_rx_queue(skb, tfile->queue_index);
 		tapx_l3_count(tfile, now, skb->len);
 		tapx_napi_receive(tfile, skb);
-		tapx_napi_flush(tfile);
 	}
-	rcu_read_unlock();
-	local_bh_enable();
+	tapx_bound_end(&xs, tfile, now, false);
 	return ret;
 }

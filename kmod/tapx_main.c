@@ -2,7 +2,7 @@
 /*
  * tapx module init and exit. A written frame's way through the files:
  * tapx_write.c (entry, headers) -> tapx_buf.c (buffers) -> tapx_xdp.c
- * (program, verdicts) -> tapx_rx.c (reader ring, read(), ndo_xdp_xmit) or
+ * (program, verdicts) -> tapx_ring.c (reader ring, read(), ndo_xdp_xmit) or
  * tapx_napi.c (PASS delivery); tapx_batch.c does the same for many frames
  * per call; tapx_netdev.c, tapx_ethtool.c and tapx_chr.c are the device,
  * its counters and the character device around them.

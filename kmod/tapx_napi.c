@@ -15,19 +15,19 @@
  * asks for NAPI on that device regardless.
  *
  * Default 0: a write() carries one frame, so each poll sees one skb and
- * NAPI only adds the queue, a softirq round and a GRO lookup; measured
- * slower per frame in the VM (as is tun's IFF_NAPI against plain tun). It
- * also drops when softirqs wait for ksoftirqd and the writer runs ahead
- * (queue bound below), where direct delivery makes the writer wait.
+ * NAPI only adds the queue, a softirq round and a GRO lookup to its way
+ * (as tun's IFF_NAPI adds them to plain tun's). It also drops when
+ * softirqs wait for ksoftirqd and the writer runs ahead (queue bound
+ * below), where direct delivery makes the writer wait.
  * napi=1 pays off for TCP streams with gro_flush_timeout, and for batches.
  *
  * Lifetime: the queue is filled only by writers that saw the file attached
- * under RCU with BH disabled, and drained by the poll. tapx_napi_detach()
- * runs after the detach's grace period, so nothing is queued after it
- * starts; it disables the instance (waiting for a running poll), deletes
- * it (which frees what GRO still holds) and frees what is left. Detach
- * happens before the device is freed (ndo_uninit), so queued skbs never
- * outlive skb->dev.
+ * in their bound section (BH disabled), and drained by the poll.
+ * tapx_napi_detach() runs after the detach's grace period, so nothing is
+ * queued after it starts; it disables the instance (waiting for a running
+ * poll), deletes it (which frees what GRO still holds) and frees what is
+ * left. Detach happens before the device is freed (ndo_uninit), so queued
+ * skbs never outlive skb->dev.
  */
 #include <linux/if_tun.h>
 #include <linux/moduleparam.h>
@@ -98,7 +98,7 @@ void tapx_napi_detach(struct tapx_file *tfile)
 
 /*
  * Delivers one passed skb (eth_type_trans and vnet metadata already
- * applied). Called with BH disabled, under RCU, with the file attached.
+ * applied). Called in a bound section, with the file attached.
  */
 void tapx_napi_receive(struct tapx_file *tfile, struct sk_buff *skb)
 {
@@ -118,7 +118,7 @@ void tapx_napi_receive(struct tapx_file *tfile, struct sk_buff *skb)
 	spin_lock(&q->lock);
 	if (unlikely(skb_queue_len(q) >= tapx_max_backlog())) {
 		spin_unlock(&q->lock);
-		tapx_stat_inc(netdev_priv(skb->dev), TAPX_RX_DROPPED);
+		tapx_stat_inc(netdev_priv(skb->dev), TAPX_STAT(rx_dropped));
 		kfree_skb(skb);
 		return;
 	}

@@ -16,6 +16,7 @@
 
 #include "compat.h"
 #include "tapx.h"
+#include "tapx_ring.h"
 
 static int tapx_init(struct net_device *dev)
 {
@@ -102,7 +103,7 @@ static netdev_tx_t tapx_start_xmit(struct sk_buff *skb, struct net_device *dev)
 
 	if (unlikely(tapx_ring_produce(tfile, skb))) {
 		/* Once: the stack's tx_dropped adds ring_full_drops. */
-		tapx_stat_inc(tapx, TAPX_RING_FULL);
+		tapx_stat_inc(tapx, TAPX_STAT(ring_full_drops));
 		goto free;
 	}
 	tapx_stat_tx(tapx, tfile, 1, len, false);
@@ -111,27 +112,11 @@ static netdev_tx_t tapx_start_xmit(struct sk_buff *skb, struct net_device *dev)
 	return NETDEV_TX_OK;
 
 drop:
-	tapx_stat_inc(tapx, TAPX_TX_DROPPED);
+	tapx_stat_inc(tapx, TAPX_STAT(tx_dropped));
 free:
 	rcu_read_unlock();
 	kfree_skb(skb);
 	return NETDEV_TX_OK;
-}
-
-static void tapx_get_stats64(struct net_device *dev,
-			     struct rtnl_link_stats64 *s)
-{
-	struct tapx_dev *tapx = netdev_priv(dev);
-	u64 sum[TAPX_NR_STATS];
-
-	tapx_stats_sum(tapx, sum);
-	s->rx_packets = sum[TAPX_RX_PACKETS];
-	s->rx_bytes = sum[TAPX_RX_BYTES];
-	s->rx_dropped = sum[TAPX_RX_DROPPED];
-	s->rx_errors = sum[TAPX_RX_ERRORS];
-	s->tx_packets = sum[TAPX_TX_PACKETS];
-	s->tx_bytes = sum[TAPX_TX_BYTES];
-	s->tx_dropped = sum[TAPX_TX_DROPPED] + sum[TAPX_RING_FULL];
 }
 
 static netdev_features_t tapx_fix_features(struct net_device *dev,

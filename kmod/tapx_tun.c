@@ -68,7 +68,7 @@
 #include <linux/uaccess.h>
 #include <linux/proc_fs.h>
 
-#include "tapx_vhost.h"
+#include "tapx_exports.h"
 
 /* ERR_PTR(-EINVAL) for files that are not tapx's, as tun answers. */
 struct socket *tun_get_socket(struct file *file)

@@ -5,27 +5,25 @@
  * file has a socket for as long as it is open; vhost-net sends the guest's
  * frames through its sendmsg (one frame as one write(), or a batch of
  * page-sized xdp_buffs, each run through XDP like a written frame), and
- * takes frames for the guest straight off the file's reader ring, a
- * ptr_ring of skbs and xdp_frames tagged like tun's (TAPX_PTR_XDP ==
- * TUN_XDP_FLAG), then hands each entry back to recvmsg to be copied out.
+ * takes frames for the guest straight off the file's reader ring
+ * (tapx_ring.h), then hands each entry back to recvmsg to be copied out.
+ * The file's socket and ring reach vhost-net through tapx_chr.c's exports.
  */
 #include <linux/err.h>
 #include <linux/if_tun.h>
 #include <linux/module.h>
-#include <linux/skb_array.h>
 #include <net/sock.h>
 
 #include "compat.h"
 #include "tapx.h"
-#include "tapx_vhost.h"
-
-static_assert(TAPX_PTR_XDP == TUN_XDP_FLAG);
+#include "tapx_ring.h"
+#include "tapx_exports.h"
 
 /* Largest batch vhost-net sends (its VHOST_NET_BATCH). */
 #define TAPX_VHOST_BATCH 64
 
 static struct proto tapx_proto = {
-	.name = "tapx",
+	.name = TAPX_DRV_NAME,
 	.owner = THIS_MODULE,
 	.obj_size = sizeof(struct sock),
 };
@@ -41,24 +39,17 @@ static int tapx_sendmsg_batch(struct tapx_file *tfile, struct xdp_buff *xbuffs,
 {
 	struct tapx_xdp_section xs __uninitialized;
 	struct tapx_dev *tapx;
+	bool flush = false;
 	int ret = 0;
 
 	if (n > TAPX_VHOST_BATCH)
 		return -EINVAL;
-	tapx_xdp_section_enter(&xs);
-	rcu_read_lock();
-	tapx = rcu_dereference(tfile->tapx);
-	if (unlikely(!tapx)) {
-		/* vhost frees the buffers. */
-		ret = -EBADFD;
-		goto out;
-	}
-	if (tapx_xbuffs_run(tfile, tapx, xbuffs, n))
-		xdp_do_flush();
-	tapx_napi_flush(tfile);
-out:
-	rcu_read_unlock();
-	tapx_xdp_section_exit(&xs);
+	tapx = tapx_bound_begin(&xs, tfile);
+	if (likely(tapx))
+		flush = tapx_xbuffs_run(tfile, tapx, xbuffs, n);
+	else
+		ret = -EBADFD; /* vhost frees the buffers */
+	tapx_bound_end(&xs, tfile, tapx, flush);
 	return ret;
 }
 
@@ -100,35 +91,26 @@ static int tapx_recvmsg(struct socket *sock, struct msghdr *m, size_t len,
 		ret = -EINVAL;
 		goto out;
 	}
-	while (!ptr) {
-		ret = tapx_ring_wait(tfile, tapx, flags & MSG_DONTWAIT);
-		if (ret)
+	if (!ptr) {
+		ptr = tapx_ring_take(tfile, tapx, flags & MSG_DONTWAIT, NULL,
+				     0);
+		if (IS_ERR(ptr)) {
+			ret = PTR_ERR(ptr);
 			goto out;
-		ptr = ptr_ring_consume(&tfile->ring);
+		}
 	}
-	ret = tapx_put_ptr(tapx, ptr, &m->msg_iter, &truncated);
+	ret = tapx_copy_ptr(tapx, ptr, &m->msg_iter, &truncated);
 	if (ret >= 0 && truncated)
 		m->msg_flags |= MSG_TRUNC;
 	if (ret >= 0 && m->msg_control) {
 		/* Per-CPU counters: not from a preemptible section. */
 		local_bh_disable();
-		tapx_stat_inc(tapx, TAPX_VHOST_RX);
+		tapx_stat_inc(tapx, TAPX_STAT(vhost_rx));
 		local_bh_enable();
 	}
 out:
 	dev_put(tapx->dev);
 	return ret;
-}
-
-/* What vhost sizes its buffers by: the linear part of an xdp_frame. */
-static int tapx_ptr_peek_len(void *ptr)
-{
-	if (!ptr)
-		return 0;
-	if ((unsigned long)ptr & TAPX_PTR_XDP)
-		return ((struct xdp_frame *)((unsigned long)ptr &
-					     ~TAPX_PTR_XDP))->len;
-	return __skb_array_len_with_tag(ptr);
 }
 
 static int tapx_peek_len(struct socket *sock)
@@ -137,7 +119,7 @@ static int tapx_peek_len(struct socket *sock)
 
 	if (!rcu_access_pointer(tfile->tapx))
 		return 0;
-	return PTR_RING_PEEK_CALL(&tfile->ring, tapx_ptr_peek_len);
+	return tapx_ring_peek_len(tfile);
 }
 
 static const struct proto_ops tapx_sock_ops = {
@@ -198,25 +180,3 @@ void tapx_dev_sock_xdp(struct tapx_dev *tapx, bool on)
 	list_for_each_entry(tfile, &tapx->disabled, next)
 		tapx_sock_xdp(tfile, on);
 }
-
-struct socket *tapx_vhost_socket(struct file *file)
-{
-	struct tapx_file *tfile = tapx_file_of(file);
-
-	if (!tfile)
-		return ERR_PTR(-EINVAL);
-	return &tfile->sock;
-}
-EXPORT_SYMBOL_GPL(tapx_vhost_socket);
-
-struct ptr_ring *tapx_vhost_ring(struct file *file)
-{
-	struct tapx_file *tfile = tapx_file_of(file);
-
-	if (!tfile)
-		return ERR_PTR(-EINVAL);
-	return &tfile->ring;
-}
-EXPORT_SYMBOL_GPL(tapx_vhost_ring);
-
-EXPORT_SYMBOL_GPL(tapx_ptr_free);

@@ -1,180 +1,42 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * tapx write path, first stage: write()/writev()/io_uring writes enter here.
- * The PI and vnet headers in front of a frame are read and checked, the
- * frame is copied once into buffers with XDP headroom (tapx_buf.c) and
- * handed to XDP (tapx_xdp.c), which decides what becomes of it.
+ * The PI and vnet headers in front of a frame are read and checked
+ * (tapx_parse.h), the frame is copied once into buffers with XDP headroom
+ * (tapx_buf.c) and handed to XDP (tapx_xdp.c), which decides what becomes
+ * of it.
  *
  * No lock and no device reference: a frame that fits one page is written
- * in one BH-disabled RCU section, copied with page faults disabled
- * (tapx_write_fast()); anything that may have to sleep takes
- * tapx_write_slow(), which looks the device up again after its copy.
+ * in one bound section (tapx_bound_begin(), tapx.h), copied with page
+ * faults disabled (tapx_write_fast()); anything that may have to sleep
+ * takes tapx_write_slow(), whose bound section looks the device up again
+ * after its copy.
  *
  * TAPXSUBMIT (tapx_batch.c) uses the same parsing and copy for each frame;
- * tapx_wframe_copy() is inlined into both callers (tapx.h), and the XDP
- * stage's per-frame half into the write path (tapx_xdp.h).
+ * tapx_wframe_copy() is inlined into both callers (tapx_parse.h), and the
+ * XDP stage's per-frame half into the write path (tapx_xdp.h).
  */
 #include <linux/filter.h>
 #include <linux/if_tun.h>
 #include <linux/uaccess.h>
 #include <linux/uio.h>
-#include <linux/virtio_net.h>
 
 #include "compat.h"
 #include "tapx.h"
 #include "tapx_buf.h"
+#include "tapx_parse.h"
 #include "tapx_xdp.h"
-
-/* Validates the vnet header the way a virtio device would see it. */
-int tapx_check_vnet(unsigned int flags, struct virtio_net_hdr *h, size_t len)
-{
-	bool le = tapx_flags_vnet_le(flags);
-	u16 hdr_len = __virtio16_to_cpu(le, h->hdr_len);
-	u16 start = __virtio16_to_cpu(le, h->csum_start);
-	u16 off = __virtio16_to_cpu(le, h->csum_offset);
-
-	if (h->flags &
-	    ~(VIRTIO_NET_HDR_F_NEEDS_CSUM | VIRTIO_NET_HDR_F_DATA_VALID))
-		return -EINVAL;
-
-	if (h->flags & VIRTIO_NET_HDR_F_NEEDS_CSUM) {
-		if ((size_t)start + off + TAPX_CSUM_LEN > len)
-			return -EINVAL;
-		if (start + off + TAPX_CSUM_LEN > hdr_len)
-			hdr_len = start + off + TAPX_CSUM_LEN;
-		h->hdr_len = __cpu_to_virtio16(le, hdr_len);
-	}
-	if (hdr_len > len)
-		return -EINVAL;
-
-	switch (h->gso_type & ~VIRTIO_NET_HDR_GSO_ECN) {
-	case VIRTIO_NET_HDR_GSO_NONE:
-		if (h->gso_type & VIRTIO_NET_HDR_GSO_ECN)
-			return -EINVAL;
-		break;
-	case VIRTIO_NET_HDR_GSO_TCPV4:
-	case VIRTIO_NET_HDR_GSO_TCPV6:
-	case VIRTIO_NET_HDR_GSO_UDP:
-		if (!h->gso_size)
-			return -EINVAL;
-		break;
-	default:
-		return -EINVAL;
-	}
-	return 0;
-}
-
-/*
- * Reads the PI and vnet headers that precede the frame (the PI's protocol
- * into *proto) and sets f->len to what is left.
- */
-static __always_inline int tapx_parse_hdrs(const struct tapx_wmeta *m,
-					   struct iov_iter *from,
-					   struct tapx_wframe *f, __be16 *proto)
-{
-	size_t len = iov_iter_count(from);
-	int err;
-
-	f->has_vnet = false;
-	if (!(m->flags & IFF_NO_PI)) {
-		struct tun_pi pi;
-
-		if (len < sizeof(pi))
-			return -EINVAL;
-		if (!copy_from_iter_full(&pi, sizeof(pi), from))
-			return -EFAULT;
-		len -= sizeof(pi);
-		*proto = pi.proto;
-	}
-
-	if (m->flags & IFF_VNET_HDR) {
-		unsigned int sz = m->vnet_hdr_sz;
-
-		if (len < sz)
-			return -EINVAL;
-		if (!copy_from_iter_full(&f->vnet, sizeof(f->vnet), from))
-			return -EFAULT;
-		iov_iter_advance(from, sz - sizeof(f->vnet));
-		len -= sz;
-		err = tapx_check_vnet(m->flags, &f->vnet, len);
-		if (err)
-			return err;
-		f->has_vnet = f->vnet.flags || f->vnet.gso_type;
-	}
-	f->len = len;
-	return 0;
-}
-
-/* The headers of an Ethernet frame (IFF_TAP). */
-static __always_inline int __tapx_parse_meta(const struct tapx_wmeta *m,
-					     struct iov_iter *from,
-					     struct tapx_wframe *f)
-{
-	__be16 proto;
-	int err;
-
-	err = tapx_parse_hdrs(m, from, f, &proto);
-	if (err)
-		return err;
-	if (f->len < TAPX_MIN_FRAME || f->len > TAPX_MAX_FRAME)
-		return -EINVAL;
-	return 0;
-}
-
-/*
- * The headers of an IP packet (IFF_TUN): no minimum length, as in tun;
- * *proto is the PI's, left alone with IFF_NO_PI.
- */
-int tapx_parse_l3(const struct tapx_wmeta *m, struct iov_iter *from,
-		  struct tapx_wframe *f, __be16 *proto)
-{
-	int err;
-
-	err = tapx_parse_hdrs(m, from, f, proto);
-	if (!err && f->len > TAPX_MAX_FRAME)
-		err = -EINVAL;
-	return err;
-}
-
-/* For the copies that may sleep (tapx_wframe_copy()). */
-int tapx_parse_meta(const struct tapx_wmeta *m, struct iov_iter *from,
-		    struct tapx_wframe *f)
-{
-	return __tapx_parse_meta(m, from, f);
-}
-
-/* Counts a write that failed before XDP; under RCU, BH disabled. */
-static void tapx_write_failed(struct tapx_dev *tapx, int err)
-{
-	tapx_stat_inc(tapx, err == -EINVAL ? TAPX_RX_ERRORS : TAPX_RX_DROPPED);
-}
-
-/* XDP on the copied frame; under RCU, BH disabled, tfile bound to tapx. */
-static __always_inline void tapx_write_run(struct tapx_file *tfile,
-					   struct tapx_dev *tapx,
-					   struct tapx_wframe *f)
-{
-	if (__tapx_wframes_run(tfile, tapx, f, 1))
-		xdp_do_flush();
-	tapx_napi_flush(tfile);
-}
 
 /* tapx_write_fast(): the frame needs tapx_write_slow(). */
 #define TAPX_WRITE_SLOW (-EAGAIN)
 
 /*
- * A frame of up to TAPX_LINEAR_MAX bytes, in one BH-disabled section from
- * the lookup of the binding to the verdict: no device reference, and a
- * buffer of this CPU's cache. The headers and the frame are copied with
- * page faults disabled, so nothing here sleeps; a fault, a larger frame or
- * a cache that cannot give a buffer without sleeping returns
- * TAPX_WRITE_SLOW with @from as it was, and nothing counted.
- *
- * A BH-disabled section is an RCU read-side critical section of its own
- * (synchronize_rcu() and synchronize_net() wait for it), as in a driver's
- * NAPI poll, where XDP runs without rcu_read_lock() since Linux 5.14; the
- * lookups here and in tapx_xdp_run() are rcu_dereference_bh(). That saves
- * two calls per write (__rcu_read_lock() is out of line with PREEMPT_RCU).
+ * A frame of up to TAPX_LINEAR_MAX bytes, in one bound section from the
+ * lookup of the binding to the verdict: no device reference, and a buffer
+ * of this CPU's cache. The headers and the frame are copied with page
+ * faults disabled, so nothing here sleeps; a fault, a larger frame or a
+ * cache that cannot give a buffer without sleeping returns TAPX_WRITE_SLOW
+ * with @from as it was, and nothing counted.
  */
 static __always_inline ssize_t tapx_write_fast(struct tapx_file *tfile,
 					       struct iov_iter *from)
@@ -184,10 +46,10 @@ static __always_inline ssize_t tapx_write_fast(struct tapx_file *tfile,
 	struct tapx_wframe f;
 	struct tapx_dev *tapx;
 	struct tapx_wmeta m;
+	bool flush = false;
 	ssize_t ret;
 
-	tapx_xdp_section_enter(&xs);
-	tapx = rcu_dereference_bh(tfile->tapx);
+	tapx = tapx_bound_begin(&xs, tfile);
 	if (unlikely(!tapx)) {
 		ret = -EBADFD;
 		goto out;
@@ -220,10 +82,10 @@ static __always_inline ssize_t tapx_write_fast(struct tapx_file *tfile,
 	}
 	pagefault_enable();
 
-	tapx_write_run(tfile, tapx, &f);
+	flush = __tapx_wframes_run(tfile, tapx, &f, 1);
 	ret = total;
 out:
-	tapx_xdp_section_exit(&xs);
+	tapx_bound_end(&xs, tfile, tapx, flush);
 	return ret;
 
 slow:
@@ -236,8 +98,9 @@ slow:
 /*
  * The write path that may sleep. What it needs of the device is read
  * under RCU first; the copy then runs outside any RCU section and touches
- * no device, and the binding is looked up anew before XDP runs, so a detach
- * or a deletion during the copy neither waits for it nor is raced by it.
+ * no device, and the bound section looks the binding up anew before XDP
+ * runs, so a detach or a deletion during the copy neither waits for it nor
+ * is raced by it.
  * A file rebound to another device meanwhile gets -EBADFD. (Only the
  * pointers are compared: were the device freed and another allocated at
  * the same address and bound to this file during one copy, the frame would
@@ -252,6 +115,7 @@ static noinline ssize_t tapx_write_slow(struct tapx_file *tfile,
 	struct tapx_dev *tapx, *now;
 	struct tapx_wframe f;
 	struct tapx_wmeta m;
+	bool flush = false;
 	ssize_t ret;
 	int err;
 
@@ -263,9 +127,7 @@ static noinline ssize_t tapx_write_slow(struct tapx_file *tfile,
 
 	err = tapx_wframe_copy(&m, from, &f);
 
-	tapx_xdp_section_enter(&xs);
-	rcu_read_lock();
-	now = rcu_dereference(tfile->tapx);
+	now = tapx_bound_begin(&xs, tfile);
 	if (unlikely(err)) {
 		if (now == tapx)
 			tapx_write_failed(now, err);
@@ -276,13 +138,10 @@ static noinline ssize_t tapx_write_slow(struct tapx_file *tfile,
 		ret = -EBADFD;
 	} else {
 		/* The XDP stage out of line: the fast path has it inlined. */
-		if (tapx_wframes_run(tfile, now, &f, 1))
-			xdp_do_flush();
-		tapx_napi_flush(tfile);
+		flush = tapx_wframes_run(tfile, now, &f, 1);
 		ret = total;
 	}
-	rcu_read_unlock();
-	tapx_xdp_section_exit(&xs);
+	tapx_bound_end(&xs, tfile, now, flush);
 	return ret;
 }
 

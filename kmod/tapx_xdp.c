@@ -2,7 +2,7 @@
 /*
  * tapx write path, XDP stage: a copied frame becomes an xdp_buff, meets the
  * attached program, and its verdict is carried out here: DROP recycles its
- * buffers (tapx_buf.h), TX queues it to this tap's reader (tapx_rx.c),
+ * buffers (tapx_buf.h), TX queues it to this tap's reader (tapx_ring.c),
  * REDIRECT hands it to xdp_do_redirect(), and PASS builds an skb around the
  * same buffer and delivers it (tapx_napi.c). The verdicts and rx counters
  * of one write call are tallied and added to the counters once.
@@ -22,6 +22,8 @@
 
 #include "tapx.h"
 #include "tapx_buf.h"
+#include "tapx_parse.h"
+#include "tapx_ring.h"
 #include "tapx_xdp.h"
 
 /* Finishes a partial checksum in place (single-buffer frames only). */
@@ -77,7 +79,7 @@ void tapx_xdp_pass(struct tapx_file *tfile, struct tapx_dev *tapx,
 	 */
 	if (f->has_vnet &&
 	    (xdp->data != orig_data || xdp_get_buff_len(xdp) != orig_len)) {
-		tapx_stat_inc(tapx, TAPX_XDP_GSO_DROPS);
+		tapx_stat_inc(tapx, TAPX_STAT(xdp_gso_drops));
 		xdp_return_buff(xdp);
 		return;
 	}
@@ -90,7 +92,7 @@ void tapx_xdp_pass(struct tapx_file *tfile, struct tapx_dev *tapx,
 
 	skb = napi_build_skb(xdp->data_hard_start, xdp->frame_sz);
 	if (unlikely(!skb)) {
-		tapx_stat_inc(tapx, TAPX_RX_DROPPED);
+		tapx_stat_inc(tapx, TAPX_STAT(rx_dropped));
 		xdp_return_buff(xdp);
 		return;
 	}
@@ -110,7 +112,7 @@ void tapx_xdp_pass(struct tapx_file *tfile, struct tapx_dev *tapx,
 	if (f->has_vnet) {
 		if (unlikely(virtio_net_hdr_to_skb(skb, &f->vnet,
 						   tapx_vnet_le(tapx)))) {
-			tapx_stat_inc(tapx, TAPX_RX_ERRORS);
+			tapx_stat_inc(tapx, TAPX_STAT(rx_errors));
 			kfree_skb(skb);
 			return;
 		}
@@ -168,9 +170,10 @@ void tapx_tx_done(struct tapx_file *tfile, struct tapx_dev *tapx,
 		tapx_wake_reader(tfile);
 	}
 	if (unlikely(t->tx_errors)) {
-		tapx_stat_add(tapx, TAPX_XDP_TX_ERRORS, t->tx_errors);
+		tapx_stat_add(tapx, TAPX_STAT(xdp_tx_errors), t->tx_errors);
 		if (t->ring_full)
-			tapx_stat_add(tapx, TAPX_RING_FULL, t->ring_full);
+			tapx_stat_add(tapx, TAPX_STAT(ring_full_drops),
+				      t->ring_full);
 	}
 }
 
@@ -198,8 +201,8 @@ static void tapx_copy_buff(struct xdp_buff *xdp, void *to)
  * is dropped and counted in xdp_redirect_errors if that allocation fails.
  * XDP_TX frames too (for vhost-net), in xdp_tx_linearized, xdp_tx_errors.
  */
-int tapx_linearize(struct tapx_dev *tapx, struct xdp_buff *xdp,
-		   enum tapx_stat done, enum tapx_stat err)
+int tapx_linearize(struct tapx_dev *tapx, struct xdp_buff *xdp, size_t done,
+		   size_t err)
 {
 	unsigned int len = xdp_get_buff_len(xdp);
 	unsigned int size = TAPX_HEADROOM + len + TAPX_SHINFO;
@@ -232,9 +235,9 @@ int tapx_linearize(struct tapx_dev *tapx, struct xdp_buff *xdp,
  *     counted in rx_errors, the others handed on or recycled
  * @n: number of frames
  *
- * Called with BH disabled and in an RCU read-side section. Returns true
- * when any frame was redirected: the caller calls xdp_do_flush() once,
- * after its last frame, before it enables BH again.
+ * Called in a bound section (tapx_bound_begin()). Returns true when any
+ * frame was redirected: the caller hands that to tapx_bound_end(), which
+ * flushes once, after the last frame.
  */
 bool tapx_wframes_run(struct tapx_file *tfile, struct tapx_dev *tapx,
 		      struct tapx_wframe *f, unsigned int n)
@@ -263,9 +266,8 @@ static int tapx_xbuff_frame(struct tapx_file *tfile, unsigned int flags,
 		return -EINVAL;
 	if (flags & IFF_VNET_HDR) {
 		f->vnet = hdr->gso;
-		if (tapx_check_vnet(flags, &f->vnet, len))
+		if (tapx_parse_vnet(flags, f))
 			return -EINVAL;
-		f->has_vnet = f->vnet.flags || f->vnet.gso_type;
 	}
 	xdp_init_buff(xdp, hdr->buflen, &tfile->xdp_rxq);
 	xdp_prepare_buff(xdp, from->data_hard_start,

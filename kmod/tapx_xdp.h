@@ -2,10 +2,9 @@
 /*
  * The per-frame half of the XDP stage (tapx_xdp.c), inlined into its
  * callers: the write path's one frame, a batch's loop and vhost-net's
- * buffers. The program runs and DROP is carried out here, and the verdicts
- * are tallied; the rest of TX, REDIRECT and PASS is out of line in
- * tapx_xdp.c. Under emulation a call and its return per frame were a
- * measurable part of a 64-byte write().
+ * buffers, so that what every frame runs costs no call and return. The
+ * program runs and DROP is carried out here, and the verdicts are tallied;
+ * the rest of TX, REDIRECT and PASS is out of line in tapx_xdp.c.
  */
 #ifndef TAPX_XDP_H
 #define TAPX_XDP_H
@@ -19,22 +18,13 @@
 
 /*
  * What one write call's frames did, added to the per-CPU counters once at
- * the end of the call: four counter updates per frame were a measurable
- * part of a batched XDP_DROP. verdict[] counts the program's verdicts (the
+ * the end of the call, so that a batch updates each counter once, not
+ * every frame four of them. verdict[] counts the program's verdicts (the
  * queue's xdp_* counters), outcome[] the device's xdp_pass..xdp_aborted:
  * the frames each verdict was carried out for (an XDP_TX frame once it is
- * on the reader's ring); both are indexed like those counters, from PASS
- * to ABORTED. Every verdict is counted here and nowhere else.
+ * on the reader's ring); both are indexed like those counters, by enum
+ * tapx_verdict. Every verdict is counted here and nowhere else.
  */
-enum {
-	TAPX_V_PASS,
-	TAPX_V_DROP,
-	TAPX_V_TX,
-	TAPX_V_REDIRECT,
-	TAPX_V_ABORTED,
-	TAPX_NR_V
-};
-
 struct tapx_tally {
 	u64 rx_bytes;
 	u32 rx_packets;
@@ -52,8 +42,9 @@ struct tapx_tally {
 /*
  * XDP_TX frames of one call, queued to the reader's ring TAPX_TX_BULK at a
  * time under one producer lock, and the reader woken once per call (only
- * if it sleeps): per frame, the lock, the wakeup check's barrier and three
- * counter updates were most of what XDP_TX cost beyond XDP_DROP.
+ * if it sleeps): the lock, the wakeup check's barrier and the counter
+ * updates, most of what XDP_TX adds to XDP_DROP, are paid per bulk and per
+ * call, not per frame.
  */
 #define TAPX_TX_BULK 16
 
@@ -101,21 +92,21 @@ static __always_inline unsigned int tapx_verdict_slot(u32 act)
 }
 
 /*
- * Adds a tally to one set of per-CPU counters: v[rx] and v[rx + 1] are its
- * packets and bytes, v[xdp..xdp + TAPX_NR_V) its verdict counters. The
- * tally of one frame (@one) has at most its verdict's slot set.
+ * Adds a tally to one set of per-CPU counters: its rx @packets and @bytes,
+ * and its verdict counters @xdp[TAPX_NR_V] from @counts. The tally of one
+ * frame (@one) has at most its verdict's slot set.
  */
 static __always_inline void tapx_tally_add(struct u64_stats_sync *syncp,
-					   u64_stats_t *v, unsigned int rx,
-					   unsigned int xdp,
+					   u64_stats_t *packets,
+					   u64_stats_t *bytes, u64_stats_t *xdp,
 					   const struct tapx_tally *t,
 					   const u32 *counts, bool one)
 {
 	u64_stats_update_begin(syncp);
-	u64_stats_add(&v[rx], t->rx_packets);
-	u64_stats_add(&v[rx + 1], t->rx_bytes);
+	u64_stats_add(packets, t->rx_packets);
+	u64_stats_add(bytes, t->rx_bytes);
 	if (one) {
-		u64_stats_add(&v[xdp + t->slot], counts[t->slot]);
+		u64_stats_add(&xdp[t->slot], counts[t->slot]);
 		u64_stats_update_end(syncp);
 		return;
 	}
@@ -124,11 +115,11 @@ static __always_inline void tapx_tally_add(struct u64_stats_sync *syncp,
 	 * than a loop, or a branch per counter to skip them.
 	 */
 	BUILD_BUG_ON(TAPX_NR_V != 5);
-	u64_stats_add(&v[xdp + TAPX_V_PASS], counts[TAPX_V_PASS]);
-	u64_stats_add(&v[xdp + TAPX_V_DROP], counts[TAPX_V_DROP]);
-	u64_stats_add(&v[xdp + TAPX_V_TX], counts[TAPX_V_TX]);
-	u64_stats_add(&v[xdp + TAPX_V_REDIRECT], counts[TAPX_V_REDIRECT]);
-	u64_stats_add(&v[xdp + TAPX_V_ABORTED], counts[TAPX_V_ABORTED]);
+	u64_stats_add(&xdp[TAPX_V_PASS], counts[TAPX_V_PASS]);
+	u64_stats_add(&xdp[TAPX_V_DROP], counts[TAPX_V_DROP]);
+	u64_stats_add(&xdp[TAPX_V_TX], counts[TAPX_V_TX]);
+	u64_stats_add(&xdp[TAPX_V_REDIRECT], counts[TAPX_V_REDIRECT]);
+	u64_stats_add(&xdp[TAPX_V_ABORTED], counts[TAPX_V_ABORTED]);
 	u64_stats_update_end(syncp);
 }
 
@@ -140,14 +131,9 @@ static __always_inline void tapx_tally_flush(struct tapx_file *tfile,
 	struct tapx_pcpu_qstats *q = this_cpu_ptr(tfile->qstats);
 	struct tapx_pcpu_stats *d = this_cpu_ptr(tapx->stats);
 
-	BUILD_BUG_ON(TAPX_RX_BYTES != TAPX_RX_PACKETS + 1);
-	BUILD_BUG_ON(TAPX_Q_RX_BYTES != TAPX_Q_RX_PACKETS + 1);
-	BUILD_BUG_ON(TAPX_XDP_ABORTED - TAPX_XDP_PASS != TAPX_V_ABORTED);
-	BUILD_BUG_ON(TAPX_Q_XDP_ABORTED - TAPX_Q_XDP_PASS != TAPX_V_ABORTED);
-
-	tapx_tally_add(&d->syncp, d->v, TAPX_RX_PACKETS, TAPX_XDP_PASS, t,
+	tapx_tally_add(&d->syncp, &d->rx_packets, &d->rx_bytes, d->xdp, t,
 		       t->outcome, one);
-	tapx_tally_add(&q->syncp, q->v, TAPX_Q_RX_PACKETS, TAPX_Q_XDP_PASS, t,
+	tapx_tally_add(&q->syncp, &q->rx_packets, &q->rx_bytes, q->xdp, t,
 		       t->verdict, one);
 }
 
@@ -161,8 +147,8 @@ void tapx_xdp_tx(struct tapx_file *tfile, struct xdp_buff *xdp,
 		 struct tapx_tx_bulk *bq, struct tapx_tally *t);
 void tapx_tx_done(struct tapx_file *tfile, struct tapx_dev *tapx,
 		  struct tapx_tx_bulk *bq, struct tapx_tally *t);
-int tapx_linearize(struct tapx_dev *tapx, struct xdp_buff *xdp,
-		   enum tapx_stat done, enum tapx_stat err);
+int tapx_linearize(struct tapx_dev *tapx, struct xdp_buff *xdp, size_t done,
+		   size_t err);
 
 /*
  * TX and REDIRECT hand the buffer on as an xdp_frame, which has no room for
@@ -209,14 +195,14 @@ static __always_inline bool tapx_xdp_run(struct tapx_file *tfile,
 	t->rx_packets++;
 	t->rx_bytes += f->len;
 
-	/* BH is disabled: an RCU read-side section (see tapx_write_fast()). */
+	/* BH is disabled: an RCU read-side section (tapx_bound_begin()). */
 	prog = rcu_dereference_bh(tapx->xdp_prog);
 	if (!prog) {
 		tapx_xdp_pass(tfile, tapx, xdp, f, orig_data, orig_len);
 		return false;
 	}
 	if (unlikely(xdp_buff_has_frags(xdp) && !prog->aux->xdp_has_frags)) {
-		tapx_stat_inc(tapx, TAPX_XDP_FRAGS_DROPS);
+		tapx_stat_inc(tapx, TAPX_STAT(xdp_frags_drops));
 		tapx_xdp_drop(xdp, shared);
 		return false;
 	}
@@ -241,8 +227,8 @@ static __always_inline bool tapx_xdp_run(struct tapx_file *tfile,
 		 * guest's buffer by the first buffer only: one buffer it is.
 		 */
 		if (unlikely(xdp_buff_has_frags(xdp)) &&
-		    tapx_linearize(tapx, xdp, TAPX_XDP_TX_LINEAR,
-				   TAPX_XDP_TX_ERRORS))
+		    tapx_linearize(tapx, xdp, TAPX_STAT(xdp_tx_linearized),
+				   TAPX_STAT(xdp_tx_errors)))
 			return false;
 		tapx_xdp_tx(tfile, xdp, bq, t);
 		return false;
@@ -250,11 +236,12 @@ static __always_inline bool tapx_xdp_run(struct tapx_file *tfile,
 		if (!tapx_frame_ok(tapx, xdp, f))
 			break;
 		if (unlikely(xdp_buff_has_frags(xdp)) &&
-		    tapx_linearize(tapx, xdp, TAPX_XDP_REDIRECT_LINEAR,
-				   TAPX_XDP_REDIRECT_ERRORS))
+		    tapx_linearize(tapx, xdp,
+				   TAPX_STAT(xdp_redirect_linearized),
+				   TAPX_STAT(xdp_redirect_errors)))
 			return false;
 		if (unlikely(xdp_do_redirect(tapx->dev, xdp, prog))) {
-			tapx_stat_inc(tapx, TAPX_XDP_REDIRECT_ERRORS);
+			tapx_stat_inc(tapx, TAPX_STAT(xdp_redirect_errors));
 			xdp_return_buff(xdp);
 			return false;
 		}
@@ -271,7 +258,7 @@ static __always_inline bool tapx_xdp_run(struct tapx_file *tfile,
 	}
 
 	/* TX or REDIRECT of a frame whose vnet metadata cannot travel. */
-	tapx_stat_inc(tapx, TAPX_XDP_GSO_DROPS);
+	tapx_stat_inc(tapx, TAPX_STAT(xdp_gso_drops));
 	tapx_xdp_drop(xdp, shared);
 	return false;
 }
@@ -291,7 +278,7 @@ static __always_inline void tapx_run_done(struct tapx_file *tfile,
 	if (t->rx_packets)
 		tapx_tally_flush(tfile, tapx, t, one);
 	if (unlikely(t->rx_errors))
-		tapx_stat_add(tapx, TAPX_RX_ERRORS, t->rx_errors);
+		tapx_stat_add(tapx, TAPX_STAT(rx_errors), t->rx_errors);
 }
 
 /*

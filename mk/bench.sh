@@ -25,7 +25,7 @@
 # VM_KERNEL (the VM's series, mk/kernels.sh), BENCH_VM_FRAMES and
 # BENCH_VM_REPS (the VM matrix's size), BENCH_SCALE_TAPS (the scale rows,
 # e.g. 1,100,1000; "none" leaves the table out) and BENCH_SCALE_PER_TAP_MAX
-# (the old design up to that many taps).
+# (per-tap instances up to that many taps).
 set -u
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)

@@ -6,9 +6,9 @@
 # comes from make deps.
 #
 #   DEB_VERSION   build with this version instead of debian/changelog's,
-#                 as an entry on top of the copy's changelog (its DKMS
-#                 version too): tests/deb/run.sh's older packages to
-#                 upgrade from.
+#                 as an entry on top of the copy's changelog (and its
+#                 VERSION, so the DKMS module's too): tests/deb/run.sh's
+#                 older packages to upgrade from.
 set -eu
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$TOP/build}
@@ -25,18 +25,15 @@ for t in dpkg-buildpackage dh dh_dkms; do
 done
 
 # One version everywhere: debian/changelog's, without a Debian revision,
-# is VERSION's (once there is one) and the DKMS module's.
+# is VERSION's, and so the CLI's, the module's and DKMS's (dkms.conf's
+# PACKAGE_VERSION is #MODULE_VERSION#, which `make -C kmod dkms-tree` and
+# dh_dkms fill in).
 version=$(dpkg-parsechangelog -l "$TOP/debian/changelog" -S Version)
 upstream=${version#*:}
 upstream=${upstream%-*}
-if [ -f "$TOP/VERSION" ]; then
-	v=$(tr -d ' \n' <"$TOP/VERSION")
-	[ "$v" = "$upstream" ] ||
-		die "VERSION says $v, debian/changelog says $version: add a debian/changelog entry for $v (dch -v $v), or correct VERSION"
-fi
-dkms_version=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$TOP/kmod/dkms.conf")
-[ "$dkms_version" = "$upstream" ] ||
-	die "kmod/dkms.conf's PACKAGE_VERSION is $dkms_version, debian/changelog says $version: make them agree"
+v=$(tr -d ' \n' <"$TOP/VERSION")
+[ "$v" = "$upstream" ] ||
+	die "VERSION says $v, debian/changelog says $version: add a debian/changelog entry for $v (dch -v $v), or correct VERSION"
 
 src=$OUT/src/tap-accel
 rm -rf "$OUT/src"
@@ -52,7 +49,7 @@ if [ -n "$DEB_VERSION" ]; then
 	} >"$src/debian/changelog.new"
 	mv "$src/debian/changelog.new" "$src/debian/changelog"
 	v=${DEB_VERSION#*:}
-	sed -i "s/^PACKAGE_VERSION=.*/PACKAGE_VERSION=\"${v%-*}\"/" "$src/kmod/dkms.conf"
+	echo "${v%-*}" >"$src/VERSION"
 	version=$DEB_VERSION
 fi
 

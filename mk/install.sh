@@ -32,7 +32,7 @@ TAPX_KO=${TAPX_KO:-}
 CLI=${TAPX_CLI:-$BUILD/user/tap-accel}
 PROGS=${TAPX_PROGS:-$BUILD/bpf}
 
-VERSION=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$TOP/kmod/dkms.conf")
+VERSION=$(cat "$TOP/VERSION")
 CONF=$DESTDIR/etc/modprobe.d/tapx.conf
 BINDIR=$DESTDIR$PREFIX/sbin
 PROGDIR=$DESTDIR$PREFIX/lib/tap-accel/bpf

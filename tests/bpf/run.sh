@@ -12,26 +12,15 @@ if ! make -s -C "$here" >&2; then
 	echo "0 passed, 1 failed"
 	exit 1
 fi
+. "$top/tests/lib/check.sh"
 runner=${BUILD:-$top/build}/tests/bpf/bpf_test
-pass=0
-fail=0
 for prog in tap_accel compat; do
 	echo "# the program: $prog"
 	out=$(TAP_ACCEL_PROG=$([ $prog = compat ] && echo compat) "$runner" "$@")
 	rc=$?
 	echo "$out" | sed '$d'
-	line=$(echo "$out" | tail -n 1)
-	case $line in
-	*" passed, "*" failed")
-		p=${line%% passed*}
-		f=${line#*passed, }
-		f=${f%% failed*}
-		;;
-	*) echo "FAIL $prog: the runner ended without its tally (exit $rc)"; p=0 f=1 ;;
-	esac
-	[ $rc -eq 0 ] || [ "$f" -gt 0 ] || f=1
-	pass=$((pass + p))
-	fail=$((fail + f))
+	failed=$fail
+	tally "bpf_test ($prog)" "$(echo "$out" | tail -n 1)"
+	[ $rc -eq 0 ] || [ "$fail" -gt "$failed" ] || bad "bpf_test ($prog) exited $rc"
 done
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

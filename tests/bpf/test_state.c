@@ -95,8 +95,8 @@ static int rate_refill(void)
 	OK(rate_set(&spec));
 	CHECK(!bpf_map_lookup_elem(env.pl.maps.ta_tap_index, &lo, &ref), "ref");
 	CHECK(!bpf_map_lookup_elem(env.pl.maps.ta_tap_slots, &ref.slot, &tap), "binding");
-	tap.bucket.pkt_tokens = 0;
-	tap.bucket.last_ns = now_ns() - 3000000000ull;
+	tap.pkt_tokens = 0;
+	tap.last_ns = now_ns() - 3000000000ull;
 	CHECK(!bpf_map_update_elem(env.pl.maps.ta_tap_slots, &ref.slot, &tap, BPF_F_LOCK),
 	      "update: %s", strerror(errno));
 	frame_udp4(&p, GUEST_IP4, PEER_IP4, 1, 2);

@@ -12,24 +12,12 @@ if ! make -s -C "$here" >&2; then
 	echo "0 passed, 1 failed"
 	exit 1
 fi
-pass=0
-fail=0
-tally() {
-	line=$(tail -n 1 "$1")
-	case $line in
-	*" passed, "*" failed")
-		pass=$((pass + ${line%% passed*}))
-		f=${line#*passed, }
-		fail=$((fail + ${f%% failed*})) ;;
-	*) fail=$((fail + 1)); echo "FAIL $2 did not report" ;;
-	esac
-}
+. "$top/tests/lib/check.sh"
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 "${BUILD:-$top/build}/tests/diff/diff_test" --seed "${DIFF_SEED:-1}" \
 	--frames "${DIFF_FRAMES:-1000000}" "$@" | tee "$out"
-tally "$out" diff_test
+tally diff_test "$(tail -n 1 "$out")"
 sh "$here/explain.sh" | tee "$out"
-tally "$out" explain.sh
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+tally explain.sh "$(tail -n 1 "$out")"
+finish

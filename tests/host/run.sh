@@ -9,7 +9,8 @@
 # tap's own counters. Then: policies shared by many taps and replaced under
 # traffic, a thousand taps bound and unbound, bad input, every way of
 # running tap-accel for a namespace, two taps of one ifindex in two
-# namespaces, and the bpftool-only path. Ends with "N passed, N failed".
+# namespaces, stats --prometheus (prometheus.sh), and the bpftool-only
+# path. Ends with "N passed, N failed".
 set -u
 cd "$(dirname "$0")"
 SUITE=$(pwd)/run.sh
@@ -17,6 +18,7 @@ TOP=$(cd ../.. && pwd)
 BUILD=${BUILD:-$TOP/build}
 TA_BIN=$BUILD/user/tap-accel
 TAPIO=$BUILD/tests/host/tapio
+PROMFILE=$BUILD/tests/host/promfile
 ROOT=/sys/fs/bpf/tap-accel
 
 . "$TOP/tests/lib/check.sh"
@@ -29,7 +31,7 @@ fi
 own_bpffs "$@"
 [ -x "$TA_BIN" ] || make -s -C "$TOP" bpf user >/dev/null 2>&1
 if ! make -s -C "$TOP/tests/host"; then
-	bad "tapio does not build"
+	bad "tapio or promfile does not build"
 	finish
 fi
 [ -x "$TA_BIN" ] || { bad "$TA_BIN is not built"; finish; }
@@ -49,7 +51,7 @@ BT=/sys/fs/bpf/tahost$ID
 cp "$TA_BIN" "$tmp/tap-accel" && TA_BIN=$tmp/tap-accel
 
 cleanup() {
-	ns_del "$NS" "${NS}x" "${NS}y" "${NS}s"
+	ns_del "$NS" "${NS}x" "${NS}y" "${NS}s" "${NS}p"
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -409,6 +411,13 @@ check "two samples" "2" "$(grep -c '"interval":0.3' "$tmp/rates.json")"
 rate=$(grep -o '"tx":{"packets_per_sec":[0-9]*' "$tmp/rates.json" | head -n 1 | grep -o '[0-9]*$')
 [ "${rate:-0}" -gt 1000 ] && good || bad "tx rate under traffic: '$rate' packets/s"
 expect_exit 0 "verdict tx .* pps" ta stats "$A" --interval 0.1 --count 1
+
+# ---- stats --prometheus ------------------------------------------------------------
+# prometheus.sh binds taps of its own here and in ${NS}p, checks, unbinds
+# them, and ends with its own "N passed, N failed": added to ours.
+sh ./prometheus.sh "$NS" "$TA_BIN" "$TAPIO" "$PROMFILE" >"$tmp/prom.out" 2>&1
+sed '$d' "$tmp/prom.out"
+tally prometheus.sh "$(tail -n 1 "$tmp/prom.out")"
 
 # ---- detach and clean --------------------------------------------------------------------
 echo "# detach"

@@ -15,6 +15,20 @@ bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 # skip DESC: a check that cannot run here; DESC says why.
 skip() { skipped=$((skipped + 1)); echo "SKIP: $*"; }
 
+# tally WHAT LINE: add the closing "N passed, N failed" line of a runner
+# this suite ran (WHAT) to its counts; a runner that ended without one is a
+# failure.
+tally() {
+	case $2 in
+	*" passed, "*" failed"*)
+		_tf=${2#*passed, }
+		pass=$((pass + ${2%% passed*}))
+		fail=$((fail + ${_tf%% failed*}))
+		;;
+	*) bad "$1 ended without its 'N passed, N failed' line: '$2'" ;;
+	esac
+}
+
 # finish: the closing "N passed, N failed" line (", N skipped" when any
 # were); exits 1 if any failed.
 finish() {

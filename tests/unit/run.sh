@@ -13,14 +13,7 @@ TA=$BUILD/user/tap-accel
 # --- C tests -------------------------------------------------------------
 if make -s -C "$TOP/tests/unit" >/dev/null; then
 	for t in "$OUT"/test_*; do
-		line=$("$t" | tee /dev/stderr | tail -n 1)
-		case $line in
-		*" passed, "*" failed")
-			pass=$((pass + ${line%% passed*}))
-			f=${line#*passed, }
-			fail=$((fail + ${f%% failed*})) ;;
-		*) bad "$t did not report" ;;
-		esac
+		tally "$t" "$("$t" | tee /dev/stderr | tail -n 1)"
 	done
 else
 	bad "tests/unit did not build"

@@ -16,16 +16,17 @@
 #   vmtapxsizes=L the tapx-bench sizes (64,1500,9000)
 #   vmnovhostbench=1 skips the last part, guest TX through vhost-net
 #     (tapx-vhost bench) on tun.ko and on tapx
+. /tests/check.sh
 . /tests/lib.sh
 insmod /modules/tun.ko
 insmod /modules/tapx.ko
 insmod /modules/copyfloor.ko
 # For tap-accel bench's tc ingress and bridge cells.
 for m in llc stp bridge sch_ingress cls_bpf; do
-	insmod /modules/$m.ko || fail "bench: insmod $m"
+	insmod /modules/$m.ko || bad "bench: insmod $m"
 done
-ok "bench: /dev/net/tapx exists" test -c $X
-ok "bench: /dev/net/tun exists" test -c $T
+runs "bench: /dev/net/tapx exists" test -c $X
+runs "bench: /dev/net/tun exists" test -c $T
 bpftool prog loadall /bpf/xdp_basic.bpf.o $B pinmaps $BM
 
 # Guest TX through vhost-net, tapx-vhost playing the guest: ns per frame
@@ -34,15 +35,15 @@ bpftool prog loadall /bpf/xdp_basic.bpf.o $B pinmaps $BM
 # both: each round runs tun.ko's cells, swaps tun.ko for tapx_tun.ko, runs
 # tapx's, and swaps back; the minimum of the rounds per cell.
 vhost_round() { # NODE OUT
-	insmod /modules/vhost_net.ko || fail "bench: insmod vhost_net"
+	insmod /modules/vhost_net.ko || bad "bench: insmod vhost_net"
 	tapx-vhost bench --node $1 --name bv0 --reps 1 >/tmp/vb.out ||
-		fail "bench: tapx-vhost bench on $1"
+		bad "bench: tapx-vhost bench on $1"
 	grep -E '^(64|1500|9000|64k) ' /tmp/vb.out >>$2
-	rmmod vhost_net || fail "bench: rmmod vhost_net"
+	rmmod vhost_net || bad "bench: rmmod vhost_net"
 }
 vhost_bench() {
 	for m in vhost_iotlb vhost tap; do
-		insmod /modules/$m.ko || fail "bench: insmod $m"
+		insmod /modules/$m.ko || bad "bench: insmod $m"
 	done
 	# tun.ko leaves only with its devices.
 	for d in bt0 ta tb; do [ -e /sys/class/net/$d ] && ip link del $d; done
@@ -51,11 +52,11 @@ vhost_bench() {
 	r=0
 	while [ $r -lt "${vmreps:-5}" ]; do
 		vhost_round $T /tmp/vb.tun
-		rmmod tun || fail "bench: rmmod tun"
-		insmod /modules/tapx_tun.ko || fail "bench: insmod tapx_tun"
+		rmmod tun || bad "bench: rmmod tun"
+		insmod /modules/tapx_tun.ko || bad "bench: insmod tapx_tun"
 		vhost_round $X /tmp/vb.tapx
-		rmmod tapx_tun || fail "bench: rmmod tapx_tun"
-		insmod /modules/tun.ko || fail "bench: insmod tun"
+		rmmod tapx_tun || bad "bench: rmmod tapx_tun"
+		insmod /modules/tun.ko || bad "bench: insmod tun"
 		r=$((r + 1))
 	done
 	echo "--- vhost-net: guest TX through vhost-net (tapx-vhost bench), ns per frame,"
@@ -73,7 +74,7 @@ vhost_bench() {
 				d[t], d[x], d[t] ? d[x] / d[t] : 0,
 				q[t], q[x], q[t] ? q[x] / q[t] : 0 } }' /tmp/vb.tun /tmp/vb.tapx
 	for m in tap vhost vhost_iotlb; do
-		rmmod $m || fail "bench: rmmod $m"
+		rmmod $m || bad "bench: rmmod $m"
 	done
 }
 
@@ -87,9 +88,9 @@ if [ -x /bin/tap-accel ] && [ -z "${vmnotapaccel:-}" ]; then
 	echo "--- tap-accel bench --vm$args"
 	# shellcheck disable=SC2086 # word splitting wanted
 	if tap-accel bench --vm --out /tmp/bench-results $args; then
-		pass "bench: tap-accel bench --vm"
+		good "bench: tap-accel bench --vm"
 	else
-		fail "bench: tap-accel bench --vm (exit $?)"
+		bad "bench: tap-accel bench --vm (exit $?)"
 	fi
 	[ -n "${vmbenchcsv:-}" ] && sed 's/^/csv,/' /tmp/bench-results/results.csv
 	if [ -n "${vmbenchfiles:-}" ]; then
@@ -100,15 +101,15 @@ if [ -x /bin/tap-accel ] && [ -z "${vmnotapaccel:-}" ]; then
 fi
 if [ -n "${vmnotapxbench:-}" ]; then
 	[ -n "${vmnovhostbench:-}" ] || vhost_bench
-	exit 0
+	finish
 fi
 
 # bench_taps N PROG: tun's bt<N> and tapx's bx<N>, PROG of xdp_basic on both
 bench_taps() {
-	ok "bench: create tun bt$1" tapxt mk $T bt$1 65521
-	ok "bench: create tapx bx$1" tapxt mk $X bx$1 65521
-	ok "bench: $2 on bt$1" xdp_attach bt$1 $2
-	ok "bench: $2 on bx$1" xdp_attach bx$1 $2
+	runs "bench: create tun bt$1" tapxt mk $T bt$1 65521
+	runs "bench: create tapx bx$1" tapxt mk $X bx$1 65521
+	runs "bench: $2 on bt$1" xdp_attach bt$1 $2
+	runs "bench: $2 on bx$1" xdp_attach bx$1 $2
 	snap bx$1
 }
 
@@ -142,7 +143,7 @@ for size in $(echo ${vmtapxsizes:-64,1500,9000} | tr , ' '); do
 			frames=$((frames + n + n / 10))
 			r=$((r + 1))
 		done
-		[ $bad = 0 ] || fail "bench: a run of $size $mode failed"
+		[ $bad = 0 ] || bad "bench: a run of $size $mode failed"
 		fl=$(echo $fl | best)
 		cf=$(echo $cf | best)
 		tu=$(echo $tu | best)
@@ -175,7 +176,7 @@ for size in $(echo ${vmtapxsizes:-64,1500,9000} | tr , ' '); do
 		frames=$((frames + COUNT + COUNT / 10))
 		r=$((r + 1))
 	done
-	[ $bad = 0 ] || fail "bench: a reader run of $size failed"
+	[ $bad = 0 ] || bad "bench: a reader run of $size failed"
 	unread=$((unread + lx))
 	tu=$(echo $tu | best)
 	tx=$(echo $tx | best)
@@ -186,10 +187,11 @@ done
 # Every frame met the program and was sent back; tun.ko leaves only
 # without its devices (vhost_bench swaps it out).
 expect bx1 rx_packets=$frames
-eq "  bx1 xdp_tx + xdp_tx_errors delta" \
-	$(($(delta bx1 xdp_tx) + $(delta bx1 xdp_tx_errors))) $frames
-eq "  bx1 frames not read: ring_full_drops delta" "$unread" "$(delta bx1 ring_full_drops)"
-ok "bench: delete bt1" ip link del bt1
-ok "bench: delete bx1" ip link del bx1
+check "  bx1 xdp_tx + xdp_tx_errors delta" \
+	$frames $(($(delta bx1 xdp_tx) + $(delta bx1 xdp_tx_errors)))
+check "  bx1 frames not read: ring_full_drops delta" "$(delta bx1 ring_full_drops)" "$unread"
+runs "bench: delete bt1" ip link del bt1
+runs "bench: delete bx1" ip link del bx1
 
 [ -n "${vmnovhostbench:-}" ] || vhost_bench
+finish

@@ -1,11 +1,13 @@
-# Helpers for the VM suites (sourced). Every check prints one line starting
-# with PASS or FAIL; suite-all.sh counts them.
+# The VM suites' own helpers (sourced after tests/lib/check.sh, whose
+# vocabulary every check uses: good, bad, skip, check, at_least, at_most,
+# runs, expect_exit; suite-all.sh ends with its finish).
 X=/dev/net/tapx
 T=/dev/net/tun
 B=/sys/fs/bpf/xb
 BM=/sys/fs/bpf/xbm
-
-pass() { echo "PASS $*"; }
+# The scratch folder of runs and expect_exit.
+tmp=/tmp/check
+mkdir -p $tmp
 
 # kernel_problems_since LINE: the lines of dmesg after line LINE that report
 # a kernel problem (the suites that check their own part of dmesg).
@@ -13,27 +15,35 @@ kernel_problems_since() {
 	dmesg | tail -n +$(($1 + 1)) |
 		grep -E 'WARNING:|BUG:|Oops|general protection|scheduling while atomic|sleeping function called|refcount_t|lockdep|possible recursive|circular locking|leak|ODEBUG|Call Trace|[Kk]ernel panic|blocked for more than|rcu.*stall'
 }
-fail() { echo "FAIL $*"; }
 
-# ok DESC CMD...: PASS if CMD succeeds; its output is shown on failure.
-ok() {
-	_d=$1
-	shift
-	if "$@" >/tmp/ok.out 2>&1; then
-		pass "$_d"
-	else
-		fail "$_d (exit $?)"
-		sed 's/^/    /' /tmp/ok.out | head -n 20
-	fi
+# tool_lines [PREFIX]: the output of a test tool of tests/vm on stdin, whose
+# checks are its "PASS ..." and "FAIL ..." lines (tapx-test.h's check()):
+# each counts as good or bad (PREFIX before a failure's words); its own
+# closing "N passed, N failed" is dropped, every other line shown. All of
+# them are kept in /tmp/tool.out too.
+tool_lines() {
+	while IFS= read -r _tl || [ -n "$_tl" ]; do
+		printf '%s\n' "$_tl" >>/tmp/tool.out
+		case $_tl in
+		"PASS "*) good ;;
+		"FAIL "*) bad "${1:-}${_tl#FAIL }" ;;
+		[0-9]*" passed, "[0-9]*" failed"*) ;;
+		*) printf '%s\n' "$_tl" ;;
+		esac
+	done
 }
 
-# eq DESC GOT WANT
-eq() {
-	if [ "$2" = "$3" ]; then
-		pass "$1 = $3"
-	else
-		fail "$1 = '$2', want '$3'"
-	fi
+# tool CMD...: runs a test tool, its lines read by tool_lines as they come
+# (through a FIFO: a pipe would read them in a subshell, whose counts are
+# lost). Returns the tool's exit status.
+tool() {
+	rm -f /tmp/tool.fifo
+	mkfifo /tmp/tool.fifo
+	"$@" >/tmp/tool.fifo 2>&1 &
+	_tool_pid=$!
+	: >/tmp/tool.out
+	tool_lines </tmp/tool.fifo
+	wait $_tool_pid
 }
 
 stat_of() { ethtool -S "$1" | awk -v k="$2:" '$1 == k { print $2 }'; }
@@ -44,14 +54,15 @@ delta() {
 	_was=$(awk -v k="$2:" '$1 == k { print $2 }' /tmp/snap."$1")
 	echo $((${_now:-0} - ${_was:-0}))
 }
-# expect DEV KEY=N ...: exact counter changes since the last snap
+# expect DEV KEY=N ...: exact counter changes since the last snap, one
+# check each
 expect() {
 	_dev=$1
 	shift
 	for _kv in "$@"; do
 		_k=${_kv%%=*}
 		_v=${_kv#*=}
-		eq "  $_dev $_k delta" "$(delta "$_dev" "$_k")" "$_v"
+		check "$_dev $_k delta" "$_v" "$(delta "$_dev" "$_k")"
 	done
 }
 

@@ -12,24 +12,25 @@
 #   writer and program on a tun device), for a side-by-side reading
 #   vmprofips=1 adds the hottest addresses in tapx.ko, as offsets into its
 #   .text: addr2line -f -i -j .text -e build/kmod-build/<kernel>/kmod/tapx.ko OFFSET
+. /tests/check.sh
 . /tests/lib.sh
 insmod /modules/tapx.ko
-[ "${vmprofdev:-tapx}" = tun ] && { insmod /modules/tun.ko || fail "profile: insmod tun"; }
+[ "${vmprofdev:-tapx}" = tun ] && { insmod /modules/tun.ko || bad "profile: insmod tun"; }
 echo 0 >/proc/sys/kernel/kptr_restrict
 echo -1 >/proc/sys/kernel/perf_event_paranoid
 bpftool prog loadall /bpf/xdp_basic.bpf.o $B pinmaps $BM
 node=$X
 [ "${vmprofdev:-tapx}" = tun ] && node=$T
-ok "profile: create ${vmprofdev:-tapx} bp0" tapxt mk $node bp0 65521
-ok "profile: ${vmprofprog:-xdp_drop} on bp0" xdp_attach bp0 ${vmprofprog:-xdp_drop}
+runs "profile: create ${vmprofdev:-tapx} bp0" tapxt mk $node bp0 65521
+runs "profile: ${vmprofprog:-xdp_drop} on bp0" xdp_attach bp0 ${vmprofprog:-xdp_drop}
 g= r=
 [ -n "${vmprofcallers:-}" ] && g=-g
 [ -n "${vmprofreader:-}" ] && r=-r
 echo "--- perf record: tapx-bench ${vmprofsize:-64} B ${vmprofwriter:-batch64}, ${vmprofframes:-300000} frames"
-ok "profile: perf record" perf record -q $g -e cpu-clock -F 20000 -a -o /tmp/perf.data -- \
+runs "profile: perf record" perf record -q $g -e cpu-clock -F 20000 -a -o /tmp/perf.data -- \
 	tapx-bench $r $node bp0 ${vmprofsize:-64} ${vmprofwriter:-batch64} ${vmprofframes:-300000}
 # tapx-bench's own line: ns per frame, failed writes (-r: and unread).
-echo "--- tapx-bench: $(tail -n 1 /tmp/ok.out)"
+echo "--- tapx-bench: $(tail -n 1 $tmp/out)"
 perf report -i /tmp/perf.data --stdio --no-children --sort ${vmprofsort:-sym} 2>/dev/null |
 	grep -v '^#' | grep . | head -n ${vmproflines:-60}
 if [ -n "${vmprofips:-}" ]; then
@@ -44,3 +45,4 @@ if [ -n "${vmprofips:-}" ]; then
 				printf "%d 0x%x %s\n", n[k], (low32(a[1]) - b + 4294967296) % 4294967296, a[2] } }' |
 		sort -rn | head -n ${vmproflines:-60}
 fi
+finish

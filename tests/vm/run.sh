@@ -166,10 +166,10 @@ done
 copy_bin /bin/kmod
 ird_kmod_tree "$R/stock-modules/$KVER" "$MODDIR" tun tap vhost_iotlb vhost vhost_net ||
 	fail "cannot stage the stock modules of $KVER"
-mkdir -p $R/kmod $R/mk/modprobe.d
+mkdir -p $R/mk/modprobe.d
 cp "$TOP/mk/install.sh" $R/tests/install.sh
 cp "$TOP/mk/modprobe.d/tapx.conf" $R/mk/modprobe.d/
-cp "$TOP/kmod/dkms.conf" $R/kmod/
+cp "$TOP/VERSION" $R/VERSION
 
 cp "$BUILD"/bpf/*.bpf.o $R/bpf/
 command -v clang >/dev/null 2>&1 || fail "clang is not installed (make deps)"
@@ -180,6 +180,7 @@ for src in "$HERE"/*.bpf.c; do
 done
 cp "$HERE"/init.sh $R/init
 cp "$HERE"/suite-*.sh "$HERE"/lib.sh "$HERE"/bench.sh "$HERE"/profile.sh $R/tests/
+cp "$TOP/tests/lib/check.sh" $R/tests/check.sh
 # make bench's own script, for suite-benchload.sh.
 cp "$TOP/mk/bench.sh" $R/tests/make-bench.sh
 chmod +x $R/init $R/tests/*.sh
@@ -203,7 +204,8 @@ end=$(date +%s)
 echo "vm: qemu exited with $qrc after $((end - start)) s"
 
 tr -d '\r' <"$LOG" >"$LOG.txt"
-# The guest's results: PASS/FAIL lines and the bench output.
+# The guest's results: its failed and skipped checks, each suite's counts,
+# the bench output.
 sed -n '/==== OUTPUT BEGIN/,/^==== OUTPUT END/p' "$LOG.txt" | sed '1d;$d'
 sed -n '/^==== DMESG BEGIN/,/^==== DMESG END/p' "$LOG.txt" >"$OUT/dmesg-$MODE.txt"
 
@@ -237,9 +239,15 @@ fi
 p=${line%% passed*}
 f=${line#*passed, }
 f=${f%% failed*}
+k=0
+case $line in *" skipped"*) k=${line##*failed, } k=${k%% skipped*} ;; esac
 [ "$f" -eq 0 ] || status=1
 if [ $status -ne 0 ] && [ "$f" -eq 0 ]; then
 	f=1
 fi
-echo "$p passed, $f failed"
+if [ "$k" -gt 0 ]; then
+	echo "$p passed, $f failed, $k skipped"
+else
+	echo "$p passed, $f failed"
+fi
 exit $status

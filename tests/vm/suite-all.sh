@@ -1,6 +1,9 @@
-# Runs every VM suite in order; prints "N passed, N failed" last.
+# Runs every VM suite in order, each check counted by tests/lib/check.sh
+# (copied in as /tests/check.sh); each suite's counts after it, and the
+# "N passed, N failed" of all of them last.
 # vmsuites=load,xdp,unload on the kernel command line (VM_APPEND) runs only
 # those, in that order: for working on one suite.
+. /tests/check.sh
 . /tests/lib.sh
 cd /tmp
 SUITES="load abi xdp verdicts redirect noskb batch vnet l3 napi attach mq vhost cli bpf teardown stress fuzz leak unload vhostlink benchload install"
@@ -9,12 +12,11 @@ for arg in $(cat /proc/cmdline); do
 	vmsuites=*) SUITES=$(echo "${arg#vmsuites=}" | tr , ' ') ;;
 	esac
 done
-{
-	for s in $SUITES; do
-		echo "--- suite $s"
-		. /tests/suite-$s.sh
-	done
-} 2>&1 | tee /tmp/results
-p=$(grep -c '^PASS' /tmp/results)
-f=$(grep -c '^FAIL' /tmp/results)
-echo "$p passed, $f failed"
+exec 2>&1
+for _suite in $SUITES; do
+	echo "--- suite $_suite"
+	_p=$pass _f=$fail _k=$skipped
+	. /tests/suite-$_suite.sh
+	echo "--- suite $_suite: $((pass - _p)) passed, $((fail - _f)) failed, $((skipped - _k)) skipped"
+done
+finish

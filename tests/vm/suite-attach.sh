@@ -13,10 +13,10 @@ done
 wait $fpid
 rc=$?
 read -r written bad </tmp/flood.out
-eq "attach: flood exit status" $rc 0
-eq "attach: failed writes" "$bad" 0
-eq "attach: rx_packets delta = frames written" "$(delta xa rx_packets)" "$written"
+check "attach: flood exit status" 0 $rc
+check "attach: failed writes" 0 "$bad"
+check "attach: rx_packets delta = frames written" "$written" "$(delta xa rx_packets)"
 d=$(delta xa xdp_drop)
 p=$(delta xa xdp_pass)
-ok "attach: both programs saw frames (drop $d, pass $p)" test "$d" -gt 0 -a "$p" -gt 0
-ok "attach: verdicts <= frames ($((d + p)) <= $written)" test $((d + p)) -le "$written"
+runs "attach: both programs saw frames (drop $d, pass $p)" test "$d" -gt 0 -a "$p" -gt 0
+runs "attach: verdicts <= frames ($((d + p)) <= $written)" test $((d + p)) -le "$written"

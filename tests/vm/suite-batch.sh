@@ -1,4 +1,4 @@
-# The batch ioctls (TAPXSUBMIT, TAPXRECV; kmod/uapi/tapx.h): every verdict
+# The batch ioctls (TAPXSUBMIT, TAPXRECV; kmod/uapi/linux/tapx.h): every verdict
 # at every size and batch size, in order, with exact counts; mixed verdicts
 # and malformed frames in one batch; bad batches and bad frames; batched
 # reads of skbs and xdp_frames; no skb allocated on DROP/TX/REDIRECT.
@@ -18,17 +18,17 @@ for act in pass drop tx redirect; do
 		run="tapx-batch run --src $X:xa --size $size --count $N --batch $batch"
 		case $act in
 		pass)
-			$run --dst packet:xa --expect $N
+			tool $run --dst packet:xa --expect $N
 			expect xa rx_packets=$N xdp_pass=$N xdp_drop=0 rx_errors=0 ;;
 		drop)
-			$run --self 0 --dst packet:xa --expect 0
+			tool $run --self 0 --dst packet:xa --expect 0
 			expect xa rx_packets=$N xdp_drop=$N xdp_pass=0 tx_packets=0 ;;
 		tx)
-			$run --self $N
+			tool $run --self $N
 			expect xa rx_packets=$N xdp_tx=$N tx_packets=$N xdp_tx_errors=0 \
 				ring_full_drops=0 ;;
 		redirect)
-			$run --dst tap:$X:xb --expect $N
+			tool $run --dst tap:$X:xb --expect $N
 			expect xa rx_packets=$N xdp_redirect=$N xdp_redirect_errors=0
 			expect xb xdp_xmit=$N tx_packets=$N ;;
 		esac
@@ -42,10 +42,10 @@ for act in pass drop tx redirect; do
 		case $size in pi:*) pi=--pi size=${size#pi:} ;; esac
 		run="tapx-batch run $pi --vnet --src $X:xa --size $size --count $N --batch 16"
 		case $act in
-		pass) $run --dst packet:xa --expect $N ;;
-		drop) $run --self 0 ;;
-		tx) $run --self $N ;;
-		redirect) $run --dst tap:$X:xb --expect $N ;;
+		pass) tool $run --dst packet:xa --expect $N ;;
+		drop) tool $run --self 0 ;;
+		tx) tool $run --self $N ;;
+		redirect) tool $run --dst tap:$X:xb --expect $N ;;
 		esac
 		expect xa rx_packets=$N xdp_$act=$N rx_errors=0 xdp_gso_drops=0
 	done
@@ -53,26 +53,28 @@ done
 
 # Mixed verdicts in one batch, chosen by a byte of each frame, with a runt
 # in the middle of every batch (reported, counted, the batch goes on).
-ok "batch: xdp_extra loads with its maps" \
+runs "batch: xdp_extra loads with its maps" \
 	bpftool prog loadall /bpf/xdp_extra.bpf.o /sys/fs/bpf/xbt pinmaps /sys/fs/bpf/xbtm
 i=$(cat /sys/class/net/xb/ifindex)
 bpftool map update pinned /sys/fs/bpf/xbtm/by_byte_port key hex 00 00 00 00 \
 	value hex $(printf '%02x %02x 00 00' $((i & 255)) $((i >> 8 & 255)))
-ok "batch: attach xdp_by_byte" \
+runs "batch: attach xdp_by_byte" \
 	bpftool net attach xdpdrv pinned /sys/fs/bpf/xbt/xdp_by_byte dev xa overwrite
 for size in 60 9000; do
 	N=630
 	snap xa
 	snap xb
-	tapx-batch mixed $X:xa $X:xb $size $N >/tmp/mixed.out
-	grep -v '^drop=' /tmp/mixed.out
-	eval "$(grep '^drop=' /tmp/mixed.out)"
-	ok "mixed $size B: every verdict taken" test "$drop" -gt 0 -a "$tx" -gt 0 \
-		-a "$pass" -gt 0 -a "$redirect" -gt 0 -a "$malformed" -gt 0
-	expect xa rx_packets=$N xdp_drop=$drop xdp_tx=$tx xdp_pass=$pass \
-		xdp_redirect=$redirect rx_errors=$malformed xdp_aborted=0 \
-		tx_packets=$tx xdp_redirect_errors=0
-	expect xb xdp_xmit=$redirect tx_packets=$redirect
+	tool tapx-batch mixed $X:xa $X:xb $size $N
+	# Its "drop=D tx=T pass=P ..." line, as mixed_drop=D ...
+	eval "$(sed -n '/^drop=/s/\([a-z]*\)=/mixed_\1=/gp' /tmp/tool.out)"
+	runs "mixed $size B: every verdict taken" test "$mixed_drop" -gt 0 \
+		-a "$mixed_tx" -gt 0 -a "$mixed_pass" -gt 0 \
+		-a "$mixed_redirect" -gt 0 -a "$mixed_malformed" -gt 0
+	expect xa rx_packets=$N xdp_drop=$mixed_drop xdp_tx=$mixed_tx \
+		xdp_pass=$mixed_pass xdp_redirect=$mixed_redirect \
+		rx_errors=$mixed_malformed xdp_aborted=0 tx_packets=$mixed_tx \
+		xdp_redirect_errors=0
+	expect xb xdp_xmit=$mixed_redirect tx_packets=$mixed_redirect
 done
 xdp_detach xa
 rm -rf /sys/fs/bpf/xbt /sys/fs/bpf/xbtm
@@ -88,7 +90,7 @@ for kns in 0:4:60 5:10:60 255:256:60 40:64:65535 1:64:65535 \
 	9:16:257,60:tail; do
 	set -- $(echo $kns | tr : ' ')
 	snap xa
-	tapx-batch efault $X:xa $1 $2 $3 $4
+	tool tapx-batch efault $X:xa $1 $2 $3 $4
 	expect xa rx_packets=$1 xdp_drop=$1 rx_errors=0 rx_dropped=0
 done
 xdp_detach xa
@@ -97,15 +99,15 @@ xdp_detach xa
 # own without IPv6 (whose own traffic would land in the ring).
 v6=$(cat /proc/sys/net/ipv6/conf/default/disable_ipv6)
 echo 1 >/proc/sys/net/ipv6/conf/default/disable_ipv6
-ok "batch: create tapx xc" tapxt mk $X xc
+runs "batch: create tapx xc" tapxt mk $X xc
 echo "$v6" >/proc/sys/net/ipv6/conf/default/disable_ipv6
 snap xc
-tapx-batch errors $X:xc
+tool tapx-batch errors $X:xc
 expect xc rx_packets=8 rx_errors=3 rx_dropped=0
 
 # Batched reads of xdp_frames (XDP_TX) and skbs (from the stack) together.
 xdp_attach xa xdp_tx
-tapx-batch recvmix $X:xa 200
+tool tapx-batch recvmix $X:xa 200
 xdp_detach xa
 ip link del xc
 
@@ -113,7 +115,7 @@ ip link del xc
 # for write()); PASS is the control.
 N=512
 probes=$(skb_probes_on)
-ok "batch noskb: kprobes on skb constructors ($probes)" test $probes -ge 5
+runs "batch noskb: kprobes on skb constructors ($probes)" test $probes -ge 5
 for act in drop tx redirect pass; do
 	xdp_attach xa xdp_$act
 	for size in 60 9000; do
@@ -124,14 +126,14 @@ for act in drop tx redirect pass; do
 		pass) dst="" ;;
 		esac
 		echo >$TR/trace
-		TAPXB_MARK=1 tapx-batch run --quiet --src $X:xa --size $size --count $N \
+		tool env TAPXB_MARK=1 tapx-batch run --quiet --src $X:xa --size $size --count $N \
 			--batch 64 $dst
 		c=$(skb_calls tapx-batch)
-		eq "batch noskb: trace markers for $act $size" "$(marks tapx-batch)" 2
+		check "batch noskb: trace markers for $act $size" 2 "$(marks tapx-batch)"
 		if [ $act = pass ]; then
-			ok "batch noskb: control, PASS $size allocated $c skbs (>= $N)" test "$c" -ge $N
+			runs "batch noskb: control, PASS $size allocated $c skbs (>= $N)" test "$c" -ge $N
 		else
-			eq "batch noskb: skbs allocated by $N x $act $size in batches of 64" "$c" 0
+			check "batch noskb: skbs allocated by $N x $act $size in batches of 64" 0 "$c"
 		fi
 	done
 done

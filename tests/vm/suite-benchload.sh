@@ -15,35 +15,38 @@ if grep -q '^tapx ' /proc/modules; then
 	for n in $(ls /sys/class/net); do
 		[ "$(bl_drv $n)" = tapx ] && bl_devs="$bl_devs $n"
 	done
-	ok "benchload: rmmod tapx (loaded by an earlier suite)" rmmod tapx
+	runs "benchload: rmmod tapx (loaded by an earlier suite)" rmmod tapx
 fi
 bl_tun=
 grep -q '^tun ' /proc/modules && bl_tun=1
-[ -n "$bl_tun" ] || ok "benchload: insmod tun" insmod /modules/tun.ko
+[ -n "$bl_tun" ] || runs "benchload: insmod tun" insmod /modules/tun.ko
 links0=$(bl_links)
 pins0=$(bl_pins)
 bl_args="--programs xdp-drop-native,fwd-redirect --writers block,batch64 --sizes 64"
 
-BIN=/bin/tap-accel TAPX_KO=/modules/tapx.ko sh /tests/make-bench.sh --out /tmp/benchload \
+# The scale table small: the plane on this kernel, two rows.
+BENCH_SCALE_TAPS=1,10 BENCH_SCALE_PER_TAP_MAX=1 BIN=/bin/tap-accel TAPX_KO=/modules/tapx.ko \
+	sh /tests/make-bench.sh --out /tmp/benchload \
 	-- $bl_args --frames 200 --reps 1 >/tmp/benchload.out 2>&1
 rc=$?
-eq "benchload: make bench's script exits" $rc 0
+check "benchload: make bench's script exits" 0 $rc
 grep -q '^tapx ' /proc/modules && tail -n 20 /tmp/benchload.out | sed 's/^/    /'
-ok "benchload: it found it can load tapx.ko and did" \
+runs "benchload: the scale table, 10 taps on the plane" grep -q '^    10 plane ' /tmp/benchload/report.txt
+runs "benchload: it found it can load tapx.ko and did" \
 	grep -q 'loaded on /dev/net/tapx beside stock tun' /tmp/benchload.out
-ok "benchload: tapx.ko unloaded after" sh -c '! grep -q "^tapx " /proc/modules'
-ok "benchload: /dev/net/tapx gone" test ! -e $X
-ok "benchload: results.json lists both drivers" \
+runs "benchload: tapx.ko unloaded after" sh -c '! grep -q "^tapx " /proc/modules'
+runs "benchload: /dev/net/tapx gone" test ! -e $X
+runs "benchload: results.json lists both drivers" \
 	sh -c 'tr -d " \n" </tmp/benchload/results.json | grep -q "\"drivers\":\[\"tun\",\"tapx\"\]"'
-ok "benchload: tapx's batched drop ran (results.csv)" \
+runs "benchload: tapx's batched drop ran (results.csv)" \
 	grep -q '^host,tapx,xdp-drop-native,batch64,64,baseline,ok,' /tmp/benchload/results.csv
-ok "benchload: tun's drop ran (results.csv)" \
+runs "benchload: tun's drop ran (results.csv)" \
 	grep -q '^host,tun,xdp-drop-native,block,64,baseline,ok,' /tmp/benchload/results.csv
-eq "benchload: the headline has tapx's batched drop" \
-	"$(sed 's/"[^"]*"//g' /tmp/benchload/headline.csv |
-		awk -F, '$1 == "xdp-drop-batch64" { print ($9 != "") }')" 1
-ok "benchload: the headline is in report.txt" grep -q '^XDP_DROP, batches of 64' /tmp/benchload/report.txt
-eq "benchload: links as before" "$(bl_links)" "$links0"
+check "benchload: the headline has tapx's batched drop" \
+	1 "$(sed 's/"[^"]*"//g' /tmp/benchload/headline.csv |
+		awk -F, '$1 == "xdp-drop-batch64" { print ($9 != "") }')"
+runs "benchload: the headline is in report.txt" grep -q '^XDP_DROP, batches of 64' /tmp/benchload/report.txt
+check "benchload: links as before" "$links0" "$(bl_links)"
 
 # Interrupted once tapx.ko is in and the bench runs: the script in the
 # foreground in a session of its own (in a background job SIGINT would be
@@ -62,23 +65,23 @@ rm -f /tmp/benchint.pid
 	kill -INT -"$(cat /tmp/benchint.pid)"
 ) &
 bl_killer=$!
-BIN=/bin/tap-accel TAPX_KO=/modules/tapx.ko setsid sh -c 'echo $$ >/tmp/benchint.pid;
+BENCH_SCALE_TAPS=none BIN=/bin/tap-accel TAPX_KO=/modules/tapx.ko setsid sh -c 'echo $$ >/tmp/benchint.pid;
 	exec sh /tests/make-bench.sh "$@"' sh --out /tmp/benchint -- \
 	--programs xdp-drop-native --writers block --sizes 64 --frames 50000 --reps 32 \
 	>/tmp/benchint.out 2>&1
 rc=$?
 wait $bl_killer
-ok "benchload: tapx.ko was in while the bench ran" test -e /tmp/benchint.loaded
-eq "benchload: interrupted, the script exits" $rc 130
-ok "benchload: interrupted, tapx.ko unloaded" sh -c '! grep -q "^tapx " /proc/modules'
-ok "benchload: interrupted, no tap-accel left" sh -c '! pidof tap-accel'
-eq "benchload: interrupted, links as before" "$(bl_links)" "$links0"
-eq "benchload: interrupted, pins as before" "$(bl_pins)" "$pins0"
+runs "benchload: tapx.ko was in while the bench ran" test -e /tmp/benchint.loaded
+check "benchload: interrupted, the script exits" 130 $rc
+runs "benchload: interrupted, tapx.ko unloaded" sh -c '! grep -q "^tapx " /proc/modules'
+runs "benchload: interrupted, no tap-accel left" sh -c '! pidof tap-accel'
+check "benchload: interrupted, links as before" "$links0" "$(bl_links)"
+check "benchload: interrupted, pins as before" "$pins0" "$(bl_pins)"
 
-[ -n "$bl_tun" ] || ok "benchload: rmmod tun" rmmod tun
+[ -n "$bl_tun" ] || runs "benchload: rmmod tun" rmmod tun
 if [ -n "$bl_tapx" ]; then
-	ok "benchload: insmod tapx again" insmod /modules/tapx.ko
+	runs "benchload: insmod tapx again" insmod /modules/tapx.ko
 	for n in $bl_devs; do
-		ok "benchload: tapx $n again" tapxt mk $X $n 65521
+		runs "benchload: tapx $n again" tapxt mk $X $n 65521
 	done
 fi

@@ -50,22 +50,20 @@ else
 fi
 
 rm -rf /sys/fs/bpf/xf /sys/fs/bpf/xfm
-ok "fuzz: bpftool loads xdp_fuzz" bpftool prog loadall /bpf/xdp_fuzz.bpf.o /sys/fs/bpf/xf pinmaps /sys/fs/bpf/xfm
+runs "fuzz: bpftool loads xdp_fuzz" bpftool prog loadall /bpf/xdp_fuzz.bpf.o /sys/fs/bpf/xf pinmaps /sys/fs/bpf/xfm
 dmesg_at=$(dmesg | wc -l)
-{
-	# shellcheck disable=SC2086 # fuzz_opts: zero or one word
-	tapx-fuzz --time "$fuzz_secs" --epoch $epoch $fuzz_opts
-	echo $? >/tmp/fuzz.rc
-} 2>&1 | tee /tmp/fuzz.out
-seed=$(sed -n 's/^fuzz: seed \([0-9]*\),.*/\1/p' /tmp/fuzz.out | head -n 1)
-eq "fuzz: tapx-fuzz exit status (seed $seed, ${fuzz_secs} s)" "$(cat /tmp/fuzz.rc)" 0
+# shellcheck disable=SC2086 # fuzz_opts: zero or one word
+tool tapx-fuzz --time "$fuzz_secs" --epoch $epoch $fuzz_opts
+fuzz_rc=$?
+seed=$(sed -n 's/^fuzz: seed \([0-9]*\),.*/\1/p' /tmp/tool.out | head -n 1)
+check "fuzz: tapx-fuzz exit status (seed $seed, ${fuzz_secs} s)" 0 $fuzz_rc
 [ -n "${ht_was:-}" ] && echo "$ht_was" >$HT
 
 bad=$(kernel_problems_since "$dmesg_at")
 if [ -z "$bad" ]; then
-	pass "fuzz: dmesg clean after the run"
+	good "fuzz: dmesg clean after the run"
 else
-	fail "fuzz: kernel problems in dmesg after the run (seed $seed):"
+	bad "fuzz: kernel problems in dmesg after the run (seed $seed):"
 	echo "$bad" | head -n 40 | sed 's/^/    /'
 fi
 
@@ -76,21 +74,21 @@ while ! rmmod tapx 2>/dev/null && [ $i -lt 30 ]; do
 	sleep 2
 	i=$((i + 1))
 done
-ok "fuzz: tapx unloads after the run" sh -c '! grep -q "^tapx " /proc/modules'
+runs "fuzz: tapx unloads after the run" sh -c '! grep -q "^tapx " /proc/modules'
 if [ -e $KL ]; then
 	# Objects younger than kmemleak's minimum age (5 s) are not reported.
 	sleep 6
 	echo scan >$KL
 	kl_after=$(kl_count)
 	if [ "$kl_after" -le "$kl_before" ]; then
-		pass "fuzz: kmemleak finds nothing new ($kl_before -> $kl_after)"
+		good "fuzz: kmemleak finds nothing new ($kl_before -> $kl_after)"
 	else
-		fail "fuzz: kmemleak: $kl_before -> $kl_after unreferenced objects (seed $seed)"
+		bad "fuzz: kmemleak: $kl_before -> $kl_after unreferenced objects (seed $seed)"
 		head -n 60 $KL | sed 's/^/    /'
 	fi
 fi
 
-ok "fuzz: insmod tapx.ko again" insmod /modules/tapx.ko
-ok "fuzz: recreate xa" tapxt mk $X xa 65521
-ok "fuzz: recreate xb" tapxt mk $X xb 65521
+runs "fuzz: insmod tapx.ko again" insmod /modules/tapx.ko
+runs "fuzz: recreate xa" tapxt mk $X xa 65521
+runs "fuzz: recreate xb" tapxt mk $X xb 65521
 set_port xb

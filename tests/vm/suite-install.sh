@@ -28,7 +28,7 @@ open_tun() {
 }
 
 if [ -d /sys/module/tapx ] || [ -d /sys/module/tun ]; then
-	fail "install: tapx or tun is loaded before the suite"
+	bad "install: tapx or tun is loaded before the suite"
 	unload_all
 fi
 mkdir -p /lib/modules /sbin /etc/modprobe.d
@@ -38,90 +38,90 @@ for t in modprobe depmod insmod rmmod lsmod modinfo; do
 done
 # The kernel runs /sbin/modprobe for request_module (char-major-10-200).
 [ -w /proc/sys/kernel/modprobe ] && echo /sbin/modprobe >/proc/sys/kernel/modprobe
-eq "install: modprobe is kmod's" "$(/sbin/modprobe --version 2>&1 | head -n 1 | cut -d' ' -f1)" kmod
+check "install: modprobe is kmod's" kmod "$(/sbin/modprobe --version 2>&1 | head -n 1 | cut -d' ' -f1)"
 
 # The stock kernel, before anything is installed.
-ok "install: depmod (stock)" /sbin/depmod -a
-ok "install: stock modprobe tun" /sbin/modprobe tun
-eq "install: stock tun loaded" "$(loaded tun)" yes
-ok "install: stock tap on /dev/net/tun" open_tun inst0
-eq "install: stock inst0 driver" "$(driver_of inst0)" tun
+runs "install: depmod (stock)" /sbin/depmod -a
+runs "install: stock modprobe tun" /sbin/modprobe tun
+check "install: stock tun loaded" yes "$(loaded tun)"
+runs "install: stock tap on /dev/net/tun" open_tun inst0
+check "install: stock inst0 driver" tun "$(driver_of inst0)"
 ip link del inst0 2>/dev/null
 unload_all
 
 # The default install (TUN=keep): tapx on its own node, stock tun stays
 # the host's, vhost_net's too (no tapx_tun.ko for depmod to prefer).
 PREBUILT="/modules/tapx.ko /modules/tapx_tun.ko"
-ok "install: mk/install.sh install (TUN=keep)" env KVERS=$KVER \
+runs "install: mk/install.sh install (TUN=keep)" env KVERS=$KVER \
 	TAPX_KO="$PREBUILT" TAPX_CLI=/bin/tap-accel TAPX_PROGS=/bpf \
 	sh /tests/install.sh install
-ok "install: kept no modprobe.d file" test ! -e /etc/modprobe.d/tapx.conf
-ok "install: kept no tapx_tun.ko" test ! -e $ML/updates/dkms/tapx_tun.ko
-ok "install: kept modprobe tapx" /sbin/modprobe tapx
-ok "install: kept /dev/net/tapx" test -c $X
-ok "install: kept modprobe vhost_net" /sbin/modprobe vhost_net
-eq "install: kept vhost_net loads tun.ko" "$(loaded tun)" yes
-eq "install: kept tun_compat" "$(cat /sys/module/tapx/parameters/tun_compat 2>/dev/null)" N
+runs "install: kept no modprobe.d file" test ! -e /etc/modprobe.d/tapx.conf
+runs "install: kept no tapx_tun.ko" test ! -e $ML/updates/dkms/tapx_tun.ko
+runs "install: kept modprobe tapx" /sbin/modprobe tapx
+runs "install: kept /dev/net/tapx" test -c $X
+runs "install: kept modprobe vhost_net" /sbin/modprobe vhost_net
+check "install: kept vhost_net loads tun.ko" yes "$(loaded tun)"
+check "install: kept tun_compat" N "$(cat /sys/module/tapx/parameters/tun_compat 2>/dev/null)"
 unload_all
 
 # TUN=replace.
-ok "install: mk/install.sh install TUN=replace" env TUN=replace KVERS=$KVER \
+runs "install: mk/install.sh install TUN=replace" env TUN=replace KVERS=$KVER \
 	TAPX_KO="$PREBUILT" TAPX_CLI=/bin/tap-accel TAPX_PROGS=/bpf \
 	sh /tests/install.sh install
-ok "install: tapx.ko in updates/dkms" test -f $ML/updates/dkms/tapx.ko
-ok "install: tapx_tun.ko in updates/dkms" test -f $ML/updates/dkms/tapx_tun.ko
-ok "install: depmod takes tapx_tun for vhost_net's tun symbols" \
+runs "install: tapx.ko in updates/dkms" test -f $ML/updates/dkms/tapx.ko
+runs "install: tapx_tun.ko in updates/dkms" test -f $ML/updates/dkms/tapx_tun.ko
+runs "install: depmod takes tapx_tun for vhost_net's tun symbols" \
 	grep -q "^kernel/drivers/vhost/vhost_net.ko[.a-z]*:.*updates/dkms/tapx_tun.ko" $ML/modules.dep
-ok "install: modprobe.d sets tun_compat" grep -qx "options tapx tun_compat=1" /etc/modprobe.d/tapx.conf
-ok "install: modprobe.d redirects tun" grep -q "^install tun /sbin/modprobe --ignore-install tapx" /etc/modprobe.d/tapx.conf
-ok "install: CLI installed" /usr/local/sbin/tap-accel --help
-ok "install: programs installed" test -f /usr/local/lib/tap-accel/bpf/xdp_basic.bpf.o
-ok "install: modules.dep has tapx" grep -q "^updates/dkms/tapx.ko:" $ML/modules.dep
+runs "install: modprobe.d sets tun_compat" grep -qx "options tapx tun_compat=1" /etc/modprobe.d/tapx.conf
+runs "install: modprobe.d redirects tun" grep -q "^install tun /sbin/modprobe --ignore-install tapx" /etc/modprobe.d/tapx.conf
+runs "install: CLI installed" /usr/local/sbin/tap-accel --help
+runs "install: programs installed" test -f /usr/local/lib/tap-accel/bpf/xdp_basic.bpf.o
+runs "install: modules.dep has tapx" grep -q "^updates/dkms/tapx.ko:" $ML/modules.dep
 
-ok "install: replaced modprobe tun" /sbin/modprobe tun
-eq "install: replaced tapx loaded by modprobe tun" "$(loaded tapx)" yes
-eq "install: replaced tun.ko not loaded" "$(loaded tun)" no
-eq "install: replaced tun_compat" "$(cat /sys/module/tapx/parameters/tun_compat 2>/dev/null)" Y
-ok "install: replaced tap on /dev/net/tun" open_tun inst1
-eq "install: replaced inst1 driver" "$(driver_of inst1)" tapx
+runs "install: replaced modprobe tun" /sbin/modprobe tun
+check "install: replaced tapx loaded by modprobe tun" yes "$(loaded tapx)"
+check "install: replaced tun.ko not loaded" no "$(loaded tun)"
+check "install: replaced tun_compat" Y "$(cat /sys/module/tapx/parameters/tun_compat 2>/dev/null)"
+runs "install: replaced tap on /dev/net/tun" open_tun inst1
+check "install: replaced inst1 driver" tapx "$(driver_of inst1)"
 ip link del inst1 2>/dev/null
 unload_all
 
 # Opening /dev/net/tun with nothing loaded: char-major-10-200 autoload.
-ok "install: replaced autoload on open" open_tun inst2
-eq "install: replaced autoload loads tapx" "$(loaded tapx)" yes
-eq "install: replaced autoload never tun.ko" "$(loaded tun)" no
-eq "install: replaced inst2 driver" "$(driver_of inst2)" tapx
+runs "install: replaced autoload on open" open_tun inst2
+check "install: replaced autoload loads tapx" yes "$(loaded tapx)"
+check "install: replaced autoload never tun.ko" no "$(loaded tun)"
+check "install: replaced inst2 driver" tapx "$(driver_of inst2)"
 ip link del inst2 2>/dev/null
 unload_all
 
 # vhost_net's dependency on tun's symbols: tapx_tun serves them, tun.ko
 # stays out.
-ok "install: replaced modprobe vhost_net" /sbin/modprobe vhost_net
-eq "install: replaced vhost_net loaded" "$(loaded vhost_net)" yes
-eq "install: replaced vhost_net loads tapx_tun" "$(loaded tapx_tun)" yes
-eq "install: replaced vhost_net loads tapx" "$(loaded tapx)" yes
-eq "install: replaced vhost_net never tun.ko" "$(loaded tun)" no
-eq "install: replaced tun_compat under vhost_net" \
-	"$(cat /sys/module/tapx/parameters/tun_compat 2>/dev/null)" Y
+runs "install: replaced modprobe vhost_net" /sbin/modprobe vhost_net
+check "install: replaced vhost_net loaded" yes "$(loaded vhost_net)"
+check "install: replaced vhost_net loads tapx_tun" yes "$(loaded tapx_tun)"
+check "install: replaced vhost_net loads tapx" yes "$(loaded tapx)"
+check "install: replaced vhost_net never tun.ko" no "$(loaded tun)"
+check "install: replaced tun_compat under vhost_net" \
+	Y "$(cat /sys/module/tapx/parameters/tun_compat 2>/dev/null)"
 unload_all
 
 # Uninstall: stock tun again.
-ok "install: mk/install.sh uninstall" env KVERS=$KVER TAPX_KO="$PREBUILT" \
+runs "install: mk/install.sh uninstall" env KVERS=$KVER TAPX_KO="$PREBUILT" \
 	sh /tests/install.sh uninstall
-ok "install: modprobe.d file removed" test ! -e /etc/modprobe.d/tapx.conf
-ok "install: tapx.ko removed" sh -c "! ls $ML/updates/dkms/tapx.ko* 2>/dev/null"
-ok "install: CLI removed" test ! -e /usr/local/sbin/tap-accel
-ok "install: modules.dep without tapx" sh -c "! grep -q tapx $ML/modules.dep"
-ok "install: uninstalled modprobe vhost_net" /sbin/modprobe vhost_net
-eq "install: uninstalled vhost_net loads tun.ko" "$(loaded tun)" yes
-eq "install: uninstalled vhost_net without tapx" "$(loaded tapx)" no
+runs "install: modprobe.d file removed" test ! -e /etc/modprobe.d/tapx.conf
+runs "install: tapx.ko removed" sh -c "! ls $ML/updates/dkms/tapx.ko* 2>/dev/null"
+runs "install: CLI removed" test ! -e /usr/local/sbin/tap-accel
+runs "install: modules.dep without tapx" sh -c "! grep -q tapx $ML/modules.dep"
+runs "install: uninstalled modprobe vhost_net" /sbin/modprobe vhost_net
+check "install: uninstalled vhost_net loads tun.ko" yes "$(loaded tun)"
+check "install: uninstalled vhost_net without tapx" no "$(loaded tapx)"
 unload_all
-ok "install: uninstalled modprobe tun" /sbin/modprobe tun
-eq "install: uninstalled tun.ko loaded" "$(loaded tun)" yes
-eq "install: uninstalled tapx not loaded" "$(loaded tapx)" no
-ok "install: uninstalled tap on /dev/net/tun" open_tun inst3
-eq "install: uninstalled inst3 driver" "$(driver_of inst3)" tun
+runs "install: uninstalled modprobe tun" /sbin/modprobe tun
+check "install: uninstalled tun.ko loaded" yes "$(loaded tun)"
+check "install: uninstalled tapx not loaded" no "$(loaded tapx)"
+runs "install: uninstalled tap on /dev/net/tun" open_tun inst3
+check "install: uninstalled inst3 driver" tun "$(driver_of inst3)"
 ip link del inst3 2>/dev/null
 unload_all
 

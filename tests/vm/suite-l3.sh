@@ -7,24 +7,24 @@
 # /dev/net/tun on a host (devtmpfs leaves tun's at 0600).
 tmode=$(stat -c %a $T)
 chmod 0666 $T
-tapx-l3 run $T 1
+tool tapx-l3 run $T 1
 chmod "$tmode" $T
-tapx-l3 run $X 2
+tool tapx-l3 run $X 2
 
-ok "create L3 device l3tun (tun.ko)" tapx-l3 mk $T l3tun
-ok "create L3 device l3tapx (tapx)" tapx-l3 mk $X l3tapx
-eq "l3tapx driver" "$(ethtool -i l3tapx | awk '/^driver:/ { print $2 }')" tapx
+runs "create L3 device l3tun (tun.ko)" tapx-l3 mk $T l3tun
+runs "create L3 device l3tapx (tapx)" tapx-l3 mk $X l3tapx
+check "l3tapx driver" tapx "$(ethtool -i l3tapx | awk '/^driver:/ { print $2 }')"
 for d in l3tun l3tapx; do
 	if xdp_attach $d xdp_pass >/tmp/l3.xdp.$d 2>&1; then
-		fail "xdpdrv attach on L3 $d refused"
+		bad "xdpdrv attach on L3 $d refused"
 		xdp_detach $d
 	else
-		pass "xdpdrv attach on L3 $d refused"
+		good "xdpdrv attach on L3 $d refused"
 	fi
 done
-ok "tapx says why (extack)" grep -q "no XDP on an IFF_TUN device" /tmp/l3.xdp.l3tapx
-ok "xdpdrv attach on tap xa still works" xdp_attach xa xdp_pass
-ok "xdpdrv detach from xa" xdp_detach xa
-ok "remove l3tun" tapx-l3 rm $T l3tun
-ok "remove l3tapx" tapx-l3 rm $X l3tapx
-ok "l3tapx is gone" test ! -e /sys/class/net/l3tapx
+runs "tapx says why (extack)" grep -q "no XDP on an IFF_TUN device" /tmp/l3.xdp.l3tapx
+runs "xdpdrv attach on tap xa still works" xdp_attach xa xdp_pass
+runs "xdpdrv detach from xa" xdp_detach xa
+runs "remove l3tun" tapx-l3 rm $T l3tun
+runs "remove l3tapx" tapx-l3 rm $X l3tapx
+runs "l3tapx is gone" test ! -e /sys/class/net/l3tapx

@@ -5,13 +5,13 @@ before=$(free_kb)
 for act in drop tx redirect pass; do
 	xdp_attach xa xdp_$act
 	case $act in
-	drop) tapxt run --quiet --src $X:xa --size 65535 --count $N --self 0 ;;
-	tx) tapxt run --quiet --src $X:xa --size 65535 --count $N --self $N ;;
-	redirect) tapxt run --quiet --src $X:xa --size 65535 --count $N --dst tap:$X:xb --expect $N ;;
-	pass) tapxt run --quiet --src $X:xa --size 9000 --count $N ;;
+	drop) tool tapxt run --quiet --src $X:xa --size 65535 --count $N --self 0 ;;
+	tx) tool tapxt run --quiet --src $X:xa --size 65535 --count $N --self $N ;;
+	redirect) tool tapxt run --quiet --src $X:xa --size 65535 --count $N --dst tap:$X:xb --expect $N ;;
+	pass) tool tapxt run --quiet --src $X:xa --size 9000 --count $N ;;
 	esac
 done
 xdp_detach xa
 sleep 1
 after=$(free_kb)
-ok "leak: free memory $before -> $after kB (within 8 MB)" test $((before - after)) -lt 8192
+runs "leak: free memory $before -> $after kB (within 8 MB)" test $((before - after)) -lt 8192

@@ -3,23 +3,23 @@
 # attach/detach/reattach/close/delete ordering under background traffic,
 # with memory and skbs back afterwards. Then rmmod with only a persistent
 # multi-queue device left (xa and xb are recreated for the later suites).
-tapx-mq abi $X
+tool tapx-mq abi $X
 
-ok "mq: create mqv" tapx-mq mk $X mqv
+runs "mq: create mqv" tapx-mq mk $X mqv
 xdp_attach mqv xdp_drop
-tapx-mq verdict $X mqv 4 200 drop
+tool tapx-mq verdict $X mqv 4 200 drop
 xdp_attach mqv xdp_tx
-tapx-mq verdict $X mqv 4 200 tx
+tool tapx-mq verdict $X mqv 4 200 tx
 xdp_detach mqv
 
 # Two writers on two CPUs, each on its own queue of mqsrc, redirect to mqv.
-ok "mq: create mqsrc" tapx-mq mk $X mqsrc
+runs "mq: create mqsrc" tapx-mq mk $X mqsrc
 set_port mqv
 xdp_attach mqsrc xdp_redirect
 snap mqv
-tapx-mq redirect $X mqsrc mqv 2 500
+tool tapx-mq redirect $X mqsrc mqv 2 500
 expect mqv xdp_xmit=1000 tx_packets=1000 xdp_xmit_errors=0
-tapx-mq stack $X mqv 4 256
+tool tapx-mq stack $X mqv 4 256
 ip link del mqsrc
 ip link del mqv
 
@@ -40,7 +40,7 @@ EOM
 
 # Orderings under traffic: a writer on its own queue of mqo, redirects
 # into mqo from xa (ndo_xdp_xmit) and stack frames (ndo_start_xmit).
-ok "mq: create mqo" tapx-mq mk $X mqo
+runs "mq: create mqo" tapx-mq mk $X mqo
 xdp_attach mqo xdp_tx
 set_port mqo
 xdp_attach xa xdp_redirect
@@ -51,23 +51,23 @@ xpid=$!
 tapx-mq pflood mqo 600 >/dev/null 2>&1 &
 ppid=$!
 sleep 1
-tapx-mq orderings $X mqo 20
+tool tapx-mq orderings $X mqo 20
 wait $fpid
 rc=$?
 read -r written bad gone </tmp/mqflood.out
-eq "mq: background writer exit status" $rc 0
-eq "mq: background writer ended by the deletion" "$gone" 1
-ok "mq: background writer wrote frames ($written)" test "${written:-0}" -gt 0
+check "mq: background writer exit status" 0 $rc
+check "mq: background writer ended by the deletion" 1 "$gone"
+runs "mq: background writer wrote frames ($written)" test "${written:-0}" -gt 0
 
 # Persistent device, all queues closed, then reattached; under traffic.
-ok "mq: create mqp" tapx-mq mk $X mqp
+runs "mq: create mqp" tapx-mq mk $X mqp
 xdp_attach mqp xdp_tx
 set_port mqp
 kill $ppid
 wait $ppid
 tapx-mq pflood mqp 600 >/dev/null 2>&1 &
 ppid=$!
-tapx-mq persist $X mqp
+tool tapx-mq persist $X mqp
 kill $ppid $xpid
 wait $ppid $xpid
 xdp_detach xa
@@ -75,25 +75,25 @@ ip link del mqp
 
 # Measurement (no assertion on speed): 1 writer on 1 queue vs 2 writers on
 # 2 queues pinned to the 2 vCPUs, xdp_drop.
-ok "mq: create mqb" tapx-mq mk $X mqb
+runs "mq: create mqb" tapx-mq mk $X mqb
 xdp_attach mqb xdp_drop
-tapx-mq bench $X mqb 2 3
+tool tapx-mq bench $X mqb 2 3
 ip link del mqb
 
 read -r free1 slab1 pcpu1 skb1 <<EOM
 $(mem_snap)
 EOM
-ok "mq: free memory (MemFree + per-CPU lists) $free0 -> $free1 kB (within 8 MB)" test $((free0 - free1)) -lt 8192
-ok "mq: Slab $slab0 -> $slab1 kB (within 2 MB)" test $((slab1 - slab0)) -lt 2048
-ok "mq: Percpu $pcpu0 -> $pcpu1 kB (within 256 kB)" test $((pcpu1 - pcpu0)) -lt 256
-ok "mq: skbuff_head_cache $skb0 -> $skb1 objects (within 256)" test $((skb1 - skb0)) -lt 256
+runs "mq: free memory (MemFree + per-CPU lists) $free0 -> $free1 kB (within 8 MB)" test $((free0 - free1)) -lt 8192
+runs "mq: Slab $slab0 -> $slab1 kB (within 2 MB)" test $((slab1 - slab0)) -lt 2048
+runs "mq: Percpu $pcpu0 -> $pcpu1 kB (within 256 kB)" test $((pcpu1 - pcpu0)) -lt 256
+runs "mq: skbuff_head_cache $skb0 -> $skb1 objects (within 256)" test $((skb1 - skb0)) -lt 256
 
 # rmmod after every queue closed, with a persistent multi-queue device and
 # its program left; then the module and xa, xb as suite-load made them.
-ok "mq: create mqr" tapx-mq mk $X mqr
+runs "mq: create mqr" tapx-mq mk $X mqr
 xdp_attach mqr xdp_drop
-ok "mq: rmmod tapx with mqr left" rmmod tapx
-ok "mq: mqr gone with the module" test ! -e /sys/class/net/mqr
-ok "mq: insmod tapx again" insmod /modules/tapx.ko
-ok "mq: recreate xa" tapxt mk $X xa 65521
-ok "mq: recreate xb" tapxt mk $X xb 65521
+runs "mq: rmmod tapx with mqr left" rmmod tapx
+runs "mq: mqr gone with the module" test ! -e /sys/class/net/mqr
+runs "mq: insmod tapx again" insmod /modules/tapx.ko
+runs "mq: recreate xa" tapxt mk $X xa 65521
+runs "mq: recreate xb" tapxt mk $X xb 65521

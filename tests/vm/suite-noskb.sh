@@ -3,7 +3,7 @@
 # control: it must allocate at least one skb per frame.
 N=500
 probes=$(skb_probes_on)
-ok "kprobes on skb constructors ($probes)" test $probes -ge 5
+runs "kprobes on skb constructors ($probes)" test $probes -ge 5
 set_port xb
 for act in drop tx redirect pass; do
 	xdp_attach xa xdp_$act
@@ -16,13 +16,13 @@ for act in drop tx redirect pass; do
 			pass) dst="" ;;
 			esac
 			echo >$TR/trace
-			TAPXT_MARK=1 tapxt run --quiet --src $X:xa --mode $mode --size $size --count $N $dst
+			tool env TAPXT_MARK=1 tapxt run --quiet --src $X:xa --mode $mode --size $size --count $N $dst
 			c=$(skb_calls tapxt)
-			eq "noskb: trace markers for $act $mode $size" "$(marks tapxt)" 2
+			check "noskb: trace markers for $act $mode $size" 2 "$(marks tapxt)"
 			if [ $act = pass ]; then
-				ok "noskb: control, PASS $mode $size allocated $c skbs (>= $N)" test "$c" -ge $N
+				runs "noskb: control, PASS $mode $size allocated $c skbs (>= $N)" test "$c" -ge $N
 			else
-				eq "noskb: skbs allocated by $N x $act $mode $size" "$c" 0
+				check "noskb: skbs allocated by $N x $act $mode $size" 0 "$c"
 			fi
 		done
 	done

@@ -9,11 +9,17 @@
 # does not. The check: tapx gets the same report as tun.ko, in one boot.
 # The bug leaves the guest tainted: run it alone,
 #   VM_KERNEL=6.12 VM_APPEND="vmsuites=load,pagepool" sh tests/vm/run.sh
-ok "pagepool: xdp_extra loads" bpftool prog loadall /bpf/xdp_extra.bpf.o /sys/fs/bpf/xpp
-bad_page_after() { # DEV NODE:NAME: "yes" if a 9000 B frame gave a bad page
+runs "pagepool: xdp_extra loads" bpftool prog loadall /bpf/xdp_extra.bpf.o /sys/fs/bpf/xpp
+# DEV NODE:NAME: "yes" if a 9000 B frame gave a bad page. Called in a
+# command substitution, where a check would not count: a failed attach is
+# its answer, which the check below then shows.
+bad_page_after() {
 	_at=$(dmesg | wc -l)
-	bpftool net attach xdpgeneric pinned /sys/fs/bpf/xpp/xdp_shrink_frags dev "$1" overwrite ||
-		fail "pagepool: attach xdpgeneric on $1"
+	if ! bpftool net attach xdpgeneric pinned /sys/fs/bpf/xpp/xdp_shrink_frags \
+		dev "$1" overwrite >&2; then
+		echo "no-attach"
+		return
+	fi
 	tapxt run --src "$2" --mode block --size 9000 --count 4 --quiet >/dev/null 2>&1
 	sleep 1
 	bpftool net detach xdpgeneric dev "$1"
@@ -26,5 +32,5 @@ bad_page_after() { # DEV NODE:NAME: "yes" if a 9000 B frame gave a bad page
 on_tun=$(bad_page_after ta $T:ta)
 on_tapx=$(bad_page_after xa $X:xa)
 echo "pagepool: $(uname -r): bad page on tun.ko: $on_tun, on tapx: $on_tapx"
-eq "pagepool: tapx reports a bad page as tun.ko does (tun.ko: $on_tun)" "$on_tapx" "$on_tun"
+check "pagepool: tapx reports a bad page as tun.ko does (tun.ko: $on_tun)" "$on_tun" "$on_tapx"
 rm -rf /sys/fs/bpf/xpp

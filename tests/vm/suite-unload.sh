@@ -6,35 +6,35 @@ tapxt hold $X hold0 4 >/tmp/hold.out &
 hpid=$!
 sleep 2
 if rmmod tapx 2>/dev/null; then
-	fail "unload: rmmod with an open fd succeeded"
+	bad "unload: rmmod with an open fd succeeded"
 else
-	pass "unload: rmmod with an open fd refused"
+	good "unload: rmmod with an open fd refused"
 fi
 wait $hpid
-eq "unload: holder exit status" $? 0
-ok "unload: rmmod tapx" rmmod tapx
-ok "unload: tapx devices gone" sh -c '! ls /sys/class/net | grep -qE "^(xa|xb|hold0)$"'
-ok "unload: /dev/net/tapx gone" test ! -e $X
+check "unload: holder exit status" 0 $?
+runs "unload: rmmod tapx" rmmod tapx
+runs "unload: tapx devices gone" sh -c '! ls /sys/class/net | grep -qE "^(xa|xb|hold0)$"'
+runs "unload: /dev/net/tapx gone" test ! -e $X
 skb_after=$(awk '$1 == "skbuff_head_cache" { print $2 }' /proc/slabinfo)
-ok "unload: skbuff_head_cache $skb_before -> $skb_after objects (within 256)" \
+runs "unload: skbuff_head_cache $skb_before -> $skb_after objects (within 256)" \
 	test $((skb_after - skb_before)) -lt 256
 
 # tun_compat: refused while tun holds minor 200, works once it is gone.
 if insmod /modules/tapx.ko tun_compat=1 2>/dev/null; then
-	fail "compat: tun_compat=1 loaded while tun is loaded"
+	bad "compat: tun_compat=1 loaded while tun is loaded"
 	rmmod tapx
 else
-	ok "compat: tun_compat=1 refused while tun is loaded" sh -c 'dmesg | grep -q "minor 200 is taken"'
+	runs "compat: tun_compat=1 refused while tun is loaded" sh -c 'dmesg | grep -q "minor 200 is taken"'
 fi
 ip link del ta
 ip link del tb
-ok "compat: rmmod tun" rmmod tun
-ok "compat: insmod tapx tun_compat=1" insmod /modules/tapx.ko tun_compat=1
-eq "compat: /dev/net/tun is misc 10:200" "$(cat /sys/class/misc/tun/dev)" 10:200
-ok "compat: create compat0 via /dev/net/tun" tapxt mk $T compat0
-eq "compat: compat0 driver" "$(ethtool -i compat0 2>/dev/null | awk '/^driver:/ { print $2 }')" tapx
-tapxt run --src $T:compat0 --size 60 --count 10 --dst packet:compat0 --expect 10
+runs "compat: rmmod tun" rmmod tun
+runs "compat: insmod tapx tun_compat=1" insmod /modules/tapx.ko tun_compat=1
+check "compat: /dev/net/tun is misc 10:200" 10:200 "$(cat /sys/class/misc/tun/dev)"
+runs "compat: create compat0 via /dev/net/tun" tapxt mk $T compat0
+check "compat: compat0 driver" tapx "$(ethtool -i compat0 2>/dev/null | awk '/^driver:/ { print $2 }')"
+tool tapxt run --src $T:compat0 --size 60 --count 10 --dst packet:compat0 --expect 10
 # A VPN daemon on the host's /dev/net/tun, which is tapx now: suite-l3's
 # cases again (devices l33*).
-tapx-l3 run $T 3
-ok "compat: rmmod tapx" rmmod tapx
+tool tapx-l3 run $T 3
+runs "compat: rmmod tapx" rmmod tapx

@@ -16,36 +16,36 @@ VHOST_MODS="vhost_iotlb vhost tap vhost_net"
 loaded() { grep -q "^$1 " /proc/modules; }
 vhost_mods_in() {
 	for m in $VHOST_MODS; do
-		loaded $m || ok "vhost: insmod $m" insmod /modules/$m.ko
+		loaded $m || runs "vhost: insmod $m" insmod /modules/$m.ko
 	done
 }
-# tapx-vhost run ...: its PASS/FAIL lines, then one for its exit status
-# (a crash or a hang that the lines would not show).
+# tapx-vhost run ...: its checks, then one for its exit status (a crash or
+# a hang that they would not show).
 vhost_tool() {
 	_what=$1
 	shift
-	timeout 600 tapx-vhost run "$@"
+	tool timeout 600 tapx-vhost run "$@"
 	_rc=$?
 	case $_rc in
-	0) pass "vhost: tapx-vhost $_what exited 0" ;;
-	2) fail "vhost: tapx-vhost $_what: the driver does not serve vhost-net (backend refused)" ;;
-	*) fail "vhost: tapx-vhost $_what exited $_rc" ;;
+	0) good "vhost: tapx-vhost $_what exited 0" ;;
+	2) bad "vhost: tapx-vhost $_what: the driver does not serve vhost-net (backend refused)" ;;
+	*) bad "vhost: tapx-vhost $_what exited $_rc" ;;
 	esac
 }
 
 tun_was_loaded=0
 loaded tun && tun_was_loaded=1
-loaded tun || ok "vhost: insmod tun.ko" insmod /modules/tun.ko
-[ -e $B/xdp_pass ] || ok "vhost: bpftool loads xdp_basic" \
+loaded tun || runs "vhost: insmod tun.ko" insmod /modules/tun.ko
+[ -e $B/xdp_pass ] || runs "vhost: bpftool loads xdp_basic" \
 	bpftool prog loadall /bpf/xdp_basic.bpf.o $B pinmaps $BM
 vhost_mods_in
-ok "vhost: /dev/vhost-net is a char device" test -c /dev/vhost-net
+runs "vhost: /dev/vhost-net is a char device" test -c /dev/vhost-net
 
 # The reference: stock tun.ko.
 vhost_tool "on tun.ko" --node $T --name vt0 --label tun --sendmsg-probe tun_sendmsg
 # vhost_net out and in again with its fds closed, then used again.
-ok "vhost: rmmod vhost_net (fds closed)" rmmod vhost_net
-ok "vhost: insmod vhost_net again" insmod /modules/vhost_net.ko
+runs "vhost: rmmod vhost_net (fds closed)" rmmod vhost_net
+runs "vhost: insmod vhost_net again" insmod /modules/vhost_net.ko
 vhost_tool "on tun.ko after vhost_net reload" --node $T --name vt1 --label tun-reloaded \
 	--tests basic
 
@@ -61,41 +61,41 @@ if grep -q ' tun_get_socket	\[tapx' /proc/kallsyms; then
 elif [ -f "$TAPX_VHOST_KO" ]; then
 	# Swap tun.ko for the companion: vhost_net off, tun's devices of
 	# suite-load off (recreated below), tun.ko off.
-	ok "vhost: rmmod vhost_net for the swap" rmmod vhost_net
+	runs "vhost: rmmod vhost_net for the swap" rmmod vhost_net
 	for d in ta tb; do
 		[ -e /sys/class/net/$d ] && ip link del $d
 	done
-	ok "vhost: rmmod tun for the swap" rmmod tun
+	runs "vhost: rmmod tun for the swap" rmmod tun
 	dm=$(dmesg | wc -l)
-	ok "vhost: insmod $(basename "$TAPX_VHOST_KO")" insmod "$TAPX_VHOST_KO"
+	runs "vhost: insmod $(basename "$TAPX_VHOST_KO")" insmod "$TAPX_VHOST_KO"
 	if insmod /modules/vhost_net.ko; then
-		pass "vhost: vhost_net binds to tapx's exports"
-		ok "vhost: tun_get_socket is tapx's" \
+		good "vhost: vhost_net binds to tapx's exports"
+		runs "vhost: tun_get_socket is tapx's" \
 			sh -c "grep ' tun_get_socket	' /proc/kallsyms | grep -v '\[tun\]' | grep -q ."
 		vhost_tool "on tapx" --node $X --name vx0 --label tapx --gso-tx-drops \
 			${TAPX_VHOST_SENDMSG:+--sendmsg-probe $TAPX_VHOST_SENDMSG}
-		ok "vhost: rmmod vhost_net (tapx)" rmmod vhost_net
+		runs "vhost: rmmod vhost_net (tapx)" rmmod vhost_net
 	else
-		fail "vhost: vhost_net does not load on tapx's exports: $(dmesg | tail -n +$((dm + 1)) | grep -m1 -E 'disagrees|Unknown symbol|duplicate')"
+		bad "vhost: vhost_net does not load on tapx's exports: $(dmesg | tail -n +$((dm + 1)) | grep -m1 -E 'disagrees|Unknown symbol|duplicate')"
 	fi
-	ok "vhost: rmmod $(basename "$TAPX_VHOST_KO" .ko)" rmmod "$(basename "$TAPX_VHOST_KO" .ko)"
-	ok "vhost: insmod tun.ko again" insmod /modules/tun.ko
+	runs "vhost: rmmod $(basename "$TAPX_VHOST_KO" .ko)" rmmod "$(basename "$TAPX_VHOST_KO" .ko)"
+	runs "vhost: insmod tun.ko again" insmod /modules/tun.ko
 	if [ $tun_was_loaded = 1 ]; then
-		ok "vhost: recreate tun ta" tapxt mk $T ta 65521
-		ok "vhost: recreate tun tb" tapxt mk $T tb 65521
+		runs "vhost: recreate tun ta" tapxt mk $T ta 65521
+		runs "vhost: recreate tun tb" tapxt mk $T tb 65521
 	fi
-	loaded vhost_net || ok "vhost: insmod vhost_net (tun.ko)" insmod /modules/vhost_net.ko
+	loaded vhost_net || runs "vhost: insmod vhost_net (tun.ko)" insmod /modules/vhost_net.ko
 else
 	# Today's tapx: vhost_net is bound to tun.ko, which knows nothing of
 	# tapx's files. The tool must say ENOTSOCK; then this says why.
 	vhost_tool "on tapx" --node $X --name vx0 --label tapx --gso-tx-drops \
 			${TAPX_VHOST_SENDMSG:+--sendmsg-probe $TAPX_VHOST_SENDMSG}
-	fail "vhost(tapx): tapx does not serve vhost-net: no tun_get_socket in tapx and no $TAPX_VHOST_KO"
+	bad "vhost(tapx): tapx does not serve vhost-net: no tun_get_socket in tapx and no $TAPX_VHOST_KO"
 fi
 
 # Leave no vhost module behind for the suites that follow.
 for m in vhost_net tap vhost vhost_iotlb; do
-	loaded $m && ok "vhost: rmmod $m" rmmod $m
+	loaded $m && runs "vhost: rmmod $m" rmmod $m
 done
-[ $tun_was_loaded = 1 ] || { loaded tun && ok "vhost: rmmod tun" rmmod tun; }
-ok "vhost: no vhost module left" sh -c '! grep -qE "^(vhost|vhost_net|vhost_iotlb|tap) " /proc/modules'
+[ $tun_was_loaded = 1 ] || { loaded tun && runs "vhost: rmmod tun" rmmod tun; }
+runs "vhost: no vhost module left" sh -c '! grep -qE "^(vhost|vhost_net|vhost_iotlb|tap) " /proc/modules'

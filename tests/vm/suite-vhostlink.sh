@@ -11,67 +11,68 @@ vl_main() {
 	vl_mod tapx && vl_tapx=1
 
 	if [ -n "$vl_tapx" ]; then
-		pass "vhostlink: tapx already loaded"
+		good "vhostlink: tapx already loaded"
 	elif [ -n "$vl_tun" ]; then
-		ok "vhostlink: insmod tapx" insmod /modules/tapx.ko
+		runs "vhostlink: insmod tapx" insmod /modules/tapx.ko
 	else
-		ok "vhostlink: insmod tapx tun_compat=1" insmod /modules/tapx.ko tun_compat=1
+		runs "vhostlink: insmod tapx tun_compat=1" insmod /modules/tapx.ko tun_compat=1
 	fi
 	# tapx_tun and stock tun exclude each other; tapx itself does not.
 	if [ -n "$vl_tun" ]; then
 		if insmod /modules/tapx_tun.ko 2>/dev/null; then
-			fail "vhostlink: tapx_tun loaded beside tun"
+			bad "vhostlink: tapx_tun loaded beside tun"
 			rmmod tapx_tun
 		else
-			ok "vhostlink: tapx_tun refused beside tun (duplicate symbol)" \
+			runs "vhostlink: tapx_tun refused beside tun (duplicate symbol)" \
 				sh -c 'dmesg | grep -q "exports duplicate symbol tun_get_socket"'
 		fi
 		for d in ta tb; do ip link del $d 2>/dev/null; done
-		ok "vhostlink: rmmod tun" rmmod tun
+		runs "vhostlink: rmmod tun" rmmod tun
 	fi
 
 	for m in vhost_iotlb vhost tap; do
-		vl_mod $m || ok "vhostlink: insmod $m" insmod /modules/$m.ko
+		vl_mod $m || runs "vhostlink: insmod $m" insmod /modules/$m.ko
 	done
 	if insmod /modules/vhost_net.ko 2>/dev/null; then
-		fail "vhostlink: vhost_net loaded without tun or tapx_tun"
+		bad "vhostlink: vhost_net loaded without tun or tapx_tun"
 		rmmod vhost_net
 	else
-		pass "vhostlink: vhost_net refused without tun or tapx_tun"
+		good "vhostlink: vhost_net refused without tun or tapx_tun"
 	fi
 
-	ok "vhostlink: insmod tapx_tun" insmod /modules/tapx_tun.ko
+	runs "vhostlink: insmod tapx_tun" insmod /modules/tapx_tun.ko
 	for s in tun_get_socket tun_get_tx_ring tun_ptr_free; do
-		eq "vhostlink: module of $s in kallsyms" \
-			"$(awk -v s=$s '$3 == s { print $4 }' /proc/kallsyms | head -n 1)" "[tapx_tun]"
+		check "vhostlink: module of $s in kallsyms" "[tapx_tun]" \
+			"$(awk -v s=$s '$3 == s { print $4 }' /proc/kallsyms |
+				head -n 1)"
 	done
 	dm=$(dmesg | wc -l)
-	ok "vhostlink: insmod vhost_net" insmod /modules/vhost_net.ko
-	ok "vhostlink: no CRC complaint" sh -c "! dmesg | tail -n +$((dm + 1)) | grep -q 'disagrees about version'"
-	ok "vhostlink: /dev/vhost-net is a char device" test -c /dev/vhost-net
-	ok "vhostlink: vhost_net holds tapx_tun" test -e /sys/module/tapx_tun/holders/vhost_net
-	ok "vhostlink: tapx_tun holds tapx" test -e /sys/module/tapx/holders/tapx_tun
+	runs "vhostlink: insmod vhost_net" insmod /modules/vhost_net.ko
+	runs "vhostlink: no CRC complaint" sh -c "! dmesg | tail -n +$((dm + 1)) | grep -q 'disagrees about version'"
+	runs "vhostlink: /dev/vhost-net is a char device" test -c /dev/vhost-net
+	runs "vhostlink: vhost_net holds tapx_tun" test -e /sys/module/tapx_tun/holders/vhost_net
+	runs "vhostlink: tapx_tun holds tapx" test -e /sys/module/tapx/holders/tapx_tun
 	if rmmod tapx_tun 2>/dev/null; then
-		fail "vhostlink: rmmod tapx_tun succeeded under vhost_net"
+		bad "vhostlink: rmmod tapx_tun succeeded under vhost_net"
 	else
-		pass "vhostlink: rmmod tapx_tun refused under vhost_net"
+		good "vhostlink: rmmod tapx_tun refused under vhost_net"
 	fi
 	if rmmod tapx 2>/dev/null; then
-		fail "vhostlink: rmmod tapx succeeded under tapx_tun"
+		bad "vhostlink: rmmod tapx succeeded under tapx_tun"
 	else
-		pass "vhostlink: rmmod tapx refused under tapx_tun"
+		good "vhostlink: rmmod tapx refused under tapx_tun"
 	fi
-	ok "vhostlink: rmmod vhost_net" rmmod vhost_net
-	ok "vhostlink: rmmod tapx_tun" rmmod tapx_tun
+	runs "vhostlink: rmmod vhost_net" rmmod vhost_net
+	runs "vhostlink: rmmod tapx_tun" rmmod tapx_tun
 	for m in tap vhost vhost_iotlb; do
-		ok "vhostlink: rmmod $m" rmmod $m
+		runs "vhostlink: rmmod $m" rmmod $m
 	done
-	[ -n "$vl_tapx" ] || ok "vhostlink: rmmod tapx" rmmod tapx
-	[ -z "$vl_tun" ] || ok "vhostlink: insmod tun again" insmod /modules/tun.ko
+	[ -n "$vl_tapx" ] || runs "vhostlink: rmmod tapx" rmmod tapx
+	[ -z "$vl_tun" ] || runs "vhostlink: insmod tun again" insmod /modules/tun.ko
 }
 
 if [ -f /modules/vhost_net.ko ]; then
 	vl_main
 else
-	fail "vhostlink: no /modules/vhost_net.ko (tests/vm/run.sh packs it)"
+	bad "vhostlink: no /modules/vhost_net.ko (tests/vm/run.sh packs it)"
 fi

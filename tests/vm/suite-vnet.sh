@@ -8,16 +8,16 @@ for act in pass drop tx redirect; do
 		snap xa
 		case $act in
 		pass)
-			tapxt run --vnet --src $X:xa --size $size --count $N --dst packet:xa --expect $N
+			tool tapxt run --vnet --src $X:xa --size $size --count $N --dst packet:xa --expect $N
 			expect xa xdp_pass=$N ;;
 		drop)
-			tapxt run --vnet --src $X:xa --size $size --count $N --self 0
+			tool tapxt run --vnet --src $X:xa --size $size --count $N --self 0
 			expect xa xdp_drop=$N ;;
 		tx)
-			tapxt run --vnet --src $X:xa --size $size --count $N --self $N
+			tool tapxt run --vnet --src $X:xa --size $size --count $N --self $N
 			expect xa xdp_tx=$N ;;
 		redirect)
-			tapxt run --vnet --src $X:xa --size $size --count $N --dst tap:$X:xb --expect $N
+			tool tapxt run --vnet --src $X:xa --size $size --count $N --dst tap:$X:xb --expect $N
 			expect xa xdp_redirect=$N ;;
 		esac
 	done
@@ -29,13 +29,13 @@ for act in drop tx redirect; do
 	snap xa
 	case $act in
 	drop)
-		tapxt run --vnet --gso --src $X:xa --size 9000 --count $N --self 0
+		tool tapxt run --vnet --gso --src $X:xa --size 9000 --count $N --self 0
 		expect xa xdp_drop=$N xdp_gso_drops=0 ;;
 	tx)
-		tapxt run --vnet --gso --src $X:xa --size 9000 --count $N --self 0
+		tool tapxt run --vnet --gso --src $X:xa --size 9000 --count $N --self 0
 		expect xa xdp_tx=0 xdp_gso_drops=$N ;;
 	redirect)
-		tapxt run --vnet --gso --src $X:xa --size 9000 --count $N --dst tap:$X:xb --expect 0
+		tool tapxt run --vnet --gso --src $X:xa --size 9000 --count $N --dst tap:$X:xb --expect 0
 		expect xa xdp_redirect=0 xdp_gso_drops=$N ;;
 	esac
 done

@@ -3,30 +3,30 @@
 N=${N:-100}
 set_port xb
 for act in pass drop tx redirect; do
-	xdp_attach xa xdp_$act || fail "attach xdp_$act to xa"
+	xdp_attach xa xdp_$act || bad "attach xdp_$act to xa"
 	for mode in block nonblock writev; do
 		for size in 60 1500 4000 9000 65535; do
 			snap xa
 			snap xb
 			case $act in
 			pass)
-				tapxt run --src $X:xa --mode $mode --size $size --count $N \
+				tool tapxt run --src $X:xa --mode $mode --size $size --count $N \
 					--dst packet:xa --expect $N
 				expect xa rx_packets=$N xdp_pass=$N xdp_drop=0 xdp_aborted=0
 				;;
 			drop)
-				tapxt run --src $X:xa --mode $mode --size $size --count $N \
+				tool tapxt run --src $X:xa --mode $mode --size $size --count $N \
 					--self 0 --dst packet:xa --expect 0
 				expect xa rx_packets=$N xdp_drop=$N xdp_pass=0 tx_packets=0
 				;;
 			tx)
-				tapxt run --src $X:xa --mode $mode --size $size --count $N \
+				tool tapxt run --src $X:xa --mode $mode --size $size --count $N \
 					--self $N
 				expect xa rx_packets=$N xdp_tx=$N tx_packets=$N xdp_tx_errors=0 \
 					ring_full_drops=0
 				;;
 			redirect)
-				tapxt run --src $X:xa --mode $mode --size $size --count $N \
+				tool tapxt run --src $X:xa --mode $mode --size $size --count $N \
 					--dst tap:$X:xb --expect $N
 				expect xa rx_packets=$N xdp_redirect=$N xdp_redirect_errors=0
 				expect xb xdp_xmit=$N tx_packets=$N rx_packets=0

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * tapx-batch - the VM suite's driver for the batch ioctls of tapx
- * (TAPXSUBMIT, TAPXRECV; kmod/uapi/tapx.h). Static, no libraries.
+ * (TAPXSUBMIT, TAPXRECV; kmod/uapi/linux/tapx.h). Static, no libraries.
  *
  *   tapx-batch run --src NODE:NAME --size S[,S...] --count N --batch B
  *       [--pi] [--vnet]
@@ -44,10 +44,9 @@
 #include <time.h>
 #include <unistd.h>
 #include <arpa/inet.h>
+#include <linux/tapx.h>
 
 #include "tapx-test.h"
-
-#include "tapx.h"
 
 #define MAXF 65535
 #define VNET_SZ ((int)sizeof(struct virtio_net_hdr))
@@ -687,7 +686,7 @@ static int cmd_errors(int argc, char **argv)
 	      "errors: [ok, bad vnet, 65536 B, ok] -> %d done %u status %d %d %d %d",
 	      rc, done, d[0].status, d[1].status, d[2].status, d[3].status);
 
-	/* tapx 0.1's numbers, on tun's 'T', still work (uapi/tapx.h). */
+	/* tapx 0.1's numbers, on tun's 'T', still work (<linux/tapx.h>). */
 	rc = batch_ioctl(fd, TAPXSUBMIT_T240, d, 1, &done);
 	check(rc == 0 && done == 1 && d[0].status == 0,
 	      "errors: TAPXSUBMIT's old number ('T' 240) -> %d done %u", rc,

@@ -38,9 +38,9 @@
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/tapx.h>
 
 #include "tapx-test.h"
-#include "tapx.h"
 
 enum { W_WRITE, W_WRITEV, W_URING, W_BATCH };
 

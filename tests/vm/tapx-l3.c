@@ -11,6 +11,7 @@
  * received on a socket (UDP); what the guest sends to the peer is read
  * back from the fd, behind the PI (with the protocol) or the vnet header.
  */
+#include <linux/virtio_net.h>
 #include <net/if_arp.h>
 #include <netinet/in.h>
 
@@ -377,6 +378,26 @@ static void case_bad_version(const char *name, int fd)
 	check(n < 0 && errno == EINVAL, "l3 %s: IP version 5 -> EINVAL", name);
 }
 
+/*
+ * A GSO vnet header without a partial checksum in front of a packet whose
+ * PI says protocol 0: written, as tun takes it (the stack drops it then).
+ */
+static void case_gso_pi0(const char *name, int fd)
+{
+	uint8_t p[4 + 10 + 60] = { 0 };
+	struct virtio_net_hdr *h = (void *)(p + 4);
+	int n;
+
+	h->gso_type = VIRTIO_NET_HDR_GSO_TCPV4;
+	h->gso_size = 1000;
+	h->hdr_len = 40;
+	ip4_hdr(p + 14, 60, IPPROTO_TCP);
+	n = write(fd, p, sizeof(p));
+	check(n == (int)sizeof(p),
+	      "l3 %s: GSO vnet header, PI protocol 0: written (%d of %zu bytes)",
+	      name, n, sizeof(p));
+}
+
 /* With PI, no PI, and vnet header: both directions, IPv4 and IPv6. */
 static void case_variant(const char *node, const char *sfx, int flags)
 {
@@ -400,6 +421,8 @@ static void case_variant(const char *node, const char *sfx, int flags)
 		case_strip(name, fd);
 	if (!pi && !vnet)
 		case_bad_version(name, fd);
+	if (pi && vnet)
+		case_gso_pi0(name, fd);
 	close(fd);
 	check(!if_exists(name), "l3 %s: gone with its last fd", name);
 }

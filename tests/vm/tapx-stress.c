@@ -59,9 +59,9 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/tapx.h>
 
 #include "tapx-test.h"
-#include "tapx.h"
 
 #define MAXW 8
 #define NSLOT 3

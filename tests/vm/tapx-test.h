@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * tapx-test.h - what the VM's static test tools share: the PASS/FAIL line
- * that suite-all.sh counts, opening a tap (and from another user), packet
- * sockets for test frames, the test frame itself, interface flags, CPU
- * pinning, option tables, and trace marks for the no-skb proofs. Defined once in
- * tapx-test.c, which tests/vm/Makefile links into every tool.
+ * of a check, which the suites count (lib.sh's tool), opening a tap (and
+ * from another user), packet sockets for test frames, the test frame
+ * itself, interface flags, CPU pinning, option tables, and trace marks for
+ * the no-skb proofs. Defined once in tapx-test.c, which tests/vm/Makefile
+ * links into every tool.
  */
 #ifndef TAPX_TEST_H
 #define TAPX_TEST_H

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * bench.h - the benchmark harness behind `tap-accel bench`, as the CLI
- * sees it: the seeds' "runsend" (write N identical frames into a tap, time
- * per frame) across a matrix of driver x program x writer x frame size,
+ * sees it: write N identical frames into a tap and time them per frame,
+ * across a matrix of driver x program x writer x frame size,
  * with the /dev/null floor measured in the same run. The command line is
  * cli/bench.c's; everything here gets its options as a parameter.
  *

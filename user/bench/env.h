@@ -13,11 +13,11 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <linux/if.h>
+#include <linux/tapx.h>
 #include <bpf/libbpf.h>
 
 #include "options.h"
 #include "bpf/tap_accel.h"
-#include "kmod/uapi/tapx.h"
 
 /* Per-frame writers of a forwarding cell write this many, then read them
  * back. */

@@ -145,8 +145,7 @@ static void default_matrix(struct bench_opts *o)
 		o->reps = FULL_REPS;
 	}
 	if (o->vm) {
-		/* Emulated CPU: the cells of baseline.md's VM table, both
-		 * drivers. */
+		/* Emulated CPU: few cells, both drivers. */
 		o->want_driver[DRV_TAPX] = true;
 		set_all(o->want_writer, WR_MAX, false);
 		o->want_writer[WR_BLOCK] = o->want_writer[WR_NONBLOCK] = true;

@@ -64,7 +64,7 @@ static void table_header(const struct bench_run *run, FILE *out)
 	fprintf(out, "frame: %s\n",
 		o->udp_frames ? "valid UDP broadcast (--frame udp)"
 			      : "broadcast, IPv4 ethertype, zeros after "
-				"(the seeds' frame); policy and bridge: valid UDP");
+				"(--frame baseline); policy and bridge: valid UDP");
 	fprintf(out, "ns/frame: median of the repetitions, each timed as wall "
 		     "time minus the time\n"
 		     "other processes held the writer's CPU; spread: (max - "
@@ -98,8 +98,8 @@ static void table_row(const struct bench_run *run, const struct cell *c,
 		c->accounted ? "" : " (!)");
 }
 
-/* The same figures in the shape of baseline.md: programs down, writer and
- * frame size across, ns per frame. */
+/* The same figures as a matrix: programs down, writer and frame size
+ * across, ns per frame. */
 static void table_matrix(const struct bench_run *run, int d, FILE *out)
 {
 	bool col[WR_MAX][NR_SIZES] = {0};
@@ -258,7 +258,8 @@ static void fwd_row(const struct bench_run *run, const struct cell *c,
 }
 
 /* Forwarding between two taps, write to A through read from B, with the
- * ratios the design's targets are stated in. */
+ * ratios to stock tun's ways of forwarding: its bridge and its XDP
+ * redirect. */
 static void table_forwarding(const struct bench_run *run, FILE *out)
 {
 	static const int order[] = {PROG_FWD_BRIDGE, PROG_FWD_REDIRECT};

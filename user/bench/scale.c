@@ -6,8 +6,8 @@
  * The policy plane is measured through the CLI an operator runs (process
  * start included): all taps bound in one call, some bound one call each,
  * `status` and `stats` over all of them, all unbound in one call. Beside
- * it, the design it replaced: a program and map set of its own per tap,
- * which is today's program and maps loaded once per tap, in this process.
+ * it, per-tap instances: a program and map set of its own for each tap,
+ * today's program and maps loaded once per tap, in this process.
  * Kernel memory is read twice: bpftool's memlock (the sum over every BPF
  * map and program) and MemAvailable.
  *

@@ -3,7 +3,7 @@
  * scale.h - `tap-accel bench --scale`: what a host of many taps pays for
  * them, in kernel memory and in time to bind, list and count them, with
  * the policy plane (one program, taps bound to a shared policy) beside a
- * program and map set per tap, the design the plane replaced.
+ * program and map set of its own per tap.
  */
 #ifndef TA_BENCH_SCALE_H
 #define TA_BENCH_SCALE_H

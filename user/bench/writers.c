@@ -19,10 +19,10 @@
 #include <sys/ioctl.h>
 #include <sys/uio.h>
 #include <unistd.h>
+#include <linux/tapx.h>
 #include <liburing.h>
 
 #include "writers.h"
-#include "kmod/uapi/tapx.h"
 
 #define ETH_HDR_LEN 14
 
@@ -262,10 +262,9 @@ uint8_t *build_udp_frame(size_t size, const uint8_t src_ip[4],
 
 /*
  * The frames every cell of a kind writes:
- *  - baseline: broadcast, IPv4 ethertype, zeros after the Ethernet header,
- *    as in baseline.md. With no program the stack drops it at the IPv4
- *    header check, so "none" is the cost of the tap path itself, as in the
- *    seeds' runsend.
+ *  - baseline: broadcast, IPv4 ethertype, zeros after the Ethernet header.
+ *    With no program the stack drops it at the IPv4 header check, so
+ *    "none" is the cost of the tap path itself.
  *  - udp: a valid UDP datagram to 255.255.255.255 port 9, which travels the
  *    whole receive path. The policy and bridge cells always use it: the
  *    policy's parser and br_netfilter drop a malformed frame before they do

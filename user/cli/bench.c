@@ -63,7 +63,7 @@ static const struct option_spec bench_options[] = {
 	{ "taps", 0, OPT_STRING, offsetof(struct bench_cli, taps), "LIST",
 	  "--scale: the numbers of taps, ascending (e.g. 1,100,1000,4096)", NULL, 0, 0 },
 	{ "per-tap-max", 0, OPT_COUNT, offsetof(struct bench_cli, old_max), "N",
-	  "--scale: a program and map set per tap (the design before the plane)\n"
+	  "--scale: per-tap instances (a program and map set of its own each)\n"
 	  "up to N taps (default 100: each costs about 14 MiB)", NULL, 0, SCALE_MAX_TAPS },
 	{ "singles", 0, OPT_COUNT, offsetof(struct bench_cli, singles), "N",
 	  "--scale: taps bound one call each, per row (default 100; --full: all)", NULL,

@@ -3,7 +3,7 @@
  * stats.c - the counters of bound taps: per verdict, per rule (of the
  * version of its policy the tap runs, and of the one before), per guard
  * reason, per parse class and per event. Totals, or per-second rates with
- * --interval.
+ * --interval, or the totals for Prometheus with --prometheus (lib/prom.h).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -16,6 +16,7 @@
 #include "lib/names.h"
 #include "lib/policies.h"
 #include "lib/ports.h"
+#include "lib/prom.h"
 #include "lib/taps.h"
 #include "verbs.h"
 
@@ -23,6 +24,8 @@ struct stats_opts {
 	double interval;
 	long count;
 	bool all;
+	bool prometheus;
+	bool rules;
 };
 
 /* A group of a tap's counters (tap_accel.h: ta_counters). */
@@ -378,6 +381,52 @@ static int sample(const struct ta_plane *pl, struct tap *t, int which)
 	return 0;
 }
 
+/* --prometheus: the exposition of lib/prom.h, of each IFACE or every tap. */
+static int run_prometheus(const struct stats_opts *o, int argc, char **argv)
+{
+	struct ta_prom_opts po = { .all = o->all, .rules = o->rules };
+	struct ta_tap_key *keys = NULL;
+	struct ta_tap_state st;
+	struct ta_plane pl;
+	struct ta_error e;
+	int ret;
+
+	ret = open_plane(&pl, TA_PLANE_READ);
+	if (ret)
+		return ret;
+	if (argc && !(keys = calloc(argc, sizeof(*keys))))
+		ret = system_error("out of memory");
+	for (int i = 0; !ret && i < argc; i++) {
+		ret = find_tap(&pl, argv[i], &st);
+		if (!ret)
+			keys[i] = st.key;
+	}
+	po.taps = keys;
+	po.nr_taps = argc;
+	if (!ret && ta_prom_write(stdout, &pl, &po, &e))
+		ret = report_error(&e);
+	free(keys);
+	ta_plane_close(&pl);
+	return ret;
+}
+
+/* Options that do not go together; 0 or EXIT_USER. */
+static int check_options(const struct stats_opts *o)
+{
+	if (o->count && !o->interval)
+		return user_error("stats: --count needs --interval");
+	if (o->rules && !o->prometheus)
+		return user_error("stats: --rules goes with --prometheus; the text and --json "
+				  "show rule counters always");
+	if (o->prometheus && cli.json)
+		return user_error("stats: --prometheus and --json exclude each other: "
+				  "pick one format");
+	if (o->prometheus && o->interval)
+		return user_error("stats: --prometheus writes totals and takes no --interval: "
+				  "Prometheus computes rates from totals");
+	return 0;
+}
+
 static int run_stats(const void *opts, int argc, char **argv)
 {
 	const struct stats_opts *o = opts;
@@ -386,8 +435,11 @@ static int run_stats(const void *opts, int argc, char **argv)
 	uint32_t n = 0;
 	int ret;
 
-	if (o->count && !o->interval)
-		return user_error("stats: --count needs --interval");
+	ret = check_options(o);
+	if (ret)
+		return ret;
+	if (o->prometheus)
+		return run_prometheus(o, argc, argv);
 	ret = open_plane(&pl, TA_PLANE_READ);
 	if (ret)
 		return ret;
@@ -422,6 +474,12 @@ static const struct option_spec stats_options[] = {
 	  "stop after N intervals (default: run until interrupted)", NULL, 1, 1e9 },
 	{ "all", 'a', OPT_FLAG, offsetof(struct stats_opts, all), NULL,
 	  "the taps of every network namespace", NULL, 0, 0 },
+	{ "prometheus", 0, OPT_FLAG, offsetof(struct stats_opts, prometheus), NULL,
+	  "the totals in Prometheus' text format, for node_exporter or a scrape",
+	  NULL, 0, 0 },
+	{ "rules", 0, OPT_FLAG, offsetof(struct stats_opts, rules), NULL,
+	  "with --prometheus: rule counters too, a series per rule of each tap",
+	  NULL, 0, 0 },
 	OPTIONS_END,
 };
 
@@ -432,7 +490,13 @@ const struct command stats_cmd = {
 	.help = "Packets and bytes per verdict, per rule, per guard reason, per parse\n"
 		"class and per event, for each IFACE or every bound tap. Rule counters are\n"
 		"the tap's own, for the version of its policy it runs (and the one that\n"
-		"version replaced, while it has counts).\n",
+		"version replaced, while it has counts).\n"
+		"\n"
+		"--prometheus writes the totals in Prometheus' text exposition format\n"
+		"(0.0.4), the metrics tapaccel_*; a tap of another namespace (--all) has\n"
+		"a netns label, its namespace's cookie. docs/cli.md, \"Metrics\", lists\n"
+		"them. Rule counters (--rules) are left out unless asked: a series per\n"
+		"rule of each tap can outnumber all the others.\n",
 	.options = stats_options,
 	.opts_size = sizeof(struct stats_opts),
 	.max_args = -1,

@@ -147,7 +147,8 @@ static int blocks_load(struct ta_plane *pl)
 	free(lens);
 	if (err)
 		return err;
-	qsort(pl->blocks, pl->nr_blocks, sizeof(*pl->blocks), cmp_block);
+	if (pl->nr_blocks) /* qsort() wants an array, even of none */
+		qsort(pl->blocks, pl->nr_blocks, sizeof(*pl->blocks), cmp_block);
 	pl->blocks_known = true;
 	return 0;
 }

@@ -103,15 +103,13 @@ static size_t utf8_len(const unsigned char *p, size_t *bad)
 	return 0;
 }
 
-/* Copies valid UTF-8 as is; anything else (a policy comment in Latin-1,
- * say) becomes \ufffd, so that the output is always valid JSON. Returns
- * the bytes consumed. */
-static size_t write_non_ascii(FILE *out, const unsigned char *p)
+/* See json.h. */
+size_t ta_utf8_write(FILE *out, const unsigned char *p, const char *replacement)
 {
 	size_t bad, n = utf8_len(p, &bad);
 
 	if (!n) {
-		fputs("\\ufffd", out);
+		fputs(replacement, out);
 		return bad;
 	}
 	fwrite(p, 1, n, out);
@@ -125,7 +123,8 @@ static void write_escaped(FILE *out, const char *s)
 	fputc('"', out);
 	while (*p) {
 		if (*p >= 0x80) {
-			p += write_non_ascii(out, p);
+			/* a policy comment in Latin-1, say: always valid JSON */
+			p += ta_utf8_write(out, p, "\\ufffd");
 			continue;
 		}
 		switch (*p) {

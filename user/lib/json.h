@@ -49,4 +49,13 @@ void jw_kv_bool(struct json_writer *w, const char *key, bool v);
 /* null when v is not a finite number (NAN: not measured) */
 void jw_kv_double(struct json_writer *w, const char *key, double v);
 
+/*
+ * The character at p, whose first byte is 0x80 or above, to `out`: as it
+ * is when it is well-formed UTF-8, else `replacement` (U+FFFD as the
+ * format writes it) for the longest start of a valid sequence, at least a
+ * byte. Returns the bytes consumed. JSON strings and prom.c's label values
+ * must both be UTF-8.
+ */
+size_t ta_utf8_write(FILE *out, const unsigned char *p, const char *replacement);
+
 #endif /* TA_JSON_H */

@@ -237,15 +237,15 @@ static uint64_t monotonic_ns(void)
 }
 
 /* A full bucket under the rate of the policy's active version. */
-static void bucket_fill(const struct ta_plane *pl, uint32_t policy, struct ta_bucket *b)
+static void bucket_fill(const struct ta_plane *pl, uint32_t policy, struct ta_tap *tap)
 {
 	struct ta_policy head = {};
 
 	version_head(pl, active_version(pl, policy), &head);
-	memset(b, 0, sizeof(*b));
-	b->pkt_tokens = head.burst_pkts * NSEC_PER_SEC;
-	b->bit_tokens = head.burst_bytes * 8 * NSEC_PER_SEC;
-	b->last_ns = monotonic_ns();
+	memset(&tap->lock, 0, sizeof(tap->lock));
+	tap->pkt_tokens = head.burst_pkts * NSEC_PER_SEC;
+	tap->bit_tokens = head.burst_bytes * 8 * NSEC_PER_SEC;
+	tap->last_ns = monotonic_ns();
 }
 
 static void guard_entry(struct ta_tap *tap, const struct ta_guard_spec *g)
@@ -439,7 +439,7 @@ static int bind_new(struct ta_plane *pl, const struct ta_bind *b, const struct t
 	snprintf(info.ifname, sizeof(info.ifname), "%s", b->ifname);
 	info.slot = tap.id * 2;
 	guard_entry(&tap, b->guard);
-	bucket_fill(pl, b->policy, &tap.bucket);
+	bucket_fill(pl, b->policy, &tap);
 	err = ta_counters_alloc(pl, TA_TAP_STATS, &tap.stats);
 	err = err ?: rules_block(pl, &tap, &info, slot, b->policy * TA_SLOTS + slot, &unused);
 	err = err ?: ta_guard_write(pl, tap.id, b->guard);
@@ -477,7 +477,7 @@ static int bind_again(struct ta_plane *pl, const struct ta_bind *b, struct ta_ta
 		err = rules_for_move(pl, &tap, &st->info, b->policy, old);
 	tap.policy = b->policy;
 	guard_entry(&tap, b->guard);
-	bucket_fill(pl, b->policy, &tap.bucket);
+	bucket_fill(pl, b->policy, &tap);
 	snprintf(st->info.ifname, sizeof(st->info.ifname), "%s", b->ifname);
 	st->info.flags = b->flags;
 	/* addresses first: added before the flags that check them */
@@ -699,7 +699,8 @@ int ta_taps_read(const struct ta_plane *pl, struct ta_tap_state **list, uint32_t
 		free(l.list);
 		return err;
 	}
-	qsort(l.list, l.nr, sizeof(*l.list), cmp_state);
+	if (l.nr)
+		qsort(l.list, l.nr, sizeof(*l.list), cmp_state);
 	*list = l.list;
 	*count = l.nr;
 	return 0;
@@ -850,7 +851,7 @@ static int refill_one(const struct ta_plane *pl, struct ta_tap_info *info, struc
 
 	if (tap->policy != *policy)
 		return 0;
-	bucket_fill(pl, *policy, &tap->bucket);
+	bucket_fill(pl, *policy, tap);
 	return binding_switch(pl, info, tap);
 }
 

@@ -6,7 +6,7 @@
  * no device, no lock, no XDP, and the plain .write entry /dev/null has.
  * writev() and io_uring writes take .write_iter, as they do on tapx, and
  * copy the same way from the iterator.
- * TAPXSUBMIT (kmod/uapi/tapx.h) does the same for each frame of a batch.
+ * TAPXSUBMIT (kmod/uapi/linux/tapx.h) does the same for each frame of a batch.
  * A driver that must copy every written frame once cannot take less per
  * write, or per frame of a batch, than this; tests/vm/bench.sh reports it
  * next to tapx.
@@ -18,7 +18,7 @@
 #include <linux/slab.h>
 #include <linux/uio.h>
 
-#include "uapi/tapx.h"
+#include "uapi/linux/tapx.h"
 
 /* Room for the largest frame tapx takes (64 KiB) in one compound page. */
 #define COPYFLOOR_MAX 65536

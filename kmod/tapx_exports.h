@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What tapx.ko exports for tapx_tun.ko (tapx_tun.c), which turns it into
- * tun's vhost-net interface. Declarations only, and no struct definitions:
- * tapx_tun.c's CRCs depend on exactly which headers it sees.
+ * tun's vhost-net interface: a file's socket and ring (tapx_chr.c), and the
+ * ring's destructor (tapx_ring.c). Declarations only, and no struct
+ * definitions: tapx_tun.c's CRCs depend on exactly which headers it sees.
  */
-#ifndef TAPX_VHOST_H
-#define TAPX_VHOST_H
+#ifndef TAPX_EXPORTS_H
+#define TAPX_EXPORTS_H
 
 struct file;
 struct socket;
@@ -17,4 +18,4 @@ struct ptr_ring *tapx_vhost_ring(struct file *file);
 /* Frees a reader ring entry: an skb or a tagged xdp_frame. */
 void tapx_ptr_free(void *ptr);
 
-#endif /* TAPX_VHOST_H */
+#endif /* TAPX_EXPORTS_H */

@@ -2,38 +2,39 @@
 /*
  * tapx read path: the file's ring holds what the device sends to userspace,
  * skbs from the stack (ndo_start_xmit) and xdp_frames from XDP_TX and
- * ndo_xdp_xmit, which never become skbs. read() returns one frame per call,
- * behind a PI header (without IFF_NO_PI) and a vnet header (IFF_VNET_HDR).
- * ndo_xdp_xmit, which feeds the ring with frames redirected into this
- * device, is here too.
+ * ndo_xdp_xmit, which never become skbs. Its entries are taken here for
+ * read(), TAPXRECV and vhost-net's recvmsg, and stored as read() returns
+ * them: one frame behind a PI header (without IFF_NO_PI) and a vnet header
+ * (IFF_VNET_HDR). ndo_xdp_xmit, which feeds the ring with frames redirected
+ * into this device, is here too.
  */
 #include <linux/if_tun.h>
+#include <linux/module.h>
+#include <linux/pagemap.h>
 #include <linux/sched/signal.h>
+#include <linux/skb_array.h>
 #include <linux/skbuff.h>
 #include <linux/uio.h>
 #include <linux/virtio_net.h>
 
 #include "tapx.h"
+#include "tapx_ring.h"
+#include "tapx_exports.h"
 
-static bool tapx_is_frame(void *ptr)
-{
-	return (unsigned long)ptr & TAPX_PTR_XDP;
-}
+/* vhost-net takes the entries off the ring and tells them apart by it. */
+static_assert(TAPX_PTR_XDP == TUN_XDP_FLAG);
 
-static struct xdp_frame *tapx_to_frame(void *ptr)
-{
-	return (void *)((unsigned long)ptr & ~TAPX_PTR_XDP);
-}
-
+/* Frees a ring entry; vhost-net's destructor for the ones it gives back. */
 void tapx_ptr_free(void *ptr)
 {
 	if (!ptr)
 		return;
-	if (tapx_is_frame(ptr))
-		xdp_return_frame(tapx_to_frame(ptr));
+	if (tapx_ptr_is_frame(ptr))
+		xdp_return_frame(tapx_ptr_to_frame(ptr));
 	else
 		kfree_skb(ptr);
 }
+EXPORT_SYMBOL_GPL(tapx_ptr_free);
 
 /* Called with BH disabled (softirq, or the writer's XDP section). */
 int tapx_ring_produce(struct tapx_file *tfile, void *ptr)
@@ -54,7 +55,7 @@ unsigned int tapx_ring_produce_frames(struct tapx_file *tfile,
 
 	spin_lock(&tfile->ring.producer_lock);
 	for (i = 0; i < n; i++) {
-		void *ptr = (void *)((unsigned long)frames[i] | TAPX_PTR_XDP);
+		void *ptr = tapx_frame_to_ptr(frames[i]);
 		unsigned int len = xdp_get_frame_len(frames[i]);
 
 		/* Once produced, the reader may free the frame at any time. */
@@ -83,7 +84,8 @@ static bool tapx_attached(struct tapx_file *tfile, struct tapx_dev *tapx)
  * Waits until the ring holds a frame (or returns -EAGAIN without waiting
  * when @noblock). A signal or a detach ends the wait.
  */
-int tapx_ring_wait(struct tapx_file *tfile, struct tapx_dev *tapx, bool noblock)
+static int tapx_ring_wait(struct tapx_file *tfile, struct tapx_dev *tapx,
+			  bool noblock)
 {
 	int err;
 
@@ -111,8 +113,8 @@ static size_t tapx_ptr_size(struct tapx_dev *tapx, void *ptr)
 		n += sizeof(struct tun_pi);
 	if (flags & IFF_VNET_HDR)
 		n += READ_ONCE(tapx->vnet_hdr_sz);
-	if (tapx_is_frame(ptr))
-		return n + xdp_get_frame_len(tapx_to_frame(ptr));
+	if (tapx_ptr_is_frame(ptr))
+		return n + xdp_get_frame_len(tapx_ptr_to_frame(ptr));
 	return n + ((struct sk_buff *)ptr)->len;
 }
 
@@ -120,7 +122,8 @@ static size_t tapx_ptr_size(struct tapx_dev *tapx, void *ptr)
  * Size of the frame at the head of the ring, 0 if empty. Under the consumer
  * lock: another reader of the same file cannot free it while we look.
  */
-size_t tapx_ring_next_size(struct tapx_file *tfile, struct tapx_dev *tapx)
+static size_t tapx_ring_next_size(struct tapx_file *tfile,
+				  struct tapx_dev *tapx)
 {
 	size_t n = 0;
 	void *ptr;
@@ -133,10 +136,61 @@ size_t tapx_ring_next_size(struct tapx_file *tfile, struct tapx_dev *tapx)
 	return n;
 }
 
+/**
+ * tapx_ring_take - take the next entry off a file's ring
+ * @tfile: the file whose ring it is
+ * @tapx: its device, held by the caller
+ * @noblock: -EAGAIN on an empty ring instead of waiting for an entry
+ * @buf: NULL, or the user buffer the entry will be stored in: faulted in
+ *       for the entry's size before the entry is taken, so that a bad
+ *       buffer fails (-EFAULT) without losing the entry
+ * @len: the size of @buf
+ *
+ * A wait ends with a signal or a detach (-EBADFD). Another reader of the
+ * same file may take the entry waited for; then this waits again. Returns
+ * the entry (an skb or a tagged xdp_frame, now the caller's) or ERR_PTR().
+ */
+void *tapx_ring_take(struct tapx_file *tfile, struct tapx_dev *tapx,
+		     bool noblock, void __user *buf, size_t len)
+{
+	size_t need;
+	void *ptr;
+	int err;
+
+	do {
+		err = tapx_ring_wait(tfile, tapx, noblock);
+		if (err)
+			return ERR_PTR(err);
+		if (buf) {
+			need = tapx_ring_next_size(tfile, tapx);
+			if (need && fault_in_writeable(buf, min(len, need)))
+				return ERR_PTR(-EFAULT);
+		}
+		ptr = ptr_ring_consume(&tfile->ring);
+	} while (!ptr);
+	return ptr;
+}
+
+/* What vhost-net sizes a guest's buffer by: an xdp_frame's linear part. */
+static int tapx_ptr_peek_len(void *ptr)
+{
+	if (!ptr)
+		return 0;
+	if (tapx_ptr_is_frame(ptr))
+		return tapx_ptr_to_frame(ptr)->len;
+	return __skb_array_len_with_tag(ptr);
+}
+
+/* vhost-net's peek_len: the length of the entry it would take next. */
+int tapx_ring_peek_len(struct tapx_file *tfile)
+{
+	return PTR_RING_PEEK_CALL(&tfile->ring, tapx_ptr_peek_len);
+}
+
 /* Writes the PI and vnet headers; returns their length or an error. */
-static int tapx_put_meta(struct tapx_dev *tapx, struct iov_iter *to,
-			 __be16 proto, size_t len,
-			 const struct virtio_net_hdr *vnet)
+static int tapx_copy_hdrs(struct tapx_dev *tapx, struct iov_iter *to,
+			  __be16 proto, size_t len,
+			  const struct virtio_net_hdr *vnet)
 {
 	unsigned int flags = READ_ONCE(tapx->flags);
 	int done = 0;
@@ -173,8 +227,8 @@ static size_t tapx_copy_out(const void *from, size_t n, struct iov_iter *to)
 				 to);
 }
 
-static ssize_t tapx_put_frame(struct tapx_dev *tapx, struct xdp_frame *frame,
-			      struct iov_iter *to)
+static ssize_t tapx_copy_frame(struct tapx_dev *tapx,
+			       struct xdp_frame *frame, struct iov_iter *to)
 {
 	struct virtio_net_hdr vnet = {};
 	struct skb_shared_info *sinfo;
@@ -182,8 +236,8 @@ static ssize_t tapx_put_frame(struct tapx_dev *tapx, struct xdp_frame *frame,
 	ssize_t ret, copied;
 	int i;
 
-	ret = tapx_put_meta(tapx, to, eth->h_proto, xdp_get_frame_len(frame),
-			    &vnet);
+	ret = tapx_copy_hdrs(tapx, to, eth->h_proto, xdp_get_frame_len(frame),
+			     &vnet);
 	if (ret < 0)
 		return ret;
 
@@ -201,8 +255,8 @@ static ssize_t tapx_put_frame(struct tapx_dev *tapx, struct xdp_frame *frame,
 	return ret + copied;
 }
 
-static ssize_t tapx_put_skb(struct tapx_dev *tapx, struct sk_buff *skb,
-			    struct iov_iter *to)
+static ssize_t tapx_copy_skb(struct tapx_dev *tapx, struct sk_buff *skb,
+			     struct iov_iter *to)
 {
 	struct virtio_net_hdr vnet = {};
 	size_t len;
@@ -212,7 +266,7 @@ static ssize_t tapx_put_skb(struct tapx_dev *tapx, struct sk_buff *skb,
 	    virtio_net_hdr_from_skb(skb, &vnet, tapx_vnet_le(tapx), true, 0))
 		return -EINVAL;
 
-	ret = tapx_put_meta(tapx, to, skb->protocol, skb->len, &vnet);
+	ret = tapx_copy_hdrs(tapx, to, skb->protocol, skb->len, &vnet);
 	if (ret < 0)
 		return ret;
 
@@ -223,7 +277,7 @@ static ssize_t tapx_put_skb(struct tapx_dev *tapx, struct sk_buff *skb,
 }
 
 /**
- * tapx_put_ptr - store one ring entry as read() returns it
+ * tapx_copy_ptr - store one ring entry as read() returns it
  * @tapx: the device the entry was queued on
  * @ptr: an skb or a tagged xdp_frame taken off the ring; always consumed
  * @to: where to store headers and frame; a frame that does not fit is cut
@@ -232,21 +286,21 @@ static ssize_t tapx_put_skb(struct tapx_dev *tapx, struct sk_buff *skb,
  * Returns the bytes stored or -errno (-EINVAL: @to cannot hold the headers,
  * or the skb's metadata has no vnet form; -EFAULT).
  */
-ssize_t tapx_put_ptr(struct tapx_dev *tapx, void *ptr, struct iov_iter *to,
-		     bool *truncated)
+ssize_t tapx_copy_ptr(struct tapx_dev *tapx, void *ptr, struct iov_iter *to,
+		      bool *truncated)
 {
 	ssize_t ret;
 
 	*truncated = iov_iter_count(to) < tapx_ptr_size(tapx, ptr);
-	if (tapx_is_frame(ptr)) {
-		struct xdp_frame *frame = tapx_to_frame(ptr);
+	if (tapx_ptr_is_frame(ptr)) {
+		struct xdp_frame *frame = tapx_ptr_to_frame(ptr);
 
-		ret = tapx_put_frame(tapx, frame, to);
+		ret = tapx_copy_frame(tapx, frame, to);
 		xdp_return_frame(frame);
 	} else {
 		struct sk_buff *skb = ptr;
 
-		ret = tapx_put_skb(tapx, skb, to);
+		ret = tapx_copy_skb(tapx, skb, to);
 		if (ret < 0)
 			kfree_skb(skb);
 		else
@@ -274,15 +328,12 @@ ssize_t tapx_read_iter(struct kiocb *iocb, struct iov_iter *to)
 	if (!iov_iter_count(to))
 		goto out;
 
-	/* Another reader of this file may take the frame we waited for. */
-	do {
-		ret = tapx_ring_wait(tfile, tapx, noblock);
-		if (ret)
-			goto out;
-		ptr = ptr_ring_consume(&tfile->ring);
-	} while (!ptr);
-
-	ret = tapx_put_ptr(tapx, ptr, to, &truncated);
+	ptr = tapx_ring_take(tfile, tapx, noblock, NULL, 0);
+	if (IS_ERR(ptr)) {
+		ret = PTR_ERR(ptr);
+		goto out;
+	}
+	ret = tapx_copy_ptr(tapx, ptr, to, &truncated);
 out:
 	dev_put(tapx->dev);
 	return ret;
@@ -315,10 +366,10 @@ int tapx_xdp_xmit(struct net_device *dev, int n, struct xdp_frame **frames,
 		tapx_wake_reader(tfile);
 	}
 	if (i < n)
-		tapx_stat_add(tapx, TAPX_RING_FULL, n - i);
+		tapx_stat_add(tapx, TAPX_STAT(ring_full_drops), n - i);
 out:
 	if (i < n)
-		tapx_stat_add(tapx, TAPX_XDP_XMIT_ERRORS, n - i);
+		tapx_stat_add(tapx, TAPX_STAT(xdp_xmit_errors), n - i);
 	rcu_read_unlock();
 	return i;
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
 /*
  * tapx batch ABI: many frames in or out of a tapx file in one system call.
- * Userspace includes this header (cc -I kmod/uapi); the driver does too.
+ * Userspace includes it as <linux/tapx.h> (cc -I kmod/uapi); the driver
+ * includes it too.
  *
  * TAPXSUBMIT writes batch.count frames, TAPXRECV reads up to batch.count.
  * Each frame is described by one struct tapx_desc in an array at

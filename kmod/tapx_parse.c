@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tapx write path, the headers in front of a frame: what write(),
+ * TAPXSUBMIT and vhost-net's batches write before the frame (a PI header,
+ * a vnet header), read and checked the way a virtio device would see them.
+ * The per-frame half for Ethernet frames is inlined from tapx_parse.h.
+ */
+#include <linux/if_tun.h>
+#include <linux/uio.h>
+#include <linux/virtio_net.h>
+
+#include "tapx.h"
+#include "tapx_parse.h"
+
+/* Validates the vnet header the way a virtio device would see it. */
+static int tapx_check_vnet(unsigned int flags, struct virtio_net_hdr *h,
+			   size_t len)
+{
+	bool le = tapx_flags_vnet_le(flags);
+	u16 hdr_len = __virtio16_to_cpu(le, h->hdr_len);
+	u16 start = __virtio16_to_cpu(le, h->csum_start);
+	u16 off = __virtio16_to_cpu(le, h->csum_offset);
+
+	if (h->flags &
+	    ~(VIRTIO_NET_HDR_F_NEEDS_CSUM | VIRTIO_NET_HDR_F_DATA_VALID))
+		return -EINVAL;
+
+	if (h->flags & VIRTIO_NET_HDR_F_NEEDS_CSUM) {
+		if ((size_t)start + off + TAPX_CSUM_LEN > len)
+			return -EINVAL;
+		if (start + off + TAPX_CSUM_LEN > hdr_len)
+			hdr_len = start + off + TAPX_CSUM_LEN;
+		h->hdr_len = __cpu_to_virtio16(le, hdr_len);
+	}
+	if (hdr_len > len)
+		return -EINVAL;
+
+	switch (h->gso_type & ~VIRTIO_NET_HDR_GSO_ECN) {
+	case VIRTIO_NET_HDR_GSO_NONE:
+		if (h->gso_type & VIRTIO_NET_HDR_GSO_ECN)
+			return -EINVAL;
+		break;
+	case VIRTIO_NET_HDR_GSO_TCPV4:
+	case VIRTIO_NET_HDR_GSO_TCPV6:
+	case VIRTIO_NET_HDR_GSO_UDP:
+		if (!h->gso_size)
+			return -EINVAL;
+		break;
+	default:
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/**
+ * tapx_parse_vnet - check a frame's vnet header
+ * @flags: the device's flags (the header's byte order)
+ * @f: the frame, f->vnet read and f->len set to the bytes after the header
+ *
+ * Sets f->has_vnet when the header carries metadata (checksum, GSO) to
+ * apply. Returns 0, or -EINVAL for a header a virtio device would refuse.
+ * Every writer's vnet header goes through here: write(), TAPXSUBMIT and
+ * vhost-net's batches.
+ */
+int tapx_parse_vnet(unsigned int flags, struct tapx_wframe *f)
+{
+	int err;
+
+	err = tapx_check_vnet(flags, &f->vnet, f->len);
+	if (err)
+		return err;
+	f->has_vnet = f->vnet.flags || f->vnet.gso_type;
+	return 0;
+}
+
+/* For the copies that may sleep (tapx_wframe_copy()). */
+int tapx_parse_meta(const struct tapx_wmeta *m, struct iov_iter *from,
+		    struct tapx_wframe *f)
+{
+	return __tapx_parse_meta(m, from, f);
+}
+
+/*
+ * The headers of an IP packet (IFF_TUN): no minimum length, as in tun;
+ * *proto is the PI's, left alone with IFF_NO_PI.
+ */
+int tapx_parse_l3(const struct tapx_wmeta *m, struct iov_iter *from,
+		  struct tapx_wframe *f, __be16 *proto)
+{
+	int err;
+
+	err = tapx_parse_hdrs(m, from, f, proto);
+	if (!err && f->len > TAPX_MAX_FRAME)
+		err = -EINVAL;
+	return err;
+}
