@@ -312,6 +312,66 @@ check "vmtap0 stays bound without the agent" '"policy":"vm" "state":"attached"' 
 	"$(policy_of "$NS" vmtap0) $(field "$NS" vmtap0 state)"
 check "no error in the whole log" "" "$(grep '^error' "$LOG")"
 
+# ---- metrics --------------------------------------------------------------------
+echo "# metrics: node_exporter's textfile and /metrics, read by prometheus_client"
+M=$tmp/mconf
+PROMDIR=$tmp/textfile
+cp -r "$EX" "$M"
+mkdir "$PROMDIR"
+printf 'metrics textfile %s\nmetrics listen 127.0.0.1:9469\n' "$PROMDIR" >"$M/agent.conf"
+agent_start "$M"
+logged "it serves" '^metrics: serving http://127.0.0.1:9469/metrics$'
+logged "it writes" "^metrics: writing $PROMDIR/tap-accel.prom every 15 s$"
+# prom VALUE-OF SAMPLE-LINE-PATTERN < exposition: the value prom.py read
+prom_value() { /usr/bin/python3 "$TOP/tests/host/prom.py" | grep -E "^sample $1 = " | sed 's/.* = //'; }
+dropped='tapaccel_frames_total device=vmtap0 policy=vm verdict=drop'
+passed='tapaccel_frames_total device=vmtap0 policy=vm verdict=pass'
+check "the textfile: vmtap0 dropped 100, passed 50" "100 50" \
+	"$(prom_value "$dropped" <"$PROMDIR/tap-accel.prom") $(prom_value "$passed" <"$PROMDIR/tap-accel.prom")"
+check "the textfile is 0644, no temporary file beside it" "644 tap-accel.prom" \
+	"$(stat -c %a "$PROMDIR/tap-accel.prom") $(ls -A "$PROMDIR")"
+# http GET|POST PATH: the status line and the body, from inside $NS
+http() {
+	in_ns python3 -c '
+import http.client, sys
+c = http.client.HTTPConnection("127.0.0.1", 9469, timeout=5)
+c.request(sys.argv[1], sys.argv[2])
+r = c.getresponse()
+sys.stderr.write("%d %s\n" % (r.status, r.getheader("Content-Type")))
+sys.stdout.write(r.read().decode())' "$1" "$2"
+}
+tapio vmtap0 --count 7 --dport 9 >/dev/null
+http GET /metrics >"$tmp/scrape" 2>"$tmp/scrape.status"
+check "GET /metrics: 200, the exposition's type" "200 text/plain; version=0.0.4; charset=utf-8" \
+	"$(cat "$tmp/scrape.status")"
+check "GET /metrics: counted now, 107 dropped" "107" "$(prom_value "$dropped" <"$tmp/scrape")"
+check "GET /metrics: taps bound (vmtap0 alone)" "1" \
+	"$(prom_value 'tapaccel_taps_bound state=attached' <"$tmp/scrape")"
+http GET /other >/dev/null 2>"$tmp/scrape.status"
+check "GET /other: 404" "404" "$(cut -d' ' -f1 "$tmp/scrape.status")"
+http POST /metrics >/dev/null 2>"$tmp/scrape.status"
+check "POST /metrics: 405" "405" "$(cut -d' ' -f1 "$tmp/scrape.status")"
+# a client that connects and says nothing holds up no binding
+in_ns python3 -c '
+import socket, time
+s = socket.create_connection(("127.0.0.1", 9469)); time.sleep(3)' &
+SILENT=$!
+HELPERS="$HELPERS $SILENT"
+mark
+taps_add "$NS" vmtap5
+logged "vmtap5 bound while a client is silent" "^bound vmtap5 \(host\): policy vm, guard -, by $M/bindings.d/50-vmtap.conf:3$"
+wait "$SILENT"
+echo "# metrics: SIGHUP without them stops serving"
+mark
+printf 'unbound pass\n' >"$M/agent.conf"
+kill -HUP "$AGENT"
+logged "reloaded" "^configuration $M: "
+http GET /metrics >/dev/null 2>&1
+check "nothing listens on 127.0.0.1:9469 any more (the client fails)" "1" "$?"
+agent_stop
+check "no error in the metrics agent's log" "" "$(grep '^error' "$LOG")"
+ip -n "$NS" link del vmtap5
+
 # ---- SIGHUP -------------------------------------------------------------------------
 echo "# SIGHUP: bindings changed, removed; a hand-made binding left alone"
 K=$tmp/conf

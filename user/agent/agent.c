@@ -101,19 +101,6 @@ static void log_summary(const struct agent *a)
 		  cfg->unbound == TA_UNBOUND_POLICY ? "policy " : "",
 		  cfg->unbound == TA_UNBOUND_POLICY ? cfg->unbound_policy
 		  : cfg->unbound == TA_UNBOUND_DROP ? "drop" : "pass", watched);
-	/*
-	 * Metrics: agent.conf's `metrics textfile DIR` and `metrics listen
-	 * ADDR:PORT` are read and checked (config.c, cfg->metrics) but not
-	 * acted on in this build. The Prometheus writer is wired in here
-	 * when it lands: a 15 s timer among this loop's timeouts writing
-	 * DIR/tap-accel.prom, and a listening socket among its polled fds.
-	 */
-	if (cfg->metrics.textfile || cfg->metrics.listen)
-		agent_log("metrics%s%s%s%s: read, but this build does not write them yet",
-			  cfg->metrics.textfile ? " textfile " : "",
-			  cfg->metrics.textfile ? cfg->metrics.textfile : "",
-			  cfg->metrics.listen ? " listen " : "",
-			  cfg->metrics.listen ? cfg->metrics.listen : "");
 }
 
 /* ---- the runtime folder and /run/netns ---------------------------------------- */
@@ -211,6 +198,7 @@ static void reload(struct agent *a)
 	agent_config_free(&a->cfg);
 	a->cfg = cfg;
 	log_summary(a);
+	agent_metrics_sync(a);
 	if (agent_ns_sync(a))
 		agent_log("error: cannot watch the agent's own namespace again");
 	a->full = true;
@@ -285,10 +273,10 @@ static void read_signals(struct loop *l)
 
 static int poll_timeout(const struct loop *l)
 {
-	int64_t wait = -1;
+	int64_t wait = agent_metrics_timeout(l->a);
 
 	if (agent_ns_missing(l->a) || (l->a->nr_ns > 1 && l->w.netns < 0))
-		wait = MISSING_MS;
+		wait = wait < 0 || MISSING_MS < wait ? MISSING_MS : wait;
 	if (l->retry_at) {
 		int64_t until = l->retry_at - now_ms();
 
@@ -298,18 +286,36 @@ static int poll_timeout(const struct loop *l)
 	return (int)wait;
 }
 
-/* One turn: wait, read all there is, reconcile once. */
+/* Bind and unbind what changed; readiness after the first full pass. */
+static void reconcile(struct loop *l)
+{
+	struct agent *a = l->a;
+
+	l->retry_at = 0;
+	if (agent_reconcile(a))
+		l->retry_at = now_ms() + RETRY_MS;
+	else if (any_unsettled(a))
+		l->retry_at = now_ms() + UNSETTLED_MS;
+	if (!a->ready && !a->full) {
+		a->ready = true;
+		agent_log("ready");
+		notify("READY=1");
+	}
+}
+
+/* One turn: wait, read all there is, reconcile once, metrics. */
 static void turn(struct loop *l)
 {
 	struct agent *a = l->a;
-	struct pollfd fds[3 + a->nr_ns];
-	int n = 0, news;
+	struct pollfd fds[3 + AGENT_MAX_CLIENTS + a->nr_ns];
+	int n = 0, m, news;
 
 	fds[n++] = (struct pollfd){.fd = l->sig, .events = POLLIN};
 	fds[n++] = (struct pollfd){.fd = l->w.fd, .events = POLLIN};
 	for (uint32_t i = 0; i < a->nr_ns; i++)
 		fds[n++] = (struct pollfd){.fd = a->ns[i].nl, .events = POLLIN};
-	if (poll(fds, n, poll_timeout(l)) < 0 && errno != EINTR) {
+	m = agent_metrics_fds(a, fds + n);
+	if (poll(fds, n + m, poll_timeout(l)) < 0 && errno != EINTR) {
 		agent_log("fatal: poll: %s", strerror(errno));
 		l->stop = true;
 		return;
@@ -326,18 +332,9 @@ static void turn(struct loop *l)
 	}
 	for (uint32_t i = 0; i < a->nr_ns; i++)
 		agent_ns_read(a, &a->ns[i]);
-	if (!any_dirty(a) && !(l->retry_at && now_ms() >= l->retry_at))
-		return;
-	l->retry_at = 0;
-	if (agent_reconcile(a))
-		l->retry_at = now_ms() + RETRY_MS;
-	else if (any_unsettled(a))
-		l->retry_at = now_ms() + UNSETTLED_MS;
-	if (!a->ready && !a->full) {
-		a->ready = true;
-		agent_log("ready");
-		notify("READY=1");
-	}
+	if (any_dirty(a) || (l->retry_at && now_ms() >= l->retry_at))
+		reconcile(l);
+	agent_metrics_turn(a, fds + n, m);
 }
 
 static int loop_setup(struct loop *l)
@@ -377,15 +374,19 @@ int agent_run(const struct agent_opts *o)
 		return ret;
 	}
 	log_summary(&a);
+	agent_metrics_init(&a.metrics);
 	err = loop_setup(&l);
 	err = err ?: agent_ns_sync(&a);
 	if (err) {
 		agent_log("not started: cannot watch signals, files or links: %s", strerror(-err));
 		ret = EXIT_SYSTEM;
 	}
+	if (!ret)
+		agent_metrics_sync(&a);
 	while (!ret && !l.stop)
 		turn(&l);
 	notify("STOPPING=1");
+	agent_metrics_close(&a);
 	agent_ns_close_all(&a);
 	agent_config_free(&a.cfg);
 	free(a.gone);

@@ -12,11 +12,13 @@
  *   reconcile.c  the plane made what the configuration asks for
  *   config.c     the configuration files; pattern.c the name patterns;
  *   netlink.c    rtnetlink
+ *   metrics.c    node_exporter's textfile and /metrics
  */
 #ifndef TA_AGENT_AGENT_H
 #define TA_AGENT_AGENT_H
 
 #include <limits.h>
+#include <poll.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -57,6 +59,27 @@ struct agent_ns {
 	bool told_missing;	 /* the log said it is not there */
 };
 
+/* A client of /metrics: its request as read so far. */
+struct agent_client {
+	int fd; /* -1: a free slot */
+	int64_t since;
+	size_t len;
+	char req[1024];
+};
+
+#define AGENT_MAX_CLIENTS 8
+#define AGENT_METRICS_MS 15000 /* node_exporter's textfile: how often */
+
+/* What agent.conf's `metrics` lines made. */
+struct agent_exporter {
+	int listen_fd;	       /* -1: not serving /metrics */
+	char *serving;	       /* the ADDR:PORT it listens on */
+	int64_t next_textfile; /* when to write the textfile again */
+	bool written;	       /* the last write went well */
+	uint64_t told;	       /* the last error said: said once */
+	struct agent_client clients[AGENT_MAX_CLIENTS];
+};
+
 /* A tap that went, and how the log names it (agent_tap_name()). */
 struct agent_gone {
 	struct ta_tap_key key;
@@ -73,6 +96,7 @@ struct agent {
 	uint32_t nr_gone, cap_gone;
 	bool full; /* reconcile every link once no dump is under way */
 	bool ready; /* the first reconcile is done */
+	struct agent_exporter metrics;
 };
 
 /* ---- agent.c ---- */
@@ -102,6 +126,18 @@ bool agent_ns_dumping(const struct agent *a);
 int agent_ns_enter(const struct agent *a, const struct agent_ns *ns);
 void agent_ns_leave(const struct agent *a);
 void agent_ns_close_all(struct agent *a);
+
+/* ---- metrics.c ---- */
+void agent_metrics_init(struct agent_exporter *x);
+/* Serve and write what a.cfg's `metrics` asks for, from now on. */
+void agent_metrics_sync(struct agent *a);
+/* The fds to poll (fill at most 1 + AGENT_MAX_CLIENTS), and when the
+ * loop must come back at the latest (ms, -1: never). */
+int agent_metrics_fds(const struct agent *a, struct pollfd *fds);
+int agent_metrics_timeout(const struct agent *a);
+/* After poll: answer clients, accept one, write the textfile when due. */
+void agent_metrics_turn(struct agent *a, const struct pollfd *fds, int n);
+void agent_metrics_close(struct agent *a);
 
 /* ---- reconcile.c ---- */
 /*

@@ -54,8 +54,7 @@ struct agent_policy {
 	uint64_t error_hash; /* the agent's: its last load error, told once */
 };
 
-/* `metrics` of agent.conf, checked but not acted on here: the writer
- * (node_exporter's textfile, an HTTP endpoint) is wired to them apart. */
+/* `metrics` of agent.conf (metrics.c acts on them). */
 struct agent_metrics {
 	char *textfile; /* DIR, or NULL */
 	char *listen;	/* "ADDR:PORT" as written, or NULL */
