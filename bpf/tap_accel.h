@@ -398,11 +398,16 @@ struct ta_rule_counters {
 	__u64 digest;	/* of that version, to tell a replaced one */
 };
 
+/* ta_tap_info.flags: who made the binding. */
+#define TA_TAP_F_AGENT (1u << 0) /* `tap-accel agent`, from its configuration */
+
 struct ta_tap_info {
 	struct ta_tap_key key;
 	char ifname[16];  /* its name when it was bound */
 	__u32 xdp_flags;  /* XDP_FLAGS_DRV_MODE or XDP_FLAGS_SKB_MODE */
 	__u32 slot;	  /* the ta_tap_slots entry in use */
+	__u32 flags;	  /* TA_TAP_F_*; 0: bound by hand (attach) */
+	__u32 _pad;
 	/* what the rule counters of ta_tap.rules[slot] count */
 	struct ta_rule_counters rules[TA_SLOTS];
 };

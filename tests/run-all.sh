@@ -8,7 +8,7 @@
 set -u
 cd "$(dirname "$0")"
 
-SUITES=${SUITES:-"unit bpf host security adapters bench diff fuzz vm-6.1 vm-6.12 dkms deb vm-debug guests"}
+SUITES=${SUITES:-"unit bpf host security agent adapters bench diff fuzz vm-6.1 vm-6.12 dkms deb vm-debug guests"}
 total_pass=0
 total_fail=0
 total_skip=0

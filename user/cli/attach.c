@@ -4,7 +4,6 @@
  * (lib/taps.h), or unbind them. The first attach on a host loads the
  * program and pins it with its maps; every later one costs a binding.
  */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <linux/if_link.h>
 #include <stdio.h>
@@ -16,60 +15,19 @@
 #include "lib/legacy.h"
 #include "lib/names.h"
 #include "lib/policies.h"
-#include "lib/policy_parse.h"
 #include "lib/taps.h"
 #include "lib/util.h"
 #include "verbs.h"
 
-/* ---- --guard ------------------------------------------------------------ */
-
-static int guard_add_ip(struct ta_guard_spec *g, const char *s)
-{
-	if (g->nr_ip4 < TA_MAX_GUARD_ADDRS && inet_pton(AF_INET, s, &g->ip4[g->nr_ip4]) == 1) {
-		g->nr_ip4++;
-		g->flags |= TA_GUARD_F_IP4;
-		return 0;
-	}
-	if (g->nr_ip6 < TA_MAX_GUARD_ADDRS && inet_pton(AF_INET6, s, g->ip6[g->nr_ip6]) == 1) {
-		g->nr_ip6++;
-		g->flags |= TA_GUARD_F_IP6;
-		return 0;
-	}
-	return -EINVAL;
-}
-
-/* "mac=M,ip=A,ip=B" (the parameters libvirt's nwfilter calls MAC and IP),
- * or "none". 0 or an exit code. */
+/* --guard: 0 or an exit code (told). */
 static int guard_parse(const char *arg, struct ta_guard_spec *g)
 {
-	char *copy = strdup(arg), *item, *save = NULL;
-	int ret = 0;
+	struct ta_error e;
 
-	memset(g, 0, sizeof(*g));
-	if (!copy)
-		return system_error("out of memory");
-	if (strcmp(arg, "none"))
-		for (item = strtok_r(copy, ",", &save); item && !ret;
-		     item = strtok_r(NULL, ",", &save)) {
-			char *value = strchr(item, '=');
-
-			if (value)
-				*value++ = 0;
-			if (value && !strcmp(item, "mac") && !ta_parse_mac(value, g->mac) &&
-			    !(g->flags & TA_GUARD_F_MAC))
-				g->flags |= TA_GUARD_F_MAC;
-			else if (value && (!strcmp(item, "ip") || !strcmp(item, "ip6")) &&
-				 !guard_add_ip(g, value))
-				continue;
-			else
-				ret = user_error("attach: --guard: '%s%s%s' is not mac=MAC (once) or "
-						 "ip=ADDRESS; "
-						 "e.g. --guard mac=52:54:00:12:34:56,ip=10.0.0.2,"
-						 "ip=fe80::5054:ff:fe12:3456, or none",
-						 item, value ? "=" : "", value ? value : "");
-		}
-	free(copy);
-	return ret;
+	if (ta_guard_parse(arg, g, NULL, &e))
+		return e.code == EXIT_USER ? user_error("attach: --guard: %s", e.text)
+					   : report_error(&e);
+	return 0;
 }
 
 /* ---- attach ----------------------------------------------------------- */

@@ -70,6 +70,7 @@ static void print_tap(const struct ta_tap_state *st, const struct ta_policy_info
 			jw_kv_string(&json, "digest", hex);
 		}
 		jw_kv_string(&json, "guard", guard);
+		jw_kv_bool(&json, "agent", st->info.flags & TA_TAP_F_AGENT);
 		jw_kv_u64(&json, "tap_id", st->tap.id);
 		jw_kv_u64(&json, "prog_id", st->link == TA_LINK_LIVE ? pl->prog_id : 0);
 		jw_kv_u64(&json, "link_id", st->link_id);

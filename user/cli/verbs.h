@@ -16,5 +16,6 @@ extern const struct command status_cmd;			/* status.c */
 extern const struct command stats_cmd;			/* stats.c */
 extern const struct command clean_cmd;			/* clean.c */
 extern const struct command bench_cmd;			/* bench.c */
+extern const struct command agent_cmd;			/* agent.c */
 
 #endif /* TA_CLI_VERBS_H */

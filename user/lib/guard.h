@@ -2,11 +2,13 @@
 /*
  * guard.h - a tap's guard addresses: the guest's IPv4 and IPv6 addresses
  * in ta_guard_ip4 and ta_guard_ip6, keyed by tap id (its MAC and which
- * checks are on sit in its binding, struct ta_tap).
+ * checks are on sit in its binding, struct ta_tap); and the guard as
+ * `attach --guard` and the agent's bindings write it.
  */
 #ifndef TA_GUARD_H
 #define TA_GUARD_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "plane.h"
@@ -20,5 +22,13 @@ int ta_guard_write(const struct ta_plane *pl, uint32_t id, const struct ta_guard
 /* Tap `id`'s addresses into g (sorted); flags and MAC are left as they
  * are. 0 or -errno. */
 int ta_guard_read(const struct ta_plane *pl, uint32_t id, struct ta_guard_spec *g);
+
+/*
+ * "mac=MAC,ip=ADDRESS,..." (libvirt nwfilter's MAC and IP parameters; IPv4
+ * and IPv6, ip6= too), or "none", into `g`. EXIT_OK, or EXIT_USER with the
+ * error in `e` and, when `bad` is not NULL, the offset in `arg` of the
+ * item at fault in *bad.
+ */
+int ta_guard_parse(const char *arg, struct ta_guard_spec *g, size_t *bad, struct ta_error *e);
 
 #endif /* TA_GUARD_H */

@@ -317,10 +317,10 @@ static int resolve(const char *file, const struct ta_srcpos *pos, const char *de
 	return ta_error_at(e, EXIT_USER, "%s: interface %s not found", file, dev);
 }
 
-int ta_policy_read(const char *file, struct ta_policy_spec *spec, struct ta_error *e)
+int ta_policy_resolve(const char *file, struct ta_policy_spec *spec, struct ta_error *e)
 {
 	struct ta_srcpos nowhere = {0};
-	int ret = ta_policy_parse_file(file, spec, e);
+	int ret = EXIT_OK;
 
 	for (uint32_t i = 0; !ret && i < spec->nr_rules; i++) {
 		struct ta_rule_spec *r = &spec->rules[i];
@@ -332,6 +332,14 @@ int ta_policy_read(const char *file, struct ta_policy_spec *spec, struct ta_erro
 		ret = resolve(file, &spec->fdb[i].pos, spec->fdb[i].dev, &spec->fdb[i].ifindex, e);
 	if (!ret && spec->default_action == TA_ACT_REDIRECT)
 		ret = resolve(file, &nowhere, spec->default_dev, &spec->default_ifindex, e);
+	return ret;
+}
+
+int ta_policy_read(const char *file, struct ta_policy_spec *spec, struct ta_error *e)
+{
+	int ret = ta_policy_parse_file(file, spec, e);
+
+	ret = ret ?: ta_policy_resolve(file, spec, e);
 	if (ret)
 		ta_policy_spec_free(spec);
 	return ret;

@@ -24,6 +24,10 @@ int ta_policy_name_of_file(const char *path, char name[TA_POLICY_NAME_LEN]);
 /* Parse a policy file and look its interfaces up in this namespace.
  * EXIT_OK, or an exit code with "FILE:LINE:COL: ..." in `e`. */
 int ta_policy_read(const char *file, struct ta_policy_spec *spec, struct ta_error *e);
+/* Only the second half: look the interfaces of a parsed spec up in this
+ * namespace (`file` names it in messages). EXIT_OK or an exit code with
+ * "FILE:LINE:COL: interface DEV not found" in `e`; the spec stays. */
+int ta_policy_resolve(const char *file, struct ta_policy_spec *spec, struct ta_error *e);
 
 struct ta_policy_info {
 	uint32_t index;

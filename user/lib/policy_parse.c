@@ -8,113 +8,22 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
+#include "lex.h"
 #include "policy_parse.h"
 
 /* A policy file larger than this is certainly a mistake. */
 #define TA_POLICY_MAX_BYTES (16u << 20)
 
-struct token {
-	const char *s;
-	int len;
-	int col; /* 1-based */
-};
-
 struct parser {
-	const char *file;
-	const char *line_start, *cur, *line_end;
-	int line;
+	struct ta_lex lx;
 	struct ta_policy_spec *spec;
 	uint32_t rules_cap, fdb_cap;
 	int default_line, rate_line, guard_mac_line;
-	struct ta_error *e;
 };
-
-static int fail(struct parser *p, int col, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(struct parser *p, int col, const char *fmt, ...)
-{
-	char msg[768];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	ta_error_at(p->e, EXIT_USER, "%s:%d:%d: %s", p->file, p->line, col, msg);
-	return -EINVAL;
-}
-
-/* ---- words ------------------------------------------------------------- */
-
-static bool is_blank(char c)
-{
-	return c == ' ' || c == '\t' || c == '\r';
-}
-
-/* The next word of the line; false at the end of the line or a comment. */
-static bool next_word(struct parser *p, struct token *t)
-{
-	while (p->cur < p->line_end && is_blank(*p->cur))
-		p->cur++;
-	t->col = (int)(p->cur - p->line_start) + 1;
-	if (p->cur == p->line_end || *p->cur == '#') {
-		t->s = p->cur;
-		t->len = 0;
-		return false;
-	}
-	t->s = p->cur;
-	while (p->cur < p->line_end && !is_blank(*p->cur) && *p->cur != '#')
-		p->cur++;
-	t->len = (int)(p->cur - t->s);
-	return true;
-}
-
-static bool word_is(const struct token *t, const char *w)
-{
-	return (size_t)t->len == strlen(w) && !memcmp(t->s, w, t->len);
-}
-
-/* A word as a C string, cut to fit `buf` (for messages and conversions). */
-static const char *word_str(const struct token *t, char *buf, size_t size)
-{
-	size_t n = (size_t)t->len < size - 1 ? (size_t)t->len : size - 1;
-
-	memcpy(buf, t->s, n);
-	buf[n] = '\0';
-	return buf;
-}
-
-/* "got 'x'" or "got end of line", for messages. */
-static const char *got(const struct token *t, char *buf, size_t size)
-{
-	char w[64];
-
-	if (!t->len)
-		snprintf(buf, size, "got end of line");
-	else
-		snprintf(buf, size, "got '%s'", word_str(t, w, sizeof(w)));
-	return buf;
-}
-
-/* The value word after a keyword, or an error naming what was expected. */
-static int expect_word(struct parser *p, struct token *t, const char *what,
-		       const struct token *keyword)
-{
-	char kw[32], g[96];
-
-	if (next_word(p, t))
-		return 0;
-	return fail(p, t->col, "expected %s after '%s', %s", what,
-		    word_str(keyword, kw, sizeof(kw)), got(t, g, sizeof(g)));
-}
 
 /* ---- values ------------------------------------------------------------ */
 
@@ -123,20 +32,20 @@ static bool parse_u64_str(const char *s, uint64_t *v)
 {
 	char *end;
 
-	if (!*s || *s == '-' || *s == '+' || is_blank(*s))
+	if (!*s || *s == '-' || *s == '+' || *s == ' ' || *s == '\t' || *s == '\r')
 		return false;
 	errno = 0;
 	*v = strtoull(s, &end, 0);
 	return !errno && !*end;
 }
 
-static bool parse_u64(const struct token *t, uint64_t *v)
+static bool parse_u64(const struct ta_word *t, uint64_t *v)
 {
 	char buf[32];
 
 	if (t->len >= (int)sizeof(buf))
 		return false;
-	return parse_u64_str(word_str(t, buf, sizeof(buf)), v);
+	return parse_u64_str(ta_word_str(t, buf, sizeof(buf)), v);
 }
 
 static int hexval(char c)
@@ -179,7 +88,7 @@ static bool has_host_bits(const struct ta_prefix *pfx)
 }
 
 /* ADDR or ADDR/LEN, IPv4 or IPv6, into the v4-mapped form of policy.h. */
-static int parse_prefix(struct parser *p, const struct token *t,
+static int parse_prefix(struct parser *p, const struct ta_word *t,
 			struct ta_prefix *pfx)
 {
 	char buf[64], g[96], *slash;
@@ -188,7 +97,7 @@ static int parse_prefix(struct parser *p, const struct token *t,
 
 	if (t->len >= (int)sizeof(buf))
 		goto bad;
-	word_str(t, buf, sizeof(buf));
+	ta_word_str(t, buf, sizeof(buf));
 	slash = strchr(buf, '/');
 	if (slash)
 		*slash = '\0';
@@ -200,9 +109,9 @@ static int parse_prefix(struct parser *p, const struct token *t,
 		goto bad;
 	if (slash) {
 		if (!parse_u64_str(slash + 1, &len) || len > (v4 ? 32 : 128))
-			return fail(p, t->col + (int)(slash - buf) + 1,
-				    "expected a prefix length 0..%d after '/', got '%s'",
-				    v4 ? 32 : 128, slash + 1);
+			return ta_lex_fail(&p->lx, t->col + (int)(slash - buf) + 1,
+				           "expected a prefix length 0..%d after '/', got '%s'",
+				           v4 ? 32 : 128, slash + 1);
 	} else {
 		len = v4 ? 32 : 128;
 	}
@@ -213,28 +122,28 @@ static int parse_prefix(struct parser *p, const struct token *t,
 
 		for (int bit = net.prefixlen; bit < 128; bit++)
 			net.addr[bit / 8] &= ~(0x80 >> (bit % 8));
-		return fail(p, t->col,
-			    "expected a network address: '%s/%s' has bits set past the prefix length (did you mean %s?)",
-			    buf, slash + 1, ta_format_prefix(&net, want));
+		return ta_lex_fail(&p->lx, t->col,
+			           "expected a network address: '%s/%s' has bits set past the prefix length (did you mean %s?)",
+			           buf, slash + 1, ta_format_prefix(&net, want));
 	}
 	/* Written as IPv6 but spelling IPv4: it would match IPv4 frames,
 	 * while such addresses never appear in IPv6 frames (RFC 4291). */
 	if (!v4 && ta_prefix_is_ip4(pfx)) {
 		char want[64];
 
-		return fail(p, t->col,
-			    "expected IPv4, or IPv6 outside ::ffff:0:0/96: '%s' is IPv4-mapped, which never appears on the wire (did you mean %s?)",
-			    word_str(t, g, sizeof(g)), ta_format_prefix(pfx, want));
+		return ta_lex_fail(&p->lx, t->col,
+			           "expected IPv4, or IPv6 outside ::ffff:0:0/96: '%s' is IPv4-mapped, which never appears on the wire (did you mean %s?)",
+			           ta_word_str(t, g, sizeof(g)), ta_format_prefix(pfx, want));
 	}
 	return 0;
 bad:
-	return fail(p, t->col,
-		    "expected an IPv4 or IPv6 address or prefix like 10.0.0.0/8 or fd00::/64, %s",
-		    got(t, g, sizeof(g)));
+	return ta_lex_fail(&p->lx, t->col,
+		           "expected an IPv4 or IPv6 address or prefix like 10.0.0.0/8 or fd00::/64, %s",
+		           ta_word_got(t, g, sizeof(g)));
 }
 
 /* PORT or LO-HI. */
-static int parse_ports(struct parser *p, const struct token *t,
+static int parse_ports(struct parser *p, const struct ta_word *t,
 		       uint16_t *lo, uint16_t *hi)
 {
 	char buf[32], g[96], *dash;
@@ -242,7 +151,7 @@ static int parse_ports(struct parser *p, const struct token *t,
 
 	if (t->len >= (int)sizeof(buf))
 		goto bad;
-	word_str(t, buf, sizeof(buf));
+	ta_word_str(t, buf, sizeof(buf));
 	dash = strchr(buf, '-');
 	if (dash)
 		*dash = '\0';
@@ -252,37 +161,37 @@ static int parse_ports(struct parser *p, const struct token *t,
 	if (dash && (!parse_u64_str(dash + 1, &b) || b > 65535))
 		goto bad;
 	if (a > b)
-		return fail(p, t->col,
-			    "expected a port range LOW-HIGH with LOW <= HIGH, got %s-%s",
-			    buf, dash + 1);
+		return ta_lex_fail(&p->lx, t->col,
+			           "expected a port range LOW-HIGH with LOW <= HIGH, got %s-%s",
+			           buf, dash + 1);
 	*lo = (uint16_t)a;
 	*hi = (uint16_t)b;
 	return 0;
 bad:
-	return fail(p, t->col,
-		    "expected a port 0..65535 or a range like 1000-2000, %s",
-		    got(t, g, sizeof(g)));
+	return ta_lex_fail(&p->lx, t->col,
+		           "expected a port 0..65535 or a range like 1000-2000, %s",
+		           ta_word_got(t, g, sizeof(g)));
 }
 
-static int parse_mac_word(struct parser *p, const struct token *t, uint8_t mac[6])
+static int parse_mac_word(struct parser *p, const struct ta_word *t, uint8_t mac[6])
 {
 	char buf[32], g[96];
 
-	if (t->len < (int)sizeof(buf) && !ta_parse_mac(word_str(t, buf, sizeof(buf)), mac))
+	if (t->len < (int)sizeof(buf) && !ta_parse_mac(ta_word_str(t, buf, sizeof(buf)), mac))
 		return 0;
-	return fail(p, t->col, "expected a MAC address like 52:54:00:12:34:56, %s",
-		    got(t, g, sizeof(g)));
+	return ta_lex_fail(&p->lx, t->col, "expected a MAC address like 52:54:00:12:34:56, %s",
+		           ta_word_got(t, g, sizeof(g)));
 }
 
-static int parse_ifname(struct parser *p, const struct token *t, char name[IF_NAMESIZE])
+static int parse_ifname(struct parser *p, const struct ta_word *t, char name[IF_NAMESIZE])
 {
 	char g[96];
 
 	if (t->len >= IF_NAMESIZE || memchr(t->s, '/', t->len) || memchr(t->s, ':', t->len))
-		return fail(p, t->col,
-			    "expected an interface name (at most %d characters, no '/' or ':'), %s",
-			    IF_NAMESIZE - 1, got(t, g, sizeof(g)));
-	word_str(t, name, IF_NAMESIZE);
+		return ta_lex_fail(&p->lx, t->col,
+			           "expected an interface name (at most %d characters, no '/' or ':'), %s",
+			           IF_NAMESIZE - 1, ta_word_got(t, g, sizeof(g)));
+	ta_word_str(t, name, IF_NAMESIZE);
 	return 0;
 }
 
@@ -302,11 +211,11 @@ static const struct name_value ethertypes[] = {
 };
 
 /* A name from `names` or a number up to `max`. */
-static bool parse_named(const struct token *t, const struct name_value *names,
+static bool parse_named(const struct ta_word *t, const struct name_value *names,
 			uint64_t max, uint64_t *v)
 {
 	for (; names->name; names++) {
-		if (word_is(t, names->name)) {
+		if (ta_word_is(t, names->name)) {
 			*v = names->value;
 			return true;
 		}
@@ -316,44 +225,44 @@ static bool parse_named(const struct token *t, const struct name_value *names,
 
 /* ---- actions ------------------------------------------------------------ */
 
-static int parse_action(struct parser *p, const struct token *keyword,
+static int parse_action(struct parser *p, const struct ta_word *keyword,
 			uint32_t *action, char dev[IF_NAMESIZE])
 {
-	struct token t, d;
+	struct ta_word t, d;
 	char g[96];
 
-	if (next_word(p, &t)) {
+	if (ta_lex_word(&p->lx, &t)) {
 		for (uint32_t a = 0; a < TA_ACT_MAX; a++) {
-			if (!word_is(&t, ta_action_names[a]))
+			if (!ta_word_is(&t, ta_action_names[a]))
 				continue;
 			*action = a;
 			if (a != TA_ACT_REDIRECT)
 				return 0;
-			if (expect_word(p, &d, "an interface name", &t))
+			if (ta_lex_expect(&p->lx, &d, "an interface name", &t))
 				return -EINVAL;
 			return parse_ifname(p, &d, dev);
 		}
 	}
-	return fail(p, t.col,
-		    "expected an action (pass, drop, tx, redirect DEV or forward) after '%s', %s",
-		    keyword->len == 4 ? "rule" : "default", got(&t, g, sizeof(g)));
+	return ta_lex_fail(&p->lx, t.col,
+		           "expected an action (pass, drop, tx, redirect DEV or forward) after '%s', %s",
+		           keyword->len == 4 ? "rule" : "default", ta_word_got(&t, g, sizeof(g)));
 }
 
 /* ---- rules ---------------------------------------------------------------- */
 
 static int parse_field_value(struct parser *p, struct ta_rule_spec *r,
-			     enum ta_field f, const struct token *kw)
+			     enum ta_field f, const struct ta_word *kw)
 {
-	struct token t;
+	struct ta_word t;
 	uint64_t v;
 	char g[96];
 
-	if (expect_word(p, &t, "a value", kw))
+	if (ta_lex_expect(&p->lx, &t, "a value", kw))
 		return -EINVAL;
 	switch (f) {
 	case TA_F_VLAN:
 		if (!parse_u64(&t, &v) || v > 4095)
-			return fail(p, t.col, "expected a VLAN id 0..4095, %s", got(&t, g, sizeof(g)));
+			return ta_lex_fail(&p->lx, t.col, "expected a VLAN id 0..4095, %s", ta_word_got(&t, g, sizeof(g)));
 		r->vlan = (uint16_t)v;
 		return 0;
 	case TA_F_SRC_MAC:
@@ -362,9 +271,9 @@ static int parse_field_value(struct parser *p, struct ta_rule_spec *r,
 		return parse_mac_word(p, &t, r->dst_mac);
 	case TA_F_ETHERTYPE:
 		if (!parse_named(&t, ethertypes, 0xffff, &v) || v < 0x0600)
-			return fail(p, t.col,
-				    "expected an ethertype (ipv4, ipv6, arp or a number 0x0600..0xffff), %s",
-				    got(&t, g, sizeof(g)));
+			return ta_lex_fail(&p->lx, t.col,
+				           "expected an ethertype (ipv4, ipv6, arp or a number 0x0600..0xffff), %s",
+				           ta_word_got(&t, g, sizeof(g)));
 		r->ethertype = (uint16_t)v;
 		return 0;
 	case TA_F_SRC_IP:
@@ -373,9 +282,9 @@ static int parse_field_value(struct parser *p, struct ta_rule_spec *r,
 		return parse_prefix(p, &t, &r->dst_ip);
 	case TA_F_IP_PROTO:
 		if (!parse_named(&t, protocols, 255, &v))
-			return fail(p, t.col,
-				    "expected a protocol (tcp, udp, icmp, icmpv6, sctp, udplite, gre, esp, ah or 0..255), %s",
-				    got(&t, g, sizeof(g)));
+			return ta_lex_fail(&p->lx, t.col,
+				           "expected a protocol (tcp, udp, icmp, icmpv6, sctp, udplite, gre, esp, ah or 0..255), %s",
+				           ta_word_got(&t, g, sizeof(g)));
 		r->ip_proto = (uint8_t)v;
 		return 0;
 	case TA_F_SRC_PORT:
@@ -384,7 +293,7 @@ static int parse_field_value(struct parser *p, struct ta_rule_spec *r,
 		return parse_ports(p, &t, &r->dport_lo, &r->dport_hi);
 	case TA_F_ICMP_TYPE:
 		if (!parse_u64(&t, &v) || v > 255)
-			return fail(p, t.col, "expected an ICMP type 0..255, %s", got(&t, g, sizeof(g)));
+			return ta_lex_fail(&p->lx, t.col, "expected an ICMP type 0..255, %s", ta_word_got(&t, g, sizeof(g)));
 		r->icmp_type = (uint8_t)v;
 		return 0;
 	default:
@@ -410,27 +319,27 @@ static int check_consistent(struct parser *p, const struct ta_rule_spec *r,
 	bool dst4 = has(r, TA_F_DST_IP) && ta_prefix_is_ip4(&r->dst_ip);
 
 	if (has(r, TA_F_SRC_IP) && has(r, TA_F_DST_IP) && src4 != dst4)
-		return fail(p, col[TA_F_DST_IP],
-			    "expected dst of the same family as src (IPv%d), no frame has both",
-			    src4 ? 4 : 6);
+		return ta_lex_fail(&p->lx, col[TA_F_DST_IP],
+			           "expected dst of the same family as src (IPv%d), no frame has both",
+			           src4 ? 4 : 6);
 	if (has(r, TA_F_ETHERTYPE) && (has(r, TA_F_SRC_IP) || has(r, TA_F_DST_IP))) {
 		bool v4 = has(r, TA_F_SRC_IP) ? src4 : dst4;
 
 		if (r->ethertype != (v4 ? 0x0800 : 0x86dd))
-			return fail(p, col[TA_F_ETHERTYPE],
-				    "expected ethertype %s with an IPv%d address, no frame has both",
-				    v4 ? "ipv4" : "ipv6", v4 ? 4 : 6);
+			return ta_lex_fail(&p->lx, col[TA_F_ETHERTYPE],
+				           "expected ethertype %s with an IPv%d address, no frame has both",
+				           v4 ? "ipv4" : "ipv6", v4 ? 4 : 6);
 	}
 	for (enum ta_field f = TA_F_SRC_PORT; f <= TA_F_DST_PORT; f++)
 		if (has(r, f) && has(r, TA_F_IP_PROTO) && !proto_has_ports(r->ip_proto))
-			return fail(p, col[f],
-				    "expected proto tcp, udp, sctp or udplite with '%s', protocol %u has no ports",
-				    ta_field_words[f], r->ip_proto);
+			return ta_lex_fail(&p->lx, col[f],
+				           "expected proto tcp, udp, sctp or udplite with '%s', protocol %u has no ports",
+				           ta_field_words[f], r->ip_proto);
 	if (has(r, TA_F_ICMP_TYPE) && has(r, TA_F_IP_PROTO) && r->ip_proto != 1 &&
 	    r->ip_proto != 58)
-		return fail(p, col[TA_F_ICMP_TYPE],
-			    "expected proto icmp or icmpv6 with 'icmp-type', protocol %u has no ICMP type",
-			    r->ip_proto);
+		return ta_lex_fail(&p->lx, col[TA_F_ICMP_TYPE],
+			           "expected proto icmp or icmpv6 with 'icmp-type', protocol %u has no ICMP type",
+			           r->ip_proto);
 	return 0;
 }
 
@@ -475,36 +384,36 @@ static int grow(void **array, uint32_t *cap, uint32_t need, size_t elem)
 	return 0;
 }
 
-static int parse_rule(struct parser *p, const struct token *kw)
+static int parse_rule(struct parser *p, const struct ta_word *kw)
 {
 	struct ta_policy_spec *s = p->spec;
 	int col[TA_F_MAX] = { 0 };
 	struct ta_rule_spec r;
-	struct token t;
+	struct ta_word t;
 	char g[96];
 	int err;
 
 	if (s->nr_rules >= TA_MAX_RULES)
-		return fail(p, kw->col, "too many rules: a policy holds at most %d",
-			    TA_MAX_RULES);
+		return ta_lex_fail(&p->lx, kw->col, "too many rules: a policy holds at most %d",
+			           TA_MAX_RULES);
 	memset(&r, 0, sizeof(r));
-	r.pos.line = p->line;
+	r.pos.line = p->lx.line;
 	r.pos.col = kw->col;
 	if (parse_action(p, kw, &r.action, r.redirect_dev))
 		return -EINVAL;
-	while (next_word(p, &t)) {
+	while (ta_lex_word(&p->lx, &t)) {
 		enum ta_field f;
 
 		for (f = 0; f < TA_F_MAX; f++)
-			if (word_is(&t, ta_field_words[f]))
+			if (ta_word_is(&t, ta_field_words[f]))
 				break;
 		if (f == TA_F_MAX)
-			return fail(p, t.col,
-				    "expected a match (vlan, smac, dmac, ethertype, src, dst, proto, sport, dport, icmp-type), %s",
-				    got(&t, g, sizeof(g)));
+			return ta_lex_fail(&p->lx, t.col,
+				           "expected a match (vlan, smac, dmac, ethertype, src, dst, proto, sport, dport, icmp-type), %s",
+				           ta_word_got(&t, g, sizeof(g)));
 		if (has(&r, f))
-			return fail(p, t.col, "'%s' given twice in one rule (first at column %d)",
-				    ta_field_words[f], col[f]);
+			return ta_lex_fail(&p->lx, t.col, "'%s' given twice in one rule (first at column %d)",
+				           ta_field_words[f], col[f]);
 		col[f] = t.col;
 		r.fields |= 1u << f;
 		err = parse_field_value(p, &r, f, &t);
@@ -516,65 +425,65 @@ static int parse_rule(struct parser *p, const struct token *kw)
 		return err;
 	for (uint32_t i = 0; i < s->nr_rules; i++)
 		if (same_match(&s->rules[i], &r))
-			return fail(p, kw->col,
-				    "duplicate rule: it matches exactly what the rule at line %d matches, so it would never match",
-				    s->rules[i].pos.line);
+			return ta_lex_fail(&p->lx, kw->col,
+				           "duplicate rule: it matches exactly what the rule at line %d matches, so it would never match",
+				           s->rules[i].pos.line);
 	if (grow((void **)&s->rules, &p->rules_cap, s->nr_rules + 1, sizeof(r)))
-		return fail(p, kw->col, "out of memory");
+		return ta_lex_fail(&p->lx, kw->col, "out of memory");
 	s->rules[s->nr_rules++] = r;
 	return 0;
 }
 
 /* ---- other statements ---------------------------------------------------- */
 
-static int parse_default(struct parser *p, const struct token *kw)
+static int parse_default(struct parser *p, const struct ta_word *kw)
 {
 	if (p->default_line)
-		return fail(p, kw->col, "'default' given twice (first at line %d)",
-			    p->default_line);
-	p->default_line = p->line;
+		return ta_lex_fail(&p->lx, kw->col, "'default' given twice (first at line %d)",
+			           p->default_line);
+	p->default_line = p->lx.line;
 	return parse_action(p, kw, &p->spec->default_action, p->spec->default_dev);
 }
 
-static int parse_fdb(struct parser *p, const struct token *kw)
+static int parse_fdb(struct parser *p, const struct ta_word *kw)
 {
 	struct ta_policy_spec *s = p->spec;
 	struct ta_fdb_spec e = { 0 };
-	struct token t, dev;
+	struct ta_word t, dev;
 	char g[96];
 
-	e.pos.line = p->line;
+	e.pos.line = p->lx.line;
 	e.pos.col = kw->col;
-	if (expect_word(p, &t, "a MAC address", kw) || parse_mac_word(p, &t, e.mac))
+	if (ta_lex_expect(&p->lx, &t, "a MAC address", kw) || parse_mac_word(p, &t, e.mac))
 		return -EINVAL;
 	if (e.mac[0] & 1)
-		return fail(p, t.col, "expected a unicast MAC: forwarding takes unicast destinations only");
-	if (!next_word(p, &t) || !word_is(&t, "dev"))
-		return fail(p, t.col, "expected 'dev' and an interface after the MAC, %s",
-			    got(&t, g, sizeof(g)));
-	if (expect_word(p, &dev, "an interface name", &t) || parse_ifname(p, &dev, e.dev))
+		return ta_lex_fail(&p->lx, t.col, "expected a unicast MAC: forwarding takes unicast destinations only");
+	if (!ta_lex_word(&p->lx, &t) || !ta_word_is(&t, "dev"))
+		return ta_lex_fail(&p->lx, t.col, "expected 'dev' and an interface after the MAC, %s",
+			           ta_word_got(&t, g, sizeof(g)));
+	if (ta_lex_expect(&p->lx, &dev, "an interface name", &t) || parse_ifname(p, &dev, e.dev))
 		return -EINVAL;
 	for (uint32_t i = 0; i < s->nr_fdb; i++)
 		if (!memcmp(s->fdb[i].mac, e.mac, 6))
-			return fail(p, kw->col, "fdb entry for this MAC given twice (first at line %d)",
-				    s->fdb[i].pos.line);
+			return ta_lex_fail(&p->lx, kw->col, "fdb entry for this MAC given twice (first at line %d)",
+				           s->fdb[i].pos.line);
 	if (s->nr_fdb >= TA_MAX_FDB)
-		return fail(p, kw->col, "too many fdb entries: at most %d", TA_MAX_FDB);
+		return ta_lex_fail(&p->lx, kw->col, "too many fdb entries: at most %d", TA_MAX_FDB);
 	if (grow((void **)&s->fdb, &p->fdb_cap, s->nr_fdb + 1, sizeof(e)))
-		return fail(p, kw->col, "out of memory");
+		return ta_lex_fail(&p->lx, kw->col, "out of memory");
 	s->fdb[s->nr_fdb++] = e;
 	return 0;
 }
 
-static int add_guard_ip(struct parser *p, const struct token *t)
+static int add_guard_ip(struct parser *p, const struct ta_word *t)
 {
 	struct ta_guard_spec *g = &p->spec->guard;
 	struct ta_prefix a;
 	char buf[64];
 
 	if (memchr(t->s, '/', t->len))
-		return fail(p, t->col, "expected one address (no prefix) after 'ip', got '%s'",
-			    word_str(t, buf, sizeof(buf)));
+		return ta_lex_fail(&p->lx, t->col, "expected one address (no prefix) after 'ip', got '%s'",
+			           ta_word_str(t, buf, sizeof(buf)));
 	if (parse_prefix(p, t, &a))
 		return -EINVAL;
 	if (ta_prefix_is_ip4(&a)) {
@@ -583,7 +492,7 @@ static int add_guard_ip(struct parser *p, const struct token *t)
 		memcpy(&ip4, a.addr + 12, 4);
 		for (uint32_t i = 0; i < g->nr_ip4; i++)
 			if (g->ip4[i] == ip4)
-				return fail(p, t->col, "guard address given twice");
+				return ta_lex_fail(&p->lx, t->col, "guard address given twice");
 		if (g->nr_ip4 >= TA_MAX_GUARD_ADDRS)
 			goto too_many;
 		g->ip4[g->nr_ip4++] = ip4;
@@ -591,7 +500,7 @@ static int add_guard_ip(struct parser *p, const struct token *t)
 	} else {
 		for (uint32_t i = 0; i < g->nr_ip6; i++)
 			if (!memcmp(g->ip6[i], a.addr, 16))
-				return fail(p, t->col, "guard address given twice");
+				return ta_lex_fail(&p->lx, t->col, "guard address given twice");
 		if (g->nr_ip6 >= TA_MAX_GUARD_ADDRS)
 			goto too_many;
 		memcpy(g->ip6[g->nr_ip6++], a.addr, 16);
@@ -599,41 +508,41 @@ static int add_guard_ip(struct parser *p, const struct token *t)
 	}
 	return 0;
 too_many:
-	return fail(p, t->col, "too many guard addresses: at most %d per family",
-		    TA_MAX_GUARD_ADDRS);
+	return ta_lex_fail(&p->lx, t->col, "too many guard addresses: at most %d per family",
+		           TA_MAX_GUARD_ADDRS);
 }
 
 /* guard [mac MAC] [ip ADDR]...; several guard lines add up. */
-static int parse_guard(struct parser *p, const struct token *kw)
+static int parse_guard(struct parser *p, const struct ta_word *kw)
 {
 	struct ta_guard_spec *g = &p->spec->guard;
-	struct token t, v;
+	struct ta_word t, v;
 	bool any = false;
 	char buf[96];
 
-	while (next_word(p, &t)) {
+	while (ta_lex_word(&p->lx, &t)) {
 		any = true;
-		if (word_is(&t, "mac")) {
+		if (ta_word_is(&t, "mac")) {
 			if (p->guard_mac_line)
-				return fail(p, t.col, "guard mac given twice (first at line %d)",
-					    p->guard_mac_line);
-			if (expect_word(p, &v, "a MAC address", &t) ||
+				return ta_lex_fail(&p->lx, t.col, "guard mac given twice (first at line %d)",
+					           p->guard_mac_line);
+			if (ta_lex_expect(&p->lx, &v, "a MAC address", &t) ||
 			    parse_mac_word(p, &v, g->mac))
 				return -EINVAL;
-			p->guard_mac_line = p->line;
+			p->guard_mac_line = p->lx.line;
 			g->flags |= TA_GUARD_F_MAC;
-		} else if (word_is(&t, "ip")) {
-			if (expect_word(p, &v, "an IPv4 or IPv6 address", &t) ||
+		} else if (ta_word_is(&t, "ip")) {
+			if (ta_lex_expect(&p->lx, &v, "an IPv4 or IPv6 address", &t) ||
 			    add_guard_ip(p, &v))
 				return -EINVAL;
 		} else {
-			return fail(p, t.col, "expected 'mac MAC' or 'ip ADDRESS' in guard, %s",
-				    got(&t, buf, sizeof(buf)));
+			return ta_lex_fail(&p->lx, t.col, "expected 'mac MAC' or 'ip ADDRESS' in guard, %s",
+				           ta_word_got(&t, buf, sizeof(buf)));
 		}
 	}
 	if (!any)
-		return fail(p, t.col, "expected 'mac MAC' or 'ip ADDRESS' after 'guard', %s",
-			    got(&t, buf, sizeof(buf)));
+		return ta_lex_fail(&p->lx, t.col, "expected 'mac MAC' or 'ip ADDRESS' after 'guard', %s",
+			           ta_word_got(&t, buf, sizeof(buf)));
 	return 0;
 }
 
@@ -643,7 +552,7 @@ struct unit {
 };
 
 /* NUMBER immediately followed by one of `units`; false if none fits. */
-static bool parse_with_unit(const struct token *t, const struct unit *units,
+static bool parse_with_unit(const struct ta_word *t, const struct unit *units,
 			    uint64_t *v, int *which)
 {
 	char buf[32], *end;
@@ -651,7 +560,7 @@ static bool parse_with_unit(const struct token *t, const struct unit *units,
 
 	if (t->len >= (int)sizeof(buf) || t->len == 0 || t->s[0] < '0' || t->s[0] > '9')
 		return false;
-	word_str(t, buf, sizeof(buf));
+	ta_word_str(t, buf, sizeof(buf));
 	errno = 0;
 	n = strtoull(buf, &end, 10);
 	if (errno)
@@ -685,26 +594,26 @@ static const struct unit bursts[] = {
 #define BURST_FIRST_BYTES 3
 
 /* rate [N(pps|kpps|mpps)] [N(bit|kbit|mbit|gbit)] [burst N[pkt] | burst N(b|kb|mb)]... */
-static int parse_rate(struct parser *p, const struct token *kw)
+static int parse_rate(struct parser *p, const struct ta_word *kw)
 {
 	struct ta_rate_spec *r = &p->spec->rate;
-	struct token t, v;
+	struct ta_word t, v;
 	bool any_rate = false;
 	char g[96];
 	uint64_t n;
 	int which;
 
 	if (p->rate_line)
-		return fail(p, kw->col, "'rate' given twice (first at line %d)", p->rate_line);
-	p->rate_line = p->line;
-	while (next_word(p, &t)) {
-		if (word_is(&t, "burst")) {
-			if (expect_word(p, &v, "a burst like 100 (packets) or 64kb (bytes)", &t))
+		return ta_lex_fail(&p->lx, kw->col, "'rate' given twice (first at line %d)", p->rate_line);
+	p->rate_line = p->lx.line;
+	while (ta_lex_word(&p->lx, &t)) {
+		if (ta_word_is(&t, "burst")) {
+			if (ta_lex_expect(&p->lx, &v, "a burst like 100 (packets) or 64kb (bytes)", &t))
 				return -EINVAL;
 			if (!parse_with_unit(&v, bursts, &n, &which) || !n)
-				return fail(p, v.col,
-					    "expected a burst like 100 (packets) or 64kb (bytes), %s",
-					    got(&v, g, sizeof(g)));
+				return ta_lex_fail(&p->lx, v.col,
+					           "expected a burst like 100 (packets) or 64kb (bytes), %s",
+					           ta_word_got(&v, g, sizeof(g)));
 			if (which >= BURST_FIRST_BYTES)
 				r->burst_bytes = n;
 			else
@@ -716,15 +625,15 @@ static int parse_rate(struct parser *p, const struct token *kw)
 			r->bps = n;
 			any_rate = true;
 		} else {
-			return fail(p, t.col,
-				    "expected a packet rate like 1000pps, a bit rate like 10mbit or 'burst', %s",
-				    got(&t, g, sizeof(g)));
+			return ta_lex_fail(&p->lx, t.col,
+				           "expected a packet rate like 1000pps, a bit rate like 10mbit or 'burst', %s",
+				           ta_word_got(&t, g, sizeof(g)));
 		}
 	}
 	if (!any_rate)
-		return fail(p, t.col,
-			    "expected a packet rate like 1000pps or a bit rate like 10mbit, %s",
-			    got(&t, g, sizeof(g)));
+		return ta_lex_fail(&p->lx, t.col,
+			           "expected a packet rate like 1000pps or a bit rate like 10mbit, %s",
+			           ta_word_got(&t, g, sizeof(g)));
 	return 0;
 }
 
@@ -732,35 +641,24 @@ static int parse_rate(struct parser *p, const struct token *kw)
 
 static int parse_statement(struct parser *p)
 {
-	struct token t;
+	struct ta_word t;
 	char g[96];
 
-	if (!next_word(p, &t))
+	if (!ta_lex_word(&p->lx, &t))
 		return 0; /* blank or comment */
-	if (word_is(&t, "rule"))
+	if (ta_word_is(&t, "rule"))
 		return parse_rule(p, &t);
-	if (word_is(&t, "default"))
+	if (ta_word_is(&t, "default"))
 		return parse_default(p, &t);
-	if (word_is(&t, "fdb"))
+	if (ta_word_is(&t, "fdb"))
 		return parse_fdb(p, &t);
-	if (word_is(&t, "guard"))
+	if (ta_word_is(&t, "guard"))
 		return parse_guard(p, &t);
-	if (word_is(&t, "rate"))
+	if (ta_word_is(&t, "rate"))
 		return parse_rate(p, &t);
-	return fail(p, t.col,
-		    "expected a statement (rule, default, guard, rate or fdb), %s",
-		    got(&t, g, sizeof(g)));
-}
-
-/* A statement must end at the end of its line. */
-static int expect_line_end(struct parser *p)
-{
-	struct token t;
-	char g[96];
-
-	if (!next_word(p, &t))
-		return 0;
-	return fail(p, t.col, "expected end of line, %s", got(&t, g, sizeof(g)));
+	return ta_lex_fail(&p->lx, t.col,
+		           "expected a statement (rule, default, guard, rate or fdb), %s",
+		           ta_word_got(&t, g, sizeof(g)));
 }
 
 uint64_t ta_digest(const void *data, size_t len)
@@ -898,26 +796,16 @@ void ta_policy_spec_free(struct ta_policy_spec *spec)
 int ta_policy_parse(const char *text, size_t len, const char *filename,
 		    struct ta_policy_spec *spec, struct ta_error *e)
 {
-	struct parser p = {.file = filename, .spec = spec, .e = e};
-	const char *end = text + len;
+	struct parser p = {.spec = spec};
+	int more;
 
 	memset(spec, 0, sizeof(*spec));
-	for (const char *s = text; s < end;) {
-		const char *nl = memchr(s, '\n', end - s);
-		const char *nul;
-
-		p.line++;
-		p.line_start = p.cur = s;
-		p.line_end = nl ? nl : end;
-		nul = memchr(s, '\0', p.line_end - s);
-		if (nul) {
-			fail(&p, (int)(nul - s) + 1, "expected text, got a NUL byte");
+	ta_lex_init(&p.lx, text, len, filename, e);
+	while ((more = ta_lex_line(&p.lx)) > 0)
+		if (parse_statement(&p) || ta_lex_line_end(&p.lx))
 			goto error;
-		}
-		if (parse_statement(&p) || expect_line_end(&p))
-			goto error;
-		s = nl ? nl + 1 : end;
-	}
+	if (more < 0)
+		goto error;
 	spec->digest = ta_digest(text, len);
 	return EXIT_OK;
 error:
@@ -927,39 +815,14 @@ error:
 
 int ta_policy_parse_file(const char *path, struct ta_policy_spec *spec, struct ta_error *e)
 {
-	struct stat st;
+	size_t len;
 	char *text;
-	ssize_t n;
-	int fd, ret;
+	int ret;
 
 	memset(spec, 0, sizeof(*spec));
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st)) {
-		ret = errno;
-		if (fd >= 0)
-			close(fd);
-		return ta_error_at(e, ret == ENOENT || ret == EISDIR ? EXIT_USER : EXIT_SYSTEM,
-				   "%s: cannot read the policy file: %s", path, strerror(ret));
-	}
-	if (!S_ISREG(st.st_mode) || st.st_size > TA_POLICY_MAX_BYTES) {
-		close(fd);
-		return ta_error_at(e, EXIT_USER,
-				   "%s: expected a regular policy file of at most %u bytes", path,
-				   TA_POLICY_MAX_BYTES);
-	}
-	text = malloc(st.st_size + 1);
-	if (!text) {
-		close(fd);
-		return ta_error_set(e, EXIT_SYSTEM, "out of memory");
-	}
-	n = read(fd, text, st.st_size);
-	ret = n < 0 ? errno : 0;
-	close(fd);
-	if (ret)
-		ret = ta_error_at(e, EXIT_SYSTEM, "%s: cannot read the policy file: %s", path,
-				  strerror(ret));
-	else
-		ret = ta_policy_parse(text, n, path, spec, e);
+	ret = ta_text_read(path, "policy file", TA_POLICY_MAX_BYTES, &text, &len, e);
+	if (!ret)
+		ret = ta_policy_parse(text, len, path, spec, e);
 	free(text);
 	return ret;
 }

@@ -426,7 +426,7 @@ static int bind_new(struct ta_plane *pl, const struct ta_bind *b, const struct t
 		    const struct ta_xdp_state *now, struct ta_error *e)
 {
 	struct ta_tap tap = {.key = *key, .policy = b->policy};
-	struct ta_tap_info info = {.key = *key, .xdp_flags = b->xdp_flags};
+	struct ta_tap_info info = {.key = *key, .xdp_flags = b->xdp_flags, .flags = b->flags};
 	uint32_t slot = active_slot(pl, b->policy), unused;
 	int err, ret;
 
@@ -479,6 +479,7 @@ static int bind_again(struct ta_plane *pl, const struct ta_bind *b, struct ta_ta
 	guard_entry(&tap, b->guard);
 	bucket_fill(pl, b->policy, &tap);
 	snprintf(st->info.ifname, sizeof(st->info.ifname), "%s", b->ifname);
+	st->info.flags = b->flags;
 	/* addresses first: added before the flags that check them */
 	err = err ?: ta_guard_write(pl, tap.id, b->guard);
 	err = err ?: binding_switch(pl, &st->info, &tap);
@@ -555,6 +556,12 @@ int ta_tap_bind(struct ta_plane *pl, const struct ta_bind *b, enum ta_bind_resul
 	}
 	*result = TA_BOUND;
 	return bind_new(pl, b, &key, &now, e);
+}
+
+int ta_tap_mark(const struct ta_plane *pl, struct ta_tap_state *st, uint32_t flags)
+{
+	st->info.flags = flags;
+	return info_write(pl, st->tap.id, &st->info);
 }
 
 int ta_taps_unbind(struct ta_plane *pl, const struct ta_tap_key *keys, uint32_t n,

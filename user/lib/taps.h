@@ -29,6 +29,7 @@ struct ta_bind {
 	const struct ta_guard_spec *guard; /* NULL: none */
 	uint32_t xdp_flags;	    /* XDP_FLAGS_DRV_MODE or XDP_FLAGS_SKB_MODE */
 	bool force;		    /* replace an XDP program tap-accel did not attach */
+	uint32_t flags;		    /* TA_TAP_F_*: who binds, recorded with the binding */
 	/* Write the binding but attach nothing: for frames that meet the
 	 * program some other way (BPF_PROG_TEST_RUN in the tests, a program
 	 * attached with bpftool). Any interface, tap or not. */
@@ -81,6 +82,10 @@ int ta_taps_read(const struct ta_plane *pl, struct ta_tap_state **list, uint32_t
 /* The binding of `key`: 0, -ENOENT if the tap is not bound, or -errno. */
 int ta_tap_read(const struct ta_plane *pl, const struct ta_tap_key *key,
 		struct ta_tap_state *st);
+
+/* Record who made a binding (TA_TAP_F_* in its ta_tap_info): the program
+ * never reads it, so nothing waits. 0 or -errno. */
+int ta_tap_mark(const struct ta_plane *pl, struct ta_tap_state *st, uint32_t flags);
 
 /* A tap's guard: flags and MAC from its binding, addresses (guard.h). */
 int ta_tap_guard_read(const struct ta_plane *pl, const struct ta_tap_state *st,

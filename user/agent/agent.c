@@ -1,0 +1,398 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * agent.c - `tap-accel agent`: the poll loop (agent.h). One thread, so
+ * that entering another namespace to bind its taps (setns) concerns no
+ * one else. Each turn reads every event queued (link messages of each
+ * namespace, files of the runtime folder, namespaces of /run/netns,
+ * signals) and then reconciles once: a burst of new taps is bound in one
+ * opening of the plane.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agent/agent.h"
+#include "lib/error.h"
+
+#define NETNS_DIR "/run/netns"
+/* While a namespace of agent.conf is not there: how often to look. */
+#define MISSING_MS 250
+/* After a pass that could not open the plane, or left a tap unbound
+ * (its policy not loaded yet, another XDP program on it): when to try
+ * again, quietly (each error is told once). */
+#define RETRY_MS 1000
+#define UNSETTLED_MS 5000
+
+/* ---- the log ------------------------------------------------------------------ */
+
+void agent_log(const char *fmt, ...)
+{
+	char line[2048];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	/* one write a line: lines of a burst never mix in the journal */
+	fprintf(stderr, "%s\n", line);
+}
+
+const char *agent_tap_name(const struct agent_ns *ns, const char *ifname, char *buf,
+			   size_t size)
+{
+	snprintf(buf, size, "%s (%s)", ifname, ns->label);
+	return buf;
+}
+
+static void log_config_error(void *arg, bool error, const char *text)
+{
+	(void)arg;
+	agent_log("%s%s", error ? "" : "warning: ", text);
+}
+
+/* systemd's readiness protocol (sd_notify(3)), without libsystemd: one
+ * datagram to $NOTIFY_SOCKET, when there is one. */
+static void notify(const char *state)
+{
+	const char *path = getenv("NOTIFY_SOCKET");
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	size_t n = path ? strlen(path) : 0;
+	int fd;
+
+	if (!n || n >= sizeof(sa.sun_path) || (path[0] != '/' && path[0] != '@'))
+		return;
+	memcpy(sa.sun_path, path, n);
+	if (path[0] == '@')
+		sa.sun_path[0] = 0; /* an abstract socket */
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return;
+	sendto(fd, state, strlen(state), MSG_NOSIGNAL, (struct sockaddr *)&sa,
+	       offsetof(struct sockaddr_un, sun_path) + n);
+	close(fd);
+}
+
+static void log_summary(const struct agent *a)
+{
+	const struct agent_config *cfg = &a->cfg;
+	char watched[1024];
+	size_t n = snprintf(watched, sizeof(watched), "%s", AGENT_HOST_NETNS);
+	uint32_t from_run = 0;
+
+	for (uint32_t i = 0; i < cfg->nr_netns && n < sizeof(watched); i++)
+		n += snprintf(watched + n, sizeof(watched) - n, ", netns %s", cfg->netns[i]);
+	for (uint32_t i = 0; i < cfg->nr_order; i++)
+		from_run += cfg->order[i] >= cfg->run.v && cfg->order[i] < cfg->run.v + cfg->run.nr;
+	agent_log("configuration %s: %u policies, %u bindings in %u files (%u from %s), unbound "
+		  "%s%s; watching %s", cfg->dir, cfg->nr_policies, cfg->nr_binds, cfg->nr_order,
+		  from_run, cfg->run_dir,
+		  cfg->unbound == TA_UNBOUND_POLICY ? "policy " : "",
+		  cfg->unbound == TA_UNBOUND_POLICY ? cfg->unbound_policy
+		  : cfg->unbound == TA_UNBOUND_DROP ? "drop" : "pass", watched);
+}
+
+/* ---- the runtime folder and /run/netns ---------------------------------------- */
+
+struct watches {
+	int fd;	   /* inotify */
+	int run;   /* the runtime folder's watch, or -1 */
+	int netns; /* /run/netns's, or -1 */
+};
+
+/* mkdir -p, with folders of mode 0755: adapters write there as root,
+ * and anyone may read what they wrote. 0 or -errno. */
+static int make_dirs(const char *path)
+{
+	char *copy = strdup(path);
+	int err = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	for (char *slash = copy + 1; !err; slash++) {
+		bool last = !*slash;
+
+		if (*slash != '/' && !last)
+			continue;
+		*slash = 0;
+		if (mkdir(copy, 0755) && errno != EEXIST)
+			err = -errno;
+		if (last)
+			break;
+		*slash = '/';
+	}
+	free(copy);
+	return err;
+}
+
+static void watch_run_dir(struct agent *a, struct watches *w)
+{
+	int err = make_dirs(a->o->run_dir);
+
+	w->run = err ? -1 : inotify_add_watch(w->fd, a->o->run_dir,
+					      IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM |
+						      IN_DELETE | IN_ONLYDIR);
+	if (w->run < 0)
+		agent_log("error: cannot watch %s for the adapters' bindings: %s; they apply at "
+			  "SIGHUP only", a->o->run_dir, strerror(err ? -err : errno));
+}
+
+/* /run/netns: watched once it is there (`ip netns add` makes it). */
+static void watch_netns_dir(struct watches *w)
+{
+	if (w->netns < 0)
+		w->netns = inotify_add_watch(w->fd, NETNS_DIR,
+					     IN_CREATE | IN_DELETE | IN_MOVED_TO | IN_MOVED_FROM |
+						     IN_ONLYDIR);
+}
+
+/* Which watches have news: bit 0 the runtime folder, bit 1 /run/netns. */
+static int read_watches(struct watches *w)
+{
+	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+	const struct inotify_event *ev;
+	int news = 0;
+	ssize_t n;
+
+	while ((n = read(w->fd, buf, sizeof(buf))) > 0)
+		for (char *p = buf; p < buf + n; p += sizeof(*ev) + ev->len) {
+			ev = (const struct inotify_event *)p;
+			if (ev->mask & IN_Q_OVERFLOW)
+				news |= 3;
+			else if (ev->wd == w->run)
+				news |= 1;
+			else if (ev->wd == w->netns)
+				news |= 2;
+			if (ev->mask & IN_IGNORED && ev->wd == w->netns)
+				w->netns = -1; /* /run/netns removed */
+		}
+	return news;
+}
+
+/* ---- configuration ------------------------------------------------------------ */
+
+static void reload(struct agent *a)
+{
+	struct agent_report r = {.say = log_config_error};
+	struct agent_config cfg;
+
+	notify("RELOADING=1");
+	agent_log("reloading the configuration (SIGHUP)");
+	if (agent_config_load(a->o->config_dir, a->o->run_dir, &a->cfg, &cfg, &r)) {
+		agent_log("reload refused: %u errors above; the configuration running stays",
+			  r.errors);
+		notify("READY=1");
+		return;
+	}
+	agent_config_free(&a->cfg);
+	a->cfg = cfg;
+	log_summary(a);
+	agent_metrics_sync(a);
+	if (agent_ns_sync(a))
+		agent_log("error: cannot watch the agent's own namespace again");
+	a->full = true;
+	notify("READY=1");
+}
+
+static void reload_run(struct agent *a)
+{
+	struct agent_report r = {.say = log_config_error};
+
+	if (agent_config_reload_run(&a->cfg, &r)) {
+		agent_log("error: cannot read %s again; its bindings stay as they were",
+			  a->o->run_dir);
+		return;
+	}
+	agent_log("%s: read again: %u bindings in %u files in all%s", a->o->run_dir,
+		  a->cfg.nr_binds, a->cfg.nr_order,
+		  r.errors ? " (files with errors left out as said above)" : "");
+	a->full = true;
+}
+
+/* ---- the loop ------------------------------------------------------------------ */
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static bool any_unsettled(const struct agent *a)
+{
+	for (uint32_t i = 0; i < a->nr_ns; i++)
+		for (uint32_t l = 0; l < a->ns[i].nr_links; l++)
+			if (!a->ns[i].links[l].settled)
+				return true;
+	return false;
+}
+
+static bool any_dirty(const struct agent *a)
+{
+	for (uint32_t i = 0; i < a->nr_ns; i++)
+		if (a->ns[i].dirty)
+			return true;
+	return a->nr_gone || (a->full && !agent_ns_dumping(a));
+}
+
+struct loop {
+	struct agent *a;
+	struct watches w;
+	int sig;
+	int64_t retry_at; /* when to reconcile without news; 0: never */
+	bool stop;
+};
+
+/* Signals: 0 goes on, or the signal that stops the agent. */
+static void read_signals(struct loop *l)
+{
+	struct signalfd_siginfo si;
+
+	while (read(l->sig, &si, sizeof(si)) == sizeof(si)) {
+		if (si.ssi_signo == SIGHUP) {
+			reload(l->a);
+			continue;
+		}
+		agent_log("stopping on %s; the taps stay bound",
+			  si.ssi_signo == SIGTERM ? "SIGTERM" : "SIGINT");
+		l->stop = true;
+	}
+}
+
+static int poll_timeout(const struct loop *l)
+{
+	int64_t wait = agent_metrics_timeout(l->a);
+
+	if (agent_ns_missing(l->a) || (l->a->nr_ns > 1 && l->w.netns < 0))
+		wait = wait < 0 || MISSING_MS < wait ? MISSING_MS : wait;
+	if (l->retry_at) {
+		int64_t until = l->retry_at - now_ms();
+
+		until = until < 0 ? 0 : until;
+		wait = wait < 0 || until < wait ? until : wait;
+	}
+	return (int)wait;
+}
+
+/* Bind and unbind what changed; readiness after the first full pass. */
+static void reconcile(struct loop *l)
+{
+	struct agent *a = l->a;
+
+	l->retry_at = 0;
+	if (agent_reconcile(a))
+		l->retry_at = now_ms() + RETRY_MS;
+	else if (any_unsettled(a))
+		l->retry_at = now_ms() + UNSETTLED_MS;
+	if (!a->ready && !a->full) {
+		a->ready = true;
+		agent_log("ready");
+		notify("READY=1");
+	}
+}
+
+/* One turn: wait, read all there is, reconcile once, metrics. */
+static void turn(struct loop *l)
+{
+	struct agent *a = l->a;
+	struct pollfd fds[3 + AGENT_MAX_CLIENTS + a->nr_ns];
+	int n = 0, m, news;
+
+	fds[n++] = (struct pollfd){.fd = l->sig, .events = POLLIN};
+	fds[n++] = (struct pollfd){.fd = l->w.fd, .events = POLLIN};
+	for (uint32_t i = 0; i < a->nr_ns; i++)
+		fds[n++] = (struct pollfd){.fd = a->ns[i].nl, .events = POLLIN};
+	m = agent_metrics_fds(a, fds + n);
+	if (poll(fds, n + m, poll_timeout(l)) < 0 && errno != EINTR) {
+		agent_log("fatal: poll: %s", strerror(errno));
+		l->stop = true;
+		return;
+	}
+	read_signals(l);
+	if (l->stop)
+		return;
+	news = read_watches(&l->w);
+	if (news & 1)
+		reload_run(a);
+	if (news & 2 || agent_ns_missing(a) || (a->nr_ns > 1 && l->w.netns < 0)) {
+		watch_netns_dir(&l->w);
+		agent_ns_recheck(a);
+	}
+	for (uint32_t i = 0; i < a->nr_ns; i++)
+		agent_ns_read(a, &a->ns[i]);
+	if (any_dirty(a) || (l->retry_at && now_ms() >= l->retry_at))
+		reconcile(l);
+	agent_metrics_turn(a, fds + n, m);
+}
+
+static int loop_setup(struct loop *l)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	signal(SIGPIPE, SIG_IGN);
+	if (sigprocmask(SIG_BLOCK, &set, NULL))
+		return -errno;
+	l->sig = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+	l->w.fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	l->w.run = l->w.netns = -1;
+	if (l->sig < 0 || l->w.fd < 0)
+		return -errno;
+	watch_run_dir(l->a, &l->w);
+	watch_netns_dir(&l->w);
+	return 0;
+}
+
+int agent_run(const struct agent_opts *o)
+{
+	struct agent_report r = {.say = log_config_error};
+	struct agent a = {.o = o, .full = true};
+	struct loop l = {.a = &a, .sig = -1, .w = {.fd = -1}};
+	int ret, err;
+
+	agent_log("tap-accel agent %s: configuration %s, bindings also in %s", TA_VERSION,
+		  o->config_dir, o->run_dir);
+	ret = agent_config_load(o->config_dir, o->run_dir, NULL, &a.cfg, &r);
+	if (ret) {
+		agent_log("not started: %u errors in the configuration (above); 'tap-accel agent "
+			  "--check' checks it", r.errors);
+		return ret;
+	}
+	log_summary(&a);
+	agent_metrics_init(&a.metrics);
+	err = loop_setup(&l);
+	err = err ?: agent_ns_sync(&a);
+	if (err) {
+		agent_log("not started: cannot watch signals, files or links: %s", strerror(-err));
+		ret = EXIT_SYSTEM;
+	}
+	if (!ret)
+		agent_metrics_sync(&a);
+	while (!ret && !l.stop)
+		turn(&l);
+	notify("STOPPING=1");
+	agent_metrics_close(&a);
+	agent_ns_close_all(&a);
+	agent_config_free(&a.cfg);
+	free(a.gone);
+	if (l.sig >= 0)
+		close(l.sig);
+	if (l.w.fd >= 0)
+		close(l.w.fd);
+	return ret;
+}

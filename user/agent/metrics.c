@@ -1,0 +1,325 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * metrics.c - agent.conf's `metrics` (docs/agent.md): the plane's counters
+ * in Prometheus' text format (lib/prom.h), written to node_exporter's
+ * textfile folder every AGENT_METRICS_MS, and served at /metrics on a
+ * local address. Both open the plane anew each time, so that policies
+ * loaded since by anyone are named; the exposition is the same as
+ * `tap-accel stats --prometheus --all`.
+ *
+ * The server lives in the agent's one poll loop: requests are read
+ * without blocking, a client that has not sent its request within
+ * CLIENT_MS is closed, and an answer is sent with a send timeout, so that
+ * no client can hold up the binding of taps for more than that.
+ */
+#define _GNU_SOURCE /* accept4 */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agent/agent.h"
+#include "lib/policy_parse.h"
+#include "lib/prom.h"
+
+#define CLIENT_MS 5000
+#define SEND_TIMEOUT_MS 1000
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* An error is said once, until another one or a success. */
+static void told(struct agent_exporter *x, const char *what, const char *text)
+{
+	uint64_t hash = ta_digest(text, strlen(text)) | 1;
+
+	if (x->told == hash)
+		return;
+	x->told = hash;
+	agent_log("error: metrics %s: %s", what, text);
+}
+
+static int plane_read(struct ta_plane *pl, struct ta_error *e)
+{
+	if (!ta_plane_exists()) {
+		ta_error_set(e, EXIT_SYSTEM, "no tap-accel program is loaded yet\n");
+		return -1;
+	}
+	return ta_plane_open(pl, TA_PLANE_READ, NULL, e) ? -1 : 0;
+}
+
+/* ---- node_exporter's textfile ----------------------------------------------- */
+
+static void write_textfile(struct agent_exporter *x, const char *dir)
+{
+	struct ta_plane pl;
+	struct ta_error e;
+	int ret = plane_read(&pl, &e);
+
+	if (!ret) {
+		ret = ta_prom_write_file(dir, &pl, &e);
+		ta_plane_close(&pl);
+	}
+	if (ret)
+		told(x, dir, e.text);
+	else if (!x->written)
+		agent_log("metrics: writing %s/%s every %d s", dir, TA_PROM_FILE,
+			  AGENT_METRICS_MS / 1000);
+	x->written = !ret;
+	if (!ret)
+		x->told = 0;
+}
+
+/* ---- /metrics ---------------------------------------------------------------- */
+
+static void client_close(struct agent_client *c)
+{
+	close(c->fd);
+	c->fd = -1;
+}
+
+/* Send all of buf, or give up when the client stops reading. */
+static void send_all(int fd, const char *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = send(fd, buf, len, MSG_NOSIGNAL);
+
+		if (n <= 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return;
+		buf += n;
+		len -= n;
+	}
+}
+
+static void respond(int fd, const char *status, const char *type, const char *body, size_t len,
+		    bool head)
+{
+	char hdr[256];
+	int n = snprintf(hdr, sizeof(hdr),
+			 "HTTP/1.1 %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
+			 "Connection: close\r\n\r\n", status, type, len);
+
+	send_all(fd, hdr, n);
+	if (!head)
+		send_all(fd, body, len);
+}
+
+static void respond_text(int fd, const char *status, const char *text)
+{
+	respond(fd, status, "text/plain; charset=utf-8", text, strlen(text), false);
+}
+
+/* GET or HEAD /metrics: the exposition; anything else, why not. */
+static void answer(struct agent_exporter *x, struct agent_client *c)
+{
+	const char *path, *end;
+	bool head = !strncmp(c->req, "HEAD ", 5);
+	struct ta_plane pl;
+	struct ta_error e;
+	char *body = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	if (!head && strncmp(c->req, "GET ", 4)) {
+		respond_text(c->fd, "405 Method Not Allowed", "only GET and HEAD\n");
+		return;
+	}
+	path = c->req + (head ? 5 : 4);
+	end = path + strcspn(path, " ?\r\n");
+	if (end - path != 8 || strncmp(path, "/metrics", 8)) {
+		respond_text(c->fd, "404 Not Found", "tap-accel serves /metrics\n");
+		return;
+	}
+	if (plane_read(&pl, &e)) {
+		respond_text(c->fd, "503 Service Unavailable", e.text);
+		return;
+	}
+	f = open_memstream(&body, &len);
+	if (!f || ta_prom_write(f, &pl, NULL, &e)) {
+		told(x, "/metrics", f ? e.text : strerror(errno));
+		respond_text(c->fd, "500 Internal Server Error", "cannot read the counters\n");
+	} else {
+		fclose(f);
+		f = NULL;
+		respond(c->fd, "200 OK", "text/plain; version=0.0.4; charset=utf-8", body, len,
+			head);
+	}
+	if (f)
+		fclose(f);
+	free(body);
+	ta_plane_close(&pl);
+}
+
+/* Read what the client sent; answer once its request's head is whole. */
+static void client_read(struct agent_exporter *x, struct agent_client *c)
+{
+	size_t room = sizeof(c->req) - 1 - c->len;
+	ssize_t n = recv(c->fd, c->req + c->len, room, MSG_DONTWAIT);
+	struct timeval tv = {.tv_usec = SEND_TIMEOUT_MS * 1000};
+
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n <= 0) {
+		client_close(c);
+		return;
+	}
+	c->len += n;
+	c->req[c->len] = 0;
+	if (!strstr(c->req, "\r\n\r\n") && !strstr(c->req, "\n\n")) {
+		if (c->len < sizeof(c->req) - 1)
+			return;
+		respond_text(c->fd, "431 Request Header Fields Too Large", "request too long\n");
+		client_close(c);
+		return;
+	}
+	setsockopt(c->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	fcntl(c->fd, F_SETFL, fcntl(c->fd, F_GETFL) & ~O_NONBLOCK);
+	answer(x, c);
+	client_close(c);
+}
+
+static void client_accept(struct agent_exporter *x)
+{
+	int fd = accept4(x->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	for (int i = 0; i < AGENT_MAX_CLIENTS; i++) {
+		struct agent_client *c = &x->clients[i];
+
+		if (c->fd < 0) {
+			*c = (struct agent_client){.fd = fd, .since = now_ms()};
+			return;
+		}
+	}
+	close(fd); /* as many as it serves at once already */
+}
+
+static void stop_serving(struct agent_exporter *x)
+{
+	for (int i = 0; i < AGENT_MAX_CLIENTS; i++)
+		if (x->clients[i].fd >= 0)
+			client_close(&x->clients[i]);
+	if (x->listen_fd >= 0)
+		close(x->listen_fd);
+	x->listen_fd = -1;
+	free(x->serving);
+	x->serving = NULL;
+}
+
+static void start_serving(struct agent_exporter *x, const struct agent_metrics *m)
+{
+	int one = 1, fd;
+
+	fd = socket(m->listen_addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd >= 0)
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (fd < 0 || bind(fd, (const struct sockaddr *)&m->listen_addr, m->listen_len) ||
+	    listen(fd, AGENT_MAX_CLIENTS)) {
+		agent_log("error: metrics listen %s: %s; not serving /metrics", m->listen,
+			  strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	x->listen_fd = fd;
+	x->serving = strdup(m->listen);
+	agent_log("metrics: serving http://%s/metrics", m->listen);
+}
+
+/* ---- the loop's side ---------------------------------------------------------- */
+
+void agent_metrics_init(struct agent_exporter *x)
+{
+	*x = (struct agent_exporter){.listen_fd = -1};
+	for (int i = 0; i < AGENT_MAX_CLIENTS; i++)
+		x->clients[i].fd = -1;
+}
+
+void agent_metrics_sync(struct agent *a)
+{
+	const struct agent_metrics *m = &a->cfg.metrics;
+	struct agent_exporter *x = &a->metrics;
+
+	if (x->serving && (!m->listen || strcmp(x->serving, m->listen)))
+		stop_serving(x);
+	if (m->listen && !x->serving)
+		start_serving(x, m);
+	x->next_textfile = 0; /* at the next turn */
+	x->written = false;
+}
+
+int agent_metrics_fds(const struct agent *a, struct pollfd *fds)
+{
+	const struct agent_exporter *x = &a->metrics;
+	int n = 0;
+
+	if (x->listen_fd < 0)
+		return 0;
+	fds[n++] = (struct pollfd){.fd = x->listen_fd, .events = POLLIN};
+	for (int i = 0; i < AGENT_MAX_CLIENTS; i++)
+		if (x->clients[i].fd >= 0)
+			fds[n++] = (struct pollfd){.fd = x->clients[i].fd, .events = POLLIN};
+	return n;
+}
+
+int agent_metrics_timeout(const struct agent *a)
+{
+	const struct agent_exporter *x = &a->metrics;
+	int64_t now = now_ms(), wait = -1;
+
+	if (a->cfg.metrics.textfile)
+		wait = x->next_textfile > now ? x->next_textfile - now : 0;
+	for (int i = 0; i < AGENT_MAX_CLIENTS; i++) {
+		int64_t until = x->clients[i].since + CLIENT_MS - now;
+
+		if (x->clients[i].fd < 0)
+			continue;
+		until = until < 0 ? 0 : until;
+		wait = wait < 0 || until < wait ? until : wait;
+	}
+	return (int)wait;
+}
+
+void agent_metrics_turn(struct agent *a, const struct pollfd *fds, int n)
+{
+	struct agent_exporter *x = &a->metrics;
+	const char *dir = a->cfg.metrics.textfile;
+	int64_t now = now_ms();
+
+	for (int i = 0; i < AGENT_MAX_CLIENTS; i++) {
+		struct agent_client *c = &x->clients[i];
+
+		if (c->fd < 0)
+			continue;
+		for (int f = 1; f < n; f++)
+			if (fds[f].fd == c->fd && fds[f].revents)
+				client_read(x, c);
+		if (c->fd >= 0 && now - c->since >= CLIENT_MS)
+			client_close(c);
+	}
+	if (n && fds[0].revents & POLLIN)
+		client_accept(x);
+	if (dir && now >= x->next_textfile) {
+		write_textfile(x, dir);
+		x->next_textfile = now + AGENT_METRICS_MS;
+	}
+}
+
+void agent_metrics_close(struct agent *a)
+{
+	stop_serving(&a->metrics);
+}
