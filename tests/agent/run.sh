@@ -246,6 +246,19 @@ mkdir "$C/empty"
 expect_exit 0 "^$C/empty: ok, 0 policies, 0 bindings in 0 files, unbound pass, watching host$" \
 	"$TA_BIN" agent --check --config "$C/empty" --run-dir "$C/empty"
 
+# ---- nothing configured -----------------------------------------------------------
+echo "# an empty configuration (the package's): no program loaded, nothing pinned"
+agent_start "$C/empty"
+logged "it says why" '^the configuration binds no tap: no program loaded until it does$'
+mark
+taps_add "$NS" idle0
+ip -n "$NS" link set idle0 down
+sleep 0.3
+check "a tap came and went by: the log is quiet" "" "$(since)"
+check "no program pinned" "absent" "$(test -e "$ROOT/prog" && echo present || echo absent)"
+agent_stop
+ip -n "$NS" link del idle0
+
 # ---- examples/agent -------------------------------------------------------------
 echo "# examples/agent: vmtap0 bound, its UDP port 9 dropped"
 agent_start "$EX"

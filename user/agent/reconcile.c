@@ -530,6 +530,29 @@ static void pass_free(struct pass *p)
 	ta_plane_close(&p->pl);
 }
 
+/* A host where the package is installed and nothing is configured loads
+ * no program and mounts nothing: the agent waits for a binding, or for
+ * an `unbound` other than pass, and serves a plane someone else made. */
+static bool plane_wanted(const struct agent *a)
+{
+	return a->cfg.nr_binds || a->cfg.unbound != TA_UNBOUND_PASS || ta_plane_exists();
+}
+
+/* Every link judged: none is the configuration's. */
+static void idle(struct agent *a)
+{
+	for (uint32_t i = 0; i < a->nr_ns; i++) {
+		for (uint32_t l = 0; l < a->ns[i].nr_links; l++)
+			a->ns[i].links[l].settled = true;
+		a->ns[i].dirty = false;
+	}
+	a->nr_gone = 0;
+	if (a->full && !agent_ns_dumping(a)) {
+		agent_log("the configuration binds no tap: no program loaded until it does");
+		a->full = false;
+	}
+}
+
 int agent_reconcile(struct agent *a)
 {
 	/* a full pass waits for the dumps: links they have not shown yet
@@ -537,6 +560,10 @@ int agent_reconcile(struct agent *a)
 	struct pass p = {.a = a, .full = a->full && !agent_ns_dumping(a)};
 	int err;
 
+	if (!plane_wanted(a)) {
+		idle(a);
+		return 0;
+	}
 	if (plane_open(&p))
 		return -1;
 	if (p.full) {
