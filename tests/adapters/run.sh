@@ -8,8 +8,8 @@
 #   bpffs of the suite's own;
 # - qemu-ifup and qemu-ifdown, run by unmodified QEMU's tap backend
 #   (-netdev tap,script=,downscript=) in a private network namespace.
-# Every file written is checked against the bindings.d grammar
-# (bindcheck.py, until the agent's --check is at hand). Needs root.
+# Every file written is read by `tap-accel agent --check`, as the agent
+# reads it, and bindcheck.py checks that it names taps exactly. Needs root.
 # Ends with "N passed, N failed".
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -51,7 +51,7 @@ cleanup() {
 	for p in "$tmp"/*.pid; do
 		[ -s "$p" ] && kill -9 "$(cat "$p")" 2>/dev/null
 	done
-	ns_del "$NS"
+	ns_del "$NS" "${NS}a"
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -79,10 +79,20 @@ has() {
 		sed 's/^/    /' "${3:-$tmp/err}"
 	fi
 }
-# grammar DESC FILE...: the files are valid bindings.d files, names exact.
+# grammar DESC FILE...: the agent takes the files (tap-accel agent --check
+# with them in its runtime folder), and their names are exact.
 grammar() {
 	_d=$1
 	shift
+	rm -rf "$tmp/agentcheck"
+	mkdir -p "$tmp/agentcheck/etc" "$tmp/agentcheck/run"
+	cp "$@" "$tmp/agentcheck/run/"
+	if out=$("$TA_BIN" agent --check --config "$tmp/agentcheck/etc" \
+		--run-dir "$tmp/agentcheck/run" 2>&1); then
+		good
+	else
+		bad "$_d: tap-accel agent --check: $out"
+	fi
 	if out=$("$PY" "$HERE/bindcheck.py" --exact "$@" 2>&1); then good; else bad "$_d: $out"; fi
 }
 no_tmp() {
@@ -490,6 +500,47 @@ echo quit >"$tmp/q1.mon.in"
 gone q1 && good || bad "QEMU q1 did not quit"
 absent "qemu-ifdown at quit: binding removed" "$F"
 check "the tap went with QEMU" "" "$(link qad0)"
+
+echo "== QEMU and the agent: the tap bound with its guard while QEMU starts; unbound when it quits"
+AG=$tmp/agent
+mkdir -p "$AG/policies" "$AG/bindings.d"
+printf 'rule drop proto udp dport 9\ndefault pass\n' >"$AG/policies/web.policy"
+printf 'netns %s\n' "$NS" >"$AG/agent.conf"
+# the agent in a namespace of its own, watching $NS, reading $B
+ns_add "${NS}a" || bad "netns ${NS}a"
+ip netns exec "${NS}a" "$TA_BIN" agent --config "$AG" --run-dir "$B" 2>"$tmp/agent.log" &
+echo $! >"$tmp/agent.pid"
+# agent_says PATTERN: in its log within 5 s
+agent_says() {
+	for _ in $(seq 1 100); do
+		grep -qE -- "$1" "$tmp/agent.log" && return 0
+		sleep 0.05
+	done
+	return 1
+}
+agent_says '^ready$' && good || { bad "the agent is not ready:"; sed 's/^/    /' "$tmp/agent.log"; }
+qemu q0 qad9 TAP_ACCEL_POLICY=web TAP_ACCEL_GUARD=mac=$MAC,ip=192.0.2.51
+check "QEMU with qemu-ifup and the agent starts ($(cat "$tmp/q0.err"))" 0 "$rc"
+if agent_says "^bound qad9 \(netns $NS\): policy web, guard mac,ip4, by $B/10-qemu-qad9.conf:3$"; then
+	good
+else
+	bad "the agent did not bind qad9 as qemu-ifup's file says:"
+	sed 's/^/    /' "$tmp/agent.log"
+fi
+check "qad9 in status: policy web, guard mac,ip4" '"policy":"web" "guard":"mac,ip4"' \
+	"$(in_ns "$TA_BIN" --json status | grep -o '"ifname":"qad9"[^}]*' |
+		grep -o '"policy":"[^"]*"\|"guard":"[^"]*"' | tr '\n' ' ' | sed 's/ $//')"
+echo quit >"$tmp/q0.mon.in"
+gone q0 && good || bad "QEMU q0 did not quit"
+# qemu-ifdown removes the file before QEMU closes the tap: either comes first
+agent_says "^unbound qad9 \(netns $NS\): (no binding matches it|deleted)$" && good ||
+	{ bad "the agent did not unbind qad9:"; sed 's/^/    /' "$tmp/agent.log"; }
+kill -TERM "$(cat "$tmp/agent.pid")"
+wait "$(cat "$tmp/agent.pid")"
+check "the agent exits 0" 0 "$?"
+rm -f "$tmp/agent.pid"
+check "no error in the agent's log" "" "$(grep '^error' "$tmp/agent.log")"
+ns_del "${NS}a"
 
 echo "== QEMU: settings from the tap's file; SIGTERM"
 mkdir -p "$tmp/qemu"
