@@ -98,7 +98,13 @@ install_files() {
 	cp "$CLI" "$BINDIR/tap-accel"
 	chmod 755 "$BINDIR/tap-accel"
 	cp "$PROGS"/*.bpf.o "$PROGDIR/"
-	say "CLI $BINDIR/tap-accel, programs in $PROGDIR"
+	# The adapters (docs/guests.md); the agent's unit and libvirt's hook
+	# link are the package's: they name /usr paths.
+	for a in libvirt-qemu qemu-ifup qemu-ifdown; do
+		cp "$TOP/user/adapters/$a" "$DESTDIR$PREFIX/lib/tap-accel/$a"
+		chmod 755 "$DESTDIR$PREFIX/lib/tap-accel/$a"
+	done
+	say "CLI $BINDIR/tap-accel, programs in $PROGDIR, adapters in $DESTDIR$PREFIX/lib/tap-accel"
 }
 
 # Prebuilt modules, placed where DKMS puts the ones it builds, and chosen

@@ -177,6 +177,22 @@ for o in tap_accel xdp_basic; do
 	check "$o.bpf.o installed" 644 "$(stat -c %a "$R/usr/lib/tap-accel/bpf/$o.bpf.o" 2>/dev/null)"
 done
 
+echo "# fresh: the agent, its unit and the adapters"
+runs "the agent's unit is enabled" test -L "$R/etc/systemd/system/multi-user.target.wants/tap-accel.service"
+for a in libvirt-qemu qemu-ifup qemu-ifdown; do
+	check "/usr/lib/tap-accel/$a is executable" 755 "$(stat -c %a "$R/usr/lib/tap-accel/$a" 2>/dev/null)"
+done
+check "libvirt's qemu.d hook" /usr/lib/tap-accel/libvirt-qemu \
+	"$(in_root readlink -f /etc/libvirt/hooks/qemu.d/tap-accel)"
+expect_exit 0 "^/etc/tap-accel: ok, 0 policies, 0 bindings in 0 files, unbound pass, watching host$" \
+	in_root tap-accel agent --check
+# The package's configuration binds nothing: the agent, run as the unit
+# runs it, loads no program until it does.
+in_root timeout --preserve-status -s TERM 3 tap-accel agent >"$tmp/agent.log" 2>&1
+check "the agent, stopped: exit 0" "0" "$?"
+expect_exit 0 "^the configuration binds no tap: no program loaded until it does$" cat "$tmp/agent.log"
+runs "nothing pinned by the agent" test ! -e "$R/sys/fs/bpf/tap-accel"
+
 # The copies the guests load: the DKMS modules and modprobe.d as installed.
 save_state() {
 	for k in $KVERS; do

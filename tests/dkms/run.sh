@@ -117,6 +117,7 @@ kre=$(printf '%s' "$KVER" | sed 's/[.+]/\\&/g')
 runs "make install" make -s -C "$TOP" install TUN=replace DESTDIR="$D" KVERS="$KVER"
 runs "the CLI installed" "$D/usr/local/sbin/tap-accel" --help
 runs "the programs installed" test -f "$D/usr/local/lib/tap-accel/bpf/xdp_basic.bpf.o"
+runs "the libvirt hook installed" test -x "$D/usr/local/lib/tap-accel/libvirt-qemu"
 runs "the DKMS sources in /usr/src" test -f "$D/usr/src/tapx-$VERSION/dkms.conf"
 ko=$(ls "$D/lib/modules/$KVER/updates/dkms/"tapx.ko* 2>/dev/null | head -n 1)
 check "the installed module's vermagic" "$KVER" "$(modinfo -F vermagic "$ko" 2>/dev/null | cut -d' ' -f1)"

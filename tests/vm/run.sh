@@ -166,8 +166,9 @@ done
 copy_bin /bin/kmod
 ird_kmod_tree "$R/stock-modules/$KVER" "$MODDIR" tun tap vhost_iotlb vhost vhost_net ||
 	fail "cannot stage the stock modules of $KVER"
-mkdir -p $R/mk/modprobe.d
+mkdir -p $R/mk/modprobe.d $R/user/adapters
 cp "$TOP/mk/install.sh" $R/tests/install.sh
+cp "$TOP"/user/adapters/* $R/user/adapters/
 cp "$TOP/mk/modprobe.d/tapx.conf" $R/mk/modprobe.d/
 cp "$TOP/VERSION" $R/VERSION
 

@@ -76,6 +76,7 @@ runs "install: modprobe.d sets tun_compat" grep -qx "options tapx tun_compat=1" 
 runs "install: modprobe.d redirects tun" grep -q "^install tun /sbin/modprobe --ignore-install tapx" /etc/modprobe.d/tapx.conf
 runs "install: CLI installed" /usr/local/sbin/tap-accel --help
 runs "install: programs installed" test -f /usr/local/lib/tap-accel/bpf/xdp_basic.bpf.o
+runs "install: the QEMU script installed" test -x /usr/local/lib/tap-accel/qemu-ifup
 runs "install: modules.dep has tapx" grep -q "^updates/dkms/tapx.ko:" $ML/modules.dep
 
 runs "install: replaced modprobe tun" /sbin/modprobe tun
