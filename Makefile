@@ -14,6 +14,8 @@
 #                 (default 600) on that kernel (tests/vm/tapx-fuzz.c)
 #   make vmbench / make vmprofile   the VM bench; a perf profile of a tapx
 #                 write path in the VM (tests/vm/profile.sh)
+#   make vmbench-ab AB=REV  tapx's write paths with this tree's module and
+#                 REV's, alternating in one VM boot (tests/vm/ab.sh)
 #   make install [TUN=replace] [PREFIX=/usr/local]  the CLI, the programs and
 #                 tapx through DKMS; TUN=replace makes tapx the host's tun
 #                 (/etc/modprobe.d/tapx.conf); make uninstall undoes it all
@@ -27,7 +29,7 @@
 include mk/common.mk
 export TOP BUILD V VM_KERNEL
 
-.PHONY: all deps build-deps deb bpf user kmod install uninstall test test-guests fuzz fuzz-kmod bench vmtest vmtest-debug debug-kernel vmbench vmprofile clean
+.PHONY: all deps build-deps deb bpf user kmod install uninstall test test-guests fuzz fuzz-kmod bench vmtest vmtest-debug debug-kernel vmbench vmbench-ab vmprofile clean
 
 all: bpf user kmod
 
@@ -98,6 +100,10 @@ fuzz-kmod: deps
 vmbench: deps
 	$(Q)$(MAKE) all
 	$(Q)sh tests/vm/run.sh --bench
+
+vmbench-ab: deps
+	$(Q)$(MAKE) all
+	$(Q)sh tests/vm/run.sh --ab $(or $(AB),$(error AB=REV: the git revision whose tapx to compare with))
 
 vmprofile: deps
 	$(Q)$(MAKE) all

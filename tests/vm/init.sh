@@ -1,5 +1,5 @@
 #!/bin/sh
-# /init of the VM: mounts, runs the suites (or the bench or profile), prints the
+# /init of the VM: mounts, runs the suites (or the bench, profile or A/B), prints the
 # results between markers for tests/vm/run.sh, then dmesg, then powers off.
 export PATH=/bin:/sbin:/usr/bin
 mount -t proc proc /proc
@@ -24,7 +24,7 @@ done
 
 echo "==== OUTPUT BEGIN"
 # Each ends with the "N passed, N failed" of tests/lib/check.sh's finish.
-if [ "$mode" = bench ] || [ "$mode" = profile ]; then
+if [ "$mode" = bench ] || [ "$mode" = profile ] || [ "$mode" = ab ]; then
 	sh /tests/$mode.sh 2>&1
 else
 	sh /tests/suite-all.sh 2>&1

@@ -8,6 +8,10 @@
 #                             (if built) and the tapx-bench measurement
 #   tests/vm/run.sh --profile boot it and profile a tapx write path with
 #                             perf (tests/vm/profile.sh)
+#   tests/vm/run.sh --ab REV  boot it with this tree's tapx.ko and REV's
+#                             (a git revision) and time tapx's write paths
+#                             with each, alternating (tests/vm/ab.sh): a
+#                             change to the driver against what it changed
 # Environment: VM_KERNEL (a series of mk/kernels.sh, resolved to the newest
 # installed kernel of it), or all of KVER (guest kernel), KERNEL (its image),
 # MODBASE (root holding lib/modules/KVER) and KDIR (tree to build tapx
@@ -54,6 +58,12 @@ VM_QEMU_OPTS=${VM_QEMU_OPTS:-}
 MODE=test
 [ "${1:-}" = "--bench" ] && MODE=bench
 [ "${1:-}" = "--profile" ] && MODE=profile
+AB_REV=
+[ "${1:-}" = "--ab" ] && MODE=ab AB_REV=${2:-}
+[ $MODE != ab ] || [ -n "$AB_REV" ] || {
+	echo "usage: tests/vm/run.sh --ab REV (make vmbench-ab AB=REV)" >&2
+	exit 2
+}
 # 6.12's suites run on one emulator thread: under multi-threaded TCG it can
 # die in bpf_dispatcher_xdp_func (an int3 of text patching seen by the other
 # vCPU) when native XDP programs are swapped under traffic, on stock tun.ko
@@ -62,7 +72,7 @@ MODE=test
 # bench and profile swap programs only between runs: both threads, so that
 # writer and reader run in parallel as on hardware.
 case $MODE:$KVER in
-test:6.1.* | test:6.1-* | bench:* | profile:*) VM_ACCEL=${VM_ACCEL:-tcg} ;;
+test:6.1.* | test:6.1-* | bench:* | profile:* | ab:*) VM_ACCEL=${VM_ACCEL:-tcg} ;;
 *) VM_ACCEL=${VM_ACCEL:-tcg,thread=single} ;;
 esac
 
@@ -90,6 +100,16 @@ TAPX_TUN_KO=${TAPX_TUN_KO:-$(dirname "$TAPX_KO")/tapx_tun.ko}
 [ -f "$TAPX_TUN_KO" ] || fail "$TAPX_TUN_KO missing"
 built_for=$(modinfo -F vermagic "$TAPX_KO" | cut -d' ' -f1)
 [ "$built_for" = "$KVER" ] || fail "$TAPX_KO was built for $built_for, not for $KVER"
+# --ab: REV's tapx, built from its own tree for the same kernel.
+if [ $MODE = ab ]; then
+	AB_TREE=$OUT/ab-tree
+	rm -rf "$AB_TREE" && mkdir -p "$AB_TREE"
+	git -C "$TOP" archive "$AB_REV" | tar -x -C "$AB_TREE" || fail "no tree for $AB_REV"
+	make -s -C "$AB_TREE/kmod" BUILD="$AB_TREE/build" KDIR="$KDIR" >/dev/null ||
+		fail "kmod build of $AB_REV for $KVER failed"
+	TAPX_KO_B=$AB_TREE/build/kmod/tapx.ko
+	[ -f "$TAPX_KO_B" ] || fail "the build of $AB_REV left no $TAPX_KO_B"
+fi
 make -s -C "$TOP/kmod" BUILD="$KMOD_BUILD" KDIR="$KDIR" copyfloor >/dev/null ||
 	fail "copyfloor build failed"
 [ -f "$BUILD/bpf/xdp_basic.bpf.o" ] || make -s -C "$TOP/bpf" BUILD="$BUILD" >/dev/null ||
@@ -146,6 +166,7 @@ make -s -C "$TOP/tests/bpf" BUILD="$BUILD" >/dev/null && copy_bin "$BUILD/tests/
 # checks that list against modinfo for this kernel.
 MODS="tun veth llc stp bridge sch_ingress cls_bpf vhost_iotlb vhost tap vhost_net"
 cp "$TAPX_KO" $R/modules/tapx.ko
+[ $MODE != ab ] || cp "$TAPX_KO_B" $R/modules/tapx-b.ko
 cp "$TAPX_TUN_KO" $R/modules/tapx_tun.ko
 cp "$KMOD_BUILD/copyfloor/copyfloor.ko" $R/modules/
 for m in $MODS; do
@@ -180,7 +201,7 @@ for src in "$HERE"/*.bpf.c; do
 		-c "$src" -o $R/bpf/$o || fail "cannot build $o"
 done
 cp "$HERE"/init.sh $R/init
-cp "$HERE"/suite-*.sh "$HERE"/lib.sh "$HERE"/bench.sh "$HERE"/profile.sh $R/tests/
+cp "$HERE"/suite-*.sh "$HERE"/lib.sh "$HERE"/bench.sh "$HERE"/profile.sh "$HERE"/ab.sh $R/tests/
 cp "$TOP/tests/lib/check.sh" $R/tests/check.sh
 # make bench's own script, for suite-benchload.sh.
 cp "$TOP/mk/bench.sh" $R/tests/make-bench.sh
@@ -197,7 +218,7 @@ set +e
 timeout --foreground -k 10 "$VM_TIMEOUT" qemu-system-x86_64 \
 	-accel "$VM_ACCEL" $VM_QEMU_OPTS -cpu "$VM_CPU" -m 1G -smp 2 -nographic -no-reboot \
 	-kernel "$KERNEL" -initrd "$OUT/initramfs.gz" \
-	-append "console=ttyS0 panic=-1 loglevel=3 vmmode=$MODE ${VM_APPEND:-}" \
+	-append "console=ttyS0 panic=-1 loglevel=3 vmmode=$MODE ${AB_REV:+vmabrev=$AB_REV} ${VM_APPEND:-}" \
 	-nic none </dev/null >"$LOG" 2>&1
 qrc=$?
 set -e

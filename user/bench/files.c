@@ -92,7 +92,23 @@ void bench_chart_outputs(FILE *out, const char *base, const char *plot)
 		base, plot, base, plot);
 }
 
-int bench_gnuplot(const char *dir, const char *script)
+bool bench_chart_open(const char *dir, const char *base, FILE **dat, FILE **gp)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), "%s.dat", base);
+	*dat = bench_open_in(dir, name);
+	snprintf(name, sizeof(name), "%s.gp", base);
+	*gp = *dat ? bench_open_in(dir, name) : NULL;
+	if (*gp)
+		return true;
+	if (*dat)
+		fclose(*dat);
+	return false;
+}
+
+/* gnuplot SCRIPT run in DIR: its exit status, 127 without gnuplot, -1. */
+static int run_gnuplot(const char *dir, const char *script)
 {
 	pid_t pid = fork();
 	int status;
@@ -107,4 +123,20 @@ int bench_gnuplot(const char *dir, const char *script)
 	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status))
 		return -1;
 	return WEXITSTATUS(status);
+}
+
+bool bench_plot(const char *dir, const char *base)
+{
+	char script[64];
+	int rc;
+
+	snprintf(script, sizeof(script), "%s.gp", base);
+	rc = run_gnuplot(dir, script);
+	if (rc == 127)
+		fprintf(stderr, "tap-accel bench: no gnuplot here, no %s.svg or %s.png; %s.gp and "
+			"%s.dat are in %s\n", base, base, base, base, dir);
+	else if (rc)
+		fprintf(stderr, "tap-accel bench: gnuplot failed; %s.gp and %s.dat are in %s\n", base,
+			base, dir);
+	return rc == 0;
 }

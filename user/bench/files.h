@@ -3,6 +3,7 @@
 #ifndef TA_BENCH_FILES_H
 #define TA_BENCH_FILES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -14,7 +15,11 @@ int bench_results_dir(const char *given, char *buf, size_t len);
 FILE *bench_open_in(const char *dir, const char *name);
 /* The end of a gnuplot script: `plot` drawn as BASE.svg and BASE.png. */
 void bench_chart_outputs(FILE *out, const char *base, const char *plot);
-/* gnuplot SCRIPT run in DIR: its exit status, 127 without gnuplot, -1. */
-int bench_gnuplot(const char *dir, const char *script);
+/* DIR/BASE.dat and DIR/BASE.gp open for writing: true, or false with
+ * neither open (said on stderr). */
+bool bench_chart_open(const char *dir, const char *base, FILE **dat, FILE **gp);
+/* gnuplot BASE.gp run in DIR, which draws BASE.svg and BASE.png: whether
+ * it did; why not is said on stderr. */
+bool bench_plot(const char *dir, const char *base);
 
 #endif /* TA_BENCH_FILES_H */

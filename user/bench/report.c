@@ -652,16 +652,11 @@ static bool wants_log_scale(const struct bench_run *run)
 /* Whether chart.svg was drawn. */
 static bool write_chart(const struct bench_run *run, const char *dir)
 {
-	FILE *dat = bench_open_in(dir, "chart.dat"), *gp = bench_open_in(dir, "chart.gp");
-	int cols, rc;
+	FILE *dat, *gp;
+	int cols;
 
-	if (!dat || !gp) {
-		if (dat)
-			fclose(dat);
-		if (gp)
-			fclose(gp);
+	if (!bench_chart_open(dir, "chart", &dat, &gp))
 		return false;
-	}
 	if (headline_planned(run)) {
 		double lo, hi;
 		bool tapx = headline_chart_data(run, dat, &lo, &hi);
@@ -673,15 +668,7 @@ static bool write_chart(const struct bench_run *run, const char *dir)
 	}
 	fclose(dat);
 	fclose(gp);
-	rc = bench_gnuplot(dir, "chart.gp");
-	if (rc)
-		fprintf(stderr,
-			"tap-accel bench: %s; chart.gp and chart.dat are in "
-			"%s\n",
-			rc == 127 ? "no gnuplot here, no chart.svg or chart.png"
-				  : "gnuplot failed",
-			dir);
-	return rc == 0;
+	return bench_plot(dir, "chart");
 }
 
 int report_files(const struct bench_run *run)

@@ -847,18 +847,11 @@ static void plot_series(const struct scale *s, int from, int to, char *buf, size
 /* Two panels over the number of taps: memory per tap, bind time per tap. */
 static bool write_chart(const struct scale *s)
 {
-	FILE *dat = bench_open_in(s->out_dir, "scale.dat");
-	FILE *gp = bench_open_in(s->out_dir, "scale.gp");
 	char mem[512], bind[512], plot[1536];
-	int rc;
+	FILE *dat, *gp;
 
-	if (!dat || !gp) {
-		if (dat)
-			fclose(dat);
-		if (gp)
-			fclose(gp);
+	if (!bench_chart_open(s->out_dir, "scale", &dat, &gp))
 		return false;
-	}
 	fputs("taps\tplane memlock\tplane MemAvailable\tper-tap memlock\tper-tap MemAvailable"
 	      "\tplane, one call for all\tplane, one call per tap\tper-tap instance\n",
 	      dat);
@@ -895,11 +888,7 @@ static bool write_chart(const struct scale *s)
 	bench_chart_outputs(gp, "scale", plot);
 	fclose(dat);
 	fclose(gp);
-	rc = bench_gnuplot(s->out_dir, "scale.gp");
-	if (rc)
-		fprintf(stderr, "tap-accel bench: %s; scale.gp and scale.dat are in %s\n",
-			rc == 127 ? "no gnuplot here, no scale.svg" : "gnuplot failed", s->out_dir);
-	return rc == 0;
+	return bench_plot(s->out_dir, "scale");
 }
 
 static int write_files(struct scale *s)

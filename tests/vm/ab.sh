@@ -1,0 +1,67 @@
+# VM A/B: this tree's tapx.ko (a, /modules/tapx.ko) against another
+# revision's (b, /modules/tapx-b.ko, built by tests/vm/run.sh --ab REV) in
+# one boot. Each round loads one, times tapx-bench's write paths on a tap
+# with XDP_DROP and with XDP_PASS, and unloads it, a and b alternating, so
+# that drift hits both; the table is the minimum of the rounds, ns per
+# frame, and b/a. Kernel arguments: vmreps=N rounds (5), vmcount=N frames
+# per run (20000; 9000 B: a quarter), vmtapxsizes=L (64,1500,9000),
+# vmabrev=REV (named in the table).
+. /tests/check.sh
+. /tests/lib.sh
+bpftool prog loadall /bpf/xdp_basic.bpf.o $B pinmaps $BM ||
+	bad "ab: cannot load xdp_basic"
+REPS=${vmreps:-5}
+COUNT=${vmcount:-20000}
+SIZES=$(echo ${vmtapxsizes:-64,1500,9000} | tr , ' ')
+WRITERS="block nonblock writev uring batch64"
+
+# round NAME KO: the module loaded, every cell timed once, unloaded; lines
+# "PROG SIZE WRITER NS" appended to /tmp/ab.NAME. Every frame written
+# must have met the program.
+round() {
+	name=$1 ko=$2
+	insmod "$ko" || { bad "ab: insmod $ko"; return; }
+	for prog in xdp_drop xdp_pass; do
+		tapxt mk $X ab0 65521 >/dev/null && xdp_attach ab0 $prog ||
+			{ bad "ab: tap ab0 with $prog on $name"; continue; }
+		ip link set ab0 up
+		frames=0
+		for size in $SIZES; do
+			n=$COUNT
+			[ $size = 9000 ] && n=$((COUNT / 4))
+			for w in $WRITERS; do
+				if set -- $(tapx-bench $X ab0 $size $w $n); then
+					echo "$prog $size $w $1" >>/tmp/ab.$name
+				else
+					bad "ab: $name $prog $size $w"
+				fi
+				frames=$((frames + n + n / 10))
+			done
+		done
+		verdict=${prog#xdp_}
+		check "ab: $name $prog: rx_packets, xdp_$verdict" "$frames $frames" \
+			"$(ethtool -S ab0 | awk -v v="xdp_$verdict:" '$1 == "rx_packets:" { r = $2 }
+				$1 == v { x = $2 } END { print r, x }')"
+		ip link del ab0
+	done
+	rmmod tapx || bad "ab: rmmod tapx ($name)"
+}
+
+: >/tmp/ab.a
+: >/tmp/ab.b
+r=0
+while [ $r -lt "$REPS" ]; do
+	round a /modules/tapx.ko
+	round b /modules/tapx-b.ko
+	r=$((r + 1))
+done
+echo "--- tapx A/B: a = this tree, b = ${vmabrev:-the other revision}; ns per frame,"
+echo "    min of $REPS alternating rounds of $COUNT frames (9000 B: $((COUNT / 4)))"
+printf '%-9s %-6s %-9s %8s %8s %7s\n' program size writer a b b/a
+awk '{ k = $1 " " $2 " " $3; v = FILENAME == "/tmp/ab.a" ? "a" : "b"
+	if (!((v, k) in m) || $4 < m[v, k]) m[v, k] = $4
+	if (!(k in seen)) { seen[k] = 1; order[n++] = k } }
+END { for (i = 0; i < n; i++) { k = order[i]; split(k, f, " ")
+	printf "%-9s %-6s %-9s %8d %8d %7.3f\n", f[1], f[2], f[3], m["a", k], m["b", k],
+		m["a", k] ? m["b", k] / m["a", k] : 0 } }' /tmp/ab.a /tmp/ab.b
+finish
