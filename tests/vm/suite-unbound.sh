@@ -97,6 +97,22 @@ else
 	ip link del ubt0
 fi
 
+# The default's verdicts are carried out and counted as a tap's own
+# program's: XDP_TX back to the writer, XDP_REDIRECT to xb (lib.sh).
+runs "unbound: xdp_tx as the default" tapx-unbound set-pinned $B/xdp_tx
+snap xa
+tool tapxt run --src $X:xa --size 60 --count $N --self $N --dst packet:xa --expect 0
+expect xa xdp_tx=$N tx_packets=$N
+set_port xb
+runs "unbound: xdp_redirect as the default" tapx-unbound set-pinned $B/xdp_redirect
+for size in 60 9000; do
+	snap xa
+	snap xb
+	tool tapxt run --src $X:xa --size $size --count $N --dst tap:$X:xb --expect $N
+	expect xa xdp_redirect=$N
+	expect xb xdp_xmit=$N
+done
+
 # Set and cleared by hand.
 id=$(tapx-unbound set-new)
 check "unbound: a default set by hand" "$id" "$(tapx-unbound get)"

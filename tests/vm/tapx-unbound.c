@@ -12,6 +12,7 @@
  *   tapx-unbound get               the default's id (0: none)
  *   tapx-unbound set-new           loads an XDP program (xdp.frags, XDP_PASS)
  *                                  held only by the default; prints its id
+ *   tapx-unbound set-pinned PATH   the program pinned at PATH as the default
  *   tapx-unbound clear             clears the default
  *   tapx-unbound refuse NODE       the refusals, as PASS/FAIL lines
  *   tapx-unbound netns-exit        a namespace of its own with a default
@@ -372,6 +373,24 @@ static int netns_exit(void)
 	return failures != 0;
 }
 
+static int set_pinned(const char *path)
+{
+	union bpf_attr attr;
+	int fd = node_open(), prog, err;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.pathname = (uint64_t)(unsigned long)path;
+	prog = syscall(__NR_bpf, BPF_OBJ_GET, &attr, sizeof(attr));
+	if (fd < 0 || prog < 0) {
+		perror(path);
+		return 1;
+	}
+	err = set_default(fd, prog);
+	if (err)
+		fprintf(stderr, "tapx-unbound set-pinned: %s\n", strerror(-err));
+	return !!err;
+}
+
 int main(int argc, char **argv)
 {
 	uint32_t id = 0;
@@ -384,6 +403,8 @@ int main(int argc, char **argv)
 		return refuse(argv[2]);
 	if (argc == 2 && !strcmp(argv[1], "netns-exit"))
 		return netns_exit();
+	if (argc == 3 && !strcmp(argv[1], "set-pinned"))
+		return set_pinned(argv[2]);
 	if (argc != 2)
 		goto usage;
 	fd = node_open();
@@ -414,6 +435,6 @@ int main(int argc, char **argv)
 	return 0;
 usage:
 	fprintf(stderr, "usage: tapx-unbound race NODE NAME MS | get | set-new | clear | "
-			"refuse NODE | netns-exit\n");
+			"set-pinned PATH | refuse NODE | netns-exit\n");
 	return 2;
 }
