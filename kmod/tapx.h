@@ -53,6 +53,7 @@
 #include <linux/virtio_net.h>
 #include <linux/poll.h>
 #include <linux/wait.h>
+#include <net/netns/generic.h>
 #include <net/xdp.h>
 
 #include "compat.h"
@@ -308,6 +309,34 @@ int tapx_attach(struct tapx_file *tfile, struct tapx_dev *tapx);
 void tapx_queue_detach(struct tapx_file *tfile, struct tapx_dev *tapx);
 void tapx_file_unbind(struct tapx_file *tfile);
 void tapx_detach_all(struct tapx_dev *tapx);
+
+bool tapx_runs_xdp(struct tapx_dev *tapx);
+void tapx_net_sock_xdp(struct net *net);
+
+/*
+ * tapx_defprog.c: a namespace's default XDP program, which its taps run
+ * while they have none of their own.
+ */
+struct tapx_net {
+	struct bpf_prog __rcu *def_prog;
+};
+
+extern unsigned int tapx_net_id;
+int tapx_defprog_init(void);
+void tapx_defprog_exit(void);
+long tapx_defprog_ioctl(struct tapx_file *tfile, unsigned int cmd,
+			void __user *argp);
+
+static inline struct tapx_net *tapx_net(const struct net *net)
+{
+	return net_generic(net, tapx_net_id);
+}
+
+/* In a bound section (BH disabled): the default of @tapx's namespace. */
+static inline struct bpf_prog *tapx_def_prog(const struct tapx_dev *tapx)
+{
+	return rcu_dereference_bh(tapx_net(dev_net(tapx->dev))->def_prog);
+}
 
 /* tapx_ethtool.c: counters */
 extern const struct ethtool_ops tapx_ethtool_ops;

@@ -400,6 +400,9 @@ static long tapx_chr_ioctl(struct file *file, unsigned int cmd,
 	case TAPXRECV:
 	case TAPXRECV_T241:
 		return tapx_batch_ioctl(file, false, argp);
+	case TAPXSETDEFPROG:
+	case TAPXGETDEFPROG:
+		return tapx_defprog_ioctl(tfile, cmd, argp);
 	}
 	if (cmd == TUNGETFEATURES)
 		return put_user(TAPX_IFF_FEATURES, (unsigned int __user *)argp);

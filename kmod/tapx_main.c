@@ -19,9 +19,12 @@ static int __init tapx_module_init(void)
 	err = tapx_bufs_init();
 	if (err)
 		return err;
-	err = rtnl_link_register(&tapx_link_ops);
+	err = tapx_defprog_init();
 	if (err)
 		goto err_bufs;
+	err = rtnl_link_register(&tapx_link_ops);
+	if (err)
+		goto err_defprog;
 	err = tapx_chr_register();
 	if (err)
 		goto err_link;
@@ -29,6 +32,8 @@ static int __init tapx_module_init(void)
 
 err_link:
 	rtnl_link_unregister(&tapx_link_ops);
+err_defprog:
+	tapx_defprog_exit();
 err_bufs:
 	tapx_bufs_exit();
 	return err;
@@ -39,6 +44,8 @@ static void __exit tapx_module_exit(void)
 	tapx_chr_unregister();
 	/* Deletes every tapx device left, persistent ones included. */
 	rtnl_link_unregister(&tapx_link_ops);
+	/* Then every namespace's default program. */
+	tapx_defprog_exit();
 	/* The socket filters those devices freed after a grace period. */
 	rcu_barrier();
 	/* No file is open and no device left: no writer either. */

@@ -178,7 +178,7 @@ static int tapx_xdp_set(struct net_device *dev, struct bpf_prog *prog,
 	rcu_assign_pointer(tapx->xdp_prog, prog);
 	if (old)
 		bpf_prog_put(old);
-	tapx_dev_sock_xdp(tapx, prog);
+	tapx_dev_sock_xdp(tapx, tapx_runs_xdp(tapx));
 	return 0;
 }
 
@@ -206,6 +206,34 @@ static const struct net_device_ops tapx_netdev_ops = {
 	.ndo_bpf = tapx_bpf,
 	.ndo_xdp_xmit = tapx_xdp_xmit,
 };
+
+/*
+ * Whether @tapx's writes meet a program: its own, or its namespace's
+ * default (a tap's only: L3 devices have no XDP). Under rtnl.
+ */
+bool tapx_runs_xdp(struct tapx_dev *tapx)
+{
+	struct net_device *dev = tapx->dev;
+
+	if (rtnl_dereference(tapx->xdp_prog))
+		return true;
+	return dev->netdev_ops == &tapx_netdev_ops &&
+	       rtnl_dereference(tapx_net(dev_net(dev))->def_prog);
+}
+
+/* @net's default program changed: SOCK_XDP on its taps' files. Under rtnl. */
+void tapx_net_sock_xdp(struct net *net)
+{
+	struct net_device *dev;
+	struct tapx_dev *tapx;
+
+	for_each_netdev(net, dev) {
+		if (dev->netdev_ops != &tapx_netdev_ops)
+			continue;
+		tapx = netdev_priv(dev);
+		tapx_dev_sock_xdp(tapx, tapx_runs_xdp(tapx));
+	}
+}
 
 /* tun has no XDP on L3 devices, and neither has tapx. */
 static int tapx_l3_bpf(struct net_device *dev, struct netdev_bpf *bpf)
@@ -288,7 +316,7 @@ int tapx_attach(struct tapx_file *tfile, struct tapx_dev *tapx)
 		tapx_napi_attach(tfile, tapx);
 	}
 
-	tapx_sock_xdp(tfile, rtnl_dereference(tapx->xdp_prog));
+	tapx_sock_xdp(tfile, tapx_runs_xdp(tapx));
 	/* Publish only the fully set up file. */
 	rcu_assign_pointer(tfile->tapx, tapx);
 	rcu_assign_pointer(tapx->tfiles[tapx->numqueues], tfile);

@@ -197,6 +197,9 @@ static __always_inline bool tapx_xdp_run(struct tapx_file *tfile,
 
 	/* BH is disabled: an RCU read-side section (tapx_bound_begin()). */
 	prog = rcu_dereference_bh(tapx->xdp_prog);
+	/* None of its own: its namespace's default (tapx_defprog.c), if any. */
+	if (!prog)
+		prog = tapx_def_prog(tapx);
 	if (!prog) {
 		tapx_xdp_pass(tfile, tapx, xdp, f, orig_data, orig_len);
 		return false;

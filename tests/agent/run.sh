@@ -324,6 +324,8 @@ agent_stop
 check "vmtap0 stays bound without the agent" '"policy":"vm" "state":"attached"' \
 	"$(policy_of "$NS" vmtap0) $(field "$NS" vmtap0 state)"
 check "no error in the whole log" "" "$(grep '^error' "$LOG")"
+# stock tun: nothing of tapx's default program
+check "nothing said of tapx" "" "$(grep 'tapx' "$LOG")"
 
 # ---- metrics --------------------------------------------------------------------
 echo "# metrics: node_exporter's textfile and /metrics, read by prometheus_client"

@@ -369,6 +369,8 @@ le32() { printf '%d %d %d %d' $(($1 & 255)) $(($1 >> 8 & 255)) $(($1 >> 16 & 255
 bpftool map update pinned "$ROOT/ta_config" key 0 0 0 0 value $(le32 4) $(le32 "$(layout unbound_action)") \
 	$(le32 "$(layout unbound_policy)") $(le32 "$(layout unbound_stats)") $(le32 0) $(le32 0)
 expect_exit 0 "$A " ta status
+# stock tun: no word of tapx's default program, in either form
+check "status: nothing of tapx" "" "$(ta status | grep "^tapx:"; ta status --json | grep -o tapx_default)"
 
 echo "# bad input: another XDP program"
 mkdir -p "$BT"

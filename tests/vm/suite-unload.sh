@@ -12,7 +12,15 @@ else
 fi
 wait $hpid
 check "unload: holder exit status" 0 $?
+# A namespace's default program (tapx-unbound) goes with the module.
+defprog=$(tapx-unbound set-new)
 runs "unload: rmmod tapx" rmmod tapx
+n=50
+while [ $n -gt 0 ] && bpftool prog show id "$defprog" >/dev/null 2>&1; do
+	sleep 0.1
+	n=$((n - 1))
+done
+runs "unload: the default program ${defprog:-?} freed with tapx" sh -c "[ -n '$defprog' ] && ! bpftool prog show id '$defprog'"
 runs "unload: tapx devices gone" sh -c '! ls /sys/class/net | grep -qE "^(xa|xb|hold0)$"'
 runs "unload: /dev/net/tapx gone" test ! -e $X
 skb_after=$(awk '$1 == "skbuff_head_cache" { print $2 }' /proc/slabinfo)

@@ -57,6 +57,7 @@ struct agent_ns {
 	bool interrupted;	 /* the dump may have skipped links: trust it not */
 	bool dirty;		 /* a link changed */
 	bool told_missing;	 /* the log said it is not there */
+	int tapx_told;		 /* tapx's default program: 1 set, -errno, 0 */
 };
 
 /* A client of /metrics: its request as read so far. */

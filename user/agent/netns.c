@@ -220,6 +220,7 @@ static void ns_close(struct agent_ns *ns)
 	if (ns->fd >= 0)
 		close(ns->fd);
 	ns->nl = ns->fd = -1;
+	ns->tapx_told = 0;
 	free(ns->links);
 	ns->links = NULL;
 	ns->nr_links = ns->cap_links = 0;

@@ -183,6 +183,44 @@ static void set_unbound(struct pass *p)
 				sizeof(was_words)));
 }
 
+/* tapx gives the taps it makes in a namespace that namespace's default
+ * program from their creation: the plane's, so that unbound taps get
+ * `unbound` before the agent hears of them. Said once per namespace;
+ * nothing where tapx is not. */
+static void tapx_default(struct pass *p, struct agent_ns *ns)
+{
+	const struct agent_config *cfg = &p->a->cfg;
+	char words[96];
+	uint32_t id = 0;
+	int err;
+
+	err = agent_ns_enter(p->a, ns);
+	if (!err) {
+		err = ta_tapx_default(TA_TAPX_GET, &id);
+		if (!err && id != p->pl.prog_id)
+			err = ta_tapx_default(p->pl.prog_fd, NULL);
+		if (ns != &p->a->ns[0])
+			agent_ns_leave(p->a);
+	}
+	if (err == -ENODEV || (err ? err : 1) == ns->tapx_told)
+		return;
+	ns->tapx_told = err ? err : 1;
+	if (err)
+		agent_log("error: tapx: cannot give the taps of %s the program: %s", ns->label,
+			  strerror(-err));
+	else
+		agent_log("tapx: unbound taps of %s get the program from their creation (unbound %s)",
+			  ns->label,
+			  unbound_words(cfg->unbound, cfg->unbound_policy, words, sizeof(words)));
+}
+
+static void tapx_defaults(struct pass *p)
+{
+	for (uint32_t i = 0; i < p->a->nr_ns; i++)
+		if (p->a->ns[i].fd >= 0)
+			tapx_default(p, &p->a->ns[i]);
+}
+
 /* ---- bindings as they are ------------------------------------------------------- */
 
 static int cmp_key(const struct ta_tap_key *x, const struct ta_tap_key *y)
@@ -569,6 +607,7 @@ int agent_reconcile(struct agent *a)
 	if (p.full) {
 		load_policies(&p);
 		set_unbound(&p);
+		tapx_defaults(&p);
 		err = ta_taps_read(&p.pl, &p.states, &p.nr_states);
 		p.accounted = calloc(p.nr_states ?: 1, sizeof(*p.accounted));
 		if (err || !p.accounted) {

@@ -5,6 +5,7 @@
  * live taps of any namespace), and the pins of older tap-accel instances
  * whose taps went. With --all, everything tap-accel keeps on the host.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,6 +131,13 @@ static int run_clean(const void *opts, int argc, char **argv)
 			goto out;
 		}
 		ta_legacy_remove(TA_PIN_ROOT); /* and whatever is left, then the folder */
+		/* tapx's default here would keep running the program unpinned */
+		ret = ta_tapx_default(-1, NULL);
+		if (ret && ret != -ENODEV) {
+			ret = errno_error(ret, "cannot clear tapx's default program");
+			goto out;
+		}
+		ret = 0;
 		if (!cli.json)
 			printf("removed every tap-accel program, link, map and pin under %s\n",
 			       TA_PIN_ROOT);
@@ -163,7 +171,8 @@ out:
 static const struct option_spec clean_options[] = {
 	{ "all", 0, OPT_FLAG, offsetof(struct clean_opts, all), NULL,
 	  "remove everything: detach every tap, unload every policy, unpin the\n"
-	  "program (taps pass frames unjudged from then on)", NULL, 0, 0 },
+	  "program, clear tapx's default program here (taps pass frames unjudged\n"
+	  "from then on)", NULL, 0, 0 },
 	OPTIONS_END,
 };
 

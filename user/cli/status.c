@@ -83,6 +83,30 @@ static void print_tap(const struct ta_tap_state *st, const struct ta_policy_info
 	       state_name(st->link));
 }
 
+/* tapx's default program here, where tapx is: a line after the table,
+ * the array's last element in JSON. */
+static void print_tapx_default(uint32_t plane_id)
+{
+	uint32_t id;
+
+	if (ta_tapx_default(TA_TAPX_GET, &id))
+		return;
+	if (cli.json) {
+		jw_object_begin(&json);
+		jw_key(&json, "tapx_default");
+		jw_object_begin(&json);
+		jw_kv_u64(&json, "prog_id", id);
+		jw_kv_bool(&json, "plane", id && id == plane_id);
+		jw_object_end(&json);
+		jw_object_end(&json);
+	} else if (!id) {
+		printf("tapx: new taps here run no program until bound\n");
+	} else {
+		printf("tapx: new taps here run %s (id %u) until bound\n",
+		       id == plane_id ? "the plane's program" : "a program not tap-accel's", id);
+	}
+}
+
 static int run_status(const void *opts, int argc, char **argv)
 {
 	const struct status_opts *o = opts;
@@ -90,7 +114,7 @@ static int run_status(const void *opts, int argc, char **argv)
 	struct ta_tap_state *list;
 	struct ta_plane pl;
 	struct ta_error e;
-	uint32_t n;
+	uint32_t n, plane_id = 0;
 	int ret, err;
 
 	(void)argc;
@@ -108,6 +132,7 @@ static int run_status(const void *opts, int argc, char **argv)
 		ret = open_plane(&pl, TA_PLANE_READ);
 		if (ret)
 			return ret;
+		plane_id = pl.prog_id;
 		err = ta_taps_read(&pl, &list, &n);
 		err = err ?: ta_policies_read(&pl, &pc.list, &pc.nr);
 		if (err) {
@@ -123,6 +148,7 @@ static int run_status(const void *opts, int argc, char **argv)
 	for (uint32_t i = 0; i < n; i++)
 		if (o->all || list[i].here)
 			print_tap(&list[i], policy_of(&pc, list[i].tap.policy), &pl);
+	print_tapx_default(plane_id);
 	if (cli.json) {
 		jw_array_end(&json);
 		jw_end_document(&json);
@@ -146,7 +172,8 @@ const struct command status_cmd = {
 	.help = "Every tap bound here: IFACE, MODE, its POLICY with its RULES, DEFAULT and\n"
 		"DIGEST, the GUARD checks on, and STATE: attached, gone (the tap was\n"
 		"deleted: 'tap-accel clean') or unlinked (bound without a link, by\n"
-		"bpftool or a failed attach).\n",
+		"bpftool or a failed attach). Where tapx is loaded, a last line says what\n"
+		"program its new taps here run until they are bound (its default program).\n",
 	.options = status_options,
 	.opts_size = sizeof(struct status_opts),
 	.max_args = 0,

@@ -7,10 +7,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/magic.h>
+#include <linux/tapx.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
@@ -391,6 +393,53 @@ int ta_plane_set_unbound(const struct ta_plane *pl, uint32_t action, uint32_t po
 	cfg.unbound_action = action;
 	cfg.unbound_policy = policy;
 	return bpf_map_update_elem(pl->maps.ta_config, &zero, &cfg, 0) ? -errno : 0;
+}
+
+/* tapx's node: /dev/net/tapx, or /dev/net/tun when tapx has it
+ * (tun_compat=1, which stock tun's module has not). -ENODEV: no tapx. */
+static int tapx_open(void)
+{
+	char flag = 0;
+	int fd = open("/dev/net/tapx", O_RDWR | O_CLOEXEC);
+
+	if (fd >= 0)
+		return fd;
+	/* a node left by a module now gone answers ENXIO or ENODEV */
+	if (errno == ENXIO || errno == ENODEV)
+		return -ENODEV;
+	if (errno != ENOENT)
+		return -errno;
+	fd = open("/sys/module/tapx/parameters/tun_compat", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -ENODEV;
+	if (read(fd, &flag, 1) != 1)
+		flag = 0;
+	close(fd);
+	if (flag != 'Y')
+		return -ENODEV;
+	fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC);
+	return fd >= 0 ? fd : errno == ENOENT || errno == ENXIO ? -ENODEV : -errno;
+}
+
+int ta_tapx_default(int prog_fd, uint32_t *id)
+{
+	int fd = tapx_open(), err = 0;
+	__u32 now = 0;
+
+	if (fd < 0)
+		return fd;
+	if (prog_fd != TA_TAPX_GET && ioctl(fd, TAPXSETDEFPROG, &prog_fd))
+		err = -errno;
+	if (!err && id && ioctl(fd, TAPXGETDEFPROG, &now))
+		err = -errno;
+	close(fd);
+	/* a tapx from before default programs: unknown ioctls of a file
+	 * bound to no device are EBADFD there */
+	if (err == -EBADFD || err == -ENOTTY)
+		err = -ENODEV;
+	if (!err && id)
+		*id = now;
+	return err;
 }
 
 /* Unpin (and detach) every link, then the maps and the program. */

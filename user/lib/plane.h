@@ -97,6 +97,17 @@ int ta_plane_sync(const struct ta_plane *pl);
 int ta_plane_set_unbound(const struct ta_plane *pl, uint32_t action, uint32_t policy);
 int ta_plane_get_unbound(const struct ta_plane *pl, uint32_t *action, uint32_t *policy);
 
+/*
+ * tapx's default program of this process's network namespace, which the
+ * taps tapx makes there run from their creation while they have no link
+ * of their own (kmod/README.md, "Default program"). `prog_fd` sets it, -1
+ * clears it, TA_TAPX_GET leaves it; *id (if not NULL) gets its id then, 0
+ * for none. 0; -ENODEV when tapx does not serve taps here (no
+ * /dev/net/tapx, and /dev/net/tun is not tapx's tun_compat); or -errno.
+ */
+#define TA_TAPX_GET (-2)
+int ta_tapx_default(int prog_fd, uint32_t *id);
+
 /* Whether a bpffs is mounted at `path`. */
 bool ta_bpffs_mounted(const char *path);
 /* EXIT_OK if a bpffs is at TA_BPFFS, else EXIT_SYSTEM with the error. */

@@ -63,6 +63,19 @@ struct tapx_batch {
 #define TAPXRECV _IOWR(TAPX_IOC_MAGIC, 0x01, struct tapx_batch)
 
 /*
+ * The default XDP program of a network namespace: every tap of the
+ * namespace runs it on its writes while it has no program of its own,
+ * from the moment TUNSETIFF returns. On a file bound to no device (EBUSY
+ * otherwise), for the namespace the file was opened in; CAP_NET_ADMIN
+ * over it. TAPXSETDEFPROG takes an int: an XDP program's fd (EINVAL for
+ * another type or a devmap/cpumap one, EOPNOTSUPP for a device-bound one,
+ * ERANGE without xdp.frags), or -1 to clear. TAPXGETDEFPROG stores its id
+ * in a __u32, 0 for none.
+ */
+#define TAPXSETDEFPROG _IOW(TAPX_IOC_MAGIC, 0x10, int)
+#define TAPXGETDEFPROG _IOR(TAPX_IOC_MAGIC, 0x11, __u32)
+
+/*
  * The numbers of tapx 0.1, on tun's magic ('T' 240 and 241, above tun's
  * own 200..227): still accepted, to be removed in the release after next.
  */
