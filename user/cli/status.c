@@ -83,28 +83,19 @@ static void print_tap(const struct ta_tap_state *st, const struct ta_policy_info
 	       state_name(st->link));
 }
 
-/* tapx's default program here, where tapx is: a line after the table,
- * the array's last element in JSON. */
+/* tapx's default program here, where tapx is: a line after the table.
+ * The JSON is the taps' array alone, each element a tap. */
 static void print_tapx_default(uint32_t plane_id)
 {
 	uint32_t id;
 
-	if (ta_tapx_default(TA_TAPX_GET, &id))
+	if (cli.json || ta_tapx_default(TA_TAPX_GET, &id))
 		return;
-	if (cli.json) {
-		jw_object_begin(&json);
-		jw_key(&json, "tapx_default");
-		jw_object_begin(&json);
-		jw_kv_u64(&json, "prog_id", id);
-		jw_kv_bool(&json, "plane", id && id == plane_id);
-		jw_object_end(&json);
-		jw_object_end(&json);
-	} else if (!id) {
+	if (!id)
 		printf("tapx: new taps here run no program until bound\n");
-	} else {
+	else
 		printf("tapx: new taps here run %s (id %u) until bound\n",
 		       id == plane_id ? "the plane's program" : "a program not tap-accel's", id);
-	}
 }
 
 static int run_status(const void *opts, int argc, char **argv)
