@@ -24,7 +24,12 @@
 #include <unistd.h>
 
 #include "agent/agent.h"
+#include "agent/log.h"
+#include "agent/metrics.h"
+#include "agent/netns.h"
+#include "agent/reconcile.h"
 #include "lib/error.h"
+#include "lib/util.h"
 
 #define NETNS_DIR "/run/netns"
 /* While a namespace of agent.conf is not there: how often to look. */
@@ -34,27 +39,6 @@
  * again, quietly (each error is told once). */
 #define RETRY_MS 1000
 #define UNSETTLED_MS 5000
-
-/* ---- the log ------------------------------------------------------------------ */
-
-void agent_log(const char *fmt, ...)
-{
-	char line[2048];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	/* one write a line: lines of a burst never mix in the journal */
-	fprintf(stderr, "%s\n", line);
-}
-
-const char *agent_tap_name(const struct agent_ns *ns, const char *ifname, char *buf,
-			   size_t size)
-{
-	snprintf(buf, size, "%s (%s)", ifname, ns->label);
-	return buf;
-}
 
 static void log_config_error(void *arg, bool error, const char *text)
 {
@@ -224,10 +208,7 @@ static void reload_run(struct agent *a)
 
 static int64_t now_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return (int64_t)(ta_monotonic_ns() / 1000000);
 }
 
 static bool any_unsettled(const struct agent *a)

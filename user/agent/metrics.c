@@ -24,19 +24,18 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "agent/agent.h"
+#include "agent/log.h"
+#include "agent/metrics.h"
 #include "lib/policy_parse.h"
 #include "lib/prom.h"
+#include "lib/util.h"
 
 #define CLIENT_MS 5000
 #define SEND_TIMEOUT_MS 1000
 
 static int64_t now_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return (int64_t)(ta_monotonic_ns() / 1000000);
 }
 
 /* An error is said once, until another one or a success. */

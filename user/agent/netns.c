@@ -16,7 +16,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "agent/agent.h"
+#include "agent/log.h"
+#include "agent/netns.h"
 #include "lib/netns.h"
 
 /* ---- links ----------------------------------------------------------------- */

@@ -17,7 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/agent.h"
+#include "agent/log.h"
+#include "agent/netns.h"
+#include "agent/reconcile.h"
 #include "lib/names.h"
 #include "lib/policies.h"
 #include "lib/policy_parse.h"

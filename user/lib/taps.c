@@ -228,14 +228,6 @@ static int each_binding(const struct ta_plane *pl,
 
 /* ---- what a binding holds --------------------------------------------- */
 
-static uint64_t monotonic_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
-}
-
 /* A full bucket under the rate of the policy's active version. */
 static void bucket_fill(const struct ta_plane *pl, uint32_t policy, struct ta_tap *tap)
 {
@@ -245,7 +237,7 @@ static void bucket_fill(const struct ta_plane *pl, uint32_t policy, struct ta_ta
 	memset(&tap->lock, 0, sizeof(tap->lock));
 	tap->pkt_tokens = head.burst_pkts * NSEC_PER_SEC;
 	tap->bit_tokens = head.burst_bytes * 8 * NSEC_PER_SEC;
-	tap->last_ns = monotonic_ns();
+	tap->last_ns = ta_monotonic_ns();
 }
 
 static void guard_entry(struct ta_tap *tap, const struct ta_guard_spec *g)

@@ -6,6 +6,7 @@
 #include <linux/sockios.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -87,4 +88,12 @@ bool ta_has_cap(int cap)
 	if (syscall(SYS_capget, &hdr, data))
 		return false;
 	return data[cap / 32].effective & (1u << (cap % 32));
+}
+
+uint64_t ta_monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }

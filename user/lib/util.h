@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <net/if.h>
 
 /* 0 if `name` can be an interface name, -EINVAL if not. */
@@ -25,5 +26,8 @@ int ta_netdev_is_tap(const char *ifname, char *driver, size_t size);
 
 /* Whether this process has capability `cap` (CAP_*) in its effective set. */
 bool ta_has_cap(int cap);
+
+/* CLOCK_MONOTONIC in ns. */
+uint64_t ta_monotonic_ns(void);
 
 #endif /* TA_UTIL_H */

@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * state.h - what the agent keeps (agent.h says what it does): the
+ * namespaces it watches and their links as the kernel last told them,
+ * the taps that went, the metrics' clients, the configuration running.
+ */
+#ifndef TA_AGENT_STATE_H
+#define TA_AGENT_STATE_H
+
+#include <limits.h>
+#include <net/if.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "agent/config.h"
+#include "agent/netlink.h"
+#include "bpf/tap_accel.h"
+
+struct agent_opts {
+	const char *config_dir; /* AGENT_CONFIG_DIR */
+	const char *run_dir;	/* AGENT_RUN_DIR */
+	int rcvbuf;		/* rtnetlink receive buffer; 0: netlink.c's */
+};
+
+/* A link of a watched namespace, as its last message said. */
+struct agent_link {
+	struct nl_link nl;
+	bool settled; /* the plane is what the configuration asks for it */
+	bool seen;    /* in the dump under way */
+	uint64_t error_hash; /* of the last error told of it: told once */
+};
+
+/* A network namespace watched. */
+struct agent_ns {
+	char name[NAME_MAX + 1]; /* AGENT_HOST_NETNS or its ip netns name */
+	char label[NAME_MAX + 8]; /* "host" or "netns NAME", for the log */
+	int fd;			 /* its nsfs file; -1 while it is not there */
+	dev_t dev;		 /* which namespace that is */
+	ino_t ino;
+	int nl;			 /* rtnetlink socket made in it; -1 */
+	uint64_t cookie;	 /* SO_NETNS_COOKIE: the first half of its taps' keys */
+	struct agent_link *links; /* by ifindex */
+	uint32_t nr_links, cap_links;
+	uint32_t dump_seq;	 /* of the dump under way; 0: none */
+	bool redump;		 /* events were lost during the dump: again after it */
+	bool interrupted;	 /* the dump may have skipped links: trust it not */
+	bool dirty;		 /* a link changed */
+	bool told_missing;	 /* the log said it is not there */
+	int tapx_told;		 /* tapx's default program: 1 set, -errno, 0 */
+};
+
+/* A client of /metrics: its request as read so far. */
+struct agent_client {
+	int fd; /* -1: a free slot */
+	int64_t since;
+	size_t len;
+	char req[1024];
+};
+
+#define AGENT_MAX_CLIENTS 8
+#define AGENT_METRICS_MS 15000 /* node_exporter's textfile: how often */
+
+/* What agent.conf's `metrics` lines made. */
+struct agent_exporter {
+	int listen_fd;	       /* -1: not serving /metrics */
+	char *serving;	       /* the ADDR:PORT it listens on */
+	int64_t next_textfile; /* when to write the textfile again */
+	bool written;	       /* the last write went well */
+	uint64_t told;	       /* the last error said: said once */
+	struct agent_client clients[AGENT_MAX_CLIENTS];
+};
+
+/* A tap that went, and how the log names it (agent_tap_name()). */
+struct agent_gone {
+	struct ta_tap_key key;
+	char name[IF_NAMESIZE + NAME_MAX + 16];
+};
+
+struct agent {
+	const struct agent_opts *o;
+	struct agent_config cfg; /* the configuration running */
+	struct agent_ns *ns;	 /* [0]: the agent's own */
+	uint32_t nr_ns;
+	uint32_t next_seq;
+	struct agent_gone *gone;
+	uint32_t nr_gone, cap_gone;
+	bool full; /* reconcile every link once no dump is under way */
+	bool ready; /* the first reconcile is done */
+	struct agent_exporter metrics;
+};
+
+#endif /* TA_AGENT_STATE_H */
