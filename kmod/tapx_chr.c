@@ -153,6 +153,23 @@ static int tapx_join(struct tapx_file *tfile, struct tapx_dev *tapx,
 	return 0;
 }
 
+/*
+ * IFF_NAPI_FRAGS, on the terms tun sets: CAP_NET_ADMIN, a tap, IFF_NAPI.
+ * In tun it builds the skb from the write's iovecs as page fragments; tapx
+ * always builds it around its own copy, and the frame goes through NAPI and
+ * GRO as with IFF_NAPI, which is what a writer sees of either.
+ */
+static int tapx_check_napi_frags(unsigned int flags)
+{
+	if (!(flags & IFF_NAPI_FRAGS))
+		return 0;
+	if (!capable(CAP_NET_ADMIN))
+		return -EPERM;
+	if (!(flags & IFF_NAPI) || (flags & TAPX_TYPE_MASK) != IFF_TAP)
+		return -EINVAL;
+	return 0;
+}
+
 static int tapx_set_iff(struct net *net, struct tapx_file *tfile,
 			struct ifreq *ifr)
 {
@@ -164,8 +181,13 @@ static int tapx_set_iff(struct net *net, struct tapx_file *tfile,
 	/* Both type flags: IFF_TUN wins, as in tun. */
 	if (flags & IFF_TUN)
 		flags &= ~IFF_TAP;
-	if (!(flags & TAPX_TYPE_MASK) || (flags & ~TAPX_IFF_ACCEPTED))
+	if (!(flags & TAPX_TYPE_MASK))
 		return -EINVAL;
+	/* Bits tun does not know it ignores, and so does tapx. */
+	flags &= TAPX_IFF_ACCEPTED;
+	err = tapx_check_napi_frags(flags);
+	if (err)
+		return err;
 	ifr->ifr_flags = flags;
 
 	dev = __dev_get_by_name(net, ifr->ifr_name);
@@ -189,9 +211,12 @@ static void tapx_get_iff(struct tapx_file *tfile, struct tapx_dev *tapx,
 			 struct ifreq *ifr)
 {
 	strscpy(ifr->ifr_name, tapx->dev->name, IFNAMSIZ);
-	ifr->ifr_flags = tapx->flags & (TAPX_IFF_FEATURES | IFF_PERSIST);
+	ifr->ifr_flags = tapx_iff_flags(tapx);
 	if (tfile->detached)
 		ifr->ifr_flags |= IFF_DETACH_QUEUE;
+	/* As tun: no classic filter (TUNATTACHFILTER) on the queue. */
+	if (!rcu_access_pointer(tapx->sock_filter))
+		ifr->ifr_flags |= IFF_NOFILTER;
 }
 
 /* TUNSETQUEUE; tun's errors: EINVAL for every request that does not apply. */
@@ -275,8 +300,8 @@ static long tapx_dev_ioctl(struct tapx_file *tfile, struct tapx_dev *tapx,
 	case TUNSETVNETHDRSZ:
 		if (get_user(val, (int __user *)argp))
 			return -EFAULT;
-		if (val < (int)sizeof(struct virtio_net_hdr) ||
-		    val > TAPX_VNET_HDR_MAX)
+		/* As tun: no upper bound; writes shorter than it are EINVAL. */
+		if (val < (int)sizeof(struct virtio_net_hdr))
 			return -EINVAL;
 		WRITE_ONCE(tapx->vnet_hdr_sz, val);
 		return 0;
@@ -391,6 +416,7 @@ static long tapx_chr_ioctl(struct file *file, unsigned int cmd,
 	void __user *argp = (void __user *)arg;
 	struct tapx_dev *tapx;
 	struct ifreq ifr;
+	short flags;
 	long ret;
 
 	switch (cmd) {
@@ -402,7 +428,8 @@ static long tapx_chr_ioctl(struct file *file, unsigned int cmd,
 		return tapx_batch_ioctl(file, false, argp);
 	}
 	if (cmd == TUNGETFEATURES)
-		return put_user(TAPX_IFF_FEATURES, (unsigned int __user *)argp);
+		return put_user(TAPX_IFF_FEATURES | IFF_NO_CARRIER,
+				(unsigned int __user *)argp);
 
 	if (cmd == TUNSETIFF || cmd == TUNSETQUEUE || cmd == SIOCGIFHWADDR ||
 	    cmd == SIOCSIFHWADDR) {
@@ -420,11 +447,14 @@ static long tapx_chr_ioctl(struct file *file, unsigned int cmd,
 		ret = tfile->detached ? -EINVAL : -EEXIST;
 		if (tapx)
 			goto unlock;
+		flags = ifr.ifr_flags;
 		ret = tapx_set_iff(tfile->net, tfile, &ifr);
 		if (ret)
 			goto unlock;
+		/* As tun: the device's name, the flags as they were given. */
 		tapx = rtnl_dereference(tfile->tapx);
-		tapx_get_iff(tfile, tapx, &ifr);
+		strscpy(ifr.ifr_name, tapx->dev->name, IFNAMSIZ);
+		ifr.ifr_flags = flags;
 		if (copy_to_user(argp, &ifr, sizeof(ifr)))
 			ret = -EFAULT;
 		goto unlock;

@@ -131,19 +131,33 @@ int tapx_set_offload(struct tapx_dev *tapx, unsigned long arg)
 {
 	netdev_features_t features = 0;
 
+	/* Segmentation offloads only make sense with checksums. */
 	if (arg & TUN_F_CSUM) {
 		features |= NETIF_F_HW_CSUM;
-		/* Segmentation offloads only make sense with checksums. */
-		if (arg & TUN_F_TSO4)
-			features |= NETIF_F_TSO;
-		if (arg & TUN_F_TSO6)
-			features |= NETIF_F_TSO6;
-		if ((arg & TUN_F_TSO_ECN) && (arg & (TUN_F_TSO4 | TUN_F_TSO6)))
-			features |= NETIF_F_TSO_ECN;
-		arg &= ~(TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6 | TUN_F_TSO_ECN |
-			 TUN_F_UFO);
+		if (arg & (TUN_F_TSO4 | TUN_F_TSO6)) {
+			if (arg & TUN_F_TSO4)
+				features |= NETIF_F_TSO;
+			if (arg & TUN_F_TSO6)
+				features |= NETIF_F_TSO6;
+			if (arg & TUN_F_TSO_ECN)
+				features |= NETIF_F_TSO_ECN;
+			arg &= ~(TUN_F_TSO4 | TUN_F_TSO6 | TUN_F_TSO_ECN);
+		}
+		/*
+		 * USO (6.2 on): the stack has one feature for both IP
+		 * versions, so as in tun they come together or not at all.
+		 */
+		if (TAPX_TUN_F_USO &&
+		    (arg & TAPX_TUN_F_USO) == TAPX_TUN_F_USO) {
+			features |= TAPX_F_USO;
+			arg &= ~TAPX_TUN_F_USO;
+		}
+		arg &= ~(TUN_F_CSUM | TUN_F_UFO);
 	}
-	/* Unknown bits fail, so userspace can probe for newer offloads. */
+	/*
+	 * Unknown bits fail, so userspace can probe for newer offloads; so do
+	 * ECN without TSO, USO4 or USO6 alone, anything without CSUM.
+	 */
 	if (arg)
 		return -EINVAL;
 
