@@ -71,6 +71,9 @@
 /* The device type: L3 (IFF_TUN, tapx_l3.c) or Ethernet (IFF_TAP). */
 #define TAPX_TYPE_MASK (IFF_TUN | IFF_TAP)
 
+/* tun's tx_queue_len of L3 devices, theirs with tun_compat (the qdisc's). */
+#define TAPX_TUN_QLEN 500
+
 /* Queues (files) per device, attached plus detached; tun's limit. */
 #define TAPX_MAX_QUEUES 256
 /* Offloads userspace can accept on read (TUNSETOFFLOAD). */
@@ -298,6 +301,8 @@ long tapx_batch_ioctl(struct file *file, bool submit,
 
 /* tapx_netdev.c: netdev ops, queues, link ops */
 extern struct rtnl_link_ops tapx_link_ops;
+extern const struct attribute_group tapx_attr_group;
+int tapx_link_register(void);
 void tapx_setup(struct net_device *dev);
 void tapx_l3_setup(struct net_device *dev);
 int tapx_set_link(struct net_device *dev, unsigned long type);
@@ -312,6 +317,7 @@ extern const struct ethtool_ops tapx_ethtool_ops;
 void tapx_get_stats64(struct net_device *dev, struct rtnl_link_stats64 *s);
 
 /* tapx_chr.c: the character device */
+extern bool tapx_tun_compat;
 int tapx_chr_register(void);
 void tapx_chr_unregister(void);
 

@@ -17,6 +17,7 @@
 #include <linux/poll.h>
 #include <linux/proc_fs.h>
 #include <linux/rtnetlink.h>
+#include <linux/seq_file.h>
 #include <linux/virtio_net.h>
 #include <net/net_namespace.h>
 #include <net/rtnetlink.h>
@@ -25,8 +26,8 @@
 #include "tapx_ring.h"
 #include "tapx_exports.h"
 
-static bool tun_compat;
-module_param(tun_compat, bool, 0444);
+bool tapx_tun_compat;
+module_param_named(tun_compat, tapx_tun_compat, bool, 0444);
 MODULE_PARM_DESC(
 	tun_compat,
 	"register as /dev/net/tun (misc minor 200) instead of /dev/net/tapx");
@@ -101,6 +102,7 @@ static int tapx_create(struct net *net, struct tapx_file *tfile,
 	dev_net_set(dev, net);
 	dev->ifindex = tfile->ifindex;
 	dev->rtnl_link_ops = &tapx_link_ops;
+	dev->sysfs_groups[0] = &tapx_attr_group;
 	tapx = netdev_priv(dev);
 	tapx->flags = ifr->ifr_flags & TAPX_IFF_FEATURES;
 
@@ -547,6 +549,27 @@ static int tapx_chr_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
+#ifdef CONFIG_PROC_FS
+/*
+ * /proc/PID/fdinfo/FD: "iff:" and the bound device's name, as tun's, which
+ * `ip -d tuntap show` reads to list the processes attached to a device.
+ */
+static void tapx_chr_show_fdinfo(struct seq_file *m, struct file *file)
+{
+	struct tapx_file *tfile = file->private_data;
+	char name[IFNAMSIZ] = "";
+	struct tapx_dev *tapx;
+
+	rtnl_lock();
+	tapx = rtnl_dereference(tfile->tapx);
+	/* A detached queue names its device too, as in tun. */
+	if (tapx)
+		strscpy(name, tapx->dev->name, IFNAMSIZ);
+	rtnl_unlock();
+	seq_printf(m, "iff:\t%s\n", name);
+}
+#endif
+
 static const struct file_operations tapx_fops = {
 	.owner = THIS_MODULE,
 	.read_iter = tapx_read_iter,
@@ -556,6 +579,9 @@ static const struct file_operations tapx_fops = {
 	.unlocked_ioctl = tapx_chr_ioctl,
 	.open = tapx_chr_open,
 	.release = tapx_chr_release,
+#ifdef CONFIG_PROC_FS
+	.show_fdinfo = tapx_chr_show_fdinfo,
+#endif
 };
 
 /* The tapx_file of an open tapx character device, else NULL. */
@@ -599,14 +625,14 @@ int tapx_chr_register(void)
 		       "\n");
 		return -EINVAL;
 	}
-	if (tun_compat) {
+	if (tapx_tun_compat) {
 		tapx_misc.minor = TUN_MINOR;
 		tapx_misc.name = "tun";
 		tapx_misc.nodename = "net/tun";
 	}
 	err = misc_register(&tapx_misc);
 	if (err) {
-		if (tun_compat && err == -EBUSY)
+		if (tapx_tun_compat && err == -EBUSY)
 			pr_err("misc minor %d is taken (is tun loaded?)\n",
 			       TUN_MINOR);
 		return err;

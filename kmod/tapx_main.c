@@ -19,7 +19,7 @@ static int __init tapx_module_init(void)
 	err = tapx_bufs_init();
 	if (err)
 		return err;
-	err = rtnl_link_register(&tapx_link_ops);
+	err = tapx_link_register();
 	if (err)
 		goto err_bufs;
 	err = tapx_chr_register();
