@@ -258,6 +258,17 @@ static long tapx_get_netns(struct tapx_dev *tapx)
 	return open_related_ns(&net->ns, get_net_ns);
 }
 
+/*
+ * SIOCGSKNS on the fd, as tun answers it: an fd of the network namespace
+ * the file was opened in (its socket's), bound or not.
+ */
+static long tapx_get_file_netns(struct tapx_file *tfile)
+{
+	if (!ns_capable(tfile->net->user_ns, CAP_NET_ADMIN))
+		return -EPERM;
+	return open_related_ns(&tfile->net->ns, get_net_ns);
+}
+
 /* The ioctls that need an attached device; called under rtnl. */
 static long tapx_dev_ioctl(struct tapx_file *tfile, struct tapx_dev *tapx,
 			   unsigned int cmd, unsigned long arg)
@@ -432,6 +443,8 @@ static long tapx_chr_ioctl(struct file *file, unsigned int cmd,
 	if (cmd == TUNGETFEATURES)
 		return put_user(TAPX_IFF_FEATURES | IFF_NO_CARRIER,
 				(unsigned int __user *)argp);
+	if (cmd == SIOCGSKNS)
+		return tapx_get_file_netns(tfile);
 
 	if (cmd == TUNSETIFF || cmd == TUNSETQUEUE || cmd == SIOCGIFHWADDR ||
 	    cmd == SIOCSIFHWADDR) {

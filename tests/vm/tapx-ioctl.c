@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * tapx-ioctl TUN_NODE TAPX_NODE - every TUN* ioctl of linux/if_tun.h, and
- * the SIOC[GS]IFHWADDR that tun answers on its fd too, asked
+ * the SIOC[GS]IFHWADDR and SIOCGSKNS that tun answers on its fd too, asked
  * of stock tun.ko and of tapx in the same states (before TUNSETIFF, on a
  * tap, on an L3 device) with the same harmless arguments: the answers
  * (0 or the errno) must agree, but for tapx's documented differences
@@ -12,6 +12,7 @@
  */
 #define _GNU_SOURCE /* strerrorname_np */
 #include <linux/filter.h>
+#include <linux/sockios.h>
 #include <limits.h>
 
 #include "tapx-test.h"
@@ -47,6 +48,7 @@ static const struct ioc iocs[] = {
 	{ "'T' 228", _IOW('T', 228, int), A_INT0 },
 	/* An all-zero address of family 0: refused by both (EINVAL). */
 	IOC(SIOCGIFHWADDR, A_IFR),	IOC(SIOCSIFHWADDR, A_IFR),
+	IOC(SIOCGSKNS, A_ZERO),
 };
 
 /* The states an fd is asked in. */
@@ -110,7 +112,7 @@ static int ask(int fd, const struct ioc *c)
 	r = ioctl(fd, c->cmd, arg);
 	if (r < 0)
 		return errno;
-	if (c->cmd == TUNGETDEVNETNS)
+	if (c->cmd == TUNGETDEVNETNS || c->cmd == SIOCGSKNS)
 		close(r);
 	return 0;
 }
