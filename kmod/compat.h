@@ -11,6 +11,7 @@
 #include <linux/version.h>
 #include <linux/filter.h>
 #include <linux/gfp.h>
+#include <linux/if_tun.h>
 #include <linux/mm.h>
 #include <linux/netdevice.h>
 
@@ -108,5 +109,22 @@ static inline void tapx_xdp_section_exit(struct tapx_xdp_section *s)
 #endif
 	local_bh_enable();
 }
+
+/*
+ * 6.2: UDP segmentation offload from and to userspace (TUN_F_USO4/6,
+ * VIRTIO_NET_HDR_GSO_UDP_L4 in virtio_net_hdr_to_skb()). Before it, tun
+ * refuses both and so does tapx.
+ */
+#ifdef TUN_F_USO4
+#define TAPX_HAVE_USO 1
+#define TAPX_F_USO NETIF_F_GSO_UDP_L4
+#define TAPX_GSO_UDP_L4 VIRTIO_NET_HDR_GSO_UDP_L4
+#define TAPX_TUN_F_USO (TUN_F_USO4 | TUN_F_USO6)
+#else
+#define TAPX_HAVE_USO 0
+#define TAPX_F_USO 0
+#define TAPX_GSO_UDP_L4 5 /* virtio's number, refused here */
+#define TAPX_TUN_F_USO 0
+#endif
 
 #endif /* TAPX_COMPAT_H */

@@ -68,18 +68,19 @@
  */
 #define TAPX_IFF_FEATURES                                                      \
 	(IFF_TUN | IFF_TAP | IFF_NO_PI | IFF_ONE_QUEUE | IFF_VNET_HDR |        \
-	 IFF_MULTI_QUEUE | IFF_NAPI)
+	 IFF_MULTI_QUEUE | IFF_NAPI | IFF_NAPI_FRAGS)
 /* The device type: L3 (IFF_TUN, tapx_l3.c) or Ethernet (IFF_TAP). */
 #define TAPX_TYPE_MASK (IFF_TUN | IFF_TAP)
+
+/* tun's tx_queue_len of L3 devices, theirs with tun_compat (the qdisc's). */
+#define TAPX_TUN_QLEN 500
 
 /* Queues (files) per device, attached plus detached; tun's limit. */
 #define TAPX_MAX_QUEUES 256
 /* Offloads userspace can accept on read (TUNSETOFFLOAD). */
-#define TAPX_USER_FEATURES \
-	(NETIF_F_HW_CSUM | NETIF_F_TSO_ECN | NETIF_F_TSO | NETIF_F_TSO6)
-
-/* Largest vnet header TUNSETVNETHDRSZ accepts (tun has no limit). */
-#define TAPX_VNET_HDR_MAX 256
+#define TAPX_USER_FEATURES                                                     \
+	(NETIF_F_HW_CSUM | NETIF_F_TSO_ECN | NETIF_F_TSO | NETIF_F_TSO6 |      \
+	 TAPX_F_USO)
 
 /* Private flag bits kept in tapx_dev.flags next to the IFF_* ones. */
 #define TAPX_VNET_LE 0x80000000
@@ -301,6 +302,8 @@ long tapx_batch_ioctl(struct file *file, bool submit,
 
 /* tapx_netdev.c: netdev ops, queues, link ops */
 extern struct rtnl_link_ops tapx_link_ops;
+extern const struct attribute_group tapx_attr_group;
+int tapx_link_register(void);
 void tapx_setup(struct net_device *dev);
 void tapx_l3_setup(struct net_device *dev);
 int tapx_set_link(struct net_device *dev, unsigned long type);
@@ -343,6 +346,7 @@ extern const struct ethtool_ops tapx_ethtool_ops;
 void tapx_get_stats64(struct net_device *dev, struct rtnl_link_stats64 *s);
 
 /* tapx_chr.c: the character device */
+extern bool tapx_tun_compat;
 int tapx_chr_register(void);
 void tapx_chr_unregister(void);
 
@@ -411,6 +415,15 @@ static inline int tapx_ubuf(unsigned int dir, u64 addr, u32 len,
 		return -EFAULT;
 	iov_iter_ubuf(i, dir, p, len);
 	return 0;
+}
+
+/*
+ * The device's flags as tun reports them: TUNGETIFF, sysfs tun_flags (the
+ * type, the TUNSETIFF features, IFF_PERSIST).
+ */
+static inline unsigned int tapx_iff_flags(const struct tapx_dev *tapx)
+{
+	return READ_ONCE(tapx->flags) & (TAPX_IFF_FEATURES | IFF_PERSIST);
 }
 
 /*

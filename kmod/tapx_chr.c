@@ -17,6 +17,7 @@
 #include <linux/poll.h>
 #include <linux/proc_fs.h>
 #include <linux/rtnetlink.h>
+#include <linux/seq_file.h>
 #include <linux/virtio_net.h>
 #include <net/net_namespace.h>
 #include <net/rtnetlink.h>
@@ -25,8 +26,8 @@
 #include "tapx_ring.h"
 #include "tapx_exports.h"
 
-static bool tun_compat;
-module_param(tun_compat, bool, 0444);
+bool tapx_tun_compat;
+module_param_named(tun_compat, tapx_tun_compat, bool, 0444);
 MODULE_PARM_DESC(
 	tun_compat,
 	"register as /dev/net/tun (misc minor 200) instead of /dev/net/tapx");
@@ -101,6 +102,7 @@ static int tapx_create(struct net *net, struct tapx_file *tfile,
 	dev_net_set(dev, net);
 	dev->ifindex = tfile->ifindex;
 	dev->rtnl_link_ops = &tapx_link_ops;
+	dev->sysfs_groups[0] = &tapx_attr_group;
 	tapx = netdev_priv(dev);
 	tapx->flags = ifr->ifr_flags & TAPX_IFF_FEATURES;
 
@@ -153,6 +155,23 @@ static int tapx_join(struct tapx_file *tfile, struct tapx_dev *tapx,
 	return 0;
 }
 
+/*
+ * IFF_NAPI_FRAGS, on the terms tun sets: CAP_NET_ADMIN, a tap, IFF_NAPI.
+ * In tun it builds the skb from the write's iovecs as page fragments; tapx
+ * always builds it around its own copy, and the frame goes through NAPI and
+ * GRO as with IFF_NAPI, which is what a writer sees of either.
+ */
+static int tapx_check_napi_frags(unsigned int flags)
+{
+	if (!(flags & IFF_NAPI_FRAGS))
+		return 0;
+	if (!capable(CAP_NET_ADMIN))
+		return -EPERM;
+	if (!(flags & IFF_NAPI) || (flags & TAPX_TYPE_MASK) != IFF_TAP)
+		return -EINVAL;
+	return 0;
+}
+
 static int tapx_set_iff(struct net *net, struct tapx_file *tfile,
 			struct ifreq *ifr)
 {
@@ -164,8 +183,13 @@ static int tapx_set_iff(struct net *net, struct tapx_file *tfile,
 	/* Both type flags: IFF_TUN wins, as in tun. */
 	if (flags & IFF_TUN)
 		flags &= ~IFF_TAP;
-	if (!(flags & TAPX_TYPE_MASK) || (flags & ~TAPX_IFF_ACCEPTED))
+	if (!(flags & TAPX_TYPE_MASK))
 		return -EINVAL;
+	/* Bits tun does not know it ignores, and so does tapx. */
+	flags &= TAPX_IFF_ACCEPTED;
+	err = tapx_check_napi_frags(flags);
+	if (err)
+		return err;
 	ifr->ifr_flags = flags;
 
 	dev = __dev_get_by_name(net, ifr->ifr_name);
@@ -189,9 +213,12 @@ static void tapx_get_iff(struct tapx_file *tfile, struct tapx_dev *tapx,
 			 struct ifreq *ifr)
 {
 	strscpy(ifr->ifr_name, tapx->dev->name, IFNAMSIZ);
-	ifr->ifr_flags = tapx->flags & (TAPX_IFF_FEATURES | IFF_PERSIST);
+	ifr->ifr_flags = tapx_iff_flags(tapx);
 	if (tfile->detached)
 		ifr->ifr_flags |= IFF_DETACH_QUEUE;
+	/* As tun: no classic filter (TUNATTACHFILTER) on the queue. */
+	if (!rcu_access_pointer(tapx->sock_filter))
+		ifr->ifr_flags |= IFF_NOFILTER;
 }
 
 /* TUNSETQUEUE; tun's errors: EINVAL for every request that does not apply. */
@@ -229,6 +256,17 @@ static long tapx_get_netns(struct tapx_dev *tapx)
 	if (!ns_capable(net->user_ns, CAP_NET_ADMIN))
 		return -EPERM;
 	return open_related_ns(&net->ns, get_net_ns);
+}
+
+/*
+ * SIOCGSKNS on the fd, as tun answers it: an fd of the network namespace
+ * the file was opened in (its socket's), bound or not.
+ */
+static long tapx_get_file_netns(struct tapx_file *tfile)
+{
+	if (!ns_capable(tfile->net->user_ns, CAP_NET_ADMIN))
+		return -EPERM;
+	return open_related_ns(&tfile->net->ns, get_net_ns);
 }
 
 /* The ioctls that need an attached device; called under rtnl. */
@@ -275,8 +313,8 @@ static long tapx_dev_ioctl(struct tapx_file *tfile, struct tapx_dev *tapx,
 	case TUNSETVNETHDRSZ:
 		if (get_user(val, (int __user *)argp))
 			return -EFAULT;
-		if (val < (int)sizeof(struct virtio_net_hdr) ||
-		    val > TAPX_VNET_HDR_MAX)
+		/* As tun: no upper bound; writes shorter than it are EINVAL. */
+		if (val < (int)sizeof(struct virtio_net_hdr))
 			return -EINVAL;
 		WRITE_ONCE(tapx->vnet_hdr_sz, val);
 		return 0;
@@ -391,6 +429,7 @@ static long tapx_chr_ioctl(struct file *file, unsigned int cmd,
 	void __user *argp = (void __user *)arg;
 	struct tapx_dev *tapx;
 	struct ifreq ifr;
+	short flags;
 	long ret;
 
 	switch (cmd) {
@@ -405,7 +444,10 @@ static long tapx_chr_ioctl(struct file *file, unsigned int cmd,
 		return tapx_defprog_ioctl(tfile, cmd, argp);
 	}
 	if (cmd == TUNGETFEATURES)
-		return put_user(TAPX_IFF_FEATURES, (unsigned int __user *)argp);
+		return put_user(TAPX_IFF_FEATURES | IFF_NO_CARRIER,
+				(unsigned int __user *)argp);
+	if (cmd == SIOCGSKNS)
+		return tapx_get_file_netns(tfile);
 
 	if (cmd == TUNSETIFF || cmd == TUNSETQUEUE || cmd == SIOCGIFHWADDR ||
 	    cmd == SIOCSIFHWADDR) {
@@ -423,11 +465,14 @@ static long tapx_chr_ioctl(struct file *file, unsigned int cmd,
 		ret = tfile->detached ? -EINVAL : -EEXIST;
 		if (tapx)
 			goto unlock;
+		flags = ifr.ifr_flags;
 		ret = tapx_set_iff(tfile->net, tfile, &ifr);
 		if (ret)
 			goto unlock;
+		/* As tun: the device's name, the flags as they were given. */
 		tapx = rtnl_dereference(tfile->tapx);
-		tapx_get_iff(tfile, tapx, &ifr);
+		strscpy(ifr.ifr_name, tapx->dev->name, IFNAMSIZ);
+		ifr.ifr_flags = flags;
 		if (copy_to_user(argp, &ifr, sizeof(ifr)))
 			ret = -EFAULT;
 		goto unlock;
@@ -520,6 +565,27 @@ static int tapx_chr_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
+#ifdef CONFIG_PROC_FS
+/*
+ * /proc/PID/fdinfo/FD: "iff:" and the bound device's name, as tun's, which
+ * `ip -d tuntap show` reads to list the processes attached to a device.
+ */
+static void tapx_chr_show_fdinfo(struct seq_file *m, struct file *file)
+{
+	struct tapx_file *tfile = file->private_data;
+	char name[IFNAMSIZ] = "";
+	struct tapx_dev *tapx;
+
+	rtnl_lock();
+	tapx = rtnl_dereference(tfile->tapx);
+	/* A detached queue names its device too, as in tun. */
+	if (tapx)
+		strscpy(name, tapx->dev->name, IFNAMSIZ);
+	rtnl_unlock();
+	seq_printf(m, "iff:\t%s\n", name);
+}
+#endif
+
 static const struct file_operations tapx_fops = {
 	.owner = THIS_MODULE,
 	.read_iter = tapx_read_iter,
@@ -529,6 +595,9 @@ static const struct file_operations tapx_fops = {
 	.unlocked_ioctl = tapx_chr_ioctl,
 	.open = tapx_chr_open,
 	.release = tapx_chr_release,
+#ifdef CONFIG_PROC_FS
+	.show_fdinfo = tapx_chr_show_fdinfo,
+#endif
 };
 
 /* The tapx_file of an open tapx character device, else NULL. */
@@ -572,14 +641,14 @@ int tapx_chr_register(void)
 		       "\n");
 		return -EINVAL;
 	}
-	if (tun_compat) {
+	if (tapx_tun_compat) {
 		tapx_misc.minor = TUN_MINOR;
 		tapx_misc.name = "tun";
 		tapx_misc.nodename = "net/tun";
 	}
 	err = misc_register(&tapx_misc);
 	if (err) {
-		if (tun_compat && err == -EBUSY)
+		if (tapx_tun_compat && err == -EBUSY)
 			pr_err("misc minor %d is taken (is tun loaded?)\n",
 			       TUN_MINOR);
 		return err;

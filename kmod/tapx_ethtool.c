@@ -141,9 +141,23 @@ void tapx_get_stats64(struct net_device *dev, struct rtnl_link_stats64 *s)
 static void tapx_get_drvinfo(struct net_device *dev,
 			     struct ethtool_drvinfo *info)
 {
-	strscpy(info->driver, TAPX_DRV_NAME, sizeof(info->driver));
-	strscpy(info->version, TAPX_DRV_VERSION, sizeof(info->version));
-	strscpy(info->bus_info, TAPX_DRV_NAME, sizeof(info->bus_info));
+	struct tapx_dev *tapx = netdev_priv(dev);
+
+	if (!tapx_tun_compat) {
+		strscpy(info->driver, TAPX_DRV_NAME, sizeof(info->driver));
+		strscpy(info->version, TAPX_DRV_VERSION, sizeof(info->version));
+		strscpy(info->bus_info, TAPX_DRV_NAME, sizeof(info->bus_info));
+		return;
+	}
+	/*
+	 * In tun's place: tun's driver name and bus-info (udev's
+	 * ID_NET_DRIVER, networkd's Driver=); the version says it is tapx.
+	 */
+	strscpy(info->driver, "tun", sizeof(info->driver));
+	strscpy(info->version, TAPX_DRV_NAME " " TAPX_DRV_VERSION,
+		sizeof(info->version));
+	strscpy(info->bus_info, tapx->flags & IFF_TUN ? "tun" : "tap",
+		sizeof(info->bus_info));
 }
 
 /*

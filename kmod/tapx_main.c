@@ -22,7 +22,7 @@ static int __init tapx_module_init(void)
 	err = tapx_defprog_init();
 	if (err)
 		goto err_bufs;
-	err = rtnl_link_register(&tapx_link_ops);
+	err = tapx_link_register();
 	if (err)
 		goto err_defprog;
 	err = tapx_chr_register();

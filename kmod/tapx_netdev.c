@@ -131,19 +131,33 @@ int tapx_set_offload(struct tapx_dev *tapx, unsigned long arg)
 {
 	netdev_features_t features = 0;
 
+	/* Segmentation offloads only make sense with checksums. */
 	if (arg & TUN_F_CSUM) {
 		features |= NETIF_F_HW_CSUM;
-		/* Segmentation offloads only make sense with checksums. */
-		if (arg & TUN_F_TSO4)
-			features |= NETIF_F_TSO;
-		if (arg & TUN_F_TSO6)
-			features |= NETIF_F_TSO6;
-		if ((arg & TUN_F_TSO_ECN) && (arg & (TUN_F_TSO4 | TUN_F_TSO6)))
-			features |= NETIF_F_TSO_ECN;
-		arg &= ~(TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6 | TUN_F_TSO_ECN |
-			 TUN_F_UFO);
+		if (arg & (TUN_F_TSO4 | TUN_F_TSO6)) {
+			if (arg & TUN_F_TSO4)
+				features |= NETIF_F_TSO;
+			if (arg & TUN_F_TSO6)
+				features |= NETIF_F_TSO6;
+			if (arg & TUN_F_TSO_ECN)
+				features |= NETIF_F_TSO_ECN;
+			arg &= ~(TUN_F_TSO4 | TUN_F_TSO6 | TUN_F_TSO_ECN);
+		}
+		/*
+		 * USO (6.2 on): the stack has one feature for both IP
+		 * versions, so as in tun they come together or not at all.
+		 */
+		if (TAPX_TUN_F_USO &&
+		    (arg & TAPX_TUN_F_USO) == TAPX_TUN_F_USO) {
+			features |= TAPX_F_USO;
+			arg &= ~TAPX_TUN_F_USO;
+		}
+		arg &= ~(TUN_F_CSUM | TUN_F_UFO);
 	}
-	/* Unknown bits fail, so userspace can probe for newer offloads. */
+	/*
+	 * Unknown bits fail, so userspace can probe for newer offloads; so do
+	 * ECN without TSO, USO4 or USO6 alone, anything without CSUM.
+	 */
 	if (arg)
 		return -EINVAL;
 
@@ -468,6 +482,9 @@ void tapx_setup(struct net_device *dev)
  */
 void tapx_l3_setup(struct net_device *dev)
 {
+	/* tun's queue length for L3 devices (its taps keep Ethernet's). */
+	if (tapx_tun_compat)
+		dev->tx_queue_len = TAPX_TUN_QLEN;
 	dev->netdev_ops = &tapx_l3_netdev_ops;
 	dev->header_ops = &ip_tunnel_header_ops;
 	dev->type = ARPHRD_NONE;
@@ -518,20 +535,126 @@ int tapx_set_link(struct net_device *dev, unsigned long type)
 	return 0;
 }
 
-/* tapx devices are created through /dev/net/tapx only, like tun's. */
-static int tapx_newlink(struct net *net, struct net_device *dev,
-			struct nlattr *tb[], struct nlattr *data[],
-			struct netlink_ext_ack *extack)
+/*
+ * tapx devices are created through the character device only, like tun's:
+ * with tun_compat, `ip link add type tun` gets tun's answer word for word.
+ */
+static int tapx_validate(struct nlattr *tb[], struct nlattr *data[],
+			 struct netlink_ext_ack *extack)
 {
-	NL_SET_ERR_MSG(
-		extack,
-		"tapx devices are created with TUNSETIFF on /dev/net/tapx");
+	if (tapx_tun_compat)
+		NL_SET_ERR_MSG(
+			extack,
+			"tun/tap creation via rtnetlink is not supported.");
+	else
+		NL_SET_ERR_MSG(extack, "tapx devices are created with "
+				       "TUNSETIFF on /dev/net/tapx");
 	return -EOPNOTSUPP;
+}
+
+static size_t tapx_get_size(const struct net_device *dev)
+{
+	return 2 * nla_total_size(sizeof(u32)) + /* OWNER, GROUP */
+	       5 * nla_total_size(sizeof(u8)) + /* TYPE, PI, VNET_HDR, ... */
+	       2 * nla_total_size(sizeof(u32)); /* NUM_QUEUES, NUM_DISABLED */
+}
+
+/* IFLA_INFO_DATA: tun's attributes, which `ip -d link` and `ip tuntap` read. */
+static int tapx_fill_info(struct sk_buff *skb, const struct net_device *dev)
+{
+	const struct tapx_dev *tapx = netdev_priv(dev);
+	unsigned int flags = tapx->flags;
+	struct user_namespace *ns = current_user_ns();
+
+	if (nla_put_u8(skb, IFLA_TUN_TYPE, flags & TAPX_TYPE_MASK))
+		return -EMSGSIZE;
+	if (uid_valid(tapx->owner) &&
+	    nla_put_u32(skb, IFLA_TUN_OWNER, from_kuid_munged(ns, tapx->owner)))
+		return -EMSGSIZE;
+	if (gid_valid(tapx->group) &&
+	    nla_put_u32(skb, IFLA_TUN_GROUP, from_kgid_munged(ns, tapx->group)))
+		return -EMSGSIZE;
+	if (nla_put_u8(skb, IFLA_TUN_PI, !(flags & IFF_NO_PI)) ||
+	    nla_put_u8(skb, IFLA_TUN_VNET_HDR, !!(flags & IFF_VNET_HDR)) ||
+	    nla_put_u8(skb, IFLA_TUN_PERSIST, !!(flags & IFF_PERSIST)) ||
+	    nla_put_u8(skb, IFLA_TUN_MULTI_QUEUE, !!(flags & IFF_MULTI_QUEUE)))
+		return -EMSGSIZE;
+	if (!(flags & IFF_MULTI_QUEUE))
+		return 0;
+	if (nla_put_u32(skb, IFLA_TUN_NUM_QUEUES, tapx->numqueues) ||
+	    nla_put_u32(skb, IFLA_TUN_NUM_DISABLED_QUEUES, tapx->numdisabled))
+		return -EMSGSIZE;
+	return 0;
 }
 
 struct rtnl_link_ops tapx_link_ops __read_mostly = {
 	.kind = TAPX_DRV_NAME,
 	.priv_size = sizeof(struct tapx_dev),
 	.setup = tapx_setup,
-	.newlink = tapx_newlink,
+	.validate = tapx_validate,
+	.get_size = tapx_get_size,
+	.fill_info = tapx_fill_info,
+};
+
+/*
+ * The link kind: tun's with tun_compat, where tapx serves /dev/net/tun in
+ * its place (the host's tools match on it); else tapx's own, so that tapx
+ * loads beside tun.ko (two drivers cannot register one kind).
+ */
+int tapx_link_register(void)
+{
+	int err;
+
+	tapx_link_ops.kind = tapx_tun_compat ? "tun" : TAPX_DRV_NAME;
+	err = rtnl_link_register(&tapx_link_ops);
+	if (err == -EEXIST)
+		pr_err("rtnl link kind %s is taken (is tun loaded?)\n",
+		       tapx_link_ops.kind);
+	return err;
+}
+
+/* tun's sysfs attributes of a device, /sys/class/net/DEV/{tun_flags,...} */
+static ssize_t tun_flags_show(struct device *d, struct device_attribute *attr,
+			      char *buf)
+{
+	struct tapx_dev *tapx = netdev_priv(to_net_dev(d));
+
+	return sysfs_emit(buf, "0x%x\n", tapx_iff_flags(tapx));
+}
+
+static ssize_t owner_show(struct device *d, struct device_attribute *attr,
+			  char *buf)
+{
+	struct tapx_dev *tapx = netdev_priv(to_net_dev(d));
+
+	if (!uid_valid(tapx->owner))
+		return sysfs_emit(buf, "-1\n");
+	return sysfs_emit(buf, "%u\n",
+			  from_kuid_munged(current_user_ns(), tapx->owner));
+}
+
+static ssize_t group_show(struct device *d, struct device_attribute *attr,
+			  char *buf)
+{
+	struct tapx_dev *tapx = netdev_priv(to_net_dev(d));
+
+	if (!gid_valid(tapx->group))
+		return sysfs_emit(buf, "-1\n");
+	return sysfs_emit(buf, "%u\n",
+			  from_kgid_munged(current_user_ns(), tapx->group));
+}
+
+static DEVICE_ATTR_RO(tun_flags);
+static DEVICE_ATTR_RO(owner);
+static DEVICE_ATTR_RO(group);
+
+static struct attribute *tapx_dev_attrs[] = {
+	&dev_attr_tun_flags.attr,
+	&dev_attr_owner.attr,
+	&dev_attr_group.attr,
+	NULL,
+};
+
+const struct attribute_group tapx_attr_group = {
+	.attrs = tapx_dev_attrs,
 };

@@ -46,6 +46,11 @@ static int tapx_check_vnet(unsigned int flags, struct virtio_net_hdr *h,
 		if (!h->gso_size)
 			return -EINVAL;
 		break;
+	case TAPX_GSO_UDP_L4:
+		/* USO, where the kernel has it (6.2); 6.1's tun refuses it. */
+		if (!TAPX_HAVE_USO || !h->gso_size)
+			return -EINVAL;
+		break;
 	default:
 		return -EINVAL;
 	}

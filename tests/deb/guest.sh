@@ -23,7 +23,12 @@ status_of() {
 	echo $rc
 }
 tun_compat() { cat /sys/module/tapx/parameters/tun_compat 2>/dev/null || echo none; }
-driver_of() { /bin/ethtool -i "$1" 2>/dev/null | awk '/^driver:/ { print $2 }'; }
+# The driver behind a netdev: tapx in tun's place says driver tun and
+# names itself in the version field.
+driver_of() {
+	/bin/ethtool -i "$1" 2>/dev/null | awk '/^driver:/ { d = $2 }
+		/^version: tapx / { d = "tapx" } END { print d }'
+}
 unload_all() {
 	for m in vhost_net vhost vhost_iotlb tap tapx_tun tapx tun; do
 		[ -d /sys/module/$m ] && /sbin/rmmod $m

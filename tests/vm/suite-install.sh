@@ -11,8 +11,12 @@ KVER=$(uname -r)
 ML=/lib/modules/$KVER
 
 loaded() { [ -d /sys/module/$1 ] && echo yes || echo no; }
-# driver_of DEV: the driver behind a netdev, as ethtool reports it
-driver_of() { ethtool -i "$1" 2>/dev/null | awk '/^driver:/ { print $2 }'; }
+# driver_of DEV: the driver behind a netdev, as ethtool reports it: tapx
+# in tun's place says driver tun and names itself in the version field.
+driver_of() {
+	ethtool -i "$1" 2>/dev/null | awk '/^driver:/ { d = $2 }
+		/^version: tapx / { d = "tapx" } END { print d }'
+}
 unload_all() {
 	for m in vhost_net vhost vhost_iotlb tap tapx_tun tapx tun; do
 		[ -d /sys/module/$m ] && rmmod $m

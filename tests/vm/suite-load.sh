@@ -12,3 +12,5 @@ runs "create tapx xb" tapxt mk $X xb 65521
 runs "create tun ta" tapxt mk $T ta 65521
 runs "create tun tb" tapxt mk $T tb 65521
 check "xa driver" tapx "$(ethtool -i xa | awk '/^driver:/ { print $2 }')"
+# Beside tun.ko, tapx's devices are of their own link kind.
+runs "xa is of link kind tapx" sh -c '/bin/ip -d link show xa | grep -q "^ *tapx "'

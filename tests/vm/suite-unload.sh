@@ -32,7 +32,7 @@ if insmod /modules/tapx.ko tun_compat=1 2>/dev/null; then
 	bad "compat: tun_compat=1 loaded while tun is loaded"
 	rmmod tapx
 else
-	runs "compat: tun_compat=1 refused while tun is loaded" sh -c 'dmesg | grep -q "minor 200 is taken"'
+	runs "compat: tun_compat=1 refused while tun is loaded" sh -c 'dmesg | grep -q "rtnl link kind tun is taken (is tun loaded?)"'
 fi
 ip link del ta
 ip link del tb
@@ -40,7 +40,11 @@ runs "compat: rmmod tun" rmmod tun
 runs "compat: insmod tapx tun_compat=1" insmod /modules/tapx.ko tun_compat=1
 check "compat: /dev/net/tun is misc 10:200" 10:200 "$(cat /sys/class/misc/tun/dev)"
 runs "compat: create compat0 via /dev/net/tun" tapxt mk $T compat0
-check "compat: compat0 driver" tapx "$(ethtool -i compat0 2>/dev/null | awk '/^driver:/ { print $2 }')"
+# In tun's place, tun's driver name; the version field and /sys/module
+# tell that tapx serves.
+check "compat: compat0 driver" tun "$(ethtool -i compat0 2>/dev/null | awk '/^driver:/ { print $2 }')"
+check "compat: compat0 version" "tapx $(cat /VERSION)" "$(ethtool -i compat0 2>/dev/null | sed -n 's/^version: //p')"
+runs "compat: /sys/module/tapx, no /sys/module/tun" sh -c 'test -d /sys/module/tapx && test ! -e /sys/module/tun'
 tool tapxt run --src $T:compat0 --size 60 --count 10 --dst packet:compat0 --expect 10
 # A VPN daemon on the host's /dev/net/tun, which is tapx now: suite-l3's
 # cases again (devices l33*).

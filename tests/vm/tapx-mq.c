@@ -61,7 +61,7 @@
 #define MQ (IFF_TAP | IFF_NO_PI | IFF_MULTI_QUEUE)
 #define FEATURES                                                               \
 	(IFF_TUN | IFF_TAP | IFF_NO_PI | IFF_ONE_QUEUE | IFF_VNET_HDR |                  \
-	 IFF_MULTI_QUEUE | IFF_NAPI)
+	 IFF_MULTI_QUEUE | IFF_NAPI | IFF_NAPI_FRAGS | IFF_NO_CARRIER)
 #define MAXQ 256
 #define FSIZE 100
 
@@ -280,9 +280,10 @@ static void abi_flags(const char *node)
 	      "mq abi: TUNSETQUEUE detach before TUNSETIFF -> EINVAL");
 	close(fd);
 
-	fd = tap_open(node, "mqa", IFF_TAP | IFF_NAPI_FRAGS | IFF_NAPI, 0);
+	/* As tun: IFF_NAPI_FRAGS only with IFF_NAPI. */
+	fd = tap_open(node, "mqa", IFF_TAP | IFF_NAPI_FRAGS, 0);
 	check(fd == -EINVAL && !if_exists("mqa"),
-	      "mq abi: IFF_NAPI_FRAGS -> EINVAL (%d)", fd);
+	      "mq abi: IFF_NAPI_FRAGS without IFF_NAPI -> EINVAL (%d)", fd);
 
 	q[0] = tap_open(node, "mqa", MQ | IFF_NAPI, 0);
 	check(q[0] >= 0, "mq abi: create mqa with IFF_MULTI_QUEUE|IFF_NAPI");

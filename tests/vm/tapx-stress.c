@@ -1152,8 +1152,8 @@ static void op_setiff(void)
 	case 1: /* neither TUN nor TAP */
 		flags = IFF_NO_PI;
 		break;
-	case 2: /* unknown flag */
-		flags |= IFF_NAPI_FRAGS; /* a tun flag tapx does not take */
+	case 2: /* IFF_NAPI_FRAGS without IFF_NAPI: EINVAL, as in tun */
+		flags = (flags & ~IFF_NAPI) | IFF_NAPI_FRAGS;
 		break;
 	case 3: /* attached by the parent */
 		strcpy(name, st[rn(NSTABLE)].name);
@@ -1256,7 +1256,8 @@ static void dev_ioctl(int op, unsigned long cmd, int byptr, long val,
 
 static void op_dev_ioctl(int op)
 {
-	static const long hdrsz[] = { 10, 12, 20, 256, 0, 9, 257, -1 };
+	/* tun's bounds: at least 10 bytes, no upper one. */
+	static const long hdrsz[] = { 10, 12, 20, 256, 257, 0, 9, -1 };
 	static const long offl[] = {
 		0,
 		TUN_F_CSUM,
@@ -1280,7 +1281,7 @@ static void op_dev_ioctl(int op)
 		break;
 	case OP_VNETHDRSZ: /* never on xs0: its writes are predicted */
 		i = rn(8);
-		dev_ioctl(op, TUNSETVNETHDRSZ, 1, hdrsz[i], bad, i < 4, 0);
+		dev_ioctl(op, TUNSETVNETHDRSZ, 1, hdrsz[i], bad, i < 5, 0);
 		break;
 	case OP_OFFLOAD:
 		i = rn(6);

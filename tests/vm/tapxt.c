@@ -113,7 +113,8 @@ static void abi_noattach(const char *node)
 		return;
 	check(!ioctl(fd, TUNGETFEATURES, &feat) &&
 		      feat == (IFF_TUN | IFF_TAP | IFF_NO_PI | IFF_ONE_QUEUE |
-			       IFF_VNET_HDR | IFF_MULTI_QUEUE | IFF_NAPI),
+			       IFF_VNET_HDR | IFF_MULTI_QUEUE | IFF_NAPI |
+			       IFF_NAPI_FRAGS | IFF_NO_CARRIER),
 	      "abi: TUNGETFEATURES = %#x", feat);
 	check(ioctl(fd, TUNGETFEATURES, NULL) < 0 && errno == EFAULT,
 	      "abi: TUNGETFEATURES bad pointer -> EFAULT");
@@ -169,8 +170,9 @@ static void abi_ioctls(const char *node)
 	fd2 = tap_open(node, "abi0", IFF_TAP | IFF_NO_PI, 0);
 	check(fd2 == -EBUSY, "abi: second fd on an attached tap -> EBUSY (%d)",
 	      fd2);
-	check(read_sys("abi0", "tun_flags", buf, sizeof(buf)) < 0,
-	      "abi: abi0 is not a stock tun device");
+	check(read_sys("abi0", "tun_flags", buf, sizeof(buf)) >= 0 &&
+		      !strcmp(buf, "0x3002\n"),
+	      "abi: abi0 has tun's sysfs tun_flags 0x3002");
 
 	v = 8;
 	check(ioctl(fd, TUNSETVNETHDRSZ, &v) < 0 && errno == EINVAL,

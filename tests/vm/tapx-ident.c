@@ -1,0 +1,295 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tapx-ident - what suite-ident.sh and suite-vnet.sh ask of a tun or tapx
+ * device beyond ip, ethtool and sysfs:
+ *
+ *   tapx-ident hold NODE NAME FLAGS QUEUES DETACH
+ *       attach QUEUES fds to NAME with TUNSETIFF FLAGS (a number), detach
+ *       the last DETACH of them (TUNSETQUEUE), print "holding", and keep
+ *       them until killed
+ *   tapx-ident nl NAME
+ *       the link's kind and IFLA_INFO_DATA as rtnetlink returns them, one
+ *       line: "kind=K" then "attr=value" for each IFLA_TUN_* in order
+ *   tapx-ident uso NODE NAME COUNT
+ *       write COUNT IPv4/UDP frames of 8000 bytes of payload, each behind a
+ *       vnet header asking for UDP segmentation (GSO_UDP_L4, gso_size
+ *       1000), to 10.99.0.1:9999, which a UDP socket here is bound to; print
+ *       "writes=N err=E udp=N bytes=N self=N": the writes that succeeded,
+ *       the first write's errno name (0 if none failed), the datagrams and
+ *       bytes the socket received, the frames read back from the tap
+ * Exit status: 0, or 1 when something could not be set up.
+ */
+#define _GNU_SOURCE /* strerrorname_np */
+#include <linux/if_link.h>
+#include <linux/virtio_net.h>
+#include <netinet/in.h>
+#include <sys/uio.h>
+
+#include "tapx-test.h"
+
+#define USO_PAYLOAD 8000
+#define USO_GSO 1000
+#define USO_PORT 9999
+
+static int cmd_hold(char **argv)
+{
+	int flags = strtol(argv[4], NULL, 0), n = atoi(argv[5]);
+	int detach = atoi(argv[6]), fds[16], i;
+
+	if (n < 1 || n > 16 || detach > n)
+		return 2;
+	for (i = 0; i < n; i++) {
+		fds[i] = tap_open(argv[2], argv[3], flags, 0);
+		if (fds[i] < 0) {
+			fprintf(stderr, "hold: attach %s: %s\n", argv[3],
+				strerror(-fds[i]));
+			return 1;
+		}
+	}
+	for (i = n - detach; i < n; i++) {
+		struct ifreq ifr = { .ifr_flags = IFF_DETACH_QUEUE };
+
+		if (ioctl(fds[i], TUNSETQUEUE, &ifr) < 0) {
+			perror("hold: TUNSETQUEUE");
+			return 1;
+		}
+	}
+	printf("holding\n");
+	fflush(stdout);
+	for (;;)
+		pause();
+}
+
+static const char *const tun_attr[] = {
+	[IFLA_TUN_OWNER] = "owner",
+	[IFLA_TUN_GROUP] = "group",
+	[IFLA_TUN_TYPE] = "type",
+	[IFLA_TUN_PI] = "pi",
+	[IFLA_TUN_VNET_HDR] = "vnet_hdr",
+	[IFLA_TUN_PERSIST] = "persist",
+	[IFLA_TUN_MULTI_QUEUE] = "multi_queue",
+	[IFLA_TUN_NUM_QUEUES] = "num_queues",
+	[IFLA_TUN_NUM_DISABLED_QUEUES] = "num_disabled_queues",
+};
+
+/* One IFLA_TUN_* attribute: its name and value (u8 or u32 by length). */
+static void print_tun_attr(struct rtattr *a)
+{
+	unsigned int t = a->rta_type & NLA_TYPE_MASK, v;
+	const char *name = t < sizeof(tun_attr) / sizeof(tun_attr[0]) &&
+					   tun_attr[t] ?
+				   tun_attr[t] :
+				   "unknown";
+
+	v = RTA_PAYLOAD(a) == 1 ? *(uint8_t *)RTA_DATA(a) :
+				  *(uint32_t *)RTA_DATA(a);
+	printf(" %s(%u)=%u", name, (unsigned int)RTA_PAYLOAD(a), v);
+}
+
+static void print_linkinfo(struct rtattr *li)
+{
+	int len = RTA_PAYLOAD(li);
+	struct rtattr *a, *d;
+
+	for (a = RTA_DATA(li); RTA_OK(a, len); a = RTA_NEXT(a, len)) {
+		int dlen = RTA_PAYLOAD(a);
+
+		switch (a->rta_type & NLA_TYPE_MASK) {
+		case IFLA_INFO_KIND:
+			printf("kind=%.*s", (int)RTA_PAYLOAD(a),
+			       (char *)RTA_DATA(a));
+			break;
+		case IFLA_INFO_DATA:
+			for (d = RTA_DATA(a); RTA_OK(d, dlen);
+			     d = RTA_NEXT(d, dlen))
+				print_tun_attr(d);
+			break;
+		}
+	}
+}
+
+static int cmd_nl(const char *name)
+{
+	static char buf[65536];
+	struct nlreq r;
+	struct nlmsghdr *nh;
+	int s, n, found = 0;
+
+	s = socket(AF_NETLINK, SOCK_RAW, NETLINK_ROUTE);
+	if (s < 0)
+		return 1;
+	nl_init(&r, RTM_GETLINK, name);
+	r.nh.nlmsg_flags = NLM_F_REQUEST;
+	if (send(s, &r, r.nh.nlmsg_len, 0) < 0)
+		return 1;
+	n = recv(s, buf, sizeof(buf), 0);
+	for (nh = (struct nlmsghdr *)buf; n > 0 && NLMSG_OK(nh, n);
+	     nh = NLMSG_NEXT(nh, n)) {
+		struct ifinfomsg *ifi = NLMSG_DATA(nh);
+		struct rtattr *a = IFLA_RTA(ifi);
+		int alen = IFLA_PAYLOAD(nh);
+
+		if (nh->nlmsg_type == NLMSG_ERROR) {
+			struct nlmsgerr *e = NLMSG_DATA(nh);
+
+			printf("error=%s\n", strerrorname_np(-e->error));
+			return 1;
+		}
+		if (nh->nlmsg_type != RTM_NEWLINK)
+			continue;
+		for (; RTA_OK(a, alen); a = RTA_NEXT(a, alen))
+			if (a->rta_type == IFLA_LINKINFO) {
+				print_linkinfo(a);
+				found = 1;
+			}
+	}
+	printf("%s\n", found ? "" : "no IFLA_LINKINFO");
+	close(s);
+	return !found;
+}
+
+static uint16_t csum_fold32(uint32_t sum)
+{
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return sum;
+}
+
+static uint32_t csum_add(uint32_t sum, const void *p, int len)
+{
+	const uint8_t *b = p;
+	int i;
+
+	for (i = 0; i + 1 < len; i += 2)
+		sum += b[i] << 8 | b[i + 1];
+	if (len & 1)
+		sum += b[len - 1] << 8;
+	return sum;
+}
+
+/*
+ * An Ethernet/IPv4/UDP frame to @mac, 10.99.0.2:9998 -> 10.99.0.1:9999,
+ * the UDP checksum field holding the pseudo header's sum, as a partial
+ * checksum (NEEDS_CSUM) has it. Returns its length.
+ */
+static int uso_frame(uint8_t *f, const uint8_t *mac, uint32_t seq)
+{
+	int udplen = 8 + USO_PAYLOAD, iplen = 20 + udplen, i;
+	uint8_t *ip = f + 14, *udp = ip + 20;
+	uint32_t sum;
+
+	memcpy(f, mac, 6);
+	memcpy(f + 6, "\x02\x00\x00\x00\x00\x02", 6);
+	f[12] = 0x08;
+	f[13] = 0x00;
+	memset(ip, 0, 20);
+	ip[0] = 0x45;
+	ip[2] = iplen >> 8;
+	ip[3] = iplen & 0xff;
+	ip[8] = 64;
+	ip[9] = IPPROTO_UDP;
+	memcpy(ip + 12, "\x0a\x63\x00\x02\x0a\x63\x00\x01", 8);
+	sum = ~csum_fold32(csum_add(0, ip, 20)) & 0xffff;
+	ip[10] = sum >> 8;
+	ip[11] = sum & 0xff;
+	udp[0] = (USO_PORT - 1) >> 8;
+	udp[1] = (USO_PORT - 1) & 0xff;
+	udp[2] = USO_PORT >> 8;
+	udp[3] = USO_PORT & 0xff;
+	udp[4] = udplen >> 8;
+	udp[5] = udplen & 0xff;
+	for (i = 0; i < USO_PAYLOAD; i++)
+		udp[8 + i] = (uint8_t)(seq + i);
+	/* The pseudo header: addresses, protocol, UDP length. */
+	sum = csum_add(0, ip + 12, 8) + IPPROTO_UDP + udplen;
+	sum = csum_fold32(sum);
+	udp[6] = sum >> 8;
+	udp[7] = sum & 0xff;
+	return 14 + iplen;
+}
+
+/* Reads what arrives on @fd until 500 ms pass without any; frames, bytes. */
+static long drain(int fd, long *bytes)
+{
+	static uint8_t b[70000];
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	long n = 0;
+	int r;
+
+	while (poll(&p, 1, 500) > 0) {
+		r = read(fd, b, sizeof(b));
+		if (r < 0)
+			break;
+		n++;
+		if (bytes)
+			*bytes += r;
+	}
+	return n;
+}
+
+static int cmd_uso(char **argv)
+{
+	static uint8_t f[14 + 28 + USO_PAYLOAD];
+	struct virtio_net_hdr vh = {
+		.flags = VIRTIO_NET_HDR_F_NEEDS_CSUM,
+		.gso_type = 5, /* VIRTIO_NET_HDR_GSO_UDP_L4, 6.2 on */
+		.hdr_len = 14 + 28,
+		.gso_size = USO_GSO,
+		.csum_start = 14 + 20,
+		.csum_offset = 6,
+	};
+	struct sockaddr_in sin = { .sin_family = AF_INET,
+				   .sin_port = htons(USO_PORT) };
+	long count = atol(argv[4]), i, writes = 0, udp, self, bytes = 0;
+	int s, fd, len, err = 0, rcvbuf = 8 << 20;
+	struct ifreq ifr = { 0 };
+
+	s = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK, 0);
+	inet_pton(AF_INET, "10.99.0.1", &sin.sin_addr);
+	if (s < 0 || bind(s, (struct sockaddr *)&sin, sizeof(sin)) < 0) {
+		perror("uso: bind 10.99.0.1:9999");
+		return 1;
+	}
+	setsockopt(s, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf));
+	fd = tap_open(argv[2], argv[3], IFF_TAP | IFF_NO_PI | IFF_VNET_HDR,
+		      O_NONBLOCK);
+	if (fd < 0) {
+		fprintf(stderr, "uso: attach %s: %s\n", argv[3], strerror(-fd));
+		return 1;
+	}
+	snprintf(ifr.ifr_name, IFNAMSIZ, "%s", argv[3]);
+	if (ioctl(s, SIOCGIFHWADDR, &ifr) < 0) {
+		perror("uso: SIOCGIFHWADDR");
+		return 1;
+	}
+	for (i = 0; i < count; i++) {
+		struct iovec iov[2] = { { &vh, sizeof(vh) }, { f, 0 } };
+
+		len = uso_frame(f, (uint8_t *)ifr.ifr_hwaddr.sa_data, i);
+		iov[1].iov_len = len;
+		if (writev(fd, iov, 2) == (ssize_t)(sizeof(vh) + len))
+			writes++;
+		else if (!err)
+			err = errno;
+	}
+	udp = drain(s, &bytes);
+	self = drain(fd, NULL);
+	printf("writes=%ld err=%s udp=%ld bytes=%ld self=%ld\n", writes,
+	       err ? strerrorname_np(err) : "0", udp, bytes, self);
+	close(fd);
+	close(s);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc == 7 && !strcmp(argv[1], "hold"))
+		return cmd_hold(argv);
+	if (argc == 3 && !strcmp(argv[1], "nl"))
+		return cmd_nl(argv[2]);
+	if (argc == 5 && !strcmp(argv[1], "uso"))
+		return cmd_uso(argv);
+	fprintf(stderr, "usage: see the comment at the top of tapx-ident.c\n");
+	return 2;
+}
