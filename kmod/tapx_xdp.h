@@ -36,6 +36,11 @@ struct tapx_tally {
 	u32 ring_full;
 	/* The last verdict's index in verdict[]. */
 	u32 slot;
+	/*
+	 * Passed skbs of a vhost-net batch, handed to the stack together at
+	 * its end (tapx_pass_list()); NULL: each is delivered as it is built.
+	 */
+	struct list_head *pass;
 	/* A new field is cleared in tapx_tally_init() too. */
 };
 
@@ -73,6 +78,7 @@ static __always_inline void tapx_tally_init(struct tapx_tally *t)
 	t->tx_errors = 0;
 	t->ring_full = 0;
 	t->slot = TAPX_V_PASS;
+	t->pass = NULL;
 }
 
 static __always_inline unsigned int tapx_verdict_slot(u32 act)
@@ -142,7 +148,8 @@ bool tapx_vnet_frame_ok(struct tapx_dev *tapx, struct xdp_buff *xdp,
 			const struct tapx_wframe *f);
 void tapx_xdp_pass(struct tapx_file *tfile, struct tapx_dev *tapx,
 		   struct xdp_buff *xdp, const struct tapx_wframe *f,
-		   void *orig_data, unsigned int orig_len);
+		   void *orig_data, unsigned int orig_len,
+		   struct list_head *pass);
 void tapx_xdp_tx(struct tapx_file *tfile, struct xdp_buff *xdp,
 		 struct tapx_tx_bulk *bq, struct tapx_tally *t);
 void tapx_tx_done(struct tapx_file *tfile, struct tapx_dev *tapx,
@@ -198,7 +205,8 @@ static __always_inline bool tapx_xdp_run(struct tapx_file *tfile,
 	/* BH is disabled: an RCU read-side section (tapx_bound_begin()). */
 	prog = rcu_dereference_bh(tapx->xdp_prog);
 	if (!prog) {
-		tapx_xdp_pass(tfile, tapx, xdp, f, orig_data, orig_len);
+		tapx_xdp_pass(tfile, tapx, xdp, f, orig_data, orig_len,
+			      t->pass);
 		return false;
 	}
 	if (unlikely(xdp_buff_has_frags(xdp) && !prog->aux->xdp_has_frags)) {
@@ -213,7 +221,8 @@ static __always_inline bool tapx_xdp_run(struct tapx_file *tfile,
 	switch (act) {
 	case XDP_PASS:
 		t->outcome[TAPX_V_PASS]++;
-		tapx_xdp_pass(tfile, tapx, xdp, f, orig_data, orig_len);
+		tapx_xdp_pass(tfile, tapx, xdp, f, orig_data, orig_len,
+			      t->pass);
 		return false;
 	case XDP_DROP:
 		t->outcome[TAPX_V_DROP]++;
