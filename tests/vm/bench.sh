@@ -72,6 +72,8 @@ vhost_bench() {
 	echo "--- vhost-net: tapx-vhost bench, ns per frame, min of ${vmreps:-5} rounds;"
 	echo "    64k: 64 KiB TCP GSO frames; path: vhost's TX path for the frame"
 	vhost_table /tmp/vb.tun /tmp/vb.tapx
+	# vmvhostraw=1: every round's figures too.
+	[ -z "${vmvhostraw:-}" ] || paste /tmp/vb.tun /tmp/vb.tapx | sed 's/^/raw /'
 	for m in tap vhost vhost_iotlb; do
 		rmmod $m || bad "bench: rmmod $m"
 	done

@@ -28,17 +28,27 @@
  * kmod/README.md), where tun.ko delivers it through generic XDP.
  *
  *   tapx-vhost bench [--node PATH] [--name IF] [--reps N] [--frames N]
- *                    [--pins DIR] [--maps DIR] [--gso-size N]
+ *                    [--pins DIR] [--maps DIR] [--gso-size N] [--cells LIST]
+ *                    [--size N] [--cpu N]
  *
- * The bench: guest TX through vhost-net in ns per frame with xdp_drop and
- * xdp_pass attached, at 64, 1500, 9000 B and 64 KiB GSO super-frames
- * (--frames per run at 64 and 1500 B, a quarter at 9000, an eighth at
- * 64 KiB), --reps interleaved runs, the minimum.
+ * The bench: ns per frame through vhost-net at 64, 1500, 9000 B and 64 KiB
+ * GSO super-frames (--frames per run at 64 and 1500 B, a quarter at 9000,
+ * an eighth at 64 KiB; --size one of them only), --reps interleaved runs,
+ * the minimum; one line "CELL SIZE PATH NS" each. Cells (--cells, a comma
+ * list, all by default): guest TX with xdp_drop, xdp_pass, no program and
+ * the guard (tx-drop tx-pass tx-noprog tx-guard); guest RX of frames the
+ * stack sends into the tap and of frames redirected into it from another
+ * tap (rx-stack rx-redirect); guest to guest through a Linux bridge and
+ * through tap-accel's forwarding (g2g-bridge g2g-fwd). The guard and the
+ * forwarding need tap-accel in PATH. Every frame is counted where it
+ * arrives (the RX ring, exact length); a missing one fails the cell. The
+ * guests and their vhost workers run on CPU --cpu (0; -1: anywhere).
  *
  * A backend the node's driver does not serve (VHOST_NET_SET_BACKEND says
  * ENOTSOCK: vhost-net found no tun_get_socket() file) fails loudly, once,
  * and the tool exits 2: the remaining cases cannot run without it.
  */
+#define _GNU_SOURCE /* sched_setaffinity() and CPU_SET */
 #include <linux/bpf.h>
 #include <linux/if_link.h>
 #include <linux/ip.h>
@@ -51,7 +61,9 @@
 #include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <dirent.h>
 #include <limits.h>
+#include <sched.h>
 
 #include "tapx-test.h"
 
@@ -79,6 +91,8 @@ static const char *sendmsg_probe = "";
 static int count = 20;
 static int gso_size = 1448;
 static char prefix[64];
+/* The bench's CPU (--cpu): its vhost workers are put there too; -1 none. */
+static int bench_cpu = -1;
 
 /* ---- one vhost-net instance: a tap queue and the guest's two rings ---- */
 
@@ -209,6 +223,43 @@ static int ring_setup(struct vnet *v, struct vring_q *q, uint8_t *area)
 }
 
 /*
+ * --cpu: vhost's workers on the bench's CPU. 6.12's are threads of this
+ * process and inherit its affinity; 6.1's are kthreads "vhost-PID" and are
+ * moved here. One CPU for the guest and its worker: the frames of a cell
+ * are handed over without waking another (emulated) CPU, whose wakeup
+ * would time the host's scheduler, not the driver.
+ */
+static void workers_pin(void)
+{
+	char want[32], comm[32], path[300];
+	struct dirent *d;
+	cpu_set_t set;
+	DIR *dir;
+
+	if (bench_cpu < 0)
+		return;
+	CPU_ZERO(&set);
+	CPU_SET(bench_cpu, &set);
+	snprintf(want, sizeof(want), "vhost-%d\n", (int)getpid());
+	dir = opendir("/proc");
+	while (dir && (d = readdir(dir))) {
+		FILE *f;
+
+		if (d->d_name[0] < '0' || d->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/comm", d->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(comm, sizeof(comm), f) && !strcmp(comm, want))
+			sched_setaffinity(atoi(d->d_name), sizeof(set), &set);
+		fclose(f);
+	}
+	if (dir)
+		closedir(dir);
+}
+
+/*
  * A tap queue (name, a fresh fd of the node; an existing multi-queue
  * device when flags has IFF_MULTI_QUEUE) with a vhost-net instance bound to
  * it, RX buffers posted (rx_bufs of them). 0; -1 after a FAIL line, with
@@ -259,6 +310,7 @@ static int vnet_open(struct vnet *v, const char *name, int mq, int rx_bufs)
 	if (vhost_call(v, VHOST_SET_OWNER, NULL, "VHOST_SET_OWNER") ||
 	    vhost_call(v, VHOST_GET_FEATURES, &features, "VHOST_GET_FEATURES"))
 		return -1;
+	workers_pin();
 	if ((features & want) != want) {
 		check(0, "%s%s: vhost-net features 0x%llx lack 0x%llx", prefix, name,
 		      (unsigned long long)features, (unsigned long long)want);
@@ -1788,7 +1840,8 @@ static int bench_env_open(struct bench_env *e, int need_b)
 {
 	char b_name[IFNAMSIZ];
 
-	e->ps = packet_open(e->a.ifname);
+	/* Protocol 0: it sends, and no frame the cells pass is cloned to it. */
+	e->ps = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
 	snprintf(e->src_name, IFNAMSIZ, "%sr", base_name);
 	e->src = tap_open(node, e->src_name, IFF_TAP | IFF_NO_PI, O_CLOEXEC);
 	if (e->ps < 0 || e->src < 0 || if_set_mtu(e->src_name, MAX_FRAME - 14) ||
@@ -1839,19 +1892,23 @@ static int cmd_bench(int argc, char **argv)
 	static double best[NCELLS][NSIZES];
 	const char *cells_opt = "all";
 	char text[256];
-	int reps = 5, need_b = 0, bad = 0;
+	int reps = 5, need_b = 0, bad = 0, only_size = 0;
 	long frames = 4000;
 	const struct topt opts[] = {
 		{ "node", 's', &node },	    { "name", 's', &base_name },
 		{ "reps", 'i', &reps },	    { "frames", 'l', &frames },
 		{ "pins", 's', &pins },	    { "maps", 's', &maps },
 		{ "gso-size", 'i', &gso_size }, { "cells", 's', &cells_opt },
+		{ "cpu", 'i', &bench_cpu }, { "size", 'i', &only_size },
 		{ NULL, 0, NULL },
 	};
 	struct bench_env e;
 
+	bench_cpu = 0;
 	if (parse_topts(argc, argv, 2, opts))
 		return 1;
+	if (bench_cpu >= 0 && pin_cpu(bench_cpu))
+		bench_cpu = -1;
 	snprintf(prefix, sizeof(prefix), "vhost-bench ");
 	memset(&e, 0, sizeof(e));
 	e.ps = e.src = -1;
@@ -1884,7 +1941,8 @@ static int cmd_bench(int argc, char **argv)
 				double ns;
 
 				if (!cell_wanted(&cells[c], cells_opt, e.have_cli) ||
-				    sizes[i] > cells[c].max_size)
+				    sizes[i] > cells[c].max_size ||
+				    (only_size && sizes[i] != only_size))
 					continue;
 				ns = bench_cell(&e, &cells[c], sizes[i], n);
 				if (ns < 0)
@@ -1903,7 +1961,8 @@ static int cmd_bench(int argc, char **argv)
 					   size_is_gso(sizes[i]) ? "gso" : "perpkt";
 
 			if (cell_wanted(&cells[c], cells_opt, e.have_cli) &&
-			    sizes[i] <= cells[c].max_size)
+			    sizes[i] <= cells[c].max_size &&
+			    (!only_size || sizes[i] == only_size))
 				printf("%s %s %s %.0f\n", cells[c].name, size_names[i],
 				       cells[c].kind == CELL_TX || cells[c].kind == CELL_G2G ?
 					       path : "-",
@@ -1928,6 +1987,7 @@ int main(int argc, char **argv)
 		"                      [--gso-tx-drops]\n"
 		"  tests: sizes verdicts ringfull delete detach rxgso mq (all), basic\n"
 		"       tapx-vhost bench [--node PATH] [--name IF] [--reps N] [--frames N]\n"
-		"                        [--pins DIR] [--maps DIR] [--gso-size N] [--cells LIST]\n");
+		"                        [--pins DIR] [--maps DIR] [--gso-size N] [--cells LIST]\n"
+		"                        [--size N] [--cpu N]\n");
 	return 1;
 }
