@@ -15,8 +15,8 @@
 #   vmreps=N vmcount=N size the tapx-bench runs (vmreps the vhost bench's too)
 #   vmtapxsizes=L the tapx-bench sizes (64,1500,9000)
 #   vmnovhostbench=1 skips the last part, the guests' traffic through
-#     vhost-net (tapx-vhost bench) on tun.ko and on tapx; vmvhostcells=L
-#     and vmvhostframes=N narrow and size it
+#     vhost-net (tapx-vhost bench) on tun.ko and on tapx; vmvhostcells=L,
+#     vmvhostsizes=L and vmvhostframes=N narrow and size it
 . /tests/check.sh
 . /tests/lib.sh
 insmod /modules/tun.ko
@@ -39,12 +39,12 @@ bpftool prog loadall /bpf/xdp_basic.bpf.o $B pinmaps $BM
 # binds to whichever module exports tun_get_socket, tun.ko or tapx_tun.ko,
 # never both: each round runs tun.ko's cells, swaps tun.ko for
 # tapx_tun.ko, runs tapx's, and swaps back; the minimum of the rounds per
-# cell. vmvhostcells=LIST narrows the cells (tapx-vhost bench --cells),
-# vmvhostframes=N sizes them.
+# cell. vmvhostcells=LIST and vmvhostsizes=LIST narrow the cells
+# (tapx-vhost bench --cells, --sizes), vmvhostframes=N sizes them.
 vhost_round() { # NODE OUT
 	insmod /modules/vhost_net.ko || bad "bench: insmod vhost_net"
 	tapx-vhost bench --node $1 --name bv0 --reps 1 --frames ${vmvhostframes:-4000} \
-		--cells ${vmvhostcells:-all} >/tmp/vb.out ||
+		--cells ${vmvhostcells:-all} --sizes ${vmvhostsizes:-all} >/tmp/vb.out ||
 		bad "bench: tapx-vhost bench on $1"
 	# Its failures, and what it printed about them.
 	grep -v -E '^([a-z0-9]+-[a-z]+ |--- |PASS)' /tmp/vb.out

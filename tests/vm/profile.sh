@@ -39,7 +39,7 @@ if [ -n "${vmprofvhost:-}" ]; then
 	echo "--- perf record: tapx-vhost bench ${vmprofvhost} ${vmprofsize:-1500} B on ${vmprofdev:-tapx}, ${vmprofframes:-60000} frames"
 	runs "profile: perf record" perf record -q $g -e cpu-clock -F 20000 -a -o /tmp/perf.data -- \
 		tapx-vhost bench --node $node --name bp0 --reps 1 --cells $vmprofvhost \
-		--size ${vmprofsize:-1500} --frames ${vmprofframes:-60000}
+		--sizes ${vmprofsize:-1500} --frames ${vmprofframes:-60000}
 	echo "--- tapx-vhost: $(grep "^$vmprofvhost " $tmp/out)"
 	perf report -i /tmp/perf.data --stdio --no-children --sort ${vmprofsort:-sym} 2>/dev/null |
 		grep -v '^#' | grep . | head -n ${vmproflines:-60}

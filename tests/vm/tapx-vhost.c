@@ -29,11 +29,11 @@
  *
  *   tapx-vhost bench [--node PATH] [--name IF] [--reps N] [--frames N]
  *                    [--pins DIR] [--maps DIR] [--gso-size N] [--cells LIST]
- *                    [--size N] [--cpu N]
+ *                    [--sizes LIST] [--cpu N]
  *
  * The bench: ns per frame through vhost-net at 64, 1500, 9000 B and 64 KiB
  * GSO super-frames (--frames per run at 64 and 1500 B, a quarter at 9000,
- * an eighth at 64 KiB; --size one of them only), --reps interleaved runs,
+ * an eighth at 64 KiB; --sizes a comma list of them, 65535 for 64 KiB), --reps interleaved runs,
  * the minimum; one line "CELL SIZE PATH NS" each. Cells (--cells, a comma
  * list, all by default): guest TX with xdp_drop, xdp_pass, no program and
  * the guard (tx-drop tx-pass tx-noprog tx-guard); guest RX of frames the
@@ -1819,20 +1819,24 @@ static double bench_cell(struct bench_env *e, const struct cell *c, int size, lo
 	return ns;
 }
 
+/* Whether the comma list has the word (or is "all"). */
+static int csv_has(const char *list, const char *word)
+{
+	char *dup = strdup(list), *x, *save;
+	int yes = !strcmp(list, "all");
+
+	for (x = strtok_r(dup, ",", &save); x; x = strtok_r(NULL, ",", &save))
+		if (!strcmp(x, word))
+			yes = 1;
+	free(dup);
+	return yes;
+}
+
 static int cell_wanted(const struct cell *c, const char *list, int have_cli)
 {
 	if ((c->how == PROG_GUARD || c->how == PROG_FWD) && !have_cli)
 		return 0;
-	if (!strcmp(list, "all"))
-		return 1;
-	char *dup = strdup(list), *x, *save;
-	int yes = 0;
-
-	for (x = strtok_r(dup, ",", &save); x; x = strtok_r(NULL, ",", &save))
-		if (!strcmp(x, c->name))
-			yes = 1;
-	free(dup);
-	return yes;
+	return csv_has(list, c->name);
 }
 
 /* Guest B, the redirect source and the bridge; 0 or -1 after a FAIL. */
@@ -1887,19 +1891,20 @@ static void bench_env_close(struct bench_env *e)
 static int cmd_bench(int argc, char **argv)
 {
 	static const int sizes[] = { 64, 1500, 9000, 65535 };
-	static const char *const size_names[] = { "64", "1500", "9000", "64k" };
+	static const char *const size_names[] = { "64", "1500", "9000", "65535" };
 	enum { NSIZES = 4 };
 	static double best[NCELLS][NSIZES];
 	const char *cells_opt = "all";
 	char text[256];
-	int reps = 5, need_b = 0, bad = 0, only_size = 0;
+	const char *bench_sizes = "64,1500,9000,65535";
+	int reps = 5, need_b = 0, bad = 0;
 	long frames = 4000;
 	const struct topt opts[] = {
 		{ "node", 's', &node },	    { "name", 's', &base_name },
 		{ "reps", 'i', &reps },	    { "frames", 'l', &frames },
 		{ "pins", 's', &pins },	    { "maps", 's', &maps },
 		{ "gso-size", 'i', &gso_size }, { "cells", 's', &cells_opt },
-		{ "cpu", 'i', &bench_cpu }, { "size", 'i', &only_size },
+		{ "cpu", 'i', &bench_cpu }, { "sizes", 's', &bench_sizes },
 		{ NULL, 0, NULL },
 	};
 	struct bench_env e;
@@ -1942,7 +1947,7 @@ static int cmd_bench(int argc, char **argv)
 
 				if (!cell_wanted(&cells[c], cells_opt, e.have_cli) ||
 				    sizes[i] > cells[c].max_size ||
-				    (only_size && sizes[i] != only_size))
+				    !csv_has(bench_sizes, size_names[i]))
 					continue;
 				ns = bench_cell(&e, &cells[c], sizes[i], n);
 				if (ns < 0)
@@ -1962,8 +1967,9 @@ static int cmd_bench(int argc, char **argv)
 
 			if (cell_wanted(&cells[c], cells_opt, e.have_cli) &&
 			    sizes[i] <= cells[c].max_size &&
-			    (!only_size || sizes[i] == only_size))
-				printf("%s %s %s %.0f\n", cells[c].name, size_names[i],
+			    csv_has(bench_sizes, size_names[i]))
+				printf("%s %s %s %.0f\n", cells[c].name,
+				       size_is_gso(sizes[i]) ? "64k" : size_names[i],
 				       cells[c].kind == CELL_TX || cells[c].kind == CELL_G2G ?
 					       path : "-",
 				       best[c][i]);
@@ -1988,6 +1994,6 @@ int main(int argc, char **argv)
 		"  tests: sizes verdicts ringfull delete detach rxgso mq (all), basic\n"
 		"       tapx-vhost bench [--node PATH] [--name IF] [--reps N] [--frames N]\n"
 		"                        [--pins DIR] [--maps DIR] [--gso-size N] [--cells LIST]\n"
-		"                        [--size N] [--cpu N]\n");
+		"                        [--sizes LIST] [--cpu N]\n");
 	return 1;
 }
