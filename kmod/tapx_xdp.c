@@ -311,7 +311,8 @@ static int tapx_xbuff_frame(struct tapx_file *tfile, unsigned int flags,
  * Every buffer is consumed: malformed ones (runts, bad vnet headers) are
  * counted in rx_errors and their page reference dropped, the others meet
  * the program with the counters and verdicts of a written frame. Passed
- * frames reach the stack as one list at the end (tapx_pass_skb()). Called
+ * frames reach the stack as one list at the end (tapx_pass_skb()), and
+ * dropped ones put their page references per page (tapx_page_refs). Called
  * like tapx_wframes_run(), whose return value this shares.
  */
 bool tapx_xbuffs_run(struct tapx_file *tfile, struct tapx_dev *tapx,
@@ -320,6 +321,7 @@ bool tapx_xbuffs_run(struct tapx_file *tfile, struct tapx_dev *tapx,
 	unsigned int flags = READ_ONCE(tapx->flags);
 	struct tapx_tally t __uninitialized;
 	struct tapx_tx_bulk bq __uninitialized;
+	struct tapx_page_refs refs = {};
 	struct tapx_wframe f;
 	struct xdp_buff xdp;
 	bool flush = false;
@@ -328,16 +330,19 @@ bool tapx_xbuffs_run(struct tapx_file *tfile, struct tapx_dev *tapx,
 
 	tapx_tally_init(&t);
 	t.pass = &pass;
+	t.refs = &refs;
 	bq.n = 0;
 	for (i = 0; i < n; i++) {
 		if (unlikely(tapx_xbuff_frame(tfile, flags, &xbuffs[i], &xdp,
 					      &f))) {
-			put_page(virt_to_head_page(xbuffs[i].data));
+			tapx_page_refs_put(&refs,
+					   virt_to_head_page(xbuffs[i].data));
 			t.rx_errors++;
 			continue;
 		}
 		flush |= tapx_xdp_run(tfile, tapx, &xdp, &f, &bq, &t, true);
 	}
+	tapx_page_refs_flush(&refs);
 	tapx_pass_list(&pass);
 	tapx_run_done(tfile, tapx, &bq, &t, false);
 	return flush;
