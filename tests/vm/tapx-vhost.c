@@ -29,7 +29,7 @@
  *
  *   tapx-vhost bench [--node PATH] [--name IF] [--reps N] [--frames N]
  *                    [--pins DIR] [--maps DIR] [--gso-size N] [--cells LIST]
- *                    [--sizes LIST] [--cpu N]
+ *                    [--sizes LIST] [--cpu N] [--check]
  *
  * The bench: ns per frame through vhost-net at 64, 1500, 9000 B and 64 KiB
  * GSO super-frames (--frames per run at 64 and 1500 B, a quarter at 9000,
@@ -43,6 +43,8 @@
  * forwarding need tap-accel in PATH. Every frame is counted where it
  * arrives (the RX ring, exact length); a missing one fails the cell. The
  * guests and their vhost workers run on CPU --cpu (0; -1: anywhere).
+ * --check (the suites' smoke run): each cell's frames must also be exactly
+ * what the counters of the taps they crossed grew by.
  *
  * A backend the node's driver does not serve (VHOST_NET_SET_BACKEND says
  * ENOTSOCK: vhost-net found no tun_get_socket() file) fails loudly, once,
@@ -1777,9 +1779,77 @@ static void cell_off(struct bench_env *e, const struct cell *c)
 	}
 }
 
+/* --check: each cell's frames in the counters of the taps they crossed. */
+static int bench_check;
+
+static long if_stat(const char *ifname, const char *what)
+{
+	char path[128];
+	long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/statistics/%s", ifname, what);
+	f = fopen(path, "r");
+	if (f) {
+		if (fscanf(f, "%ld", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
+/*
+ * The counters a cell's frames go through, each to grow by exactly its
+ * frames: the guest's tap receives what the guest sends (rx_packets) and
+ * transmits what the guest receives (tx_packets); the redirect source
+ * receives what it redirects.
+ */
+struct cell_counters {
+	const char *ifname[2], *what[2];
+	long before[2];
+};
+
+static void counters_pick(struct bench_env *e, const struct cell *c, struct cell_counters *k)
+{
+	memset(k, 0, sizeof(*k));
+	switch (c->kind) {
+	case CELL_TX:
+		k->ifname[0] = e->a.ifname, k->what[0] = "rx_packets";
+		break;
+	case CELL_RX_STACK:
+		k->ifname[0] = e->a.ifname, k->what[0] = "tx_packets";
+		break;
+	case CELL_RX_REDIRECT:
+		k->ifname[0] = e->src_name, k->what[0] = "rx_packets";
+		k->ifname[1] = e->a.ifname, k->what[1] = "tx_packets";
+		break;
+	case CELL_G2G:
+		k->ifname[0] = e->a.ifname, k->what[0] = "rx_packets";
+		k->ifname[1] = e->b.ifname, k->what[1] = "tx_packets";
+		break;
+	}
+	for (int i = 0; i < 2; i++)
+		if (k->ifname[i])
+			k->before[i] = if_stat(k->ifname[i], k->what[i]);
+}
+
+static void counters_check(const struct cell *c, int size, long n, struct cell_counters *k)
+{
+	for (int i = 0; i < 2; i++) {
+		long d;
+
+		if (!k->ifname[i])
+			continue;
+		d = if_stat(k->ifname[i], k->what[i]) - k->before[i];
+		check(d == n, "%s%s %d: %s %s grew by %ld, the cell's frames %ld", prefix,
+		      c->name, size, k->ifname[i], k->what[i], d, n);
+	}
+}
+
 /* One run of one cell at one size: ns per frame, or -1 after a FAIL. */
 static double bench_cell(struct bench_env *e, const struct cell *c, int size, long n)
 {
+	struct cell_counters k;
 	struct rx_source src = { .ps = e->ps, .tap = e->src, .guest = &e->a };
 	struct frameset s;
 	double ns;
@@ -1787,6 +1857,8 @@ static double bench_cell(struct bench_env *e, const struct cell *c, int size, lo
 	if (cell_on(e, c))
 		return -1;
 	bench_frame(&s, size);
+	if (bench_check)
+		counters_pick(e, c, &k);
 	src.s = &s;
 	src.ifindex = if_nametoindex(e->a.ifname);
 	switch (c->kind) {
@@ -1807,6 +1879,8 @@ static double bench_cell(struct bench_env *e, const struct cell *c, int size, lo
 		break;
 	}
 	frames_free(&s);
+	if (bench_check && ns >= 0)
+		counters_check(c, size, n, &k);
 	if (ns < 0) {
 		check(0, "%s%s %d: a frame went missing (%ld frames)", prefix, c->name, size, n);
 		if (c->how == PROG_GUARD || c->how == PROG_FWD)
@@ -1905,6 +1979,7 @@ static int cmd_bench(int argc, char **argv)
 		{ "pins", 's', &pins },	    { "maps", 's', &maps },
 		{ "gso-size", 'i', &gso_size }, { "cells", 's', &cells_opt },
 		{ "cpu", 'i', &bench_cpu }, { "sizes", 's', &bench_sizes },
+		{ "check", 'f', &bench_check },
 		{ NULL, 0, NULL },
 	};
 	struct bench_env e;
@@ -1994,6 +2069,6 @@ int main(int argc, char **argv)
 		"  tests: sizes verdicts ringfull delete detach rxgso mq (all), basic\n"
 		"       tapx-vhost bench [--node PATH] [--name IF] [--reps N] [--frames N]\n"
 		"                        [--pins DIR] [--maps DIR] [--gso-size N] [--cells LIST]\n"
-		"                        [--sizes LIST] [--cpu N]\n");
+		"                        [--sizes LIST] [--cpu N] [--check]\n");
 	return 1;
 }
