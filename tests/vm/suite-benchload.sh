@@ -86,8 +86,11 @@ check "benchload: interrupted, pins as before" "$pins0" "$(bl_pins)"
 # Nothing left after: no link, no policy, no vhost module, tun.ko back.
 for d in ta tb; do [ -e /sys/class/net/$d ] && ip link del $d; done
 runs "benchload: insmod tapx for the vhost cells" insmod /modules/tapx.ko
-for m in vhost_iotlb vhost tap; do
+bl_mods=
+for m in llc stp bridge vhost_iotlb vhost tap; do
+	grep -q "^$m " /proc/modules && continue
 	runs "benchload: insmod $m" insmod /modules/$m.ko
+	bl_mods="$m $bl_mods"
 done
 runs "benchload: rmmod tun for tapx_tun" rmmod tun
 runs "benchload: insmod tapx_tun" insmod /modules/tapx_tun.ko
@@ -102,7 +105,7 @@ check "benchload: vhost cells: a figure for each of the 29" 29 \
 check "benchload: vhost cells: no link left" "" "$(ls /sys/class/net | grep '^bl0')"
 runs "benchload: vhost cells: no policy left" sh -c '! tap-accel policy list 2>/dev/null | grep -q tapx-vhost'
 runs "benchload: vhost cells: no policy file left" sh -c '! ls /tmp/tapx-vhost-*.policy 2>/dev/null | grep -q .'
-for m in vhost_net tapx_tun tap vhost vhost_iotlb tapx; do
+for m in vhost_net tapx_tun $bl_mods tapx; do
 	runs "benchload: rmmod $m" rmmod $m
 done
 runs "benchload: insmod tun again" insmod /modules/tun.ko
