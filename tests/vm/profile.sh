@@ -15,7 +15,9 @@
 #   vmprofvhost=CELL profiles a cell of tapx-vhost bench instead (tx-noprog,
 #   rx-stack, ...; tests/vm/tapx-vhost.c) at vmprofsize (1500), with
 #   vmprofframes (60000) frames, on tapx through tapx_tun.ko or, with
-#   vmprofdev=tun, on stock tun.ko: vhost-net's side by side
+#   vmprofdev=tun, on stock tun.ko: vhost-net's side by side;
+#   vmprofdelay=MS starts the samples that late (perf record -D), past
+#   the set-up (tx-guard and g2g-fwd load tap-accel's program first)
 . /tests/check.sh
 . /tests/lib.sh
 if [ -n "${vmprofvhost:-}" ]; then
@@ -37,7 +39,7 @@ if [ -n "${vmprofvhost:-}" ]; then
 	g=
 	[ -n "${vmprofcallers:-}" ] && g=-g
 	echo "--- perf record: tapx-vhost bench ${vmprofvhost} ${vmprofsize:-1500} B on ${vmprofdev:-tapx}, ${vmprofframes:-60000} frames"
-	runs "profile: perf record" perf record -q $g -e cpu-clock -F 20000 -a -o /tmp/perf.data -- \
+	runs "profile: perf record" perf record -q $g -D ${vmprofdelay:-0} -e cpu-clock -F 20000 -a -o /tmp/perf.data -- \
 		tapx-vhost bench --node $node --name bp0 --reps 1 --cells $vmprofvhost \
 		--sizes ${vmprofsize:-1500} --frames ${vmprofframes:-60000}
 	echo "--- tapx-vhost: $(grep "^$vmprofvhost " $tmp/out)"

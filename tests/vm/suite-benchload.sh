@@ -97,9 +97,11 @@ runs "benchload: insmod tapx_tun" insmod /modules/tapx_tun.ko
 runs "benchload: insmod vhost_net" insmod /modules/vhost_net.ko
 [ -e $B/xdp_drop ] || bpftool prog loadall /bpf/xdp_basic.bpf.o $B pinmaps $BM
 # Its checks counted, its figures kept apart (/tmp/vbs.out).
+bl_t0=$(date +%s)
 tool sh -c 'tapx-vhost bench --node '$X' --name bl0 --reps 1 --frames 64 --check >/tmp/vbs.out
 	r=$?; grep -vE "^(tx|rx|g2g)-|^--- " /tmp/vbs.out; exit $r'
 check "benchload: vhost cells: tapx-vhost bench exits" 0 $?
+echo "INFO benchload: the vhost cells took $(($(date +%s) - bl_t0)) s"
 check "benchload: vhost cells: a figure for each of the 29" 29 \
 	"$(grep -cE '^(tx|rx|g2g)-[a-z]+ [0-9k]+ [a-z-]+ [1-9][0-9]*$' /tmp/vbs.out)"
 check "benchload: vhost cells: no link left" "" "$(ls /sys/class/net | grep '^bl0')"
