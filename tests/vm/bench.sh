@@ -48,7 +48,7 @@ vhost_round() { # NODE OUT
 		bad "bench: tapx-vhost bench on $1"
 	# Its failures, and what it printed about them.
 	grep -v -E '^([a-z0-9]+-[a-z]+ |--- |PASS)' /tmp/vb.out
-	grep -E '^[a-z0-9]+-[a-z]+ ' /tmp/vb.out >>$2
+	grep -E '^[a-z0-9]+-[a-z]+ [0-9k]+ ' /tmp/vb.out >>$2
 	rmmod vhost_net || bad "bench: rmmod vhost_net"
 }
 vhost_bench() {

@@ -99,11 +99,11 @@ runs "benchload: insmod vhost_net" insmod /modules/vhost_net.ko
 # Its checks counted, its figures kept apart (/tmp/vbs.out).
 bl_t0=$(date +%s)
 tool sh -c 'tapx-vhost bench --node '$X' --name bl0 --reps 1 --frames 64 --check >/tmp/vbs.out
-	r=$?; grep -vE "^(tx|rx|g2g)-|^--- " /tmp/vbs.out; exit $r'
+	r=$?; grep -vE "^(tx|rx|g2g|tx2q|rx2q)-|^--- " /tmp/vbs.out; exit $r'
 check "benchload: vhost cells: tapx-vhost bench exits" 0 $?
 echo "INFO benchload: the vhost cells took $(($(date +%s) - bl_t0)) s"
-check "benchload: vhost cells: a figure for each of the 29" 29 \
-	"$(grep -cE '^(tx|rx|g2g)-[a-z]+ [0-9k]+ [a-z-]+ [1-9][0-9]*$' /tmp/vbs.out)"
+check "benchload: vhost cells: a figure for each of the 36" 36 \
+	"$(grep -cE '^(tx|rx|g2g|tx2q|rx2q)-[a-z]+ [0-9k]+ [a-z-]+ [1-9][0-9]*$' /tmp/vbs.out)"
 check "benchload: vhost cells: no link left" "" "$(ls /sys/class/net | grep '^bl0')"
 runs "benchload: vhost cells: no policy left" sh -c '! tap-accel policy list 2>/dev/null | grep -q tapx-vhost'
 runs "benchload: vhost cells: no policy file left" sh -c '! ls /tmp/tapx-vhost-*.policy 2>/dev/null | grep -q .'

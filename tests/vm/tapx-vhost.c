@@ -39,8 +39,10 @@
  * the guard (tx-drop tx-pass tx-noprog tx-guard); guest RX of frames the
  * stack sends into the tap and of frames redirected into it from another
  * tap (rx-stack rx-redirect); guest to guest through a Linux bridge and
- * through tap-accel's forwarding (g2g-bridge g2g-fwd). The guard and the
- * forwarding need tap-accel in PATH. Every frame is counted where it
+ * through tap-accel's forwarding (g2g-bridge g2g-fwd); guest TX with no
+ * program and guest RX from the stack (16 UDP flows) on a tap with two
+ * queue pairs, each with its vhost-net (tx2q-noprog rx2q-stack). The guard
+ * and the forwarding need tap-accel in PATH. Every frame is counted where it
  * arrives (the RX ring, exact length); a missing one fails the cell. The
  * guests and their vhost workers run on CPU --cpu (0; -1: anywhere).
  * --check (the suites' smoke run): each cell's frames must also be exactly
@@ -1571,6 +1573,36 @@ static double tx_bench(struct vnet *v, const struct frameset *s, long n)
 	return (now_ns() - t0) / n;
 }
 
+/* Guest TX on two queue pairs of one tap, n frames between them. */
+static double tx2_bench(struct vnet **v, const struct frameset *s, long n)
+{
+	long sent[2] = { 0, 0 }, done[2] = { 0, 0 }, half[2] = { n / 2, n - n / 2 };
+	double t0;
+
+	for (int i = 0; i < 2; i++)
+		tx_prefill(&v[i]->tx, s->f[0], s->len[0], &s->hdr);
+	t0 = now_ns();
+	while (done[0] + done[1] < n) {
+		int waited = 0;
+
+		for (int i = 0; i < 2; i++) {
+			struct vring_q *q = &v[i]->tx;
+			int before = q->nfree;
+
+			tx_reap(q);
+			done[i] += q->nfree - before;
+			sent[i] += tx_push(q, half[i] - sent[i]);
+		}
+		for (int i = 0; i < 2 && !waited; i++)
+			if (done[i] < sent[i]) {
+				if (!wait_used(&v[i]->tx, WAIT_MS))
+					return -1;
+				waited = 1;
+			}
+	}
+	return (now_ns() - t0) / n;
+}
+
 /* Where an RX cell's frames come from. */
 enum rx_from { FROM_STACK, FROM_REDIRECT, FROM_GUEST };
 
@@ -1581,13 +1613,14 @@ struct rx_source {
 	int tap; /* FROM_REDIRECT: another tap, written to */
 	struct vnet *guest; /* FROM_GUEST: the other guest, its TX ring */
 	const struct frameset *s;
+	unsigned int next; /* the frame of s sent next */
 };
 
 /* Sends k frames from the source; how many went. */
 static int rx_source_send(struct rx_source *src, int k)
 {
 	struct sockaddr_ll to = { .sll_family = AF_PACKET, .sll_halen = 6 };
-	const uint8_t *f = src->s->f[0];
+	const uint8_t *f;
 	int len = src->s->len[0], i;
 
 	if (src->from == FROM_GUEST) {
@@ -1596,6 +1629,8 @@ static int rx_source_send(struct rx_source *src, int k)
 	}
 	to.sll_ifindex = src->ifindex;
 	for (i = 0; i < k; i++) {
+		/* A frameset of several flows: one after the other. */
+		f = src->s->f[src->next++ % src->s->n];
 		ssize_t w = src->from == FROM_STACK ?
 			sendto(src->ps, f, len, 0, (void *)&to, sizeof(to)) :
 			write(src->tap, f, len);
@@ -1630,12 +1665,36 @@ static void rx_take(struct vnet *v, int len, long *got, long *bad)
 		kick(q);
 }
 
+/* Until an RX ring of v[0..nv) has a used buffer, or ms pass; 1 if one has. */
+static int rx_wait_any(struct vnet **v, int nv, int ms)
+{
+	struct pollfd p[2];
+	uint64_t c;
+
+	for (int i = 0; i < nv && i < 2; i++) {
+		p[i].fd = v[i]->rx.call;
+		p[i].events = POLLIN;
+	}
+	for (double end = now_ns() + ms * 1e6; now_ns() < end;) {
+		for (int i = 0; i < nv; i++)
+			if (used_idx(&v[i]->rx) != v[i]->rx.last_used)
+				return 1;
+		if (poll(p, nv, 50) <= 0)
+			continue;
+		for (int i = 0; i < nv; i++)
+			if ((p[i].revents & POLLIN) && read(p[i].fd, &c, sizeof(c)) < 0)
+				c = 0; /* nonblocking: nothing to take */
+	}
+	return 0;
+}
+
 /*
  * Guest RX in ns per frame: n frames from the source, at most BENCH_BURST
- * in flight, each counted in v's RX ring. -1 if one went missing (a
+ * in flight, each counted in an RX ring of v[0..nv) (the queue pairs of
+ * one tap). -1 if one went missing (a
  * frame not sent, not received within WAIT_MS, or of a wrong length).
  */
-static double rx_bench(struct vnet *v, struct rx_source *src, long n)
+static double rx_bench(struct vnet **v, int nv, struct rx_source *src, long n)
 {
 	long sent = 0, got = 0, bad = 0;
 	double t0;
@@ -1646,12 +1705,16 @@ static double rx_bench(struct vnet *v, struct rx_source *src, long n)
 	while (got < n) {
 		long k = n - sent < BENCH_BURST - (sent - got) ?
 				 n - sent : BENCH_BURST - (sent - got);
+		int moved = 0;
 
 		if (k > 0)
 			sent += rx_source_send(src, k);
-		if (used_idx(&v->rx) == v->rx.last_used && !wait_used(&v->rx, WAIT_MS))
+		for (int i = 0; i < nv; i++)
+			moved |= used_idx(&v[i]->rx) != v[i]->rx.last_used;
+		if (!moved && !rx_wait_any(v, nv, WAIT_MS))
 			break;
-		rx_take(v, src->s->len[0], &got, &bad);
+		for (int i = 0; i < nv; i++)
+			rx_take(v[i], src->s->len[0], &got, &bad);
 		if (bad)
 			break;
 	}
@@ -1693,7 +1756,8 @@ static int policy_write(const char *path, const char *text)
 }
 
 /* The bench's cells: name, what is timed, the program or policy. */
-enum cell_kind { CELL_TX, CELL_RX_STACK, CELL_RX_REDIRECT, CELL_G2G };
+enum cell_kind { CELL_TX, CELL_RX_STACK, CELL_RX_REDIRECT, CELL_G2G, CELL_TX2Q,
+		 CELL_RX2Q };
 enum cell_prog { PROG_NONE, PROG_PIN, PROG_GUARD, PROG_BRIDGE, PROG_FWD };
 
 struct cell {
@@ -1713,11 +1777,14 @@ static const struct cell cells[] = {
 	{ "rx-redirect", CELL_RX_REDIRECT, PROG_PIN, "xdp_redirect", 9000 },
 	{ "g2g-bridge", CELL_G2G, PROG_BRIDGE, NULL, 65535 },
 	{ "g2g-fwd", CELL_G2G, PROG_FWD, NULL, 9000 },
+	{ "tx2q-noprog", CELL_TX2Q, PROG_NONE, NULL, 65535 },
+	{ "rx2q-stack", CELL_RX2Q, PROG_NONE, NULL, 9000 },
 };
 #define NCELLS ((int)(sizeof(cells) / sizeof(cells[0])))
 
 struct bench_env {
 	struct vnet a, b; /* guest A (bv0), guest B (bv0b) */
+	struct vnet q[2]; /* a guest with two queue pairs (bv0q) */
 	int ps; /* packet socket on A's tap */
 	int src; /* the tap redirected from (bv0r) */
 	char src_name[IFNAMSIZ], br[IFNAMSIZ];
@@ -1827,6 +1894,12 @@ static void counters_pick(struct bench_env *e, const struct cell *c, struct cell
 		k->ifname[0] = e->a.ifname, k->what[0] = "rx_packets";
 		k->ifname[1] = e->b.ifname, k->what[1] = "tx_packets";
 		break;
+	case CELL_TX2Q:
+		k->ifname[0] = e->q[0].ifname, k->what[0] = "rx_packets";
+		break;
+	case CELL_RX2Q:
+		k->ifname[0] = e->q[0].ifname, k->what[0] = "tx_packets";
+		break;
 	}
 	for (int i = 0; i < 2; i++)
 		if (k->ifname[i])
@@ -1851,12 +1924,20 @@ static double bench_cell(struct bench_env *e, const struct cell *c, int size, lo
 {
 	struct cell_counters k;
 	struct rx_source src = { .ps = e->ps, .tap = e->src, .guest = &e->a };
+	struct vnet *va = &e->a, *vb = &e->b, *vq[2] = { &e->q[0], &e->q[1] };
 	struct frameset s;
-	double ns;
+	double ns = -1;
 
 	if (cell_on(e, c))
 		return -1;
-	bench_frame(&s, size);
+	if (c->kind == CELL_RX2Q) {
+		/* 16 UDP flows, spread over the queues by their hash. */
+		frames_make(&s, 16, size, 0, 16);
+		for (int i = 0; i < s.n; i++)
+			memcpy(s.f[i], "\x02\x00\x00\x00\x00\x02", 6);
+	} else {
+		bench_frame(&s, size);
+	}
 	if (bench_check)
 		counters_pick(e, c, &k);
 	src.s = &s;
@@ -1867,15 +1948,23 @@ static double bench_cell(struct bench_env *e, const struct cell *c, int size, lo
 		break;
 	case CELL_RX_STACK:
 		src.from = FROM_STACK;
-		ns = rx_bench(&e->a, &src, n);
+		ns = rx_bench(&va, 1, &src, n);
 		break;
 	case CELL_RX_REDIRECT:
 		src.from = FROM_REDIRECT;
-		ns = rx_bench(&e->a, &src, n);
+		ns = rx_bench(&va, 1, &src, n);
 		break;
-	default:
+	case CELL_G2G:
 		src.from = FROM_GUEST;
-		ns = rx_bench(&e->b, &src, n);
+		ns = rx_bench(&vb, 1, &src, n);
+		break;
+	case CELL_TX2Q:
+		ns = tx2_bench(vq, &s, n);
+		break;
+	case CELL_RX2Q:
+		src.from = FROM_STACK;
+		src.ifindex = if_nametoindex(e->q[0].ifname);
+		ns = rx_bench(vq, 2, &src, n);
 		break;
 	}
 	frames_free(&s);
@@ -1911,6 +2000,18 @@ static int cell_wanted(const struct cell *c, const char *list, int have_cli)
 	if ((c->how == PROG_GUARD || c->how == PROG_FWD) && !have_cli)
 		return 0;
 	return csv_has(list, c->name);
+}
+
+/* The guest with two queue pairs; 0 or -1 after a FAIL. */
+static int bench_env_open_q(struct bench_env *e)
+{
+	char name[IFNAMSIZ];
+
+	snprintf(name, IFNAMSIZ, "%sq", base_name);
+	for (int i = 0; i < 2; i++)
+		if (vnet_open(&e->q[i], name, 1, RING_NUM))
+			return -1;
+	return 0;
 }
 
 /* Guest B, the redirect source and the bridge; 0 or -1 after a FAIL. */
@@ -1957,6 +2058,9 @@ static void bench_env_close(struct bench_env *e)
 		close(e->src);
 	if (e->b.ifname[0])
 		vnet_close(&e->b);
+	for (int i = 0; i < 2; i++)
+		if (e->q[i].ifname[0])
+			vnet_close(&e->q[i]);
 	vnet_close(&e->a);
 	unlink(GUARD_POLICY);
 	unlink(FWD_POLICY);
@@ -1971,7 +2075,7 @@ static int cmd_bench(int argc, char **argv)
 	const char *cells_opt = "all";
 	char text[256];
 	const char *bench_sizes = "64,1500,9000,65535";
-	int reps = 5, need_b = 0, bad = 0;
+	int reps = 5, need_b = 0, need_q = 0, bad = 0;
 	long frames = 4000;
 	const struct topt opts[] = {
 		{ "node", 's', &node },	    { "name", 's', &base_name },
@@ -1995,14 +2099,17 @@ static int cmd_bench(int argc, char **argv)
 	e.b.tap = e.b.vhost = -1;
 	e.have_cli = !system("command -v tap-accel >/dev/null 2>&1");
 	for (int c = 0; c < NCELLS; c++)
-		if (cell_wanted(&cells[c], cells_opt, e.have_cli) && cells[c].kind == CELL_G2G)
-			need_b = 1;
+		if (cell_wanted(&cells[c], cells_opt, e.have_cli)) {
+			need_b |= cells[c].kind == CELL_G2G;
+			need_q |= cells[c].kind == CELL_TX2Q || cells[c].kind == CELL_RX2Q;
+		}
 	if (vnet_open(&e.a, base_name, 0, RING_NUM)) {
 		bench_env_close(&e);
 		return 2;
 	}
 	snprintf(text, sizeof(text), "guard mac 02:00:00:00:00:01 ip 10.0.0.1\ndefault pass\n");
-	if (policy_write(GUARD_POLICY, text) || bench_env_open(&e, need_b)) {
+	if (policy_write(GUARD_POLICY, text) || bench_env_open(&e, need_b) ||
+	    (need_q && bench_env_open_q(&e))) {
 		bench_env_close(&e);
 		return 1;
 	}
@@ -2045,7 +2152,8 @@ static int cmd_bench(int argc, char **argv)
 			    csv_has(bench_sizes, size_names[i]))
 				printf("%s %s %s %.0f\n", cells[c].name,
 				       size_is_gso(sizes[i]) ? "64k" : size_names[i],
-				       cells[c].kind == CELL_TX || cells[c].kind == CELL_G2G ?
+				       cells[c].kind == CELL_TX || cells[c].kind == CELL_G2G ||
+						       cells[c].kind == CELL_TX2Q ?
 					       path : "-",
 				       best[c][i]);
 		}
