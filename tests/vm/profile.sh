@@ -39,7 +39,7 @@ if [ -n "${vmprofvhost:-}" ]; then
 	g=
 	[ -n "${vmprofcallers:-}" ] && g=-g
 	echo "--- perf record: tapx-vhost bench ${vmprofvhost} ${vmprofsize:-1500} B on ${vmprofdev:-tapx}, ${vmprofframes:-60000} frames"
-	runs "profile: perf record" perf record -q $g -D ${vmprofdelay:-0} -e cpu-clock -F 20000 -a -o /tmp/perf.data -- \
+	runs "profile: perf record" perf record -q $g ${vmprofdelay:+-D $vmprofdelay} -e cpu-clock -F 20000 -a -o /tmp/perf.data -- \
 		tapx-vhost bench --node $node --name bp0 --reps 1 --cells $vmprofvhost \
 		--sizes ${vmprofsize:-1500} --frames ${vmprofframes:-60000}
 	echo "--- tapx-vhost: $(grep "^$vmprofvhost " $tmp/out)"
