@@ -23,7 +23,9 @@
 # Environment: BUILD, BIN (tap-accel), KDIR (this kernel's headers),
 # TAPX_KO (a tapx.ko built for this kernel: used instead of building one),
 # VM_KERNEL (the VM's series, mk/kernels.sh), BENCH_VM_FRAMES and
-# BENCH_VM_REPS (the VM matrix's size), BENCH_SCALE_TAPS (the scale rows,
+# BENCH_VM_REPS (the VM matrix's size), BENCH_VM_VHOST_REPS and
+# BENCH_VM_VHOST_FRAMES (the vhost rows' rounds and frames per cell: 3,
+# 4000), BENCH_SCALE_TAPS (the scale rows,
 # e.g. 1,100,1000; "none" leaves the table out) and BENCH_SCALE_PER_TAP_MAX
 # (per-tap instances up to that many taps).
 set -u
@@ -211,7 +213,7 @@ if [ -n "$why" ] && [ -n "$vm" ] && [ $rc -eq 0 ]; then
 	else
 		vmargs="vmbenchfiles=1 vmnotapxbench=1 vmbenchsizes=64
 vmvhostcells=tx-drop,tx-noprog,tx-guard,rx-stack vmvhostsizes=64,1500
-vmreps=${BENCH_VM_VHOST_REPS:-3}
+vmreps=${BENCH_VM_VHOST_REPS:-3} vmvhostframes=${BENCH_VM_VHOST_FRAMES:-4000}
 vmbenchprograms=xdp-drop-native,xdp-tx,xdp-redirect,stack-udp,fwd-redirect,fwd-bridge
 vmbenchwriters=block,nonblock,writev,io_uring,batch64
 vmbenchframes=${BENCH_VM_FRAMES:-20000} vmbenchreps=${BENCH_VM_REPS:-7}"
