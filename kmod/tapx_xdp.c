@@ -62,10 +62,36 @@ bool tapx_vnet_frame_ok(struct tapx_dev *tapx, struct xdp_buff *xdp,
 	return true;
 }
 
-/* XDP_PASS: an skb around the same buffer, vnet metadata applied. */
+/*
+ * A passed skb of a vhost-net batch (@pass) waits on the batch's list for
+ * tapx_pass_list(); without NAPI that is one netif_receive_skb_list() per
+ * batch instead of a netif_receive_skb() per frame. With NAPI the skb goes
+ * to the file's queue and GRO, as any passed frame.
+ */
+static void tapx_pass_skb(struct tapx_file *tfile, struct sk_buff *skb,
+			  struct list_head *pass)
+{
+	if (pass && !tfile->napi_on)
+		list_add_tail(&skb->list, pass);
+	else
+		tapx_napi_receive(tfile, skb);
+}
+
+/* The batch's passed skbs to the stack, in the bound section. */
+static void tapx_pass_list(struct list_head *pass)
+{
+	if (!list_empty(pass))
+		netif_receive_skb_list(pass);
+}
+
+/*
+ * XDP_PASS: an skb around the same buffer, vnet metadata applied; on
+ * @pass (a vhost-net batch's list) or delivered now.
+ */
 void tapx_xdp_pass(struct tapx_file *tfile, struct tapx_dev *tapx,
 		   struct xdp_buff *xdp, const struct tapx_wframe *f,
-		   void *orig_data, unsigned int orig_len)
+		   void *orig_data, unsigned int orig_len,
+		   struct list_head *pass)
 {
 	struct net_device *dev = tapx->dev;
 	unsigned int nr_frags = 0, frags_size = 0;
@@ -120,7 +146,7 @@ void tapx_xdp_pass(struct tapx_file *tfile, struct tapx_dev *tapx,
 	skb->protocol = eth_type_trans(skb, dev);
 	/* Keeps a transport header the vnet checksum offsets set. */
 	skb_probe_transport_header(skb);
-	tapx_napi_receive(tfile, skb);
+	tapx_pass_skb(tfile, skb, pass);
 }
 
 /* Queues the bulk's frames to the reader; what does not fit is dropped. */
@@ -284,7 +310,9 @@ static int tapx_xbuff_frame(struct tapx_file *tfile, unsigned int flags,
  *
  * Every buffer is consumed: malformed ones (runts, bad vnet headers) are
  * counted in rx_errors and their page reference dropped, the others meet
- * the program with the counters and verdicts of a written frame. Called
+ * the program with the counters and verdicts of a written frame. Passed
+ * frames reach the stack as one list at the end (tapx_pass_skb()), and
+ * dropped ones put their page references per page (tapx_page_refs). Called
  * like tapx_wframes_run(), whose return value this shares.
  */
 bool tapx_xbuffs_run(struct tapx_file *tfile, struct tapx_dev *tapx,
@@ -293,22 +321,29 @@ bool tapx_xbuffs_run(struct tapx_file *tfile, struct tapx_dev *tapx,
 	unsigned int flags = READ_ONCE(tapx->flags);
 	struct tapx_tally t __uninitialized;
 	struct tapx_tx_bulk bq __uninitialized;
+	struct tapx_page_refs refs = {};
 	struct tapx_wframe f;
 	struct xdp_buff xdp;
 	bool flush = false;
+	LIST_HEAD(pass);
 	unsigned int i;
 
 	tapx_tally_init(&t);
+	t.pass = &pass;
+	t.refs = &refs;
 	bq.n = 0;
 	for (i = 0; i < n; i++) {
 		if (unlikely(tapx_xbuff_frame(tfile, flags, &xbuffs[i], &xdp,
 					      &f))) {
-			put_page(virt_to_head_page(xbuffs[i].data));
+			tapx_page_refs_put(&refs,
+					   virt_to_head_page(xbuffs[i].data));
 			t.rx_errors++;
 			continue;
 		}
 		flush |= tapx_xdp_run(tfile, tapx, &xdp, &f, &bq, &t, true);
 	}
+	tapx_page_refs_flush(&refs);
+	tapx_pass_list(&pass);
 	tapx_run_done(tfile, tapx, &bq, &t, false);
 	return flush;
 }

@@ -11,6 +11,7 @@
 
 #include <linux/bpf_trace.h>
 #include <linux/filter.h>
+#include <linux/gfp.h>
 #include <trace/events/xdp.h>
 
 #include "tapx.h"
@@ -25,6 +26,35 @@
  * on the reader's ring); both are indexed like those counters, by enum
  * tapx_verdict. Every verdict is counted here and nowhere else.
  */
+/*
+ * The page references of vhost-net's buffers that one batch drops: its
+ * buffers are pieces of one page frag, one reference each, in order, so a
+ * run of drops from one page puts its references in one atomic operation
+ * instead of one each.
+ */
+struct tapx_page_refs {
+	struct page *page;
+	unsigned int count;
+};
+
+static inline void tapx_page_refs_flush(struct tapx_page_refs *r)
+{
+	if (r->count)
+		__page_frag_cache_drain(r->page, r->count);
+	r->page = NULL;
+	r->count = 0;
+}
+
+static __always_inline void tapx_page_refs_put(struct tapx_page_refs *r,
+					       struct page *page)
+{
+	if (r->page != page) {
+		tapx_page_refs_flush(r);
+		r->page = page;
+	}
+	r->count++;
+}
+
 struct tapx_tally {
 	u64 rx_bytes;
 	u32 rx_packets;
@@ -36,6 +66,13 @@ struct tapx_tally {
 	u32 ring_full;
 	/* The last verdict's index in verdict[]. */
 	u32 slot;
+	/*
+	 * Passed skbs of a vhost-net batch, handed to the stack together at
+	 * its end (tapx_pass_list()); NULL: each is delivered as it is built.
+	 */
+	struct list_head *pass;
+	/* A vhost-net batch's dropped buffers' page references; or NULL. */
+	struct tapx_page_refs *refs;
 	/* A new field is cleared in tapx_tally_init() too. */
 };
 
@@ -73,6 +110,8 @@ static __always_inline void tapx_tally_init(struct tapx_tally *t)
 	t->tx_errors = 0;
 	t->ring_full = 0;
 	t->slot = TAPX_V_PASS;
+	t->pass = NULL;
+	t->refs = NULL;
 }
 
 static __always_inline unsigned int tapx_verdict_slot(u32 act)
@@ -142,7 +181,8 @@ bool tapx_vnet_frame_ok(struct tapx_dev *tapx, struct xdp_buff *xdp,
 			const struct tapx_wframe *f);
 void tapx_xdp_pass(struct tapx_file *tfile, struct tapx_dev *tapx,
 		   struct xdp_buff *xdp, const struct tapx_wframe *f,
-		   void *orig_data, unsigned int orig_len);
+		   void *orig_data, unsigned int orig_len,
+		   struct list_head *pass);
 void tapx_xdp_tx(struct tapx_file *tfile, struct xdp_buff *xdp,
 		 struct tapx_tx_bulk *bq, struct tapx_tally *t);
 void tapx_tx_done(struct tapx_file *tfile, struct tapx_dev *tapx,
@@ -164,14 +204,18 @@ static __always_inline bool tapx_frame_ok(struct tapx_dev *tapx,
 /*
  * A dropped frame's buffer: back to tapx's cache, or, for one of vhost's
  * (@shared: a piece of its page frag holding one page reference), that
- * reference dropped: never into tapx's cache, which would hand it out again.
+ * reference dropped (with the batch's others of its page, @refs): never
+ * into tapx's cache, which would hand it out again.
  */
-static __always_inline void tapx_xdp_drop(struct xdp_buff *xdp, bool shared)
+static __always_inline void tapx_xdp_drop(struct xdp_buff *xdp, bool shared,
+					  struct tapx_page_refs *refs)
 {
-	if (shared)
-		xdp_return_buff(xdp);
-	else
+	if (!shared)
 		tapx_recycle(xdp);
+	else if (refs && !xdp_buff_has_frags(xdp))
+		tapx_page_refs_put(refs, virt_to_head_page(xdp->data));
+	else
+		xdp_return_buff(xdp);
 }
 
 /*
@@ -201,12 +245,13 @@ static __always_inline bool tapx_xdp_run(struct tapx_file *tfile,
 	if (!prog)
 		prog = tapx_def_prog(tapx);
 	if (!prog) {
-		tapx_xdp_pass(tfile, tapx, xdp, f, orig_data, orig_len);
+		tapx_xdp_pass(tfile, tapx, xdp, f, orig_data, orig_len,
+			      t->pass);
 		return false;
 	}
 	if (unlikely(xdp_buff_has_frags(xdp) && !prog->aux->xdp_has_frags)) {
 		tapx_stat_inc(tapx, TAPX_STAT(xdp_frags_drops));
-		tapx_xdp_drop(xdp, shared);
+		tapx_xdp_drop(xdp, shared, t->refs);
 		return false;
 	}
 
@@ -216,11 +261,12 @@ static __always_inline bool tapx_xdp_run(struct tapx_file *tfile,
 	switch (act) {
 	case XDP_PASS:
 		t->outcome[TAPX_V_PASS]++;
-		tapx_xdp_pass(tfile, tapx, xdp, f, orig_data, orig_len);
+		tapx_xdp_pass(tfile, tapx, xdp, f, orig_data, orig_len,
+			      t->pass);
 		return false;
 	case XDP_DROP:
 		t->outcome[TAPX_V_DROP]++;
-		tapx_xdp_drop(xdp, shared);
+		tapx_xdp_drop(xdp, shared, t->refs);
 		return false;
 	case XDP_TX:
 		if (!tapx_frame_ok(tapx, xdp, f))
@@ -256,13 +302,13 @@ static __always_inline bool tapx_xdp_run(struct tapx_file *tfile,
 	case XDP_ABORTED:
 		trace_xdp_exception(tapx->dev, prog, act);
 		t->outcome[TAPX_V_ABORTED]++;
-		tapx_xdp_drop(xdp, shared);
+		tapx_xdp_drop(xdp, shared, t->refs);
 		return false;
 	}
 
 	/* TX or REDIRECT of a frame whose vnet metadata cannot travel. */
 	tapx_stat_inc(tapx, TAPX_STAT(xdp_gso_drops));
-	tapx_xdp_drop(xdp, shared);
+	tapx_xdp_drop(xdp, shared, t->refs);
 	return false;
 }
 

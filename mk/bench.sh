@@ -23,7 +23,9 @@
 # Environment: BUILD, BIN (tap-accel), KDIR (this kernel's headers),
 # TAPX_KO (a tapx.ko built for this kernel: used instead of building one),
 # VM_KERNEL (the VM's series, mk/kernels.sh), BENCH_VM_FRAMES and
-# BENCH_VM_REPS (the VM matrix's size), BENCH_SCALE_TAPS (the scale rows,
+# BENCH_VM_REPS (the VM matrix's size), BENCH_VM_VHOST_REPS and
+# BENCH_VM_VHOST_FRAMES (the vhost rows' rounds and frames per cell: 3,
+# 4000), BENCH_SCALE_TAPS (the scale rows,
 # e.g. 1,100,1000; "none" leaves the table out) and BENCH_SCALE_PER_TAP_MAX
 # (per-tap instances up to that many taps).
 set -u
@@ -102,6 +104,40 @@ tapx_ko() {
 	echo "$ko"
 }
 
+# The vhost-net rows of the headline, from the VM's "vhost,CELL,SIZE,TUN,TAPX"
+# lines (tests/vm/bench.sh, the minimum of its rounds), appended to DIR's
+# headline.txt, headline.csv and chart.dat.
+vhost_headline() {
+	[ -s "$1/vhost.csv" ] || return 0
+	{
+		echo
+		echo "vhost-net: ns per guest frame through vhost-net, tun.ko and tapx.ko swapped"
+		echo "each round (minimum of the rounds; PASS with no program; the guard passes all)"
+		printf '%-37s %-8s %13s %13s %8s\n' "" "" tun tapx tapx/tun
+	} >>"$1/headline.txt"
+	awk -F, -v dir="$1" '
+	function row(cell, size, key, label,   k, t, x) {
+		k = cell "," size
+		if (!(k in tun)) return
+		t = tun[k]; x = tapx[k]
+		printf "%-37s %-8s %13d %13d %8.2f\n", label, "vhost", t, x,
+			t ? x / t : 0 >>(dir "/headline.txt")
+		printf "%s,\"%s\",vhost,%d,%s,%s,%d,,%d,,%.3f,,,,\n", key, label,
+			size, cell, cell, t, x, t ? x / t : 0 >>(dir "/headline.csv")
+		printf "%s\t%d\t%d\n", label, t, x >>(dir "/chart.dat")
+	}
+	{ tun[$2 "," $3] = $4; tapx[$2 "," $3] = $5 }
+	END {
+		row("tx-drop", 64, "vhost-tx-drop", "vhost: guest TX, XDP_DROP")
+		row("tx-drop", 1500, "vhost-tx-drop-1500", "vhost: guest TX, XDP_DROP, 1500 B")
+		row("tx-noprog", 64, "vhost-tx-pass", "vhost: guest TX, PASS")
+		row("tx-noprog", 1500, "vhost-tx-pass-1500", "vhost: guest TX, PASS, 1500 B")
+		row("tx-guard", 64, "vhost-tx-guard", "vhost: guest TX, PASS, guard")
+		row("tx-guard", 1500, "vhost-tx-guard-1500", "vhost: guest TX, PASS, guard, 1500 B")
+		row("rx-stack", 1500, "vhost-rx-1500", "vhost: guest RX, 1500 B")
+	}' "$1/vhost.csv"
+}
+
 loaded=
 poller=
 # Leave the host as it was: tapx.ko out again (once the namespace of the
@@ -175,7 +211,9 @@ if [ -n "$why" ] && [ -n "$vm" ] && [ $rc -eq 0 ]; then
 	if [ $mode = --full ]; then
 		vmargs="vmbenchfiles=1"
 	else
-		vmargs="vmbenchfiles=1 vmnotapxbench=1 vmnovhostbench=1 vmbenchsizes=64
+		vmargs="vmbenchfiles=1 vmnotapxbench=1 vmbenchsizes=64
+vmvhostcells=tx-drop,tx-noprog,tx-guard,rx-stack vmvhostsizes=64,1500
+vmreps=${BENCH_VM_VHOST_REPS:-3} vmvhostframes=${BENCH_VM_VHOST_FRAMES:-4000}
 vmbenchprograms=xdp-drop-native,xdp-tx,xdp-redirect,stack-udp,fwd-redirect,fwd-bridge
 vmbenchwriters=block,nonblock,writev,io_uring,batch64
 vmbenchframes=${BENCH_VM_FRAMES:-20000} vmbenchreps=${BENCH_VM_REPS:-7}"
@@ -204,6 +242,8 @@ vmbenchframes=${BENCH_VM_FRAMES:-20000} vmbenchreps=${BENCH_VM_REPS:-7}"
 		base64 -d 2>/dev/null | tar xzf - -C "$OUT/vm" 2>/dev/null
 	if [ -f "$OUT/vm/results.json" ]; then
 		src=vm
+		grep '^vhost,' "$OUT/vm.log" >"$OUT/vm/vhost.csv"
+		vhost_headline "$OUT/vm"
 		# The guest has no gnuplot: its chart is drawn here.
 		command -v gnuplot >/dev/null && (cd "$OUT/vm" && gnuplot chart.gp 2>/dev/null)
 	else

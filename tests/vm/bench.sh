@@ -14,8 +14,9 @@
 #   vmnotapaccel=1 skips tap-accel bench, vmnotapxbench=1 the tapx-bench runs
 #   vmreps=N vmcount=N size the tapx-bench runs (vmreps the vhost bench's too)
 #   vmtapxsizes=L the tapx-bench sizes (64,1500,9000)
-#   vmnovhostbench=1 skips the last part, guest TX through vhost-net
-#     (tapx-vhost bench) on tun.ko and on tapx
+#   vmnovhostbench=1 skips the last part, the guests' traffic through
+#     vhost-net (tapx-vhost bench) on tun.ko and on tapx; vmvhostcells=L,
+#     vmvhostsizes=L and vmvhostframes=N narrow and size it
 . /tests/check.sh
 . /tests/lib.sh
 insmod /modules/tun.ko
@@ -29,16 +30,25 @@ runs "bench: /dev/net/tapx exists" test -c $X
 runs "bench: /dev/net/tun exists" test -c $T
 bpftool prog loadall /bpf/xdp_basic.bpf.o $B pinmaps $BM
 
-# Guest TX through vhost-net, tapx-vhost playing the guest: ns per frame
-# with XDP_DROP and PASS, tun.ko and tapx in this boot. vhost_net binds to
-# whichever module exports tun_get_socket, tun.ko or tapx_tun.ko, never
-# both: each round runs tun.ko's cells, swaps tun.ko for tapx_tun.ko, runs
-# tapx's, and swaps back; the minimum of the rounds per cell.
+# vhost-net, tapx-vhost playing the guests (tests/vm/tapx-vhost.c, cmd_bench):
+# ns per frame of guest TX with XDP_DROP, xdp_pass, no program and the
+# guard (tap-accel, the guest's own addresses: every frame passes); guest
+# RX of frames the host stack sends into the tap and of frames redirected
+# into it from another tap; guest to guest through a Linux bridge and
+# through tap-accel's forwarding. tun.ko and tapx in this boot. vhost_net
+# binds to whichever module exports tun_get_socket, tun.ko or tapx_tun.ko,
+# never both: each round runs tun.ko's cells, swaps tun.ko for
+# tapx_tun.ko, runs tapx's, and swaps back; the minimum of the rounds per
+# cell. vmvhostcells=LIST and vmvhostsizes=LIST narrow the cells
+# (tapx-vhost bench --cells, --sizes), vmvhostframes=N sizes them.
 vhost_round() { # NODE OUT
 	insmod /modules/vhost_net.ko || bad "bench: insmod vhost_net"
-	tapx-vhost bench --node $1 --name bv0 --reps 1 >/tmp/vb.out ||
+	tapx-vhost bench --node $1 --name bv0 --reps 1 --frames ${vmvhostframes:-4000} \
+		--cells ${vmvhostcells:-all} --sizes ${vmvhostsizes:-all} >/tmp/vb.out ||
 		bad "bench: tapx-vhost bench on $1"
-	grep -E '^(64|1500|9000|64k) ' /tmp/vb.out >>$2
+	# Its failures, and what it printed about them.
+	grep -v -E '^([a-z0-9]+-[a-z]+ |--- |PASS)' /tmp/vb.out
+	grep -E '^[a-z0-9]+-[a-z]+ [0-9k]+ ' /tmp/vb.out >>$2
 	rmmod vhost_net || bad "bench: rmmod vhost_net"
 }
 vhost_bench() {
@@ -59,23 +69,34 @@ vhost_bench() {
 		insmod /modules/tun.ko || bad "bench: insmod tun"
 		r=$((r + 1))
 	done
-	echo "--- vhost-net: guest TX through vhost-net (tapx-vhost bench), ns per frame,"
-	echo "    min of ${vmreps:-5} rounds; 64k: 64 KiB TCP GSO frames"
-	printf '%-6s %-8s %9s %9s %9s %9s %9s %9s\n' size path tun-drop tapx-drop \
-		tapx/tun tun-pass tapx-pass tapx/tun
-	# Per size, the minimum of each driver's rounds, side by side.
-	awk '{ k = (FILENAME == "/tmp/vb.tun" ? "t" : "x") $1; path[$1] = $2
-		if (!(k in d) || $3 < d[k]) d[k] = $3
-		if (!(k in q) || $4 < q[k]) q[k] = $4 }
-	END { n = split("64 1500 9000 64k", sz, " ")
-		for (i = 1; i <= n; i++) {
-			z = sz[i]; t = "t" z; x = "x" z
-			printf "%-6s %-8s %9d %9d %9.2f %9d %9d %9.2f\n", z, path[z],
-				d[t], d[x], d[t] ? d[x] / d[t] : 0,
-				q[t], q[x], q[t] ? q[x] / q[t] : 0 } }' /tmp/vb.tun /tmp/vb.tapx
+	echo "--- vhost-net: tapx-vhost bench, ns per frame, min of ${vmreps:-5} rounds;"
+	echo "    64k: 64 KiB TCP GSO frames; path: vhost's TX path for the frame"
+	vhost_table /tmp/vb.tun /tmp/vb.tapx
+	# vmvhostraw=1: every round's figures too.
+	[ -z "${vmvhostraw:-}" ] || paste /tmp/vb.tun /tmp/vb.tapx | sed 's/^/raw /'
 	for m in tap vhost vhost_iotlb; do
 		rmmod $m || bad "bench: rmmod $m"
 	done
+}
+# vhost_table TUN TAPX: per cell and size the minimum of each driver's
+# rounds side by side, then the guard's cost on a passing frame (guarded
+# PASS less PASS with no program) for each driver. Also "vhost,..." CSV
+# lines for mk/bench.sh.
+vhost_table() {
+	printf '%-12s %-5s %-8s %9s %9s %9s\n' cell size path tun tapx tapx/tun
+	awk '{ k = $1 " " $2; d = (FILENAME == ARGV[1] ? "t" : "x")
+		if (!(k in seen)) { seen[k] = 1; order[++n] = k; path[k] = $3 }
+		if ($4 > 0 && (!((d k) in m) || $4 < m[d k])) m[d k] = $4 }
+	END { for (i = 1; i <= n; i++) { k = order[i]; split(k, a, " ")
+			t = m["t" k]; x = m["x" k]
+			printf "%-12s %-5s %-8s %9d %9d %9.2f\n", a[1], a[2], path[k], t, x, t ? x / t : 0
+			csv = csv sprintf("vhost,%s,%s,%d,%d\n", a[1], a[2], t, x) }
+		printf "guard cost on a passing frame (tx-guard - tx-noprog), ns:\n"
+		for (i = 1; i <= n; i++) { k = order[i]; split(k, a, " ")
+			if (a[1] != "tx-guard") continue
+			p = "tx-noprog " a[2]
+			printf "  %-5s tun %6d  tapx %6d\n", a[2], m["t" k] - m["t" p], m["x" k] - m["x" p] }
+		printf "%s", csv }' "$1" "$2"
 }
 
 if [ -x /bin/tap-accel ] && [ -z "${vmnotapaccel:-}" ]; then

@@ -12,8 +12,42 @@
 #   writer and program on a tun device), for a side-by-side reading
 #   vmprofips=1 adds the hottest addresses in tapx.ko, as offsets into its
 #   .text: addr2line -f -i -j .text -e build/kmod-build/<kernel>/kmod/tapx.ko OFFSET
+#   vmprofvhost=CELL profiles a cell of tapx-vhost bench instead (tx-noprog,
+#   rx-stack, ...; tests/vm/tapx-vhost.c) at vmprofsize (1500), with
+#   vmprofframes (60000) frames, on tapx through tapx_tun.ko or, with
+#   vmprofdev=tun, on stock tun.ko: vhost-net's side by side;
+#   vmprofdelay=MS starts the samples that late (perf record -D), past
+#   the set-up (tx-guard and g2g-fwd load tap-accel's program first)
 . /tests/check.sh
 . /tests/lib.sh
+if [ -n "${vmprofvhost:-}" ]; then
+	insmod /modules/tapx.ko
+	for m in vhost_iotlb vhost tap; do
+		insmod /modules/$m.ko || bad "profile: insmod $m"
+	done
+	if [ "${vmprofdev:-tapx}" = tun ]; then
+		insmod /modules/tun.ko || bad "profile: insmod tun"
+		node=$T
+	else
+		insmod /modules/tapx_tun.ko || bad "profile: insmod tapx_tun"
+		node=$X
+	fi
+	insmod /modules/vhost_net.ko || bad "profile: insmod vhost_net"
+	echo 0 >/proc/sys/kernel/kptr_restrict
+	echo -1 >/proc/sys/kernel/perf_event_paranoid
+	bpftool prog loadall /bpf/xdp_basic.bpf.o $B pinmaps $BM
+	g=
+	[ -n "${vmprofcallers:-}" ] && g=-g
+	echo "--- perf record: tapx-vhost bench ${vmprofvhost} ${vmprofsize:-1500} B on ${vmprofdev:-tapx}, ${vmprofframes:-60000} frames"
+	runs "profile: perf record" perf record -q $g ${vmprofdelay:+-D $vmprofdelay} -e cpu-clock -F 20000 -a -o /tmp/perf.data -- \
+		tapx-vhost bench --node $node --name bp0 --reps 1 --cells $vmprofvhost \
+		--sizes ${vmprofsize:-1500} --frames ${vmprofframes:-60000}
+	echo "--- tapx-vhost: $(grep "^$vmprofvhost " $tmp/out)"
+	perf report -i /tmp/perf.data --stdio --no-children --sort ${vmprofsort:-sym} 2>/dev/null |
+		grep -v '^#' | grep . | head -n ${vmproflines:-60}
+	finish
+	exit
+fi
 insmod /modules/tapx.ko
 [ "${vmprofdev:-tapx}" = tun ] && { insmod /modules/tun.ko || bad "profile: insmod tun"; }
 echo 0 >/proc/sys/kernel/kptr_restrict

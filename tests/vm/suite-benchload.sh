@@ -78,6 +78,41 @@ runs "benchload: interrupted, no tap-accel left" sh -c '! pidof tap-accel'
 check "benchload: interrupted, links as before" "$links0" "$(bl_links)"
 check "benchload: interrupted, pins as before" "$pins0" "$(bl_pins)"
 
+# make bench's vhost-net rows (tests/vm/bench.sh's vhost_bench): every
+# cell of tapx-vhost bench on tapx, a few frames each, through tapx_tun.ko
+# as vhost_bench swaps it in. Each frame is counted where it arrives (the
+# guest's RX ring, the other guest's, exact length) and in the counters of
+# the taps it crossed (--check); the tool fails on any that is not.
+# Nothing left after: no link, no policy, no vhost module, tun.ko back.
+for d in ta tb; do [ -e /sys/class/net/$d ] && ip link del $d; done
+runs "benchload: insmod tapx for the vhost cells" insmod /modules/tapx.ko
+bl_mods=
+for m in llc stp bridge vhost_iotlb vhost tap; do
+	grep -q "^$m " /proc/modules && continue
+	runs "benchload: insmod $m" insmod /modules/$m.ko
+	bl_mods="$m $bl_mods"
+done
+runs "benchload: rmmod tun for tapx_tun" rmmod tun
+runs "benchload: insmod tapx_tun" insmod /modules/tapx_tun.ko
+runs "benchload: insmod vhost_net" insmod /modules/vhost_net.ko
+[ -e $B/xdp_drop ] || bpftool prog loadall /bpf/xdp_basic.bpf.o $B pinmaps $BM
+# Its checks counted, its figures kept apart (/tmp/vbs.out).
+bl_t0=$(date +%s)
+tool sh -c 'tapx-vhost bench --node '$X' --name bl0 --reps 1 --frames 64 --check >/tmp/vbs.out
+	r=$?; grep -vE "^(tx|rx|g2g|tx2q|rx2q)-|^--- " /tmp/vbs.out; exit $r'
+check "benchload: vhost cells: tapx-vhost bench exits" 0 $?
+echo "INFO benchload: the vhost cells took $(($(date +%s) - bl_t0)) s"
+check "benchload: vhost cells: a figure for each of the 36" 36 \
+	"$(grep -cE '^(tx|rx|g2g|tx2q|rx2q)-[a-z]+ [0-9k]+ [a-z-]+ [1-9][0-9]*$' /tmp/vbs.out)"
+check "benchload: vhost cells: no link left" "" "$(ls /sys/class/net | grep '^bl0')"
+runs "benchload: vhost cells: no policy left" sh -c '! tap-accel policy list 2>/dev/null | grep -q tapx-vhost'
+runs "benchload: vhost cells: no policy file left" sh -c '! ls /tmp/tapx-vhost-*.policy 2>/dev/null | grep -q .'
+for m in vhost_net tapx_tun $bl_mods tapx; do
+	runs "benchload: rmmod $m" rmmod $m
+done
+runs "benchload: insmod tun again" insmod /modules/tun.ko
+for d in ta tb; do runs "benchload: recreate tun $d" tapxt mk $T $d 65521; done
+
 [ -n "$bl_tun" ] || runs "benchload: rmmod tun" rmmod tun
 if [ -n "$bl_tapx" ]; then
 	runs "benchload: insmod tapx again" insmod /modules/tapx.ko

@@ -28,17 +28,31 @@
  * kmod/README.md), where tun.ko delivers it through generic XDP.
  *
  *   tapx-vhost bench [--node PATH] [--name IF] [--reps N] [--frames N]
- *                    [--pins DIR] [--maps DIR] [--gso-size N]
+ *                    [--pins DIR] [--maps DIR] [--gso-size N] [--cells LIST]
+ *                    [--sizes LIST] [--cpu N] [--check]
  *
- * The bench: guest TX through vhost-net in ns per frame with xdp_drop and
- * xdp_pass attached, at 64, 1500, 9000 B and 64 KiB GSO super-frames
- * (--frames per run at 64 and 1500 B, a quarter at 9000, an eighth at
- * 64 KiB), --reps interleaved runs, the minimum.
+ * The bench: ns per frame through vhost-net at 64, 1500, 9000 B and 64 KiB
+ * GSO super-frames (--frames per run at 64 and 1500 B, a quarter at 9000,
+ * an eighth at 64 KiB; --sizes a comma list of them, 65535 for 64 KiB), --reps interleaved runs,
+ * the minimum; one line "CELL SIZE PATH NS" each. Cells (--cells, a comma
+ * list, all by default): guest TX with xdp_drop, xdp_pass, no program and
+ * the guard (tx-drop tx-pass tx-noprog tx-guard); guest RX of frames the
+ * stack sends into the tap and of frames redirected into it from another
+ * tap (rx-stack rx-redirect); guest to guest through a Linux bridge and
+ * through tap-accel's forwarding (g2g-bridge g2g-fwd); guest TX with no
+ * program and guest RX from the stack (16 UDP flows) on a tap with two
+ * queue pairs, each with its vhost-net (tx2q-noprog rx2q-stack). The guard
+ * and the forwarding need tap-accel in PATH. Every frame is counted where it
+ * arrives (the RX ring, exact length); a missing one fails the cell. The
+ * guests and their vhost workers run on CPU --cpu (0; -1: anywhere).
+ * --check (the suites' smoke run): each cell's frames must also be exactly
+ * what the counters of the taps they crossed grew by.
  *
  * A backend the node's driver does not serve (VHOST_NET_SET_BACKEND says
  * ENOTSOCK: vhost-net found no tun_get_socket() file) fails loudly, once,
  * and the tool exits 2: the remaining cases cannot run without it.
  */
+#define _GNU_SOURCE /* sched_setaffinity() and CPU_SET */
 #include <linux/bpf.h>
 #include <linux/if_link.h>
 #include <linux/ip.h>
@@ -51,7 +65,9 @@
 #include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <dirent.h>
 #include <limits.h>
+#include <sched.h>
 
 #include "tapx-test.h"
 
@@ -64,6 +80,8 @@
 #define BUF_SIZE (65536 + 4096)
 #define MAX_FRAME 65535
 #define WAIT_MS 3000
+/* What vhost-net's RX side takes off a tap's ring at once (VHOST_NET_BATCH). */
+#define VHOST_RX_BATCH 64
 #define QUIET_MS 400
 
 static const char *node = "/dev/net/tun";
@@ -79,6 +97,8 @@ static const char *sendmsg_probe = "";
 static int count = 20;
 static int gso_size = 1448;
 static char prefix[64];
+/* The bench's CPU (--cpu): its vhost workers are put there too; -1 none. */
+static int bench_cpu = -1;
 
 /* ---- one vhost-net instance: a tap queue and the guest's two rings ---- */
 
@@ -209,6 +229,43 @@ static int ring_setup(struct vnet *v, struct vring_q *q, uint8_t *area)
 }
 
 /*
+ * --cpu: vhost's workers on the bench's CPU. 6.12's are threads of this
+ * process and inherit its affinity; 6.1's are kthreads "vhost-PID" and are
+ * moved here. One CPU for the guest and its worker: the frames of a cell
+ * are handed over without waking another (emulated) CPU, whose wakeup
+ * would time the host's scheduler, not the driver.
+ */
+static void workers_pin(void)
+{
+	char want[32], comm[32], path[300];
+	struct dirent *d;
+	cpu_set_t set;
+	DIR *dir;
+
+	if (bench_cpu < 0)
+		return;
+	CPU_ZERO(&set);
+	CPU_SET(bench_cpu, &set);
+	snprintf(want, sizeof(want), "vhost-%d\n", (int)getpid());
+	dir = opendir("/proc");
+	while (dir && (d = readdir(dir))) {
+		FILE *f;
+
+		if (d->d_name[0] < '0' || d->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/comm", d->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(comm, sizeof(comm), f) && !strcmp(comm, want))
+			sched_setaffinity(atoi(d->d_name), sizeof(set), &set);
+		fclose(f);
+	}
+	if (dir)
+		closedir(dir);
+}
+
+/*
  * A tap queue (name, a fresh fd of the node; an existing multi-queue
  * device when flags has IFF_MULTI_QUEUE) with a vhost-net instance bound to
  * it, RX buffers posted (rx_bufs of them). 0; -1 after a FAIL line, with
@@ -259,6 +316,7 @@ static int vnet_open(struct vnet *v, const char *name, int mq, int rx_bufs)
 	if (vhost_call(v, VHOST_SET_OWNER, NULL, "VHOST_SET_OWNER") ||
 	    vhost_call(v, VHOST_GET_FEATURES, &features, "VHOST_GET_FEATURES"))
 		return -1;
+	workers_pin();
 	if ((features & want) != want) {
 		check(0, "%s%s: vhost-net features 0x%llx lack 0x%llx", prefix, name,
 		      (unsigned long long)features, (unsigned long long)want);
@@ -1117,20 +1175,21 @@ static void test_ringfull(int unused)
 	      "%sring full: %d of %d delivered after refill, %ld counted in tx_dropped, "
 	      "sum %ld", prefix, r.got, burst, drops1 - drops0, r.got + drops1 - drops0);
 	/*
-	 * tun drops at the tail. While the burst is sent, vhost takes at most
-	 * its nbufs posted buffers' worth off the queue, which then holds as
-	 * many later frames: whenever it ran (late on a slow kernel), all but
-	 * nbufs of the delivered are the burst's first, and at most nbufs
-	 * come after them.
+	 * tun drops at the tail. While the burst is sent, vhost takes one
+	 * batch off the queue (up to VHOST_NET_BATCH, 64, into its own array
+	 * once it has a buffer to fill; the nbufs posted ones are filled from
+	 * it), which then holds as many later frames: whenever it ran (late
+	 * on a slow kernel), all but that batch of the delivered are the
+	 * burst's first, and at most the batch come after them.
 	 */
 	for (int i = 0; i < s.n; i++) {
-		if (i < r.got - nbufs && !s.seen[i])
+		if (i < r.got - VHOST_RX_BATCH && !s.seen[i])
 			tail_drop = 0;
 		late += i >= r.got && s.seen[i];
 	}
-	check(tail_drop && late <= nbufs,
+	check(tail_drop && late <= VHOST_RX_BATCH,
 	      "%sring full: the %d delivered are the burst's first, %d of them later "
-	      "ones (tail drop; want at most %d later)", prefix, r.got, late, nbufs);
+	      "ones (tail drop; want at most %d later)", prefix, r.got, late, VHOST_RX_BATCH);
 	frames_make(&s2, count, 1500, 0, 0);
 	e = far_send(ps, name, &s2);
 	rx_collect(&v, &s2, WAIT_MS, 1, &r2);
@@ -1443,19 +1502,26 @@ static int cmd_run(int argc, char **argv)
 	return failures ? 1 : 0;
 }
 
-/*
- * The bench: guest TX in ns per frame, the frame in every TX buffer once
- * (so that the guest's own copy is not timed), descriptors given back to
- * the ring as vhost uses them, kicked once per round. Returns ns/frame or
- * -1 if vhost stopped using descriptors.
- */
-static double tx_bench(struct vnet *v, const uint8_t *frame, int len,
-		       const struct virtio_net_hdr_mrg_rxbuf *hdr, long n)
-{
-	struct vring_q *q = &v->tx;
-	long sent = 0, done = 0;
-	double t0;
+/* ---- the bench ---- */
 
+/* Frames in flight in a bench cell: fewer than the RX ring's buffers, and
+ * than any tap's queue, so that no cell drops a frame. */
+#define BENCH_BURST 32
+
+/* The bench's frame: IPv4 from the guest's own addresses (test_src,
+ * 10.0.0.1), to another guest's MAC (02:00:00:00:00:02), UDP, or a TCP
+ * GSO super-frame at 64 KiB. */
+static void bench_frame(struct frameset *s, int size)
+{
+	frames_make(s, 1, size, size_is_gso(size), !size_is_gso(size));
+	memcpy(s->f[0], "\x02\x00\x00\x00\x00\x02", 6);
+}
+
+/* Fills every free TX descriptor with the frame, once: the guest's own
+ * copy is not timed. */
+static void tx_prefill(struct vring_q *q, const uint8_t *frame, int len,
+		       const struct virtio_net_hdr_mrg_rxbuf *hdr)
+{
 	tx_reap(q);
 	for (int k = 0; k < q->nfree; k++) {
 		int id = q->free_ids[k];
@@ -1468,100 +1534,634 @@ static double tx_bench(struct vnet *v, const uint8_t *frame, int len,
 		q->desc[id].flags = 0;
 		q->desc[id].next = 0;
 	}
+}
+
+/* Publishes up to k prefilled TX descriptors (of those free after the
+ * last tx_reap()) and kicks; how many. */
+static int tx_push(struct vring_q *q, int k)
+{
+	int n = 0;
+
+	while (q->nfree && n < k) {
+		publish(q, q->free_ids[--q->nfree]);
+		n++;
+	}
+	if (n)
+		kick(q);
+	return n;
+}
+
+/*
+ * Guest TX in ns per frame: descriptors given back to the ring as vhost
+ * uses them, kicked once per round. -1 if vhost stopped using them.
+ */
+static double tx_bench(struct vnet *v, const struct frameset *s, long n)
+{
+	struct vring_q *q = &v->tx;
+	long sent = 0, done = 0;
+	double t0;
+
+	tx_prefill(q, s->f[0], s->len[0], &s->hdr);
 	t0 = now_ns();
 	while (done < n) {
-		int queued = 0;
+		int before;
 
-		while (q->nfree && sent < n) {
-			publish(q, q->free_ids[--q->nfree]);
-			sent++;
-			queued++;
-		}
-		if (queued)
-			kick(q);
+		sent += tx_push(q, n - sent);
 		if (!wait_used(q, WAIT_MS))
 			return -1;
-		int before = q->nfree;
-
+		before = q->nfree;
 		tx_reap(q);
 		done += q->nfree - before;
 	}
 	return (now_ns() - t0) / n;
 }
 
-/* One run of one cell: ns per frame, or -1 after a FAIL line. */
-static double bench_cell(struct vnet *v, int size, const char *prog, long n)
+/* Guest TX on two queue pairs of one tap, n frames between them. */
+static double tx2_bench(struct vnet **v, const struct frameset *s, long n)
 {
-	struct frameset s;
-	double ns;
+	long sent[2] = { 0, 0 }, done[2] = { 0, 0 }, half[2] = { n / 2, n - n / 2 };
+	double t0;
 
-	if (xdp_set(v->ifname, prog)) {
-		check(0, "%sattach %s: %s", prefix, prog, strerror(errno));
+	for (int i = 0; i < 2; i++)
+		tx_prefill(&v[i]->tx, s->f[0], s->len[0], &s->hdr);
+	t0 = now_ns();
+	while (done[0] + done[1] < n) {
+		int waited = 0;
+
+		for (int i = 0; i < 2; i++) {
+			struct vring_q *q = &v[i]->tx;
+			int before = q->nfree;
+
+			tx_reap(q);
+			done[i] += q->nfree - before;
+			sent[i] += tx_push(q, half[i] - sent[i]);
+		}
+		for (int i = 0; i < 2 && !waited; i++)
+			if (done[i] < sent[i]) {
+				if (!wait_used(&v[i]->tx, WAIT_MS))
+					return -1;
+				waited = 1;
+			}
+	}
+	return (now_ns() - t0) / n;
+}
+
+/* Where an RX cell's frames come from. */
+enum rx_from { FROM_STACK, FROM_REDIRECT, FROM_GUEST };
+
+struct rx_source {
+	enum rx_from from;
+	int ps; /* FROM_STACK: a packet socket, sending on the tap */
+	int ifindex;
+	int tap; /* FROM_REDIRECT: another tap, written to */
+	struct vnet *guest; /* FROM_GUEST: the other guest, its TX ring */
+	const struct frameset *s;
+	unsigned int next; /* the frame of s sent next */
+};
+
+/* Sends k frames from the source; how many went. */
+static int rx_source_send(struct rx_source *src, int k)
+{
+	struct sockaddr_ll to = { .sll_family = AF_PACKET, .sll_halen = 6 };
+	const uint8_t *f;
+	int len = src->s->len[0], i;
+
+	if (src->from == FROM_GUEST) {
+		tx_reap(&src->guest->tx);
+		return tx_push(&src->guest->tx, k);
+	}
+	to.sll_ifindex = src->ifindex;
+	for (i = 0; i < k; i++) {
+		/* A frameset of several flows: one after the other. */
+		f = src->s->f[src->next++ % src->s->n];
+		ssize_t w = src->from == FROM_STACK ?
+			sendto(src->ps, f, len, 0, (void *)&to, sizeof(to)) :
+			write(src->tap, f, len);
+
+		if (w != len)
+			break;
+	}
+	return i;
+}
+
+/*
+ * Takes the used RX buffers of v, counting those of exactly 12 + len bytes
+ * in *got and any other in *bad, and gives them back to the ring.
+ */
+static void rx_take(struct vnet *v, int len, long *got, long *bad)
+{
+	struct vring_q *q = &v->rx;
+	uint16_t end = used_idx(q);
+	int posted = 0;
+
+	for (; q->last_used != end; q->last_used++) {
+		struct vring_used_elem *e = &q->used->ring[q->last_used % RING_NUM];
+
+		if ((int)e->len == VNET_HLEN + len)
+			++*got;
+		else
+			++*bad;
+		rx_post(q, e->id);
+		posted = 1;
+	}
+	if (posted)
+		kick(q);
+}
+
+/* Until an RX ring of v[0..nv) has a used buffer, or ms pass; 1 if one has. */
+static int rx_wait_any(struct vnet **v, int nv, int ms)
+{
+	struct pollfd p[2];
+	uint64_t c;
+
+	for (int i = 0; i < nv && i < 2; i++) {
+		p[i].fd = v[i]->rx.call;
+		p[i].events = POLLIN;
+	}
+	for (double end = now_ns() + ms * 1e6; now_ns() < end;) {
+		for (int i = 0; i < nv; i++)
+			if (used_idx(&v[i]->rx) != v[i]->rx.last_used)
+				return 1;
+		if (poll(p, nv, 50) <= 0)
+			continue;
+		for (int i = 0; i < nv; i++)
+			if ((p[i].revents & POLLIN) && read(p[i].fd, &c, sizeof(c)) < 0)
+				c = 0; /* nonblocking: nothing to take */
+	}
+	return 0;
+}
+
+/*
+ * Guest RX in ns per frame: n frames from the source, at most BENCH_BURST
+ * in flight, each counted in an RX ring of v[0..nv) (the queue pairs of
+ * one tap). -1 if one went missing (a
+ * frame not sent, not received within WAIT_MS, or of a wrong length).
+ */
+static double rx_bench(struct vnet **v, int nv, struct rx_source *src, long n)
+{
+	long sent = 0, got = 0, bad = 0;
+	double t0;
+
+	if (src->from == FROM_GUEST)
+		tx_prefill(&src->guest->tx, src->s->f[0], src->s->len[0], &src->s->hdr);
+	t0 = now_ns();
+	while (got < n) {
+		long k = n - sent < BENCH_BURST - (sent - got) ?
+				 n - sent : BENCH_BURST - (sent - got);
+		int moved = 0;
+
+		if (k > 0)
+			sent += rx_source_send(src, k);
+		for (int i = 0; i < nv; i++)
+			moved |= used_idx(&v[i]->rx) != v[i]->rx.last_used;
+		if (!moved && !rx_wait_any(v, nv, WAIT_MS))
+			break;
+		for (int i = 0; i < nv; i++)
+			rx_take(v[i], src->s->len[0], &got, &bad);
+		if (bad)
+			break;
+	}
+	if (src->from == FROM_GUEST)
+		tx_reap(&src->guest->tx);
+	return got == n && !bad ? (now_ns() - t0) / n : -1;
+}
+
+/* Runs a shell command; 0 if it exited 0. */
+static int run_cmd(const char *fmt, ...)
+{
+	char cmd[512];
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	rc = system(cmd);
+	return rc == 0 ? 0 : -1;
+}
+
+/* The guard (examples/guest-guard.policy) for the bench frame's guest:
+ * its MAC and address, every frame passes; tap-accel attaches it. */
+#define GUARD_NAME "tapx-vhost-guard"
+#define GUARD_POLICY "/tmp/" GUARD_NAME ".policy"
+/* tap-accel forwarding from one guest's tap to the other's. */
+#define FWD_NAME "tapx-vhost-fwd"
+#define FWD_POLICY "/tmp/" FWD_NAME ".policy"
+
+static int policy_write(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return -1;
+	fputs(text, f);
+	return fclose(f);
+}
+
+/* The bench's cells: name, what is timed, the program or policy. */
+enum cell_kind { CELL_TX, CELL_RX_STACK, CELL_RX_REDIRECT, CELL_G2G, CELL_TX2Q,
+		 CELL_RX2Q };
+enum cell_prog { PROG_NONE, PROG_PIN, PROG_GUARD, PROG_BRIDGE, PROG_FWD };
+
+struct cell {
+	const char *name;
+	enum cell_kind kind;
+	enum cell_prog how;
+	const char *pin; /* PROG_PIN: xdp_basic's program */
+	int max_size; /* the largest size it runs at */
+};
+
+static const struct cell cells[] = {
+	{ "tx-drop", CELL_TX, PROG_PIN, "xdp_drop", 65535 },
+	{ "tx-pass", CELL_TX, PROG_PIN, "xdp_pass", 65535 },
+	{ "tx-noprog", CELL_TX, PROG_NONE, NULL, 65535 },
+	{ "tx-guard", CELL_TX, PROG_GUARD, NULL, 65535 },
+	{ "rx-stack", CELL_RX_STACK, PROG_NONE, NULL, 9000 },
+	{ "rx-redirect", CELL_RX_REDIRECT, PROG_PIN, "xdp_redirect", 9000 },
+	{ "g2g-bridge", CELL_G2G, PROG_BRIDGE, NULL, 65535 },
+	{ "g2g-fwd", CELL_G2G, PROG_FWD, NULL, 9000 },
+	{ "tx2q-noprog", CELL_TX2Q, PROG_NONE, NULL, 65535 },
+	{ "rx2q-stack", CELL_RX2Q, PROG_NONE, NULL, 9000 },
+};
+#define NCELLS ((int)(sizeof(cells) / sizeof(cells[0])))
+
+struct bench_env {
+	struct vnet a, b; /* guest A (bv0), guest B (bv0b) */
+	struct vnet q[2]; /* a guest with two queue pairs (bv0q) */
+	int ps; /* packet socket on A's tap */
+	int src; /* the tap redirected from (bv0r) */
+	char src_name[IFNAMSIZ], br[IFNAMSIZ];
+	int have_cli; /* tap-accel in PATH */
+};
+
+/* Sets up a cell's program, policy or bridge; 0, or -1 after a FAIL. */
+static int cell_on(struct bench_env *e, const struct cell *c)
+{
+	int rc = 0;
+
+	switch (c->how) {
+	case PROG_NONE:
+		break;
+	case PROG_PIN:
+		if (c->kind == CELL_RX_REDIRECT)
+			rc = set_redirect_port(e->a.ifname) ||
+			     xdp_set(e->src_name, c->pin);
+		else
+			rc = xdp_set(e->a.ifname, c->pin);
+		break;
+	case PROG_GUARD:
+		rc = run_cmd("tap-accel attach %s --policy %s --mode native >/dev/null",
+			     e->a.ifname, GUARD_POLICY);
+		break;
+	case PROG_FWD:
+		rc = run_cmd("tap-accel attach %s --policy %s --mode native >/dev/null",
+			     e->a.ifname, FWD_POLICY);
+		break;
+	case PROG_BRIDGE:
+		rc = run_cmd("ip link set %s master %s && ip link set %s master %s",
+			     e->a.ifname, e->br, e->b.ifname, e->br);
+		break;
+	}
+	if (rc)
+		check(0, "%s%s: set up: %s", prefix, c->name, strerror(errno));
+	return rc;
+}
+
+static void cell_off(struct bench_env *e, const struct cell *c)
+{
+	switch (c->how) {
+	case PROG_NONE:
+		break;
+	case PROG_PIN:
+		xdp_set(c->kind == CELL_RX_REDIRECT ? e->src_name : e->a.ifname, NULL);
+		break;
+	case PROG_GUARD:
+	case PROG_FWD:
+		/* Unloaded too: a policy keeps the interface indexes it was
+		 * loaded with, and the next driver's taps have others. */
+		run_cmd("tap-accel detach %s >/dev/null && tap-accel policy unload %s >/dev/null",
+			e->a.ifname, c->how == PROG_GUARD ? GUARD_NAME : FWD_NAME);
+		break;
+	case PROG_BRIDGE:
+		run_cmd("ip link set %s nomaster && ip link set %s nomaster",
+			e->a.ifname, e->b.ifname);
+		break;
+	}
+}
+
+/* --check: each cell's frames in the counters of the taps they crossed. */
+static int bench_check;
+
+static long if_stat(const char *ifname, const char *what)
+{
+	char path[128];
+	long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/statistics/%s", ifname, what);
+	f = fopen(path, "r");
+	if (f) {
+		if (fscanf(f, "%ld", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
+/*
+ * The counters a cell's frames go through, each to grow by exactly its
+ * frames: the guest's tap receives what the guest sends (rx_packets) and
+ * transmits what the guest receives (tx_packets); the redirect source
+ * receives what it redirects.
+ */
+struct cell_counters {
+	const char *ifname[2], *what[2];
+	long before[2];
+};
+
+static void counters_pick(struct bench_env *e, const struct cell *c, struct cell_counters *k)
+{
+	memset(k, 0, sizeof(*k));
+	switch (c->kind) {
+	case CELL_TX:
+		k->ifname[0] = e->a.ifname, k->what[0] = "rx_packets";
+		break;
+	case CELL_RX_STACK:
+		k->ifname[0] = e->a.ifname, k->what[0] = "tx_packets";
+		break;
+	case CELL_RX_REDIRECT:
+		k->ifname[0] = e->src_name, k->what[0] = "rx_packets";
+		k->ifname[1] = e->a.ifname, k->what[1] = "tx_packets";
+		break;
+	case CELL_G2G:
+		k->ifname[0] = e->a.ifname, k->what[0] = "rx_packets";
+		k->ifname[1] = e->b.ifname, k->what[1] = "tx_packets";
+		break;
+	case CELL_TX2Q:
+		k->ifname[0] = e->q[0].ifname, k->what[0] = "rx_packets";
+		break;
+	case CELL_RX2Q:
+		k->ifname[0] = e->q[0].ifname, k->what[0] = "tx_packets";
+		break;
+	}
+	for (int i = 0; i < 2; i++)
+		if (k->ifname[i])
+			k->before[i] = if_stat(k->ifname[i], k->what[i]);
+}
+
+static void counters_check(const struct cell *c, int size, long n, struct cell_counters *k)
+{
+	for (int i = 0; i < 2; i++) {
+		long d;
+
+		if (!k->ifname[i])
+			continue;
+		d = if_stat(k->ifname[i], k->what[i]) - k->before[i];
+		check(d == n, "%s%s %d: %s %s grew by %ld, the cell's frames %ld", prefix,
+		      c->name, size, k->ifname[i], k->what[i], d, n);
+	}
+}
+
+/* One run of one cell at one size: ns per frame, or -1 after a FAIL. */
+static double bench_cell(struct bench_env *e, const struct cell *c, int size, long n)
+{
+	struct cell_counters k;
+	struct rx_source src = { .ps = e->ps, .tap = e->src, .guest = &e->a };
+	struct vnet *va = &e->a, *vb = &e->b, *vq[2] = { &e->q[0], &e->q[1] };
+	struct frameset s;
+	double ns = -1;
+
+	if (cell_on(e, c))
+		return -1;
+	if (c->kind == CELL_RX2Q) {
+		/* 16 UDP flows, spread over the queues by their hash. */
+		frames_make(&s, 16, size, 0, 16);
+		for (int i = 0; i < s.n; i++)
+			memcpy(s.f[i], "\x02\x00\x00\x00\x00\x02", 6);
+	} else {
+		bench_frame(&s, size);
+	}
+	if (bench_check)
+		counters_pick(e, c, &k);
+	src.s = &s;
+	src.ifindex = if_nametoindex(e->a.ifname);
+	switch (c->kind) {
+	case CELL_TX:
+		ns = tx_bench(&e->a, &s, n);
+		break;
+	case CELL_RX_STACK:
+		src.from = FROM_STACK;
+		ns = rx_bench(&va, 1, &src, n);
+		break;
+	case CELL_RX_REDIRECT:
+		src.from = FROM_REDIRECT;
+		ns = rx_bench(&va, 1, &src, n);
+		break;
+	case CELL_G2G:
+		src.from = FROM_GUEST;
+		ns = rx_bench(&vb, 1, &src, n);
+		break;
+	case CELL_TX2Q:
+		ns = tx2_bench(vq, &s, n);
+		break;
+	case CELL_RX2Q:
+		src.from = FROM_STACK;
+		src.ifindex = if_nametoindex(e->q[0].ifname);
+		ns = rx_bench(vq, 2, &src, n);
+		break;
+	}
+	frames_free(&s);
+	if (bench_check && ns >= 0)
+		counters_check(c, size, n, &k);
+	if (ns < 0) {
+		check(0, "%s%s %d: a frame went missing (%ld frames)", prefix, c->name, size, n);
+		if (c->how == PROG_GUARD || c->how == PROG_FWD)
+			run_cmd("tap-accel stats %s", e->a.ifname);
+		run_cmd("ethtool -S %s | grep -v ': 0$'", e->a.ifname);
+		if (c->kind == CELL_G2G)
+			run_cmd("ethtool -S %s | grep -v ': 0$'", e->b.ifname);
+	}
+	cell_off(e, c);
+	return ns;
+}
+
+/* Whether the comma list has the word (or is "all"). */
+static int csv_has(const char *list, const char *word)
+{
+	char *dup = strdup(list), *x, *save;
+	int yes = !strcmp(list, "all");
+
+	for (x = strtok_r(dup, ",", &save); x; x = strtok_r(NULL, ",", &save))
+		if (!strcmp(x, word))
+			yes = 1;
+	free(dup);
+	return yes;
+}
+
+static int cell_wanted(const struct cell *c, const char *list, int have_cli)
+{
+	if ((c->how == PROG_GUARD || c->how == PROG_FWD) && !have_cli)
+		return 0;
+	return csv_has(list, c->name);
+}
+
+/* The guest with two queue pairs; 0 or -1 after a FAIL. */
+static int bench_env_open_q(struct bench_env *e)
+{
+	char name[IFNAMSIZ];
+
+	snprintf(name, IFNAMSIZ, "%sq", base_name);
+	for (int i = 0; i < 2; i++)
+		if (vnet_open(&e->q[i], name, 1, RING_NUM))
+			return -1;
+	return 0;
+}
+
+/* Guest B, the redirect source and the bridge; 0 or -1 after a FAIL. */
+static int bench_env_open(struct bench_env *e, int need_b)
+{
+	char b_name[IFNAMSIZ];
+
+	/* Protocol 0: it sends, and no frame the cells pass is cloned to it. */
+	e->ps = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
+	snprintf(e->src_name, IFNAMSIZ, "%sr", base_name);
+	e->src = tap_open(node, e->src_name, IFF_TAP | IFF_NO_PI, O_CLOEXEC);
+	if (e->ps < 0 || e->src < 0 || if_set_mtu(e->src_name, MAX_FRAME - 14) ||
+	    if_up(e->src_name, 1)) {
+		check(0, "%s%s: packet socket and redirect source: %s", prefix,
+		      e->a.ifname, strerror(errno));
 		return -1;
 	}
-	frames_make(&s, 1, size, size_is_gso(size), 0);
-	ns = tx_bench(v, s.f[0], s.len[0], &s.hdr, n);
-	frames_free(&s);
-	if (ns < 0)
-		check(0, "%s%d %s: vhost stopped using TX descriptors", prefix, size, prog);
-	return ns;
+	if (!need_b)
+		return 0;
+	snprintf(b_name, IFNAMSIZ, "%sb", base_name);
+	if (vnet_open(&e->b, b_name, 0, RING_NUM))
+		return -1;
+	/* Guest B's offloads, as QEMU sets them: GSO frames reach it whole. */
+	if (ioctl(e->b.tap, TUNSETOFFLOAD, TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6)) {
+		check(0, "%s%s: TUNSETOFFLOAD: %s", prefix, b_name, strerror(errno));
+		return -1;
+	}
+	snprintf(e->br, IFNAMSIZ, "%sbr", base_name);
+	if (run_cmd("ip link add %s type bridge && ip link set %s up", e->br, e->br)) {
+		check(0, "%s%s: bridge", prefix, e->br);
+		return -1;
+	}
+	return 0;
+}
+
+static void bench_env_close(struct bench_env *e)
+{
+	xdp_set(e->a.ifname, NULL);
+	if (e->br[0])
+		run_cmd("ip link del %s", e->br);
+	if (e->ps >= 0)
+		close(e->ps);
+	if (e->src >= 0)
+		close(e->src);
+	if (e->b.ifname[0])
+		vnet_close(&e->b);
+	for (int i = 0; i < 2; i++)
+		if (e->q[i].ifname[0])
+			vnet_close(&e->q[i]);
+	vnet_close(&e->a);
+	unlink(GUARD_POLICY);
+	unlink(FWD_POLICY);
 }
 
 static int cmd_bench(int argc, char **argv)
 {
 	static const int sizes[] = { 64, 1500, 9000, 65535 };
-	static const char *const size_names[] = { "64", "1500", "9000", "64k" };
-	static const char *const progs[] = { "xdp_drop", "xdp_pass" };
-	enum { NSIZES = 4, NPROGS = 2 };
-	double best[NSIZES][NPROGS];
-	int reps = 5;
+	static const char *const size_names[] = { "64", "1500", "9000", "65535" };
+	enum { NSIZES = 4 };
+	static double best[NCELLS][NSIZES];
+	const char *cells_opt = "all";
+	char text[256];
+	const char *bench_sizes = "64,1500,9000,65535";
+	int reps = 5, need_b = 0, need_q = 0, bad = 0;
 	long frames = 4000;
 	const struct topt opts[] = {
 		{ "node", 's', &node },	    { "name", 's', &base_name },
 		{ "reps", 'i', &reps },	    { "frames", 'l', &frames },
 		{ "pins", 's', &pins },	    { "maps", 's', &maps },
-		{ "gso-size", 'i', &gso_size }, { NULL, 0, NULL },
+		{ "gso-size", 'i', &gso_size }, { "cells", 's', &cells_opt },
+		{ "cpu", 'i', &bench_cpu }, { "sizes", 's', &bench_sizes },
+		{ "check", 'f', &bench_check },
+		{ NULL, 0, NULL },
 	};
-	struct vnet v;
-	int bad = 0;
+	struct bench_env e;
 
+	bench_cpu = 0;
 	if (parse_topts(argc, argv, 2, opts))
 		return 1;
+	if (bench_cpu >= 0 && pin_cpu(bench_cpu))
+		bench_cpu = -1;
 	snprintf(prefix, sizeof(prefix), "vhost-bench ");
-	if (vnet_open(&v, base_name, 0, RING_NUM)) {
-		vnet_close(&v);
+	memset(&e, 0, sizeof(e));
+	e.ps = e.src = -1;
+	e.b.tap = e.b.vhost = -1;
+	e.have_cli = !system("command -v tap-accel >/dev/null 2>&1");
+	for (int c = 0; c < NCELLS; c++)
+		if (cell_wanted(&cells[c], cells_opt, e.have_cli)) {
+			need_b |= cells[c].kind == CELL_G2G;
+			need_q |= cells[c].kind == CELL_TX2Q || cells[c].kind == CELL_RX2Q;
+		}
+	if (vnet_open(&e.a, base_name, 0, RING_NUM)) {
+		bench_env_close(&e);
 		return 2;
 	}
-	for (int i = 0; i < NSIZES; i++)
-		for (int j = 0; j < NPROGS; j++)
-			best[i][j] = 0;
+	snprintf(text, sizeof(text), "guard mac 02:00:00:00:00:01 ip 10.0.0.1\ndefault pass\n");
+	if (policy_write(GUARD_POLICY, text) || bench_env_open(&e, need_b) ||
+	    (need_q && bench_env_open_q(&e))) {
+		bench_env_close(&e);
+		return 1;
+	}
+	if (need_b) {
+		snprintf(text, sizeof(text), "rule redirect %s ethertype 0x0800\ndefault pass\n",
+			 e.b.ifname);
+		policy_write(FWD_POLICY, text);
+	}
 	/* Interleaved: every cell once per round, so that drift of a shared
 	 * host hits all of them; the minimum is the least disturbed run. */
 	for (int r = 0; r < reps; r++)
-		for (int i = 0; i < NSIZES; i++)
-			for (int j = 0; j < NPROGS; j++) {
+		for (int c = 0; c < NCELLS; c++)
+			for (int i = 0; i < NSIZES; i++) {
 				long n = sizes[i] > 9000 ? frames / 8 :
 					 sizes[i] > 1500 ? frames / 4 : frames;
-				double ns = bench_cell(&v, sizes[i], progs[j], n);
+				double ns;
 
+				if (!cell_wanted(&cells[c], cells_opt, e.have_cli) ||
+				    sizes[i] > cells[c].max_size ||
+				    !csv_has(bench_sizes, size_names[i]))
+					continue;
+				ns = bench_cell(&e, &cells[c], sizes[i], n);
 				if (ns < 0)
 					bad = 1;
-				else if (!best[i][j] || ns < best[i][j])
-					best[i][j] = ns;
+				else if (!best[c][i] || ns < best[c][i])
+					best[c][i] = ns;
 			}
-	xdp_set(v.ifname, NULL);
-	vnet_close(&v);
-	printf("--- tapx-vhost bench: guest TX through vhost-net on %s, ns per frame, "
-	       "min of %d interleaved runs\n", node, reps);
-	printf("%-6s %-9s %8s %8s\n", "size", "path", "xdp_drop", "xdp_pass");
-	for (int i = 0; i < NSIZES; i++) {
-		/* With a program attached, so SOCK_XDP's smaller batch limit. */
-		const char *path = batched_size(sizes[i], 1) ? "batched" :
-				   size_is_gso(sizes[i])     ? "gso" : "perpkt";
+	bench_env_close(&e);
+	printf("--- tapx-vhost bench on %s: ns per frame, min of %d interleaved runs\n",
+	       node, reps);
+	/* One line a cell and size: CELL SIZE PATH NS. */
+	for (int c = 0; c < NCELLS; c++)
+		for (int i = 0; i < NSIZES; i++) {
+			const char *path = batched_size(sizes[i], cells[c].how != PROG_NONE) ?
+						   "batched" :
+					   size_is_gso(sizes[i]) ? "gso" : "perpkt";
 
-		printf("%-6s %-9s %8.0f %8.0f\n", size_names[i], path, best[i][0], best[i][1]);
-	}
-	check(!bad, "%s%s: every run completed", prefix, node);
+			if (cell_wanted(&cells[c], cells_opt, e.have_cli) &&
+			    sizes[i] <= cells[c].max_size &&
+			    csv_has(bench_sizes, size_names[i]))
+				printf("%s %s %s %.0f\n", cells[c].name,
+				       size_is_gso(sizes[i]) ? "64k" : size_names[i],
+				       cells[c].kind == CELL_TX || cells[c].kind == CELL_G2G ||
+						       cells[c].kind == CELL_TX2Q ?
+					       path : "-",
+				       best[c][i]);
+		}
+	check(!bad, "%s%s: every run completed, every frame counted where it arrived",
+	      prefix, node);
 	return bad;
 }
 
@@ -1579,6 +2179,7 @@ int main(int argc, char **argv)
 		"                      [--gso-tx-drops]\n"
 		"  tests: sizes verdicts ringfull delete detach rxgso mq (all), basic\n"
 		"       tapx-vhost bench [--node PATH] [--name IF] [--reps N] [--frames N]\n"
-		"                        [--pins DIR] [--maps DIR] [--gso-size N]\n");
+		"                        [--pins DIR] [--maps DIR] [--gso-size N] [--cells LIST]\n"
+		"                        [--sizes LIST] [--cpu N] [--check]\n");
 	return 1;
 }
