@@ -172,13 +172,34 @@ static long long bpf_memlock(void)
 /*
  * Wait until what was freed is gone: the kernel frees maps and programs
  * from a workqueue after their last reference, some time after close().
- * 0 once bpftool's sum is back to `level`, -1 after SETTLE_SECONDS.
+ * 0 once no program of `ids` is there and bpftool's sum is back to
+ * `level`, or holds still above it (other processes' objects); -1 when
+ * one of `ids` is still there after SETTLE_SECONDS.
  */
-static int memlock_settle(long long level)
+static bool prog_alive(__u32 id)
 {
+	int fd = bpf_prog_get_fd_by_id(id);
+
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
+static int memlock_settle(long long level, const __u32 *ids, unsigned int n)
+{
+	long long last = -1, now;
+	int still = 0;
+
 	for (int i = 0; i < SETTLE_SECONDS * 100; i++) {
-		if (bpf_memlock() <= level)
+		while (n && !prog_alive(ids[n - 1]))
+			n--;
+		now = n ? -1 : bpf_memlock();
+		if (!n && (now <= level || (now == last && ++still >= 30)))
 			return 0;
+		if (now != last)
+			still = 0;
+		last = now;
 		usleep(10000);
 	}
 	return -1;
@@ -501,12 +522,15 @@ static int measure_old(struct scale *s, struct scale_row *r, char *why, size_t l
 {
 	unsigned int n = r->taps, loaded = 0;
 	struct instance *in = calloc(n, sizeof(*in));
+	__u32 *ids = calloc(n, sizeof(*ids));
 	struct ta_error e = { 0 };
 	struct mem before = mem_settled(), after;
 	double t0;
 	int ret = -1;
 
-	if (!in) {
+	if (!in || !ids) {
+		free(in);
+		free(ids);
 		snprintf(why, len, "out of memory");
 		return -1;
 	}
@@ -524,14 +548,17 @@ static int measure_old(struct scale *s, struct scale_row *r, char *why, size_t l
 	r->old_ran = true;
 	ret = 0;
 out:
-	for (unsigned int i = 0; i < loaded; i++)
+	for (unsigned int i = 0; i < loaded; i++) {
+		ids[i] = in[i].pl.prog_id;
 		instance_free(&in[i]);
+	}
 	free(in);
-	if (!ret && memlock_settle(before.memlock)) {
+	if (!ret && memlock_settle(before.memlock, ids, loaded)) {
 		snprintf(why, len, "the per-tap instances were not freed within %d s",
 			 SETTLE_SECONDS);
 		ret = -1;
 	}
+	free(ids);
 	return ret;
 }
 
