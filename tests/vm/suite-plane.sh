@@ -41,9 +41,9 @@ else
 	# ns.sh's) is iproute2's for netns and -n, setpriv util-linux's for
 	# --reuid, both named by path (ip() is unset again at the end).
 	ip() { /bin/ip "$@"; }
-	# pl_names PREFIX N: PREFIX1 ... PREFIXN (busybox's seq has no -f).
 	# pl_num X: X if a number, else 0 (no arithmetic error ends the run).
 	pl_num() { case $1 in '' | *[!0-9]*) echo 0 ;; *) echo "$1" ;; esac; }
+	# pl_names PREFIX N: PREFIX1 ... PREFIXN (busybox's seq has no -f).
 	pl_names() { awk -v p="$1" -v n="$2" 'BEGIN { for (i = 1; i <= n; i++) printf "%s%d ", p, i }'; }
 
 	# pl_t: seconds since boot, to the hundredth (the sizes above).
@@ -101,9 +101,10 @@ else
 	printf 'rule drop proto udp dport 7\n' >$PL/swap-a.policy
 	printf 'rule tx proto udp dport 7\n' >$PL/swap-b.policy
 	expect_exit 0 "loaded .* as policy swap: 1 rules" ta policy load swap $PL/swap-a.policy
-	# Replaced twice first: the plane's wait map (ta_sync_inner, made by
-	# the first replace and kept) and the policy's second version slot
-	# exist from here on, so that what binding adds is only the taps'.
+	# Replaced first, with no tap bound: the first replace waits out the
+	# frames in flight with a map it makes and the plane keeps
+	# (ta_sync_inner, user/lib/plane.c), so that from here on what binding
+	# adds to bpftool's lists is only the taps'.
 	expect_exit 0 "replaced for 0 taps" ta policy load swap $PL/swap-b.policy
 	expect_exit 0 "replaced for 0 taps" ta policy load swap $PL/swap-a.policy
 	before=$(tap_accel_objects)
@@ -158,7 +159,7 @@ else
 		pids="$pids $!"
 	done
 	tries=0
-	while stats_json m4 && [ "$(verdict drop)" = 0 ] && [ $tries -lt 300 ]; do
+	while stats_json m4 && [ "$(verdict drop)" = 0 ] && [ $tries -lt 100 ]; do
 		sleep 0.05
 		tries=$((tries + 1))
 	done
@@ -167,7 +168,7 @@ else
 	pl_took "replacing the policy of $PL_TAPS taps" $t0
 	for w in 4 5 6; do
 		tries=0
-		while stats_json m$w && [ "$(rule 0)" = 0 ] && [ $tries -lt 300 ]; do
+		while stats_json m$w && [ "$(rule 0)" = 0 ] && [ $tries -lt 100 ]; do
 			sleep 0.05
 			tries=$((tries + 1))
 		done
@@ -359,6 +360,9 @@ else
 	done
 	same_list "plane: bpftool lists back to where they were" "$initial" "$(tap_accel_objects)"
 	pl_took "the plane suite" $pl_start
+	# Sourced by suite-all.sh: nothing of ours for the suites after.
 	NS=
-	unset -f ip
+	unset -f ip pl_t pl_took pl_num pl_names send stats_json packets_of verdict counter rule \
+		prev_rule verdicts links pl_entries same_list as_nobody
+	unset TAPIO_NODE
 fi
