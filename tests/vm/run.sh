@@ -144,7 +144,8 @@ copy_bin() {
 		cp -L "$lib" "$R$lib"
 	done
 }
-for b in /usr/sbin/bpftool /usr/sbin/ethtool /usr/sbin/ip; do
+# util-linux's setpriv: busybox's cannot change user (suite-plane.sh).
+for b in /usr/sbin/bpftool /usr/sbin/ethtool /usr/sbin/ip /usr/bin/setpriv; do
 	[ -x $b ] || fail "$b missing"
 	rm -f $R/bin/$(basename $b)
 	copy_bin $b
@@ -203,6 +204,7 @@ done
 cp "$HERE"/init.sh $R/init
 cp "$HERE"/suite-*.sh "$HERE"/lib.sh "$HERE"/bench.sh "$HERE"/profile.sh "$HERE"/ab.sh $R/tests/
 cp "$TOP/tests/lib/check.sh" $R/tests/check.sh
+cp "$TOP/tests/lib/ns.sh" $R/tests/ns.sh
 # make bench's own script, for suite-benchload.sh.
 cp "$TOP/mk/bench.sh" $R/tests/make-bench.sh
 chmod +x $R/init $R/tests/*.sh
