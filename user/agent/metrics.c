@@ -52,7 +52,7 @@ static void told(struct agent_exporter *x, const char *what, const char *text)
 static int plane_read(struct ta_plane *pl, struct ta_error *e)
 {
 	if (!ta_plane_exists()) {
-		ta_error_set(e, EXIT_SYSTEM, "no tap-accel program is loaded yet\n");
+		ta_error_set(e, EXIT_SYSTEM, "no tap-accel program is loaded yet");
 		return -1;
 	}
 	return ta_plane_open(pl, TA_PLANE_READ, NULL, e) ? -1 : 0;
@@ -143,7 +143,10 @@ static void answer(struct agent_exporter *x, struct agent_client *c)
 		return;
 	}
 	if (plane_read(&pl, &e)) {
-		respond_text(c->fd, "503 Service Unavailable", e.text);
+		char text[sizeof(e.text) + 1];
+
+		snprintf(text, sizeof(text), "%s\n", e.text);
+		respond_text(c->fd, "503 Service Unavailable", text);
 		return;
 	}
 	f = open_memstream(&body, &len);
