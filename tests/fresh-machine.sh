@@ -4,8 +4,8 @@
 #   - no bpffs at /sys/fs/bpf (every stacked mount of it undone; its pins go
 #     with it, since each bpffs mount is an instance of its own),
 #   - none of the network namespaces the suites create (tahost*, tasec*,
-#     taag*, taad*,
-#     tag-*), with the taps, veths and attached programs inside them,
+#     taag*, taad*, tag-*), with the taps, veths and attached programs
+#     inside them,
 #   - none of the taps, veths or pins those suites name in the root
 #     namespace (ta<pid>*, ta-test-*) left behind by a killed run.
 #   tests/fresh-machine.sh           do the above; prints what it removed
