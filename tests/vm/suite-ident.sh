@@ -28,7 +28,8 @@ id_make() {
 		tapx-ident hold $T $1 $2 $3 $4 >$ID/hold.$1 2>&1 &
 		id_pids="$id_pids $!"
 		i=0
-		while ! grep -q holding $ID/hold.$1 && [ $i -lt 50 ]; do
+		# 20 s at most: TCG on a busy host can take seconds
+		while ! grep -q holding $ID/hold.$1 && [ $i -lt 200 ]; do
 			sleep 0.1
 			i=$((i + 1))
 		done
