@@ -45,9 +45,13 @@ id_collect() {
 	mkdir -p $d
 	$IP tuntap show >$d/tuntap 2>&1
 	$IP -d tuntap show 2>&1 | sed -E 's/\([0-9]+\)/(PID)/g' >$d/tuntap-d
+	# The carrier (NO-CARRIER, state) is left out: after `ip tuntap add`
+	# tapx's is at times still on where tun's is off (kmod/README.md,
+	# "How it differs from tun").
 	for n in $IDS; do
 		$IP -d link show dev $n 2>&1 |
-			sed -E '1s/^[0-9]+: //; s#link/ether [0-9a-f:]+#link/ether ADDR#' >$d/link.$n
+			sed -E '1s/^[0-9]+: //; s#link/ether [0-9a-f:]+#link/ether ADDR#;
+				1s/NO-CARRIER,//; 1s/ state [A-Z]+ / /' >$d/link.$n
 		tapx-ident nl $n >$d/netlink.$n 2>&1
 		for a in tun_flags owner group type addr_len tx_queue_len mtu \
 			flags carrier; do
