@@ -56,6 +56,7 @@
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/uio.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -415,6 +416,22 @@ static unsigned char *pool; /* random bytes, shared read-only */
 static unsigned char *wbuf, *rbuf;
 
 /* Mirrors tapx_check_vnet (little-endian host, no TUNSETVNETBE). */
+/* UDP segmentation (GSO_UDP_L4) from a vnet header: taken from 6.2 on. */
+#ifndef VIRTIO_NET_HDR_GSO_UDP_L4
+#define VIRTIO_NET_HDR_GSO_UDP_L4 5
+#endif
+static int uso;
+
+static int kernel_at_least(int major, int minor)
+{
+	struct utsname u;
+	int ma = 0, mi = 0;
+
+	if (uname(&u) || sscanf(u.release, "%d.%d", &ma, &mi) != 2)
+		return 0;
+	return ma > major || (ma == major && mi >= minor);
+}
+
 static int vnet_valid(const struct virtio_net_hdr *h, size_t len)
 {
 	uint16_t hdr_len = h->hdr_len;
@@ -438,6 +455,8 @@ static int vnet_valid(const struct virtio_net_hdr *h, size_t len)
 	case VIRTIO_NET_HDR_GSO_TCPV6:
 	case VIRTIO_NET_HDR_GSO_UDP:
 		return h->gso_size != 0;
+	case VIRTIO_NET_HDR_GSO_UDP_L4:
+		return uso && h->gso_size != 0;
 	}
 	return 0;
 }
@@ -460,8 +479,15 @@ static int vnet_pass_rejects(const struct virtio_net_hdr *h, size_t flen)
 		return 0;
 	if (gso == VIRTIO_NET_HDR_GSO_TCPV4 || gso == VIRTIO_NET_HDR_GSO_TCPV6)
 		thlen = 20;
-	else if (gso == VIRTIO_NET_HDR_GSO_UDP)
+	else if (gso == VIRTIO_NET_HDR_GSO_UDP || gso == VIRTIO_NET_HDR_GSO_UDP_L4)
 		thlen = 8;
+	/* USO: a checksum to offload into the UDP header, no ECN, at most
+	 * 128 segments (UDP_MAX_SEGMENTS) */
+	if (gso == VIRTIO_NET_HDR_GSO_UDP_L4 &&
+	    (!(h->flags & VIRTIO_NET_HDR_F_NEEDS_CSUM) || off != 6 ||
+	     h->gso_type & VIRTIO_NET_HDR_GSO_ECN ||
+	     (start + thlen < L && L - (start + thlen) > (size_t)h->gso_size * 128)))
+		return 1;
 	if (h->flags & VIRTIO_NET_HDR_F_NEEDS_CSUM) {
 		need = start + (thlen > off + 2 ? thlen : off + 2);
 		if (need > L || PASS_HEADROOM + start >= 65535 ||
@@ -2119,6 +2145,7 @@ int main(int argc, char **argv)
 	pid_t pid[MAXW];
 
 	check_prefix = "stress: ";
+	uso = kernel_at_least(6, 2);
 	cmdline_defaults(&secs, &seed, &have_seed);
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--time") && i + 1 < argc)
