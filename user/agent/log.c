@@ -2,8 +2,10 @@
 /* log.c - the agent's log (log.h). */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "agent/log.h"
+#include "lib/policy_parse.h"
 
 void agent_log(const char *fmt, ...)
 {
@@ -22,4 +24,13 @@ const char *agent_tap_name(const struct agent_ns *ns, const char *ifname, char *
 {
 	snprintf(buf, size, "%s (%s)", ifname, ns->label);
 	return buf;
+}
+
+bool agent_news(uint64_t *last, const char *text)
+{
+	uint64_t hash = ta_digest(text, strlen(text)) | 1;
+	bool news = hash != *last;
+
+	*last = hash;
+	return news;
 }

@@ -26,7 +26,6 @@
 
 #include "agent/log.h"
 #include "agent/metrics.h"
-#include "lib/policy_parse.h"
 #include "lib/prom.h"
 #include "lib/util.h"
 
@@ -41,12 +40,8 @@ static int64_t now_ms(void)
 /* An error is said once, until another one or a success. */
 static void told(struct agent_exporter *x, const char *what, const char *text)
 {
-	uint64_t hash = ta_digest(text, strlen(text)) | 1;
-
-	if (x->told == hash)
-		return;
-	x->told = hash;
-	agent_log("error: metrics %s: %s", what, text);
+	if (agent_news(&x->told, text))
+		agent_log("error: metrics %s: %s", what, text);
 }
 
 static int plane_read(struct ta_plane *pl, struct ta_error *e)

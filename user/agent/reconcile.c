@@ -67,13 +67,10 @@ struct pass {
  * error is another. The tap is looked at again at the next pass. */
 static void tap_error(struct pass *p, struct agent_link *k, const char *who, const char *text)
 {
-	uint64_t hash = ta_digest(text, strlen(text)) | 1;
-
 	p->errors++;
 	k->settled = false;
-	if (k->error_hash != hash)
+	if (agent_news(&k->error_hash, text))
 		agent_log("error: %s: %s", who, text);
-	k->error_hash = hash;
 }
 
 /* ---- policies --------------------------------------------------------------- */
@@ -110,9 +107,8 @@ static int policy_load(struct pass *p, struct agent_policy *pol)
 		pol->error_hash = 0;
 		return 0;
 	}
-	if (pol->error_hash != (ta_digest(e.text, strlen(e.text)) | 1))
+	if (agent_news(&pol->error_hash, e.text))
 		agent_log("error: policy %s not loaded: %s", pol->name, e.text);
-	pol->error_hash = ta_digest(e.text, strlen(e.text)) | 1;
 	more = realloc(p->failed, (p->nr_failed + 1) * sizeof(*more));
 	if (more) {
 		p->failed = more;
