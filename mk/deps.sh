@@ -15,13 +15,14 @@ liburing-dev"
 # for the DKMS test. The next-to-last line is for mk/debug-kernel.sh (6.1
 # sources; BTF needs pahole, from dwarves), the last one for make deb and
 # tests/deb (lintian; debootstrap, for a clean Debian 12 root).
+# strace: QEMU's ioctls on tun.ko and tapx, in the VM (tests/vm/suite-qemu.sh).
 # python3-prometheus-client: the host suite reads `stats --prometheus`
 # with Prometheus' own parser of the exposition format.
 PKGS="$BUILD_PKGS
 iproute2 ethtool kmod cpio util-linux libcap2-bin liburing-dev gnuplot-nox
 python3-prometheus-client
 linux-headers-amd64 linux-image-amd64 linux-headers-6.12-amd64 linux-image-6.12-amd64
-qemu-system-x86 busybox-static linux-perf python3 libclang-rt-14-dev dkms
+qemu-system-x86 strace busybox-static linux-perf python3 libclang-rt-14-dev dkms
 linux-source-6.1 bc flex bison libssl-dev dwarves rsync xz-utils
 dpkg-dev debhelper dh-dkms lintian debootstrap"
 

@@ -154,6 +154,19 @@ if [ $MODE = profile ]; then
 	[ -x /usr/bin/perf ] || fail "perf is not installed (make deps: linux-perf)"
 	copy_bin /usr/bin/perf
 fi
+# suite-qemu.sh: Debian's QEMU (its TCG accelerator is a module) and
+# strace; not packed for the bench and profiles, whose boots they would slow.
+if [ $MODE = test ]; then
+	for b in /usr/bin/qemu-system-x86_64 /usr/bin/strace; do
+		[ -x $b ] || fail "$b missing (make deps)"
+		copy_bin $b
+	done
+	acc=$(dirname "$(ldd /usr/bin/qemu-system-x86_64 | awk '/libglib/ { print $3 }')")/qemu/accel-tcg-x86_64.so
+	[ -f "$acc" ] || fail "$acc missing (make deps: qemu-system-x86)"
+	copy_bin "$acc"
+	mkdir -p "$R$(dirname "$acc")"
+	mv $R/bin/accel-tcg-x86_64.so "$R$acc"
+fi
 if [ -x "$BUILD/user/tap-accel" ]; then
 	copy_bin "$BUILD/user/tap-accel"
 fi
