@@ -595,6 +595,8 @@ qemu_fails "a guard without a policy" "a guard \(mac=$MAC\) but no policy" qad3 
 	"TAP_ACCEL_GUARD=mac=$MAC"
 qemu_fails "a missing bridge" "bridge 'br-none' does not exist here" qad3 TAP_ACCEL_POLICY=web \
 	TAP_ACCEL_BRIDGE=br-none
+qemu_fails "a device that is not a bridge" "bridge 'lo' does not exist here \(ip link add lo type bridge\), or is not a bridge" \
+	qad3 TAP_ACCEL_POLICY=web TAP_ACCEL_BRIDGE=lo
 printf 'policy web\npolicy db\nbridge\nmtu 9000\n' >"$tmp/qemu/qad3.conf"
 qemu_fails "errors in the tap's file" "$tmp/qemu/qad3.conf:2:1: policy is set twice" qad3
 has "errors in the tap's file: each" "$tmp/qemu/qad3.conf:3:7: bridge takes one value" "$tmp/qf.err"
