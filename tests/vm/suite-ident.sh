@@ -39,19 +39,40 @@ id_make() {
 	$IP link set idtap1 up
 }
 
+# id_settle: waits (15 s at most) until the devices' operstates hold still
+# for 1.5 s and every device that is up has the operstate its carrier
+# gives. ip's NO-CARRIER and state come from the operstate, which
+# linkwatch sets after a carrier change, up to a second later (longer on a
+# busy TCG guest); the carrier itself changes at once.
+id_settle() {
+	_prev=
+	for _ in $(seq 1 10); do
+		_now=
+		_late=
+		for n in $IDS; do
+			_o=$(cat /sys/class/net/$n/operstate)
+			_now="$_now $n:$_o"
+			_c=$(cat /sys/class/net/$n/carrier 2>/dev/null) || continue
+			[ "$_c" = 1 ] && [ "$_o" = down ] && _late=1
+			[ "$_c" = 0 ] && [ "$_o" != down ] && _late=1
+		done
+		[ -z "$_late" ] && [ "$_now" = "$_prev" ] && return
+		_prev=$_now
+		sleep 1.5
+	done
+	bad "ident: operstates not settled after 15 s:$_now"
+}
+
 # id_collect DRV: every reading, one file each, into $ID/DRV.
 id_collect() {
 	d=$ID/$1
 	mkdir -p $d
 	$IP tuntap show >$d/tuntap 2>&1
 	$IP -d tuntap show 2>&1 | sed -E 's/\([0-9]+\)/(PID)/g' >$d/tuntap-d
-	# The carrier (NO-CARRIER, state) is left out: after `ip tuntap add`
-	# tapx's is at times still on where tun's is off (kmod/README.md,
-	# "How it differs from tun").
+	id_settle
 	for n in $IDS; do
 		$IP -d link show dev $n 2>&1 |
-			sed -E '1s/^[0-9]+: //; s#link/ether [0-9a-f:]+#link/ether ADDR#;
-				1s/NO-CARRIER,//; 1s/ state [A-Z]+ / /' >$d/link.$n
+			sed -E '1s/^[0-9]+: //; s#link/ether [0-9a-f:]+#link/ether ADDR#' >$d/link.$n
 		tapx-ident nl $n >$d/netlink.$n 2>&1
 		for a in tun_flags owner group type addr_len tx_queue_len mtu \
 			flags carrier; do
