@@ -22,6 +22,21 @@ int tapx_parse_l3(const struct tapx_wmeta *m, struct iov_iter *from,
 		  struct tapx_wframe *f, __be16 *proto);
 
 /*
+ * A vnet header with no flags, no GSO type and no hdr_len: nothing for
+ * tapx_parse_vnet() to refuse (GSO_NONE, no checksum to place) and no
+ * metadata to apply, so the frame needs neither the header nor the call.
+ * The three fields are the header's first four bytes, read as one word.
+ */
+static __always_inline bool tapx_vnet_plain(const struct virtio_net_hdr *h)
+{
+	u32 w;
+
+	BUILD_BUG_ON(offsetof(struct virtio_net_hdr, hdr_len) != 2);
+	memcpy(&w, h, sizeof(w));
+	return !w;
+}
+
+/*
  * Reads the PI and vnet headers that precede the frame (the PI's protocol
  * into *proto) and sets f->len to what is left.
  */

@@ -274,30 +274,29 @@ bool tapx_wframes_run(struct tapx_file *tfile, struct tapx_dev *tapx,
 /*
  * One of vhost-net's batch buffers as a frame: its tun_xdp_hdr (at
  * data_hard_start: read before XDP, which may write over it) gives the
- * buffer's length and the vnet header; the xdp_buff is set up on this
- * queue's rxq (MEM_TYPE_PAGE_SHARED: a drop or a converted frame puts
- * vhost's page reference). -EINVAL for a runt or a bad vnet header.
+ * buffer's length and the vnet header. The program runs on vhost's own
+ * xdp_buff, as tun's does: vhost-net set its data pointers, so only its
+ * size and this queue's rxq are filled in (MEM_TYPE_PAGE_SHARED: a drop
+ * or a converted frame puts vhost's page reference). A plain vnet header
+ * (tapx_vnet_plain()) is neither copied nor checked: it has nothing to
+ * refuse or apply. -EINVAL for a runt or a bad vnet header.
  */
 static int tapx_xbuff_frame(struct tapx_file *tfile, unsigned int flags,
-			    struct xdp_buff *from, struct xdp_buff *xdp,
-			    struct tapx_wframe *f)
+			    struct xdp_buff *xdp, struct tapx_wframe *f)
 {
-	struct tun_xdp_hdr *hdr = from->data_hard_start;
-	unsigned int len = from->data_end - from->data;
+	struct tun_xdp_hdr *hdr = xdp->data_hard_start;
+	unsigned int len = xdp->data_end - xdp->data;
 
-	f->buf = NULL;
 	f->len = len;
 	f->has_vnet = false;
 	if (len < TAPX_MIN_FRAME)
 		return -EINVAL;
-	if (flags & IFF_VNET_HDR) {
+	if ((flags & IFF_VNET_HDR) && !tapx_vnet_plain(&hdr->gso)) {
 		f->vnet = hdr->gso;
 		if (tapx_parse_vnet(flags, f))
 			return -EINVAL;
 	}
 	xdp_init_buff(xdp, hdr->buflen, &tfile->xdp_rxq);
-	xdp_prepare_buff(xdp, from->data_hard_start,
-			 from->data - from->data_hard_start, len, true);
 	return 0;
 }
 
@@ -322,8 +321,7 @@ bool tapx_xbuffs_run(struct tapx_file *tfile, struct tapx_dev *tapx,
 	struct tapx_tally t __uninitialized;
 	struct tapx_tx_bulk bq __uninitialized;
 	struct tapx_page_refs refs = {};
-	struct tapx_wframe f;
-	struct xdp_buff xdp;
+	struct tapx_wframe f __uninitialized;
 	bool flush = false;
 	LIST_HEAD(pass);
 	unsigned int i;
@@ -333,14 +331,14 @@ bool tapx_xbuffs_run(struct tapx_file *tfile, struct tapx_dev *tapx,
 	t.refs = &refs;
 	bq.n = 0;
 	for (i = 0; i < n; i++) {
-		if (unlikely(tapx_xbuff_frame(tfile, flags, &xbuffs[i], &xdp,
-					      &f))) {
+		if (unlikely(tapx_xbuff_frame(tfile, flags, &xbuffs[i], &f))) {
 			tapx_page_refs_put(&refs,
 					   virt_to_head_page(xbuffs[i].data));
 			t.rx_errors++;
 			continue;
 		}
-		flush |= tapx_xdp_run(tfile, tapx, &xdp, &f, &bq, &t, true);
+		flush |= tapx_xdp_run(tfile, tapx, &xbuffs[i], &f, &bq, &t,
+				      true);
 	}
 	tapx_page_refs_flush(&refs);
 	tapx_pass_list(&pass);
