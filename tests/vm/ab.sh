@@ -6,11 +6,62 @@
 # frame, and b/a. Kernel arguments: vmreps=N rounds (5), vmcount=N frames
 # per run (20000; 9000 B: a quarter), vmtapxsizes=L (64,1500,9000),
 # vmabrev=REV (named in the table).
+# vmabvhost=CELLS times tapx-vhost bench's cells (tests/vm/tapx-vhost.c)
+# instead, at vmvhostsizes=L (64,1500) with vmvhostframes=N (8000): each
+# round loads a's or b's tapx.ko and tapx_tun.ko under vhost-net, so that
+# a change to the vhost-net paths is set against the revision before it
+# in one boot, not against stock tun.ko across boots.
 . /tests/check.sh
 . /tests/lib.sh
 bpftool prog loadall /bpf/xdp_basic.bpf.o $B pinmaps $BM ||
 	bad "ab: cannot load xdp_basic"
 REPS=${vmreps:-5}
+
+# vround NAME TAPX TAPX_TUN: one tapx-vhost bench run of the cells on
+# that build; lines "CELL SIZE PATH NS" appended to /tmp/ab.NAME.
+vround() {
+	insmod "$2" || { bad "ab: insmod $2"; return; }
+	insmod "$3" || bad "ab: insmod $3"
+	insmod /modules/vhost_net.ko || bad "ab: insmod vhost_net"
+	tapx-vhost bench --node $X --name ab0 --reps 1 \
+		--frames ${vmvhostframes:-8000} --cells $vmabvhost \
+		--sizes ${vmvhostsizes:-64,1500} >/tmp/vb.out ||
+		bad "ab: tapx-vhost bench on $1"
+	grep -E '^[a-z0-9]+-[a-z]+ [0-9k]+ ' /tmp/vb.out >>/tmp/ab.$1
+	rmmod vhost_net || bad "ab: rmmod vhost_net"
+	rmmod tapx_tun || bad "ab: rmmod tapx_tun ($1)"
+	rmmod tapx || bad "ab: rmmod tapx ($1)"
+}
+if [ -n "${vmabvhost:-}" ]; then
+	if [ ! -f /modules/tapx_tun-b.ko ]; then
+		bad "ab: ${vmabrev:-the other revision} built no tapx_tun.ko for vmabvhost"
+		finish
+		exit
+	fi
+	for m in vhost_iotlb vhost tap; do
+		insmod /modules/$m.ko || bad "ab: insmod $m"
+	done
+	: >/tmp/ab.a
+	: >/tmp/ab.b
+	r=0
+	while [ $r -lt "$REPS" ]; do
+		vround a /modules/tapx.ko /modules/tapx_tun.ko
+		vround b /modules/tapx-b.ko /modules/tapx_tun-b.ko
+		r=$((r + 1))
+	done
+	echo "--- tapx A/B under vhost-net: a = this tree, b = ${vmabrev:-the other revision};"
+	echo "    ns per frame, min of $REPS alternating rounds"
+	printf '%-12s %-6s %-9s %8s %8s %7s\n' cell size path a b b/a
+	awk '{ k = $1 " " $2 " " $3; v = FILENAME == "/tmp/ab.a" ? "a" : "b"
+		if ($4 > 0 && (!((v, k) in m) || $4 < m[v, k])) m[v, k] = $4
+		if (!(k in seen)) { seen[k] = 1; order[n++] = k } }
+	END { for (i = 0; i < n; i++) { k = order[i]; split(k, f, " ")
+		printf "%-12s %-6s %-9s %8d %8d %7.3f\n", f[1], f[2], f[3], m["a", k], m["b", k],
+			m["a", k] ? m["b", k] / m["a", k] : 0 } }' /tmp/ab.a /tmp/ab.b
+	[ -z "${vmvhostraw:-}" ] || paste /tmp/ab.a /tmp/ab.b | sed 's/^/raw /'
+	finish
+	exit
+fi
 COUNT=${vmcount:-20000}
 SIZES=$(echo ${vmtapxsizes:-64,1500,9000} | tr , ' ')
 WRITERS="block nonblock writev uring batch64"

@@ -109,6 +109,8 @@ if [ $MODE = ab ]; then
 		fail "kmod build of $AB_REV for $KVER failed"
 	TAPX_KO_B=$AB_TREE/build/kmod/tapx.ko
 	[ -f "$TAPX_KO_B" ] || fail "the build of $AB_REV left no $TAPX_KO_B"
+	# Its tapx_tun.ko, for vmabvhost (tests/vm/ab.sh), where REV has one.
+	TAPX_TUN_KO_B=$AB_TREE/build/kmod/tapx_tun.ko
 fi
 make -s -C "$TOP/kmod" BUILD="$KMOD_BUILD" KDIR="$KDIR" copyfloor >/dev/null ||
 	fail "copyfloor build failed"
@@ -181,6 +183,7 @@ make -s -C "$TOP/tests/bpf" BUILD="$BUILD" >/dev/null && copy_bin "$BUILD/tests/
 MODS="tun veth llc stp bridge sch_ingress cls_bpf vhost_iotlb vhost tap vhost_net"
 cp "$TAPX_KO" $R/modules/tapx.ko
 [ $MODE != ab ] || cp "$TAPX_KO_B" $R/modules/tapx-b.ko
+[ $MODE != ab ] || [ ! -f "$TAPX_TUN_KO_B" ] || cp "$TAPX_TUN_KO_B" $R/modules/tapx_tun-b.ko
 cp "$TAPX_TUN_KO" $R/modules/tapx_tun.ko
 cp "$KMOD_BUILD/copyfloor/copyfloor.ko" $R/modules/
 for m in $MODS; do
