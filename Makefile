@@ -15,7 +15,8 @@
 #   make vmbench / make vmprofile   the VM bench; a perf profile of a tapx
 #                 write path in the VM (tests/vm/profile.sh)
 #   make vmbench-ab AB=REV  tapx's write paths with this tree's module and
-#                 REV's, alternating in one VM boot (tests/vm/ab.sh)
+#                 REV's, alternating in one VM boot (tests/vm/ab.sh);
+#                 VM_APPEND=vmabvhost=tx-drop,... its vhost-net cells instead
 #   make install [TUN=replace] [PREFIX=/usr/local]  the CLI, the programs and
 #                 tapx through DKMS; TUN=replace makes tapx the host's tun
 #                 (/etc/modprobe.d/tapx.conf); make uninstall undoes it all
