@@ -97,9 +97,10 @@ q_guard_drops() {
 	tap-accel stats --prometheus $1 2>/dev/null |
 		awk '/^tapaccel_guard_drops_total/ && /reason="src_mac"/ { n += $2 } END { print n + 0 }'
 }
-# q_says PATTERN: in the agent's log within 20 s
+# q_says PATTERN: in the agent's log within 60 s (its start, loading and
+# pinning the plane's program, is slow on the debug kernel)
 q_says() {
-	for _ in $(seq 1 200); do
+	for _ in $(seq 1 600); do
 		grep -qE -- "$1" $QD/agent.log && return 0
 		sleep 0.1
 	done
