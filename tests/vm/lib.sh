@@ -112,3 +112,29 @@ skb_calls() {
 	     on && $0 ~ " " t "-[0-9]+ " && /skb_/ { n++ } END { print n + 0 }' $TR/trace
 }
 marks() { grep -c "$1-begin\|$1-end" $TR/trace; }
+
+# The suites that set stock tun.ko and tapx in tun's place (tun_compat=1)
+# side by side in one boot, each with the check names of SUITE:
+# as_tun SUITE notes which of the two is loaded, and leaves tun.ko alone;
+# as_tapx SUITE then swaps in tapx with tun_compat=1 (tun's devices ta, tb
+# go, so that tun can unload); as_before SUITE unloads tapx and loads
+# again what as_tun found.
+mod_loaded() { grep -q "^$1 " /proc/modules; }
+as_tun() {
+	_as_tun=
+	_as_tapx=
+	mod_loaded tun && _as_tun=1
+	mod_loaded tapx && _as_tapx=1
+	[ -z "$_as_tapx" ] || runs "$1: rmmod tapx" rmmod tapx
+	[ -n "$_as_tun" ] || runs "$1: insmod tun" insmod /modules/tun.ko
+}
+as_tapx() {
+	for _d in ta tb; do ip link del $_d 2>/dev/null; done
+	runs "$1: rmmod tun" rmmod tun
+	runs "$1: insmod tapx tun_compat=1" insmod /modules/tapx.ko tun_compat=1
+}
+as_before() {
+	runs "$1: rmmod tapx" rmmod tapx
+	[ -z "$_as_tun" ] || runs "$1: insmod tun again" insmod /modules/tun.ko
+	[ -z "$_as_tapx" ] || runs "$1: insmod tapx again" insmod /modules/tapx.ko
+}

@@ -10,7 +10,6 @@ ID=/tmp/ident
 # iproute2's ip (busybox's applet would answer a plain "ip").
 IP=/bin/ip
 IDS="idtap0 idtun0 idtap1 idtun1 idtap2"
-id_mod() { grep -q "^$1 " /proc/modules; }
 
 # id_make: the devices, as an operator's ip tuntap and as programs make
 # them. idtap0: persistent multi-queue tap, vnet header, owner and group;
@@ -109,29 +108,17 @@ id_same() {
 }
 
 id_main() {
-	id_tun=
-	id_tapx=
-	id_mod tun && id_tun=1
-	id_mod tapx && id_tapx=1
 	rm -rf $ID
 	mkdir -p $ID
-	if [ -n "$id_tapx" ]; then
-		runs "ident: rmmod tapx" rmmod tapx
-	fi
-	if [ -z "$id_tun" ]; then
-		runs "ident: insmod tun" insmod /modules/tun.ko
-	fi
+	as_tun ident
 	id_make tun
 	id_collect tun
 	id_remove tun
-	for d in ta tb; do ip link del $d 2>/dev/null; done
-	runs "ident: rmmod tun" rmmod tun
-
-	runs "ident: insmod tapx tun_compat=1" insmod /modules/tapx.ko tun_compat=1
+	as_tapx ident
 	id_make tapx
 	id_collect tapx
 	id_remove tapx
-	runs "ident: rmmod tapx" rmmod tapx
+	as_before ident
 
 	# The tun side is what it should be (else both could agree on nothing).
 	check "ident: tun lists five devices" 5 "$(grep -c '^id' $ID/tun/tuntap)"
@@ -150,7 +137,5 @@ id_main() {
 			"$(cat $ID/tapx/version.$n)"
 	done
 
-	[ -z "$id_tun" ] || runs "ident: insmod tun again" insmod /modules/tun.ko
-	[ -z "$id_tapx" ] || runs "ident: insmod tapx again" insmod /modules/tapx.ko
 }
 id_main

@@ -14,7 +14,6 @@ QD=/tmp/qemu
 QRUN=/tmp/qemu/run
 QMAC=52:54:00:ad:00:01
 QGUARD=mac=$QMAC,ip=192.0.2.51
-q_mod() { grep -q "^$1 " /proc/modules; }
 
 # qemu_tap DIR TAP OPTS [VAR=VALUE...]: QEMU with a tap netdev (its -netdev
 # options OPTS) joined on hub 0 to a socket netdev listening on
@@ -61,7 +60,8 @@ q_probe() {
 		qemu-system-x86_64 -M none -nodefaults -display none -accel tcg \
 			-netdev "tap,id=n0,ifname=qp0,$o" -monitor none -daemonize -pidfile $QD/qp0.pid \
 			>$QD/qp0.err 2>&1
-		check "qemu: QEMU on $1 ($v) starts ($(cat $QD/qp0.err))" 0 $?
+		rc=$?
+		check "qemu: QEMU on $1 ($v) starts ($(cat $QD/qp0.err))" 0 $rc
 		echo "tun_flags: $(cat /sys/class/net/qp0/tun_flags 2>&1)" >>$QD/$1.$v
 		ethtool -k qp0 2>&1 | grep -E "^[[:space:]]*($Q_OFFLOADS):" >>$QD/$1.$v
 		runs "qemu: QEMU on $1 ($v) ends on SIGTERM" qemu_end $QD qp0
@@ -82,13 +82,18 @@ q_frames() {
 	q_frame "52 54 00 ad 00 01"
 	q_frame "02 00 00 00 00 66"
 }
-# q_send TAP: the three frames into QEMU's socket netdev, and a second for
-# them to reach the tap.
+# q_send TAP: the three frames into QEMU's socket netdev; then waits (10 s
+# at most) until all three have met the program and what it passed has
+# reached the bridge.
 q_send() {
 	snap $1
 	br0=$(q_bridge_rx)
 	runs "qemu: frames into QEMU's socket netdev" nc 127.0.0.1 5555 <$QD/frames
-	sleep 1
+	for _ in $(seq 1 100); do
+		_pass=$(delta $1 xdp_pass)
+		[ $((_pass + $(delta $1 xdp_drop))) -ge 3 ] && [ "$(q_stack_rx)" -ge "$_pass" ] && return
+		sleep 0.1
+	done
 }
 # The frames the bridge's port passed up: the tap is its only port.
 q_bridge_rx() { cat /sys/class/net/br-q/statistics/rx_packets; }
@@ -119,7 +124,7 @@ q_agent() {
 	q_says '^ready$' && good
 	q_bridge_mods=
 	for m in llc stp bridge; do
-		q_mod $m || { insmod /modules/$m.ko && q_bridge_mods="$m $q_bridge_mods"; }
+		mod_loaded $m || { insmod /modules/$m.ko && q_bridge_mods="$m $q_bridge_mods"; }
 	done
 	runs "qemu: bridge br-q" ip link add br-q type bridge
 	runs "qemu: bridge br-q up" ip link set br-q up
@@ -133,7 +138,7 @@ q_agent() {
 		sh -c "ip link show qa0 | grep -q '[<,]UP[,>].* master br-q '"
 	q_send qa0
 	expect qa0 xdp_drop=3 xdp_pass=0
-	check "qemu: unbound: frames the stack saw" 0 "$(q_stack_rx qa0)"
+	check "qemu: unbound: frames the stack saw" 0 "$(q_stack_rx)"
 	runs "qemu: QEMU ends on SIGTERM" qemu_end $QD qa0
 	runs "qemu: qa0 went with QEMU" sh -c "! ip link show qa0 2>/dev/null"
 
@@ -149,7 +154,7 @@ q_agent() {
 			grep -o '"policy":"[^"]*"\|"guard":"[^"]*"' | tr '\n' ' ' | sed 's/ $//')"
 	q_send qa1
 	expect qa1 xdp_pass=2 xdp_drop=1
-	check "qemu: bound: frames the stack saw (the guest's MAC)" 2 "$(q_stack_rx qa1)"
+	check "qemu: bound: frames the stack saw (the guest's MAC)" 2 "$(q_stack_rx)"
 	check "qemu: bound: the guard's src_mac drops" 1 "$(q_guard_drops qa1)"
 	runs "qemu: QEMU ends on SIGTERM" qemu_end $QD qa1
 	runs "qemu: qemu-ifdown removed the binding" test ! -e $F
@@ -167,10 +172,6 @@ q_agent() {
 }
 
 q_main() {
-	q_tun=
-	q_tapx=
-	q_mod tun && q_tun=1
-	q_mod tapx && q_tapx=1
 	rm -rf $QD
 	mkdir -p $QD
 	q_frames >$QD/frames
@@ -179,12 +180,9 @@ q_main() {
 	done
 	command -v qemu-system-x86_64 >/dev/null && command -v strace >/dev/null || return
 
-	[ -z "$q_tapx" ] || runs "qemu: rmmod tapx" rmmod tapx
-	[ -n "$q_tun" ] || runs "qemu: insmod tun" insmod /modules/tun.ko
+	as_tun qemu
 	q_probe tun
-	for d in ta tb; do ip link del $d 2>/dev/null; done
-	runs "qemu: rmmod tun" rmmod tun
-	runs "qemu: insmod tapx tun_compat=1" insmod /modules/tapx.ko tun_compat=1
+	as_tapx qemu
 	q_probe tapx
 
 	for v in vnet plain; do
@@ -204,9 +202,6 @@ q_main() {
 	if command -v tap-accel >/dev/null; then
 		q_agent
 	fi
-	runs "qemu: rmmod tapx" rmmod tapx
-
-	[ -z "$q_tun" ] || runs "qemu: insmod tun again" insmod /modules/tun.ko
-	[ -z "$q_tapx" ] || runs "qemu: insmod tapx again" insmod /modules/tapx.ko
+	as_before qemu
 }
 q_main

@@ -13,10 +13,9 @@ TAPX_VHOST_KO=${vmtapxvhostko:-/modules/tapx_tun.ko}
 TAPX_VHOST_SENDMSG=${vmtapxvhostsendmsg:-tapx_sendmsg}
 VHOST_MODS="vhost_iotlb vhost tap vhost_net"
 
-loaded() { grep -q "^$1 " /proc/modules; }
 vhost_mods_in() {
 	for m in $VHOST_MODS; do
-		loaded $m || runs "vhost: insmod $m" insmod /modules/$m.ko
+		mod_loaded $m || runs "vhost: insmod $m" insmod /modules/$m.ko
 	done
 }
 # tapx-vhost run ...: its checks, then one for its exit status (a crash or
@@ -34,8 +33,8 @@ vhost_tool() {
 }
 
 tun_was_loaded=0
-loaded tun && tun_was_loaded=1
-loaded tun || runs "vhost: insmod tun.ko" insmod /modules/tun.ko
+mod_loaded tun && tun_was_loaded=1
+mod_loaded tun || runs "vhost: insmod tun.ko" insmod /modules/tun.ko
 [ -e $B/xdp_pass ] || runs "vhost: bpftool loads xdp_basic" \
 	bpftool prog loadall /bpf/xdp_basic.bpf.o $B pinmaps $BM
 vhost_mods_in
@@ -84,7 +83,7 @@ elif [ -f "$TAPX_VHOST_KO" ]; then
 		runs "vhost: recreate tun ta" tapxt mk $T ta 65521
 		runs "vhost: recreate tun tb" tapxt mk $T tb 65521
 	fi
-	loaded vhost_net || runs "vhost: insmod vhost_net (tun.ko)" insmod /modules/vhost_net.ko
+	mod_loaded vhost_net || runs "vhost: insmod vhost_net (tun.ko)" insmod /modules/vhost_net.ko
 else
 	# Today's tapx: vhost_net is bound to tun.ko, which knows nothing of
 	# tapx's files. The tool must say ENOTSOCK; then this says why.
@@ -95,7 +94,7 @@ fi
 
 # Leave no vhost module behind for the suites that follow.
 for m in vhost_net tap vhost vhost_iotlb; do
-	loaded $m && runs "vhost: rmmod $m" rmmod $m
+	mod_loaded $m && runs "vhost: rmmod $m" rmmod $m
 done
-[ $tun_was_loaded = 1 ] || { loaded tun && runs "vhost: rmmod tun" rmmod tun; }
+[ $tun_was_loaded = 1 ] || { mod_loaded tun && runs "vhost: rmmod tun" rmmod tun; }
 runs "vhost: no vhost module left" sh -c '! grep -qE "^(vhost|vhost_net|vhost_iotlb|tap) " /proc/modules'

@@ -3,12 +3,11 @@
 # in the right order. Runs after suite-unload (tun and tapx unloaded);
 # leaves tun, tapx and the vhost modules as it found them (but not tun's
 # devices ta, tb: removed to unload tun, when it was loaded).
-vl_mod() { grep -q "^$1 " /proc/modules; }
 vl_main() {
 	vl_tun=
 	vl_tapx=
-	vl_mod tun && vl_tun=1
-	vl_mod tapx && vl_tapx=1
+	mod_loaded tun && vl_tun=1
+	mod_loaded tapx && vl_tapx=1
 
 	if [ -n "$vl_tapx" ]; then
 		good "vhostlink: tapx already loaded"
@@ -31,7 +30,7 @@ vl_main() {
 	fi
 
 	for m in vhost_iotlb vhost tap; do
-		vl_mod $m || runs "vhostlink: insmod $m" insmod /modules/$m.ko
+		mod_loaded $m || runs "vhostlink: insmod $m" insmod /modules/$m.ko
 	done
 	if insmod /modules/vhost_net.ko 2>/dev/null; then
 		bad "vhostlink: vhost_net loaded without tun or tapx_tun"
