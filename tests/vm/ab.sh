@@ -17,6 +17,30 @@ bpftool prog loadall /bpf/xdp_basic.bpf.o $B pinmaps $BM ||
 	bad "ab: cannot load xdp_basic"
 REPS=${vmreps:-5}
 
+# ab_table COL1 COL3: a's and b's lines "KEY1 SIZE KEY3 NS" of /tmp/ab.a
+# and /tmp/ab.b as one table, the minimum of the rounds per cell, b/a last.
+ab_table() {
+	printf '%-12s %-6s %-9s %8s %8s %7s\n' $1 size $2 a b b/a
+	awk '{ k = $1 " " $2 " " $3; v = FILENAME == "/tmp/ab.a" ? "a" : "b"
+		if ($4 > 0 && (!((v, k) in m) || $4 < m[v, k])) m[v, k] = $4
+		if (!(k in seen)) { seen[k] = 1; order[n++] = k } }
+	END { for (i = 0; i < n; i++) { k = order[i]; split(k, f, " ")
+		printf "%-12s %-6s %-9s %8d %8d %7.3f\n", f[1], f[2], f[3], m["a", k], m["b", k],
+			m["a", k] ? m["b", k] / m["a", k] : 0 } }' /tmp/ab.a /tmp/ab.b
+}
+
+# ab_rounds A B: REPS rounds, each A then B (commands with their arguments).
+ab_rounds() {
+	: >/tmp/ab.a
+	: >/tmp/ab.b
+	r=0
+	while [ $r -lt "$REPS" ]; do
+		$1
+		$2
+		r=$((r + 1))
+	done
+}
+
 # vround NAME TAPX TAPX_TUN: one tapx-vhost bench run of the cells on
 # that build; lines "CELL SIZE PATH NS" appended to /tmp/ab.NAME.
 vround() {
@@ -41,23 +65,11 @@ if [ -n "${vmabvhost:-}" ]; then
 	for m in vhost_iotlb vhost tap; do
 		insmod /modules/$m.ko || bad "ab: insmod $m"
 	done
-	: >/tmp/ab.a
-	: >/tmp/ab.b
-	r=0
-	while [ $r -lt "$REPS" ]; do
-		vround a /modules/tapx.ko /modules/tapx_tun.ko
-		vround b /modules/tapx-b.ko /modules/tapx_tun-b.ko
-		r=$((r + 1))
-	done
+	ab_rounds "vround a /modules/tapx.ko /modules/tapx_tun.ko" \
+		"vround b /modules/tapx-b.ko /modules/tapx_tun-b.ko"
 	echo "--- tapx A/B under vhost-net: a = this tree, b = ${vmabrev:-the other revision};"
 	echo "    ns per frame, min of $REPS alternating rounds"
-	printf '%-12s %-6s %-9s %8s %8s %7s\n' cell size path a b b/a
-	awk '{ k = $1 " " $2 " " $3; v = FILENAME == "/tmp/ab.a" ? "a" : "b"
-		if ($4 > 0 && (!((v, k) in m) || $4 < m[v, k])) m[v, k] = $4
-		if (!(k in seen)) { seen[k] = 1; order[n++] = k } }
-	END { for (i = 0; i < n; i++) { k = order[i]; split(k, f, " ")
-		printf "%-12s %-6s %-9s %8d %8d %7.3f\n", f[1], f[2], f[3], m["a", k], m["b", k],
-			m["a", k] ? m["b", k] / m["a", k] : 0 } }' /tmp/ab.a /tmp/ab.b
+	ab_table cell path
 	[ -z "${vmvhostraw:-}" ] || paste /tmp/ab.a /tmp/ab.b | sed 's/^/raw /'
 	finish
 	exit
@@ -98,21 +110,8 @@ round() {
 	rmmod tapx || bad "ab: rmmod tapx ($name)"
 }
 
-: >/tmp/ab.a
-: >/tmp/ab.b
-r=0
-while [ $r -lt "$REPS" ]; do
-	round a /modules/tapx.ko
-	round b /modules/tapx-b.ko
-	r=$((r + 1))
-done
+ab_rounds "round a /modules/tapx.ko" "round b /modules/tapx-b.ko"
 echo "--- tapx A/B: a = this tree, b = ${vmabrev:-the other revision}; ns per frame,"
 echo "    min of $REPS alternating rounds of $COUNT frames (9000 B: $((COUNT / 4)))"
-printf '%-9s %-6s %-9s %8s %8s %7s\n' program size writer a b b/a
-awk '{ k = $1 " " $2 " " $3; v = FILENAME == "/tmp/ab.a" ? "a" : "b"
-	if (!((v, k) in m) || $4 < m[v, k]) m[v, k] = $4
-	if (!(k in seen)) { seen[k] = 1; order[n++] = k } }
-END { for (i = 0; i < n; i++) { k = order[i]; split(k, f, " ")
-	printf "%-9s %-6s %-9s %8d %8d %7.3f\n", f[1], f[2], f[3], m["a", k], m["b", k],
-		m["a", k] ? m["b", k] / m["a", k] : 0 } }' /tmp/ab.a /tmp/ab.b
+ab_table program writer
 finish
