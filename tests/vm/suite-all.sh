@@ -2,7 +2,8 @@
 # (copied in as /tests/check.sh); each suite's counts after it, and the
 # "N passed, N failed" of all of them last.
 # vmsuites=load,xdp,unload on the kernel command line (VM_APPEND) runs only
-# those, in that order: for working on one suite.
+# those, in that order: for working on one suite; vmskip=plane,cli leaves
+# those out of the list (tests/vm-debug/run.sh).
 . /tests/check.sh
 . /tests/lib.sh
 cd /tmp
@@ -10,13 +11,21 @@ SUITES="load abi xdp verdicts redirect noskb batch vnet l3 napi attach mq vhost 
 for arg in $(cat /proc/cmdline); do
 	case "$arg" in
 	vmsuites=*) SUITES=$(echo "${arg#vmsuites=}" | tr , ' ') ;;
+	vmskip=*) _skip=" $(echo "${arg#vmskip=}" | tr , ' ') " ;;
 	esac
 done
+if [ -n "${_skip:-}" ]; then
+	_all=$SUITES
+	SUITES=
+	for _s in $_all; do
+		case $_skip in *" $_s "*) ;; *) SUITES="$SUITES $_s" ;; esac
+	done
+fi
 exec 2>&1
 for _suite in $SUITES; do
 	echo "--- suite $_suite"
-	_p=$pass _f=$fail _k=$skipped
+	_all_p=$pass _all_f=$fail _all_k=$skipped
 	. /tests/suite-$_suite.sh
-	echo "--- suite $_suite: $((pass - _p)) passed, $((fail - _f)) failed, $((skipped - _k)) skipped"
+	echo "--- suite $_suite: $((pass - _all_p)) passed, $((fail - _all_f)) failed, $((skipped - _all_k)) skipped"
 done
 finish
