@@ -115,10 +115,10 @@ marks() { grep -c "$1-begin\|$1-end" $TR/trace; }
 
 # The suites that set stock tun.ko and tapx in tun's place (tun_compat=1)
 # side by side in one boot, each with the check names of SUITE:
-# as_tun SUITE notes which of the two is loaded, and leaves tun.ko alone;
-# as_tapx SUITE then swaps in tapx with tun_compat=1 (tun's devices ta, tb
-# go, so that tun can unload); as_before SUITE unloads tapx and loads
-# again what as_tun found.
+# as_tun SUITE notes which of the two is loaded, then has tun.ko loaded
+# and tapx not; as_tapx SUITE swaps in tapx with tun_compat=1 (tun's
+# devices ta, tb go, so that tun can unload); as_before SUITE unloads tapx
+# and loads again what as_tun found.
 mod_loaded() { grep -q "^$1 " /proc/modules; }
 as_tun() {
 	_as_tun=
