@@ -157,8 +157,17 @@ if [ $MODE = profile ]; then
 	copy_bin /usr/bin/perf
 fi
 # suite-qemu.sh: Debian's QEMU (its TCG accelerator is a module) and
-# strace; not packed for the bench and profiles, whose boots they would slow.
+# strace; packed only for test boots that run that suite (not for the
+# bench, profiles or vm-debug's list), whose boots they would slow.
+pack_qemu=
 if [ $MODE = test ]; then
+	case " ${VM_APPEND:-} " in
+	*" vmsuites="*qemu*) pack_qemu=1 ;;
+	*" vmsuites="* | *" vmskip="*qemu*) ;;
+	*) pack_qemu=1 ;;
+	esac
+fi
+if [ -n "$pack_qemu" ]; then
 	for b in /usr/bin/qemu-system-x86_64 /usr/bin/strace; do
 		[ -x $b ] || fail "$b missing (make deps)"
 		copy_bin $b
