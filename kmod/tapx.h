@@ -47,6 +47,7 @@
 #include <linux/netdevice.h>
 #include <linux/net.h>
 #include <linux/ptr_ring.h>
+#include <linux/sizes.h>
 #include <linux/u64_stats_sync.h>
 #include <linux/uio.h>
 #include <linux/virtio_byteorder.h>
@@ -96,17 +97,28 @@
 /* Headroom and tailroom of a written frame's first buffer. */
 #define TAPX_HEADROOM XDP_PACKET_HEADROOM
 #define TAPX_SHINFO SKB_DATA_ALIGN(sizeof(struct skb_shared_info))
-/* Largest frame that fits the first buffer (one page, like an xdp_buff). */
+/* Largest frame that fits a one-page buffer, as an xdp_buff's first one. */
 #define TAPX_LINEAR_MAX (PAGE_SIZE - TAPX_HEADROOM - TAPX_SHINFO)
+/*
+ * Jumbo frames (up to TAPX_JUMBO_MAX, a 9000 B MTU with room to spare) are
+ * still written into one buffer, of a compound page (tapx_buf.c), so that
+ * a redirect or XDP_TX needs no copy into one and the skb of a PASS is
+ * linear; larger frames, or when no compound page is to be had, go in page
+ * fragments (XDP multi-buffer). Either way only a program with xdp.frags
+ * sees a frame larger than TAPX_LINEAR_MAX.
+ */
+#define TAPX_JUMBO_BUF SZ_16K
+#define TAPX_JUMBO_MAX (TAPX_JUMBO_BUF - TAPX_HEADROOM - TAPX_SHINFO)
 
 /* MTUs: any frame size, and frames one buffer holds (no xdp.frags). */
 #define TAPX_MAX_MTU (TAPX_MAX_FRAME - ETH_HLEN)
 #define TAPX_LINEAR_MTU (TAPX_LINEAR_MAX - ETH_HLEN)
 
 /*
- * Buffers of dropped frames kept for reuse per CPU (tapx_buf.h): head
- * buffers for a full batch of small frames, page-sized fragments for a
- * round of large ones (tapx_wframes_copy), at most TAPX_SPARE_BYTES.
+ * Buffers of dropped frames (and of jumbo frames read) kept for reuse per
+ * CPU (tapx_buf.h): head buffers for a full batch of small frames,
+ * page-sized fragments for a round of large ones (tapx_wframes_copy), at
+ * most TAPX_SPARE_BYTES.
  */
 #define TAPX_SPARE_MAX TAPX_BATCH_MAX
 #define TAPX_SPARE_BYTES (256 * 1024)

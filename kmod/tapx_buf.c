@@ -5,9 +5,12 @@
  *
  * Buffers come from a per-CPU page_frag_cache: a frame up to
  * TAPX_LINEAR_MAX bytes gets one fragment sized for headroom, data and
- * skb_shared_info; a larger frame gets a page-sized head plus page-sized
- * fragments (XDP multi-buffer). Freed fragments return their reference to
- * the cache's page, which the cache reuses once all its fragments are gone.
+ * skb_shared_info. A jumbo frame (up to TAPX_JUMBO_MAX) gets one such
+ * buffer too, a piece of a per-CPU compound page; a larger frame, or a
+ * jumbo one when no compound page is to be had, a page-sized head plus
+ * page-sized fragments (XDP multi-buffer). Every buffer holds one
+ * reference to its page, which page_frag_free() drops; either cache reuses
+ * its page once all its buffers are gone.
  * The buffers of dropped frames are kept per CPU and reused by the next
  * writes on that CPU; the per-frame half of that is inlined from
  * tapx_buf.h, which also says why the cache needs no lock.
@@ -39,14 +42,44 @@ static void *tapx_page_alloc(void)
 }
 
 /*
+ * A jumbo frame's buffer, of more than a page: a spare one, or a piece of
+ * this CPU's compound page (up to 32 KiB, refilled without sleeping or
+ * reclaim, and reused once its buffers are all gone). NULL when the page
+ * the cache could get is a single one.
+ */
+static void *tapx_jumbo_get(struct tapx_buf_cache *c, unsigned int buflen)
+{
+	struct page_frag *pf = &c->jumbo;
+	void *buf = tapx_spare_get(c, buflen);
+
+	if (buf)
+		return buf;
+	if (!skb_page_frag_refill(buflen, pf, TAPX_BUF_GFP) ||
+	    pf->offset + buflen > pf->size)
+		return NULL;
+	buf = page_address(pf->page) + pf->offset;
+	pf->offset += buflen;
+	get_page(pf->page);
+	return buf;
+}
+
+/*
  * A head buffer for a frame to be copied by a caller that may sleep: from
- * this CPU's cache, else a page of its own (*buflen then PAGE_SIZE).
+ * this CPU's caches, else a page of its own. A jumbo buffer may come back
+ * as a page (*buflen then PAGE_SIZE): the frame goes on in fragments.
  */
 void *tapx_buf_alloc(unsigned int *buflen)
 {
-	void *buf;
+	struct tapx_buf_cache *c = tapx_bufs_lock();
+	void *buf = NULL;
 
-	buf = tapx_buf_get(tapx_bufs_lock(), *buflen);
+	if (*buflen > PAGE_SIZE) {
+		buf = tapx_jumbo_get(c, *buflen);
+		if (!buf)
+			*buflen = PAGE_SIZE;
+	}
+	if (!buf)
+		buf = tapx_buf_get(c, *buflen);
 	tapx_bufs_unlock();
 	if (likely(buf))
 		return buf;
@@ -89,11 +122,11 @@ void tapx_frag_put(struct tapx_buf_cache *c, void *va)
 	}
 }
 
-/* Copies the rest of a frame larger than a page into page fragments. */
+/* Copies the rest of a frame past its head buffer into page fragments. */
 static int tapx_fill_frags(struct iov_iter *from, struct tapx_wframe *f)
 {
 	struct skb_shared_info *sinfo = f->buf + f->buflen - TAPX_SHINFO;
-	size_t left = f->len - TAPX_LINEAR_MAX;
+	size_t left = f->len - tapx_head_room(f->buflen);
 	int i;
 
 	sinfo->nr_frags = 0;
@@ -118,19 +151,22 @@ static int tapx_fill_frags(struct iov_iter *from, struct tapx_wframe *f)
 }
 
 /*
- * Copies the frame into a head buffer with XDP headroom and, for a frame
- * larger than TAPX_LINEAR_MAX, page-sized fragments (XDP multi-buffer).
+ * Copies the frame into a head buffer with XDP headroom and, past what
+ * that holds, page-sized fragments (XDP multi-buffer).
  * May sleep: the copy may fault, and a buffer may be allocated.
  */
 int tapx_fill(struct iov_iter *from, struct tapx_wframe *f)
 {
-	unsigned int head_len = min_t(unsigned int, f->len, TAPX_LINEAR_MAX);
+	unsigned int head_len;
 	int err;
 
-	f->buflen = min_t(unsigned int, tapx_buf_bytes(f->len), PAGE_SIZE);
+	f->buflen = tapx_buf_bytes(f->len);
+	if (f->buflen > TAPX_JUMBO_BUF)
+		f->buflen = PAGE_SIZE;
 	f->buf = tapx_buf_alloc(&f->buflen);
 	if (unlikely(!f->buf))
 		return -ENOMEM;
+	head_len = min(f->len, tapx_head_room(f->buflen));
 	if (unlikely(!tapx_copy_in(f->buf + TAPX_HEADROOM, head_len, from))) {
 		tapx_buf_free(f->buf, f->buflen);
 		f->buf = NULL;
@@ -154,7 +190,7 @@ void tapx_wframe_drop(struct tapx_wframe *f)
 	struct skb_shared_info *sinfo;
 	int i;
 
-	if (unlikely(f->len > TAPX_LINEAR_MAX)) {
+	if (unlikely(tapx_wframe_frags(f))) {
 		sinfo = f->buf + f->buflen - TAPX_SHINFO;
 		for (i = 0; i < sinfo->nr_frags; i++)
 			tapx_frag_put(c, skb_frag_address(&sinfo->frags[i]));
@@ -189,6 +225,8 @@ void tapx_bufs_exit(void)
 		while (c->nr_spare_frags)
 			page_frag_free(c->spare_frags[--c->nr_spare_frags]);
 		tapx_page_frag_cache_drain(&c->frag);
+		if (c->jumbo.page)
+			put_page(c->jumbo.page);
 	}
 	free_percpu(tapx_bufs);
 }

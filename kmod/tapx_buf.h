@@ -41,6 +41,7 @@ struct tapx_buf_cache {
 	unsigned int spare_bytes; /* spare[].len and the spare fragments */
 	unsigned int nr_spare_frags;
 	struct page_frag_cache frag; /* new buffers */
+	struct page_frag jumbo; /* new jumbo buffers: a compound page */
 	/* Head buffers of dropped frames: a stack of nr_spare. */
 	struct tapx_spare spare[TAPX_SPARE_MAX];
 	/* Page-sized fragments of dropped multi-buffer frames. */
@@ -71,17 +72,32 @@ static __always_inline void tapx_bufs_unlock(void)
 	local_unlock(&tapx_bufs->lock);
 }
 
-/* Memory a frame of len bytes takes: head buffer and page fragments. */
+/*
+ * Memory a frame of len bytes takes: one buffer, or beyond TAPX_JUMBO_MAX
+ * a page-sized head buffer and page fragments.
+ */
 static __always_inline unsigned int tapx_buf_bytes(unsigned int len)
 {
-	if (len <= TAPX_LINEAR_MAX)
+	if (len <= TAPX_JUMBO_MAX)
 		return SKB_DATA_ALIGN(TAPX_HEADROOM + len) + TAPX_SHINFO;
 	return PAGE_SIZE + round_up(len - TAPX_LINEAR_MAX, PAGE_SIZE);
 }
 
-/* A head buffer: the last dropped one if its size fits, else a new one. */
-static __always_inline void *tapx_buf_get(struct tapx_buf_cache *c,
-					  unsigned int buflen)
+/* Frame bytes a head buffer of buflen bytes holds. */
+static __always_inline unsigned int tapx_head_room(unsigned int buflen)
+{
+	return buflen - TAPX_HEADROOM - TAPX_SHINFO;
+}
+
+/* The copied frame goes on past its head buffer, in page fragments. */
+static __always_inline bool tapx_wframe_frags(const struct tapx_wframe *f)
+{
+	return f->len > tapx_head_room(f->buflen);
+}
+
+/* The last buffer given back, if it is of this size. */
+static __always_inline void *tapx_spare_get(struct tapx_buf_cache *c,
+					    unsigned int buflen)
 {
 	unsigned int n = c->nr_spare;
 
@@ -90,7 +106,16 @@ static __always_inline void *tapx_buf_get(struct tapx_buf_cache *c,
 		c->spare_bytes -= buflen;
 		return c->spare[n - 1].buf;
 	}
-	return page_frag_alloc(&c->frag, buflen, TAPX_BUF_GFP);
+	return NULL;
+}
+
+/* A head buffer of at most a page: a spare one if its size fits, or new. */
+static __always_inline void *tapx_buf_get(struct tapx_buf_cache *c,
+					  unsigned int buflen)
+{
+	void *buf = tapx_spare_get(c, buflen);
+
+	return buf ? buf : page_frag_alloc(&c->frag, buflen, TAPX_BUF_GFP);
 }
 
 static __always_inline void tapx_buf_put(struct tapx_buf_cache *c, void *buf,
@@ -131,8 +156,8 @@ static __always_inline void tapx_wframe_xdp(struct tapx_file *tfile,
 	xdp_init_buff(xdp, f->buflen, &tfile->xdp_rxq);
 	xdp->txq = NULL; /* the one field the two helpers leave */
 	xdp_prepare_buff(xdp, f->buf, TAPX_HEADROOM,
-			 min_t(unsigned int, f->len, TAPX_LINEAR_MAX), true);
-	if (unlikely(f->len > TAPX_LINEAR_MAX))
+			 min(f->len, tapx_head_room(f->buflen)), true);
+	if (unlikely(tapx_wframe_frags(f)))
 		xdp_buff_set_frags_flag(xdp);
 }
 

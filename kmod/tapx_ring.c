@@ -276,6 +276,31 @@ static ssize_t tapx_copy_skb(struct tapx_dev *tapx, struct sk_buff *skb,
 	return ret + len;
 }
 
+/*
+ * A jumbo frame read (tapx's, in one buffer of more than a page): the
+ * buffer goes to this CPU's cache for the next writes, as a dropped
+ * frame's does, if it is on this node and not from the emergency reserves.
+ * A new one is a piece of a compound page, which kernels that zero every
+ * allocation (init_on_alloc, Debian's default) clear at about the cost of
+ * the frame's copy. It is a shared
+ * page's piece holding one reference, as a buffer in the cache is. Any
+ * other frame goes back to its owner.
+ */
+static void tapx_frame_done(struct xdp_frame *frame)
+{
+	struct page *page = virt_to_head_page(frame);
+
+	if (frame->mem.type == MEM_TYPE_PAGE_SHARED &&
+	    frame->frame_sz > PAGE_SIZE && frame->frame_sz <= TAPX_JUMBO_BUF &&
+	    !xdp_frame_has_frags(frame) && !page_is_pfmemalloc(page) &&
+	    page_to_nid(page) == numa_mem_id()) {
+		/* The buffer starts with the frame (xdp_convert_buff_to_frame). */
+		tapx_buf_free(frame, frame->frame_sz);
+		return;
+	}
+	xdp_return_frame(frame);
+}
+
 /**
  * tapx_copy_ptr - store one ring entry as read() returns it
  * @tapx: the device the entry was queued on
@@ -296,7 +321,7 @@ ssize_t tapx_copy_ptr(struct tapx_dev *tapx, void *ptr, struct iov_iter *to,
 		struct xdp_frame *frame = tapx_ptr_to_frame(ptr);
 
 		ret = tapx_copy_frame(tapx, frame, to);
-		xdp_return_frame(frame);
+		tapx_frame_done(frame);
 	} else {
 		struct sk_buff *skb = ptr;
 

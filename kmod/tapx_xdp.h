@@ -249,7 +249,8 @@ static __always_inline bool tapx_xdp_run(struct tapx_file *tfile,
 			      t->pass);
 		return false;
 	}
-	if (unlikely(xdp_buff_has_frags(xdp) && !prog->aux->xdp_has_frags)) {
+	/* A jumbo frame may sit in one buffer: its length is what counts. */
+	if (unlikely(f->len > TAPX_LINEAR_MAX && !prog->aux->xdp_has_frags)) {
 		tapx_stat_inc(tapx, TAPX_STAT(xdp_frags_drops));
 		tapx_xdp_drop(xdp, shared, t->refs);
 		return false;
