@@ -6,6 +6,10 @@ for act in pass drop tx redirect; do
 	xdp_attach xa xdp_$act || bad "attach xdp_$act to xa"
 	for mode in block nonblock writev; do
 		for size in 60 1500 4000 9000 65535; do
+			# Up to a jumbo buffer (15808 B) a frame is one buffer,
+			# sent on as it is; larger ones are copied into one first.
+			lin=0
+			[ $size -gt 15808 ] && lin=$N
 			snap xa
 			snap xb
 			case $act in
@@ -23,12 +27,13 @@ for act in pass drop tx redirect; do
 				tool tapxt run --src $X:xa --mode $mode --size $size --count $N \
 					--self $N
 				expect xa rx_packets=$N xdp_tx=$N tx_packets=$N xdp_tx_errors=0 \
-					ring_full_drops=0
+					ring_full_drops=0 xdp_tx_linearized=$lin
 				;;
 			redirect)
 				tool tapxt run --src $X:xa --mode $mode --size $size --count $N \
 					--dst tap:$X:xb --expect $N
-				expect xa rx_packets=$N xdp_redirect=$N xdp_redirect_errors=0
+				expect xa rx_packets=$N xdp_redirect=$N xdp_redirect_errors=0 \
+					xdp_redirect_linearized=$lin
 				expect xb xdp_xmit=$N tx_packets=$N rx_packets=0
 				;;
 			esac

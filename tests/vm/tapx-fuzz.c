@@ -335,12 +335,16 @@ static void *hostile(void *good, size_t len, int writable, const char **what)
 
 /* ---- frames ---- */
 
-/* A random frame length: runts, boundaries, page and 64 KiB sizes. */
+/*
+ * A random frame length: runts, boundaries (one page's buffer, one jumbo
+ * buffer: 3520, 15808), page and 64 KiB sizes.
+ */
 static size_t gen_len(void)
 {
-	static const size_t edge[] = { 0,    1,     13,    14,    15,    60,
-				       255,  256,   257,   270,   3519,  3520,
-				       3521, 4096,  9000,  65535, 65536, 65549,
+	static const size_t edge[] = { 0,     1,     13,    14,    15,
+				       60,    255,   256,   257,   270,
+				       3519,  3520,  3521,  4096,  9000,
+				       15808, 15809, 65535, 65536, 65549,
 				       65550 };
 
 	switch (rn(8)) {

@@ -71,8 +71,6 @@
 #define MAXT 70000
 #define VNET_SZ 10
 #define PI_SZ 4
-/* tapx: a frame larger than this is multi-buffer (x86, 4 KiB pages). */
-#define LINEAR_MAX 3520
 /* Headroom of a passed skb after eth_type_trans (256 + ETH_HLEN). */
 #define PASS_HEADROOM 270
 /* An address userspace may pass but is not mapped (see main). */
