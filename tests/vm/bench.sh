@@ -16,7 +16,8 @@
 #   vmtapxsizes=L the tapx-bench sizes (64,1500,9000)
 #   vmnovhostbench=1 skips the last part, the guests' traffic through
 #     vhost-net (tapx-vhost bench) on tun.ko and on tapx; vmvhostcells=L,
-#     vmvhostsizes=L and vmvhostframes=N narrow and size it
+#     vmvhostsizes=L and vmvhostframes=N narrow and size it, vmvhostruns=N
+#     runs every cell N times a round (1)
 . /tests/check.sh
 . /tests/lib.sh
 insmod /modules/tun.ko
@@ -40,10 +41,12 @@ bpftool prog loadall /bpf/xdp_basic.bpf.o $B pinmaps $BM
 # never both: each round runs tun.ko's cells, swaps tun.ko for
 # tapx_tun.ko, runs tapx's, and swaps back; the minimum of the rounds per
 # cell. vmvhostcells=LIST and vmvhostsizes=LIST narrow the cells
-# (tapx-vhost bench --cells, --sizes), vmvhostframes=N sizes them.
+# (tapx-vhost bench --cells, --sizes), vmvhostframes=N sizes them,
+# vmvhostruns=N repeats them within a round (--reps: interleaved, the
+# minimum kept), for more runs than module swaps.
 vhost_round() { # NODE OUT
 	insmod /modules/vhost_net.ko || bad "bench: insmod vhost_net"
-	tapx-vhost bench --node $1 --name bv0 --reps 1 --frames ${vmvhostframes:-4000} \
+	tapx-vhost bench --node $1 --name bv0 --reps ${vmvhostruns:-1} --frames ${vmvhostframes:-4000} \
 		--cells ${vmvhostcells:-all} --sizes ${vmvhostsizes:-all} >/tmp/vb.out ||
 		bad "bench: tapx-vhost bench on $1"
 	# Its failures, and what it printed about them.
