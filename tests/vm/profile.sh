@@ -22,7 +22,8 @@
 . /tests/lib.sh
 if [ -n "${vmprofvhost:-}" ]; then
 	insmod /modules/tapx.ko
-	for m in vhost_iotlb vhost tap; do
+	# The bench's second guest sits in a bridge too (g2g-bridge).
+	for m in vhost_iotlb vhost tap llc stp bridge; do
 		insmod /modules/$m.ko || bad "profile: insmod $m"
 	done
 	if [ "${vmprofdev:-tapx}" = tun ]; then
