@@ -108,6 +108,7 @@
  * sees a frame larger than TAPX_LINEAR_MAX.
  */
 #define TAPX_JUMBO_BUF SZ_16K
+#define TAPX_JUMBO_PAGE SZ_32K
 #define TAPX_JUMBO_MAX (TAPX_JUMBO_BUF - TAPX_HEADROOM - TAPX_SHINFO)
 
 /* MTUs: any frame size, and frames one buffer holds (no xdp.frags). */

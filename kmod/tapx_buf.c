@@ -42,10 +42,10 @@ static void *tapx_page_alloc(void)
 }
 
 /*
- * A jumbo frame's buffer, of more than a page: a spare one, or a piece of
- * this CPU's compound page (up to 32 KiB, refilled without sleeping or
- * reclaim, and reused once its buffers are all gone). NULL when the page
- * the cache could get is a single one.
+ * A jumbo frame's buffer, of more than a page: a spare one, or the next
+ * piece of this CPU's 32 KiB compound page. The page is started over once
+ * its buffers are all back, else replaced; a new one is taken without
+ * sleeping or reclaim, and NULL returned when there is none.
  */
 static void *tapx_jumbo_get(struct tapx_buf_cache *c, unsigned int buflen)
 {
@@ -54,9 +54,22 @@ static void *tapx_jumbo_get(struct tapx_buf_cache *c, unsigned int buflen)
 
 	if (buf)
 		return buf;
-	if (!skb_page_frag_refill(buflen, pf, TAPX_BUF_GFP) ||
-	    pf->offset + buflen > pf->size)
-		return NULL;
+	if (pf->page && pf->offset + buflen > pf->size) {
+		if (page_ref_count(pf->page) == 1) {
+			pf->offset = 0;
+		} else {
+			put_page(pf->page);
+			pf->page = NULL;
+		}
+	}
+	if (!pf->page) {
+		pf->page = alloc_pages(TAPX_BUF_GFP | __GFP_COMP | __GFP_NORETRY,
+				       get_order(TAPX_JUMBO_PAGE));
+		if (!pf->page)
+			return NULL;
+		pf->offset = 0;
+		pf->size = TAPX_JUMBO_PAGE;
+	}
 	buf = page_address(pf->page) + pf->offset;
 	pf->offset += buflen;
 	get_page(pf->page);
