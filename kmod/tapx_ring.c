@@ -277,14 +277,14 @@ static ssize_t tapx_copy_skb(struct tapx_dev *tapx, struct sk_buff *skb,
 }
 
 /*
- * A jumbo frame read (tapx's, in one buffer of more than a page): the
- * buffer goes to this CPU's cache for the next writes, as a dropped
- * frame's does, if it is on this node and not from the emergency reserves.
- * A new one is a piece of a compound page, which kernels that zero every
- * allocation (init_on_alloc, Debian's default) clear at about the cost of
- * the frame's copy. It is a shared
- * page's piece holding one reference, as a buffer in the cache is. Any
- * other frame goes back to its owner.
+ * A jumbo frame read (one buffer of more than a page, as tapx writes
+ * them): the buffer goes to this CPU's cache for the next writes, as a
+ * dropped frame's does, if it is on this node and not from the emergency
+ * reserves. A shared page's piece holds one page reference, as a buffer in
+ * the cache does. A new one would be a piece of a compound page, which
+ * kernels that zero every allocation (init_on_alloc, Debian's default)
+ * clear at about the cost of the frame's copy. Any other frame goes back
+ * to its owner.
  */
 static void tapx_frame_done(struct xdp_frame *frame)
 {
