@@ -84,6 +84,16 @@ free_kb() {
 	awk -v pcp="$pcp" '/^MemFree:/ { print $2 + pcp }' /proc/meminfo
 }
 
+# Shrinks every slab cache: empty slabs go back to the page allocator and,
+# on a KASAN kernel (make vmtest-debug), the freed objects held in its
+# quarantine are released, which would otherwise still count as slab in
+# use. Before reading Slab, SUnreclaim or /proc/slabinfo to compare.
+slab_shrink() {
+	for _f in /sys/kernel/slab/*/shrink; do
+		echo 1 >"$_f" 2>/dev/null
+	done
+}
+
 # No-skb proofs: kprobes on every skb constructor the kernel has.
 # skb_probes_on prints how many it set; skb_calls TOOL counts the hits by
 # process TOOL between its TOOL-begin and TOOL-end trace marks; marks TOOL
