@@ -1,6 +1,6 @@
 # Runs every VM suite in order, each check counted by tests/lib/check.sh
-# (copied in as /tests/check.sh); each suite's counts after it, and the
-# "N passed, N failed" of all of them last.
+# (copied in as /tests/check.sh); each suite's counts and time after it,
+# and the "N passed, N failed" of all of them last.
 # vmsuites=load,xdp,unload on the kernel command line (VM_APPEND) runs only
 # those, in that order: for working on one suite; vmskip=plane,cli leaves
 # those out of the list (tests/vm-debug/run.sh).
@@ -22,10 +22,12 @@ if [ -n "${_skip:-}" ]; then
 	done
 fi
 exec 2>&1
+# Seconds since boot; a suite's time shows where a boot's time goes.
+uptime_s() { cut -d. -f1 /proc/uptime; }
 for _suite in $SUITES; do
 	echo "--- suite $_suite"
-	_all_p=$pass _all_f=$fail _all_k=$skipped
+	_all_p=$pass _all_f=$fail _all_k=$skipped _all_t=$(uptime_s)
 	. /tests/suite-$_suite.sh
-	echo "--- suite $_suite: $((pass - _all_p)) passed, $((fail - _all_f)) failed, $((skipped - _all_k)) skipped"
+	echo "--- suite $_suite: $((pass - _all_p)) passed, $((fail - _all_f)) failed, $((skipped - _all_k)) skipped, $(($(uptime_s) - _all_t)) s"
 done
 finish
