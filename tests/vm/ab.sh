@@ -62,7 +62,8 @@ if [ -n "${vmabvhost:-}" ]; then
 		finish
 		exit
 	fi
-	for m in vhost_iotlb vhost tap; do
+	# The g2g cells' second guest sits in a bridge.
+	for m in vhost_iotlb vhost tap llc stp bridge; do
 		insmod /modules/$m.ko || bad "ab: insmod $m"
 	done
 	ab_rounds "vround a /modules/tapx.ko /modules/tapx_tun.ko" \
