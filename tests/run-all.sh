@@ -10,7 +10,7 @@ cd "$(dirname "$0")"
 
 SUITES=${SUITES:-"unit bpf host security agent adapters bench diff fuzz vm-6.1 vm-6.12 dkms deb vm-debug guests"}
 
-# vm-debug's kernel takes about 35 minutes of CPU to build where none is
+# vm-debug's kernel takes about 45 minutes of CPU to build where none is
 # cached. Started first, at the lowest priority, it builds in the time the
 # suites before vm-debug leave a CPU idle (downloads, guests waiting), and
 # vm-debug's own call of mk/debug-kernel.sh waits for it (one build at a

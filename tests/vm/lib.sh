@@ -84,6 +84,10 @@ free_kb() {
 	awk -v pcp="$pcp" '/^MemFree:/ { print $2 + pcp }' /proc/meminfo
 }
 
+# True on a KASAN kernel (make vmtest-debug), several times slower than the
+# stock ones: suites size their longest loops down there.
+kasan_kernel() { grep -q ' kasan_report$' /proc/kallsyms; }
+
 # Shrinks every slab cache: empty slabs go back to the page allocator and,
 # on a KASAN kernel (make vmtest-debug), the freed objects held in its
 # quarantine are released, which would otherwise still count as slab in

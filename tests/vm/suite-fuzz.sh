@@ -11,7 +11,7 @@ fuzz_secs=${vmfuzz:-}
 # rmmod + insmod every 15 s (6 s in runs under a minute); every 45 s on the
 # debug kernel, where deleting the devices takes tens of seconds.
 epoch=15
-if dmesg | grep -q 'KernelAddressSanitizer initialized'; then
+if kasan_kernel; then
 	epoch=45
 	[ -n "$fuzz_secs" ] || fuzz_secs=60
 fi

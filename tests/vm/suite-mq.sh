@@ -45,16 +45,17 @@ EOM
 # kernel (make vmtest-debug) under these floods a round takes from under a
 # second to about 20, so 4 rounds there; each round has every ordering.
 MQ_ROUNDS=20
-grep -q ' kasan_report$' /proc/kallsyms && MQ_ROUNDS=4
+FLOOD_LIMIT=3000
+kasan_kernel && MQ_ROUNDS=4
 runs "mq: create mqo" tapx-mq mk $X mqo
 xdp_attach mqo xdp_tx
 set_port mqo
 xdp_attach xa xdp_redirect
-tapx-mq flood $X mqo 3000 >/tmp/mqflood.out 2>&1 &
+tapx-mq flood $X mqo $FLOOD_LIMIT >/tmp/mqflood.out 2>&1 &
 fpid=$!
-tapxt flood $X:xa 3000 100 >/dev/null 2>&1 &
+tapxt flood $X:xa $FLOOD_LIMIT 100 >/dev/null 2>&1 &
 xpid=$!
-tapx-mq pflood mqo 3000 >/dev/null 2>&1 &
+tapx-mq pflood mqo $FLOOD_LIMIT >/dev/null 2>&1 &
 ppid=$!
 sleep 1
 t0=$(date +%s)
@@ -73,7 +74,7 @@ xdp_attach mqp xdp_tx
 set_port mqp
 kill $ppid
 wait $ppid
-tapx-mq pflood mqp 3000 >/dev/null 2>&1 &
+tapx-mq pflood mqp $FLOOD_LIMIT >/dev/null 2>&1 &
 ppid=$!
 tool tapx-mq persist $X mqp
 kill $ppid $xpid

@@ -24,7 +24,7 @@ case $(uname -r) in
 6.1.* | 6.1-*) PL_TAPS=${vmplanetaps:-300} ;;
 *) PL_TAPS=${vmplanetaps:-1000} ;;
 esac
-grep -q ' kasan_report$' /proc/kallsyms && PL_TAPS=${vmplanetaps:-100}
+kasan_kernel && PL_TAPS=${vmplanetaps:-100}
 PL_SWAP=${vmplaneswap:-2000}
 PL=/tmp/plane
 ROOT=/sys/fs/bpf/tap-accel
