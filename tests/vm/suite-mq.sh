@@ -42,8 +42,8 @@ EOM
 # writer ends when mqo is deleted, the others when killed: their time
 # limits only stop a broken run (a limit a slow run could reach would end
 # the writer before the deletion and fail the check below). On a KASAN
-# kernel (make vmtest-debug) under these floods a round takes from under a
-# second to about 20, so 4 rounds there; each round has every ordering.
+# kernel (make vmtest-debug) under these floods a round takes from about a
+# second to a minute, so 4 rounds there; each round has every ordering.
 MQ_ROUNDS=20
 FLOOD_LIMIT=3000
 kasan_kernel && MQ_ROUNDS=4
