@@ -50,7 +50,7 @@ vround() {
 	tapx-vhost bench --node $X --name ab0 --reps 1 \
 		--frames ${vmvhostframes:-8000} --cells $vmabvhost \
 		--sizes ${vmvhostsizes:-64,1500} >/tmp/vb.out ||
-		bad "ab: tapx-vhost bench on $1"
+		{ bad "ab: tapx-vhost bench on $1"; sed 's/^/  vb: /' /tmp/vb.out; }
 	grep -E '^[a-z0-9]+-[a-z]+ [0-9k]+ ' /tmp/vb.out >>/tmp/ab.$1
 	rmmod vhost_net || bad "ab: rmmod vhost_net"
 	rmmod tapx_tun || bad "ab: rmmod tapx_tun ($1)"
