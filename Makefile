@@ -17,6 +17,8 @@
 #   make vmbench-ab AB=REV  tapx's write paths with this tree's module and
 #                 REV's, alternating in one VM boot (tests/vm/ab.sh);
 #                 VM_APPEND=vmabvhost=tx-drop,... its vhost-net cells instead
+#   make vmbench-vhost [BOOTS=N]  vmbench's vhost rows over N boots (4),
+#                 per boot and together (tests/vm/vhost-boots.sh)
 #   make install [TUN=replace] [PREFIX=/usr/local]  the CLI, the programs and
 #                 tapx through DKMS; TUN=replace makes tapx the host's tun
 #                 (/etc/modprobe.d/tapx.conf); make uninstall undoes it all
@@ -30,7 +32,7 @@
 include mk/common.mk
 export TOP BUILD V VM_KERNEL
 
-.PHONY: all deps build-deps deb bpf user kmod install uninstall test test-guests fuzz fuzz-kmod bench vmtest vmtest-debug debug-kernel vmbench vmbench-ab vmprofile clean
+.PHONY: all deps build-deps deb bpf user kmod install uninstall test test-guests fuzz fuzz-kmod bench vmtest vmtest-debug debug-kernel vmbench vmbench-ab vmbench-vhost vmprofile clean
 
 all: bpf user kmod
 
@@ -105,6 +107,10 @@ vmbench: deps
 vmbench-ab: deps
 	$(Q)$(MAKE) all
 	$(Q)sh tests/vm/run.sh --ab $(or $(AB),$(error AB=REV: the git revision whose tapx to compare with))
+
+vmbench-vhost: deps
+	$(Q)$(MAKE) all
+	$(Q)sh tests/vm/vhost-boots.sh
 
 vmprofile: deps
 	$(Q)$(MAKE) all
