@@ -570,9 +570,11 @@ print("missing " + " ".join(missing))
 print("wrong " + " ".join(wrong))
 EOF
 }
-# storm_round R [MEASURED]: 180 matching taps and 20 others in one ip
-# -batch; every matching one bound (its latency, announcement to pin, kept
-# unless MEASURED is 0), no other; then all deleted, every binding gone.
+# storm_round R [MEASURED [FROZEN]]: 180 matching taps and 20 others in
+# one ip -batch; every matching one bound (its latency, announcement to
+# pin, kept unless MEASURED is 0), no other; then all deleted, every
+# binding gone. FROZEN=1 stops the agent (SIGSTOP) while ip creates them,
+# so that their events pile up in its socket, and lets it go on after.
 storm_round() {
 	"$PINWATCH" "$LINKS" >"$tmp/pins.$1" &
 	_pw=$!
@@ -582,7 +584,9 @@ storm_round() {
 	until_true "round $1: pinwatch is up" grep -q '^watching' "$tmp/pins.$1"
 	sleep 0.2 # ip monitor says nothing when it is up
 	_t0=$(date +%s%N)
+	[ "${3:-0}" = 0 ] || kill -STOP "$AGENT"
 	{ adds 1 20 "st xx" && adds 21 180 "st"; } | in_batch
+	[ "${3:-0}" = 0 ] || kill -CONT "$AGENT"
 	until_true "round $1: 180 taps bound" pins_are $((base + 180))
 	_t1=$(date +%s%N)
 	sleep 0.3
@@ -634,10 +638,11 @@ echo "killed with $killed_at of 180 bound; the restart unbound $gone gone taps, 
 del_wait "all unbound again" pins_are "$base"
 for r in 5 6; do storm_round $r; done
 
-echo "# a socket that overruns (a receive buffer of 4 KiB): the agent dumps again"
+echo "# a socket that overruns (a receive buffer of 4 KiB, the agent stopped"
+echo "# while 200 taps come): the agent dumps again"
 agent_stop
 agent_start "$S" TAP_ACCEL_AGENT_RCVBUF=4096
-storm_round 7 0
+storm_round 7 0 1
 check "the overrun was told" "1" "$(grep -m 1 -c "^netns $NSW: link events lost (the socket overran): dumping its links again$" "$LOG")"
 agent_stop
 agent_start "$S"
