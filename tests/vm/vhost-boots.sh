@@ -50,29 +50,29 @@ echo "    minimum over every round of every boot; then each boot's tapx/tun"
 echo "    (its own minima): median, lowest and highest"
 printf '%-12s %-5s %9s %9s %7s   %6s %6s %6s\n' cell size tun tapx ratio median low high
 awk -F, '
-function median(s,    v, n, i, j, t) {
+# The space-separated numbers of s, sorted into v[1..n]; returns n.
+function sorted(s, v,    n, i, j, t) {
 	n = split(s, v, " ")
 	for (i = 2; i <= n; i++)
 		for (j = i; j > 1 && v[j - 1] + 0 > v[j] + 0; j--) {
 			t = v[j]; v[j] = v[j - 1]; v[j - 1] = t
 		}
-	return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+	return n
 }
 $4 > 0 && $5 > 0 {
 	k = $2 " " $3
-	if (!(k in seen)) { seen[k] = 1; order[++n] = k; lo[k] = 1e9 }
+	if (!(k in seen)) { seen[k] = 1; order[++n] = k }
 	if (!(k in t) || $4 < t[k]) t[k] = $4
 	if (!(k in x) || $5 < x[k]) x[k] = $5
-	r = $5 / $4
-	ratios[k] = ratios[k] " " r
-	if (r < lo[k]) lo[k] = r
-	if (r > hi[k]) hi[k] = r
+	ratios[k] = ratios[k] " " $5 / $4
 }
 END {
 	for (i = 1; i <= n; i++) {
 		k = order[i]; split(k, a, " ")
+		m = sorted(ratios[k], v)
+		med = m % 2 ? v[(m + 1) / 2] : (v[m / 2] + v[m / 2 + 1]) / 2
 		printf "%-12s %-5s %9d %9d %7.2f   %6.2f %6.2f %6.2f\n", a[1], a[2],
-			t[k], x[k], x[k] / t[k], median(ratios[k]), lo[k], hi[k]
+			t[k], x[k], x[k] / t[k], med, v[1], v[m]
 	}
 }' "$OUT/vhost.csv"
 echo "$((BOOTS - failed)) passed, $failed failed"
