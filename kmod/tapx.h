@@ -393,25 +393,6 @@ static inline void tapx_stat_inc(struct tapx_dev *tapx, size_t stat)
 }
 
 /*
- * The same in process context, once per frame on vhost-net's RX path. A
- * 64-bit counter is a local64_t, which the BH writers of this CPU cannot
- * tear, so holding off preemption is enough there (as tun's per-CPU
- * counters do); a 32-bit one's seqcount needs BH held off too.
- */
-static inline void tapx_stat_inc_task(struct tapx_dev *tapx, size_t stat)
-{
-	if (IS_ENABLED(CONFIG_64BIT)) {
-		preempt_disable();
-		tapx_stat_inc(tapx, stat);
-		preempt_enable();
-	} else {
-		local_bh_disable();
-		tapx_stat_inc(tapx, stat);
-		local_bh_enable();
-	}
-}
-
-/*
  * @n frames of @bytes queued to @tfile's reader: the device's and the
  * queue's tx counters, and xdp_xmit too for ndo_xdp_xmit, in one update
  * each.

@@ -102,8 +102,12 @@ static int tapx_recvmsg(struct socket *sock, struct msghdr *m, size_t len,
 	ret = tapx_copy_ptr(tapx, ptr, &m->msg_iter, &truncated);
 	if (ret >= 0 && truncated)
 		m->msg_flags |= MSG_TRUNC;
-	if (ret >= 0 && m->msg_control)
-		tapx_stat_inc_task(tapx, TAPX_STAT(vhost_rx));
+	if (ret >= 0 && m->msg_control) {
+		/* Per-CPU counters: not from a preemptible section. */
+		local_bh_disable();
+		tapx_stat_inc(tapx, TAPX_STAT(vhost_rx));
+		local_bh_enable();
+	}
 out:
 	dev_put(tapx->dev);
 	return ret;
