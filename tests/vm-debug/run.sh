@@ -4,7 +4,7 @@
 # The kernel is built first when this machine has no cached build of the
 # current config (a cold build takes a while: see docs/reliability.md).
 # Environment: BUILD, VM_OUT (default build/vm-debug), VM_TIMEOUT (default
-# 3600 s), VM_APPEND (as tests/vm),
+# 2400 s, about twice its run), VM_APPEND (as tests/vm),
 # DEBUG_KERNEL_CACHE and JOBS (as mk/debug-kernel.sh).
 # Ends with tests/vm's "N passed, N failed"; the console log is in
 # build/vm-debug/console-test.log.
@@ -35,4 +35,4 @@ case ${VM_APPEND:-} in
 esac
 export VM_APPEND
 KMOD_BUILD=$BUILD/debug VM_OUT=${VM_OUT:-$BUILD/vm-debug} BUILD=$BUILD \
-	VM_TIMEOUT=${VM_TIMEOUT:-3600} exec sh "$TOP/tests/vm/run.sh"
+	VM_TIMEOUT=${VM_TIMEOUT:-2400} exec sh "$TOP/tests/vm/run.sh"

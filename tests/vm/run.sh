@@ -241,21 +241,25 @@ echo "root:x:0:" >$R/etc/group
 LOG=$OUT/console-$MODE.log
 echo "vm: booting $KVER ($MODE), log in ${LOG#$TOP/}"
 start=$(date +%s)
+# The guest's results are shown as they come (its failed and skipped
+# checks, each suite's counts, the bench output), so that a run stopped
+# from outside still shows how far the guest got.
+rm -f "$OUT/qemu.rc"
 set +e
-timeout --foreground -k 10 "$VM_TIMEOUT" qemu-system-x86_64 \
-	-accel "$VM_ACCEL" $VM_QEMU_OPTS -cpu "$VM_CPU" -m 1G -smp 2 -nographic -no-reboot \
-	-kernel "$KERNEL" -initrd "$OUT/initramfs.gz" \
-	-append "console=ttyS0 panic=-1 loglevel=3 vmmode=$MODE ${AB_REV:+vmabrev=$AB_REV} ${VM_APPEND:-}" \
-	-nic none </dev/null >"$LOG" 2>&1
-qrc=$?
+{
+	timeout --foreground -k 10 "$VM_TIMEOUT" qemu-system-x86_64 \
+		-accel "$VM_ACCEL" $VM_QEMU_OPTS -cpu "$VM_CPU" -m 1G -smp 2 -nographic -no-reboot \
+		-kernel "$KERNEL" -initrd "$OUT/initramfs.gz" \
+		-append "console=ttyS0 panic=-1 loglevel=3 vmmode=$MODE ${AB_REV:+vmabrev=$AB_REV} ${VM_APPEND:-}" \
+		-nic none </dev/null 2>&1
+	echo $? >"$OUT/qemu.rc"
+} | tee "$LOG" | sed -u -n 's/\r$//; /==== OUTPUT BEGIN/,/^==== OUTPUT END/{/==== OUTPUT /!p}'
+qrc=$(cat "$OUT/qemu.rc")
 set -e
 end=$(date +%s)
 echo "vm: qemu exited with $qrc after $((end - start)) s"
 
 tr -d '\r' <"$LOG" >"$LOG.txt"
-# The guest's results: its failed and skipped checks, each suite's counts,
-# the bench output.
-sed -n '/==== OUTPUT BEGIN/,/^==== OUTPUT END/p' "$LOG.txt" | sed '1d;$d'
 sed -n '/^==== DMESG BEGIN/,/^==== DMESG END/p' "$LOG.txt" >"$OUT/dmesg-$MODE.txt"
 
 status=0

@@ -24,10 +24,44 @@ fi
 exec 2>&1
 # Seconds since boot; a suite's time shows where a boot's time goes.
 uptime_s() { cut -d. -f1 /proc/uptime; }
+
+# A suite that hangs (a task stuck in the kernel) would hold the boot until
+# the host's timeout with nothing said. After vmsuitelimit seconds (600,
+# several times the slowest suite on the debug kernel) the watchdog shows
+# the blocked tasks' stacks and where each process waits, and powers the
+# guest off: the host then fails the run with no result line.
+suite_watchdog() {
+	echo 1 >/proc/sys/kernel/sysrq
+	while sleep 10; do
+		read -r _wd_suite _wd_since </tmp/suite.now || continue
+		[ $(($(uptime_s) - _wd_since)) -ge "${vmsuitelimit:-600}" ] || continue
+		echo "--- suite $_wd_suite: still running after ${vmsuitelimit:-600} s;" \
+			"the blocked tasks and the processes follow"
+		_wd_lines=$(dmesg | wc -l)
+		echo w >/proc/sysrq-trigger
+		sleep 2
+		dmesg | tail -n +$((_wd_lines + 1)) | head -n 400
+		# Every process (kernel threads have no command line) and where
+		# in the kernel it waits.
+		for _wd_p in /proc/[0-9]*; do
+			_wd_cmd=$(tr '\0' ' ' <$_wd_p/cmdline 2>/dev/null)
+			[ -n "$_wd_cmd" ] || continue
+			echo "${_wd_p#/proc/} $_wd_cmd(state $(cut -d' ' -f3 $_wd_p/stat)):"
+			cat $_wd_p/stack 2>/dev/null
+		done
+		sync
+		poweroff -f
+	done
+}
+suite_watchdog &
+_watchdog=$!
+
 for _suite in $SUITES; do
 	echo "--- suite $_suite"
+	echo "$_suite $(uptime_s)" >/tmp/suite.now
 	_all_p=$pass _all_f=$fail _all_k=$skipped _all_t=$(uptime_s)
 	. /tests/suite-$_suite.sh
 	echo "--- suite $_suite: $((pass - _all_p)) passed, $((fail - _all_f)) failed, $((skipped - _all_k)) skipped, $(($(uptime_s) - _all_t)) s"
 done
+kill $_watchdog
 finish
