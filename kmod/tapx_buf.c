@@ -6,19 +6,22 @@
  * Buffers come from a per-CPU page_frag_cache: a frame up to
  * TAPX_LINEAR_MAX bytes gets one fragment sized for headroom, data and
  * skb_shared_info. A jumbo frame (up to TAPX_JUMBO_MAX) gets one such
- * buffer too, a piece of a per-CPU compound page; a larger frame, or a
- * jumbo one when no compound page is to be had, a page-sized head plus
- * page-sized fragments (XDP multi-buffer). Every buffer holds one
- * reference to its page, which page_frag_free() drops; either cache reuses
- * its page once all its buffers are gone.
+ * buffer too, a piece of one of the CPU's jumbo pages; a larger frame, or
+ * a jumbo one when no compound page is to be had, a page-sized head plus
+ * page-sized fragments (XDP multi-buffer), pieces of the CPU's fragment
+ * pages. Every buffer holds one reference to its page, which
+ * page_frag_free() drops; each cache reuses a page once all its buffers
+ * are gone.
  * The buffers of dropped frames are kept per CPU and reused by the next
  * writes on that CPU; the per-frame half of that is inlined from
  * tapx_buf.h, which also says why the cache needs no lock.
  *
- * Memory: per CPU at most TAPX_SPARE_BYTES of kept buffers plus the
- * page_frag_cache's current page, all of it freed at module unload
- * (tapx_bufs_exit()); buffers in flight (rings, skbs) are freed by whoever
- * holds them last, with page_frag_free(), cache or not.
+ * Memory: per CPU at most TAPX_SPARE_BYTES of kept buffers, the
+ * page_frag_cache's current page and 2 * TAPX_CARVE_PAGES compound pages
+ * of TAPX_JUMBO_PAGE (the last only where frames above a page were
+ * written), all of it freed at module unload (tapx_bufs_exit()); buffers
+ * in flight (rings, skbs) are freed by whoever holds them last, with
+ * page_frag_free(), cache or not.
  */
 #include <linux/mm.h>
 #include <linux/skbuff.h>
@@ -41,39 +44,66 @@ static void *tapx_page_alloc(void)
 	return page ? page_address(page) : NULL;
 }
 
+#define TAPX_CARVE_GFP (TAPX_BUF_GFP | __GFP_COMP | __GFP_NORETRY)
+
 /*
- * A jumbo frame's buffer, of more than a page: a spare one, or the next
- * piece of this CPU's 32 KiB compound page. The page is started over once
- * its buffers are all back, else replaced; a new one is taken without
- * sleeping or reclaim, and NULL returned when there is none.
+ * The page of c to carve next, from its start. Each page is kept across
+ * its pieces' lives: once all of them are freed (by tapx, or by the stack
+ * for a passed frame), only c's reference is left and the page is carved
+ * again, the one just carved first while the CPU's caches still hold it.
+ * A new one would come zeroed from the page allocator (init_on_alloc,
+ * Debian's default) at about the cost of the frames' copy. A page still
+ * in use when its turn comes is let go and replaced, without sleeping or
+ * reclaim; NULL when there is none.
  */
+static struct page *tapx_carve_next(struct tapx_carver *c)
+{
+	struct page *page = c->page[c->cur];
+
+	if (page && page_ref_count(page) == 1)
+		return page;
+	c->cur = (c->cur + 1) % TAPX_CARVE_PAGES;
+	page = c->page[c->cur];
+	if (page && page_ref_count(page) == 1)
+		return page;
+	if (page)
+		put_page(page);
+	page = alloc_pages(TAPX_CARVE_GFP, get_order(TAPX_JUMBO_PAGE));
+	c->page[c->cur] = page;
+	return page;
+}
+
+/* A piece of len bytes of one of c's compound pages, or NULL. */
+static void *tapx_carve(struct tapx_carver *c, unsigned int len)
+{
+	struct page *page = c->page[c->cur];
+
+	if (!page || c->offset + len > TAPX_JUMBO_PAGE) {
+		page = tapx_carve_next(c);
+		if (!page)
+			return NULL;
+		c->offset = 0;
+	}
+	get_page(page);
+	c->offset += len;
+	return page_address(page) + c->offset - len;
+}
+
+static void tapx_carver_free(struct tapx_carver *c)
+{
+	int i;
+
+	for (i = 0; i < TAPX_CARVE_PAGES; i++)
+		if (c->page[i])
+			put_page(c->page[i]);
+}
+
+/* A jumbo frame's buffer, of more than a page: a spare one, or a new one. */
 static void *tapx_jumbo_get(struct tapx_buf_cache *c, unsigned int buflen)
 {
-	struct page_frag *pf = &c->jumbo;
 	void *buf = tapx_spare_get(c, buflen);
 
-	if (buf)
-		return buf;
-	if (pf->page && pf->offset + buflen > pf->size) {
-		if (page_ref_count(pf->page) == 1) {
-			pf->offset = 0;
-		} else {
-			put_page(pf->page);
-			pf->page = NULL;
-		}
-	}
-	if (!pf->page) {
-		pf->page = alloc_pages(TAPX_BUF_GFP | __GFP_COMP | __GFP_NORETRY,
-				       get_order(TAPX_JUMBO_PAGE));
-		if (!pf->page)
-			return NULL;
-		pf->offset = 0;
-		pf->size = TAPX_JUMBO_PAGE;
-	}
-	buf = page_address(pf->page) + pf->offset;
-	pf->offset += buflen;
-	get_page(pf->page);
-	return buf;
+	return buf ? buf : tapx_carve(&c->jumbo, buflen);
 }
 
 /*
@@ -117,7 +147,7 @@ static void *tapx_frag_alloc(void)
 		c->spare_bytes -= PAGE_SIZE;
 		va = c->spare_frags[--c->nr_spare_frags];
 	} else {
-		va = page_frag_alloc(&c->frag, PAGE_SIZE, TAPX_BUF_GFP);
+		va = tapx_carve(&c->frags, PAGE_SIZE);
 	}
 	tapx_bufs_unlock();
 	return va ? va : tapx_page_alloc();
@@ -238,8 +268,8 @@ void tapx_bufs_exit(void)
 		while (c->nr_spare_frags)
 			page_frag_free(c->spare_frags[--c->nr_spare_frags]);
 		tapx_page_frag_cache_drain(&c->frag);
-		if (c->jumbo.page)
-			put_page(c->jumbo.page);
+		tapx_carver_free(&c->jumbo);
+		tapx_carver_free(&c->frags);
 	}
 	free_percpu(tapx_bufs);
 }

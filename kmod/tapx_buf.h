@@ -32,6 +32,18 @@ struct tapx_spare {
 };
 
 /*
+ * 32 KiB compound pages that buffers of more than a page, and page-sized
+ * fragments, are carved from, in turn (tapx_carve()).
+ */
+#define TAPX_CARVE_PAGES 4
+
+struct tapx_carver {
+	struct page *page[TAPX_CARVE_PAGES];
+	unsigned int cur; /* the page being carved */
+	unsigned int offset; /* its first free byte */
+};
+
+/*
  * The counts come first and a spare's pointer sits beside its length, so
  * that taking or giving back the top buffer touches two cache lines.
  */
@@ -41,7 +53,8 @@ struct tapx_buf_cache {
 	unsigned int spare_bytes; /* spare[].len and the spare fragments */
 	unsigned int nr_spare_frags;
 	struct page_frag_cache frag; /* new buffers */
-	struct page_frag jumbo; /* new jumbo buffers: a compound page */
+	struct tapx_carver jumbo; /* new jumbo buffers */
+	struct tapx_carver frags; /* new page-sized fragments */
 	/* Head buffers of dropped frames: a stack of nr_spare. */
 	struct tapx_spare spare[TAPX_SPARE_MAX];
 	/* Page-sized fragments of dropped multi-buffer frames. */
