@@ -6,10 +6,12 @@
  * that address + 1 with MAC 02:00:00:00:00:02 (the suite adds the
  * neighbour entry).
  *
- *   tapx-napi udp NODE NAME SIZE COUNT [--napi-id 0|1]
+ *   tapx-napi udp NODE NAME SIZE COUNT [--napi-id 0|1] [--hold 1]
  *       COUNT frames of SIZE bytes (UDP to a socket on the local address);
  *       each must arrive once, in order, intact. --napi-id 1: the socket saw
- *       a NAPI id (delivered by NAPI), 0: it saw none.
+ *       a NAPI id (delivered by NAPI), 0: it saw none. --hold 1: all are
+ *       written before any is read, so the socket still holds the buffers
+ *       of the first while the last are written into new ones.
  *   tapx-napi tcp NODE NAME SEGS [--gso K] [--merged 0|1]
  *       a TCP connection to a local listener; SEGS MSS-sized segments of
  *       data (as frames of K segments with a TCPv4 GSO vnet header when
@@ -185,7 +187,7 @@ static uint8_t pattern(uint64_t off)
 static int cmd_udp(int argc, char **argv)
 {
 	static uint8_t f[MAXF], r[MAXF];
-	int size = atoi(argv[4]), want_id = -1, fd, s, sz = 64 << 20, i;
+	int size = atoi(argv[4]), want_id = -1, hold = 0, fd, s, sz = 64 << 20, i;
 	long count = atol(argv[5]), n, got = 0, bad = 0, next = 0;
 	struct sockaddr_in a = {.sin_family = AF_INET};
 	unsigned int napi_id = 0;
@@ -194,6 +196,8 @@ static int cmd_udp(int argc, char **argv)
 	for (i = 6; i + 1 < argc; i += 2)
 		if (!strcmp(argv[i], "--napi-id"))
 			want_id = atoi(argv[i + 1]);
+		else if (!strcmp(argv[i], "--hold"))
+			hold = atoi(argv[i + 1]);
 	if (size < 46 || size > MAXF || dev_info(argv[3]))
 		return 2;
 
@@ -221,7 +225,7 @@ static int cmd_udp(int argc, char **argv)
 				bad++;
 		}
 		/* Drain as we go so the socket buffer never overflows. */
-		while (poll(&p, 1, wait) == 1) {
+		while ((!hold || i == count) && poll(&p, 1, wait) == 1) {
 			uint32_t seq;
 
 			n = recv(s, r, sizeof(r), MSG_DONTWAIT);
@@ -239,8 +243,8 @@ static int cmd_udp(int argc, char **argv)
 	}
 	getsockopt(s, SOL_SOCKET, SO_INCOMING_NAPI_ID, &napi_id, &il);
 	check(got == count && !bad,
-	      "udp %s %d B: socket got %ld of %ld in order, %ld bad", argv[3],
-	      size, got, count, bad);
+	      "udp %s %d B%s: socket got %ld of %ld in order, %ld bad", argv[3],
+	      size, hold ? ", all held" : "", got, count, bad);
 	if (want_id >= 0)
 		check(!!napi_id == want_id, "udp %s %d B: NAPI id %u (want %s)",
 		      argv[3], size, napi_id, want_id ? "non-zero" : "0");
