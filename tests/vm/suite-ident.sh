@@ -24,15 +24,18 @@ id_make() {
 	# One after the other: the devices' order is what ip lists.
 	for h in "idtap1 0x1002 1 0" "idtun1 0x1101 3 1" "idtap2 0x4032 1 0"; do
 		set -- $h
+		# The shell truncates the file in the background job: the other
+		# driver's "holding" must be gone before the wait reads it.
+		rm -f $ID/hold.$1
 		tapx-ident hold $T $1 $2 $3 $4 >$ID/hold.$1 2>&1 &
 		id_pids="$id_pids $!"
 		i=0
 		# 20 s at most: TCG on a busy host can take seconds
-		while ! grep -q holding $ID/hold.$1 && [ $i -lt 200 ]; do
+		while ! grep -q holding $ID/hold.$1 2>/dev/null && [ $i -lt 200 ]; do
 			sleep 0.1
 			i=$((i + 1))
 		done
-		check "ident: $id_drv holds $1" holding "$(cat $ID/hold.$1)"
+		check "ident: $id_drv holds $1" holding "$(cat $ID/hold.$1 2>&1)"
 	done
 	$IP link set idtap0 up
 	$IP link set idtap1 up
