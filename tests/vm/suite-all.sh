@@ -27,15 +27,17 @@ uptime_s() { cut -d. -f1 /proc/uptime; }
 
 # A suite that hangs (a task stuck in the kernel) would hold the boot until
 # the host's timeout with nothing said. After vmsuitelimit seconds (600,
-# several times the slowest suite on the debug kernel) the watchdog shows
-# the blocked tasks' stacks and where each process waits, and powers the
-# guest off: the host then fails the run with no result line.
+# several times the slowest suite on the debug kernel, plus twice the
+# fuzz and stress runs asked for with vmfuzz= and vmstress=) the watchdog
+# shows the blocked tasks' stacks and where each process waits, and powers
+# the guest off: the host then fails the run with no result line.
+_wd_limit=${vmsuitelimit:-$((600 + 2 * (${vmfuzz:-0} + ${vmstress:-0})))}
 suite_watchdog() {
 	echo 1 >/proc/sys/kernel/sysrq
 	while sleep 10; do
 		read -r _wd_suite _wd_since </tmp/suite.now || continue
-		[ $(($(uptime_s) - _wd_since)) -ge "${vmsuitelimit:-600}" ] || continue
-		echo "--- suite $_wd_suite: still running after ${vmsuitelimit:-600} s;" \
+		[ $(($(uptime_s) - _wd_since)) -ge $_wd_limit ] || continue
+		echo "--- suite $_wd_suite: still running after $_wd_limit s;" \
 			"the blocked tasks and the processes follow"
 		_wd_lines=$(dmesg | wc -l)
 		echo w >/proc/sysrq-trigger
@@ -58,8 +60,8 @@ _watchdog=$!
 
 for _suite in $SUITES; do
 	echo "--- suite $_suite"
-	echo "$_suite $(uptime_s)" >/tmp/suite.now
 	_all_p=$pass _all_f=$fail _all_k=$skipped _all_t=$(uptime_s)
+	echo "$_suite $_all_t" >/tmp/suite.now
 	. /tests/suite-$_suite.sh
 	echo "--- suite $_suite: $((pass - _all_p)) passed, $((fail - _all_f)) failed, $((skipped - _all_k)) skipped, $(($(uptime_s) - _all_t)) s"
 done
