@@ -465,7 +465,12 @@ void tapx_setup(struct net_device *dev)
 	dev->needs_free_netdev = true;
 	dev->priv_destructor = tapx_free_netdev;
 	dev->priv_flags &= ~IFF_TX_SKB_SHARING;
-	dev->priv_flags |= IFF_LIVE_ADDR_CHANGE;
+	/*
+	 * No default qdisc, as veth: xmit never stops a queue (a full ring
+	 * drops), so a qdisc would never hold a frame, only add its lock and
+	 * dequeue to every frame the stack sends. tc can still add one.
+	 */
+	dev->priv_flags |= IFF_LIVE_ADDR_CHANGE | IFF_NO_QUEUE;
 	dev->hw_features = NETIF_F_SG | NETIF_F_FRAGLIST | TAPX_USER_FEATURES;
 	dev->features = dev->hw_features;
 	tapx_set_lltx(dev);

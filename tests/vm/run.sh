@@ -147,7 +147,7 @@ copy_bin() {
 	done
 }
 # util-linux's setpriv: busybox's cannot change user (suite-plane.sh).
-for b in /usr/sbin/bpftool /usr/sbin/ethtool /usr/sbin/ip /usr/bin/setpriv; do
+for b in /usr/sbin/bpftool /usr/sbin/ethtool /usr/sbin/ip /usr/sbin/tc /usr/bin/setpriv; do
 	[ -x $b ] || fail "$b missing"
 	rm -f $R/bin/$(basename $b)
 	copy_bin $b

@@ -73,8 +73,10 @@ id_collect() {
 	$IP -d tuntap show 2>&1 | sed -E 's/\([0-9]+\)/(PID)/g' >$d/tuntap-d
 	id_settle
 	for n in $IDS; do
+		# The qdisc differs on purpose (kmod/README.md): read apart.
 		$IP -d link show dev $n 2>&1 |
-			sed -E '1s/^[0-9]+: //; s#link/ether [0-9a-f:]+#link/ether ADDR#' >$d/link.$n
+			sed -E '1s/^[0-9]+: //; 1s/ qdisc [^ ]+ / qdisc Q /; s#link/ether [0-9a-f:]+#link/ether ADDR#' >$d/link.$n
+		$IP link show dev $n | sed -n 's/.* qdisc \([^ ]*\) .*/\1/p' >$d/qdisc.$n
 		tapx-ident nl $n >$d/netlink.$n 2>&1
 		for a in tun_flags owner group type addr_len tx_queue_len mtu \
 			flags carrier; do
@@ -138,6 +140,14 @@ id_main() {
 		done
 		check "ident: $n version field names tapx" "tapx $(cat /VERSION)" \
 			"$(cat $ID/tapx/version.$n)"
+	done
+	# tun's taps that are up get the host's default qdisc (under mq for a
+	# multi-queue one); tapx's have none.
+	check "ident: tun idtap0's qdisc" mq "$(cat $ID/tun/qdisc.idtap0)"
+	check "ident: tun idtap1's qdisc" "$(cat /proc/sys/net/core/default_qdisc)" \
+		"$(cat $ID/tun/qdisc.idtap1)"
+	for n in idtap0 idtap1; do
+		check "ident: tapx $n's qdisc" noqueue "$(cat $ID/tapx/qdisc.$n)"
 	done
 
 }

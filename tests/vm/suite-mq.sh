@@ -23,6 +23,22 @@ tool tapx-mq stack $X mqv 4 256
 ip link del mqsrc
 ip link del mqv
 
+# No qdisc by default (tapx never stops a queue, so one would only add a
+# lock); one added with tc sees every frame the stack sends, and deleting
+# it leaves none again.
+# (/bin/ip and /bin/tc: the shell prefers busybox's applets of those names.)
+qdisc_of() { /bin/ip link show "$1" | sed -n 's/.* qdisc \([^ ]*\) .*/\1/p'; }
+sent_of() { /bin/tc -s qdisc show dev "$1" | awk '$1 == "Sent" { print $4; exit }'; }
+runs "mq: create mqq" tapx-mq mk $X mqq
+check "mq: mqq's default qdisc" noqueue "$(qdisc_of mqq)"
+check "mq: xa's default qdisc" noqueue "$(qdisc_of xa)"
+runs "mq: tc adds pfifo to mqq" /bin/tc qdisc add dev mqq root pfifo limit 1000
+tool tapx-mq stack $X mqq 4 256
+check "mq: frames through mqq's pfifo" 256 "$(sent_of mqq)"
+runs "mq: tc deletes mqq's pfifo" /bin/tc qdisc del dev mqq root
+check "mq: mqq's qdisc after tc del" noqueue "$(qdisc_of mqq)"
+ip link del mqq
+
 # Memory, slab and per-CPU use, and live skbs, before and after.
 meminfo() { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
 mem_snap() {
