@@ -25,9 +25,10 @@
  * in their bound section (BH disabled), and drained by the poll.
  * tapx_napi_detach() runs after the detach's grace period, so nothing is
  * queued after it starts; it disables the instance (waiting for a running
- * poll), deletes it (which frees what GRO still holds) and frees what is
- * left. Detach happens before the device is freed (ndo_uninit), so queued
- * skbs never outlive skb->dev.
+ * poll, and for a grace period so that no ending poll can re-arm the GRO
+ * flush timer), deletes it (which frees what GRO still holds) and frees
+ * what is left. Detach happens before the device is freed (ndo_uninit),
+ * so queued skbs never outlive skb->dev.
  */
 #include <linux/if_tun.h>
 #include <linux/moduleparam.h>
@@ -91,6 +92,16 @@ void tapx_napi_detach(struct tapx_file *tfile)
 	if (!tfile->napi_on)
 		return;
 	napi_disable(&tfile->napi);
+	/*
+	 * napi_complete_done() arms the GRO flush timer (gro_flush_timeout)
+	 * only after it has let go of the instance: a poll ending on another
+	 * CPU can arm it just after napi_disable() cancelled it, and the timer
+	 * would then fire in a freed file. Polls run with BH disabled (softirq,
+	 * threaded NAPI, busy polling), so after a grace period none is left
+	 * and the timer, if armed, is cancelled for good.
+	 */
+	synchronize_net();
+	hrtimer_cancel(&tfile->napi.timer);
 	netif_napi_del(&tfile->napi);
 	skb_queue_purge(&tfile->napi_queue);
 	tfile->napi_on = false;
