@@ -47,6 +47,9 @@ tool() {
 }
 
 stat_of() { ethtool -S "$1" | awk -v k="$2:" '$1 == k { print $2 }'; }
+# A device's root qdisc, as ip link names it (/bin/ip: iproute2's, not the
+# busybox applet the shell would prefer).
+qdisc_of() { /bin/ip link show "$1" | sed -n 's/.* qdisc \([^ ]*\) .*/\1/p'; }
 snap() { ethtool -S "$1" >/tmp/snap."$1"; }
 # delta DEV KEY: counter change since the last snap of DEV
 delta() {

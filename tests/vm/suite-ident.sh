@@ -76,7 +76,7 @@ id_collect() {
 		# The qdisc differs on purpose (kmod/README.md): read apart.
 		$IP -d link show dev $n 2>&1 |
 			sed -E '1s/^[0-9]+: //; 1s/ qdisc [^ ]+ / qdisc Q /; s#link/ether [0-9a-f:]+#link/ether ADDR#' >$d/link.$n
-		$IP link show dev $n | sed -n 's/.* qdisc \([^ ]*\) .*/\1/p' >$d/qdisc.$n
+		qdisc_of $n >$d/qdisc.$n
 		tapx-ident nl $n >$d/netlink.$n 2>&1
 		for a in tun_flags owner group type addr_len tx_queue_len mtu \
 			flags carrier; do

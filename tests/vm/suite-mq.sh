@@ -26,8 +26,7 @@ ip link del mqv
 # No qdisc by default (tapx never stops a queue, so one would only add a
 # lock); one added with tc sees every frame the stack sends, and deleting
 # it leaves none again.
-# (/bin/ip and /bin/tc: the shell prefers busybox's applets of those names.)
-qdisc_of() { /bin/ip link show "$1" | sed -n 's/.* qdisc \([^ ]*\) .*/\1/p'; }
+# (/bin/tc: the shell prefers busybox's applet of that name.)
 sent_of() { /bin/tc -s qdisc show dev "$1" | awk '$1 == "Sent" { print $4; exit }'; }
 runs "mq: create mqq" tapx-mq mk $X mqq
 check "mq: mqq's default qdisc" noqueue "$(qdisc_of mqq)"
