@@ -27,8 +27,22 @@ case " $SUITES " in
 	fi
 	;;
 esac
-trap '[ -z "$prebuild" ] || kill -- -"$prebuild" 2>/dev/null' EXIT
 trap 'exit 130' INT TERM
+
+# What a failed suite said, kept for the digest at the end: CI shows only the
+# last lines of a run, and a failure's cause is far above them otherwise.
+digest=$(mktemp)
+trap '[ -z "$prebuild" ] || kill -- -"$prebuild" 2>/dev/null; rm -f "$digest"' EXIT
+
+# The lines of a failed suite's log that say why: the last inner suite it
+# started (the VM suites), its first failures or kernel reports, its end.
+failure_digest() {
+	echo "--- why $1 failed (from its output above):"
+	grep -E '^--- suite [a-z0-9-]+$' "$2" | tail -n 1
+	grep -E '^FAIL|BUG:|WARNING:|RIP:|Oops|[Kk]ernel panic|still running after|timed out|did not finish|ended without' "$2" |
+		awk '!seen[$0]++' | head -n 8
+	tail -n 2 "$2"
+}
 
 total_pass=0
 total_fail=0
@@ -68,11 +82,15 @@ for s in $SUITES; do
 	fi
 	total_pass=$((total_pass + p))
 	total_fail=$((total_fail + f))
-	[ "$f" -gt 0 ] && failed_suites="$failed_suites $s"
+	if [ "$f" -gt 0 ]; then
+		failed_suites="$failed_suites $s"
+		failure_digest "$s" "$log" >>"$digest"
+	fi
 	echo "=== suite $s: $(($(date +%s) - start)) s"
 	rm -f "$log" "$log.rc"
 done
 
+cat "$digest"
 [ -n "$failed_suites" ] && echo "failing suites:$failed_suites"
 [ -n "$skipping_suites" ] && echo "suites that skipped checks:$skipping_suites"
 if [ "$total_skip" -gt 0 ]; then
