@@ -32,17 +32,20 @@ dmesg | tail -n +$((dmesg_at + 1)) | grep -v 'IFF_TUN is not supported' | tail -
 runs "stress: rmmod tapx after the run" rmmod tapx
 sleep 1
 mem_after=$(free_kb)
-# Deleted devices and their buffers go after RCU grace periods: once more.
-if [ $((mem_before - mem_after)) -ge 8192 ]; then
+# Deleted devices and their buffers go after RCU grace periods, which a
+# busy host stretches: up to 20 s more before memory counts as lost.
+tries=0
+while [ $((mem_before - mem_after)) -ge 8192 ] && [ $tries -lt 4 ]; do
 	sleep 5
 	mem_after=$(free_kb)
-fi
+	tries=$((tries + 1))
+done
 slab_after=$(sunreclaim_kb)
 skb_after=$(skb_objs)
 if [ $((mem_before - mem_after)) -lt 8192 ]; then
-	good "stress: free memory (MemFree + per-CPU lists) $mem_before -> $mem_after kB (within 8 MB)"
+	good "stress: free memory (MemFree + per-CPU lists) $mem_before -> $mem_after kB $((1 + 5 * tries)) s after rmmod (within 8 MB)"
 else
-	bad "stress: free memory (MemFree + per-CPU lists) $mem_before -> $mem_after kB (within 8 MB)"
+	bad "stress: free memory (MemFree + per-CPU lists) $mem_before -> $mem_after kB $((1 + 5 * tries)) s after rmmod (within 8 MB)"
 	awk 'NR == FNR { b[$1] = $2; next }
 		$2 != b[$1] { printf "    meminfo %s %d -> %d kB\n", $1, b[$1], $2 }' \
 		/tmp/meminfo.before /proc/meminfo
