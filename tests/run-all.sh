@@ -27,12 +27,8 @@ case " $SUITES " in
 	fi
 	;;
 esac
+trap '[ -z "$prebuild" ] || kill -- -"$prebuild" 2>/dev/null' EXIT
 trap 'exit 130' INT TERM
-
-# What a failed suite said, kept for the digest at the end: CI shows only the
-# last lines of a run, and a failure's cause is far above them otherwise.
-digest=$(mktemp)
-trap '[ -z "$prebuild" ] || kill -- -"$prebuild" 2>/dev/null; rm -f "$digest"' EXIT
 
 # The lines of a failed suite's log that say why: the last inner suite it
 # started (the VM suites), its first failures or kernel reports, its end.
@@ -47,6 +43,9 @@ failure_digest() {
 total_pass=0
 total_fail=0
 total_skip=0
+# What failed suites said, repeated at the end: CI shows only the last lines
+# of a run, and a failure's cause is far above them otherwise.
+digest=""
 failed_suites=""
 skipping_suites=""
 
@@ -84,13 +83,14 @@ for s in $SUITES; do
 	total_fail=$((total_fail + f))
 	if [ "$f" -gt 0 ]; then
 		failed_suites="$failed_suites $s"
-		failure_digest "$s" "$log" >>"$digest"
+		digest="$digest$(failure_digest "$s" "$log")
+"
 	fi
 	echo "=== suite $s: $(($(date +%s) - start)) s"
 	rm -f "$log" "$log.rc"
 done
 
-cat "$digest"
+printf '%s' "$digest"
 [ -n "$failed_suites" ] && echo "failing suites:$failed_suites"
 [ -n "$skipping_suites" ] && echo "suites that skipped checks:$skipping_suites"
 if [ "$total_skip" -gt 0 ]; then

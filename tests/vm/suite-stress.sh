@@ -42,10 +42,11 @@ while [ $((mem_before - mem_after)) -ge 8192 ] && [ $tries -lt 4 ]; do
 done
 slab_after=$(sunreclaim_kb)
 skb_after=$(skb_objs)
+mem_check="stress: free memory (MemFree + per-CPU lists) $mem_before -> $mem_after kB $((1 + 5 * tries)) s after rmmod (within 8 MB)"
 if [ $((mem_before - mem_after)) -lt 8192 ]; then
-	good "stress: free memory (MemFree + per-CPU lists) $mem_before -> $mem_after kB $((1 + 5 * tries)) s after rmmod (within 8 MB)"
+	good "$mem_check"
 else
-	bad "stress: free memory (MemFree + per-CPU lists) $mem_before -> $mem_after kB $((1 + 5 * tries)) s after rmmod (within 8 MB)"
+	bad "$mem_check"
 	awk 'NR == FNR { b[$1] = $2; next }
 		$2 != b[$1] { printf "    meminfo %s %d -> %d kB\n", $1, b[$1], $2 }' \
 		/tmp/meminfo.before /proc/meminfo
