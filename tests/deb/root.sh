@@ -1,13 +1,20 @@
 #!/bin/sh
-# A clean Debian 12 root for tests/deb/run.sh: debootstrap's minbase from
-# the mirror this machine's apt uses, with its apt sources, the headers of
-# the kernels named (linux-headers-KVER) and the packages named, from
-# Debian's packages; depmod run for each kernel, as a kernel package would.
-# Cached in $DEB_ROOT_CACHE (/var/cache/tap-accel/deb)/root-<key>, <key> a
-# hash of what the root holds and where it came from, so that only the
-# first run on a machine pays; the downloads are kept beside it
-# (archives/) for the next root.
-#   tests/deb/root.sh KVER... -- PACKAGE...   print the root's path
+# A clean Debian root for tests/deb/run.sh: debootstrap's minbase, the
+# headers of the kernels named (linux-headers-KVER) and the packages named,
+# from Debian's packages; depmod run for each kernel, as a kernel package
+# would. SUITE is
+#   bookworm  Debian 12, from the mirror this machine's apt uses, with its
+#             apt sources (the security suite has the kernels' headers)
+#   trixie    Debian 13, from Debian's mirror ($DEBIAN_MIRROR,
+#             http://deb.debian.org/debian) with trixie-updates,
+#             trixie-security and trixie-backports (the newer kernels'
+#             headers) in the root's own apt sources; the machine's are
+#             not read or changed
+# Cached in $DEB_ROOT_CACHE (/var/cache/tap-accel/deb; trixie's in its
+# trixie/ folder)/root-<key>, <key> a hash of what the root holds and where
+# it came from, so that only the first run on a machine pays; the downloads
+# are kept beside it (archives/) for the next root.
+#   tests/deb/root.sh [--suite SUITE] KVER... -- PACKAGE...   print its path
 set -eu
 
 CACHE=${DEB_ROOT_CACHE:-/var/cache/tap-accel/deb}
@@ -19,6 +26,10 @@ die() {
 	exit 1
 }
 
+if [ "${1:-}" = --suite ]; then
+	SUITE=${2:-}
+	shift 2 || die "--suite needs a suite (bookworm or trixie)"
+fi
 kvers=
 while [ $# -gt 0 ] && [ "$1" != -- ]; do
 	kvers="$kvers $1"
@@ -29,24 +40,41 @@ pkgs="$*"
 for k in $kvers; do
 	pkgs="$pkgs linux-headers-$k"
 done
-[ -n "$kvers" ] || die "usage: $0 KVER... -- PACKAGE..."
+[ -n "$kvers" ] || die "usage: $0 [--suite bookworm|trixie] KVER... -- PACKAGE..."
 for t in debootstrap chroot flock sha256sum; do
 	command -v $t >/dev/null 2>&1 || die "$t is missing (make deps)"
 done
 
-# This machine's apt sources (the security suite has the kernels' headers),
-# and the mirror of the main suite among them.
-sources=$(ls /etc/apt/sources.list /etc/apt/sources.list.d/*.list \
-	/etc/apt/sources.list.d/*.sources 2>/dev/null || true)
-mirror=$(apt-get indextargets --format '$(REPO_URI) $(RELEASE)' 'Identifier: Packages' 2>/dev/null |
-	awk -v s=$SUITE '$2 == s { print $1; exit }')
-[ -n "$mirror" ] || die "no $SUITE in this machine's apt sources"
+case $SUITE in
+bookworm)
+	name="Debian 12"
+	# This machine's apt sources, and the mirror of the main suite among them.
+	sources=$(ls /etc/apt/sources.list /etc/apt/sources.list.d/*.list \
+		/etc/apt/sources.list.d/*.sources 2>/dev/null || true)
+	mirror=$(apt-get indextargets --format '$(REPO_URI) $(RELEASE)' 'Identifier: Packages' 2>/dev/null |
+		awk -v s=$SUITE '$2 == s { print $1; exit }')
+	[ -n "$mirror" ] || die "no $SUITE in this machine's apt sources"
+	root_sources() { for f in $sources; do cat "$f"; done; }
+	;;
+trixie)
+	name="Debian 13"
+	# Where earlier roots of other suites are not: each suite's roots are
+	# replaced by its next one alone.
+	CACHE=$CACHE/trixie
+	mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+	root_sources() {
+		printf 'Types: deb\nURIs: %s\nSuites: trixie trixie-updates trixie-backports\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n\n' "$mirror"
+		printf 'Types: deb\nURIs: %s-security\nSuites: trixie-security\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' "$mirror"
+	}
+	;;
+*) die "unknown suite $SUITE: bookworm or trixie" ;;
+esac
 
 pkgs=$(echo "$pkgs" | tr ' ' '\n' | sed '/^$/d' | sort -u | tr '\n' ' ')
 key=$({
 	echo "recipe $RECIPE suite $SUITE mirror $mirror"
 	echo "packages $pkgs"
-	for f in $sources; do cat "$f"; done
+	root_sources
 } | sha256sum | cut -c1-16)
 ROOT=$CACHE/root-$key
 
@@ -72,13 +100,14 @@ trap 'exit 1' INT TERM
 unmount_new
 rm -rf --one-file-system "$new"
 
-echo "deb-root: making a Debian 12 root with $pkgs (once per machine; log: $log)" >&2
+echo "deb-root: making a $name root with $pkgs (once per machine; log: $log)" >&2
 debootstrap --variant=minbase --cache-dir="$CACHE/archives" $SUITE "$new" "$mirror" >"$log" 2>&1 ||
 	{ tail -n 20 "$log" >&2; die "debootstrap failed"; }
 rm -f "$new/etc/apt/sources.list"
-for f in $sources; do
-	cp "$f" "$new$f"
-done
+case $SUITE in
+bookworm) for f in $sources; do cp "$f" "$new$f"; done ;;
+*) root_sources >"$new/etc/apt/sources.list.d/debian.sources" ;;
+esac
 cp /etc/resolv.conf "$new/etc/resolv.conf"
 mount -t proc proc "$new/proc"
 mount --bind "$CACHE/archives" "$new/var/cache/apt/archives"

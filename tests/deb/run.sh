@@ -2,8 +2,11 @@
 # The Debian packages of `make deb` (tap-accel, tapx-dkms, tapx-as-tun) as
 # an operator gets them: lintian, then apt in a clean Debian 12 root
 # (tests/deb/root.sh: cached, with the headers of the kernels of
-# mk/kernels.sh) mounted as an overlay under build/deb-test, then a guest
-# of each kernel loading what the packages installed.
+# mk/kernels.sh installed here from Debian 12) mounted as an overlay under
+# build/deb-test, then a guest of each kernel loading what the packages
+# installed; then apt in a clean Debian 13 root with trixie-backports'
+# headers of the 7.3 kernel and gcc-14, and a 7.3 guest running the module
+# its DKMS built.
 #   fresh    `apt install ./tap-accel_*.deb ./tapx-dkms_*.deb
 #            ./tapx-as-tun_*.deb`: DKMS builds tapx and tapx_tun for each
 #            kernel, and again when a kernel's headers are configured;
@@ -16,6 +19,11 @@
 #   guests   Debian's depmod and modprobe load tun and vhost_net with the
 #            modules and modprobe.d files of the fresh install (tapx serves
 #            tun) and of tapx-as-tun's removal (stock tun).
+#   debian13 `apt install` of the three: DKMS builds tapx and tapx_tun for
+#            7.3 with its packaged headers and gcc-14; a kernel tapx does not
+#            support fails with the line that says so; the 7.3 guest loads
+#            tapx.ko and writes frames through it (tests/vm/run.sh's load,
+#            xdp and unload suites); `apt purge` leaves the root as it was.
 # Ends with "N passed, N failed".
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -26,6 +34,7 @@ R=$OUT/root
 
 . "$TOP/tests/lib/check.sh"
 . "$TOP/tests/lib/initramfs.sh"
+. "$TOP/tests/lib/guestko.sh"
 
 [ "$(id -u)" = 0 ] || { bad "the deb test needs root (chroot, mounts)"; finish; }
 for t in dpkg-buildpackage lintian debootstrap qemu-system-x86_64 readelf; do
@@ -59,12 +68,16 @@ VERSION=$(dpkg-parsechangelog -l "$TOP/debian/changelog" -S Version)
 PREV=0.0.1 # the previous version's packages, to upgrade from
 dpkg --compare-versions "$PREV" lt "$VERSION" ||
 	{ bad "the test's previous version $PREV is not below $VERSION"; finish; }
+# Debian 12's kernels: those installed here (from this machine's apt, no
+# MODBASE); Debian 13's: trixie-backports' 7.3.
 KVERS=
 for s in $(sh "$TOP/mk/kernels.sh" --series); do
-	k=$(sh "$TOP/mk/kernels.sh" "$s" | sed -n 's/^KVER=//p')
-	[ -n "$k" ] || { bad "no $s kernel (make deps)"; finish; }
-	KVERS="$KVERS $k"
+	env=$(sh "$TOP/mk/kernels.sh" "$s") || { bad "no $s kernel (make deps)"; finish; }
+	echo "$env" | grep -qx 'MODBASE=' || continue
+	KVERS="$KVERS $(echo "$env" | sed -n 's/^KVER=//p')"
 done
+[ -n "$KVERS" ] || { bad "no Debian 12 kernel among mk/kernels.sh's series"; finish; }
+SERIES13=7.3
 
 echo "# make deb"
 mkdir -p "$tmp/tree"
@@ -113,14 +126,19 @@ echo "# a clean Debian 12 root"
 deps=$(for f in $NEW; do dpkg-deb -f "$f" Depends; done | tr ',' '\n' |
 	sed 's/^ *//; s/ .*//; s/|.*//' | grep -v -e '^tapx-' -e '^tap-accel' | sort -u)
 ROOT=$(sh "$HERE/root.sh" $KVERS -- $deps) || { bad "no Debian 12 root (tests/deb/root.sh)"; finish; }
-mkdir -p "$OUT/upper" "$OUT/work" "$R"
-mount -t overlay overlay -o "lowerdir=$ROOT,upperdir=$OUT/upper,workdir=$OUT/work" "$R" ||
-	{ bad "cannot mount the root's overlay"; finish; }
-mkdir -p "$R/sys/fs/bpf"
-mount -t proc proc "$R/proc" && mount -t tmpfs tmpfs "$R/tmp" && mount -t bpf bpf "$R/sys/fs/bpf" ||
-	{ bad "cannot mount proc, tmp and bpf in the root"; finish; }
-mkdir -p "$R/tmp/new" "$R/tmp/old"
-cp $NEW "$R/tmp/new/"
+# mount_root ROOT: a writable copy of the cached ROOT at $R (an overlay),
+# with proc, tmp and bpf mounted and the new packages in /tmp/new.
+mount_root() {
+	mkdir -p "$OUT/upper" "$OUT/work" "$R"
+	mount -t overlay overlay -o "lowerdir=$1,upperdir=$OUT/upper,workdir=$OUT/work" "$R" ||
+		{ bad "cannot mount the root's overlay"; return 1; }
+	mkdir -p "$R/sys/fs/bpf"
+	mount -t proc proc "$R/proc" && mount -t tmpfs tmpfs "$R/tmp" && mount -t bpf bpf "$R/sys/fs/bpf" ||
+		{ bad "cannot mount proc, tmp and bpf in the root"; return 1; }
+	mkdir -p "$R/tmp/new" && cp $NEW "$R/tmp/new/"
+}
+mount_root "$ROOT" || finish
+mkdir -p "$R/tmp/old"
 cp "$OUT"/old/*.deb "$R/tmp/old/"
 
 # CMD... in the root, with a clean environment.
@@ -307,4 +325,55 @@ for k in $KVERS; do
 	check "$k: checks the guest ran" 23 "$n"
 	grep '^    ' "$OUT/console-$k.log" | head -n 20
 done
+
+# Debian 13, as its operator gets tapx: trixie-backports' headers of the
+# kernel mk/kernels.sh boots for 7.3, Debian 13's dkms and gcc-14.
+debian13() {
+	env13=$(sh "$TOP/mk/kernels.sh" $SERIES13) || { bad "no $SERIES13 kernel (make deps)"; return; }
+	k13=$(echo "$env13" | sed -n 's/^KVER=//p')
+	echo "# Debian 13: apt install, DKMS for $k13"
+	root13=$(sh "$HERE/root.sh" --suite trixie "$k13" -- gcc-14 dkms $deps) ||
+		{ bad "no Debian 13 root (tests/deb/root.sh --suite trixie)"; return; }
+	mount_root "$root13" || return
+	root_files >"$tmp/files-clean"
+	packages_in_root >"$tmp/packages-clean"
+	runs "apt install on Debian 13" apt_in_root apt-install-13 \
+		"cd /tmp/new && apt install -y ./tap-accel_*.deb ./tapx-dkms_*.deb ./tapx-as-tun_*.deb"
+	check "apt installed the three alone on Debian 13" "tap-accel tapx-as-tun tapx-dkms" \
+		"$(packages_in_root | grep -v -x -F -f "$tmp/packages-clean" | tr '\n' ' ' | sed 's/ $//')"
+	check "DKMS status on Debian 13" "$(dkms_want "$VERSION" "$k13")" "$(dkms_status)"
+	check "modules DKMS installed for $k13" "tapx tapx_tun" "$(modules_of "$k13")"
+	mkdir -p "$OUT/ko-$k13"
+	for m in tapx tapx_tun; do
+		f=$(ls "$R/lib/modules/$k13/updates/dkms/$m".ko* 2>/dev/null | head -n 1)
+		[ -n "$f" ] && cp "$f" "$OUT/ko-$k13/" && plain_ko "$OUT/ko-$k13/$(basename "$f")" "$OUT/ko-$k13" >/dev/null
+	done
+	ko=$OUT/ko-$k13/tapx.ko tko=$OUT/ko-$k13/tapx_tun.ko
+	check "vermagic of tapx for $k13" "$k13" "$(modinfo -F vermagic "$ko" 2>/dev/null | cut -d' ' -f1)"
+	check "tapx for $k13 compiled by gcc" 14 \
+		"$(readelf -p .comment "$ko" 2>/dev/null | sed -n 's/.*GCC: (Debian \([0-9]*\)\..*/\1/p' | sort -u)"
+	expect_exit 0 "Usage: tap-accel" in_root tap-accel --help
+
+	# A kernel tapx does not support, with headers (a fake tree: DKMS wants
+	# include/, and runs make clean there): the maintainer script's sync
+	# names it and tapx's range, and leaves the other kernels' tapx be.
+	fake=lib/modules/7.9.0-1-amd64/build
+	mkdir -p "$R/$fake/include" && printf 'clean:\n' >"$R/$fake/Makefile"
+	expect_exit 1 "^tapx-dkms: DKMS could not build tapx for 7\\.9\\.0-1-amd64: kernel 7\\.9\\.0-1-amd64 is not supported: tapx $(echo "$VERSION" | sed 's/[.+]/\\&/g') builds for Linux [0-9.]+ to [0-9.]+$" \
+		in_root /usr/lib/tapx-dkms/tapx-dkms-kernels sync
+	check "no compiler error in DKMS's make.log" 0 \
+		"$(grep -c -i error "$R/var/lib/dkms/tapx/$VERSION/build/make.log" 2>/dev/null)"
+	check "DKMS status with the unsupported kernel" "$(dkms_want "$VERSION" "$k13")" "$(dkms_status)"
+	rm -rf "$R/lib/modules/7.9.0-1-amd64"
+
+	runs "apt purge on Debian 13" apt_in_root apt-purge-13 apt purge -y tap-accel tapx-dkms tapx-as-tun
+	check "DKMS knows no tapx after purge on Debian 13" "" "$(dkms_status)"
+	root_files >"$tmp/files-purged"
+	check "files apt purge left or took on Debian 13" "" "$(diff "$tmp/files-clean" "$tmp/files-purged" | grep '^[<>]')"
+	cleanup
+
+	echo "# the module Debian 13's DKMS built, in a $k13 guest"
+	guest_runs_ko $SERIES13 "$ko" "$tko" load,xdp,unload "$OUT/vm-$k13"
+}
+debian13
 finish
