@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * compat.h - what differs between the kernels tapx builds for: Debian's 6.1
- * and 6.12, and the releases between them (Ubuntu's 6.8 takes the 6.3 shim
- * and none of the later ones). Each shim names the release that made the
- * change; code outside this file has no LINUX_VERSION_CODE checks.
+ * and 6.12, forky's 7.2 and trixie-backports' 7.3, and the releases between
+ * them (Ubuntu's 6.8 takes the 6.3 shim and none of the later ones). Each
+ * shim names the release that made the change, and tests the feature itself
+ * where the headers give a way to; code outside this file has no
+ * LINUX_VERSION_CODE checks.
  */
 #ifndef TAPX_COMPAT_H
 #define TAPX_COMPAT_H
@@ -14,6 +16,8 @@
 #include <linux/if_tun.h>
 #include <linux/mm.h>
 #include <linux/netdevice.h>
+#include <linux/virtio_net.h>
+#include <net/xdp.h>
 
 /* 6.12: <asm/unaligned.h> moved to <linux/unaligned.h>. */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
@@ -125,6 +129,92 @@ static inline void tapx_xdp_section_exit(struct tapx_xdp_section *s)
 #define TAPX_F_USO 0
 #define TAPX_GSO_UDP_L4 5 /* virtio's number, refused here */
 #define TAPX_TUN_F_USO 0
+#endif
+
+/*
+ * 6.14: an xdp_frame keeps only its memory type (mem_type), no longer the
+ * whole xdp_mem_info (mem.type, mem.id).
+ */
+static inline enum xdp_mem_type tapx_frame_mem_type(const struct xdp_frame *frame)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 14, 0)
+	return frame->mem_type;
+#else
+	return frame->mem.type;
+#endif
+}
+
+/*
+ * 6.18: xdp_update_skb_shared_info() became xdp_update_skb_frags_info(),
+ * which takes the buffer's flags instead of its pfmemalloc bit.
+ */
+static inline void tapx_skb_set_frags(struct sk_buff *skb, u8 nr_frags,
+				      unsigned int size, unsigned int truesize)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 18, 0)
+	xdp_update_skb_frags_info(skb, nr_frags, size, truesize, 0);
+#else
+	xdp_update_skb_shared_info(skb, nr_frags, size, truesize, false);
+#endif
+}
+
+/*
+ * 6.17: vhost-net's batch buffers lost struct tun_xdp_hdr. The vnet header
+ * is at data_hard_start either way; the buffer's length moved from the
+ * header's buflen into the xdp_buff's frame_sz, which vhost sets itself.
+ */
+static inline struct virtio_net_hdr *tapx_vhost_vnet(const struct xdp_buff *xdp)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 17, 0)
+	return xdp->data_hard_start;
+#else
+	return &((struct tun_xdp_hdr *)xdp->data_hard_start)->gso;
+#endif
+}
+
+static inline unsigned int tapx_vhost_buflen(const struct xdp_buff *xdp)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 17, 0)
+	return xdp->frame_sz;
+#else
+	return ((struct tun_xdp_hdr *)xdp->data_hard_start)->buflen;
+#endif
+}
+
+/*
+ * SIOCSIFHWADDR and SIOCGIFHWADDR on the fd, as tun does them. 6.16:
+ * dev_set_mac_address_user() takes a sockaddr_storage; the ifreq's
+ * sockaddr is enough for every address a tap has (ETH_ALEN), as tun
+ * checks before it casts. 6.17: dev_get_mac_address() became
+ * netif_get_mac_address(), in the NETDEV_INTERNAL namespace (tapx_main.c
+ * imports it).
+ */
+static inline int tapx_set_mac_address_user(struct net_device *dev,
+					    struct sockaddr *sa)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 16, 0)
+	if (dev->addr_len > sizeof(*sa))
+		return -EINVAL;
+	return dev_set_mac_address_user(dev, (struct sockaddr_storage *)sa, NULL);
+#else
+	return dev_set_mac_address_user(dev, sa, NULL);
+#endif
+}
+
+static inline int tapx_get_mac_address(struct net_device *dev,
+				       struct sockaddr *sa)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 17, 0)
+	return netif_get_mac_address(sa, dev_net(dev), dev->name);
+#else
+	return dev_get_mac_address(sa, dev_net(dev), dev->name);
+#endif
+}
+
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 17, 0)
+#define TAPX_IMPORT_NETDEV_INTERNAL() MODULE_IMPORT_NS("NETDEV_INTERNAL")
+#else
+#define TAPX_IMPORT_NETDEV_INTERNAL()
 #endif
 
 #endif /* TAPX_COMPAT_H */

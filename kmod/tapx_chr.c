@@ -415,8 +415,8 @@ static long tapx_hwaddr_ioctl(struct tapx_dev *tapx, unsigned int cmd,
 	int err;
 
 	if (cmd == SIOCSIFHWADDR)
-		return dev_set_mac_address_user(dev, &ifr->ifr_hwaddr, NULL);
-	err = dev_get_mac_address(&ifr->ifr_hwaddr, dev_net(dev), dev->name);
+		return tapx_set_mac_address_user(dev, &ifr->ifr_hwaddr);
+	err = tapx_get_mac_address(dev, &ifr->ifr_hwaddr);
 	if (err)
 		return err;
 	return copy_to_user(argp, ifr, sizeof(*ifr)) ? -EFAULT : 0;
@@ -623,6 +623,15 @@ struct ptr_ring *tapx_vhost_ring(struct file *file)
 	return tfile ? &tfile->ring : ERR_PTR(-EINVAL);
 }
 EXPORT_SYMBOL_GPL(tapx_vhost_ring);
+
+/*
+ * tapx's queues never stop for a full ring (it offers no IFF_BACKPRESSURE):
+ * what vhost-net consumed has nothing to restart.
+ */
+void tapx_vhost_consumed(struct file *file, int consumed)
+{
+}
+EXPORT_SYMBOL_GPL(tapx_vhost_consumed);
 
 static struct miscdevice tapx_misc = {
 	.minor = MISC_DYNAMIC_MINOR,

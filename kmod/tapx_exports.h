@@ -15,6 +15,8 @@ struct ptr_ring;
 /* ERR_PTR(-EINVAL) unless @file is an open tapx character device. */
 struct socket *tapx_vhost_socket(struct file *file);
 struct ptr_ring *tapx_vhost_ring(struct file *file);
+/* vhost-net took @consumed entries from @file's ring (its consumer lock held). */
+void tapx_vhost_consumed(struct file *file, int consumed);
 /* Frees a reader ring entry: an skb or a tagged xdp_frame. */
 void tapx_ptr_free(void *ptr);
 

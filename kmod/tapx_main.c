@@ -58,4 +58,5 @@ module_exit(tapx_module_exit);
 MODULE_DESCRIPTION("tun-compatible tap driver with an XDP-first write path");
 MODULE_AUTHOR("tap-accel project");
 MODULE_LICENSE("GPL");
+TAPX_IMPORT_NETDEV_INTERNAL();
 MODULE_ALIAS_RTNL_LINK(TAPX_DRV_NAME);

@@ -290,7 +290,7 @@ static void tapx_frame_done(struct xdp_frame *frame)
 {
 	struct page *page = virt_to_head_page(frame);
 
-	if (frame->mem.type == MEM_TYPE_PAGE_SHARED &&
+	if (tapx_frame_mem_type(frame) == MEM_TYPE_PAGE_SHARED &&
 	    frame->frame_sz > PAGE_SIZE && frame->frame_sz <= TAPX_JUMBO_BUF &&
 	    !xdp_frame_has_frags(frame) && !page_is_pfmemalloc(page) &&
 	    page_to_nid(page) == numa_mem_id()) {

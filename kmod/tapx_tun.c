@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * tapx_tun.ko - tun.ko's three exports for vhost-net, answered by tapx.
+ * tapx_tun.ko - tun.ko's exports for vhost-net, answered by tapx.
  *
  * vhost_net.ko links against tun_get_socket, tun_get_tx_ring and
- * tun_ptr_free by name and, with CONFIG_MODVERSIONS, by CRC. genksyms
+ * tun_ptr_free (and, from 7.3, tun_wake_queue) by name and, with CONFIG_MODVERSIONS, by CRC. genksyms
  * computes those CRCs from every struct reachable from the prototypes
  * (struct file, struct socket, struct ptr_ring, ...) as this translation
  * unit sees them: a struct that is only declared here, not defined, is
@@ -89,6 +89,18 @@ void tun_ptr_free(void *ptr)
 	tapx_ptr_free(ptr);
 }
 EXPORT_SYMBOL_GPL(tun_ptr_free);
+
+#ifdef IFF_BACKPRESSURE
+/*
+ * 7.3: vhost-net reports how many entries it took from the ring, under the
+ * ring's consumer lock, so that a queue stopped by backpressure restarts.
+ */
+void tun_wake_queue(struct file *file, int consumed)
+{
+	tapx_vhost_consumed(file, consumed);
+}
+EXPORT_SYMBOL_GPL(tun_wake_queue);
+#endif
 
 MODULE_DESCRIPTION("tun's vhost-net exports, served by tapx");
 MODULE_AUTHOR("tap-accel project");

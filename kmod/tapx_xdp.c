@@ -128,8 +128,8 @@ void tapx_xdp_pass(struct tapx_file *tfile, struct tapx_dev *tapx,
 	if (metalen)
 		skb_metadata_set(skb, metalen);
 	if (nr_frags)
-		xdp_update_skb_shared_info(skb, nr_frags, frags_size,
-					   nr_frags * PAGE_SIZE, false);
+		tapx_skb_set_frags(skb, nr_frags, frags_size,
+				   nr_frags * PAGE_SIZE);
 
 	/*
 	 * Before eth_type_trans: the header's offsets count from the frame's
@@ -272,9 +272,9 @@ bool tapx_wframes_run(struct tapx_file *tfile, struct tapx_dev *tapx,
 }
 
 /*
- * One of vhost-net's batch buffers as a frame: its tun_xdp_hdr (at
- * data_hard_start: read before XDP, which may write over it) gives the
- * buffer's length and the vnet header. The program runs on vhost's own
+ * One of vhost-net's batch buffers as a frame: its vnet header at
+ * data_hard_start (read before XDP, which may write over it) and the
+ * buffer's length (compat.h: where each kernel keeps them). The program runs on vhost's own
  * xdp_buff, as tun's does: vhost-net set its data pointers, so only its
  * size and this queue's rxq are filled in (MEM_TYPE_PAGE_SHARED: a drop
  * or a converted frame puts vhost's page reference). A plain vnet header
@@ -284,19 +284,19 @@ bool tapx_wframes_run(struct tapx_file *tfile, struct tapx_dev *tapx,
 static int tapx_xbuff_frame(struct tapx_file *tfile, unsigned int flags,
 			    struct xdp_buff *xdp, struct tapx_wframe *f)
 {
-	struct tun_xdp_hdr *hdr = xdp->data_hard_start;
+	struct virtio_net_hdr *vnet = tapx_vhost_vnet(xdp);
 	unsigned int len = xdp->data_end - xdp->data;
 
 	f->len = len;
 	f->has_vnet = false;
 	if (len < TAPX_MIN_FRAME)
 		return -EINVAL;
-	if ((flags & IFF_VNET_HDR) && !tapx_vnet_plain(&hdr->gso)) {
-		f->vnet = hdr->gso;
+	if ((flags & IFF_VNET_HDR) && !tapx_vnet_plain(vnet)) {
+		f->vnet = *vnet;
 		if (tapx_parse_vnet(flags, f))
 			return -EINVAL;
 	}
-	xdp_init_buff(xdp, hdr->buflen, &tfile->xdp_rxq);
+	xdp_init_buff(xdp, tapx_vhost_buflen(xdp), &tfile->xdp_rxq);
 	return 0;
 }
 

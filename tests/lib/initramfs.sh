@@ -95,8 +95,10 @@ ird_kmod_tree() {
 	shift 2
 	_tk=$(basename "$_tm") _tb=${_tm%/lib/modules/*}
 	mkdir -p "$_td" || return 1
+	# Debian's 7.x module packages ship none of these: kmod does without,
+	# as on a host running those kernels.
 	for _tf in modules.order modules.builtin modules.builtin.modinfo; do
-		cp "$_tm/$_tf" "$_td/" || { echo "initramfs: $_tm/$_tf missing" >&2; return 1; }
+		[ ! -f "$_tm/$_tf" ] || cp "$_tm/$_tf" "$_td/" || return 1
 	done
 	for _tn in "$@"; do
 		_tf=$(modinfo ${_tb:+-b "$_tb"} -k "$_tk" -n "$_tn") || {
