@@ -68,10 +68,11 @@ VERSION=$(dpkg-parsechangelog -l "$TOP/debian/changelog" -S Version)
 PREV=0.0.1 # the previous version's packages, to upgrade from
 dpkg --compare-versions "$PREV" lt "$VERSION" ||
 	{ bad "the test's previous version $PREV is not below $VERSION"; finish; }
-# Debian 12's kernels: those installed here (from this machine's apt, no
-# MODBASE); Debian 13's: trixie-backports' 7.3.
+# Of the kernels make test boots, Debian 12's are those installed here
+# (from this machine's apt: no MODBASE); Debian 13's is trixie-backports'
+# 7.3.
 KVERS=
-for s in $(sh "$TOP/mk/kernels.sh" --series); do
+for s in $(sh "$TOP/mk/kernels.sh" --tested); do
 	env=$(sh "$TOP/mk/kernels.sh" "$s") || { bad "no $s kernel (make deps)"; finish; }
 	echo "$env" | grep -qx 'MODBASE=' || continue
 	KVERS="$KVERS $(echo "$env" | sed -n 's/^KVER=//p')"
