@@ -1,8 +1,7 @@
 #!/bin/sh
 # A clean Debian root for tests/deb/run.sh: debootstrap's minbase, the
 # headers of the kernels named (linux-headers-KVER) and the packages named,
-# from Debian's packages; depmod run for each kernel, as a kernel package
-# would. SUITE is
+# from Debian's packages. SUITE is
 #   bookworm  Debian 12, from the mirror this machine's apt uses, with its
 #             apt sources (the security suite has the kernels' headers)
 #   trixie    Debian 13, from Debian's mirror ($DEBIAN_MIRROR,
@@ -10,6 +9,11 @@
 #             trixie-security and trixie-backports (the newer kernels'
 #             headers) in the root's own apt sources; the machine's are
 #             not read or changed
+# On Debian 12, depmod is run for each kernel, as its kernel package
+# would. Not on Debian 13, since no kernel image is installed: its DKMS
+# runs depmod only where modules.dep exists, and deletes what depmod made
+# for a kernel without modules, so that a root with modules.dep would not
+# be as it was after `apt purge`.
 # Cached in $DEB_ROOT_CACHE (/var/cache/tap-accel/deb; trixie's in its
 # trixie/ folder)/root-<key>, <key> a hash of what the root holds and where
 # it came from, so that only the first run on a machine pays; the downloads
@@ -117,6 +121,7 @@ populate() {
 	# (6.12's), since nothing boots this root.
 	chroot "$new" env DEBIAN_FRONTEND=noninteractive INITRD=No \
 		apt-get install -y -q --no-install-recommends $pkgs || return 1
+	[ $SUITE = bookworm ] || return 0
 	for k in $kvers; do
 		chroot "$new" depmod -a "$k" || return 1
 	done
