@@ -60,7 +60,7 @@ PREV=0.0.1 # the previous version's packages, to upgrade from
 dpkg --compare-versions "$PREV" lt "$VERSION" ||
 	{ bad "the test's previous version $PREV is not below $VERSION"; finish; }
 KVERS=
-for s in $(sh "$TOP/mk/kernels.sh" --series); do
+for s in $(sh "$TOP/mk/kernels.sh" --host); do
 	k=$(sh "$TOP/mk/kernels.sh" "$s" | sed -n 's/^KVER=//p')
 	[ -n "$k" ] || { bad "no $s kernel (make deps)"; finish; }
 	KVERS="$KVERS $k"
