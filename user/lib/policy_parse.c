@@ -488,9 +488,6 @@ static int guard_value(struct parser *p, const struct ta_word *t, bool mac)
 		return ta_lex_fail(&p->lx, t->col, "expected %s, got a word of %d characters",
 			           mac ? "a MAC address" : "an IPv4 or IPv6 address", t->len);
 	ta_word_str(t, buf, sizeof(buf));
-	if (!mac && strchr(buf, '/'))
-		return ta_lex_fail(&p->lx, t->col, "expected one address (no prefix) after 'ip', got '%s'",
-			           buf);
 	if (mac ? ta_guard_set_mac(g, buf, &e) : ta_guard_add_ip(g, buf, &e))
 		return ta_lex_fail(&p->lx, t->col, "%s", e.text);
 	return 0;
@@ -775,6 +772,27 @@ void ta_policy_spec_free(struct ta_policy_spec *spec)
 	memset(spec, 0, sizeof(*spec));
 }
 
+/* The digest of what the policy says, not of how it is written: of its
+ * canonical text (ta_policy_write), so that comments, blanks and spellings
+ * (0x0800 or ipv4, 10mbit or 10000kbit) do not make a new version. */
+static int canonical_digest(struct ta_policy_spec *spec)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f)
+		return -ENOMEM;
+	ta_policy_write(f, spec);
+	if (fclose(f)) {
+		free(text);
+		return -ENOMEM;
+	}
+	spec->digest = ta_digest(text, len);
+	free(text);
+	return 0;
+}
+
 int ta_policy_parse(const char *text, size_t len, const char *filename,
 		    struct ta_policy_spec *spec, struct ta_error *e)
 {
@@ -788,8 +806,10 @@ int ta_policy_parse(const char *text, size_t len, const char *filename,
 			goto error;
 	if (more < 0)
 		goto error;
-	spec->digest = ta_digest(text, len);
-	return EXIT_OK;
+	if (!canonical_digest(spec))
+		return EXIT_OK;
+	ta_policy_spec_free(spec);
+	return ta_error_set(e, EXIT_SYSTEM, "out of memory");
 error:
 	ta_policy_spec_free(spec);
 	return EXIT_USER;
