@@ -631,4 +631,123 @@ has "an unnamed namespace: why" \
 check "an unnamed namespace: no binding" "" "$(ls -A "$B")"
 no_tmp "QEMU"
 
+
+echo "== one list of bad guards, refused in the same words at every way in"
+# tests/lib/bad-guards.txt: ITEM MESSAGE. Each is tried with a good MAC (or
+# alone, for a MAC) through attach --guard, a policy file, a binding the
+# agent reads, qemu-ifup and the libvirt hook; each must say MESSAGE and
+# leave nothing bound or written.
+GMAC=52:54:00:ad:00:07
+taps_add "$NS" qadg || bad "cannot create tap qadg in $NS"
+in_ns ip link set qadg down
+mkdir -p "$tmp/g/etc" "$tmp/g/run"
+# refused WAY MESSAGE OUTPUT-FILE STATUS: exit 1 and MESSAGE, as it is
+refused() {
+	check "$1: exit status" 1 "$4"
+	if grep -qF -- "$2" "$3"; then good; else bad "$1: not said: $2; got:"; sed 's/^/    /' "$3"; fi
+}
+# xml_of ITEMS: a domain with one interface on qadg and the items as its
+# <mac address> and filterref IP parameters
+xml_of() {
+	_mac=$GMAC _ips=
+	for _i in $(echo "$1" | tr ',' ' '); do
+		case $_i in
+		mac=*) _mac=${_i#mac=} ;;
+		ip=*) _ips="$_ips<parameter name='IP' value='${_i#ip=}'/>" ;;
+		esac
+	done
+	cat <<EOX
+<domain type='kvm'><name>g</name><devices><interface type='ethernet'>
+<mac address='$_mac'/><target dev='qadg'/>
+<filterref filter='clean-traffic'>$_ips</filterref></interface></devices></domain>
+EOX
+}
+# every_way ITEMS MESSAGE
+every_way() {
+	_it=$1 _m=$2
+	ta attach qadg --policy db --guard "$_it" >"$tmp/g/out" 2>&1
+	refused "attach --guard $_it" "tap-accel: attach: --guard: $_m" "$tmp/g/out" $?
+	check "attach --guard $_it: qadg not bound" "" "$(ta status 2>/dev/null | grep qadg)"
+	printf 'guard %s\ndefault pass\n' "$(echo "$_it" | tr ',=' '  ')" >"$tmp/g/p.policy"
+	"$TA_BIN" policy check "$tmp/g/p.policy" >"$tmp/g/out" 2>&1
+	refused "policy file guard $_it" "$tmp/g/p.policy:1:" "$tmp/g/out" $?
+	refused "policy file guard $_it" ": $_m" "$tmp/g/out" 1
+	printf 'bind name qadg policy db guard %s\n' "$_it" >"$tmp/g/run/10-g.conf"
+	"$TA_BIN" agent --check --config "$tmp/g/etc" --run-dir "$tmp/g/run" >"$tmp/g/out" 2>&1
+	refused "binding guard $_it" "$tmp/g/run/10-g.conf:1:" "$tmp/g/out" $?
+	refused "binding guard $_it" ": guard: $_m" "$tmp/g/out" 1
+	ip netns exec "$NS" env TAP_ACCEL_POLICY=db "TAP_ACCEL_GUARD=$_it" "$IFUP" qadg \
+		>"$tmp/g/out" 2>&1
+	refused "qemu-ifup TAP_ACCEL_GUARD=$_it" "tap-accel qemu-ifup: qadg: TAP_ACCEL_GUARD: $_m" \
+		"$tmp/g/out" $?
+	case $(link qadg) in
+	*[\<,]UP[,\>]*) bad "qemu-ifup TAP_ACCEL_GUARD=$_it: brought qadg up before refusing" ;;
+	*) good ;;
+	esac
+	xml_of "$_it" >"$tmp/g/d.xml"
+	hook0 g start "$tmp/g/d.xml"
+	refused "libvirt hook $_it" "error: interface #1 (type ethernet, tap qadg, MAC " "$tmp/err" 1
+	refused "libvirt hook $_it" "): not bound: $_m; correct the domain's" "$tmp/err" 1
+	check "bad guards: nothing in bindings.d after $_it" "" "$(ls -A "$B")"
+}
+n=0
+while read -r item msg; do
+	case $item in '#'* | '') continue ;; esac
+	case $item in ip=*) item=mac=$GMAC,$item ;; esac
+	every_way "$item" "$msg"
+	n=$((n + 1))
+done <"$TOP/tests/lib/bad-guards.txt"
+at_least "bad guards: entries tried" 20 "$n"
+many=mac=$GMAC
+for i in $(seq 1 65); do many=$many,ip=10.0.0.$i; done
+every_way "$many" "guard address '10.0.0.65': at most 64 guard addresses of each family"
+many=mac=$GMAC
+# short ones: a binding's guard is one word of at most 1023 characters
+for i in $(seq 1 65); do many=$many,ip=fd::$i; done
+every_way "$many" "guard address 'fd::65': at most 64 guard addresses of each family"
+printf 'bind name qadg policy db guard mac=%s,ip=10.0.0.1,ip=fe80::1\n' "$GMAC" >"$tmp/g/run/10-g.conf"
+expect_exit 0 "" "$TA_BIN" agent --check --config "$tmp/g/etc" --run-dir "$tmp/g/run"
+ip netns exec "$NS" env TAP_ACCEL_POLICY=db "TAP_ACCEL_GUARD=mac=52-54-00-AD-00-07,ip=10.0.0.1" \
+	"$IFUP" qadg >"$tmp/g/out" 2>&1
+check "qemu-ifup with a good guard: exit status ($(cat "$tmp/g/out"))" 0 "$?"
+check "qemu-ifup with a good guard: written as tap-accel reads it" \
+	"bind name qadg netns $NS policy db guard mac=52:54:00:ad:00:07,ip=10.0.0.1" \
+	"$(grep '^bind' "$B/10-qemu-qadg.conf")"
+"$IFDOWN" qadg
+absent "qemu-ifdown --run-dir: removed" "$B/10-qemu-qadg.conf"
+
+echo "== qemu-ifup: its folders are options, never the environment"
+# a pid namespace of its own (so that the tap's namespace passes for the
+# host's) and a /run of its own: where would the binding go?
+mkdir -p "$tmp/elsewhere"
+unshare --mount --propagation private --net --pid --fork --mount-proc sh -c '
+	mount -t tmpfs tmpfs /run && ip tuntap add qade mode tap &&
+	PATH=$1:$PATH TAP_ACCEL_RUN_DIR=$2 TAP_ACCEL_POLICY=db $3 qade && ls /run/tap-accel/bindings.d' \
+	sh "$tmp" "$tmp/elsewhere" "$UP" >"$tmp/g/out" 2>&1
+check "TAP_ACCEL_RUN_DIR is not honoured: the binding in /run/tap-accel" "10-qemu-qade.conf" \
+	"$(cat "$tmp/g/out")"
+check "TAP_ACCEL_RUN_DIR is not honoured: nothing in it" "" "$(ls -A "$tmp/elsewhere")"
+
+echo "== the hook's stdin: UTF-8, and bounded"
+printf 'policy db\n' >"$CONF"
+sed "s/<name>db-1</<name>db-\xff</" "$XML/db-1.xml" >"$tmp/latin.xml"
+hook0 db-1 start "$tmp/latin.xml"
+has "non-UTF-8 XML: said what it is" "error: the domain XML on stdin is not UTF-8 \(byte 0xff at offset [0-9]+\), as libvirt writes it: nothing written"
+check "non-UTF-8 XML: no internal error" 0 "$(grep -c 'internal error' "$tmp/err")"
+absent "non-UTF-8 XML: nothing written" "$B/10-libvirt-db-1.conf"
+{
+	sed '$d' "$XML/db-1.xml"
+	head -c $((5 << 20)) /dev/zero | tr '\0' ' '
+	tail -n 1 "$XML/db-1.xml"
+} >"$tmp/big.xml"
+/usr/bin/time -f %M -o "$tmp/g/rss" env TAP_ACCEL_RUN_DIR="$RUN" TAP_ACCEL_LIBVIRT_CONF="$CONF" \
+	TAP_ACCEL_SYSLOG=0 TAP_ACCEL_CLI="$TA_BIN" "$HOOK" db-1 start begin - <"$tmp/big.xml" \
+	>"$tmp/stdout" 2>"$tmp/err"
+check "5 MiB of XML: exit status" 0 "$?"
+has "5 MiB of XML: refused, said" "error: the domain XML on stdin is larger than 4 MiB, which no libvirt domain is: nothing written"
+absent "5 MiB of XML: nothing written" "$B/10-libvirt-db-1.conf"
+echo "5 MiB of XML: the hook's peak RSS $(cat "$tmp/g/rss") KiB"
+at_most "5 MiB of XML: the hook's peak RSS (KiB)" 40000 "$(cat "$tmp/g/rss")"
+echo "policy web" >"$CONF"
+
 finish
