@@ -269,6 +269,11 @@ send "sent 20 tx 0 redirect 20 pass 0" "$D" --peer "$B" --count 20 --dmac 52:54:
 expect_exit 0 "fdb 52:54:00:00:00:0c deleted" ta fdb del "$D" 52:54:00:00:00:0c
 expect_exit 1 "has no fdb entry for 52:54:00:00:00:0c" ta fdb del "$D" 52:54:00:00:00:0c
 expect_exit 1 "is a group address" ta fdb add "$D" ff:ff:ff:ff:ff:ff "$B"
+expect_exit 1 "^tap-accel: fdb add: $D is $D itself: its guest's frames would come back to it; give another tap or a NIC" \
+	ta fdb add "$D" 52:54:00:00:00:0d "$D"
+expect_exit 1 "^tap-accel: fdb add: lo is a loopback device, where forwarded frames go nowhere" \
+	ta fdb add "$D" 52:54:00:00:00:0d lo
+expect_exit 1 "has no fdb entry for 52:54:00:00:00:0d" ta fdb del "$D" 52:54:00:00:00:0d
 send "sent 20 tx 0 redirect 0 pass 20" "$D" --peer "$B" --count 20 --dmac 52:54:00:00:00:0c
 stats_json "$D"
 check "fdb hits" "40" "$(counter fdb_hit)"
@@ -544,8 +549,9 @@ grep '^{"ifname"' "$tmp/shell.out" >"$tmp/stats.json"
 check "own shell: stats" "40 20" "$(drops_passes)"
 
 echo "# --netns NAME from the root namespace"
-expect_exit 0 "fdb 52:54:00:00:00:0e dev $W added" "$TA_BIN" --netns "$NSX" fdb add "$W" 52:54:00:00:00:0e "$W"
-expect_exit 0 "^fdb 52:54:00:00:00:0e dev $W$" "$TA_BIN" --netns "$NSX" fdb list "$W"
+ip -n "$NSX" tuntap add "${W}f" mode tap || bad "cannot create tap ${W}f in $NSX"
+expect_exit 0 "fdb 52:54:00:00:00:0e dev ${W}f added" "$TA_BIN" --netns "$NSX" fdb add "$W" 52:54:00:00:00:0e "${W}f"
+expect_exit 0 "^fdb 52:54:00:00:00:0e dev ${W}f$" "$TA_BIN" --netns "$NSX" fdb list "$W"
 "$TA_BIN" stats "$W" --json --netns "$NSX" >"$tmp/stats.json" 2>&1
 check "--netns after the verb: stats" "40 20" "$(drops_passes)"
 expect_exit 0 "^$W +native .* attached$" "$TA_BIN" -n "$NSX" status
