@@ -32,6 +32,23 @@ else
 	cp "$TA" "$tmp/tap-accel" && TA=$tmp/tap-accel
 	expect_exit 0 '^Usage: tap-accel' "$TA" --help
 	expect_exit 0 '^tap-accel --version \(-V\) prints the version' "$TA" --help
+	# bash completion (user/completion/tap-accel), with bash-completion's
+	# two helpers stubbed: the verbs, subverbs and options --help lists
+	complete_words() { # WORD...: what completing the last word offers
+		PATH=$(dirname "$TA"):$PATH bash -c '
+			_init_completion() { cur=${COMP_WORDS[COMP_CWORD]}; prev=${COMP_WORDS[COMP_CWORD-1]}
+				words=("${COMP_WORDS[@]}"); cword=$COMP_CWORD; }
+			_filedir() { :; }
+			. "$0" && COMP_WORDS=("$@") && COMP_CWORD=$(($# - 1)) && _tap_accel &&
+				echo "${COMPREPLY[*]}"' "$TOP/user/completion/tap-accel" tap-accel "$@"
+	}
+	check "completion: the verbs" "agent attach bench clean detach fdb guard policy stats status" \
+		"$(complete_words "" | tr ' ' '\n' | grep -v '^-' | sort | tr '\n' ' ' | sed 's/ $//')"
+	check "completion: policy's subverbs" "check explain list load show unload" \
+		"$(complete_words policy "" | tr ' ' '\n' | grep -v '^-' | sort | tr '\n' ' ' | sed 's/ $//')"
+	check "completion: policy load --default" "--default" "$(complete_words policy load --def)"
+	check "completion: --mode" "native generic" "$(complete_words attach --mode "")"
+	check "completion: --version" "--verbose --version" "$(complete_words --ver)"
 	expect_exit 0 '^tap-accel [0-9.]+ \(map layout [0-9]+' "$TA" --version
 	expect_exit 1 '^Usage: tap-accel' "$TA"
 	expect_exit 1 "unknown verb 'frobnicate'" "$TA" frobnicate
