@@ -130,7 +130,7 @@ else
 	expect_exit 1 'stats: --count needs --interval' "$TA" stats --count 3
 	expect_exit 1 "attach: --guard: guard MAC 'zz' is not a MAC address like 52:54:00:12:34:56" \
 		"$TA" attach lo --guard mac=zz
-	expect_exit 1 "attach: --guard: 'mac' is not mac=MAC or ip=ADDRESS" "$TA" attach lo --guard mac
+	expect_exit 1 "attach: --guard: 'mac' is not mac=MAC \\(once\\) or ip=ADDRESS" "$TA" attach lo --guard mac
 	# guard check: what the adapters call; the whole list is the adapters
 	# suite's, at every way in
 	expect_exit 0 '^mac=52:54:00:ab:cd:ef,ip=192.0.2.7,ip=fe80::1$' \

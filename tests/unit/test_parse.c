@@ -229,14 +229,15 @@ static void test_guard_params(void)
 	char many[64 * 16 + 32] = "mac=52:54:00:12:34:56";
 
 	expect_guard("MAC=52:54:00:12:34:56", EXIT_USER,
-		     "'MAC=52:54:00:12:34:56' is not mac=MAC or ip=ADDRESS; e.g. "
+		     "'MAC=52:54:00:12:34:56' is not mac=MAC (once) or ip=ADDRESS; e.g. "
 		     "mac=52:54:00:12:34:56,ip=10.0.0.2,ip=fe80::5054:ff:fe12:3456, or none");
 	expect_guard("mac=52-54-00-AB-CD-EF,ip=10.0.0.2,ip6=fe80::1,ip=2001:db8::1", EXIT_OK,
 		     "mac=52:54:00:ab:cd:ef,ip=10.0.0.2,ip=fe80::1,ip=2001:db8::1");
 	expect_guard("none", EXIT_OK, "none");
 	expect_guard("", EXIT_USER, "an empty guard: give mac=MAC,ip=ADDRESS,... or none");
 	expect_guard("mac=52:54:00:12:34:56,mac=52:54:00:12:34:57", EXIT_USER,
-		     "guard MAC '52:54:00:12:34:57': the guard has a MAC already (one per guest)");
+		     "'mac=52:54:00:12:34:57' is not mac=MAC (once) or ip=ADDRESS; e.g. "
+		     "mac=52:54:00:12:34:56,ip=10.0.0.2,ip=fe80::5054:ff:fe12:3456, or none");
 	expect_guard("ip=::ffff:10.0.0.1", EXIT_USER,
 		     "guard address '::ffff:10.0.0.1' is IPv4-mapped (::ffff:0:0/96), which never "
 		     "appears on the wire: give the IPv4 address, 10.0.0.1");

@@ -132,13 +132,14 @@ static int guard_item(struct ta_guard_spec *g, char *item, const char *arg, size
 
 	if (value) {
 		*value++ = 0;
-		if (!strcmp(item, "mac"))
+		/* a second mac= is the item's fault, not its MAC's */
+		if (!strcmp(item, "mac") && !(g->flags & TA_GUARD_F_MAC))
 			return ta_guard_set_mac(g, value, e);
 		if (!strcmp(item, "ip") || !strcmp(item, "ip6"))
 			return ta_guard_add_ip(g, value, e);
 	}
 	return ta_error_set(e, EXIT_USER,
-			    "'%.*s' is not mac=MAC or ip=ADDRESS; e.g. "
+			    "'%.*s' is not mac=MAC (once) or ip=ADDRESS; e.g. "
 			    "mac=52:54:00:12:34:56,ip=10.0.0.2,ip=fe80::5054:ff:fe12:3456, or none",
 			    (int)(len < QUOTE_MAX ? len : QUOTE_MAX), arg);
 }
