@@ -106,6 +106,9 @@ for o in "$tmp"/ta/usr/lib/tap-accel/bpf/*.bpf.o; do
 		esac
 	done
 done
+# where make install puts them too (mk/install.sh)
+check "the man page" 644 "$(stat -c %a "$tmp/ta/usr/share/man/man8/tap-accel.8.gz" 2>&1)"
+check "bash completion" 644 "$(stat -c %a "$tmp/ta/usr/share/bash-completion/completions/tap-accel" 2>&1)"
 
 echo "# a clean Debian 12 root"
 # What tap-accel's packages depend on is in the root already: installing
