@@ -151,6 +151,7 @@ struct watches {
 	int fd;	   /* inotify */
 	int run;   /* the runtime folder's watch, or -1 */
 	uint64_t run_told; /* its last error, said once */
+	bool run_lost;	   /* it was removed or moved away */
 	int netns; /* /run/netns's, or -1 */
 };
 
@@ -190,9 +191,11 @@ static void watch_run_dir(struct agent *a, struct watches *w)
 						      IN_DELETE | IN_DELETE_SELF | IN_MOVE_SELF |
 						      IN_ONLYDIR);
 	if (w->run >= 0) {
-		if (w->run_told)
-			agent_log("%s: made again and watched", a->o->run_dir);
+		if (w->run_lost)
+			agent_log("warning: %s was removed (its files' bindings with it): made again "
+				  "and watched", a->o->run_dir);
 		w->run_told = 0;
+		w->run_lost = false;
 		return;
 	}
 	snprintf(text, sizeof(text), "error: cannot watch %s for the adapters' bindings: %s; "
@@ -231,6 +234,7 @@ static int read_watches(struct watches *w)
 				if (!(ev->mask & IN_IGNORED))
 					inotify_rm_watch(w->fd, w->run);
 				w->run = -1;
+				w->run_lost = true;
 			}
 			else if (ev->wd == w->netns)
 				news |= 2;
