@@ -40,6 +40,7 @@ make -s -C "$TOP/tests/host" >/dev/null || { bad "tapio does not build"; finish;
 ID=$$
 NS=tafa$ID
 NSW=${NS}w
+NSX=${NS}x
 tmp=$(mktemp -d)
 RUN=$tmp/run/bindings.d
 STATE=$tmp/run
@@ -52,9 +53,10 @@ HELPERS=""
 
 cleanup() {
 	agent_kill
+	[ -s "$tmp/tty.pid" ] && kill -KILL "$(cat "$tmp/tty.pid")" 2>/dev/null
 	for p in $HELPERS; do kill "$p" 2>/dev/null; done
 	umount "$PROM" 2>/dev/null
-	ns_del "$NS" "$NSW"
+	ns_del "$NS" "$NSW" "$NSX"
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -262,6 +264,8 @@ check "the folder read again: its errors not said again" "" "$(since | grep -E '
 check "no raw ESC in the log" "0" "$(grep -c "$(printf '\033')" "$LOG")"
 check "no forged line" "0" "$(grep -c '^forged' "$LOG")"
 echo "# status --all: each tap the agent does not bind, and why"
+ns_add "$NSX" && taps_add "$NSX" by0
+expect_exit 0 "attached tap-accel to by0" nsenter --net="/run/netns/$NSX" "$TA_BIN" attach by0 --policy vm
 out=$(nsenter --net="/run/netns/$NS" "$TA_BIN" status --all --run-dir "$RUN")
 check "zz0: no binding matches it" "1" \
 	"$(echo "$out" | grep -cE '^zz0 +host +unbound +no binding matches it$')"
@@ -269,6 +273,8 @@ check "gt9: its files left out, and why" "1" \
 	"$(echo "$out" | grep -cE "^gt9 +host +unbound +no binding matches it; its file was left out: $RUN/10-[a-z]+-gt9.conf: ")"
 check "the files left out, listed" "7" "$(echo "$out" | grep -c "^left out: $RUN/")"
 check "bound taps are not in the agent's list" "0" "$(echo "$out" | grep -cE '^ev0 +host')"
+check "by0, bound by hand in a namespace not watched: said" "1" \
+	"$(echo "$out" | grep -cE '^by0 +net:[0-9]+ +bound +its namespace is not watched by the agent$')"
 nsenter --net="/run/netns/$NS" "$TA_BIN" --json status --all --run-dir "$RUN" >"$tmp/all.json"
 check "--json: zz0 with its state and why" '{"ifname":"zz0","ifindex":' \
 	"$(grep -o '{"ifname":"zz0","ifindex":' "$tmp/all.json")"
@@ -452,11 +458,14 @@ until_true "ready, at level info" grep -q '^<6>ready$' "$J"
 check "the error of a file at level err" "1" "$(grep -c "^<3>$RUN/30-broken.conf:1:20: " "$J")"
 check "every line with its level" "0" "$(grep -cv '^<[3-6]>' "$J")"
 agent_kill
-script -qfec "nsenter --net=/run/netns/$NS $TA_BIN agent --config $K --run-dir $RUN" "$tmp/tty.log" >/dev/null 2>&1 </dev/null &
+# the shell script runs becomes the agent (exec): its pid is the agent's
+script -qfec "echo \$\$ >$tmp/tty.pid; exec nsenter --net=/run/netns/$NS $TA_BIN agent --config $K --run-dir $RUN" \
+	"$tmp/tty.log" >/dev/null 2>&1 </dev/null &
 AGENT=$!
 until_true "on a terminal: ready, with the time" grep -qE '^[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3} ready' "$tmp/tty.log"
-# the agent under script: its pid is in its lock file
-kill -TERM "$(cat "$STATE/agent.lock")"
+kill -TERM "$(cat "$tmp/tty.pid")"
+until_true "it stops on SIGTERM" sh -c '! kill -0 "$1" 2>/dev/null' sh "$(cat "$tmp/tty.pid")"
+kill -KILL "$(cat "$tmp/tty.pid")" 2>/dev/null
 wait "$AGENT" 2>/dev/null
 AGENT=""
 
