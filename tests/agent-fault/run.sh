@@ -169,13 +169,13 @@ sleep 1.6
 at_least "the watchdog pinged at each half of WATCHDOG_USEC (1 s) ($p, then $(pings))" $((p + 2)) "$(pings)"
 
 # ---- a second instance --------------------------------------------------------------------
-echo "# a second agent, another configuration: refused, the first one's taps stay"
+echo "# a second agent, the same configuration, then another: refused, the first one's taps stay"
 mkdir -p "$tmp/other"
 mark
-expect_exit 2 "^not started: another agent runs \(pid $AGENT, it holds $STATE/agent.lock\); two would unbind each other's taps: stop it first \(systemctl stop tap-accel\)$" \
-	timeout 10 nsenter --net="/run/netns/$NS" "$TA_BIN" agent --config "$tmp/other" --run-dir "$RUN"
 expect_exit 2 "^not started: another agent runs \(pid $AGENT" \
 	timeout 10 nsenter --net="/run/netns/$NS" "$TA_BIN" agent --config "$K" --run-dir "$RUN"
+expect_exit 2 "^not started: another agent runs \(pid $AGENT, it holds $STATE/agent.lock\); two would unbind each other's taps: stop it first \(systemctl stop tap-accel\)$" \
+	timeout 10 nsenter --net="/run/netns/$NS" "$TA_BIN" agent --config "$tmp/other" --run-dir "$RUN"
 expect_exit 0 "^$K: ok, 1 policies, 3 bindings in 2 files" \
 	timeout 10 nsenter --net="/run/netns/$NS" "$TA_BIN" agent --check --config "$K" --run-dir "$RUN"
 T0=$(now_ms)
