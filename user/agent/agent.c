@@ -91,21 +91,6 @@ static void said_done(struct agent *a)
 
 /* systemd's readiness protocol (sd_notify(3)), without libsystemd: one
  * datagram to $NOTIFY_SOCKET, when there is one. */
-static void notify(const char *state);
-
-static void notifyf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static void notifyf(const char *fmt, ...)
-{
-	char text[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(text, sizeof(text), fmt, ap);
-	va_end(ap);
-	notify(text);
-}
-
 static void notify(const char *state)
 {
 	const char *path = getenv("NOTIFY_SOCKET");
@@ -124,6 +109,19 @@ static void notify(const char *state)
 	sendto(fd, state, strlen(state), MSG_NOSIGNAL, (struct sockaddr *)&sa,
 	       offsetof(struct sockaddr_un, sun_path) + n);
 	close(fd);
+}
+
+static void notifyf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void notifyf(const char *fmt, ...)
+{
+	char text[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	notify(text);
 }
 
 static void log_summary(const struct agent *a)
@@ -182,9 +180,8 @@ static int make_dirs(const char *path)
 
 static void watch_run_dir(struct agent *a, struct watches *w)
 {
-	int err = make_dirs(a->o->run_dir);
-
 	char text[PATH_MAX + 160];
+	int err = make_dirs(a->o->run_dir);
 
 	w->run = err ? -1 : inotify_add_watch(w->fd, a->o->run_dir,
 					      IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM |
@@ -229,6 +226,8 @@ static int read_watches(struct watches *w)
 				news |= 3;
 			else if (ev->wd == w->run)
 				news |= 1;
+			else if (ev->wd == w->netns)
+				news |= 2;
 			/* the runtime folder removed or moved away: made again */
 			if (ev->wd == w->run && ev->mask & (IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF)) {
 				if (!(ev->mask & IN_IGNORED))
@@ -236,8 +235,6 @@ static int read_watches(struct watches *w)
 				w->run = -1;
 				w->run_lost = true;
 			}
-			else if (ev->wd == w->netns)
-				news |= 2;
 			if (ev->mask & IN_IGNORED && ev->wd == w->netns)
 				w->netns = -1; /* /run/netns removed */
 		}
@@ -248,10 +245,9 @@ static int read_watches(struct watches *w)
 
 static void reload(struct agent *a)
 {
-	struct agent_report r = {.say = log_config_error};
+	struct agent_report r = {.say = log_config_error, .arg = a};
 	struct agent_config cfg;
 
-	r.arg = a;
 	notify("RELOADING=1");
 	agent_log("reloading the configuration (SIGHUP)");
 	a->say_all = true;
