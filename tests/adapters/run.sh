@@ -701,10 +701,13 @@ at_least "bad guards: entries tried" 20 "$n"
 many=mac=$GMAC
 for i in $(seq 1 65); do many=$many,ip=10.0.0.$i; done
 every_way "$many" "guard address '10.0.0.65': at most 64 guard addresses of each family"
+# IPv6 addresses at their longest: a full guard fits every way in
 many=mac=$GMAC
-# short ones: a binding's guard is one word of at most 1023 characters
-for i in $(seq 1 65); do many=$many,ip=fd::$i; done
-every_way "$many" "guard address 'fd::65': at most 64 guard addresses of each family"
+for i in $(seq 1 64); do many=$many,ip=10.0.0.$i; done
+for i in $(seq 1 65); do many=$many,ip=fd00:1111:2222:3333:4444:5555:6666:$(printf %x $i); done
+every_way "$many" "guard address 'fd00:1111:2222:3333:4444:5555:6666:41': at most 64 guard addresses of each family"
+printf 'bind name qadg policy db guard %s\n' "${many%,ip=*}" >"$tmp/g/run/10-g.conf"
+expect_exit 0 "" "$TA_BIN" agent --check --config "$tmp/g/etc" --run-dir "$tmp/g/run"
 printf 'bind name qadg policy db guard mac=%s,ip=10.0.0.1,ip=fe80::1\n' "$GMAC" >"$tmp/g/run/10-g.conf"
 expect_exit 0 "" "$TA_BIN" agent --check --config "$tmp/g/etc" --run-dir "$tmp/g/run"
 ip netns exec "$NS" env TAP_ACCEL_POLICY=db "TAP_ACCEL_GUARD=mac=52-54-00-AD-00-07,ip=10.0.0.1" \

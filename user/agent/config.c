@@ -570,7 +570,7 @@ static int bind_netns(struct bindings *p, const struct ta_word *w, struct agent_
 
 static int bind_guard(struct bindings *p, const struct ta_word *w, struct agent_binding *b)
 {
-	char params[1024];
+	char params[TA_GUARD_TEXT_MAX];
 	struct ta_error e;
 	size_t at = 0;
 

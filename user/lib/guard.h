@@ -8,6 +8,7 @@
 #ifndef TA_GUARD_H
 #define TA_GUARD_H
 
+#include <netinet/in.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -45,6 +46,11 @@ int ta_guard_set_mac(struct ta_guard_spec *g, const char *s, struct ta_error *e)
  * item at fault in *bad.
  */
 int ta_guard_parse(const char *arg, struct ta_guard_spec *g, size_t *bad, struct ta_error *e);
+
+/* The longest guard text a full guard takes: its MAC and TA_MAX_GUARD_ADDRS
+ * addresses of each family, each ",ip=" and an address at its longest. */
+#define TA_GUARD_TEXT_MAX (sizeof("mac=00:00:00:00:00:00") + \
+			   2 * TA_MAX_GUARD_ADDRS * (sizeof(",ip=") + INET6_ADDRSTRLEN))
 
 /* g as ta_guard_parse() reads it: "mac=...,ip=...", or "none". */
 void ta_guard_format(const struct ta_guard_spec *g, char *buf, size_t size);
