@@ -7,8 +7,9 @@
 #                 loads modules, else tun here and both in a VM (FULL=1:
 #                 the long matrix); report in build/bench/<timestamp>/
 #   make vmtest   the VM suite (tapx.ko in a Debian guest under qemu);
-#                 VM_KERNEL=6.12 for Debian's 6.12 instead of 6.1, also
-#                 for vmbench and vmprofile
+#                 VM_KERNEL=6.12, 7.3 or 7.2 for that Debian kernel instead
+#                 of 6.1 (fetched first where needed), also for vmbench and
+#                 vmprofile
 #   make vmtest-debug  the VM suite on a KASAN/kmemleak/lockdep kernel
 #   make fuzz-kmod [FUZZ_SECONDS=N] [FUZZ_SEED=N]  tapx's ABI fuzzer for N s
 #                 (default 600) on that kernel (tests/vm/tapx-fuzz.c)
@@ -32,7 +33,7 @@
 include mk/common.mk
 export TOP BUILD V VM_KERNEL
 
-.PHONY: all deps build-deps deb bpf user kmod install uninstall test test-guests fuzz fuzz-kmod bench vmtest vmtest-debug debug-kernel vmbench vmbench-ab vmbench-vhost vmprofile clean
+.PHONY: all deps build-deps vm-kernel deb bpf user kmod install uninstall test test-guests fuzz fuzz-kmod bench vmtest vmtest-debug debug-kernel vmbench vmbench-ab vmbench-vhost vmprofile clean
 
 all: bpf user kmod
 
@@ -78,7 +79,11 @@ bench: deps
 	$(Q)$(MAKE) all
 	$(Q)$(MAKE) -C user bench-run
 
-vmtest: deps
+# A VM target's kernel, fetched where make deps does not (7.2).
+vm-kernel: deps
+	$(Q)sh mk/kernels.sh --fetch $(or $(VM_KERNEL),6.1)
+
+vmtest: vm-kernel
 	$(Q)$(MAKE) all
 	$(Q)sh tests/vm/run.sh
 
@@ -100,11 +105,11 @@ fuzz-kmod: deps
 	VM_APPEND="vmsuites=load,fuzz vmfuzz=$$s$${FUZZ_SEED:+ vmfuzzseed=$$FUZZ_SEED}" \
 	VM_TIMEOUT=$$((s + 1500)) VM_OUT=$(BUILD)/vm-fuzz-kmod sh tests/vm-debug/run.sh
 
-vmbench: deps
+vmbench: vm-kernel
 	$(Q)$(MAKE) all
 	$(Q)sh tests/vm/run.sh --bench
 
-vmbench-ab: deps
+vmbench-ab: vm-kernel
 	$(Q)$(MAKE) all
 	$(Q)sh tests/vm/run.sh --ab $(or $(AB),$(error AB=REV: the git revision whose tapx to compare with))
 
@@ -112,7 +117,7 @@ vmbench-vhost: deps
 	$(Q)$(MAKE) all
 	$(Q)sh tests/vm/vhost-boots.sh
 
-vmprofile: deps
+vmprofile: vm-kernel
 	$(Q)$(MAKE) all
 	$(Q)sh tests/vm/run.sh --profile
 

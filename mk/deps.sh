@@ -11,7 +11,9 @@ BUILD_PKGS="make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-con
 liburing-dev"
 
 # The guest kernels tapx is tested on (mk/kernels.sh): Debian 12's 6.1 and the
-# 6.12 of its security suite, each image with its modules and headers; dkms
+# 6.12 of its security suite, each image with its modules and headers (7.3
+# comes from Debian 13's backports, fetched below; linux-source-6.1's build
+# tools also prepare its tree: bc flex bison libssl-dev libelf-dev); dkms
 # for the DKMS test. The next-to-last line is for mk/debug-kernel.sh (6.1
 # sources; BTF needs pahole, from dwarves), the last one for make deb and
 # tests/deb (lintian; debootstrap, for a clean Debian 12 root).
@@ -44,11 +46,22 @@ fi
 kver=$(uname -r)
 installed "linux-image-$kver" && PKGS="$PKGS linux-headers-$kver"
 
+# The guest kernels that no suite of the host's apt has (7.3): fetched
+# into /var/cache/tap-accel by mk/kernels.sh, once the tools it uses are.
+fetch_kernels() {
+	for s in $(sh "$(dirname "$0")/kernels.sh" --tested); do
+		sh "$(dirname "$0")/kernels.sh" --fetch "$s" || exit 1
+	done
+}
+
 missing=""
 for p in $PKGS; do
 	installed "$p" || missing="$missing $p"
 done
-[ -z "$missing" ] && exit 0
+if [ -z "$missing" ]; then
+	fetch_kernels
+	exit 0
+fi
 
 if [ "$(id -u)" != 0 ]; then
 	echo "deps: missing Debian packages:$missing" >&2
@@ -65,3 +78,4 @@ if ! { apt-get update -q && apt-get install -y -q --no-install-recommends $missi
 	exit 1
 fi
 rm -f "$log"
+fetch_kernels

@@ -36,6 +36,8 @@ VERSION=$(cat "$TOP/VERSION")
 CONF=$DESTDIR/etc/modprobe.d/tapx.conf
 BINDIR=$DESTDIR$PREFIX/sbin
 PROGDIR=$DESTDIR$PREFIX/lib/tap-accel/bpf
+MANDIR=$DESTDIR$PREFIX/share/man/man8
+COMPDIR=$DESTDIR$PREFIX/share/bash-completion/completions
 MODROOT=$DESTDIR/lib/modules
 
 say() { echo "install: $*"; }
@@ -104,7 +106,14 @@ install_files() {
 		cp "$TOP/user/adapters/$a" "$DESTDIR$PREFIX/lib/tap-accel/$a"
 		chmod 755 "$DESTDIR$PREFIX/lib/tap-accel/$a"
 	done
-	say "CLI $BINDIR/tap-accel, programs in $PROGDIR, adapters in $DESTDIR$PREFIX/lib/tap-accel"
+	# What the package installs beside the CLI: its man page and bash
+	# completion (debian/tap-accel.manpages, debian/tap-accel.install).
+	mkdir -p "$MANDIR" "$COMPDIR"
+	cp "$TOP/man/tap-accel.8" "$MANDIR/tap-accel.8"
+	cp "$TOP/user/completion/tap-accel" "$COMPDIR/tap-accel"
+	chmod 644 "$MANDIR/tap-accel.8" "$COMPDIR/tap-accel"
+	say "CLI $BINDIR/tap-accel, programs in $PROGDIR, adapters in $DESTDIR$PREFIX/lib/tap-accel," \
+		"man page in $MANDIR, bash completion in $COMPDIR"
 }
 
 # Prebuilt modules, placed where DKMS puts the ones it builds, and chosen
@@ -199,7 +208,7 @@ do_install() {
 }
 
 do_uninstall() {
-	rm -f "$CONF" "$BINDIR/tap-accel"
+	rm -f "$CONF" "$BINDIR/tap-accel" "$MANDIR/tap-accel.8" "$COMPDIR/tap-accel"
 	rm -rf "$DESTDIR$PREFIX/lib/tap-accel"
 	if [ -n "$TAPX_KO" ]; then
 		for kver in $(kernels); do

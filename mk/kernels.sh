@@ -27,6 +27,7 @@ KERNELS="
 #                             when done; host series: nothing to do)
 #   mk/kernels.sh --series    every series, one a line
 #   mk/kernels.sh --tested    the series `make test` boots
+#   mk/kernels.sh --host      the series installed through the host's apt
 set -eu
 
 TESTED="6.1 6.12 7.3"
@@ -134,6 +135,7 @@ fetch() {
 case "${1:-}" in
 --series) echo "$KERNELS" | awk 'NF { print $1 }' ;;
 --tested) echo "$TESTED" | tr ' ' '\n' ;;
+--host) echo "$KERNELS" | awk '$3 == "host" { print $1 }' ;;
 --fetch)
 	shift
 	for s in "$@"; do fetch "$s"; done

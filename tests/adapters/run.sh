@@ -46,6 +46,14 @@ cp "$TA_BIN" "$tmp/tap-accel" && TA_BIN=$tmp/tap-accel
 RUN=$tmp/run
 B=$RUN/bindings.d
 CONF=$tmp/libvirt.conf
+# QEMU runs its scripts with the tap's name alone: these give the scripts
+# the suite's folders, and tap-accel (which checks guards) in PATH.
+IFUP=$tmp/ifup
+IFDOWN=$tmp/ifdown
+printf '#!/bin/sh\nPATH=%s:$PATH exec %s --run-dir %s --conf-dir %s "$@"\n' \
+	"$tmp" "$UP" "$RUN" "$tmp/qemu" >"$IFUP"
+printf '#!/bin/sh\nexec %s --run-dir %s "$@"\n' "$DOWN" "$RUN" >"$IFDOWN"
+chmod +x "$IFUP" "$IFDOWN"
 
 cleanup() {
 	for p in "$tmp"/*.pid; do
@@ -110,7 +118,7 @@ hook() {
 	*) set -- "$1" "$2" begin - "${3:-/dev/null}" ;;
 	esac
 	TAP_ACCEL_RUN_DIR=$RUN TAP_ACCEL_LIBVIRT_CONF=$CONF TAP_ACCEL_SYSLOG=0 \
-		TAP_ACCEL_CLI=${CLI:-$tmp/no-such-tap-accel} \
+		TAP_ACCEL_CLI=${CLI:-$TA_BIN} \
 		"$HOOK" "$1" "$2" "$3" "$4" <"$5" >"$tmp/stdout" 2>"$tmp/err"
 	rc=$?
 	check "hook $1 $2: standard output" "" "$(cat "$tmp/stdout")"
@@ -258,12 +266,12 @@ hook0 broken-3 start "$XML/broken-3.xml"
 same "broken-3: the one interface without a fault" "$tmp/want" "$F"
 has "broken-3: guard='maybe'" "error: interface #1 \(type bridge, tap vnet10, MAC 52:54:00:b3:00:01\): not bound: metadata <interface> #1: guard='maybe': say yes \(the default\) or no"
 has "broken-3: policy='no good'" "error: interface #2 .*tap vnet11.*: not bound: metadata <interface> #2: policy='no good' is not a policy name"
-has "broken-3: filterref IP" "error: interface #3 .*tap vnet14.*: not bound: filterref parameter IP='10.0.0.300' is not an IP address; correct the domain's <filterref>"
+has "broken-3: filterref IP" "error: interface #3 .*tap vnet14.*: not bound: guard address '10.0.0.300' is not an IPv4 or IPv6 address; correct the domain's <mac>, <filterref> or <tap-accel> metadata"
 has "broken-3: tap name vm#1" "error: interface #4 .*tap vm#1.*: the tap's name cannot be written in a binding .*give it another <target dev='...'/>"
-has "broken-3: metadata <ip>" "error: interface #6 .*tap vnet13.*: not bound: metadata <interface> #5: <ip address='192.0.2.300'/> is not an IPv4 or IPv6 address"
+has "broken-3: metadata <ip>" "error: interface #6 .*tap vnet13.*: not bound: guard address '192.0.2.300' is not an IPv4 or IPv6 address"
 has "broken-3: an entry naming no interface" "error: metadata <interface> #3: give dev='TAP' or mac='MAC' \(one of them\)"
 has "broken-3: a misspelt attribute" "warning: metadata <interface> #4: unknown attribute polcy='typo' ignored; it takes dev, mac, policy, guard"
-has "broken-3: a scoped IPv6 address" "error: interface #7 .*tap vnet15.*: not bound: filterref parameter IPV6='fe80::99%eth0' is not an IP address"
+has "broken-3: a scoped IPv6 address" "error: interface #7 .*tap vnet15.*: not bound: guard address 'fe80::99%eth0' is not an IPv4 or IPv6 address"
 check "broken-3: errors counted" 7 "$(grep -c 'error:' "$tmp/err")"
 printf 'policy web\nstrict yes\n' >"$CONF"
 hook broken-3 start "$XML/broken-3.xml"
@@ -390,7 +398,7 @@ n=1
 while [ $n -le 12 ]; do
 	sed "s/'vnet2'/'p${n}a'/; s/'vnet3'/'p${n}b'/" "$XML/db-1.xml" >"$tmp/p$n.xml"
 	(TAP_ACCEL_RUN_DIR=$RUN TAP_ACCEL_LIBVIRT_CONF=$CONF TAP_ACCEL_SYSLOG=0 \
-		"$HOOK" "p$n" start begin - <"$tmp/p$n.xml" >"$tmp/p$n.out" 2>&1; echo $? >>"$tmp/p.rc") &
+		TAP_ACCEL_CLI=$TA_BIN "$HOOK" "p$n" start begin - <"$tmp/p$n.xml" >"$tmp/p$n.out" 2>&1; echo $? >>"$tmp/p.rc") &
 	n=$((n + 1))
 done
 wait
@@ -407,7 +415,9 @@ no_tmp "12 hooks at once"
 rm -f "$B"/10-libvirt-p*.conf
 
 echo "== waiting for the agent"
-printf '#!/bin/sh\nexec sleep 60\n' >"$tmp/hang" && chmod +x "$tmp/hang"
+# it checks guards as tap-accel does; status never answers
+printf '#!/bin/sh\n[ "$1" = guard ] && exec %s "$@"\nexec sleep 60\n' "$TA_BIN" >"$tmp/hang"
+chmod +x "$tmp/hang"
 printf 'policy web\nwait 1\n' >"$CONF"
 t0=$(date +%s)
 CLI=$tmp/hang
@@ -418,8 +428,11 @@ has "a tap-accel that hangs: said" "error: not bound as written within 1 s: vnet
 check "a tap-accel that hangs: the file is written all the same" 2 \
 	"$(grep -c '^bind name vnet[23] policy db guard mac=' "$B/10-libvirt-db-1.conf")"
 grammar "with wait" "$B/10-libvirt-db-1.conf"
+CLI=$tmp/no-such-tap-accel
 hook0 db-1 start "$XML/db-1.xml"
-has "no tap-accel installed: said at once" "error: not bound as written within 1 s: $tmp/no-such-tap-accel is not installed \(not in PATH\)"
+unset CLI
+has "no tap-accel installed: said at once" "error: $tmp/no-such-tap-accel is not installed \(not in PATH\): it checks the guards; nothing written"
+absent "no tap-accel installed: nothing written" "$B/10-libvirt-db-1.conf"
 
 ns_add "$NS" || { bad "cannot create netns $NS"; finish; }
 taps_add "$NS" vnet2 vnet3 || { bad "cannot create taps in $NS"; finish; }
@@ -461,9 +474,9 @@ qemu() {
 	_n=$1 _tap=$2
 	shift 2
 	mkfifo "$tmp/$_n.mon.in" "$tmp/$_n.mon.out"
-	ip netns exec "$NS" env TAP_ACCEL_RUN_DIR="$RUN" TAP_ACCEL_QEMU_CONF_DIR="$tmp/qemu" "$@" \
+	ip netns exec "$NS" env "$@" \
 		qemu-system-x86_64 -M none -S -nodefaults -display none -accel tcg \
-		-netdev "tap,id=n0,ifname=$_tap,script=$UP,downscript=$DOWN" \
+		-netdev "tap,id=n0,ifname=$_tap,script=$IFUP,downscript=$IFDOWN" \
 		-chardev "pipe,id=mon,path=$tmp/$_n.mon" -mon chardev=mon \
 		-daemonize -pidfile "$tmp/$_n.pid" >"$tmp/$_n.err" 2>&1
 	rc=$?
@@ -581,7 +594,7 @@ qemu_fails() {
 	qemu qf "$_t" "$@"
 	check "$_d: QEMU fails" 1 "$rc"
 	has "$_d: the script's message" "$_p" "$tmp/qf.err"
-	has "$_d: QEMU names the script" "network script $UP failed" "$tmp/qf.err"
+	has "$_d: QEMU names the script" "network script $IFUP failed" "$tmp/qf.err"
 	gone qf || { bad "$_d: QEMU still runs"; kill -9 "$(cat "$tmp/qf.pid")"; }
 	check "$_d: no tap left" "" "$(link "$_t")"
 	check "$_d: no binding" "" "$(ls -A "$B")"
@@ -589,7 +602,7 @@ qemu_fails() {
 }
 qemu_fails "a bad policy name" \
 	"tap-accel qemu-ifup: qad3: policy 'we b' is not a policy name" qad3 "TAP_ACCEL_POLICY=we b"
-qemu_fails "a bad guard" "guard 'mac=$MAC,ip=x': 'ip=x' is not mac=MAC \(once\) or ip=ADDRESS" \
+qemu_fails "a bad guard" "qad3: TAP_ACCEL_GUARD: guard address 'x' is not an IPv4 or IPv6 address" \
 	qad3 TAP_ACCEL_POLICY=web "TAP_ACCEL_GUARD=mac=$MAC,ip=x"
 qemu_fails "a guard without a policy" "a guard \(mac=$MAC\) but no policy" qad3 \
 	"TAP_ACCEL_GUARD=mac=$MAC"
@@ -607,9 +620,9 @@ echo "== QEMU in a network namespace without a name"
 # in a pid namespace of our own, so that PID 1 (whose namespace is the
 # host's to qemu-ifup) is ours to read, as root's is on a host
 unshare --pid --fork --mount-proc sh -c 'unshare --net "$@"; echo $? >"$0"' "$tmp/q4.rc" \
-	env TAP_ACCEL_RUN_DIR="$RUN" TAP_ACCEL_POLICY=web \
+	env TAP_ACCEL_POLICY=web \
 	qemu-system-x86_64 -M none -S -nodefaults -display none -accel tcg \
-	-netdev "tap,id=n0,ifname=qad4,script=$UP,downscript=$DOWN" \
+	-netdev "tap,id=n0,ifname=qad4,script=$IFUP,downscript=$IFDOWN" \
 	-daemonize -pidfile "$tmp/q4.pid" >"$tmp/q4.err" 2>&1 </dev/null
 check "an unnamed namespace: QEMU fails" 1 "$(cat "$tmp/q4.rc")"
 has "an unnamed namespace: why" \
@@ -617,5 +630,127 @@ has "an unnamed namespace: why" \
 	"$tmp/q4.err"
 check "an unnamed namespace: no binding" "" "$(ls -A "$B")"
 no_tmp "QEMU"
+
+
+echo "== one list of bad guards, refused in the same words at every way in"
+# tests/lib/bad-guards.txt: ITEM MESSAGE. Each is tried with a good MAC (or
+# alone, for a MAC) through attach --guard, a policy file, a binding the
+# agent reads, qemu-ifup and the libvirt hook; each must say MESSAGE and
+# leave nothing bound or written.
+GMAC=52:54:00:ad:00:07
+taps_add "$NS" qadg || bad "cannot create tap qadg in $NS"
+in_ns ip link set qadg down
+mkdir -p "$tmp/g/etc" "$tmp/g/run"
+# refused WAY MESSAGE OUTPUT-FILE STATUS: exit 1 and MESSAGE, as it is
+refused() {
+	check "$1: exit status" 1 "$4"
+	if grep -qF -- "$2" "$3"; then good; else bad "$1: not said: $2; got:"; sed 's/^/    /' "$3"; fi
+}
+# xml_of ITEMS: a domain with one interface on qadg and the items as its
+# <mac address> and filterref IP parameters
+xml_of() {
+	_mac=$GMAC _ips=
+	for _i in $(echo "$1" | tr ',' ' '); do
+		case $_i in
+		mac=*) _mac=${_i#mac=} ;;
+		ip=*) _ips="$_ips<parameter name='IP' value='${_i#ip=}'/>" ;;
+		esac
+	done
+	cat <<EOX
+<domain type='kvm'><name>g</name><devices><interface type='ethernet'>
+<mac address='$_mac'/><target dev='qadg'/>
+<filterref filter='clean-traffic'>$_ips</filterref></interface></devices></domain>
+EOX
+}
+# every_way ITEMS MESSAGE
+every_way() {
+	_it=$1 _m=$2
+	ta attach qadg --policy db --guard "$_it" >"$tmp/g/out" 2>&1
+	refused "attach --guard $_it" "tap-accel: attach: --guard: $_m" "$tmp/g/out" $?
+	check "attach --guard $_it: qadg not bound" "" "$(ta status 2>/dev/null | grep qadg)"
+	printf 'guard %s\ndefault pass\n' "$(echo "$_it" | tr ',=' '  ')" >"$tmp/g/p.policy"
+	"$TA_BIN" policy check "$tmp/g/p.policy" >"$tmp/g/out" 2>&1
+	refused "policy file guard $_it" "$tmp/g/p.policy:1:" "$tmp/g/out" $?
+	refused "policy file guard $_it" ": $_m" "$tmp/g/out" 1
+	printf 'bind name qadg policy db guard %s\n' "$_it" >"$tmp/g/run/10-g.conf"
+	"$TA_BIN" agent --check --config "$tmp/g/etc" --run-dir "$tmp/g/run" >"$tmp/g/out" 2>&1
+	refused "binding guard $_it" "$tmp/g/run/10-g.conf:1:" "$tmp/g/out" $?
+	refused "binding guard $_it" ": guard: $_m" "$tmp/g/out" 1
+	ip netns exec "$NS" env TAP_ACCEL_POLICY=db "TAP_ACCEL_GUARD=$_it" "$IFUP" qadg \
+		>"$tmp/g/out" 2>&1
+	refused "qemu-ifup TAP_ACCEL_GUARD=$_it" "tap-accel qemu-ifup: qadg: TAP_ACCEL_GUARD: $_m" \
+		"$tmp/g/out" $?
+	case $(link qadg) in
+	*[\<,]UP[,\>]*) bad "qemu-ifup TAP_ACCEL_GUARD=$_it: brought qadg up before refusing" ;;
+	*) good ;;
+	esac
+	xml_of "$_it" >"$tmp/g/d.xml"
+	hook0 g start "$tmp/g/d.xml"
+	refused "libvirt hook $_it" "error: interface #1 (type ethernet, tap qadg, MAC " "$tmp/err" 1
+	refused "libvirt hook $_it" "): not bound: $_m; correct the domain's" "$tmp/err" 1
+	check "bad guards: nothing in bindings.d after $_it" "" "$(ls -A "$B")"
+}
+n=0
+while read -r item msg; do
+	case $item in '#'* | '') continue ;; esac
+	case $item in ip=*) item=mac=$GMAC,$item ;; esac
+	every_way "$item" "$msg"
+	n=$((n + 1))
+done <"$TOP/tests/lib/bad-guards.txt"
+at_least "bad guards: entries tried" 20 "$n"
+many=mac=$GMAC
+for i in $(seq 1 65); do many=$many,ip=10.0.0.$i; done
+every_way "$many" "guard address '10.0.0.65': at most 64 guard addresses of each family"
+# IPv6 addresses at their longest: a full guard fits every way in
+many=mac=$GMAC
+for i in $(seq 1 64); do many=$many,ip=10.0.0.$i; done
+for i in $(seq 1 65); do many=$many,ip=fd00:1111:2222:3333:4444:5555:6666:$(printf %x $i); done
+every_way "$many" "guard address 'fd00:1111:2222:3333:4444:5555:6666:41': at most 64 guard addresses of each family"
+printf 'bind name qadg policy db guard %s\n' "${many%,ip=*}" >"$tmp/g/run/10-g.conf"
+expect_exit 0 "" "$TA_BIN" agent --check --config "$tmp/g/etc" --run-dir "$tmp/g/run"
+printf 'bind name qadg policy db guard mac=%s,ip=10.0.0.1,ip=fe80::1\n' "$GMAC" >"$tmp/g/run/10-g.conf"
+expect_exit 0 "" "$TA_BIN" agent --check --config "$tmp/g/etc" --run-dir "$tmp/g/run"
+ip netns exec "$NS" env TAP_ACCEL_POLICY=db "TAP_ACCEL_GUARD=mac=52-54-00-AD-00-07,ip=10.0.0.1" \
+	"$IFUP" qadg >"$tmp/g/out" 2>&1
+check "qemu-ifup with a good guard: exit status ($(cat "$tmp/g/out"))" 0 "$?"
+check "qemu-ifup with a good guard: written as tap-accel reads it" \
+	"bind name qadg netns $NS policy db guard mac=52:54:00:ad:00:07,ip=10.0.0.1" \
+	"$(grep '^bind' "$B/10-qemu-qadg.conf")"
+"$IFDOWN" qadg
+absent "qemu-ifdown --run-dir: removed" "$B/10-qemu-qadg.conf"
+
+echo "== qemu-ifup: its folders are options, never the environment"
+# a pid namespace of its own (so that the tap's namespace passes for the
+# host's) and a /run of its own: where would the binding go?
+mkdir -p "$tmp/elsewhere"
+unshare --mount --propagation private --net --pid --fork --mount-proc sh -c '
+	mount -t tmpfs tmpfs /run && ip tuntap add qade mode tap &&
+	PATH=$1:$PATH TAP_ACCEL_RUN_DIR=$2 TAP_ACCEL_POLICY=db $3 qade && ls /run/tap-accel/bindings.d' \
+	sh "$tmp" "$tmp/elsewhere" "$UP" >"$tmp/g/out" 2>&1
+check "TAP_ACCEL_RUN_DIR is not honoured: the binding in /run/tap-accel" "10-qemu-qade.conf" \
+	"$(cat "$tmp/g/out")"
+check "TAP_ACCEL_RUN_DIR is not honoured: nothing in it" "" "$(ls -A "$tmp/elsewhere")"
+
+echo "== the hook's stdin: UTF-8, and bounded"
+printf 'policy db\n' >"$CONF"
+sed "s/<name>db-1</<name>db-\xff</" "$XML/db-1.xml" >"$tmp/latin.xml"
+hook0 db-1 start "$tmp/latin.xml"
+has "non-UTF-8 XML: said what it is" "error: the domain XML on stdin is not UTF-8 \(byte 0xff at offset [0-9]+\), as libvirt writes it: nothing written"
+check "non-UTF-8 XML: no internal error" 0 "$(grep -c 'internal error' "$tmp/err")"
+absent "non-UTF-8 XML: nothing written" "$B/10-libvirt-db-1.conf"
+{
+	sed '$d' "$XML/db-1.xml"
+	head -c $((5 << 20)) /dev/zero | tr '\0' ' '
+	tail -n 1 "$XML/db-1.xml"
+} >"$tmp/big.xml"
+/usr/bin/time -f %M -o "$tmp/g/rss" env TAP_ACCEL_RUN_DIR="$RUN" TAP_ACCEL_LIBVIRT_CONF="$CONF" \
+	TAP_ACCEL_SYSLOG=0 TAP_ACCEL_CLI="$TA_BIN" "$HOOK" db-1 start begin - <"$tmp/big.xml" \
+	>"$tmp/stdout" 2>"$tmp/err"
+check "5 MiB of XML: exit status" 0 "$?"
+has "5 MiB of XML: refused, said" "error: the domain XML on stdin is larger than 4 MiB, which no libvirt domain is: nothing written"
+absent "5 MiB of XML: nothing written" "$B/10-libvirt-db-1.conf"
+echo "5 MiB of XML: the hook's peak RSS $(cat "$tmp/g/rss") KiB"
+at_most "5 MiB of XML: the hook's peak RSS (KiB)" 40000 "$(cat "$tmp/g/rss")"
+echo "policy web" >"$CONF"
 
 finish

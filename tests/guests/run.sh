@@ -248,13 +248,9 @@ sc_ping() {
 		bad "a pings b (link-local)"
 }
 
-# apply TAP FILE: attach with the policy, or load it if already attached
+# apply TAP FILE: bind the tap to the policy of FILE (switched at once if bound)
 apply() {
-	if bound "$1"; then
-		ta policy load "$1" "$2" >/dev/null
-	else
-		ta attach "$1" --policy "$2" >/dev/null
-	fi || abort "cannot apply $2 to $1"
+	ta attach "$1" --policy "$2" >/dev/null || abort "cannot apply $2 to $1"
 }
 GUARD_A="guard mac $MACA ip $IP4A ip $IP6A ip $LLA"
 GUARD_B="guard mac $MACB ip $IP4B ip $IP6B ip $LLB"

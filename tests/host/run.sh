@@ -196,6 +196,24 @@ printf 'guard mac 52:54:00:00:00:01\nrule drop\n' >"$tmp/guarded.policy"
 expect_exit 1 "policy p1: a guard holds one guest's addresses, so it belongs to a tap" \
 	ta policy load p1 "$tmp/guarded.policy"
 expect_exit 0 "^p1 +2 +drop" ta policy list
+printf '# the same rules, written otherwise\nrule drop proto 17 dport 9 # udp\n\nrule tx  proto udp dport 12\ndefault drop\n' >"$tmp/p1c.policy"
+expect_exit 0 "unchanged, 2 taps" ta policy load p1 "$tmp/p1c.policy"
+
+echo "# policy load binds no tap, and loads policy default only when told"
+expect_exit 1 "^tap-accel: policy load: $A is an interface, not a loaded policy, and 'policy load' binds no tap: bind it to the policy $tmp/p1b.policy makes with 'tap-accel attach $A --policy $tmp/p1b.policy'" \
+	ta policy load "$A" "$tmp/p1b.policy"
+check "policy load IFACE: no policy of that name" 0 "$(ta policy list | grep -c "^$A ")"
+check "policy load IFACE: $A still on p1" '"policy":"p1"' "$(field_of "$A" policy)"
+printf 'rule drop proto udp dport 7\ndefault pass\n' >"$tmp/def.policy"
+expect_exit 1 "^tap-accel: policy load: policy default is what every 'attach' without --policy binds a new tap to: replace it with 'tap-accel policy load --default $tmp/def.policy'" \
+	ta policy load default "$tmp/def.policy"
+expect_exit 1 "policy load: --default loads FILE as policy default: give FILE alone" \
+	ta policy load --default web "$tmp/def.policy"
+expect_exit 0 "^loaded $tmp/def.policy as policy default: 1 rules" \
+	ta policy load --default "$tmp/def.policy"
+printf 'default pass\n' >"$tmp/def.policy"
+expect_exit 0 "^loaded $tmp/def.policy as policy default: 0 rules" \
+	ta policy load --default "$tmp/def.policy"
 
 echo "# replaced under traffic on 100 taps: no frame judged by a mix"
 ns_add "${NS}s" || bad "cannot create ${NS}s"
@@ -251,6 +269,11 @@ send "sent 20 tx 0 redirect 20 pass 0" "$D" --peer "$B" --count 20 --dmac 52:54:
 expect_exit 0 "fdb 52:54:00:00:00:0c deleted" ta fdb del "$D" 52:54:00:00:00:0c
 expect_exit 1 "has no fdb entry for 52:54:00:00:00:0c" ta fdb del "$D" 52:54:00:00:00:0c
 expect_exit 1 "is a group address" ta fdb add "$D" ff:ff:ff:ff:ff:ff "$B"
+expect_exit 1 "^tap-accel: fdb add: $D is $D itself: its guest's frames would come back to it; give another tap or a NIC" \
+	ta fdb add "$D" 52:54:00:00:00:0d "$D"
+expect_exit 1 "^tap-accel: fdb add: lo is a loopback device, where forwarded frames go nowhere" \
+	ta fdb add "$D" 52:54:00:00:00:0d lo
+expect_exit 1 "has no fdb entry for 52:54:00:00:00:0d" ta fdb del "$D" 52:54:00:00:00:0d
 send "sent 20 tx 0 redirect 0 pass 20" "$D" --peer "$B" --count 20 --dmac 52:54:00:00:00:0c
 stats_json "$D"
 check "fdb hits" "40" "$(counter fdb_hit)"
@@ -268,6 +291,13 @@ check "guard src_mac" "10" "$(counter src_mac)"
 check "guard ip4_src" "10" "$(counter ip4_src)"
 check "guard arp_spa" "10" "$(counter arp_spa)"
 expect_exit 0 "^guard mac 52:54:00:00:00:01 ip 10.0.0.1$" ta policy show "$D"
+# an IPv4-mapped address is no IPv4 guard: refused, and the guard kept
+expect_exit 1 "^tap-accel: attach: --guard: guard address '::ffff:10.0.0.1' is IPv4-mapped \(::ffff:0:0/96\), which never appears on the wire: give the IPv4 address, 10.0.0.1$" \
+	ta attach "$D" --guard mac=52:54:00:00:00:01,ip=::ffff:10.0.0.1
+check "a refused guard: the one before kept" '"guard":"mac,ip4"' "$(field_of "$D" guard)"
+send "sent 10 tx 0 redirect 0 pass 0" "$D" --count 10 --src 10.99.99.99
+stats_json "$D"
+check "a refused guard: IPv4 still guarded" "20" "$(counter ip4_src)"
 expect_exit 0 "^$D: policy default, guard mac,ip4 \(bound already" ta attach "$D"
 check "an attach that says nothing of the guard keeps it" '"guard":"mac,ip4"' "$(field_of "$D" guard)"
 expect_exit 0 "^$D: policy default, guard - \(bound already" ta attach "$D" --guard none
@@ -275,7 +305,7 @@ check "--guard none" '"guard":"-"' "$(field_of "$D" guard)"
 
 echo "# rate: the policy's, a bucket per tap"
 printf 'rate 100pps burst 100\n' >"$tmp/rate.policy"
-expect_exit 0 "loaded $tmp/rate.policy into $D" ta policy load "$D" "$tmp/rate.policy"
+expect_exit 0 "^$D: policy rate, guard - \(bound already" ta attach "$D" --policy "$tmp/rate.policy"
 stats_json "$D"
 pass_before=$(verdict pass)
 tapio "$D" --count 1000 >/dev/null
@@ -291,7 +321,8 @@ while [ $i -lt 1000 ]; do
 	echo "rule drop proto udp src 10.$((i / 256)).$((i % 256)).0/24 dport $((1000 + i))-$((1100 + i))"
 	i=$((i + 1))
 done >"$tmp/r1000.policy"
-ta policy load --json "$D" "$tmp/r1000.policy" >"$tmp/load.json"
+ta policy load --json r1000 "$tmp/r1000.policy" >"$tmp/load.json"
+ta attach "$D" --policy r1000 >/dev/null || bad "attach $D --policy r1000"
 check "1000 rules loaded" "1" "$(grep -c '"rules":1000' "$tmp/load.json")"
 echo "policy load of 1000 rules: $(grep -o '"load_ms":[0-9.]*' "$tmp/load.json" | cut -d: -f2) ms"
 send "sent 10 tx 0 redirect 0 pass 0" "$D" --count 10 --src 10.3.231.9 --dport 2099
@@ -305,12 +336,12 @@ for t in vm2-tap0 vm3-tap0 game0 vnet-a vnet-b; do ip -n "$NS" tuntap add "$t" m
 rules_of() { ta policy check --json "$1" | sed 's/"line":[0-9]*,//g; s/.*"rules"/"rules"/; s/,"guard".*//'; }
 cp "$tmp/p1.policy" "$tmp/p1-copy.policy"
 for f in "$TOP"/examples/*.policy "$tmp/p1-copy.policy"; do
-	expect_exit 0 "loaded $f into $D" ta policy load "$D" "$f"
+	expect_exit 0 "^$D: policy " ta attach "$D" --policy "$f"
 	# policy show reads the maps back as a policy file: the same rules,
 	# and loading what it shows shows the same again.
 	ta policy show "$D" >"$tmp/shown.policy"
 	check "policy show of $f has its rules" "$(rules_of "$f")" "$(rules_of "$tmp/shown.policy")"
-	ta policy load "$D" "$tmp/shown.policy" >/dev/null
+	ta attach "$D" --policy "$tmp/shown.policy" >/dev/null
 	ta policy show "$D" | sed 1d >"$tmp/shown2.policy"
 	check "policy show of $f is a fixpoint" "$(sed 1d "$tmp/shown.policy")" "$(cat "$tmp/shown2.policy")"
 done
@@ -487,6 +518,22 @@ check "session: every command succeeded" "6 6" \
 check "session: program detached, no link" "xdp 0 links 0" \
 	"$(grep '^xdp ' "$tmp/session.out") $(grep '^links ' "$tmp/session.out")"
 
+echo "# ip netns exec, its command alone in the mount namespace: no bpffs mounted there"
+# A pid namespace of its own, where tap-accel is PID 1 and alone in the
+# mount namespace ip netns exec made (as one whose parent has gone, on a
+# host whose PID 1 it cannot read): a bpffs mounted there would go with it,
+# and the tap's program with it.
+cat >"$tmp/alone.sh" <<EOF
+while mountpoint -q /sys/fs/bpf; do umount /sys/fs/bpf; done
+exec ip netns exec $NSX $TA_BIN attach $W --policy $tmp/ns.policy
+EOF
+unshare -m -p -f --mount-proc sh "$tmp/alone.sh" >"$tmp/alone.out" 2>&1
+rc=$?
+check "alone: attach fails ($(cat "$tmp/alone.out"))" 2 "$rc"
+check "alone: why, and the fix" 1 "$(grep -c "no bpffs at /sys/fs/bpf, and this mount namespace ends with this command .*'tap-accel --netns NAME \.\.\.' or 'nsenter --net=/run/netns/NAME tap-accel \.\.\.'" "$tmp/alone.out")"
+check "alone: no success reported" 0 "$(grep -c '^attached\|mounted a bpffs' "$tmp/alone.out")"
+check "alone: no program left on $W" 0 "$(ip -n "$NSX" -d link show "$W" | grep -c 'prog/xdp')"
+
 echo "# ip netns exec, with the suite's bpffs"
 expect_exit 0 "^attached tap-accel to $W \(native mode\), policy ns, guard -$" nsx "$TA_BIN" attach "$W" --policy "$tmp/ns.policy"
 expect_exit 0 "^$W +native +ns .* attached$" nsx "$TA_BIN" status
@@ -502,8 +549,9 @@ grep '^{"ifname"' "$tmp/shell.out" >"$tmp/stats.json"
 check "own shell: stats" "40 20" "$(drops_passes)"
 
 echo "# --netns NAME from the root namespace"
-expect_exit 0 "fdb 52:54:00:00:00:0e dev $W added" "$TA_BIN" --netns "$NSX" fdb add "$W" 52:54:00:00:00:0e "$W"
-expect_exit 0 "^fdb 52:54:00:00:00:0e dev $W$" "$TA_BIN" --netns "$NSX" fdb list "$W"
+ip -n "$NSX" tuntap add "${W}f" mode tap || bad "cannot create tap ${W}f in $NSX"
+expect_exit 0 "fdb 52:54:00:00:00:0e dev ${W}f added" "$TA_BIN" --netns "$NSX" fdb add "$W" 52:54:00:00:00:0e "${W}f"
+expect_exit 0 "^fdb 52:54:00:00:00:0e dev ${W}f$" "$TA_BIN" --netns "$NSX" fdb list "$W"
 "$TA_BIN" stats "$W" --json --netns "$NSX" >"$tmp/stats.json" 2>&1
 check "--netns after the verb: stats" "40 20" "$(drops_passes)"
 expect_exit 0 "^$W +native .* attached$" "$TA_BIN" -n "$NSX" status

@@ -31,6 +31,24 @@ else
 	# A copy, so that a rebuild during the run does not pull it away.
 	cp "$TA" "$tmp/tap-accel" && TA=$tmp/tap-accel
 	expect_exit 0 '^Usage: tap-accel' "$TA" --help
+	expect_exit 0 '^tap-accel --version \(-V\) prints the version' "$TA" --help
+	# bash completion (user/completion/tap-accel), with bash-completion's
+	# two helpers stubbed: the verbs, subverbs and options --help lists
+	complete_words() { # WORD...: what completing the last word offers
+		PATH=$(dirname "$TA"):$PATH bash -c '
+			_init_completion() { cur=${COMP_WORDS[COMP_CWORD]}; prev=${COMP_WORDS[COMP_CWORD-1]}
+				words=("${COMP_WORDS[@]}"); cword=$COMP_CWORD; }
+			_filedir() { :; }
+			. "$0" && COMP_WORDS=("$@") && COMP_CWORD=$(($# - 1)) && _tap_accel &&
+				echo "${COMPREPLY[*]}"' "$TOP/user/completion/tap-accel" tap-accel "$@"
+	}
+	check "completion: the verbs" "agent attach bench clean detach fdb guard policy stats status" \
+		"$(complete_words "" | tr ' ' '\n' | grep -v '^-' | sort | tr '\n' ' ' | sed 's/ $//')"
+	check "completion: policy's subverbs" "check explain list load show unload" \
+		"$(complete_words policy "" | tr ' ' '\n' | grep -v '^-' | sort | tr '\n' ' ' | sed 's/ $//')"
+	check "completion: policy load --default" "--default" "$(complete_words policy load --def)"
+	check "completion: --mode" "native generic" "$(complete_words attach --mode "")"
+	check "completion: --version" "--verbose --version" "$(complete_words --ver)"
 	expect_exit 0 '^tap-accel [0-9.]+ \(map layout [0-9]+' "$TA" --version
 	expect_exit 1 '^Usage: tap-accel' "$TA"
 	expect_exit 1 "unknown verb 'frobnicate'" "$TA" frobnicate
@@ -41,7 +59,7 @@ else
 	done
 	expect_exit 0 '^Usage: tap-accel bench' "$TA" bench --help
 	# --help names every verb; each verb with subverbs names them
-	for v in attach detach policy fdb status stats clean bench; do
+	for v in attach detach policy fdb guard status stats clean bench; do
 		expect_exit 0 "^  $v +[a-z]" "$TA" --help
 	done
 	for v in check load show list unload explain; do
@@ -110,8 +128,19 @@ else
 	expect_exit 1 'stats: --interval expects a number from 0.01 to 86400' "$TA" stats --interval 0
 	expect_exit 1 'stats: --interval expects a number' "$TA" stats --interval x
 	expect_exit 1 'stats: --count needs --interval' "$TA" stats --count 3
-	expect_exit 1 "attach: --guard: 'mac=zz' is not mac=MAC \\(once\\) or ip=ADDRESS" \
+	expect_exit 1 "attach: --guard: guard MAC 'zz' is not a MAC address like 52:54:00:12:34:56" \
 		"$TA" attach lo --guard mac=zz
+	expect_exit 1 "attach: --guard: 'mac' is not mac=MAC \\(once\\) or ip=ADDRESS" "$TA" attach lo --guard mac
+	# guard check: what the adapters call; the whole list is the adapters
+	# suite's, at every way in
+	expect_exit 0 '^mac=52:54:00:ab:cd:ef,ip=192.0.2.7,ip=fe80::1$' \
+		"$TA" guard check mac=52-54-00-AB-CD-EF,ip=192.0.2.7,ip=fe80::1
+	expect_exit 0 '"guard":"mac=52:54:00:ab:cd:ef","checks":"mac","ip4":0,"ip6":0' \
+		"$TA" --json guard check mac=52:54:00:ab:cd:ef
+	expect_exit 1 "^tap-accel: guard check: guard address '::ffff:10.0.0.1' is IPv4-mapped" \
+		"$TA" guard check ip=::ffff:10.0.0.1
+	expect_exit 1 "^tap-accel: guard check: guard address '0.0.0.0' is unspecified" \
+		"$TA" guard check mac=52:54:00:ab:cd:ef,ip=0.0.0.0
 	expect_exit 1 'lo is not a tap device' "$TA" attach lo --policy nosuch
 
 	# policy check: no kernel, errors at FILE:LINE:COL

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "lib/guard.h"
 #include "lib/policy_parse.h"
 
 static struct ta_error e;
@@ -195,10 +196,57 @@ static void test_order_and_digest(void)
 	CHECK(a.nr_rules == 3 && a.rules[0].action == TA_ACT_DROP &&
 	      a.rules[1].action == TA_ACT_PASS && a.rules[2].action == TA_ACT_TX &&
 	      a.rules[2].pos.line == 3, "rules keep file order");
-	CHECK(parse("rule drop proto udp\nrule pass proto tcp\nrule tx \n", &b) == 0, "again");
-	CHECK(a.digest != b.digest, "digest follows the text");
+	CHECK(parse("# the same rules\nrule drop  proto 17 # udp\n\nrule pass proto tcp\n"
+		    "rule tx \ndefault pass\n", &b) == 0, "again, with comments and blanks");
+	CHECK(a.digest == b.digest, "comments, blanks and spellings do not change the digest");
+	ta_policy_spec_free(&b);
+	CHECK(parse("rule pass proto tcp\nrule drop proto udp\nrule tx\n", &b) == 0, "reordered");
+	CHECK(a.digest != b.digest, "the order of the rules changes the digest");
+	ta_policy_spec_free(&b);
+	CHECK(parse("rule drop proto udp\nrule pass proto tcp\nrule tx\ndefault drop\n", &b) == 0,
+	      "another default");
+	CHECK(a.digest != b.digest, "the default action changes the digest");
 	ta_policy_spec_free(&a);
 	ta_policy_spec_free(&b);
+}
+
+/* Every guard's checks and words (guard_parse.c), as attach --guard, the
+ * bindings and the adapters meet them. */
+static void expect_guard(const char *arg, int want_ret, const char *want)
+{
+	struct ta_guard_spec g;
+	char out[512];
+	int ret = ta_guard_parse(arg, &g, NULL, &e);
+
+	if (!ret)
+		ta_guard_format(&g, out, sizeof(out));
+	CHECK(ret == want_ret && !strcmp(ret ? err : out, want), "guard %s\n  got:  %d %s\n  want: %d %s",
+	      arg, ret, ret ? err : out, want_ret, want);
+}
+
+static void test_guard_params(void)
+{
+	char many[64 * 16 + 32] = "mac=52:54:00:12:34:56";
+
+	expect_guard("MAC=52:54:00:12:34:56", EXIT_USER,
+		     "'MAC=52:54:00:12:34:56' is not mac=MAC (once) or ip=ADDRESS; e.g. "
+		     "mac=52:54:00:12:34:56,ip=10.0.0.2,ip=fe80::5054:ff:fe12:3456, or none");
+	expect_guard("mac=52-54-00-AB-CD-EF,ip=10.0.0.2,ip6=fe80::1,ip=2001:db8::1", EXIT_OK,
+		     "mac=52:54:00:ab:cd:ef,ip=10.0.0.2,ip=fe80::1,ip=2001:db8::1");
+	expect_guard("none", EXIT_OK, "none");
+	expect_guard("", EXIT_USER, "an empty guard: give mac=MAC,ip=ADDRESS,... or none");
+	expect_guard("mac=52:54:00:12:34:56,mac=52:54:00:12:34:57", EXIT_USER,
+		     "'mac=52:54:00:12:34:57' is not mac=MAC (once) or ip=ADDRESS; e.g. "
+		     "mac=52:54:00:12:34:56,ip=10.0.0.2,ip=fe80::5054:ff:fe12:3456, or none");
+	expect_guard("ip=::ffff:10.0.0.1", EXIT_USER,
+		     "guard address '::ffff:10.0.0.1' is IPv4-mapped (::ffff:0:0/96), which never "
+		     "appears on the wire: give the IPv4 address, 10.0.0.1");
+	expect_guard("ip=10.0.0.1,ip=10.0.0.1", EXIT_USER, "guard address '10.0.0.1' is given twice");
+	expect_guard("ip=240.0.0.1,ip=100.64.0.1", EXIT_OK, "ip=240.0.0.1,ip=100.64.0.1");
+	for (int i = 1; i <= 65; i++)
+		snprintf(many + strlen(many), sizeof(many) - strlen(many), ",ip=10.0.0.%d", i);
+	expect_guard(many, EXIT_USER,
+		     "guard address '10.0.0.65': at most 64 guard addresses of each family");
 }
 
 static void test_errors(void)
@@ -284,10 +332,15 @@ static void test_errors(void)
 	expect_error("guard mac 52:54:00:12:34:56 vlan 3\n",
 		     "t.policy:1:29: expected 'mac MAC' or 'ip ADDRESS' in guard, got 'vlan'");
 	expect_error("guard ip 10.0.0.0/24\n",
-		     "t.policy:1:10: expected one address (no prefix) after 'ip', got '10.0.0.0/24'");
+		     "t.policy:1:10: guard address '10.0.0.0/24' is not an IPv4 or IPv6 address");
 	expect_error("guard ip ::ffff:10.0.0.2\n",
-		     "t.policy:1:10: expected IPv4, or IPv6 outside ::ffff:0:0/96: '::ffff:10.0.0.2' is IPv4-mapped, which never appears on the wire (did you mean 10.0.0.2?)");
-	expect_error("guard ip 10.0.0.1 ip 10.0.0.1\n", "t.policy:1:22: guard address given twice");
+		     "t.policy:1:10: guard address '::ffff:10.0.0.2' is IPv4-mapped (::ffff:0:0/96), which never appears on the wire: give the IPv4 address, 10.0.0.2");
+	expect_error("guard ip 10.0.0.1 ip 10.0.0.1\n",
+		     "t.policy:1:22: guard address '10.0.0.1' is given twice");
+	expect_error("guard mac ff:ff:ff:ff:ff:ff\n",
+		     "t.policy:1:11: guard MAC 'ff:ff:ff:ff:ff:ff' is the broadcast address, never a guest's own");
+	expect_error("guard ip 0.0.0.0\n",
+		     "t.policy:1:10: guard address '0.0.0.0' is unspecified (0.0.0.0/8), never a guest's own");
 	expect_error("guard mac 52:54:00:12:34:56\nguard mac 52:54:00:12:34:57\n",
 		     "t.policy:2:7: guard mac given twice (first at line 1)");
 	expect_error("rate\n",
@@ -442,6 +495,7 @@ int main(void)
 	test_matches();
 	test_guard_rate_fdb();
 	test_order_and_digest();
+	test_guard_params();
 	test_errors();
 	test_duplicates();
 	test_limits();

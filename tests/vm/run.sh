@@ -213,9 +213,11 @@ done
 copy_bin /bin/kmod
 ird_kmod_tree "$R/stock-modules/$KVER" "$MODDIR" tun tap vhost_iotlb vhost vhost_net ||
 	fail "cannot stage the stock modules of $KVER"
-mkdir -p $R/mk/modprobe.d $R/user/adapters
+mkdir -p $R/mk/modprobe.d $R/user/adapters $R/user/completion $R/man
 cp "$TOP/mk/install.sh" $R/tests/install.sh
 cp "$TOP"/user/adapters/* $R/user/adapters/
+cp "$TOP/user/completion/tap-accel" $R/user/completion/
+cp "$TOP/man/tap-accel.8" $R/man/
 cp "$TOP/mk/modprobe.d/tapx.conf" $R/mk/modprobe.d/
 cp "$TOP/VERSION" $R/VERSION
 

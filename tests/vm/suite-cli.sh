@@ -13,13 +13,13 @@ else
 		tool tapxt run --src $X:xa --size $size --count $N --dst packet:xa --expect 0
 		expect xa xdp_drop=$N xdp_pass=0
 	done
-	runs "cli: policy load pass" tap-accel policy load xa /tmp/p-pass
+	runs "cli: attach --policy pass" tap-accel attach xa --policy /tmp/p-pass
 	for size in 60 9000; do
 		snap xa
 		tool tapxt run --src $X:xa --size $size --count $N --dst packet:xa --expect $N
 		expect xa xdp_pass=$N xdp_drop=0
 	done
-	runs "cli: policy load redirect to xb" tap-accel policy load xa /tmp/p-redirect
+	runs "cli: attach --policy redirect to xb" tap-accel attach xa --policy /tmp/p-redirect
 	for size in 60 1500; do
 		snap xa
 		snap xb

@@ -81,6 +81,8 @@ runs "install: modprobe.d redirects tun" grep -q "^install tun /sbin/modprobe --
 runs "install: CLI installed" /usr/local/sbin/tap-accel --help
 runs "install: programs installed" test -f /usr/local/lib/tap-accel/bpf/xdp_basic.bpf.o
 runs "install: the QEMU script installed" test -x /usr/local/lib/tap-accel/qemu-ifup
+runs "install: the man page installed" test -f /usr/local/share/man/man8/tap-accel.8
+runs "install: bash completion installed" test -f /usr/local/share/bash-completion/completions/tap-accel
 runs "install: modules.dep has tapx" grep -q "^updates/dkms/tapx.ko:" $ML/modules.dep
 
 runs "install: replaced modprobe tun" /sbin/modprobe tun
@@ -117,6 +119,7 @@ runs "install: mk/install.sh uninstall" env KVERS=$KVER TAPX_KO="$PREBUILT" \
 runs "install: modprobe.d file removed" test ! -e /etc/modprobe.d/tapx.conf
 runs "install: tapx.ko removed" sh -c "! ls $ML/updates/dkms/tapx.ko* 2>/dev/null"
 runs "install: CLI removed" test ! -e /usr/local/sbin/tap-accel
+runs "install: man page and completion removed" sh -c "test ! -e /usr/local/share/man/man8/tap-accel.8 && test ! -e /usr/local/share/bash-completion/completions/tap-accel"
 runs "install: modules.dep without tapx" sh -c "! grep -q tapx $ML/modules.dep"
 runs "install: uninstalled modprobe vhost_net" /sbin/modprobe vhost_net
 check "install: uninstalled vhost_net loads tun.ko" yes "$(loaded tun)"

@@ -129,10 +129,14 @@ q_agent() {
 	runs "qemu: bridge br-q" ip link add br-q type bridge
 	runs "qemu: bridge br-q up" ip link set br-q up
 	ad=/user/adapters
-	sc="script=$ad/qemu-ifup,downscript=$ad/qemu-ifdown,vnet_hdr=on"
+	# QEMU runs its scripts with the tap's name alone: these give them $QRUN
+	printf '#!/bin/sh\nexec %s --run-dir %s "$@"\n' $ad/qemu-ifup $QRUN >$QD/ifup
+	printf '#!/bin/sh\nexec %s --run-dir %s "$@"\n' $ad/qemu-ifdown $QRUN >$QD/ifdown
+	chmod +x $QD/ifup $QD/ifdown
+	sc="script=$QD/ifup,downscript=$QD/ifdown,vnet_hdr=on"
 
 	# No policy for the tap: no binding; the unbound default drops all.
-	qemu_tap $QD qa0 "$sc" TAP_ACCEL_RUN_DIR=$QRUN TAP_ACCEL_BRIDGE=br-q
+	qemu_tap $QD qa0 "$sc" TAP_ACCEL_BRIDGE=br-q
 	check "qemu: QEMU with qemu-ifup, no policy, starts ($(cat $QD/qa0.err))" 0 $rc
 	runs "qemu: qemu-ifup brought qa0 up in br-q" \
 		sh -c "ip link show qa0 | grep -q '[<,]UP[,>].* master br-q '"
@@ -144,7 +148,7 @@ q_agent() {
 
 	# A policy and guard from QEMU's environment: bound by qemu-ifup's file.
 	F=$QRUN/bindings.d/10-qemu-qa1.conf
-	qemu_tap $QD qa1 "$sc" TAP_ACCEL_RUN_DIR=$QRUN TAP_ACCEL_BRIDGE=br-q TAP_ACCEL_POLICY=web \
+	qemu_tap $QD qa1 "$sc" TAP_ACCEL_BRIDGE=br-q TAP_ACCEL_POLICY=web \
 		TAP_ACCEL_GUARD=$QGUARD
 	check "qemu: QEMU with qemu-ifup and a policy starts ($(cat $QD/qa1.err))" 0 $rc
 	check "qemu: qemu-ifup's binding" "bind name qa1 policy web guard $QGUARD" "$(grep '^bind' $F)"

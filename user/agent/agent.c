@@ -28,6 +28,7 @@
 #include "agent/metrics.h"
 #include "agent/netns.h"
 #include "agent/reconcile.h"
+#include "agent/state_file.h"
 #include "lib/error.h"
 #include "lib/util.h"
 
@@ -40,10 +41,52 @@
 #define RETRY_MS 1000
 #define UNSETTLED_MS 5000
 
+/* ---- errors of files: said once ------------------------------------------------ */
+
+static bool said_has(const struct agent_said *s, const char *text)
+{
+	for (uint32_t i = 0; i < s->nr; i++)
+		if (!strcmp(s->texts[i], text))
+			return true;
+	return false;
+}
+
+static void said_free(struct agent_said *s)
+{
+	for (uint32_t i = 0; i < s->nr; i++)
+		free(s->texts[i]);
+	free(s->texts);
+	memset(s, 0, sizeof(*s));
+}
+
+/* An error of a file: said unless the last reading said it already (the
+ * runtime folder is read again at each change in it), but at the start
+ * and at SIGHUP, where the operator asks. */
 static void log_config_error(void *arg, bool error, const char *text)
 {
-	(void)arg;
-	agent_log("%s%s", error ? "" : "warning: ", text);
+	struct agent *a = arg;
+	char **more;
+
+	if (!error) {
+		agent_log("warning: %s", text);
+		return;
+	}
+	if (a->say_all || !said_has(&a->said, text))
+		agent_log_at(AGENT_ERR, "%s", text);
+	more = realloc(a->saying.texts, (a->saying.nr + 1) * sizeof(*more));
+	if (more && (more[a->saying.nr] = strdup(text)))
+		a->saying.nr++;
+	if (more)
+		a->saying.texts = more;
+}
+
+/* A reading is over: its errors are the ones said. */
+static void said_done(struct agent *a)
+{
+	said_free(&a->said);
+	a->said = a->saying;
+	memset(&a->saying, 0, sizeof(a->saying));
+	a->say_all = false;
 }
 
 /* systemd's readiness protocol (sd_notify(3)), without libsystemd: one
@@ -66,6 +109,19 @@ static void notify(const char *state)
 	sendto(fd, state, strlen(state), MSG_NOSIGNAL, (struct sockaddr *)&sa,
 	       offsetof(struct sockaddr_un, sun_path) + n);
 	close(fd);
+}
+
+static void notifyf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void notifyf(const char *fmt, ...)
+{
+	char text[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	notify(text);
 }
 
 static void log_summary(const struct agent *a)
@@ -92,6 +148,8 @@ static void log_summary(const struct agent *a)
 struct watches {
 	int fd;	   /* inotify */
 	int run;   /* the runtime folder's watch, or -1 */
+	uint64_t run_told; /* its last error, said once */
+	bool run_lost;	   /* it was removed or moved away */
 	int netns; /* /run/netns's, or -1 */
 };
 
@@ -122,14 +180,26 @@ static int make_dirs(const char *path)
 
 static void watch_run_dir(struct agent *a, struct watches *w)
 {
+	char text[PATH_MAX + 160];
 	int err = make_dirs(a->o->run_dir);
 
 	w->run = err ? -1 : inotify_add_watch(w->fd, a->o->run_dir,
 					      IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM |
-						      IN_DELETE | IN_ONLYDIR);
-	if (w->run < 0)
-		agent_log("error: cannot watch %s for the adapters' bindings: %s; they apply at "
-			  "SIGHUP only", a->o->run_dir, strerror(err ? -err : errno));
+						      IN_DELETE | IN_DELETE_SELF | IN_MOVE_SELF |
+						      IN_ONLYDIR);
+	if (w->run >= 0) {
+		if (w->run_lost)
+			agent_log("warning: %s was removed (its files' bindings with it): made again "
+				  "and watched", a->o->run_dir);
+		w->run_told = 0;
+		w->run_lost = false;
+		return;
+	}
+	snprintf(text, sizeof(text), "error: cannot watch %s for the adapters' bindings: %s; "
+		 "trying again every %d ms", a->o->run_dir, strerror(err ? -err : errno),
+		 MISSING_MS);
+	if (agent_news(&w->run_told, text))
+		agent_log("%s", text);
 }
 
 /* /run/netns: watched once it is there (`ip netns add` makes it). */
@@ -158,6 +228,13 @@ static int read_watches(struct watches *w)
 				news |= 1;
 			else if (ev->wd == w->netns)
 				news |= 2;
+			/* the runtime folder removed or moved away: made again */
+			if (ev->wd == w->run && ev->mask & (IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF)) {
+				if (!(ev->mask & IN_IGNORED))
+					inotify_rm_watch(w->fd, w->run);
+				w->run = -1;
+				w->run_lost = true;
+			}
 			if (ev->mask & IN_IGNORED && ev->wd == w->netns)
 				w->netns = -1; /* /run/netns removed */
 		}
@@ -168,15 +245,21 @@ static int read_watches(struct watches *w)
 
 static void reload(struct agent *a)
 {
-	struct agent_report r = {.say = log_config_error};
+	struct agent_report r = {.say = log_config_error, .arg = a};
 	struct agent_config cfg;
 
 	notify("RELOADING=1");
 	agent_log("reloading the configuration (SIGHUP)");
-	if (agent_config_load(a->o->config_dir, a->o->run_dir, &a->cfg, &cfg, &r)) {
+	a->say_all = true;
+	a->health.reload_time = time(NULL);
+	a->health.reload_refused = agent_config_load(a->o->config_dir, a->o->run_dir, &a->cfg,
+						     &cfg, &r);
+	said_done(a);
+	if (a->health.reload_refused) {
 		agent_log("reload refused: %u errors above; the configuration running stays",
 			  r.errors);
-		notify("READY=1");
+		notifyf("READY=1\nSTATUS=reload refused: %u errors in the configuration; the one "
+			"before runs", r.errors);
 		return;
 	}
 	agent_config_free(&a->cfg);
@@ -191,13 +274,19 @@ static void reload(struct agent *a)
 
 static void reload_run(struct agent *a)
 {
-	struct agent_report r = {.say = log_config_error};
+	struct agent_report r = {.say = log_config_error, .arg = a};
+	char text[PATH_MAX + 80];
+	int ret = agent_config_reload_run(&a->cfg, &r);
 
-	if (agent_config_reload_run(&a->cfg, &r)) {
-		agent_log("error: cannot read %s again; its bindings stay as they were",
-			  a->o->run_dir);
+	said_done(a);
+	if (ret) {
+		snprintf(text, sizeof(text), "error: cannot read %s again; its bindings stay as they "
+			 "were", a->o->run_dir);
+		if (agent_news(&a->run_told, text))
+			agent_log("%s", text);
 		return;
 	}
+	a->run_told = 0;
 	agent_log("%s: read again: %u bindings in %u files in all%s", a->o->run_dir,
 		  a->cfg.nr_binds, a->cfg.nr_order,
 		  r.errors ? " (files with errors left out as said above)" : "");
@@ -232,6 +321,8 @@ struct loop {
 	struct agent *a;
 	struct watches w;
 	int sig;
+	int64_t ping_every, next_ping; /* systemd's watchdog (WATCHDOG_USEC); 0: none */
+	uint64_t status_told;
 	int64_t retry_at; /* when to reconcile without news; 0: never */
 	bool stop;
 };
@@ -256,7 +347,13 @@ static int poll_timeout(const struct loop *l)
 {
 	int64_t wait = agent_metrics_timeout(l->a);
 
-	if (agent_ns_missing(l->a) || (l->a->nr_ns > 1 && l->w.netns < 0))
+	if (l->ping_every) {
+		int64_t until = l->next_ping - now_ms();
+
+		until = until < 0 ? 0 : until;
+		wait = wait < 0 || until < wait ? until : wait;
+	}
+	if (agent_ns_missing(l->a) || (l->a->nr_ns > 1 && l->w.netns < 0) || l->w.run < 0)
 		wait = wait < 0 || MISSING_MS < wait ? MISSING_MS : wait;
 	if (l->retry_at) {
 		int64_t until = l->retry_at - now_ms();
@@ -265,6 +362,40 @@ static int poll_timeout(const struct loop *l)
 		wait = wait < 0 || until < wait ? until : wait;
 	}
 	return (int)wait;
+}
+
+/* STATUS= for systemctl status, when it changed. */
+static void tell_status(struct loop *l)
+{
+	const struct agent_health *h = &l->a->health;
+	char text[256];
+
+	snprintf(text, sizeof(text), "STATUS=%u taps seen, %u bound, %u not (tap-accel status "
+		 "--all says why)%s", h->taps_seen, h->taps_bound, h->taps_seen - h->taps_bound,
+		 h->reload_refused ? "; the last reload was refused" : "");
+	if (agent_news(&l->status_told, text))
+		notify(text);
+}
+
+/* systemd's watchdog: a ping at each half of WatchdogSec=, from the loop
+ * itself, so that a loop that hangs is restarted. */
+static void watchdog_setup(struct loop *l)
+{
+	const char *usec = getenv("WATCHDOG_USEC"), *pid = getenv("WATCHDOG_PID");
+	long long us = usec ? atoll(usec) : 0;
+
+	if (us <= 0 || (pid && atoll(pid) != (long long)getpid()))
+		return;
+	l->ping_every = us / 2000 ?: 1;
+	l->next_ping = now_ms();
+}
+
+static void watchdog_ping(struct loop *l)
+{
+	if (!l->ping_every || now_ms() < l->next_ping)
+		return;
+	notify("WATCHDOG=1");
+	l->next_ping = now_ms() + l->ping_every;
 }
 
 /* Bind and unbind what changed; readiness after the first full pass. */
@@ -277,11 +408,13 @@ static void reconcile(struct loop *l)
 		l->retry_at = now_ms() + RETRY_MS;
 	else if (any_unsettled(a))
 		l->retry_at = now_ms() + UNSETTLED_MS;
+	agent_state_write(a);
 	if (!a->ready && !a->full) {
 		a->ready = true;
 		agent_log("ready");
 		notify("READY=1");
 	}
+	tell_status(l);
 }
 
 /* One turn: wait, read all there is, reconcile once, metrics. */
@@ -305,8 +438,14 @@ static void turn(struct loop *l)
 	if (l->stop)
 		return;
 	news = read_watches(&l->w);
-	if (news & 1)
+	if (l->w.run < 0) {
+		watch_run_dir(a, &l->w);
+		news |= l->w.run >= 0;
+	}
+	if (news & 1) {
 		reload_run(a);
+		agent_state_write(a);
+	}
 	if (news & 2 || agent_ns_missing(a) || (a->nr_ns > 1 && l->w.netns < 0)) {
 		watch_netns_dir(&l->w);
 		agent_ns_recheck(a);
@@ -316,6 +455,7 @@ static void turn(struct loop *l)
 	if (any_dirty(a) || (l->retry_at && now_ms() >= l->retry_at))
 		reconcile(l);
 	agent_metrics_turn(a, fds + n, m);
+	watchdog_ping(l);
 }
 
 static int loop_setup(struct loop *l)
@@ -336,19 +476,32 @@ static int loop_setup(struct loop *l)
 		return -errno;
 	watch_run_dir(l->a, &l->w);
 	watch_netns_dir(&l->w);
+	watchdog_setup(l);
 	return 0;
 }
 
 int agent_run(const struct agent_opts *o)
 {
-	struct agent_report r = {.say = log_config_error};
-	struct agent a = {.o = o, .full = true};
+	struct agent a = {.o = o, .full = true, .say_all = true};
+	struct agent_report r = {.say = log_config_error, .arg = &a};
 	struct loop l = {.a = &a, .sig = -1, .w = {.fd = -1}};
-	int ret, err;
+	int ret, err, lock_fd = -1;
 
 	agent_log("tap-accel agent %s: configuration %s, bindings also in %s", TA_VERSION,
 		  o->config_dir, o->run_dir);
+	/* one agent at a time: a second would unbind the first one's taps
+	 * as those of namespaces it does not watch */
+	err = agent_state_dir(&a) ?: make_dirs(o->run_dir);
+	if (err) {
+		agent_log("not started: cannot make %s: %s", o->run_dir, strerror(-err));
+		return EXIT_SYSTEM;
+	}
+	ret = agent_lock(&a, &lock_fd);
+	if (ret)
+		return ret;
+	a.health.reload_time = time(NULL);
 	ret = agent_config_load(o->config_dir, o->run_dir, NULL, &a.cfg, &r);
+	said_done(&a);
 	if (ret) {
 		agent_log("not started: %u errors in the configuration (above); 'tap-accel agent "
 			  "--check' checks it", r.errors);
@@ -370,7 +523,10 @@ int agent_run(const struct agent_opts *o)
 	agent_metrics_close(&a);
 	agent_ns_close_all(&a);
 	agent_config_free(&a.cfg);
+	said_free(&a.said);
 	free(a.gone);
+	if (lock_fd >= 0)
+		close(lock_fd); /* the state file stays: the lock says no agent runs */
 	if (l.sig >= 0)
 		close(l.sig);
 	if (l.w.fd >= 0)

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -27,6 +28,8 @@
 
 /* A configuration file larger than this is certainly a mistake. */
 #define CONFIG_MAX_BYTES (4u << 20)
+/* A policy file: as `tap-accel policy load` takes. */
+#define POLICY_MAX_BYTES (16u << 20)
 
 /* ---- messages ---------------------------------------------------------- */
 
@@ -59,6 +62,73 @@ static char *path_join(const char *dir, const char *name)
 	char *path;
 
 	return asprintf(&path, "%s/%s", dir, name) < 0 ? NULL : path;
+}
+
+/* ---- files the agent trusts ---------------------------------------------------- */
+
+/*
+ * What the agent reads decides which guest gets which guard, so it reads
+ * only what root could have written: a file or folder owned by root (or
+ * by the agent's own uid), writable by no group and no other user. A
+ * symbolic link in a folder is not followed, whatever it points to.
+ */
+static int owner_check(const char *path, const struct stat *st, const char *what,
+		       struct ta_error *e)
+{
+	if (st->st_uid != 0 && st->st_uid != geteuid())
+		return ta_error_at(e, EXIT_USER, "%s: %s owned by uid %u: the agent reads only what "
+				   "root owns (chown root %s)", path, what, (unsigned)st->st_uid,
+				   path);
+	if (st->st_mode & (S_IWGRP | S_IWOTH))
+		return ta_error_at(e, EXIT_USER, "%s: %s writable by its group or others (mode "
+				   "%04o): the agent reads none such (chmod go-w %s)", path, what,
+				   (unsigned)(st->st_mode & 07777), path);
+	return 0;
+}
+
+/* A folder the agent reads (that one missing has no files): EXIT_OK or an
+ * exit code with e. */
+static int folder_check(const char *dir, struct ta_error *e)
+{
+	struct stat st;
+
+	if (stat(dir, &st))
+		return errno == ENOENT ? EXIT_OK
+				       : ta_error_at(e, EXIT_SYSTEM, "%s: cannot read the folder: %s",
+						     dir, strerror(errno));
+	return owner_check(dir, &st, "a folder", e);
+}
+
+/*
+ * Read a file of the agent's folders, `what` naming it: never blocking
+ * (a FIFO or a device is refused, not opened for good), never following
+ * a symbolic link, and only if it passes owner_check(). EXIT_OK, or an
+ * exit code with e, which never holds a word of the file's.
+ */
+static int trusted_read(const char *path, const char *what, size_t max, char **text,
+			size_t *len, struct ta_error *e)
+{
+	char kind[64];
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC), ret;
+
+	*text = NULL;
+	*len = 0;
+	if (fd < 0 && errno == ELOOP)
+		return ta_error_at(e, EXIT_USER, "%s: a symbolic link: the agent follows none in its "
+				   "folders; put the %s itself there", path, what);
+	if (fd < 0 || fstat(fd, &st)) {
+		ret = ta_error_at(e, errno == ENOENT ? EXIT_USER : EXIT_SYSTEM,
+				  "%s: cannot read the %s: %s", path, what, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return ret;
+	}
+	snprintf(kind, sizeof(kind), "a %s", what);
+	ret = S_ISREG(st.st_mode) ? owner_check(path, &st, kind, e) : 0;
+	ret = ret ?: ta_text_read_fd(fd, &st, path, what, max, text, len, e);
+	close(fd);
+	return ret;
 }
 
 /* ---- words ---------------------------------------------------------------- */
@@ -235,6 +305,41 @@ bad:
 			   "port 1..65535 (127.0.0.1:9469, [::1]:9469), got '%.*s'", w->len, w->s);
 }
 
+static bool is_loopback(const struct sockaddr_storage *ss)
+{
+	const struct in6_addr *a6 = &((const struct sockaddr_in6 *)ss)->sin6_addr;
+	const uint8_t *v4 = ss->ss_family == AF_INET
+				    ? (const uint8_t *)&((const struct sockaddr_in *)ss)->sin_addr
+				    : IN6_IS_ADDR_V4MAPPED(a6) ? &a6->s6_addr[12] : NULL;
+
+	return v4 ? v4[0] == 127 : IN6_IS_ADDR_LOOPBACK(a6);
+}
+
+/* /metrics names every tap and its counters, and answers anyone who
+ * reaches it: an address other hosts reach only with `allow-remote`. */
+static int listen_remote(struct settings *s, const struct ta_word *addr)
+{
+	struct agent_metrics *m = &s->cfg->metrics;
+	struct ta_word w;
+	char got[96];
+
+	if (ta_lex_word(&s->lx, &w)) {
+		if (!ta_word_is(&w, "allow-remote"))
+			return ta_lex_fail(&s->lx, w.col, "expected allow-remote or end of line "
+					   "after 'metrics listen ADDR:PORT', %s",
+					   ta_word_got(&w, got, sizeof(got)));
+		m->allow_remote = true;
+		return 0;
+	}
+	if (is_loopback(&m->listen_addr))
+		return 0;
+	return ta_lex_fail(&s->lx, addr->col,
+			   "%s is not a loopback address: whoever reaches it reads the names and "
+			   "counters of every tap; listen on 127.0.0.1 or [::1], or write "
+			   "'metrics listen %s allow-remote' to serve other hosts all the same",
+			   m->listen, m->listen);
+}
+
 static int parse_metrics(struct settings *s, const struct ta_word *kw)
 {
 	struct ta_lex *lx = &s->lx;
@@ -256,7 +361,7 @@ static int parse_metrics(struct settings *s, const struct ta_word *kw)
 	if (ta_lex_expect(lx, &w, line == &s->listen_line ? "ADDR:PORT" : "a folder", &what))
 		return -EINVAL;
 	if (line == &s->listen_line)
-		return parse_listen(s, &w);
+		return parse_listen(s, &w) ?: listen_remote(s, &w);
 	if (w.s[0] != '/')
 		return ta_lex_fail(lx, w.col, "expected an absolute path for node_exporter's "
 				   "textfile folder, got '%.*s'", w.len, w.s);
@@ -290,9 +395,11 @@ static int load_settings(struct agent_config *cfg, struct agent_report *r)
 	size_t len;
 	int ret = path ? EXIT_OK : ta_error_set(&e, EXIT_SYSTEM, "out of memory"), more;
 
-	if (!ret && access(path, F_OK) && errno == ENOENT)
+	struct stat st;
+
+	if (!ret && lstat(path, &st) && errno == ENOENT)
 		goto out;
-	ret = ret ?: ta_text_read(path, "configuration file", CONFIG_MAX_BYTES, &text, &len, &e);
+	ret = ret ?: trusted_read(path, "configuration file", CONFIG_MAX_BYTES, &text, &len, &e);
 	if (!ret) {
 		ta_lex_init(&s.lx, text, len, path, &e);
 		while ((more = ta_lex_line(&s.lx)) > 0)
@@ -330,8 +437,12 @@ static int is_binding_file(const struct dirent *d)
 static int list_dir(const char *dir, int (*filter)(const struct dirent *),
 		    struct dirent ***names, struct ta_error *e)
 {
-	int n = scandir(dir, names, filter, alphasort);
+	int n;
 
+	*names = NULL;
+	if (folder_check(dir, e))
+		return -1;
+	n = scandir(dir, names, filter, alphasort);
 	*names = n < 0 ? NULL : *names;
 	if (n >= 0 || errno == ENOENT)
 		return n < 0 ? 0 : n;
@@ -349,6 +460,8 @@ static void names_free(struct dirent **names, int n)
 static int load_policy(struct agent_policy *p, const char *dir, const char *file,
 		       struct ta_error *e)
 {
+	char *text = NULL;
+	size_t len = 0;
 	int ret;
 
 	p->path = path_join(dir, file);
@@ -359,7 +472,9 @@ static int load_policy(struct agent_policy *p, const char *dir, const char *file
 				   "%s: its file name makes no policy name (1 to %d letters, digits, "
 				   "'.', '_' or '-' before .policy); rename it", p->path,
 				   TA_POLICY_NAME_LEN - 1);
-	ret = ta_policy_parse_file(p->path, &p->spec, e);
+	ret = trusted_read(p->path, "policy file", POLICY_MAX_BYTES, &text, &len, e);
+	ret = ret ?: ta_policy_parse(text, len, p->path, &p->spec, e);
+	free(text);
 	if (!ret && p->spec.guard.flags)
 		ret = ta_error_at(e, EXIT_USER,
 				  "%s: a guard holds one guest's addresses, so it belongs to a tap, "
@@ -455,7 +570,7 @@ static int bind_netns(struct bindings *p, const struct ta_word *w, struct agent_
 
 static int bind_guard(struct bindings *p, const struct ta_word *w, struct agent_binding *b)
 {
-	char params[1024];
+	char params[TA_GUARD_TEXT_MAX];
 	struct ta_error e;
 	size_t at = 0;
 
@@ -624,7 +739,7 @@ static int load_file(struct agent_config *cfg, struct agent_file *f, const char 
 	f->name = strdup(name);
 	f->path = path_join(dir, name);
 	ret = f->name && f->path ? EXIT_OK : ta_error_set(&e, EXIT_SYSTEM, "out of memory");
-	ret = ret ?: ta_text_read(f->path, "binding file", CONFIG_MAX_BYTES, &text, &len, &e);
+	ret = ret ?: trusted_read(f->path, "binding file", CONFIG_MAX_BYTES, &text, &len, &e);
 	if (!ret) {
 		ta_lex_init(&p.lx, text, len, f->path, &e);
 		while ((more = ta_lex_line(&p.lx)) > 0)
@@ -731,6 +846,10 @@ static int config_dir_check(const char *dir, struct agent_report *r)
 	struct stat st;
 	int err = stat(dir, &st) ? errno : S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
 
+	if (!err && owner_check(dir, &st, "a folder", &e)) {
+		say(r, true, &e);
+		return EXIT_USER;
+	}
 	if (!err)
 		return EXIT_OK;
 	ta_error_at(&e, EXIT_USER, "%s: cannot read the configuration folder: %s; make it "

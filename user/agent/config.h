@@ -58,6 +58,7 @@ struct agent_policy {
 struct agent_metrics {
 	char *textfile; /* DIR, or NULL */
 	char *listen;	/* "ADDR:PORT" as written, or NULL */
+	bool allow_remote; /* served on an address that is not loopback */
 	struct sockaddr_storage listen_addr;
 	socklen_t listen_len;
 };

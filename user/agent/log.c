@@ -2,21 +2,82 @@
 /* log.c - the agent's log (log.h). */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "agent/log.h"
 #include "lib/policy_parse.h"
+#include "lib/lex.h"
+#include "lib/util.h"
 
-void agent_log(const char *fmt, ...)
+enum log_style { STYLE_UNKNOWN, STYLE_PLAIN, STYLE_JOURNAL, STYLE_TERMINAL };
+
+/* Where stderr goes: the journal when JOURNAL_STREAM is stderr's
+ * "DEVICE:INODE" (systemd.exec(5)), a terminal, or anything else. */
+static enum log_style log_style(void)
 {
-	char line[2048];
+	static enum log_style style = STYLE_UNKNOWN;
+	const char *js = getenv("JOURNAL_STREAM");
+	unsigned long long dev, ino;
+	struct stat st;
+
+	if (style != STYLE_UNKNOWN)
+		return style;
+	style = STYLE_PLAIN;
+	if (js && sscanf(js, "%llu:%llu", &dev, &ino) == 2 && !fstat(STDERR_FILENO, &st) &&
+	    st.st_dev == dev && st.st_ino == ino)
+		style = STYLE_JOURNAL;
+	else if (isatty(STDERR_FILENO))
+		style = STYLE_TERMINAL;
+	return style;
+}
+
+static void log_line(enum agent_level level, const char *fmt, va_list ap)
+{
+	char line[2048], shown[4096], head[48] = "";
+	struct timeval tv;
+	struct tm tm;
+
+	vsnprintf(line, sizeof(line), fmt, ap);
+	ta_escape_controls(line, shown, sizeof(shown));
+	if (log_style() == STYLE_JOURNAL) {
+		snprintf(head, sizeof(head), "<%d>", level);
+	} else if (log_style() == STYLE_TERMINAL) {
+		gettimeofday(&tv, NULL);
+		localtime_r(&tv.tv_sec, &tm);
+		strftime(head, sizeof(head), "%F %T", &tm);
+		snprintf(head + strlen(head), sizeof(head) - strlen(head), ".%03ld ",
+			 (long)tv.tv_usec / 1000);
+	}
+	/* one write a line: lines of a burst never mix in the journal */
+	fprintf(stderr, "%s%s\n", head, shown);
+}
+
+void agent_log_at(enum agent_level level, const char *fmt, ...)
+{
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
+	log_line(level, fmt, ap);
 	va_end(ap);
-	/* one write a line: lines of a burst never mix in the journal */
-	fprintf(stderr, "%s\n", line);
+}
+
+void agent_log(const char *fmt, ...)
+{
+	enum agent_level level = AGENT_INFO;
+	va_list ap;
+
+	if (!strncmp(fmt, "error:", 6) || !strncmp(fmt, "fatal:", 6))
+		level = AGENT_ERR;
+	else if (!strncmp(fmt, "warning:", 8))
+		level = AGENT_WARNING;
+	va_start(ap, fmt);
+	log_line(level, fmt, ap);
+	va_end(ap);
 }
 
 const char *agent_tap_name(const struct agent_ns *ns, const char *ifname, char *buf,

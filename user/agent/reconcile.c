@@ -68,7 +68,10 @@ struct pass {
 static void tap_error(struct pass *p, struct agent_link *k, const char *who, const char *text)
 {
 	p->errors++;
+	p->a->health.bind_errors++;
 	k->settled = false;
+	k->state = TAP_ERROR;
+	snprintf(k->why, sizeof(k->why), "%s", text);
 	if (agent_news(&k->error_hash, text))
 		agent_log("error: %s: %s", who, text);
 }
@@ -411,6 +414,8 @@ static void plan_link(struct pass *p, struct agent_ns *ns, struct agent_link *k)
 		if (pl->has_state && pl->state.info.flags & TA_TAP_F_AGENT)
 			unbind_add(p, &key, who, "no binding matches it");
 		k->settled = true;
+		k->state = TAP_UNBOUND;
+		snprintf(k->why, sizeof(k->why), "no binding matches it");
 		return;
 	}
 	if (w.policy_bad) {
@@ -500,6 +505,9 @@ static void bind_one(struct pass *p, struct plan *pl)
 	}
 	pl->link->settled = true;
 	pl->link->error_hash = 0;
+	pl->link->state = TAP_BOUND;
+	snprintf(pl->link->why, sizeof(pl->link->why), "policy %s, guard %s, by %s:%d",
+		 ta_policy_name(&p->pl, pl->policy), guard, pl->by->path, pl->by->line);
 	p->serving++;
 }
 
@@ -548,6 +556,7 @@ static int plane_open(struct pass *p)
 	}
 	if (mounted)
 		agent_log("mounted a bpffs at %s", TA_BPFFS);
+	p->a->health.prog_id = p->pl.prog_id;
 	if (p->pl.created) {
 		agent_log("loaded the tap-accel program (%s) and pinned it under %s",
 			  ta_plane_variant(), TA_PIN_ROOT);

@@ -29,6 +29,9 @@ struct agent_link {
 	bool settled; /* the plane is what the configuration asks for it */
 	bool seen;    /* in the dump under way */
 	uint64_t error_hash; /* of the last error told of it: told once */
+	/* what the state file says of it (AGENT_STATE_FILE) */
+	enum agent_tap_state { TAP_UNJUDGED, TAP_BOUND, TAP_UNBOUND, TAP_ERROR } state;
+	char why[400];
 };
 
 /* A network namespace watched. */
@@ -50,15 +53,19 @@ struct agent_ns {
 	int tapx_told;		 /* tapx's default program: 1 set, -errno, 0 */
 };
 
-/* A client of /metrics: its request as read so far. */
+/* A client of /metrics: its request as read so far, then its answer as
+ * sent so far. */
 struct agent_client {
 	int fd; /* -1: a free slot */
 	int64_t since;
 	size_t len;
 	char req[1024];
+	char *out; /* the whole answer, once the request was read */
+	size_t out_len, out_sent;
 };
 
-#define AGENT_MAX_CLIENTS 8
+/* Clients served at once: one more closes the oldest. */
+#define AGENT_MAX_CLIENTS 16
 #define AGENT_METRICS_MS 15000 /* node_exporter's textfile: how often */
 
 /* What agent.conf's `metrics` lines made. */
@@ -77,8 +84,28 @@ struct agent_gone {
 	char name[IF_NAMESIZE + NAME_MAX + 16];
 };
 
+/* The texts of the errors of files of the last reading: said once. */
+struct agent_said {
+	char **texts;
+	uint32_t nr;
+};
+
+/* How the agent fares, for its metrics and the state file. */
+struct agent_health {
+	int64_t reload_time;  /* when it last read its configuration (s since the epoch) */
+	bool reload_refused;  /* and /etc had an error: the one before runs */
+	uint64_t bind_errors; /* attempts to bind that failed */
+	uint32_t taps_seen, taps_bound;
+	uint32_t prog_id;     /* the plane's program, for `status --all` */
+};
+
+/* The agent's own files, in the folder above the runtime folder. */
+#define AGENT_LOCK_FILE "agent.lock"
+#define AGENT_STATE_FILE "agent.state"
+
 struct agent {
 	const struct agent_opts *o;
+	char state_dir[PATH_MAX]; /* the folder of AGENT_LOCK_FILE and AGENT_STATE_FILE */
 	struct agent_config cfg; /* the configuration running */
 	struct agent_ns *ns;	 /* [0]: the agent's own */
 	uint32_t nr_ns;
@@ -88,6 +115,11 @@ struct agent {
 	bool full; /* reconcile every link once no dump is under way */
 	bool ready; /* the first reconcile is done */
 	struct agent_exporter metrics;
+	struct agent_health health;
+	struct agent_said said, saying; /* file errors: of the last reading, of this one */
+	bool say_all;			/* this reading says every error (start, SIGHUP) */
+	uint64_t state_told;		/* the state file's last error: said once */
+	uint64_t run_told;		/* the runtime folder's last error: said once */
 };
 
 #endif /* TA_AGENT_STATE_H */

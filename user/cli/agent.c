@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "agent/agent.h"
+#include "lib/lex.h"
 #include "verbs.h"
 
 struct agent_cli {
@@ -39,12 +40,16 @@ static void check_said(void *arg, bool error, const char *text)
 {
 	struct ta_error e = {.code = EXIT_USER, .located = true};
 
+	char shown[sizeof(e.text)];
+
 	(void)arg;
+	/* a file's name or words: no control byte reaches the terminal */
+	ta_escape_controls(text, shown, sizeof(shown));
 	if (!error) {
-		fprintf(stderr, "warning: %s\n", text);
+		fprintf(stderr, "warning: %s\n", shown);
 		return;
 	}
-	snprintf(e.text, sizeof(e.text), "%s", text);
+	snprintf(e.text, sizeof(e.text), "%s", shown);
 	report_error(&e);
 }
 

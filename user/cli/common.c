@@ -194,6 +194,10 @@ void commands_usage(const struct command *const *cmds, const char *path, FILE *o
 		usage_wrap(out, (*cmds)->summary, 13);
 	}
 	fprintf(out, "\n'%s VERB --help' says more of each.\n\n%s", path, global_help);
+	/* only before a verb: the verbs' lists do not take it */
+	if (!strchr(path, ' '))
+		fprintf(out, "%s --version (-V) prints the version, the map layout's and "
+			     "libbpf's.\n", path);
 }
 
 /* ---- options ---------------------------------------------------------------- */

@@ -5,6 +5,10 @@
  * tap's policy is loaded again, which makes its fdb that of the policy.
  */
 #include <errno.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -18,6 +22,36 @@ static int parse_mac_arg(const char *s, uint8_t mac[6])
 {
 	if (ta_parse_mac(s, mac))
 		return user_error("'%s' is not a MAC address; expected one like 52:54:00:12:34:56", s);
+	return 0;
+}
+
+/* DEV can take the frames IFACE's guest sends to a MAC: it exists, and
+ * is neither IFACE (the guest's frames back to itself: a tx rule says
+ * that) nor a loopback device (frames there go nowhere). 0 or an exit
+ * code (told). */
+static int check_egress(const char *ifname, const char *dev)
+{
+	unsigned int index = if_nametoindex(dev);
+	struct ifreq ifr = { 0 };
+	int fd, err = 0;
+
+	if (!index)
+		return user_error("interface %s not found; list interfaces with 'ip link'", dev);
+	if (index == if_nametoindex(ifname))
+		return user_error("fdb add: %s is %s itself: its guest's frames would come back to "
+				  "it; give another tap or a NIC (a 'tx' rule reflects frames on "
+				  "purpose)", dev, ifname);
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", dev);
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || ioctl(fd, SIOCGIFFLAGS, &ifr))
+		err = errno;
+	if (fd >= 0)
+		close(fd);
+	if (err)
+		return errno_error(err, "cannot read the flags of %s", dev);
+	if (ifr.ifr_flags & IFF_LOOPBACK)
+		return user_error("fdb add: %s is a loopback device, where forwarded frames go "
+				  "nowhere; give a tap or a NIC", dev);
 	return 0;
 }
 
@@ -56,11 +90,14 @@ static int run_add(const void *opts, int argc, char **argv)
 	if (mac[0] & 1)
 		return user_error("%s is a group address; the fdb forwards unicast destinations only",
 				  argv[1]);
-	if (!if_nametoindex(dev))
-		return user_error("interface %s not found; list interfaces with 'ip link'", dev);
 	ret = open_tap(&pl, "fdb", true, argv[0], &st);
 	if (ret)
 		return ret;
+	ret = check_egress(argv[0], dev);
+	if (ret) {
+		ta_plane_close(&pl);
+		return ret;
+	}
 	err = ta_port_get(&pl, if_nametoindex(dev), &port);
 	err = err ?: ta_fdb_add(&pl, st.tap.id, mac, port);
 	ta_plane_close(&pl);

@@ -7,6 +7,8 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <net/if.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -171,16 +173,13 @@ static const struct command check_cmd = {
 
 /* ---- load ------------------------------------------------------------- */
 
-static void report_load(const char *file, const char *target, const char *name,
-			const struct ta_policy_spec *spec, const struct ta_load_result *res,
-			double ms)
+static void report_load(const char *file, const char *name, const struct ta_policy_spec *spec,
+			const struct ta_load_result *res, double ms)
 {
 	char hex[20];
 
 	if (cli.json) {
 		jw_object_begin(&json);
-		if (target)
-			jw_kv_string(&json, "ifname", target);
 		jw_kv_string(&json, "policy", name);
 		jw_kv_string(&json, "file", file);
 		jw_kv_u64(&json, "rules", spec->nr_rules);
@@ -192,10 +191,6 @@ static void report_load(const char *file, const char *target, const char *name,
 		jw_double(&json, ms);
 		jw_object_end(&json);
 		jw_end_document(&json);
-	} else if (target) {
-		printf("loaded %s into %s: %u rules, default %s, digest %016" PRIx64 ", policy %s "
-		       "(%.1f ms)\n", file, target, spec->nr_rules,
-		       ta_action_name(spec->default_action), spec->digest, name, ms);
 	} else {
 		printf("loaded %s as policy %s: %u rules, default %s, digest %016" PRIx64
 		       ", %s%u taps (%.1f ms)\n", file, name, spec->nr_rules,
@@ -205,76 +200,58 @@ static void report_load(const char *file, const char *target, const char *name,
 	}
 }
 
-/* The old form, `policy load IFACE FILE`: the tap is bound to the policy
- * FILE makes (named after it), with the file's guard. */
-static int load_into_tap(struct ta_plane *pl, const struct ta_tap_state *st, const char *file)
-{
-	struct ta_policy_spec spec;
-	struct ta_guard_spec guard;
-	struct ta_load_result res;
-	struct ta_policy_info old;
-	uint32_t index, others;
-	char name[TA_POLICY_NAME_LEN];
-	enum ta_bind_result r;
-	struct ta_error e;
-	struct ta_bind b = { .ifname = st->ifname, .xdp_flags = st->info.xdp_flags };
-	double start = now_ms();
-	int ret;
+struct load_opts {
+	bool is_default;
+};
 
-	if (ta_policy_name_of_file(file, name))
-		return user_error("%s: its file name does not make a policy name; load it with "
-				  "'tap-accel policy load NAME %s' and attach %s to NAME", file, file,
-				  st->ifname);
-	if (ta_policy_read(file, &spec, &e))
-		return report_error(&e);
-	guard = spec.guard;
-	memset(&spec.guard, 0, sizeof(spec.guard));
-	if (!ta_policy_find(pl, name, &index) && !ta_policy_get(pl, index, &old) &&
-	    old.head.digest != spec.digest &&
-	    (others = old.nr_taps - (st->tap.policy == index))) {
-		ta_policy_spec_free(&spec);
-		return user_error("policy %s is bound to %u other taps and holds other rules than "
-				  "%s; replace it for all of them with 'tap-accel policy load %s %s', "
-				  "or load this file under another name", name, others, file, name,
-				  file);
-	}
-	ret = ta_policy_load(pl, name, &spec, false, &res, &e);
-	if (!ret) {
-		b.policy = res.index;
-		b.guard = guard.flags ? &guard : NULL;
-		ret = ta_tap_bind(pl, &b, &r, &e);
-	}
-	if (ret)
-		ret = report_error(&e);
-	else
-		report_load(file, st->ifname, name, &spec, &res, now_ms() - start);
-	ta_policy_spec_free(&spec);
-	return ret;
+static const struct option_spec load_options[] = {
+	{ "default", 0, OPT_FLAG, offsetof(struct load_opts, is_default), NULL,
+	  "load FILE as policy default, the one every 'attach' without --policy\n"
+	  "gives a new tap (then FILE is the only argument)", NULL, 0, 0 },
+	OPTIONS_END,
+};
+
+/* NAME is a policy's name: not the tap-binding form of old, and not
+ * "default" by accident. 0 or an exit code (told). */
+static int load_target_check(const struct ta_plane *pl, const char *name, const char *file)
+{
+	uint32_t index;
+
+	if (!strcmp(name, "default"))
+		return user_error("policy load: policy default is what every 'attach' without "
+				  "--policy binds a new tap to: replace it with 'tap-accel policy "
+				  "load --default %s'", file);
+	/* a loaded policy keeps its name, whatever interfaces are called */
+	if (!ta_policy_find(pl, name, &index) || !if_nametoindex(name))
+		return 0;
+	return user_error("policy load: %s is an interface, not a loaded policy, and 'policy load' "
+			  "binds no tap: bind it to the policy %s makes with 'tap-accel attach %s "
+			  "--policy %s', or load the policy under another name", name, file, name,
+			  file);
 }
 
 static int run_load(const void *opts, int argc, char **argv)
 {
-	const char *target = argv[0], *file = argv[1];
+	const struct load_opts *o = opts;
+	const char *target = argc == 2 ? argv[0] : "default", *file = argv[argc - 1];
 	struct ta_policy_spec spec;
 	struct ta_load_result res;
-	struct ta_tap_state st;
-	struct ta_tap_key key;
 	struct ta_plane pl;
 	struct ta_error e;
-	uint32_t index;
 	double start;
 	int ret;
 
-	(void)opts;
-	(void)argc;
+	if (o->is_default && argc != 1)
+		return user_error("policy load: --default loads FILE as policy default: give FILE "
+				  "alone ('tap-accel policy load --default FILE')");
+	if (!o->is_default && argc != 2)
+		return user_error("policy load: expected NAME FILE (or --default FILE)");
 	ret = require_admin("policy load");
 	if (!ret)
 		ret = open_plane(&pl, TA_PLANE_CREATE);
 	if (ret)
 		return ret;
-	if (ta_policy_find(&pl, target, &index) && !ta_tap_key_of(&pl, target, &key) &&
-	    !ta_tap_read(&pl, &key, &st)) {
-		ret = load_into_tap(&pl, &st, file);
+	if (!o->is_default && (ret = load_target_check(&pl, target, file))) {
 		ta_plane_close(&pl);
 		return ret;
 	}
@@ -283,7 +260,7 @@ static int run_load(const void *opts, int argc, char **argv)
 		start = now_ms();
 		ret = ta_policy_load(&pl, target, &spec, false, &res, &e);
 		if (!ret)
-			report_load(file, NULL, target, &spec, &res, now_ms() - start);
+			report_load(file, target, &spec, &res, now_ms() - start);
 		ta_policy_spec_free(&spec);
 	}
 	ta_plane_close(&pl);
@@ -298,10 +275,13 @@ static const struct command load_cmd = {
 		"replaces it for every tap bound to it at once: each frame is judged by\n"
 		"all of the old policy or all of the new, never some of each. Guard\n"
 		"addresses are a tap's, not a policy's: give them with 'attach --guard'.\n"
-		"NAME may also be a tap bound here (the older form 'policy load IFACE\n"
-		"FILE'): the tap is then bound to the policy FILE makes, named after the\n"
-		"file, with the file's guard.\n",
-	.min_args = 2,
+		"It binds no tap: a NAME that is an interface and no loaded policy is\n"
+		"refused ('attach IFACE --policy FILE' binds a tap to a file's policy).\n"
+		"Policy default, which every 'attach' without --policy gives a new tap,\n"
+		"is loaded only with --default: 'policy load --default FILE'.\n",
+	.options = load_options,
+	.opts_size = sizeof(struct load_opts),
+	.min_args = 1,
 	.max_args = 2,
 	.run = run_load,
 };

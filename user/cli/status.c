@@ -5,11 +5,16 @@
  * over the bindings, whatever their number.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <sys/file.h>
+#include <unistd.h>
 #include <linux/if_link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent/state.h"
 #include "lib/names.h"
 #include "lib/policies.h"
 #include "lib/taps.h"
@@ -17,6 +22,7 @@
 
 struct status_opts {
 	bool all;
+	const char *run_dir;
 };
 
 static const char *state_name(enum ta_link_state s)
@@ -98,6 +104,105 @@ static void print_tapx_default(uint32_t plane_id)
 		       id == plane_id ? "the plane's program" : "a program not tap-accel's", id);
 }
 
+/* ---- what the agent sees (its state file, agent/state.c) ---------------------- */
+
+/* Whether an agent holds the lock beside the state file: it runs. */
+static bool agent_running(const char *dir)
+{
+	char path[PATH_MAX + 16];
+	int fd, held;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, AGENT_LOCK_FILE);
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	held = flock(fd, LOCK_SH | LOCK_NB) && errno == EWOULDBLOCK;
+	close(fd);
+	return held;
+}
+
+static bool watched(char **cookies, uint32_t nr, uint64_t cookie)
+{
+	char text[24];
+
+	snprintf(text, sizeof(text), "%llu", (unsigned long long)cookie);
+	for (uint32_t i = 0; i < nr; i++)
+		if (!strcmp(cookies[i], text))
+			return true;
+	return false;
+}
+
+/* One "tap" record: its line of the table, or its element of the array. */
+static void print_agent_tap(char **f)
+{
+	if (cli.json) {
+		jw_object_begin(&json);
+		jw_kv_string(&json, "ifname", f[4]);
+		jw_kv_u64(&json, "ifindex", strtoull(f[3], NULL, 10));
+		jw_kv_u64(&json, "netns_cookie", strtoull(f[2], NULL, 10));
+		jw_kv_string(&json, "netns", f[1]);
+		jw_kv_string(&json, "state", f[5]);
+		jw_kv_string(&json, "why", f[6]);
+		jw_object_end(&json);
+		return;
+	}
+	printf("%-15s %-16s %-8s %s\n", f[4], f[1], f[5], f[6]);
+}
+
+/*
+ * --all: after the bindings, every tap the agent sees that is not bound
+ * as its configuration asks, and why (no binding matches it, its file was
+ * left out, its policy did not load); the files it left out; the bound
+ * taps of namespaces it does not watch. Nothing when no agent of this
+ * plane wrote a state file.
+ */
+static void print_agent_view(const struct status_opts *o, uint32_t plane_id,
+			     const struct ta_tap_state *list, uint32_t n)
+{
+	char copy[PATH_MAX], path[PATH_MAX + 16], line[4096], *f[8], *cookies[64];
+	uint32_t nr_cookies = 0, fields;
+	const char *dir;
+	bool ours = false, running;
+	FILE *in;
+
+	snprintf(copy, sizeof(copy), "%s", o->run_dir);
+	dir = dirname(copy);
+	snprintf(path, sizeof(path), "%s/%s", dir, AGENT_STATE_FILE);
+	in = fopen(path, "re");
+	if (!in)
+		return;
+	running = agent_running(dir);
+	while (fgets(line, sizeof(line), in)) {
+		line[strcspn(line, "\n")] = 0;
+		fields = 0;
+		for (char *save = NULL, *t = strtok_r(line, "\t", &save); t && fields < 8;
+		     t = strtok_r(NULL, "\t", &save))
+			f[fields++] = t;
+		if (fields == 2 && !strcmp(f[0], "prog")) {
+			ours = strtoul(f[1], NULL, 10) == plane_id || !plane_id;
+			if (ours && !cli.json)
+				printf("\nthe agent%s (%s): taps it does not bind, and why\n"
+				       "%-15s %-16s %-8s %s\n", running ? "" : ", not running now",
+				       path, "IFACE", "NETNS", "STATE", "WHY");
+		}
+		if (!ours)
+			continue;
+		if (fields == 3 && !strcmp(f[0], "netns") && nr_cookies < 64)
+			cookies[nr_cookies++] = strdup(f[2]);
+		else if (fields == 7 && !strcmp(f[0], "tap") && strcmp(f[5], "bound"))
+			print_agent_tap(f);
+		else if (fields == 2 && !strcmp(f[0], "refused") && !cli.json)
+			printf("left out: %s\n", f[1]);
+	}
+	fclose(in);
+	for (uint32_t i = 0; ours && !cli.json && i < n; i++)
+		if (!watched(cookies, nr_cookies, list[i].key.netns_cookie))
+			printf("%-15s net:%-12llu bound    its namespace is not watched by the agent\n",
+			       list[i].ifname, (unsigned long long)list[i].key.netns_cookie);
+	for (uint32_t i = 0; i < nr_cookies; i++)
+		free(cookies[i]);
+}
+
 static int run_status(const void *opts, int argc, char **argv)
 {
 	const struct status_opts *o = opts;
@@ -139,6 +244,8 @@ static int run_status(const void *opts, int argc, char **argv)
 	for (uint32_t i = 0; i < n; i++)
 		if (o->all || list[i].here)
 			print_tap(&list[i], policy_of(&pc, list[i].tap.policy), &pl);
+	if (o->all)
+		print_agent_view(o, plane_id, list, n);
 	print_tapx_default(plane_id);
 	if (cli.json) {
 		jw_array_end(&json);
@@ -153,9 +260,15 @@ static int run_status(const void *opts, int argc, char **argv)
 
 static const struct option_spec status_options[] = {
 	{ "all", 'a', OPT_FLAG, offsetof(struct status_opts, all), NULL,
-	  "the taps of every network namespace (IFACE then reads net:COOKIE/NAME)", NULL, 0, 0 },
+	  "the taps of every network namespace (IFACE then reads net:COOKIE/NAME),\n"
+	  "and those the agent sees but does not bind, with why", NULL, 0, 0 },
+	{ "run-dir", 0, OPT_STRING, offsetof(struct status_opts, run_dir), "DIR",
+	  "the agent's runtime folder (default " AGENT_RUN_DIR "): its state\n"
+	  "file is in the folder above", NULL, 0, 0 },
 	OPTIONS_END,
 };
+
+static const struct status_opts status_defaults = {.run_dir = AGENT_RUN_DIR};
 
 const struct command status_cmd = {
 	.name = "status",
@@ -164,9 +277,13 @@ const struct command status_cmd = {
 		"DIGEST, the GUARD checks on, and STATE: attached, gone (the tap was\n"
 		"deleted: 'tap-accel clean') or unlinked (bound without a link, by\n"
 		"bpftool or a failed attach). Where tapx is loaded, a last line says what\n"
-		"program its new taps here run until they are bound (its default program).\n",
+		"program its new taps here run until they are bound (its default program).\n"
+		"With --all, where the agent runs: every tap it sees but does not bind, and\n"
+		"why (no binding matches it, its file was left out and why, an error), and\n"
+		"the bound taps of namespaces it does not watch.\n",
 	.options = status_options,
 	.opts_size = sizeof(struct status_opts),
+	.defaults = &status_defaults,
 	.max_args = 0,
 	.run = run_status,
 };

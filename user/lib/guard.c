@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
-/* guard.c - a tap's guard addresses, and the guard's parameters (guard.h). */
+/* guard.c - a tap's guard addresses in the maps (guard.h); their parameters
+ * are guard_parse.c's. */
 #include <arpa/inet.h>
 #include <bpf/bpf.h>
 #include <errno.h>
@@ -9,7 +10,6 @@
 
 #include "guard.h"
 #include "maps.h"
-#include "policy_parse.h"
 
 /* Every key of a guard set, in one batch: the sets are of all taps. */
 static int keys_dump(int fd, size_t key_size, void **keys, uint32_t *n)
@@ -114,77 +114,4 @@ int ta_guard_read(const struct ta_plane *pl, uint32_t id, struct ta_guard_spec *
 	qsort(g->ip4, g->nr_ip4, sizeof(g->ip4[0]), cmp_ip4);
 	qsort(g->ip6, g->nr_ip6, sizeof(g->ip6[0]), cmp_ip6);
 	return 0;
-}
-
-/* ---- the parameters --------------------------------------------------- */
-
-/* 0, -EINVAL (not an address) or -ENOSPC (too many of its family). */
-static int guard_add_ip(struct ta_guard_spec *g, const char *s)
-{
-	uint8_t ip6[16];
-	uint32_t ip4;
-
-	if (inet_pton(AF_INET, s, &ip4) == 1) {
-		if (g->nr_ip4 >= TA_MAX_GUARD_ADDRS)
-			return -ENOSPC;
-		g->ip4[g->nr_ip4++] = ip4;
-		g->flags |= TA_GUARD_F_IP4;
-		return 0;
-	}
-	if (inet_pton(AF_INET6, s, ip6) == 1) {
-		if (g->nr_ip6 >= TA_MAX_GUARD_ADDRS)
-			return -ENOSPC;
-		memcpy(g->ip6[g->nr_ip6++], ip6, 16);
-		g->flags |= TA_GUARD_F_IP6;
-		return 0;
-	}
-	return -EINVAL;
-}
-
-/* One "key=value" item into g: 0, -EINVAL or -ENOSPC. */
-static int guard_item(struct ta_guard_spec *g, char *item)
-{
-	char *value = strchr(item, '=');
-
-	if (!value)
-		return -EINVAL;
-	*value++ = 0;
-	if (!strcmp(item, "mac")) {
-		if (g->flags & TA_GUARD_F_MAC || ta_parse_mac(value, g->mac))
-			return -EINVAL;
-		g->flags |= TA_GUARD_F_MAC;
-		return 0;
-	}
-	if (!strcmp(item, "ip") || !strcmp(item, "ip6"))
-		return guard_add_ip(g, value);
-	return -EINVAL;
-}
-
-int ta_guard_parse(const char *arg, struct ta_guard_spec *g, size_t *bad, struct ta_error *e)
-{
-	char *copy = strdup(arg), *item, *save = NULL;
-	size_t at, len;
-	int err = 0;
-
-	memset(g, 0, sizeof(*g));
-	if (!copy)
-		return ta_error_set(e, EXIT_SYSTEM, "out of memory");
-	item = strcmp(arg, "none") ? strtok_r(copy, ",", &save) : NULL;
-	while (item && !(err = guard_item(g, item)))
-		item = strtok_r(NULL, ",", &save);
-	/* guard_item() cut the item in the copy: quote it from arg */
-	at = item ? (size_t)(item - copy) : 0;
-	free(copy);
-	if (!err)
-		return EXIT_OK;
-	len = strcspn(arg + at, ",");
-	if (bad)
-		*bad = at;
-	if (err == -ENOSPC)
-		return ta_error_set(e, EXIT_USER, "'%.*s': at most %d addresses of each family",
-				    (int)len, arg + at, TA_MAX_GUARD_ADDRS);
-	return ta_error_set(e, EXIT_USER,
-			    "'%.*s' is not mac=MAC (once) or ip=ADDRESS; e.g. "
-			    "mac=52:54:00:12:34:56,ip=10.0.0.2,ip=fe80::5054:ff:fe12:3456, or none",
-			    (int)len, arg + at);
 }

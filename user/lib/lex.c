@@ -86,14 +86,35 @@ const char *ta_word_str(const struct ta_word *w, char *buf, size_t size)
 	return buf;
 }
 
+char *ta_escape_controls(const char *in, char *out, size_t size)
+{
+	size_t n = 0;
+
+	for (; *in && n + 1 < size; in++) {
+		unsigned char c = (unsigned char)*in;
+
+		if (c >= 0x20 && c != 0x7f) {
+			out[n++] = (char)c;
+			continue;
+		}
+		if (n + 5 > size)
+			break;
+		n += snprintf(out + n, size - n, "\\x%02x", c);
+	}
+	if (size)
+		out[n] = '\0';
+	return out;
+}
+
 const char *ta_word_got(const struct ta_word *w, char *buf, size_t size)
 {
-	char word[64];
+	char word[64], shown[64];
 
 	if (!w->len)
 		snprintf(buf, size, "got end of line");
 	else
-		snprintf(buf, size, "got '%s'", ta_word_str(w, word, sizeof(word)));
+		snprintf(buf, size, "got '%s'",
+			 ta_escape_controls(ta_word_str(w, word, sizeof(word)), shown, sizeof(shown)));
 	return buf;
 }
 
@@ -118,36 +139,33 @@ int ta_lex_line_end(struct ta_lex *lx)
 	return ta_lex_fail(lx, w.col, "expected end of line, %s", ta_word_got(&w, got, sizeof(got)));
 }
 
-int ta_text_read(const char *path, const char *what, size_t max, char **text, size_t *len,
-		 struct ta_error *e)
+/* What kind of file a mode is, for "expected a regular file, not ...". */
+static const char *file_kind(mode_t mode)
 {
-	struct stat st;
+	return S_ISDIR(mode) ? "a folder" : S_ISFIFO(mode) ? "a FIFO" : S_ISSOCK(mode) ? "a socket"
+	       : S_ISCHR(mode) ? "a character device" : S_ISBLK(mode) ? "a block device"
+	       : S_ISLNK(mode) ? "a symbolic link" : "not a regular file";
+}
+
+int ta_text_read_fd(int fd, const struct stat *st, const char *path, const char *what,
+		    size_t max, char **text, size_t *len, struct ta_error *e)
+{
 	ssize_t n;
-	int fd, err;
+	int err;
 
 	*text = NULL;
 	*len = 0;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st)) {
-		err = errno;
-		if (fd >= 0)
-			close(fd);
-		return ta_error_at(e, err == ENOENT || err == EISDIR ? EXIT_USER : EXIT_SYSTEM,
-				   "%s: cannot read the %s: %s", path, what, strerror(err));
-	}
-	if (!S_ISREG(st.st_mode) || (size_t)st.st_size > max) {
-		close(fd);
+	if (!S_ISREG(st->st_mode))
+		return ta_error_at(e, EXIT_USER, "%s: expected a regular %s, found %s", path, what,
+				   file_kind(st->st_mode));
+	if ((size_t)st->st_size > max)
 		return ta_error_at(e, EXIT_USER, "%s: expected a regular %s of at most %zu bytes",
 				   path, what, max);
-	}
-	*text = malloc(st.st_size + 1);
-	if (!*text) {
-		close(fd);
+	*text = malloc(st->st_size + 1);
+	if (!*text)
 		return ta_error_set(e, EXIT_SYSTEM, "out of memory");
-	}
-	n = read(fd, *text, st.st_size);
+	n = read(fd, *text, st->st_size);
 	err = n < 0 ? errno : 0;
-	close(fd);
 	if (err) {
 		free(*text);
 		*text = NULL;
@@ -157,4 +175,27 @@ int ta_text_read(const char *path, const char *what, size_t max, char **text, si
 	(*text)[n] = '\0';
 	*len = n;
 	return EXIT_OK;
+}
+
+int ta_text_read(const char *path, const char *what, size_t max, char **text, size_t *len,
+		 struct ta_error *e)
+{
+	struct stat st;
+	int fd, err, ret;
+
+	*text = NULL;
+	*len = 0;
+	/* O_NONBLOCK: a FIFO (or a device) where a file was expected must
+	 * not hang its reader in open(); it is refused below */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st)) {
+		err = errno;
+		if (fd >= 0)
+			close(fd);
+		return ta_error_at(e, err == ENOENT || err == EISDIR ? EXIT_USER : EXIT_SYSTEM,
+				   "%s: cannot read the %s: %s", path, what, strerror(err));
+	}
+	ret = ta_text_read_fd(fd, &st, path, what, max, text, len, e);
+	close(fd);
+	return ret;
 }

@@ -60,5 +60,18 @@ int ta_lex_line_end(struct ta_lex *lx);
  */
 int ta_text_read(const char *path, const char *what, size_t max, char **text, size_t *len,
 		 struct ta_error *e);
+/* The same from a file its caller opened and fstat()ed (st): refused
+ * unless regular. The caller closes fd. */
+struct stat;
+int ta_text_read_fd(int fd, const struct stat *st, const char *path, const char *what,
+		    size_t max, char **text, size_t *len, struct ta_error *e);
+
+/*
+ * `in` with every control byte (below 0x20, and 0x7f) written as \xNN, into
+ * `out` (at most size - 1 bytes, NUL-terminated, cut at a whole escape):
+ * text from files and file names then cannot move a terminal's cursor or
+ * forge a line of a log. Returns out.
+ */
+char *ta_escape_controls(const char *in, char *out, size_t size);
 
 #endif /* TA_LEX_H */

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /* netns.c - network and mount namespaces (see netns.h). */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/magic.h>
 #include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -137,4 +139,43 @@ int ta_mntns_enter_callers(const char *bpffs)
 	if (cwd >= 0)
 		close(cwd);
 	return err ? err : 1;
+}
+
+static bool same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_ino == b->st_ino && a->st_dev == b->st_dev;
+}
+
+bool ta_mntns_lasting(void)
+{
+	pid_t me = getpid(), line[64];
+	struct stat self, st;
+	struct dirent *de;
+	bool found = false;
+	int n = 0;
+	DIR *d;
+
+	if (mntns_of(me, &self))
+		return true; /* cannot tell: as it always was */
+	if (me != 1 && !mntns_of(1, &st) && same_file(&st, &self))
+		return true;
+	/* this process's ancestors: a shell that runs us here ends with us */
+	for (pid_t pid = getppid(); pid > 0 && n < 64; pid = parent_of(pid))
+		line[n++] = pid;
+	d = opendir("/proc");
+	if (!d)
+		return true;
+	while (!found && (de = readdir(d))) {
+		char *end;
+		long pid = strtol(de->d_name, &end, 10);
+		bool ancestor = false;
+
+		if (*end || pid <= 0 || pid == me)
+			continue;
+		for (int i = 0; i < n; i++)
+			ancestor |= line[i] == pid;
+		found = !ancestor && !mntns_of((pid_t)pid, &st) && same_file(&st, &self);
+	}
+	closedir(d);
+	return found;
 }

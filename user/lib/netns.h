@@ -7,6 +7,7 @@
 #ifndef TA_NETNS_H
 #define TA_NETNS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "error.h"
@@ -32,5 +33,11 @@ int ta_netns_enter(const char *name, struct ta_error *e);
  * another mount namespace. The working directory stays. 1 if it moved,
  * 0 if not, -errno if it could not. */
 int ta_mntns_enter_callers(const char *bpffs);
+
+/* Whether this mount namespace outlives this command: it is PID 1's (and
+ * this process is not PID 1), or a process other than this one and its
+ * ancestors is in it. `ip netns exec` makes one for its command alone; a
+ * bpffs mounted there goes when the command ends, with every pin in it. */
+bool ta_mntns_lasting(void);
 
 #endif /* TA_NETNS_H */

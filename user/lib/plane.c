@@ -46,6 +46,15 @@ static int bpffs_ensure(struct ta_error *e)
 {
 	if (ta_bpffs_mounted(TA_BPFFS))
 		return 0;
+	if (!ta_mntns_lasting())
+		return -ta_error_set(e, EXIT_SYSTEM,
+				     "no bpffs at %s, and this mount namespace ends with this command "
+				     "(it is not PID 1's, and no other process is in it: 'ip netns exec' "
+				     "makes one per command): a bpffs mounted here would go, and the "
+				     "taps' programs with it. Mount it on the host ('mount -t bpf bpf "
+				     "%s'), or enter the network namespace alone: 'tap-accel --netns "
+				     "NAME ...' or 'nsenter --net=/run/netns/NAME tap-accel ...'",
+				     TA_BPFFS, TA_BPFFS);
 	/* Only the owner may see policies and counters, as with bpftool. */
 	if (mount("bpf", TA_BPFFS, "bpf", 0, "mode=0700"))
 		return -ta_error_errno(e, errno, "no bpffs at %s and mounting one failed; "

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "guard.h"
 #include "lex.h"
 #include "policy_parse.h"
 
@@ -475,47 +476,26 @@ static int parse_fdb(struct parser *p, const struct ta_word *kw)
 	return 0;
 }
 
-static int add_guard_ip(struct parser *p, const struct ta_word *t)
+/* The guard's words and checks are guard_parse.c's, whichever way a guard
+ * comes in; here only where. */
+static int guard_value(struct parser *p, const struct ta_word *t, bool mac)
 {
 	struct ta_guard_spec *g = &p->spec->guard;
-	struct ta_prefix a;
-	char buf[64];
+	struct ta_error e;
+	char buf[96];
 
-	if (memchr(t->s, '/', t->len))
-		return ta_lex_fail(&p->lx, t->col, "expected one address (no prefix) after 'ip', got '%s'",
-			           ta_word_str(t, buf, sizeof(buf)));
-	if (parse_prefix(p, t, &a))
-		return -EINVAL;
-	if (ta_prefix_is_ip4(&a)) {
-		uint32_t ip4;
-
-		memcpy(&ip4, a.addr + 12, 4);
-		for (uint32_t i = 0; i < g->nr_ip4; i++)
-			if (g->ip4[i] == ip4)
-				return ta_lex_fail(&p->lx, t->col, "guard address given twice");
-		if (g->nr_ip4 >= TA_MAX_GUARD_ADDRS)
-			goto too_many;
-		g->ip4[g->nr_ip4++] = ip4;
-		g->flags |= TA_GUARD_F_IP4;
-	} else {
-		for (uint32_t i = 0; i < g->nr_ip6; i++)
-			if (!memcmp(g->ip6[i], a.addr, 16))
-				return ta_lex_fail(&p->lx, t->col, "guard address given twice");
-		if (g->nr_ip6 >= TA_MAX_GUARD_ADDRS)
-			goto too_many;
-		memcpy(g->ip6[g->nr_ip6++], a.addr, 16);
-		g->flags |= TA_GUARD_F_IP6;
-	}
+	if (t->len >= (int)sizeof(buf))
+		return ta_lex_fail(&p->lx, t->col, "expected %s, got a word of %d characters",
+			           mac ? "a MAC address" : "an IPv4 or IPv6 address", t->len);
+	ta_word_str(t, buf, sizeof(buf));
+	if (mac ? ta_guard_set_mac(g, buf, &e) : ta_guard_add_ip(g, buf, &e))
+		return ta_lex_fail(&p->lx, t->col, "%s", e.text);
 	return 0;
-too_many:
-	return ta_lex_fail(&p->lx, t->col, "too many guard addresses: at most %d per family",
-		           TA_MAX_GUARD_ADDRS);
 }
 
 /* guard [mac MAC] [ip ADDR]...; several guard lines add up. */
 static int parse_guard(struct parser *p, const struct ta_word *kw)
 {
-	struct ta_guard_spec *g = &p->spec->guard;
 	struct ta_word t, v;
 	bool any = false;
 	char buf[96];
@@ -527,13 +507,12 @@ static int parse_guard(struct parser *p, const struct ta_word *kw)
 				return ta_lex_fail(&p->lx, t.col, "guard mac given twice (first at line %d)",
 					           p->guard_mac_line);
 			if (ta_lex_expect(&p->lx, &v, "a MAC address", &t) ||
-			    parse_mac_word(p, &v, g->mac))
+			    guard_value(p, &v, true))
 				return -EINVAL;
 			p->guard_mac_line = p->lx.line;
-			g->flags |= TA_GUARD_F_MAC;
 		} else if (ta_word_is(&t, "ip")) {
 			if (ta_lex_expect(&p->lx, &v, "an IPv4 or IPv6 address", &t) ||
-			    add_guard_ip(p, &v))
+			    guard_value(p, &v, false))
 				return -EINVAL;
 		} else {
 			return ta_lex_fail(&p->lx, t.col, "expected 'mac MAC' or 'ip ADDRESS' in guard, %s",
@@ -793,6 +772,27 @@ void ta_policy_spec_free(struct ta_policy_spec *spec)
 	memset(spec, 0, sizeof(*spec));
 }
 
+/* The digest of what the policy says, not of how it is written: of its
+ * canonical text (ta_policy_write), so that comments, blanks and spellings
+ * (0x0800 or ipv4, 10mbit or 10000kbit) do not make a new version. */
+static int canonical_digest(struct ta_policy_spec *spec)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f)
+		return -ENOMEM;
+	ta_policy_write(f, spec);
+	if (fclose(f)) {
+		free(text);
+		return -ENOMEM;
+	}
+	spec->digest = ta_digest(text, len);
+	free(text);
+	return 0;
+}
+
 int ta_policy_parse(const char *text, size_t len, const char *filename,
 		    struct ta_policy_spec *spec, struct ta_error *e)
 {
@@ -806,8 +806,10 @@ int ta_policy_parse(const char *text, size_t len, const char *filename,
 			goto error;
 	if (more < 0)
 		goto error;
-	spec->digest = ta_digest(text, len);
-	return EXIT_OK;
+	if (!canonical_digest(spec))
+		return EXIT_OK;
+	ta_policy_spec_free(spec);
+	return ta_error_set(e, EXIT_SYSTEM, "out of memory");
 error:
 	ta_policy_spec_free(spec);
 	return EXIT_USER;

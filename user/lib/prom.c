@@ -416,7 +416,8 @@ static void dir_sync(const char *dir)
 }
 
 /* Write the exposition into the temporary file `fd` and close it. */
-static int temp_write(int fd, const char *tmp, const struct ta_plane *pl, struct ta_error *e)
+static int temp_write(int fd, const char *tmp, const struct ta_plane *pl, const char *extra,
+		      struct ta_error *e)
 {
 	FILE *out;
 	int ret;
@@ -434,6 +435,8 @@ static int temp_write(int fd, const char *tmp, const struct ta_plane *pl, struct
 		return ret;
 	}
 	ret = ta_prom_write(out, pl, NULL, e);
+	if (!ret && extra && (fputs(extra, out) < 0 || fflush(out)))
+		ret = ta_error_errno(e, errno, "cannot write %s", tmp);
 	if (!ret && fsync(fd))
 		ret = ta_error_errno(e, errno, "cannot write %s", tmp);
 	if (fclose(out) && !ret)
@@ -442,6 +445,12 @@ static int temp_write(int fd, const char *tmp, const struct ta_plane *pl, struct
 }
 
 int ta_prom_write_file(const char *dir, const struct ta_plane *pl, struct ta_error *e)
+{
+	return ta_prom_write_file_extra(dir, pl, NULL, e);
+}
+
+int ta_prom_write_file_extra(const char *dir, const struct ta_plane *pl, const char *extra,
+			     struct ta_error *e)
 {
 	char path[PATH_MAX], tmp[PATH_MAX];
 	int fd, ret;
@@ -452,7 +461,7 @@ int ta_prom_write_file(const char *dir, const struct ta_plane *pl, struct ta_err
 	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0)
 		return ta_error_errno(e, errno, "cannot write a file in %s", dir);
-	ret = temp_write(fd, tmp, pl, e);
+	ret = temp_write(fd, tmp, pl, extra, e);
 	if (!ret && rename(tmp, path))
 		ret = ta_error_errno(e, errno, "cannot rename %s to %s", tmp, path);
 	if (ret) {

@@ -75,8 +75,11 @@ int ta_prom_write(FILE *out, const struct ta_plane *pl, const struct ta_prom_opt
  * the file, so a reader sees the previous file or the new one, whole.
  * The file is 0644: node_exporter runs as a user of its own. On failure
  * the previous file stays and no temporary file is left. EXIT_OK, or an
- * exit code with `e`.
+ * exit code with `e`. The _extra form writes `extra` (NULL: nothing), text
+ * of the exposition format, after the plane's: the agent's own families.
  */
 int ta_prom_write_file(const char *dir, const struct ta_plane *pl, struct ta_error *e);
+int ta_prom_write_file_extra(const char *dir, const struct ta_plane *pl, const char *extra,
+			     struct ta_error *e);
 
 #endif /* TA_PROM_H */
