@@ -8,7 +8,33 @@
 set -u
 cd "$(dirname "$0")"
 
-SUITES=${SUITES:-"unit bpf host security agent agent-fault adapters bench diff fuzz vm-6.1 vm-6.12 vm-7.3 dkms deb vm-debug guests"}
+# run_suite NAME LOG [live]: suite NAME, its output into LOG (and onto the
+# terminal too with live), its exit status into LOG.rc, its end into
+# LOG.end.
+run_suite() {
+	_dir=$1 _kernel=
+	case $1 in vm-[0-9]*) _dir=vm _kernel=${1#vm-} ;; esac
+	if [ -x "$_dir/run.sh" ]; then
+		if [ -n "${3:-}" ]; then
+			{ VM_KERNEL=${_kernel:-${VM_KERNEL:-}} "./$_dir/run.sh"; echo $? >"$2.rc"; } 2>&1 | tee "$2"
+		else
+			VM_KERNEL=${_kernel:-${VM_KERNEL:-}} "./$_dir/run.sh" >"$2" 2>&1
+			echo $? >"$2.rc"
+		fi
+	else
+		echo "suite $1: tests/$1/run.sh is missing" | tee "$2"
+	fi
+	date +%s >"$2.end"
+}
+
+# tests/run-all.sh --one NAME LOG: one suite, as a run of all starts it
+# beside another.
+if [ "${1:-}" = --one ]; then
+	run_suite "$2" "$3"
+	exit 0
+fi
+
+SUITES=${SUITES:-"unit bpf host security agent agent-fault adapters bench diff fuzz vm-6.1 vm-6.12+vm-7.3 dkms deb vm-debug guests"}
 
 # vm-debug's kernel takes about 45 minutes of CPU to build where none is
 # cached. Started first, at the lowest priority, it builds in the time the
@@ -27,7 +53,6 @@ case " $SUITES " in
 	fi
 	;;
 esac
-trap '[ -z "$prebuild" ] || kill -- -"$prebuild" 2>/dev/null' EXIT
 trap 'exit 130' INT TERM
 
 # The lines of a failed suite's log that say why: the last inner suite it
@@ -49,23 +74,14 @@ digest=""
 failed_suites=""
 skipping_suites=""
 
-for s in $SUITES; do
-	echo "=== suite $s"
-	start=$(date +%s)
-	log=$(mktemp)
-	dir=$s kernel=
-	case $s in vm-[0-9]*) dir=vm kernel=${s#vm-} ;; esac
-	if [ -x "$dir/run.sh" ]; then
-		{ VM_KERNEL=${kernel:-${VM_KERNEL:-}} "./$dir/run.sh"; echo $? >"$log.rc"; } 2>&1 | tee "$log"
-	else
-		echo "suite $s: tests/$s/run.sh is missing" | tee "$log"
-	fi
-	rc=$(cat "$log.rc" 2>/dev/null || echo 1)
-	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
+# tally NAME LOG: a finished suite's counts into the totals.
+tally() {
+	rc=$(cat "$2.rc" 2>/dev/null || echo 1)
+	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$2" | tail -n 1)
 	p=0
 	f=1
 	if [ -z "$line" ]; then
-		echo "suite $s: ended without a 'N passed, N failed' line"
+		echo "suite $1: ended without a 'N passed, N failed' line"
 	else
 		p=${line%% passed*}
 		f=${line#*passed, }
@@ -73,21 +89,53 @@ for s in $SUITES; do
 		k=0
 		case $line in *" skipped"*) k=${line##*failed, } k=${k%% skipped*} ;; esac
 		total_skip=$((total_skip + k))
-		[ "$k" -gt 0 ] && skipping_suites="$skipping_suites $s($k)"
+		[ "$k" -gt 0 ] && skipping_suites="$skipping_suites $1($k)"
 		if [ "$rc" != 0 ] && [ "$f" -eq 0 ]; then
-			echo "suite $s: exited with status $rc"
+			echo "suite $1: exited with status $rc"
 			f=1
 		fi
 	fi
 	total_pass=$((total_pass + p))
 	total_fail=$((total_fail + f))
 	if [ "$f" -gt 0 ]; then
-		failed_suites="$failed_suites $s"
-		digest="$digest$(failure_digest "$s" "$log")
+		failed_suites="$failed_suites $1"
+		digest="$digest$(failure_digest "$1" "$2")
 "
 	fi
-	echo "=== suite $s: $(($(date +%s) - start)) s"
-	rm -f "$log" "$log.rc"
+}
+
+# A word of SUITES is a suite, or suites joined by '+' that run side by
+# side: the first one's output is shown as it comes, the others' after it.
+# Each VM suite but vm-6.1 emulates on one thread (tests/vm/run.sh), so
+# two of them together keep both cores busy.
+logs=$(mktemp -d)
+beside=""
+trap '[ -z "$prebuild" ] || kill -- -"$prebuild" 2>/dev/null
+	for _b in $beside; do kill -- -"$_b" 2>/dev/null; done
+	rm -rf "$logs"' EXIT
+for group in $SUITES; do
+	start=$(date +%s)
+	first=${group%%+*}
+	rest=
+	[ "$group" = "$first" ] || rest=$(echo "${group#*+}" | tr + ' ')
+	beside=
+	for s in $rest; do
+		setsid sh ./run-all.sh --one "$s" "$logs/$s" </dev/null &
+		beside="$beside $!"
+	done
+	echo "=== suite $first${rest:+ (beside it:$(printf ' %s' $rest))}"
+	run_suite "$first" "$logs/$first" live
+	for b in $beside; do wait "$b"; done
+	beside=
+	for s in $first $rest; do
+		if [ "$s" != "$first" ]; then
+			echo "=== suite $s (ran beside $first)"
+			cat "$logs/$s"
+		fi
+		tally "$s" "$logs/$s"
+		echo "=== suite $s: $(($(cat "$logs/$s.end" 2>/dev/null || date +%s) - start)) s"
+		rm -f "$logs/$s" "$logs/$s.rc" "$logs/$s.end"
+	done
 done
 
 printf '%s' "$digest"

@@ -114,6 +114,11 @@ if [ $MODE = ab ]; then
 fi
 make -s -C "$TOP/kmod" BUILD="$KMOD_BUILD" KDIR="$KDIR" copyfloor >/dev/null ||
 	fail "copyfloor build failed"
+# What two VM runs side by side (tests/run-all.sh) build in one place is
+# built by one at a time.
+mkdir -p "$BUILD"
+exec 8>"$BUILD/.vm-shared-build.lock"
+flock 8
 [ -f "$BUILD/bpf/xdp_basic.bpf.o" ] || make -s -C "$TOP/bpf" BUILD="$BUILD" >/dev/null ||
 	fail "bpf build failed"
 [ -f "$BUILD/bpf/xdp_basic.bpf.o" ] || fail "build/bpf/xdp_basic.bpf.o missing (make bpf)"
@@ -183,6 +188,7 @@ if [ -x "$BUILD/user/tap-accel" ]; then
 fi
 # The in-kernel tests of the policy program, run again on this kernel.
 make -s -C "$TOP/tests/bpf" BUILD="$BUILD" >/dev/null && copy_bin "$BUILD/tests/bpf/bpf_test"
+flock -u 8
 
 # Modules: tapx and tapx_tun, the bench's copy floor, the stock tun, what
 # the bench's tc and bridge cells need (loaded in --bench mode), and
