@@ -104,8 +104,14 @@ for series in $(sh "$TOP/mk/kernels.sh" --tested); do
 	echo 'obj-m := tapx_tun.o' >"$badsrc/Kbuild"
 	runs "tapx_tun with two includes builds for $KVER" \
 		make -s -C "$KDIR" M="$badsrc" KBUILD_MODPOST_WARN=1 modules
-	expect_exit 1 "CRC of tun_get_socket is 0x[0-9a-f]+, the kernel's is 0x" \
-		sh "$badsrc/symvers-check.sh" "$KDIR" "$badsrc/Module.symvers"
+	# Debian's kernels from 6.18 on have no MODVERSIONS: every CRC is 0,
+	# vhost_net links by name alone, and the check has nothing to refuse.
+	if grep -q '^0x00000000[[:space:]]tun_get_socket[[:space:]]' "$KDIR/Module.symvers"; then
+		expect_exit 0 "" sh "$badsrc/symvers-check.sh" "$KDIR" "$badsrc/Module.symvers"
+	else
+		expect_exit 1 "CRC of tun_get_socket is 0x[0-9a-f]+, the kernel's is 0x" \
+			sh "$badsrc/symvers-check.sh" "$KDIR" "$badsrc/Module.symvers"
+	fi
 
 	echo "# the DKMS module in a $KVER guest"
 	guest_runs_ko "$series" "$ko" "$tko" load,xdp,unload,vhostlink "$OUT/vm-$KVER"
