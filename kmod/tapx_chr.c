@@ -625,11 +625,21 @@ struct ptr_ring *tapx_vhost_ring(struct file *file)
 EXPORT_SYMBOL_GPL(tapx_vhost_ring);
 
 /*
- * tapx's queues never stop for a full ring (it offers no IFF_BACKPRESSURE):
- * what vhost-net consumed has nothing to restart.
+ * vhost-net took @consumed entries off the ring itself, under its consumer
+ * lock: with IFF_BACKPRESSURE that may restart the queue (tapx_ring.c).
  */
 void tapx_vhost_consumed(struct file *file, int consumed)
 {
+	struct tapx_file *tfile = tapx_file_of(file);
+	struct tapx_dev *tapx;
+
+	if (!tfile || consumed <= 0)
+		return;
+	rcu_read_lock();
+	tapx = rcu_dereference(tfile->tapx);
+	if (tapx)
+		tapx_ring_consumed(tapx, tfile, consumed);
+	rcu_read_unlock();
 }
 EXPORT_SYMBOL_GPL(tapx_vhost_consumed);
 

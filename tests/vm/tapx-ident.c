@@ -17,6 +17,20 @@
  *       "writes=N err=E udp=N bytes=N self=N": the writes that succeeded,
  *       the first write's errno name (0 if none failed), the datagrams and
  *       bytes the socket received, the frames read back from the tap
+ *   tapx-ident gso NODE NAME
+ *       write one IPv4/TCP frame of 3000 bytes of payload behind a vnet
+ *       header asking for TCP segmentation (GSO_TCPV4, gso_size 1000)
+ *       without a partial checksum, which the kernel probes for its
+ *       protocol, to a tap with IFF_VNET_HDR; print "write=N|ERR seen=N
+ *       len=N": the write's result, how many frames of that length an
+ *       AF_PACKET socket on the tap saw arrive, and the first one's length
+ *   tapx-ident bp NODE NAME FLAGS COUNT [noread]
+ *       attach to NAME (IFF_TAP|IFF_NO_PI|FLAGS, e.g. 0x80 for
+ *       IFF_BACKPRESSURE), send COUNT frames of 100 bytes into it through
+ *       an AF_PACKET socket without reading, then read everything (with
+ *       noread: nothing, and leave); print "features=0x.. sent=N got=N":
+ *       the node's TUNGETFEATURES, the frames the stack took, the frames
+ *       read back
  * Exit status: 0, or 1 when something could not be set up.
  */
 #define _GNU_SOURCE /* strerrorname_np */
@@ -281,6 +295,166 @@ static int cmd_uso(char **argv)
 	return 0;
 }
 
+/*
+ * An Ethernet/IPv4/TCP frame to @mac, 10.99.0.2:9998 -> 10.99.0.1:9999,
+ * with @payload bytes of data and no checksum filled in (GSO without
+ * NEEDS_CSUM: the segments' checksums are left to the receiver's check).
+ * Returns its length.
+ */
+static int gso_frame(uint8_t *f, const uint8_t *mac, int payload)
+{
+	int iplen = 20 + 20 + payload;
+	uint8_t *ip = f + 14, *tcp = ip + 20;
+	uint32_t sum;
+
+	memcpy(f, mac, 6);
+	memcpy(f + 6, "\x02\x00\x00\x00\x00\x02", 6);
+	f[12] = 0x08;
+	f[13] = 0x00;
+	memset(ip, 0, 40);
+	ip[0] = 0x45;
+	ip[2] = iplen >> 8;
+	ip[3] = iplen & 0xff;
+	ip[8] = 64;
+	ip[9] = IPPROTO_TCP;
+	memcpy(ip + 12, "\x0a\x63\x00\x02\x0a\x63\x00\x01", 8);
+	sum = ~csum_fold32(csum_add(0, ip, 20)) & 0xffff;
+	ip[10] = sum >> 8;
+	ip[11] = sum & 0xff;
+	tcp[0] = (USO_PORT - 1) >> 8;
+	tcp[1] = (USO_PORT - 1) & 0xff;
+	tcp[2] = USO_PORT >> 8;
+	tcp[3] = USO_PORT & 0xff;
+	tcp[12] = 5 << 4; /* data offset: 20 bytes */
+	tcp[13] = 0x18;	  /* PSH, ACK */
+	tcp[15] = 0xff;	  /* window */
+	memset(tcp + 20, 0x5a, payload);
+	return 14 + iplen;
+}
+
+static int cmd_gso(char **argv)
+{
+	static uint8_t f[14 + 40 + 3000], b[8192];
+	struct virtio_net_hdr vh = {
+		.gso_type = VIRTIO_NET_HDR_GSO_TCPV4,
+		.hdr_len = 14 + 40,
+		.gso_size = 1000,
+	};
+	struct sockaddr_ll from;
+	socklen_t fl;
+	struct ifreq ifr = { 0 };
+	struct pollfd p;
+	int fd, s, len, n, seen = 0, first = 0;
+	char res[32];
+	ssize_t w;
+
+	fd = tap_open(argv[2], argv[3], IFF_TAP | IFF_NO_PI | IFF_VNET_HDR,
+		      O_NONBLOCK);
+	if (fd < 0) {
+		fprintf(stderr, "gso: attach %s: %s\n", argv[3], strerror(-fd));
+		return 1;
+	}
+	if (if_up(argv[3], 1) < 0 || if_wait_tx_ready(argv[3], 2000) < 0) {
+		fprintf(stderr, "gso: %s does not come up\n", argv[3]);
+		return 1;
+	}
+	s = packet_open(argv[3]);
+	snprintf(ifr.ifr_name, IFNAMSIZ, "%s", argv[3]);
+	if (s < 0 || ioctl(s, SIOCGIFHWADDR, &ifr) < 0) {
+		perror("gso: packet socket on the tap");
+		return 1;
+	}
+	len = gso_frame(f, (uint8_t *)ifr.ifr_hwaddr.sa_data, 3000);
+	{
+		struct iovec iov[2] = { { &vh, sizeof(vh) }, { f, len } };
+
+		w = writev(fd, iov, 2);
+	}
+	if (w < 0)
+		snprintf(res, sizeof(res), "%s", strerrorname_np(errno));
+	else
+		snprintf(res, sizeof(res), "%zd", w);
+	p = (struct pollfd){ .fd = s, .events = POLLIN };
+	while (poll(&p, 1, 500) > 0) {
+		fl = sizeof(from);
+		n = recvfrom(s, b, sizeof(b), MSG_DONTWAIT, (void *)&from, &fl);
+		if (n < 0)
+			break;
+		if (from.sll_pkttype == PACKET_OUTGOING || n != len)
+			continue;
+		if (!seen++)
+			first = n;
+	}
+	printf("write=%s seen=%d len=%d\n", res, seen, first);
+	close(s);
+	close(fd);
+	return 0;
+}
+
+/*
+ * Frames the stack sends into the tap faster than the reader reads: all
+ * COUNT are sent before the first read. What the reader then gets tells a
+ * queue that stopped (IFF_BACKPRESSURE with a qdisc: everything) from a
+ * ring that dropped (one ring's worth).
+ */
+static int cmd_bp(char **argv)
+{
+	struct sockaddr_ll to = { .sll_family = AF_PACKET, .sll_halen = 6 };
+	int flags = strtol(argv[4], NULL, 0), count = atoi(argv[5]);
+	int noread = argv[6] && !strcmp(argv[6], "noread");
+	int fd, s, i, sent = 0, sz = 64 << 20, n;
+	unsigned int features = 0;
+	static uint8_t f[100], b[2048];
+	struct pollfd p;
+	long got = 0;
+
+	fd = tap_open(argv[2], argv[3], IFF_TAP | IFF_NO_PI | flags, O_NONBLOCK);
+	if (fd < 0) {
+		fprintf(stderr, "bp: attach %s: %s\n", argv[3], strerror(-fd));
+		return 1;
+	}
+	if (ioctl(fd, TUNGETFEATURES, &features) < 0) {
+		perror("bp: TUNGETFEATURES");
+		return 1;
+	}
+	if (if_wait_tx_ready(argv[3], 2000) < 0) {
+		fprintf(stderr, "bp: %s is not up\n", argv[3]);
+		return 1;
+	}
+	/* Protocol 0: this socket sends only, and never reads its own frames. */
+	s = socket(AF_PACKET, SOCK_RAW, 0);
+	to.sll_ifindex = if_nametoindex(argv[3]);
+	if (s < 0 || !to.sll_ifindex) {
+		perror("bp: packet socket");
+		return 1;
+	}
+	/* Frames held by the qdisc stay charged to the sender. */
+	setsockopt(s, SOL_SOCKET, SO_SNDBUFFORCE, &sz, sizeof(sz));
+	memset(to.sll_addr, 0xff, 6);
+	for (i = 0; i < count; i++) {
+		test_frame(f, sizeof(f), i);
+		if (sendto(s, f, sizeof(f), MSG_DONTWAIT, (void *)&to,
+			   sizeof(to)) == sizeof(f))
+			sent++;
+	}
+	p = (struct pollfd){ .fd = fd, .events = POLLIN };
+	while (!noread) {
+		n = read(fd, b, sizeof(b));
+		if (n < 0) {
+			if (errno != EAGAIN || poll(&p, 1, 1000) <= 0)
+				break;
+			continue;
+		}
+		if (n >= 14 && b[12] == ETHERTYPE_TEST >> 8 &&
+		    b[13] == (ETHERTYPE_TEST & 0xff))
+			got++;
+	}
+	printf("features=0x%x sent=%d got=%ld\n", features, sent, got);
+	close(s);
+	close(fd);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -290,6 +464,10 @@ int main(int argc, char **argv)
 		return cmd_nl(argv[2]);
 	if (argc == 5 && !strcmp(argv[1], "uso"))
 		return cmd_uso(argv);
+	if (argc == 4 && !strcmp(argv[1], "gso"))
+		return cmd_gso(argv);
+	if ((argc == 6 || argc == 7) && !strcmp(argv[1], "bp"))
+		return cmd_bp(argv);
 	fprintf(stderr, "usage: see the comment at the top of tapx-ident.c\n");
 	return 2;
 }
