@@ -54,13 +54,14 @@ static void tapx_uninit(struct net_device *dev)
 }
 
 /**
- * tapx_queue_restart - restart the tx queue an attached file owns
+ * tapx_queue_restart - restart the tx queue of the slot a file has (had)
  * @tapx: its device
  * @tfile: the file, in its slot
  * @if_empty: only if the file's ring is empty
  *
  * For the slot's new owner (an attach, a file moved into a freed slot),
- * which the last one may have left stopped by IFF_BACKPRESSURE. Under both
+ * which the last one may have left stopped by IFF_BACKPRESSURE, and for a
+ * slot its last owner left. Under both
  * ring locks, so that neither the transmit path nor the reader stops or
  * restarts it meanwhile; not while the device is down, which leaves it as
  * tapx_stop() did (tapx_open() starts every queue). Under rtnl.
@@ -355,7 +356,6 @@ int tapx_attach(struct tapx_file *tfile, struct tapx_dev *tapx)
 	spin_lock(&tfile->ring.consumer_lock);
 	tfile->queue_index = tapx->numqueues;
 	spin_unlock(&tfile->ring.consumer_lock);
-	tapx_queue_restart(tapx, tfile, false);
 	if (tfile->detached) {
 		/* Its writes run XDP, whose ctx reads the index. */
 		WRITE_ONCE(tfile->xdp_rxq.queue_index, tfile->queue_index);
@@ -376,6 +376,8 @@ int tapx_attach(struct tapx_file *tfile, struct tapx_dev *tapx)
 	rcu_assign_pointer(tapx->tfiles[tapx->numqueues], tfile);
 	WRITE_ONCE(tapx->numqueues, tapx->numqueues + 1);
 	tapx_set_real_queues(tapx);
+	/* Once the queue takes frames: what its qdisc sends finds it. */
+	tapx_queue_restart(tapx, tfile, false);
 	netif_carrier_on(tapx->dev);
 	return 0;
 }
@@ -407,16 +409,18 @@ static struct tapx_file *tapx_queue_unlink(struct tapx_file *tfile,
 }
 
 /*
- * After an unlink's grace period: @tfile's ring is purged, and the file
- * moved into its slot restarts the slot's queue if it has nothing queued
- * (with entries queued, its reader restarts it as it takes them).
+ * After an unlink's grace period: @tfile's ring is purged, and the slot's
+ * queue restarts if its new owner has nothing queued (with entries queued,
+ * its reader restarts it as it takes them). A slot left without an owner
+ * (@tfile was the last, @moved is @tfile) restarts too, as tun's does:
+ * what its qdisc held goes on to the queues left, or is dropped and
+ * counted when none is, instead of waiting for a reader to come.
  */
 static void tapx_queue_settle(struct tapx_file *tfile, struct tapx_dev *tapx,
 			      struct tapx_file *moved)
 {
 	tapx_ring_purge(tfile);
-	if (moved != tfile)
-		tapx_queue_restart(tapx, moved, true);
+	tapx_queue_restart(tapx, moved, true);
 	tapx_set_real_queues(tapx);
 }
 
