@@ -34,14 +34,14 @@ bp_queued() {
 	check "$1: frames read" $BN "$(bp_get got)"
 	check "$1: tx_dropped" 0 "$bp_drops"
 }
-# bp_dropped WHAT [SENT]: a ring's worth read, the rest of what the stack
-# took dropped and counted. SENT: what the sender got through, BN unless
-# "any" (without a qdisc tun returns its drops to the sender, ENOBUFS,
-# where tapx counts them only).
+# bp_dropped WHAT [any]: a ring's worth read, the rest dropped and
+# counted. With "any" the sender need not have got BN through: without a
+# qdisc tun also returns each drop to the sender (ENOBUFS), where tapx
+# only counts it.
 bp_dropped() {
 	[ "${2:-}" = any ] || check "$1: frames sent" $BN "$(bp_get sent)"
 	at_most "$1: frames read (one ring)" 1024 "$(bp_get got)"
-	check "$1: read + tx_dropped" "$(bp_get sent)" $(($(bp_get got) + ${bp_drops:-0}))
+	check "$1: read + tx_dropped" $BN $(($(bp_get got) + ${bp_drops:-0}))
 }
 
 bp_clean
