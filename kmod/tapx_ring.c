@@ -299,7 +299,14 @@ static int tapx_copy_hdrs(struct tapx_dev *tapx, struct iov_iter *to,
 			return -EINVAL;
 		if (copy_to_iter(vnet, sizeof(*vnet), to) != sizeof(*vnet))
 			return -EFAULT;
-		iov_iter_advance(to, sz - sizeof(*vnet));
+		/*
+		 * The rest of a larger header (num_buffers, hash and tunnel
+		 * fields) is all zero, as 7.3's tun writes it (6.12's skips it): no
+		 * reader is left with whatever its buffer held.
+		 */
+		if (iov_iter_zero(sz - sizeof(*vnet), to) !=
+		    sz - sizeof(*vnet))
+			return -EFAULT;
 		done += sz;
 	}
 	return done;

@@ -24,6 +24,11 @@
  *       protocol, to a tap with IFF_VNET_HDR; print "write=N|ERR seen=N
  *       len=N": the write's result, how many frames of that length an
  *       AF_PACKET socket on the tap saw arrive, and the first one's length
+ *   tapx-ident hdrtail NODE NAME
+ *       attach to NAME with IFF_VNET_HDR and a 20-byte vnet header, send
+ *       one frame into it through an AF_PACKET socket, read it into a
+ *       buffer filled with 0xff; print "len=N tail=HEX": what read()
+ *       returned and the header's bytes after struct virtio_net_hdr
  *   tapx-ident bp NODE NAME FLAGS COUNT [noread]
  *       attach to NAME (IFF_TAP|IFF_NO_PI|FLAGS, e.g. 0x80 for
  *       IFF_BACKPRESSURE), send COUNT frames of 100 bytes into it through
@@ -391,6 +396,51 @@ static int cmd_gso(char **argv)
 	return 0;
 }
 
+static int cmd_hdrtail(char **argv)
+{
+	struct sockaddr_ll to = { .sll_family = AF_PACKET, .sll_halen = 6 };
+	struct pollfd p;
+	uint8_t f[100], b[2048];
+	int fd, s, hlen = 20, n = -1, i;
+
+	fd = tap_open(argv[2], argv[3], IFF_TAP | IFF_NO_PI | IFF_VNET_HDR,
+		      O_NONBLOCK);
+	if (fd < 0 || ioctl(fd, TUNSETVNETHDRSZ, &hlen) < 0) {
+		fprintf(stderr, "hdrtail: attach %s, TUNSETVNETHDRSZ 20: %s\n",
+			argv[3], strerror(fd < 0 ? -fd : errno));
+		return 1;
+	}
+	s = socket(AF_PACKET, SOCK_RAW, 0);
+	to.sll_ifindex = if_nametoindex(argv[3]);
+	if (s < 0 || if_wait_tx_ready(argv[3], 2000) < 0) {
+		fprintf(stderr, "hdrtail: %s not up, or no packet socket\n",
+			argv[3]);
+		return 1;
+	}
+	memset(to.sll_addr, 0xff, 6);
+	test_frame(f, sizeof(f), 1);
+	if (sendto(s, f, sizeof(f), 0, (void *)&to, sizeof(to)) != sizeof(f)) {
+		perror("hdrtail: send");
+		return 1;
+	}
+	/* The frame sent, not what the kernel itself sends on a new link. */
+	p = (struct pollfd){ .fd = fd, .events = POLLIN };
+	while (poll(&p, 1, 1000) > 0) {
+		memset(b, 0xff, sizeof(b));
+		n = read(fd, b, sizeof(b));
+		if (n == hlen + (int)sizeof(f) && !memcmp(b + hlen, f, sizeof(f)))
+			break;
+		n = -1;
+	}
+	printf("len=%d tail=", n);
+	for (i = 10; i < hlen; i++)
+		printf("%02x", b[i]);
+	printf("\n");
+	close(s);
+	close(fd);
+	return 0;
+}
+
 /*
  * Frames the stack sends into the tap faster than the reader reads: all
  * COUNT are sent before the first read. What the reader then gets tells a
@@ -466,6 +516,8 @@ int main(int argc, char **argv)
 		return cmd_uso(argv);
 	if (argc == 4 && !strcmp(argv[1], "gso"))
 		return cmd_gso(argv);
+	if (argc == 4 && !strcmp(argv[1], "hdrtail"))
+		return cmd_hdrtail(argv);
 	if ((argc == 6 || argc == 7) && !strcmp(argv[1], "bp"))
 		return cmd_bp(argv);
 	fprintf(stderr, "usage: see the comment at the top of tapx-ident.c\n");
