@@ -187,14 +187,14 @@ static uint32_t csum_add(uint32_t sum, const void *p, int len)
 }
 
 /*
- * An Ethernet/IPv4/UDP frame to @mac, 10.99.0.2:9998 -> 10.99.0.1:9999,
- * the UDP checksum field holding the pseudo header's sum, as a partial
- * checksum (NEEDS_CSUM) has it. Returns its length.
+ * The Ethernet and IPv4 headers of a frame to @mac, 10.99.0.2 ->
+ * 10.99.0.1, @proto, @iplen bytes from the IP header on; then the
+ * transport header's ports, 9998 -> 9999. Returns the transport header.
  */
-static int uso_frame(uint8_t *f, const uint8_t *mac, uint32_t seq)
+static uint8_t *ip4_frame_head(uint8_t *f, const uint8_t *mac, int proto,
+			       int iplen)
 {
-	int udplen = 8 + USO_PAYLOAD, iplen = 20 + udplen, i;
-	uint8_t *ip = f + 14, *udp = ip + 20;
+	uint8_t *ip = f + 14, *l4 = ip + 20;
 	uint32_t sum;
 
 	memcpy(f, mac, 6);
@@ -206,15 +206,30 @@ static int uso_frame(uint8_t *f, const uint8_t *mac, uint32_t seq)
 	ip[2] = iplen >> 8;
 	ip[3] = iplen & 0xff;
 	ip[8] = 64;
-	ip[9] = IPPROTO_UDP;
+	ip[9] = proto;
 	memcpy(ip + 12, "\x0a\x63\x00\x02\x0a\x63\x00\x01", 8);
 	sum = ~csum_fold32(csum_add(0, ip, 20)) & 0xffff;
 	ip[10] = sum >> 8;
 	ip[11] = sum & 0xff;
-	udp[0] = (USO_PORT - 1) >> 8;
-	udp[1] = (USO_PORT - 1) & 0xff;
-	udp[2] = USO_PORT >> 8;
-	udp[3] = USO_PORT & 0xff;
+	l4[0] = (USO_PORT - 1) >> 8;
+	l4[1] = (USO_PORT - 1) & 0xff;
+	l4[2] = USO_PORT >> 8;
+	l4[3] = USO_PORT & 0xff;
+	return l4;
+}
+
+/*
+ * An Ethernet/IPv4/UDP frame to @mac, 10.99.0.2:9998 -> 10.99.0.1:9999,
+ * the UDP checksum field holding the pseudo header's sum, as a partial
+ * checksum (NEEDS_CSUM) has it. Returns its length.
+ */
+static int uso_frame(uint8_t *f, const uint8_t *mac, uint32_t seq)
+{
+	int udplen = 8 + USO_PAYLOAD, iplen = 20 + udplen, i;
+	uint8_t *ip = f + 14, *udp;
+	uint32_t sum;
+
+	udp = ip4_frame_head(f, mac, IPPROTO_UDP, iplen);
 	udp[4] = udplen >> 8;
 	udp[5] = udplen & 0xff;
 	for (i = 0; i < USO_PAYLOAD; i++)
@@ -309,27 +324,9 @@ static int cmd_uso(char **argv)
 static int gso_frame(uint8_t *f, const uint8_t *mac, int payload)
 {
 	int iplen = 20 + 20 + payload;
-	uint8_t *ip = f + 14, *tcp = ip + 20;
-	uint32_t sum;
+	uint8_t *tcp = ip4_frame_head(f, mac, IPPROTO_TCP, iplen);
 
-	memcpy(f, mac, 6);
-	memcpy(f + 6, "\x02\x00\x00\x00\x00\x02", 6);
-	f[12] = 0x08;
-	f[13] = 0x00;
-	memset(ip, 0, 40);
-	ip[0] = 0x45;
-	ip[2] = iplen >> 8;
-	ip[3] = iplen & 0xff;
-	ip[8] = 64;
-	ip[9] = IPPROTO_TCP;
-	memcpy(ip + 12, "\x0a\x63\x00\x02\x0a\x63\x00\x01", 8);
-	sum = ~csum_fold32(csum_add(0, ip, 20)) & 0xffff;
-	ip[10] = sum >> 8;
-	ip[11] = sum & 0xff;
-	tcp[0] = (USO_PORT - 1) >> 8;
-	tcp[1] = (USO_PORT - 1) & 0xff;
-	tcp[2] = USO_PORT >> 8;
-	tcp[3] = USO_PORT & 0xff;
+	memset(tcp + 4, 0, 16);
 	tcp[12] = 5 << 4; /* data offset: 20 bytes */
 	tcp[13] = 0x18;	  /* PSH, ACK */
 	tcp[15] = 0xff;	  /* window */

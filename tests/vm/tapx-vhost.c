@@ -1205,21 +1205,7 @@ static void test_ringfull(int unused)
 	vnet_close(&v);
 }
 
-/* A device counter of /sys/class/net/NAME/statistics; -1 if unreadable. */
-static long dev_stat(const char *name, const char *stat)
-{
-	char path[96];
-	long v = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/sys/class/net/%s/statistics/%s", name, stat);
-	f = fopen(path, "r");
-	if (f && fscanf(f, "%ld", &v) != 1)
-		v = -1;
-	if (f)
-		fclose(f);
-	return v;
-}
+static long if_stat(const char *ifname, const char *what);
 
 /*
  * IFF_BACKPRESSURE (0x80; 7.3's tun) with a qdisc: the burst of
@@ -1263,7 +1249,7 @@ static void test_backpressure(int unused)
 	}
 	/* What the qdisc holds stays charged to the sender. */
 	setsockopt(ps, SOL_SOCKET, SO_SNDBUFFORCE, &sz, sizeof(sz));
-	drops0 = dev_stat(name, "tx_dropped");
+	drops0 = if_stat(name, "tx_dropped");
 	frames_make(&s, burst, 60, 0, 0);
 	e = far_send(ps, name, &s);
 	rx_collect(&v, &s, QUIET_MS, 0, &r);
@@ -1271,7 +1257,7 @@ static void test_backpressure(int unused)
 	      prefix, r.got, nbufs, nbufs, e ? ", send: " : "", e ? strerror(e) : "");
 	rx_refill(&v, 0, RING_NUM);
 	rx_collect(&v, &s, WAIT_MS, 1, &r);
-	drops1 = dev_stat(name, "tx_dropped");
+	drops1 = if_stat(name, "tx_dropped");
 	check(r.got == burst && drops0 >= 0 && drops1 == drops0 && !r.bad_len && !r.stray,
 	      "%sbackpressure: %d of %d delivered after refill, %ld dropped", prefix,
 	      r.got, burst, drops1 - drops0);
