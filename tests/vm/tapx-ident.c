@@ -409,7 +409,8 @@ static int cmd_hdrtail(char **argv)
 	}
 	s = socket(AF_PACKET, SOCK_RAW, 0);
 	to.sll_ifindex = if_nametoindex(argv[3]);
-	if (s < 0 || if_wait_tx_ready(argv[3], 2000) < 0) {
+	if (s < 0 || if_up(argv[3], 1) < 0 ||
+	    if_wait_tx_ready(argv[3], 2000) < 0) {
 		fprintf(stderr, "hdrtail: %s not up, or no packet socket\n",
 			argv[3]);
 		return 1;
