@@ -61,10 +61,10 @@ static void tapx_uninit(struct net_device *dev)
  *
  * For the slot's new owner (an attach, a file moved into a freed slot),
  * which the last one may have left stopped by IFF_BACKPRESSURE, and for a
- * slot its last owner left. Under both
- * ring locks, so that neither the transmit path nor the reader stops or
- * restarts it meanwhile; not while the device is down, which leaves it as
- * tapx_stop() did (tapx_open() starts every queue). Under rtnl.
+ * slot its last owner left. Under both ring locks, so that neither the
+ * transmit path nor the reader stops or restarts it meanwhile; not while
+ * the device is down, which leaves it as tapx_stop() did (tapx_open()
+ * starts every queue). Under rtnl.
  */
 static void tapx_queue_restart(struct tapx_dev *tapx, struct tapx_file *tfile,
 			       bool if_empty)

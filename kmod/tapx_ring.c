@@ -301,8 +301,8 @@ static int tapx_copy_hdrs(struct tapx_dev *tapx, struct iov_iter *to,
 			return -EFAULT;
 		/*
 		 * The rest of a larger header (num_buffers, hash and tunnel
-		 * fields) is all zero, as 7.3's tun writes it (6.12's skips it): no
-		 * reader is left with whatever its buffer held.
+		 * fields) is all zero, as 7.x's tun writes it (6.x's skips
+		 * it): no reader is left with whatever its buffer held.
 		 */
 		if (iov_iter_zero(sz - sizeof(*vnet), to) !=
 		    sz - sizeof(*vnet))
