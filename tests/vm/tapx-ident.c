@@ -440,6 +440,27 @@ static int cmd_hdrtail(char **argv)
 }
 
 /*
+ * Frames @name's qdiscs hold (tc -s's backlog), 0 without any; -1 if tc
+ * cannot say.
+ */
+static long qdisc_backlog(const char *name)
+{
+	char cmd[64 + IFNAMSIZ], line[256], *b;
+	long n = 0, p;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "/bin/tc -s qdisc show dev %s", name);
+	f = popen(cmd, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if ((b = strstr(line, "backlog ")) &&
+		    sscanf(b, "backlog %*s %ldp", &p) == 1)
+			n += p;
+	return pclose(f) ? -1 : n;
+}
+
+/*
  * Frames the stack sends into the tap faster than the reader reads: all
  * COUNT are sent before the first read. What the reader then gets tells a
  * queue that stopped (IFF_BACKPRESSURE with a qdisc: everything) from a
@@ -449,7 +470,7 @@ static int cmd_bp(char **argv)
 {
 	struct sockaddr_ll to = { .sll_family = AF_PACKET, .sll_halen = 6 };
 	int flags = strtol(argv[4], NULL, 0), count = atoi(argv[5]);
-	int noread = argv[6] && !strcmp(argv[6], "noread");
+	int noread = argv[6] && !strcmp(argv[6], "noread"), idle = 0;
 	int fd, s, i, sent = 0, sz = 64 << 20, n;
 	unsigned int features = 0;
 	static uint8_t f[100], b[2048];
@@ -489,7 +510,15 @@ static int cmd_bp(char **argv)
 	while (!noread) {
 		n = read(fd, b, sizeof(b));
 		if (n < 0) {
-			if (errno != EAGAIN || poll(&p, 1, 1000) <= 0)
+			if (errno != EAGAIN)
+				break;
+			/*
+			 * Done when a second passes with nothing to read and
+			 * the qdisc holds nothing more (a busy guest's softirq
+			 * may take that long to hand it on), or after 30 s.
+			 */
+			if (poll(&p, 1, 1000) <= 0 &&
+			    (qdisc_backlog(argv[3]) <= 0 || ++idle >= 30))
 				break;
 			continue;
 		}
