@@ -132,6 +132,31 @@ static inline void tapx_xdp_section_exit(struct tapx_xdp_section *s)
 #endif
 
 /*
+ * 7.3: IFF_BACKPRESSURE, a TUNSETIFF flag that stops a tx queue whose
+ * reader ring is full instead of dropping (tapx_ring.c). Offered only
+ * where the kernel's tun offers it, so that TUNGETFEATURES agrees.
+ */
+#ifdef IFF_BACKPRESSURE
+#define TAPX_IFF_BACKPRESSURE IFF_BACKPRESSURE
+#else
+#define TAPX_IFF_BACKPRESSURE 0
+#endif
+
+/*
+ * 6.17 (GSO over UDP tunnels, which came with TUN_F_UDP_TUNNEL_GSO): tun
+ * sets a written frame's network header before it applies the vnet
+ * header, and virtio_net_hdr_to_skb() probes a GSO frame without
+ * NEEDS_CSUM for its protocol from that header and skb->dev's header ops.
+ * Before, tun set the network header afterwards and the probe ran only on
+ * an skb that had one. tapx does as the kernel's tun (tapx_vnet_to_skb()).
+ */
+#ifdef TUN_F_UDP_TUNNEL_GSO
+#define TAPX_VNET_AFTER_NH 1
+#else
+#define TAPX_VNET_AFTER_NH 0
+#endif
+
+/*
  * 6.14: an xdp_frame keeps only its memory type (mem_type), no longer the
  * whole xdp_mem_info (mem.type, mem.id).
  */

@@ -38,7 +38,11 @@
  *                    Several writers of one fd run concurrently; each
  *                    buffer is its writer's alone.
  *   tapx_bufs_lock() this CPU's buffer cache (a local_lock, tapx_buf.h).
- *   ptr_ring locks   producers (xmit, XDP_TX, ndo_xdp_xmit) and the reader.
+ *   ptr_ring locks   producers (xmit, XDP_TX, ndo_xdp_xmit) and the reader;
+ *                    with IFF_BACKPRESSURE, xmit stops a tx queue under the
+ *                    producer lock and the reader restarts it under the
+ *                    consumer lock (tapx_ring.c); whoever else touches
+ *                    that queue's state takes both (tapx_queue_restart()).
  */
 #ifndef TAPX_H
 #define TAPX_H
@@ -69,7 +73,7 @@
  */
 #define TAPX_IFF_FEATURES                                                      \
 	(IFF_TUN | IFF_TAP | IFF_NO_PI | IFF_ONE_QUEUE | IFF_VNET_HDR |        \
-	 IFF_MULTI_QUEUE | IFF_NAPI | IFF_NAPI_FRAGS)
+	 IFF_MULTI_QUEUE | IFF_NAPI | IFF_NAPI_FRAGS | TAPX_IFF_BACKPRESSURE)
 /* The device type: L3 (IFF_TUN, tapx_l3.c) or Ethernet (IFF_TAP). */
 #define TAPX_TYPE_MASK (IFF_TUN | IFF_TAP)
 
@@ -208,8 +212,13 @@ struct tapx_file {
 	struct socket sock;
 	struct sock *sk;
 	int ifindex; /* TUNSETIFINDEX: of the device TUNSETIFF creates */
-	/* Multi-queue; changed under rtnl. */
+	/*
+	 * Multi-queue; changed under rtnl, queue_index also under the ring's
+	 * consumer lock (the reader restarts the tx queue of its slot).
+	 */
 	u16 queue_index; /* slot in tapx->tfiles[] while attached */
+	/* IFF_BACKPRESSURE: entries read since the queue stopped (consumer lock) */
+	unsigned int consumed;
 	bool detached; /* bound but detached: on tapx->disabled */
 	struct list_head next; /* tapx->disabled */
 	struct tapx_pcpu_qstats __percpu *qstats;

@@ -66,15 +66,23 @@ static void tapx_set_flag(struct tapx_dev *tapx, unsigned int flag, bool on)
 	(TAPX_IFF_FEATURES | IFF_PERSIST | IFF_TUN_EXCL | IFF_NO_CARRIER |    \
 	 IFF_NOFILTER)
 
-/* Owner/group rules of tun: either matches, or CAP_NET_ADMIN. */
-static bool tapx_not_capable(struct tapx_dev *tapx)
+/*
+ * Who may attach to an existing device, by tun's rule as 6.12 and 7.3
+ * have it: a caller whom the device's owner and group, whichever are set,
+ * both admit, when at least one is set; anyone else needs CAP_NET_ADMIN.
+ * (tun before that fix, in Debian's 6.1 and 7.2, also lets anyone attach
+ * to a device with neither set; tapx does not, on any kernel.)
+ */
+static bool tapx_permitted(struct tapx_dev *tapx)
 {
 	const struct cred *cred = current_cred();
-	struct net *net = dev_net(tapx->dev);
+	bool owner = uid_valid(tapx->owner), group = gid_valid(tapx->group);
 
-	return ((uid_valid(tapx->owner) && !uid_eq(cred->euid, tapx->owner)) ||
-		(gid_valid(tapx->group) && !in_egroup_p(tapx->group))) &&
-	       !ns_capable(net->user_ns, CAP_NET_ADMIN);
+	if ((owner || group) &&
+	    (!owner || uid_eq(cred->euid, tapx->owner)) &&
+	    (!group || in_egroup_p(tapx->group)))
+		return true;
+	return ns_capable(dev_net(tapx->dev)->user_ns, CAP_NET_ADMIN);
 }
 
 static int tapx_create(struct net *net, struct tapx_file *tfile,
@@ -136,7 +144,7 @@ static int tapx_join(struct tapx_file *tfile, struct tapx_dev *tapx,
 	/* Queues of one device agree on being multi-queue, as in tun. */
 	if (!!(flags & IFF_MULTI_QUEUE) != !!(tapx->flags & IFF_MULTI_QUEUE))
 		return -EINVAL;
-	if (tapx_not_capable(tapx))
+	if (!tapx_permitted(tapx))
 		return -EPERM;
 	/*
 	 * The first queue sets the flags (before it binds: IFF_NAPI decides
@@ -625,11 +633,21 @@ struct ptr_ring *tapx_vhost_ring(struct file *file)
 EXPORT_SYMBOL_GPL(tapx_vhost_ring);
 
 /*
- * tapx's queues never stop for a full ring (it offers no IFF_BACKPRESSURE):
- * what vhost-net consumed has nothing to restart.
+ * vhost-net took @consumed entries off the ring itself, under its consumer
+ * lock: with IFF_BACKPRESSURE that may restart the queue (tapx_ring.c).
  */
 void tapx_vhost_consumed(struct file *file, int consumed)
 {
+	struct tapx_file *tfile = tapx_file_of(file);
+	struct tapx_dev *tapx;
+
+	if (!tfile || consumed <= 0)
+		return;
+	rcu_read_lock();
+	tapx = rcu_dereference(tfile->tapx);
+	if (tapx)
+		tapx_ring_consumed(tapx, tfile, consumed);
+	rcu_read_unlock();
 }
 EXPORT_SYMBOL_GPL(tapx_vhost_consumed);
 

@@ -58,55 +58,65 @@ static __be16 tapx_l3_proto(const struct sk_buff *skb)
 }
 
 /*
- * Parses the headers and copies the packet into a new skb; may sleep.
- * -EINVAL: malformed; -EFAULT; -ENOBUFS and the like from the allocation.
+ * Parses the headers and copies the packet into a new skb, typed by its
+ * protocol; may sleep. The vnet header, in @f, is applied in the bound
+ * section (tapx_l3_deliver()). -EINVAL: malformed; -EFAULT; -ENOBUFS and
+ * the like from the allocation.
  */
 static int tapx_l3_build(const struct tapx_wmeta *m, struct iov_iter *from,
-			 struct sk_buff **skbp)
+			 struct tapx_wframe *f, struct sk_buff **skbp)
 {
 	bool le = tapx_flags_vnet_le(m->flags);
-	struct tapx_wframe f;
 	struct sk_buff *skb;
 	__be16 proto = 0;
 	size_t hdr_len;
 	int err;
 
-	err = tapx_parse_l3(m, from, &f, &proto);
+	err = tapx_parse_l3(m, from, f, &proto);
 	if (err)
 		return err;
-	hdr_len = f.has_vnet ? __virtio16_to_cpu(le, f.vnet.hdr_len) : 0;
-	skb = tapx_l3_alloc(f.len, hdr_len, &err);
+	hdr_len = f->has_vnet ? __virtio16_to_cpu(le, f->vnet.hdr_len) : 0;
+	skb = tapx_l3_alloc(f->len, hdr_len, &err);
 	if (!skb)
 		return err;
 	err = -EFAULT;
-	if (skb_copy_datagram_from_iter(skb, 0, from, f.len))
+	if (skb_copy_datagram_from_iter(skb, 0, from, f->len))
 		goto err_free;
 
-	/*
-	 * The vnet header first, as tun applies it: with no network header
-	 * set yet, a GSO header without a partial checksum leaves the
-	 * transport header to the probe below. With one set, and no protocol
-	 * (a PI that says 0), virtio_net_hdr_to_skb() would ask skb->dev's
-	 * header ops for it, and this skb has no device until the write's
-	 * bound section.
-	 */
-	err = -EINVAL;
-	if (f.has_vnet && virtio_net_hdr_to_skb(skb, &f.vnet, le))
-		goto err_free;
 	if (m->flags & IFF_NO_PI)
 		proto = tapx_l3_proto(skb);
+	err = -EINVAL;
 	if (!proto && (m->flags & IFF_NO_PI))
 		goto err_free;
 	skb->protocol = proto;
-	skb_reset_mac_header(skb);
-	skb_reset_network_header(skb);
-	skb_probe_transport_header(skb);
 	*skbp = skb;
 	return 0;
 
 err_free:
 	kfree_skb(skb);
 	return err;
+}
+
+/*
+ * The built packet meets its device: skb->dev first, then the vnet header
+ * as tun applies it (a GSO header without a partial checksum has its
+ * protocol probed through the device's header ops where the kernel probes,
+ * compat.h), then the headers the stack reads. -EINVAL (the skb freed):
+ * the vnet metadata does not fit the packet. In the bound section.
+ */
+static int tapx_l3_deliver(struct tapx_dev *tapx, const struct tapx_wmeta *m,
+			   const struct tapx_wframe *f, struct sk_buff *skb)
+{
+	skb->dev = tapx->dev;
+	if (f->has_vnet &&
+	    tapx_vnet_to_skb(skb, &f->vnet, tapx_flags_vnet_le(m->flags), 0)) {
+		kfree_skb(skb);
+		return -EINVAL;
+	}
+	skb_reset_mac_header(skb);
+	skb_reset_network_header(skb);
+	skb_probe_transport_header(skb);
+	return 0;
 }
 
 /* Counts a packet the stack gets; in the bound section. */
@@ -134,26 +144,30 @@ ssize_t tapx_l3_write(struct tapx_file *tfile, struct tapx_dev *tapx,
 	size_t total = iov_iter_count(from);
 	struct tapx_xdp_section xs __uninitialized;
 	struct sk_buff *skb = NULL;
+	struct tapx_wframe f;
 	struct tapx_dev *now;
 	ssize_t ret = total;
 	int err;
 
-	err = tapx_l3_build(m, from, &skb);
+	err = tapx_l3_build(m, from, &f, &skb);
 
 	now = tapx_bound_begin(&xs, tfile);
-	if (unlikely(err)) {
-		if (now == tapx)
-			tapx_write_failed(now, err);
-		ret = err;
-	} else if (unlikely(now != tapx)) {
+	if (likely(!err) && unlikely(now != tapx)) {
 		/* Detached or deleted while we copied. */
 		kfree_skb(skb);
 		ret = -EBADFD;
 	} else {
-		skb->dev = now->dev;
-		skb_record_rx_queue(skb, tfile->queue_index);
-		tapx_l3_count(tfile, now, skb->len);
-		tapx_napi_receive(tfile, skb);
+		if (likely(!err))
+			err = tapx_l3_deliver(now, m, &f, skb);
+		if (unlikely(err)) {
+			if (now == tapx)
+				tapx_write_failed(now, err);
+			ret = err;
+		} else {
+			skb_record_rx_queue(skb, tfile->queue_index);
+			tapx_l3_count(tfile, now, skb->len);
+			tapx_napi_receive(tfile, skb);
+		}
 	}
 	tapx_bound_end(&xs, tfile, now, false);
 	return ret;

@@ -53,6 +53,32 @@ static void tapx_uninit(struct net_device *dev)
 	tapx_filters_release(tapx);
 }
 
+/**
+ * tapx_queue_restart - restart the tx queue of the slot a file has (had)
+ * @tapx: its device
+ * @tfile: the file, in its slot
+ * @if_empty: only if the file's ring is empty
+ *
+ * For the slot's new owner (an attach, a file moved into a freed slot),
+ * which the last one may have left stopped by IFF_BACKPRESSURE, and for a
+ * slot its last owner left. Under both ring locks, so that neither the
+ * transmit path nor the reader stops or restarts it meanwhile; not while
+ * the device is down, which leaves it as tapx_stop() did (tapx_open()
+ * starts every queue). Under rtnl.
+ */
+static void tapx_queue_restart(struct tapx_dev *tapx, struct tapx_file *tfile,
+			       bool if_empty)
+{
+	spin_lock_bh(&tfile->ring.consumer_lock);
+	spin_lock(&tfile->ring.producer_lock);
+	tfile->consumed = 0;
+	if (netif_running(tapx->dev) &&
+	    (!if_empty || __ptr_ring_empty(&tfile->ring)))
+		netif_wake_subqueue(tapx->dev, tfile->queue_index);
+	spin_unlock(&tfile->ring.producer_lock);
+	spin_unlock_bh(&tfile->ring.consumer_lock);
+}
+
 static int tapx_open(struct net_device *dev)
 {
 	netif_tx_start_all_queues(dev);
@@ -61,6 +87,17 @@ static int tapx_open(struct net_device *dev)
 
 static int tapx_stop(struct net_device *dev)
 {
+	struct tapx_dev *tapx = netdev_priv(dev);
+	unsigned int i;
+
+	/*
+	 * netif_running() is false already: once each ring's locks have been
+	 * taken, no reader or sender that saw the device up is left to
+	 * restart a queue after the stop below.
+	 */
+	for (i = 0; i < tapx->numqueues; i++)
+		tapx_queue_restart(tapx, rtnl_dereference(tapx->tfiles[i]),
+				   false);
 	netif_tx_stop_all_queues(dev);
 	return 0;
 }
@@ -101,7 +138,8 @@ static netdev_tx_t tapx_start_xmit(struct sk_buff *skb, struct net_device *dev)
 	skb_orphan(skb);
 	nf_reset_ct(skb);
 
-	if (unlikely(tapx_ring_produce(tfile, skb))) {
+	if (unlikely(tapx_ring_produce_xmit(tapx, tfile, skb,
+					    skb_get_queue_mapping(skb)))) {
 		/* Once: the stack's tx_dropped adds ring_full_drops. */
 		tapx_stat_inc(tapx, TAPX_STAT(ring_full_drops));
 		goto free;
@@ -315,7 +353,9 @@ int tapx_attach(struct tapx_file *tfile, struct tapx_dev *tapx)
 	    tapx->numqueues + tapx->numdisabled >= TAPX_MAX_QUEUES)
 		return -E2BIG;
 
+	spin_lock(&tfile->ring.consumer_lock);
 	tfile->queue_index = tapx->numqueues;
+	spin_unlock(&tfile->ring.consumer_lock);
 	if (tfile->detached) {
 		/* Its writes run XDP, whose ctx reads the index. */
 		WRITE_ONCE(tfile->xdp_rxq.queue_index, tfile->queue_index);
@@ -336,39 +376,66 @@ int tapx_attach(struct tapx_file *tfile, struct tapx_dev *tapx)
 	rcu_assign_pointer(tapx->tfiles[tapx->numqueues], tfile);
 	WRITE_ONCE(tapx->numqueues, tapx->numqueues + 1);
 	tapx_set_real_queues(tapx);
+	/* Once the queue takes frames: what its qdisc sends finds it. */
+	tapx_queue_restart(tapx, tfile, false);
 	netif_carrier_on(tapx->dev);
 	return 0;
 }
 
 /*
  * Takes an attached queue out of the array: the last queue moves into its
- * slot. Data paths may still see it until the caller's grace period.
+ * slot (under each one's consumer lock: a reader restarts its slot's tx
+ * queue, tapx_ring_consumed()). Data paths may still see it until the
+ * caller's grace period; then tapx_queue_settle().
  */
-static void tapx_queue_unlink(struct tapx_file *tfile, struct tapx_dev *tapx)
+static struct tapx_file *tapx_queue_unlink(struct tapx_file *tfile,
+					   struct tapx_dev *tapx)
 {
 	unsigned int last = tapx->numqueues - 1;
 	struct tapx_file *moved = rtnl_dereference(tapx->tfiles[last]);
 	u16 index = tfile->queue_index;
 
+	spin_lock(&tfile->ring.consumer_lock);
 	rcu_assign_pointer(tapx->tfiles[index], moved);
+	spin_unlock(&tfile->ring.consumer_lock);
+	spin_lock(&moved->ring.consumer_lock);
 	moved->queue_index = index;
+	moved->consumed = 0;
+	spin_unlock(&moved->ring.consumer_lock);
 	WRITE_ONCE(moved->xdp_rxq.queue_index, index);
 	RCU_INIT_POINTER(tapx->tfiles[last], NULL);
 	WRITE_ONCE(tapx->numqueues, last);
+	return moved;
+}
+
+/*
+ * After an unlink's grace period: @tfile's ring is purged, and the slot's
+ * queue restarts if its new owner has nothing queued (with entries queued,
+ * its reader restarts it as it takes them). A slot left without an owner
+ * (@tfile was the last, @moved is @tfile) restarts too, as tun's does:
+ * what its qdisc held goes on to the queues left, or is dropped and
+ * counted when none is, instead of waiting for a reader to come.
+ */
+static void tapx_queue_settle(struct tapx_file *tfile, struct tapx_dev *tapx,
+			      struct tapx_file *moved)
+{
+	tapx_ring_purge(tfile);
+	tapx_queue_restart(tapx, moved, true);
+	tapx_set_real_queues(tapx);
 }
 
 /* TUNSETQUEUE IFF_DETACH_QUEUE: the file stays bound to the device. */
 void tapx_queue_detach(struct tapx_file *tfile, struct tapx_dev *tapx)
 {
-	tapx_queue_unlink(tfile, tapx);
+	struct tapx_file *moved = tapx_queue_unlink(tfile, tapx);
+
 	tfile->detached = true;
 	list_add_tail(&tfile->next, &tapx->disabled);
 	tapx->numdisabled++;
 
 	/* No transmitter or redirect reaches the ring after this. */
 	synchronize_net();
-	tapx_ring_purge(tfile);
-	tapx_set_real_queues(tapx);
+	tapx_queue_settle(tfile, tapx, moved);
 }
 
 /*
@@ -389,11 +456,11 @@ void tapx_file_unbind(struct tapx_file *tfile)
 		tfile->detached = false;
 		RCU_INIT_POINTER(tfile->tapx, NULL);
 	} else {
-		tapx_queue_unlink(tfile, tapx);
+		struct tapx_file *moved = tapx_queue_unlink(tfile, tapx);
+
 		RCU_INIT_POINTER(tfile->tapx, NULL);
 		synchronize_net();
-		tapx_ring_purge(tfile);
-		tapx_set_real_queues(tapx);
+		tapx_queue_settle(tfile, tapx, moved);
 	}
 	/* close(): no writer of this file is left. */
 	tapx_napi_detach(tfile);

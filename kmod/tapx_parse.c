@@ -6,6 +6,7 @@
  * The per-frame half for Ethernet frames is inlined from tapx_parse.h.
  */
 #include <linux/if_tun.h>
+#include <linux/skbuff.h>
 #include <linux/uio.h>
 #include <linux/virtio_net.h>
 
@@ -76,6 +77,27 @@ int tapx_parse_vnet(unsigned int flags, struct tapx_wframe *f)
 		return err;
 	f->has_vnet = f->vnet.flags || f->vnet.gso_type;
 	return 0;
+}
+
+/**
+ * tapx_vnet_to_skb - apply a written frame's vnet header to its skb
+ * @skb: the frame from its first byte, skb->dev set: the protocol probe of
+ *       a GSO frame without NEEDS_CSUM asks the device's header ops
+ * @vnet: the header, as tapx_parse_vnet() passed it
+ * @le: its byte order
+ * @nh: the network header's offset (ETH_HLEN on a tap, 0 on an L3 device)
+ *
+ * Where the kernel's tun sets the network header first, so does this
+ * (compat.h, TAPX_VNET_AFTER_NH). Returns 0, or -EINVAL for metadata that
+ * does not fit the frame. Called in the writer's bound section (BH
+ * disabled): its pulls allocate atomically.
+ */
+int tapx_vnet_to_skb(struct sk_buff *skb, const struct virtio_net_hdr *vnet,
+		     bool le, unsigned int nh)
+{
+	if (TAPX_VNET_AFTER_NH)
+		skb_set_network_header(skb, nh);
+	return virtio_net_hdr_to_skb(skb, vnet, le) ? -EINVAL : 0;
 }
 
 /* For the copies that may sleep (tapx_wframe_copy()). */

@@ -16,6 +16,8 @@
 
 /* tapx_parse.c */
 int tapx_parse_vnet(unsigned int flags, struct tapx_wframe *f);
+int tapx_vnet_to_skb(struct sk_buff *skb, const struct virtio_net_hdr *vnet,
+		     bool le, unsigned int nh);
 int tapx_parse_meta(const struct tapx_wmeta *m, struct iov_iter *from,
 		    struct tapx_wframe *f);
 int tapx_parse_l3(const struct tapx_wmeta *m, struct iov_iter *from,

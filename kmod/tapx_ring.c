@@ -36,10 +36,91 @@ void tapx_ptr_free(void *ptr)
 }
 EXPORT_SYMBOL_GPL(tapx_ptr_free);
 
-/* Called with BH disabled (softirq, or the writer's XDP section). */
-int tapx_ring_produce(struct tapx_file *tfile, void *ptr)
+/*
+ * Whether @txq has a qdisc that queues (not noqueue, a tap's default):
+ * what holds the stack's frames while the queue is stopped. Without one,
+ * a stopped queue would only move the drop from the ring into the stack.
+ */
+static bool tapx_txq_queues(const struct netdev_queue *txq)
 {
-	return ptr_ring_produce(&tfile->ring, ptr);
+	return rcu_access_pointer(txq->qdisc)->enqueue;
+}
+
+/**
+ * tapx_ring_produce_xmit - queue an skb the stack sends for the reader
+ * @tapx: the device
+ * @tfile: the queue picked for the skb
+ * @skb: the skb
+ * @index: the tx queue the stack sent it on
+ *
+ * With IFF_BACKPRESSURE, the skb that fills the ring stops the tx queue,
+ * so that its qdisc holds the next ones until the reader has made room
+ * (tapx_ring_consumed()): only the queue @tfile owns, only with a qdisc
+ * that queues, and never on a device going down (ndo_stop owns its queues'
+ * state then). Called with BH disabled. Returns 0, or -ENOSPC: the ring
+ * was full (a sender that raced past the stop), the skb is the caller's.
+ */
+int tapx_ring_produce_xmit(struct tapx_dev *tapx, struct tapx_file *tfile,
+			   struct sk_buff *skb, u16 index)
+{
+	struct ptr_ring *ring = &tfile->ring;
+	struct netdev_queue *txq;
+	int err;
+
+	spin_lock(&ring->producer_lock);
+	err = __ptr_ring_produce(ring, skb);
+	if ((READ_ONCE(tapx->flags) & TAPX_IFF_BACKPRESSURE) &&
+	    netif_running(tapx->dev) &&
+	    rcu_access_pointer(tapx->tfiles[index]) == tfile) {
+		txq = netdev_get_tx_queue(tapx->dev, index);
+		if (tapx_txq_queues(txq) && __ptr_ring_full(ring)) {
+			netif_tx_stop_queue(txq);
+			/*
+			 * Pairs with the reader's smp_mb(): either it sees
+			 * the queue stopped, or this sees the room it made.
+			 */
+			smp_mb__after_atomic();
+			if (!__ptr_ring_full(ring))
+				netif_tx_wake_queue(txq);
+		}
+	}
+	spin_unlock(&ring->producer_lock);
+	return err;
+}
+
+/**
+ * tapx_ring_consumed - the reader took entries off a file's ring
+ * @tapx: the device the file is bound to
+ * @tfile: the file, its ring's consumer lock held
+ * @n: how many entries
+ *
+ * IFF_BACKPRESSURE's other half: a tx queue that a full ring stopped
+ * restarts once its reader has taken half a ring since, or emptied it.
+ * Only the file that owns the queue's slot restarts it (a detached or
+ * moved one does not), and not while the device is down.
+ */
+void tapx_ring_consumed(struct tapx_dev *tapx, struct tapx_file *tfile,
+			unsigned int n)
+{
+	u16 index = tfile->queue_index;
+	struct netdev_queue *txq;
+
+	lockdep_assert_held(&tfile->ring.consumer_lock);
+	if (!(READ_ONCE(tapx->flags) & TAPX_IFF_BACKPRESSURE) ||
+	    !netif_running(tapx->dev) ||
+	    rcu_access_pointer(tapx->tfiles[index]) != tfile)
+		return;
+	txq = netdev_get_tx_queue(tapx->dev, index);
+	/* Pairs with the barrier after the stop in tapx_ring_produce_xmit(). */
+	smp_mb();
+	if (!netif_tx_queue_stopped(txq))
+		return;
+	tfile->consumed += n;
+	if (tfile->consumed >= tfile->ring.size / 2 ||
+	    __ptr_ring_empty(&tfile->ring)) {
+		tfile->consumed = 0;
+		netif_tx_wake_queue(txq);
+	}
 }
 
 /*
@@ -166,7 +247,11 @@ void *tapx_ring_take(struct tapx_file *tfile, struct tapx_dev *tapx,
 			if (need && fault_in_writeable(buf, min(len, need)))
 				return ERR_PTR(-EFAULT);
 		}
-		ptr = ptr_ring_consume(&tfile->ring);
+		spin_lock(&tfile->ring.consumer_lock);
+		ptr = __ptr_ring_consume(&tfile->ring);
+		if (ptr)
+			tapx_ring_consumed(tapx, tfile, 1);
+		spin_unlock(&tfile->ring.consumer_lock);
 	} while (!ptr);
 	return ptr;
 }
@@ -214,7 +299,14 @@ static int tapx_copy_hdrs(struct tapx_dev *tapx, struct iov_iter *to,
 			return -EINVAL;
 		if (copy_to_iter(vnet, sizeof(*vnet), to) != sizeof(*vnet))
 			return -EFAULT;
-		iov_iter_advance(to, sz - sizeof(*vnet));
+		/*
+		 * The rest of a larger header (num_buffers, hash and tunnel
+		 * fields) is all zero, as 7.x's tun writes it (6.x's skips
+		 * it): no reader is left with whatever its buffer held.
+		 */
+		if (iov_iter_zero(sz - sizeof(*vnet), to) !=
+		    sz - sizeof(*vnet))
+			return -EFAULT;
 		done += sz;
 	}
 	return done;

@@ -35,7 +35,8 @@ static inline void *tapx_frame_to_ptr(struct xdp_frame *frame)
 }
 
 /* tapx_ring.c: producers, with BH disabled */
-int tapx_ring_produce(struct tapx_file *tfile, void *ptr);
+int tapx_ring_produce_xmit(struct tapx_dev *tapx, struct tapx_file *tfile,
+			   struct sk_buff *skb, u16 index);
 unsigned int tapx_ring_produce_frames(struct tapx_file *tfile,
 				      struct xdp_frame **frames,
 				      unsigned int n, u64 *bytes);
@@ -45,6 +46,8 @@ int tapx_xdp_xmit(struct net_device *dev, int n, struct xdp_frame **frames,
 /* tapx_ring.c: the reader's side */
 void *tapx_ring_take(struct tapx_file *tfile, struct tapx_dev *tapx,
 		     bool noblock, void __user *buf, size_t len);
+void tapx_ring_consumed(struct tapx_dev *tapx, struct tapx_file *tfile,
+			unsigned int n);
 int tapx_ring_peek_len(struct tapx_file *tfile);
 void tapx_ring_purge(struct tapx_file *tfile);
 ssize_t tapx_copy_ptr(struct tapx_dev *tapx, void *ptr, struct iov_iter *to,

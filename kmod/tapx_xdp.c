@@ -133,15 +133,16 @@ void tapx_xdp_pass(struct tapx_file *tfile, struct tapx_dev *tapx,
 
 	/*
 	 * Before eth_type_trans: the header's offsets count from the frame's
-	 * start, and it resets the MAC header to skb->data.
+	 * start, and it resets the MAC header to skb->data. The skb has its
+	 * device first: a GSO frame without NEEDS_CSUM is probed through it.
 	 */
-	if (f->has_vnet) {
-		if (unlikely(virtio_net_hdr_to_skb(skb, &f->vnet,
-						   tapx_vnet_le(tapx)))) {
-			tapx_stat_inc(tapx, TAPX_STAT(rx_errors));
-			kfree_skb(skb);
-			return;
-		}
+	skb->dev = dev;
+	if (f->has_vnet &&
+	    unlikely(tapx_vnet_to_skb(skb, &f->vnet, tapx_vnet_le(tapx),
+				      ETH_HLEN))) {
+		tapx_stat_inc(tapx, TAPX_STAT(rx_errors));
+		kfree_skb(skb);
+		return;
 	}
 	skb->protocol = eth_type_trans(skb, dev);
 	/* Keeps a transport header the vnet checksum offsets set. */

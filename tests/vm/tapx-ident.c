@@ -17,6 +17,25 @@
  *       "writes=N err=E udp=N bytes=N self=N": the writes that succeeded,
  *       the first write's errno name (0 if none failed), the datagrams and
  *       bytes the socket received, the frames read back from the tap
+ *   tapx-ident gso NODE NAME
+ *       write one IPv4/TCP frame of 3000 bytes of payload behind a vnet
+ *       header asking for TCP segmentation (GSO_TCPV4, gso_size 1000)
+ *       without a partial checksum, which the kernel probes for its
+ *       protocol, to a tap with IFF_VNET_HDR; print "write=N|ERR seen=N
+ *       len=N": the write's result, how many frames of that length an
+ *       AF_PACKET socket on the tap saw arrive, and the first one's length
+ *   tapx-ident hdrtail NODE NAME
+ *       attach to NAME with IFF_VNET_HDR and a 20-byte vnet header, send
+ *       one frame into it through an AF_PACKET socket, read it into a
+ *       buffer filled with 0xff; print "len=N tail=HEX": what read()
+ *       returned and the header's bytes after struct virtio_net_hdr
+ *   tapx-ident bp NODE NAME FLAGS COUNT [noread]
+ *       attach to NAME (IFF_TAP|IFF_NO_PI|FLAGS, e.g. 0x80 for
+ *       IFF_BACKPRESSURE), send COUNT frames of 100 bytes into it through
+ *       an AF_PACKET socket without reading, then read everything (with
+ *       noread: nothing, and leave); print "features=0x.. sent=N got=N":
+ *       the node's TUNGETFEATURES, the frames the stack took, the frames
+ *       read back
  * Exit status: 0, or 1 when something could not be set up.
  */
 #define _GNU_SOURCE /* strerrorname_np */
@@ -168,14 +187,14 @@ static uint32_t csum_add(uint32_t sum, const void *p, int len)
 }
 
 /*
- * An Ethernet/IPv4/UDP frame to @mac, 10.99.0.2:9998 -> 10.99.0.1:9999,
- * the UDP checksum field holding the pseudo header's sum, as a partial
- * checksum (NEEDS_CSUM) has it. Returns its length.
+ * The Ethernet and IPv4 headers of a frame to @mac, 10.99.0.2 ->
+ * 10.99.0.1, @proto, @iplen bytes from the IP header on; then the
+ * transport header's ports, 9998 -> 9999. Returns the transport header.
  */
-static int uso_frame(uint8_t *f, const uint8_t *mac, uint32_t seq)
+static uint8_t *ip4_frame_head(uint8_t *f, const uint8_t *mac, int proto,
+			       int iplen)
 {
-	int udplen = 8 + USO_PAYLOAD, iplen = 20 + udplen, i;
-	uint8_t *ip = f + 14, *udp = ip + 20;
+	uint8_t *ip = f + 14, *l4 = ip + 20;
 	uint32_t sum;
 
 	memcpy(f, mac, 6);
@@ -187,15 +206,30 @@ static int uso_frame(uint8_t *f, const uint8_t *mac, uint32_t seq)
 	ip[2] = iplen >> 8;
 	ip[3] = iplen & 0xff;
 	ip[8] = 64;
-	ip[9] = IPPROTO_UDP;
+	ip[9] = proto;
 	memcpy(ip + 12, "\x0a\x63\x00\x02\x0a\x63\x00\x01", 8);
 	sum = ~csum_fold32(csum_add(0, ip, 20)) & 0xffff;
 	ip[10] = sum >> 8;
 	ip[11] = sum & 0xff;
-	udp[0] = (USO_PORT - 1) >> 8;
-	udp[1] = (USO_PORT - 1) & 0xff;
-	udp[2] = USO_PORT >> 8;
-	udp[3] = USO_PORT & 0xff;
+	l4[0] = (USO_PORT - 1) >> 8;
+	l4[1] = (USO_PORT - 1) & 0xff;
+	l4[2] = USO_PORT >> 8;
+	l4[3] = USO_PORT & 0xff;
+	return l4;
+}
+
+/*
+ * An Ethernet/IPv4/UDP frame to @mac, 10.99.0.2:9998 -> 10.99.0.1:9999,
+ * the UDP checksum field holding the pseudo header's sum, as a partial
+ * checksum (NEEDS_CSUM) has it. Returns its length.
+ */
+static int uso_frame(uint8_t *f, const uint8_t *mac, uint32_t seq)
+{
+	int udplen = 8 + USO_PAYLOAD, iplen = 20 + udplen, i;
+	uint8_t *ip = f + 14, *udp;
+	uint32_t sum;
+
+	udp = ip4_frame_head(f, mac, IPPROTO_UDP, iplen);
 	udp[4] = udplen >> 8;
 	udp[5] = udplen & 0xff;
 	for (i = 0; i < USO_PAYLOAD; i++)
@@ -281,6 +315,223 @@ static int cmd_uso(char **argv)
 	return 0;
 }
 
+/*
+ * An Ethernet/IPv4/TCP frame to @mac, 10.99.0.2:9998 -> 10.99.0.1:9999,
+ * with @payload bytes of data and no checksum filled in (GSO without
+ * NEEDS_CSUM: the segments' checksums are left to the receiver's check).
+ * Returns its length.
+ */
+static int gso_frame(uint8_t *f, const uint8_t *mac, int payload)
+{
+	int iplen = 20 + 20 + payload;
+	uint8_t *tcp = ip4_frame_head(f, mac, IPPROTO_TCP, iplen);
+
+	memset(tcp + 4, 0, 16);
+	tcp[12] = 5 << 4; /* data offset: 20 bytes */
+	tcp[13] = 0x18;	  /* PSH, ACK */
+	tcp[15] = 0xff;	  /* window */
+	memset(tcp + 20, 0x5a, payload);
+	return 14 + iplen;
+}
+
+static int cmd_gso(char **argv)
+{
+	static uint8_t f[14 + 40 + 3000], b[8192];
+	struct virtio_net_hdr vh = {
+		.gso_type = VIRTIO_NET_HDR_GSO_TCPV4,
+		.hdr_len = 14 + 40,
+		.gso_size = 1000,
+	};
+	struct sockaddr_ll from;
+	socklen_t fl;
+	struct ifreq ifr = { 0 };
+	struct pollfd p;
+	int fd, s, len, n, seen = 0, first = 0;
+	char res[32];
+	ssize_t w;
+
+	fd = tap_open(argv[2], argv[3], IFF_TAP | IFF_NO_PI | IFF_VNET_HDR,
+		      O_NONBLOCK);
+	if (fd < 0) {
+		fprintf(stderr, "gso: attach %s: %s\n", argv[3], strerror(-fd));
+		return 1;
+	}
+	if (if_up(argv[3], 1) < 0 || if_wait_tx_ready(argv[3], 2000) < 0) {
+		fprintf(stderr, "gso: %s does not come up\n", argv[3]);
+		return 1;
+	}
+	s = packet_open(argv[3]);
+	snprintf(ifr.ifr_name, IFNAMSIZ, "%s", argv[3]);
+	if (s < 0 || ioctl(s, SIOCGIFHWADDR, &ifr) < 0) {
+		perror("gso: packet socket on the tap");
+		return 1;
+	}
+	len = gso_frame(f, (uint8_t *)ifr.ifr_hwaddr.sa_data, 3000);
+	{
+		struct iovec iov[2] = { { &vh, sizeof(vh) }, { f, len } };
+
+		w = writev(fd, iov, 2);
+	}
+	if (w < 0)
+		snprintf(res, sizeof(res), "%s", strerrorname_np(errno));
+	else
+		snprintf(res, sizeof(res), "%zd", w);
+	p = (struct pollfd){ .fd = s, .events = POLLIN };
+	while (poll(&p, 1, 500) > 0) {
+		fl = sizeof(from);
+		n = recvfrom(s, b, sizeof(b), MSG_DONTWAIT, (void *)&from, &fl);
+		if (n < 0)
+			break;
+		if (from.sll_pkttype == PACKET_OUTGOING || n != len)
+			continue;
+		if (!seen++)
+			first = n;
+	}
+	printf("write=%s seen=%d len=%d\n", res, seen, first);
+	close(s);
+	close(fd);
+	return 0;
+}
+
+static int cmd_hdrtail(char **argv)
+{
+	struct sockaddr_ll to = { .sll_family = AF_PACKET, .sll_halen = 6 };
+	struct pollfd p;
+	uint8_t f[100], b[2048];
+	int fd, s, hlen = 20, n = -1, i;
+
+	fd = tap_open(argv[2], argv[3], IFF_TAP | IFF_NO_PI | IFF_VNET_HDR,
+		      O_NONBLOCK);
+	if (fd < 0 || ioctl(fd, TUNSETVNETHDRSZ, &hlen) < 0) {
+		fprintf(stderr, "hdrtail: attach %s, TUNSETVNETHDRSZ 20: %s\n",
+			argv[3], strerror(fd < 0 ? -fd : errno));
+		return 1;
+	}
+	s = socket(AF_PACKET, SOCK_RAW, 0);
+	to.sll_ifindex = if_nametoindex(argv[3]);
+	if (s < 0 || if_up(argv[3], 1) < 0 ||
+	    if_wait_tx_ready(argv[3], 2000) < 0) {
+		fprintf(stderr, "hdrtail: %s not up, or no packet socket\n",
+			argv[3]);
+		return 1;
+	}
+	memset(to.sll_addr, 0xff, 6);
+	test_frame(f, sizeof(f), 1);
+	if (sendto(s, f, sizeof(f), 0, (void *)&to, sizeof(to)) != sizeof(f)) {
+		perror("hdrtail: send");
+		return 1;
+	}
+	/* The frame sent, not what the kernel itself sends on a new link. */
+	p = (struct pollfd){ .fd = fd, .events = POLLIN };
+	while (poll(&p, 1, 1000) > 0) {
+		memset(b, 0xff, sizeof(b));
+		n = read(fd, b, sizeof(b));
+		if (n == hlen + (int)sizeof(f) && !memcmp(b + hlen, f, sizeof(f)))
+			break;
+		n = -1;
+	}
+	printf("len=%d tail=", n);
+	for (i = 10; i < hlen; i++)
+		printf("%02x", b[i]);
+	printf("\n");
+	close(s);
+	close(fd);
+	return 0;
+}
+
+/*
+ * Frames @name's qdiscs hold (tc -s's backlog), 0 without any; -1 if tc
+ * cannot say.
+ */
+static long qdisc_backlog(const char *name)
+{
+	char cmd[64 + IFNAMSIZ], line[256], *b;
+	long n = 0, p;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "/bin/tc -s qdisc show dev %s", name);
+	f = popen(cmd, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if ((b = strstr(line, "backlog ")) &&
+		    sscanf(b, "backlog %*s %ldp", &p) == 1)
+			n += p;
+	return pclose(f) ? -1 : n;
+}
+
+/*
+ * Frames the stack sends into the tap faster than the reader reads: all
+ * COUNT are sent before the first read. What the reader then gets tells a
+ * queue that stopped (IFF_BACKPRESSURE with a qdisc: everything) from a
+ * ring that dropped (one ring's worth).
+ */
+static int cmd_bp(char **argv)
+{
+	struct sockaddr_ll to = { .sll_family = AF_PACKET, .sll_halen = 6 };
+	int flags = strtol(argv[4], NULL, 0), count = atoi(argv[5]);
+	int noread = argv[6] && !strcmp(argv[6], "noread"), idle = 0;
+	int fd, s, i, sent = 0, sz = 64 << 20, n;
+	unsigned int features = 0;
+	static uint8_t f[100], b[2048];
+	struct pollfd p;
+	long got = 0;
+
+	fd = tap_open(argv[2], argv[3], IFF_TAP | IFF_NO_PI | flags, O_NONBLOCK);
+	if (fd < 0) {
+		fprintf(stderr, "bp: attach %s: %s\n", argv[3], strerror(-fd));
+		return 1;
+	}
+	if (ioctl(fd, TUNGETFEATURES, &features) < 0) {
+		perror("bp: TUNGETFEATURES");
+		return 1;
+	}
+	if (if_wait_tx_ready(argv[3], 2000) < 0) {
+		fprintf(stderr, "bp: %s is not up\n", argv[3]);
+		return 1;
+	}
+	/* Protocol 0: this socket sends only, and never reads its own frames. */
+	s = socket(AF_PACKET, SOCK_RAW, 0);
+	to.sll_ifindex = if_nametoindex(argv[3]);
+	if (s < 0 || !to.sll_ifindex) {
+		perror("bp: packet socket");
+		return 1;
+	}
+	/* Frames held by the qdisc stay charged to the sender. */
+	setsockopt(s, SOL_SOCKET, SO_SNDBUFFORCE, &sz, sizeof(sz));
+	memset(to.sll_addr, 0xff, 6);
+	for (i = 0; i < count; i++) {
+		test_frame(f, sizeof(f), i);
+		if (sendto(s, f, sizeof(f), MSG_DONTWAIT, (void *)&to,
+			   sizeof(to)) == sizeof(f))
+			sent++;
+	}
+	p = (struct pollfd){ .fd = fd, .events = POLLIN };
+	while (!noread) {
+		n = read(fd, b, sizeof(b));
+		if (n < 0) {
+			if (errno != EAGAIN)
+				break;
+			/*
+			 * Done when a second passes with nothing to read and
+			 * the qdisc holds nothing more (a busy guest's softirq
+			 * may take that long to hand it on), or after 30 s.
+			 */
+			if (poll(&p, 1, 1000) <= 0 &&
+			    (qdisc_backlog(argv[3]) <= 0 || ++idle >= 30))
+				break;
+			continue;
+		}
+		if (n >= 14 && b[12] == ETHERTYPE_TEST >> 8 &&
+		    b[13] == (ETHERTYPE_TEST & 0xff))
+			got++;
+	}
+	printf("features=0x%x sent=%d got=%ld\n", features, sent, got);
+	close(s);
+	close(fd);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -290,6 +541,12 @@ int main(int argc, char **argv)
 		return cmd_nl(argv[2]);
 	if (argc == 5 && !strcmp(argv[1], "uso"))
 		return cmd_uso(argv);
+	if (argc == 4 && !strcmp(argv[1], "gso"))
+		return cmd_gso(argv);
+	if (argc == 4 && !strcmp(argv[1], "hdrtail"))
+		return cmd_hdrtail(argv);
+	if ((argc == 6 || argc == 7) && !strcmp(argv[1], "bp"))
+		return cmd_bp(argv);
 	fprintf(stderr, "usage: see the comment at the top of tapx-ident.c\n");
 	return 2;
 }

@@ -217,6 +217,19 @@ static const unsigned int offloads[] = {
 	0x80000000,
 };
 
+/*
+ * GSO over UDP tunnels (TUN_F_UDP_TUNNEL_GSO 0x80, TUN_F_UDP_TUNNEL_GSO_CSUM
+ * 0x100), which tun takes from 6.17 on beside a TSO or USO offload: tapx
+ * does not offer them and refuses them as a tun without them does
+ * (EINVAL), which is how QEMU learns they are not there. tapx's answer is
+ * checked; tun's is shown.
+ */
+static const unsigned int tunnel_offloads[] = {
+	TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6 | 0x80,
+	TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6 | 0x80 | 0x100,
+	TUN_F_CSUM | 0x20 | 0x40 | 0x80,
+};
+
 /* TUNSETVNETHDRSZ values: under, at and over virtio's sizes, huge. */
 static const int vnet_sizes[] = { -1, 0, 9, 10, 12, 20, 256, 257, 4096,
 				  INT_MAX };
@@ -266,6 +279,7 @@ static long tun_flags_of(const char *name)
 struct answers {
 	unsigned int features;
 	int offload[sizeof(offloads) / sizeof(offloads[0])];
+	int tunnel[sizeof(tunnel_offloads) / sizeof(tunnel_offloads[0])];
 	int vnet_set[sizeof(vnet_sizes) / sizeof(vnet_sizes[0])];
 	int vnet_get[sizeof(vnet_sizes) / sizeof(vnet_sizes[0])];
 	int iff[sizeof(iff_cases) / sizeof(iff_cases[0])];
@@ -297,6 +311,12 @@ static void ask_values(const char *node, char tag, struct answers *a)
 	for (i = 0; fd >= 0 && i < sizeof(offloads) / sizeof(offloads[0]); i++)
 		a->offload[i] =
 			ioctl(fd, TUNSETOFFLOAD, offloads[i]) < 0 ? errno : 0;
+	for (i = 0; fd >= 0 &&
+		    i < sizeof(tunnel_offloads) / sizeof(tunnel_offloads[0]);
+	     i++)
+		a->tunnel[i] = ioctl(fd, TUNSETOFFLOAD, tunnel_offloads[i]) < 0 ?
+				       errno :
+				       0;
 	for (i = 0; fd >= 0 && i < sizeof(vnet_sizes) / sizeof(vnet_sizes[0]);
 	     i++) {
 		v = vnet_sizes[i];
@@ -350,6 +370,13 @@ static void compare_values(const char *tun, const char *tapx)
 		check(t.offload[i] == x.offload[i],
 		      "TUNSETOFFLOAD 0x%x: tun %s, tapx %s", offloads[i],
 		      err_name(t.offload[i]), err_name(x.offload[i]));
+	for (i = 0; i < sizeof(tunnel_offloads) / sizeof(tunnel_offloads[0]);
+	     i++)
+		check(x.tunnel[i] == EINVAL,
+		      "TUNSETOFFLOAD 0x%x (UDP tunnel GSO, not offered): "
+		      "tapx %s, want EINVAL (tun %s)",
+		      tunnel_offloads[i], err_name(x.tunnel[i]),
+		      err_name(t.tunnel[i]));
 	for (i = 0; i < sizeof(vnet_sizes) / sizeof(vnet_sizes[0]); i++)
 		check(t.vnet_set[i] == x.vnet_set[i] &&
 			      t.vnet_get[i] == x.vnet_get[i],
