@@ -137,7 +137,7 @@ runs "TUN=replace: tapx_tun.ko installed" sh -c "ls $D/lib/modules/$KVER/updates
 expect_exit 0 "tapx/$VERSION, $kre, x86_64: installed" \
 	dkms status -m tapx --sourcetree "$D/usr/src" --dkmstree "$D/var/lib/dkms" --installtree "$D/lib/modules"
 check "modprobe.d" "options tapx tun_compat=1
-install tun /sbin/modprobe --ignore-install tapx \$CMDLINE_OPTS" "$(grep -v '^#' "$D/etc/modprobe.d/tapx.conf" 2>/dev/null)"
+install tun /sbin/modprobe --ignore-install tapx \$CMDLINE_OPTS && /sbin/modprobe tapx_tun" "$(grep -v '^#' "$D/etc/modprobe.d/tapx.conf" 2>/dev/null)"
 runs "make install again (a reinstall)" make -s -C "$TOP" install DESTDIR="$D" KVERS="$KVER"
 runs "TUN=keep: no tapx_tun.ko left from TUN=replace" sh -c "! ls $D/lib/modules/$KVER/updates/dkms/tapx_tun.ko* 2>/dev/null"
 runs "TUN=keep removes the modprobe.d file" test ! -e "$D/etc/modprobe.d/tapx.conf"
