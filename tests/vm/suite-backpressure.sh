@@ -12,6 +12,12 @@ BP=0x80
 bp_get() { echo "$bp_out" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
 tx_dropped() { cat /sys/class/net/"$1"/statistics/tx_dropped; }
 bp_clean() { for _d in bpt bpx; do ip link del $_d 2>/dev/null; done; }
+# bp_mk NODE NAME: NAME made persistent, without IPv6: no router
+# solicitation or report of its own takes a place in the reader's ring.
+bp_mk() {
+	runs "$2: create" tapxt mk $1 $2 || return
+	echo 1 >/proc/sys/net/ipv6/conf/$2/disable_ipv6
+}
 
 # bp_run NODE NAME FLAGS QDISC: NAME made persistent and up, QDISC (tc's
 # words for its root qdisc, or "default") put on it, then tapx-ident bp
@@ -19,7 +25,7 @@ bp_clean() { for _d in bpt bpx; do ip link del $_d 2>/dev/null; done; }
 # it, bp_flags its tun_flags, bp_qdisc its root qdisc.
 bp_run() {
 	bp_out= bp_drops= bp_flags= bp_qdisc=
-	runs "$2: create" tapxt mk $1 $2 || return
+	bp_mk $1 $2 || return
 	[ "$4" = default ] || runs "$2: tc qdisc replace root $4" /bin/tc qdisc replace dev $2 root $4
 	bp_qdisc=$(qdisc_of $2)
 	bp_out=$(tapx-ident bp $1 $2 $3 $BN)
@@ -82,7 +88,7 @@ bp_dropped "tapx, flag, its default noqueue"
 # and counted (as many as its ring did not take). The next reader gets all
 # it is sent, nothing dropped.
 bp_next() {
-	runs "$2: create" tapxt mk $1 $2 || return
+	bp_mk $1 $2 || return
 	runs "$2: tc qdisc replace root pfifo" /bin/tc qdisc replace dev $2 root pfifo limit 5000
 	bp_out=$(tapx-ident bp $1 $2 $BP $BN noread)
 	check "$2, reader that left without reading: frames read" 0 "$(bp_get got)"

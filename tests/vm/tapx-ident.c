@@ -461,6 +461,38 @@ static long qdisc_backlog(const char *name)
 }
 
 /*
+ * Until the stack really transmits on @name: probe frames (another
+ * ethertype, so that the count below never sees them) sent until one is
+ * read. A busy guest can still have the noop qdisc of a carrier that was
+ * off after if_wait_tx_ready(), which takes frames without a trace
+ * (sendto() succeeds, no counter moves), so a burst sent then would lose
+ * its first frames. 0, or -1 after 10 s.
+ */
+static int bp_wait_live(int s, int fd, const struct sockaddr_ll *to, const char *name)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	static uint8_t probe[100], b[2048];
+	int i;
+
+	test_frame(probe, sizeof(probe), 0);
+	probe[13] ^= 1;
+	/* A second for each probe: one that is late, not lost, is not sent again. */
+	for (i = 0; i < 10; i++) {
+		sendto(s, probe, sizeof(probe), MSG_DONTWAIT, (const void *)to, sizeof(*to));
+		if (poll(&p, 1, 1000) <= 0)
+			continue;
+		/* Live: every probe still on its way is read before the burst. */
+		do {
+			while (read(fd, b, sizeof(b)) > 0)
+				;
+		} while (poll(&p, 1, 1000) > 0);
+		return 0;
+	}
+	fprintf(stderr, "bp: %s: no probe frame came through in 10 s\n", name);
+	return -1;
+}
+
+/*
  * Frames the stack sends into the tap faster than the reader reads: all
  * COUNT are sent before the first read. What the reader then gets tells a
  * queue that stopped (IFF_BACKPRESSURE with a qdisc: everything) from a
@@ -500,6 +532,9 @@ static int cmd_bp(char **argv)
 	/* Frames held by the qdisc stay charged to the sender. */
 	setsockopt(s, SOL_SOCKET, SO_SNDBUFFORCE, &sz, sizeof(sz));
 	memset(to.sll_addr, 0xff, 6);
+	/* A reader that reads, so that what it gets counts every frame. */
+	if (!noread && bp_wait_live(s, fd, &to, argv[3]) < 0)
+		return 1;
 	for (i = 0; i < count; i++) {
 		test_frame(f, sizeof(f), i);
 		if (sendto(s, f, sizeof(f), MSG_DONTWAIT, (void *)&to,
