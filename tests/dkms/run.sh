@@ -107,7 +107,8 @@ for series in $(sh "$TOP/mk/kernels.sh" --tested); do
 	# Debian's kernels from 6.18 on have no MODVERSIONS: every CRC is 0,
 	# vhost_net links by name alone, and the check has nothing to refuse.
 	if grep -q '^0x00000000[[:space:]]tun_get_socket[[:space:]]' "$KDIR/Module.symvers"; then
-		expect_exit 0 "" sh "$badsrc/symvers-check.sh" "$KDIR" "$badsrc/Module.symvers"
+		runs "no MODVERSIONS on $KVER: the check passes a tapx_tun of any includes" \
+			sh "$badsrc/symvers-check.sh" "$KDIR" "$badsrc/Module.symvers"
 	else
 		expect_exit 1 "CRC of tun_get_socket is 0x[0-9a-f]+, the kernel's is 0x" \
 			sh "$badsrc/symvers-check.sh" "$KDIR" "$badsrc/Module.symvers"
