@@ -36,6 +36,21 @@
  *       noread: nothing, and leave); print "features=0x.. sent=N got=N":
  *       the node's TUNGETFEATURES, the frames the stack took, the frames
  *       read back
+ *   tapx-ident tnl NODE NAME HDRSZ OFFLOAD [PEER]
+ *       attach to NAME (and PEER) with IFF_VNET_HDR, TUNSETVNETHDRSZ HDRSZ
+ *       and TUNSETOFFLOAD OFFLOAD (a number); write to NAME one
+ *       VXLAN-over-UDPv4 frame carrying a TCPv4 segment of 3000 bytes of
+ *       payload behind a struct virtio_net_hdr_v1_hash_tunnel asking for
+ *       GSO over the UDP tunnel (gso_type UDP_TUNNEL_IPV4|TCPV4, gso_size
+ *       1000, NEEDS_CSUM at the inner TCP checksum, the outer transport
+ *       and inner network header offsets); print "offload=0|ERR
+ *       write=N|ERR seen=N
+ *       vnet=FLAGS/GSO_TYPE/HDR_LEN/GSO_SIZE/CSUM_START/CSUM_OFFSET": how
+ *       TUNSETOFFLOAD ended (for NAME and PEER alike), the write's result, how many frames of its length an AF_PACKET socket
+ *       with PACKET_VNET_HDR on NAME saw arrive, and the first one's vnet
+ *       header. With PEER (bridged with NAME by the caller), then
+ *       " read=N|ERR hdr=F/G/HL/GS/CS/CO/OUTER_TH/INNER_NH": the first
+ *       read of PEER that returns that frame (or fails), and its header
  * Exit status: 0, or 1 when something could not be set up.
  */
 #define _GNU_SOURCE /* strerrorname_np */
@@ -393,6 +408,185 @@ static int cmd_gso(char **argv)
 	return 0;
 }
 
+/* A struct virtio_net_hdr_v1_hash_tunnel (6.17's <linux/virtio_net.h>). */
+struct tnl_vnet {
+	struct virtio_net_hdr h;
+	uint16_t num_buffers, hash_lo, hash_hi, hash_report, padding;
+	uint16_t outer_th, inner_nh;
+};
+
+#define TNL_PAYLOAD 3000
+#define TNL_OUTER_TH (14 + 20)
+#define TNL_INNER_NH (TNL_OUTER_TH + 8 + 8 + 14)
+#define TNL_INNER_TH (TNL_INNER_NH + 20)
+
+/*
+ * Ethernet/IPv4/UDP to port 4789/VXLAN (VNI 1)/Ethernet/IPv4/TCP with
+ * TNL_PAYLOAD bytes, to @mac; the inner TCP checksum holds the pseudo
+ * header's sum (NEEDS_CSUM), the outer UDP one is 0, as VXLAN sends it.
+ * Returns its length.
+ */
+static int tnl_frame(uint8_t *f, const uint8_t *mac)
+{
+	int inner_ip = 20 + 20 + TNL_PAYLOAD, outer_udp = 8 + 8 + 14 + inner_ip;
+	uint8_t *udp, *tcp;
+	uint32_t sum;
+
+	udp = ip4_frame_head(f, mac, IPPROTO_UDP, 20 + outer_udp);
+	udp[2] = 4789 >> 8;
+	udp[3] = 4789 & 0xff;
+	udp[4] = outer_udp >> 8;
+	udp[5] = outer_udp & 0xff;
+	udp[6] = udp[7] = 0;
+	memset(udp + 8, 0, 8);
+	udp[8] = 0x08; /* VXLAN: the VNI is valid */
+	udp[14] = 1;
+	tcp = ip4_frame_head(udp + 16, (const uint8_t *)"\x02\0\0\0\0\x11",
+			     IPPROTO_TCP, inner_ip);
+	memset(tcp + 4, 0, 16);
+	tcp[12] = 5 << 4;
+	tcp[13] = 0x18;
+	tcp[15] = 0xff;
+	memset(tcp + 20, 0x5a, TNL_PAYLOAD);
+	sum = csum_add(0, tcp - 20 + 12, 8) + IPPROTO_TCP + 20 + TNL_PAYLOAD;
+	sum = csum_fold32(sum);
+	tcp[16] = sum >> 8;
+	tcp[17] = sum & 0xff;
+	return 14 + 20 + outer_udp;
+}
+
+/* Attaches to @name; *offload_err is TUNSETOFFLOAD's errno, 0 if none. */
+static int tnl_attach(const char *node, const char *name, int hdrsz,
+		      unsigned int offload, int *offload_err)
+{
+	int fd = tap_open(node, name, IFF_TAP | IFF_NO_PI | IFF_VNET_HDR,
+			  O_NONBLOCK);
+
+	if (fd < 0) {
+		fprintf(stderr, "tnl: attach %s: %s\n", name, strerror(-fd));
+		return -1;
+	}
+	if (ioctl(fd, TUNSETVNETHDRSZ, &hdrsz) < 0) {
+		fprintf(stderr, "tnl: %s: TUNSETVNETHDRSZ %d: %s\n", name,
+			hdrsz, strerror(errno));
+		return -1;
+	}
+	*offload_err = ioctl(fd, TUNSETOFFLOAD, offload) < 0 ? errno : 0;
+	if (if_up(name, 1) < 0 || if_wait_tx_ready(name, 2000) < 0) {
+		fprintf(stderr, "tnl: %s does not come up\n", name);
+		return -1;
+	}
+	return fd;
+}
+
+static void tnl_print_hdr(const struct virtio_net_hdr *h)
+{
+	printf("%u/0x%x/%u/%u/%u/%u", h->flags, h->gso_type, h->hdr_len,
+	       h->gso_size, h->csum_start, h->csum_offset);
+}
+
+static int cmd_tnl(char **argv)
+{
+	static uint8_t f[14 + 20 + 16 + 14 + 40 + TNL_PAYLOAD], b[16384];
+	int hdrsz = atoi(argv[4]), one = 1, fd, peer = -1, s, len, n;
+	unsigned int offload = strtoul(argv[5], NULL, 0);
+	struct tnl_vnet vh = {
+		.h = {
+			.flags = VIRTIO_NET_HDR_F_NEEDS_CSUM,
+			.gso_type = 0x20 | VIRTIO_NET_HDR_GSO_TCPV4,
+			.hdr_len = TNL_INNER_TH + 20,
+			.gso_size = 1000,
+			.csum_start = TNL_INNER_TH,
+			.csum_offset = 16,
+		},
+		.outer_th = TNL_OUTER_TH,
+		.inner_nh = TNL_INNER_NH,
+	};
+	struct virtio_net_hdr seen_h = { 0 };
+	struct sockaddr_ll from;
+	struct ifreq ifr = { 0 };
+	struct pollfd p;
+	int seen = 0, offload_err;
+	socklen_t fl;
+	char res[32];
+	ssize_t w;
+
+	fd = tnl_attach(argv[2], argv[3], hdrsz, offload, &offload_err);
+	if (fd < 0)
+		return 1;
+	if (argv[6]) {
+		peer = tnl_attach(argv[2], argv[6], hdrsz, offload, &offload_err);
+		if (peer < 0)
+			return 1;
+	}
+	s = packet_open(argv[3]);
+	snprintf(ifr.ifr_name, IFNAMSIZ, "%s", argv[3]);
+	if (s < 0 || ioctl(s, SIOCGIFHWADDR, &ifr) < 0 ||
+	    setsockopt(s, SOL_PACKET, PACKET_VNET_HDR, &one, sizeof(one)) < 0) {
+		perror("tnl: packet socket with PACKET_VNET_HDR on the tap");
+		return 1;
+	}
+	/* To an address neither tap has: a bridge floods it to PEER. */
+	len = tnl_frame(f, (const uint8_t *)"\x02\0\0\0\0\x01");
+	{
+		struct iovec iov[2] = { { &vh, hdrsz }, { f, len } };
+		static uint8_t big[4096];
+
+		/* A header larger than the struct: zeros after it. */
+		if (hdrsz > (int)sizeof(vh)) {
+			memcpy(big, &vh, sizeof(vh));
+			iov[0].iov_base = big;
+		}
+		w = writev(fd, iov, 2);
+	}
+	if (w < 0)
+		snprintf(res, sizeof(res), "%s", strerrorname_np(errno));
+	else
+		snprintf(res, sizeof(res), "%zd", w);
+	p = (struct pollfd){ .fd = s, .events = POLLIN };
+	while (poll(&p, 1, 500) > 0) {
+		fl = sizeof(from);
+		n = recvfrom(s, b, sizeof(b), MSG_DONTWAIT, (void *)&from, &fl);
+		if (n < 0)
+			break;
+		if (from.sll_pkttype == PACKET_OUTGOING ||
+		    n != (int)sizeof(seen_h) + len)
+			continue;
+		if (!seen++)
+			memcpy(&seen_h, b, sizeof(seen_h));
+	}
+	printf("offload=%s write=%s seen=%d vnet=",
+	       offload_err ? strerrorname_np(offload_err) : "0", res, seen);
+	tnl_print_hdr(&seen_h);
+	if (peer >= 0) {
+		struct tnl_vnet rh = { 0 };
+
+		snprintf(res, sizeof(res), "none");
+		p = (struct pollfd){ .fd = peer, .events = POLLIN };
+		while (poll(&p, 1, 1000) > 0) {
+			n = read(peer, b, sizeof(b));
+			if (n < 0) {
+				snprintf(res, sizeof(res), "%s",
+					 strerrorname_np(errno));
+				break;
+			}
+			if (n != hdrsz + len)
+				continue;
+			snprintf(res, sizeof(res), "%d", n);
+			memcpy(&rh, b, hdrsz < (int)sizeof(rh) ? (size_t)hdrsz : sizeof(rh));
+			break;
+		}
+		printf(" read=%s hdr=", res);
+		tnl_print_hdr(&rh.h);
+		printf("/%u/%u", rh.outer_th, rh.inner_nh);
+		close(peer);
+	}
+	printf("\n");
+	close(s);
+	close(fd);
+	return 0;
+}
+
 static int cmd_hdrtail(char **argv)
 {
 	struct sockaddr_ll to = { .sll_family = AF_PACKET, .sll_halen = 6 };
@@ -543,6 +737,8 @@ int main(int argc, char **argv)
 		return cmd_uso(argv);
 	if (argc == 4 && !strcmp(argv[1], "gso"))
 		return cmd_gso(argv);
+	if ((argc == 6 || argc == 7) && !strcmp(argv[1], "tnl"))
+		return cmd_tnl(argv);
 	if (argc == 4 && !strcmp(argv[1], "hdrtail"))
 		return cmd_hdrtail(argv);
 	if ((argc == 6 || argc == 7) && !strcmp(argv[1], "bp"))
