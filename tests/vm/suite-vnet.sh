@@ -224,5 +224,13 @@ else
 	expect tnlx1 xdp_tx=0 xdp_gso_drops=0
 fi
 xdp_detach tnlx1
+# TAPXSUBMIT: a short frame (150 bytes of payload, gso_size 100, the batch's
+# run of short copies) and the large one, each with the 24-byte header.
+if [ $tnl_has = yes ]; then
+	tnl_sub="offload=0 submit=0/2/0/0 seen=1 vnet=1/0x1/3104/1000/84/16 seen_short=1 vnet_short=1/0x1/254/100/84/16"
+else
+	tnl_sub="offload=EINVAL submit=0/2/EINVAL/EINVAL seen=0 vnet=0/0x0/0/0/0/0 seen_short=0 vnet_short=0/0x0/0/0/0/0"
+fi
+check "tnl: x: TAPXSUBMIT" "$tnl_sub" "$(tapx-ident tnl $X tnlx1 24 $TNL_OFF submit)"
 for d in tnlbt tnlbx tnlt1 tnlt2 tnlx1 tnlx2; do runs "tnl: remove $d" ip link del $d; done
 for m in $tnl_mods; do runs "tnl: rmmod $m" rmmod $m; done

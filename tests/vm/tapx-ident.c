@@ -50,7 +50,11 @@
  *       with PACKET_VNET_HDR on NAME saw arrive, and the first one's vnet
  *       header. With PEER (bridged with NAME by the caller), then
  *       " read=N|ERR hdr=F/G/HL/GS/CS/CO/OUTER_TH/INNER_NH": the first
- *       read of PEER that returns that frame (or fails), and its header
+ *       read of PEER that returns that frame (or fails), and its header.
+ *       With "submit" for PEER (tapx), the frame goes by TAPXSUBMIT after
+ *       a short one (150 bytes of payload, gso_size 100), and "write=N" is
+ *       "submit=RET/DONE/STATUS0/STATUS1", then " seen_short=N
+ *       vnet_short=..." for the short one
  * Exit status: 0, or 1 when something could not be set up.
  */
 #define _GNU_SOURCE /* strerrorname_np */
@@ -60,6 +64,7 @@
 #include <sys/uio.h>
 
 #include "tapx-test.h"
+#include <linux/tapx.h>
 
 #define USO_PAYLOAD 8000
 #define USO_GSO 1000
@@ -419,16 +424,19 @@ struct tnl_vnet {
 #define TNL_OUTER_TH (14 + 20)
 #define TNL_INNER_NH (TNL_OUTER_TH + 8 + 8 + 14)
 #define TNL_INNER_TH (TNL_INNER_NH + 20)
+/* A frame TAPXSUBMIT copies with the short ones (up to 256 bytes). */
+#define TNL_SHORT_PAYLOAD 150
+#define TNL_SHORT_LEN (TNL_INNER_TH + 20 + TNL_SHORT_PAYLOAD)
 
 /*
  * Ethernet/IPv4/UDP to port 4789/VXLAN (VNI 1)/Ethernet/IPv4/TCP with
- * TNL_PAYLOAD bytes, to @mac; the inner TCP checksum holds the pseudo
+ * @payload bytes, to @mac; the inner TCP checksum holds the pseudo
  * header's sum (NEEDS_CSUM), the outer UDP one is 0, as VXLAN sends it.
  * Returns its length.
  */
-static int tnl_frame(uint8_t *f, const uint8_t *mac)
+static int tnl_frame(uint8_t *f, const uint8_t *mac, int payload)
 {
-	int inner_ip = 20 + 20 + TNL_PAYLOAD, outer_udp = 8 + 8 + 14 + inner_ip;
+	int inner_ip = 20 + 20 + payload, outer_udp = 8 + 8 + 14 + inner_ip;
 	uint8_t *udp, *tcp;
 	uint32_t sum;
 
@@ -447,8 +455,8 @@ static int tnl_frame(uint8_t *f, const uint8_t *mac)
 	tcp[12] = 5 << 4;
 	tcp[13] = 0x18;
 	tcp[15] = 0xff;
-	memset(tcp + 20, 0x5a, TNL_PAYLOAD);
-	sum = csum_add(0, tcp - 20 + 12, 8) + IPPROTO_TCP + 20 + TNL_PAYLOAD;
+	memset(tcp + 20, 0x5a, payload);
+	sum = csum_add(0, tcp - 20 + 12, 8) + IPPROTO_TCP + 20 + payload;
 	sum = csum_fold32(sum);
 	tcp[16] = sum >> 8;
 	tcp[17] = sum & 0xff;
@@ -506,7 +514,9 @@ static int cmd_tnl(char **argv)
 	struct sockaddr_ll from;
 	struct ifreq ifr = { 0 };
 	struct pollfd p;
-	int seen = 0, offload_err;
+	int seen = 0, seen_short = 0, offload_err;
+	int submit = argv[6] && !strcmp(argv[6], "submit");
+	struct virtio_net_hdr short_h = { 0 };
 	socklen_t fl;
 	char res[32];
 	ssize_t w;
@@ -514,7 +524,7 @@ static int cmd_tnl(char **argv)
 	fd = tnl_attach(argv[2], argv[3], hdrsz, offload, &offload_err);
 	if (fd < 0)
 		return 1;
-	if (argv[6]) {
+	if (argv[6] && !submit) {
 		peer = tnl_attach(argv[2], argv[6], hdrsz, offload, &offload_err);
 		if (peer < 0)
 			return 1;
@@ -527,8 +537,33 @@ static int cmd_tnl(char **argv)
 		return 1;
 	}
 	/* To an address neither tap has: a bridge floods it to PEER. */
-	len = tnl_frame(f, (const uint8_t *)"\x02\0\0\0\0\x01");
-	{
+	len = tnl_frame(f, (const uint8_t *)"\x02\0\0\0\0\x01", TNL_PAYLOAD);
+	if (submit) {
+		/*
+		 * A short frame first (TAPXSUBMIT's run of short copies), then
+		 * this one (its per-frame copy), each behind a 24-byte header.
+		 */
+		static uint8_t sf[TNL_SHORT_LEN + sizeof(vh)], lf[sizeof(f) + sizeof(vh)];
+		struct tapx_desc d[2] = {
+			{ (uintptr_t)sf, sizeof(vh) + TNL_SHORT_LEN, 0 },
+			{ (uintptr_t)lf, sizeof(vh) + len, 0 },
+		};
+		struct tapx_batch bt = { .descs = (uintptr_t)d, .count = 2 };
+		struct tnl_vnet svh = vh;
+
+		svh.h.gso_size = 100;
+		memcpy(sf, &svh, sizeof(svh));
+		tnl_frame(sf + sizeof(svh), (const uint8_t *)"\x02\0\0\0\0\x01",
+			  TNL_SHORT_PAYLOAD);
+		memcpy(lf, &vh, sizeof(vh));
+		memcpy(lf + sizeof(vh), f, len);
+		n = ioctl(fd, TAPXSUBMIT, &bt);
+		snprintf(res, sizeof(res), "%s/%u/%s/%s",
+			 n < 0 ? strerrorname_np(errno) : "0", bt.done,
+			 d[0].status ? strerrorname_np(-d[0].status) : "0",
+			 d[1].status ? strerrorname_np(-d[1].status) : "0");
+		w = 0;
+	} else {
 		struct iovec iov[2] = { { &vh, hdrsz }, { f, len } };
 		static uint8_t big[4096];
 
@@ -539,7 +574,9 @@ static int cmd_tnl(char **argv)
 		}
 		w = writev(fd, iov, 2);
 	}
-	if (w < 0)
+	if (submit)
+		;
+	else if (w < 0)
 		snprintf(res, sizeof(res), "%s", strerrorname_np(errno));
 	else
 		snprintf(res, sizeof(res), "%zd", w);
@@ -549,15 +586,23 @@ static int cmd_tnl(char **argv)
 		n = recvfrom(s, b, sizeof(b), MSG_DONTWAIT, (void *)&from, &fl);
 		if (n < 0)
 			break;
-		if (from.sll_pkttype == PACKET_OUTGOING ||
-		    n != (int)sizeof(seen_h) + len)
+		if (from.sll_pkttype == PACKET_OUTGOING)
+			continue;
+		if (n == (int)sizeof(seen_h) + TNL_SHORT_LEN && !seen_short++)
+			memcpy(&short_h, b, sizeof(short_h));
+		if (n != (int)sizeof(seen_h) + len)
 			continue;
 		if (!seen++)
 			memcpy(&seen_h, b, sizeof(seen_h));
 	}
-	printf("offload=%s write=%s seen=%d vnet=",
-	       offload_err ? strerrorname_np(offload_err) : "0", res, seen);
+	printf("offload=%s %s=%s seen=%d vnet=",
+	       offload_err ? strerrorname_np(offload_err) : "0",
+	       submit ? "submit" : "write", res, seen);
 	tnl_print_hdr(&seen_h);
+	if (submit) {
+		printf(" seen_short=%d vnet_short=", seen_short);
+		tnl_print_hdr(&short_h);
+	}
 	if (peer >= 0) {
 		struct tnl_vnet rh = { 0 };
 
