@@ -165,6 +165,7 @@ case $(uname -r) in
 	tnl_fwd="$tnl_w read=none hdr=0/0x0/0/0/0/0/0/0"
 	tnl_features="tx-udp_tnl-segmentation: off [fixed]
 tx-udp_tnl-csum-segmentation: off [fixed]"
+	tnl_fwd_small=$tnl_fwd
 	;;
 *)
 	tnl_has=yes
@@ -173,6 +174,7 @@ tx-udp_tnl-csum-segmentation: off [fixed]"
 	tnl_fwd="$tnl_w read=3128 hdr=1/0x21/3104/1000/84/16/34/64"
 	tnl_features="tx-udp_tnl-segmentation: on
 tx-udp_tnl-csum-segmentation: on"
+	tnl_fwd_small="$tnl_w read=EFAULT hdr=0/0x0/0/0/0/0/0/0"
 	;;
 esac
 tnl_small="${tnl_w%% *} $tnl_einval"
@@ -203,6 +205,10 @@ for drv in t x; do
 		"$(tapx-ident tnl $node tnl${drv}1 24 $TNL_OFF_CSUM tnl${drv}2)"
 	check "tnl: $drv: ethtool -k after offloads $TNL_OFF_CSUM" "$tnl_features" \
 		"$(ethtool -k tnl${drv}2 | grep udp_tnl)"
+	# A reader whose header (12 bytes) cannot hold the offsets its
+	# device's offload calls for: read() fails (EFAULT), as tun's.
+	check "tnl: $drv: bridged to a 12-byte header" "$tnl_fwd_small" \
+		"$(tapx-ident tnl $node tnl${drv}1 24 $TNL_OFF tnl${drv}2:12)"
 done
 xdp_attach tnlx1 xdp_pass
 snap tnlx1

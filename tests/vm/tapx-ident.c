@@ -50,7 +50,8 @@
  *       with PACKET_VNET_HDR on NAME saw arrive, and the first one's vnet
  *       header. With PEER (bridged with NAME by the caller), then
  *       " read=N|ERR hdr=F/G/HL/GS/CS/CO/OUTER_TH/INNER_NH": the first
- *       read of PEER that returns that frame (or fails), and its header.
+ *       read of PEER that returns that frame (or fails), and its header
+ *       (PEER:SZ: PEER's header is SZ bytes, not HDRSZ).
  *       With "submit" for PEER (tapx), the frame goes by TAPXSUBMIT after
  *       a short one (150 bytes of payload, gso_size 100), and "write=N" is
  *       "submit=RET/DONE/STATUS0/STATUS1", then " seen_short=N
@@ -497,6 +498,7 @@ static int cmd_tnl(char **argv)
 {
 	static uint8_t f[14 + 20 + 16 + 14 + 40 + TNL_PAYLOAD], b[16384];
 	int hdrsz = atoi(argv[4]), one = 1, fd, peer = -1, s, len, n;
+	int peer_sz = hdrsz;
 	unsigned int offload = strtoul(argv[5], NULL, 0);
 	struct tnl_vnet vh = {
 		.h = {
@@ -525,7 +527,15 @@ static int cmd_tnl(char **argv)
 	if (fd < 0)
 		return 1;
 	if (argv[6] && !submit) {
-		peer = tnl_attach(argv[2], argv[6], hdrsz, offload, &offload_err);
+		char *colon = strchr(argv[6], ':');
+
+		/* PEER:SZ: the peer's header size, read with it. */
+		if (colon) {
+			*colon = 0;
+			peer_sz = atoi(colon + 1);
+		}
+		peer = tnl_attach(argv[2], argv[6], peer_sz, offload,
+				  &offload_err);
 		if (peer < 0)
 			return 1;
 	}
@@ -615,10 +625,10 @@ static int cmd_tnl(char **argv)
 					 strerrorname_np(errno));
 				break;
 			}
-			if (n != hdrsz + len)
+			if (n != peer_sz + len)
 				continue;
 			snprintf(res, sizeof(res), "%d", n);
-			memcpy(&rh, b, hdrsz < (int)sizeof(rh) ? (size_t)hdrsz : sizeof(rh));
+			memcpy(&rh, b, peer_sz < (int)sizeof(rh) ? (size_t)peer_sz : sizeof(rh));
 			break;
 		}
 		printf(" read=%s hdr=", res);
