@@ -355,6 +355,37 @@ static int gso_frame(uint8_t *f, const uint8_t *mac, int payload)
 	return 14 + iplen;
 }
 
+/* A write's result as the commands print it: its count or errno's name. */
+static void result_name(char *res, size_t size, ssize_t w)
+{
+	if (w < 0)
+		snprintf(res, size, "%s", strerrorname_np(errno));
+	else
+		snprintf(res, size, "%zd", w);
+}
+
+/*
+ * The next frame an AF_PACKET socket sees arrive (not sent) within 500 ms,
+ * its length; -1 when none does.
+ */
+static int packet_next_in(int s, uint8_t *b, size_t size)
+{
+	struct pollfd p = { .fd = s, .events = POLLIN };
+	struct sockaddr_ll from;
+	socklen_t fl;
+	int n;
+
+	while (poll(&p, 1, 500) > 0) {
+		fl = sizeof(from);
+		n = recvfrom(s, b, size, MSG_DONTWAIT, (void *)&from, &fl);
+		if (n < 0)
+			return -1;
+		if (from.sll_pkttype != PACKET_OUTGOING)
+			return n;
+	}
+	return -1;
+}
+
 static int cmd_gso(char **argv)
 {
 	static uint8_t f[14 + 40 + 3000], b[8192];
@@ -363,10 +394,7 @@ static int cmd_gso(char **argv)
 		.hdr_len = 14 + 40,
 		.gso_size = 1000,
 	};
-	struct sockaddr_ll from;
-	socklen_t fl;
 	struct ifreq ifr = { 0 };
-	struct pollfd p;
 	int fd, s, len, n, seen = 0, first = 0;
 	char res[32];
 	ssize_t w;
@@ -393,19 +421,9 @@ static int cmd_gso(char **argv)
 
 		w = writev(fd, iov, 2);
 	}
-	if (w < 0)
-		snprintf(res, sizeof(res), "%s", strerrorname_np(errno));
-	else
-		snprintf(res, sizeof(res), "%zd", w);
-	p = (struct pollfd){ .fd = s, .events = POLLIN };
-	while (poll(&p, 1, 500) > 0) {
-		fl = sizeof(from);
-		n = recvfrom(s, b, sizeof(b), MSG_DONTWAIT, (void *)&from, &fl);
-		if (n < 0)
-			break;
-		if (from.sll_pkttype == PACKET_OUTGOING || n != len)
-			continue;
-		if (!seen++)
+	result_name(res, sizeof(res), w);
+	while ((n = packet_next_in(s, b, sizeof(b))) >= 0) {
+		if (n == len && !seen++)
 			first = n;
 	}
 	printf("write=%s seen=%d len=%d\n", res, seen, first);
@@ -513,13 +531,11 @@ static int cmd_tnl(char **argv)
 		.inner_nh = TNL_INNER_NH,
 	};
 	struct virtio_net_hdr seen_h = { 0 };
-	struct sockaddr_ll from;
 	struct ifreq ifr = { 0 };
 	struct pollfd p;
 	int seen = 0, seen_short = 0, offload_err;
 	int submit = argv[6] && !strcmp(argv[6], "submit");
 	struct virtio_net_hdr short_h = { 0 };
-	socklen_t fl;
 	char res[32];
 	ssize_t w;
 
@@ -584,20 +600,9 @@ static int cmd_tnl(char **argv)
 		}
 		w = writev(fd, iov, 2);
 	}
-	if (submit)
-		;
-	else if (w < 0)
-		snprintf(res, sizeof(res), "%s", strerrorname_np(errno));
-	else
-		snprintf(res, sizeof(res), "%zd", w);
-	p = (struct pollfd){ .fd = s, .events = POLLIN };
-	while (poll(&p, 1, 500) > 0) {
-		fl = sizeof(from);
-		n = recvfrom(s, b, sizeof(b), MSG_DONTWAIT, (void *)&from, &fl);
-		if (n < 0)
-			break;
-		if (from.sll_pkttype == PACKET_OUTGOING)
-			continue;
+	if (!submit)
+		result_name(res, sizeof(res), w);
+	while ((n = packet_next_in(s, b, sizeof(b))) >= 0) {
 		if (n == (int)sizeof(seen_h) + TNL_SHORT_LEN && !seen_short++)
 			memcpy(&short_h, b, sizeof(short_h));
 		if (n != (int)sizeof(seen_h) + len)
