@@ -69,7 +69,11 @@
 
 #define USO_PAYLOAD 8000
 #define USO_GSO 1000
-#define USO_PORT 9999
+#define USO_PORT FRAME_PORT
+#define TNL_PAYLOAD 3000
+/* A frame TAPXSUBMIT copies with the short ones (up to 256 bytes). */
+#define TNL_SHORT_PAYLOAD 150
+#define TNL_SHORT_LEN (TNL_INNER_TH + 20 + TNL_SHORT_PAYLOAD)
 
 static int cmd_hold(char **argv)
 {
@@ -188,57 +192,6 @@ static int cmd_nl(const char *name)
 	return !found;
 }
 
-static uint16_t csum_fold32(uint32_t sum)
-{
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return sum;
-}
-
-static uint32_t csum_add(uint32_t sum, const void *p, int len)
-{
-	const uint8_t *b = p;
-	int i;
-
-	for (i = 0; i + 1 < len; i += 2)
-		sum += b[i] << 8 | b[i + 1];
-	if (len & 1)
-		sum += b[len - 1] << 8;
-	return sum;
-}
-
-/*
- * The Ethernet and IPv4 headers of a frame to @mac, 10.99.0.2 ->
- * 10.99.0.1, @proto, @iplen bytes from the IP header on; then the
- * transport header's ports, 9998 -> 9999. Returns the transport header.
- */
-static uint8_t *ip4_frame_head(uint8_t *f, const uint8_t *mac, int proto,
-			       int iplen)
-{
-	uint8_t *ip = f + 14, *l4 = ip + 20;
-	uint32_t sum;
-
-	memcpy(f, mac, 6);
-	memcpy(f + 6, "\x02\x00\x00\x00\x00\x02", 6);
-	f[12] = 0x08;
-	f[13] = 0x00;
-	memset(ip, 0, 20);
-	ip[0] = 0x45;
-	ip[2] = iplen >> 8;
-	ip[3] = iplen & 0xff;
-	ip[8] = 64;
-	ip[9] = proto;
-	memcpy(ip + 12, "\x0a\x63\x00\x02\x0a\x63\x00\x01", 8);
-	sum = ~csum_fold32(csum_add(0, ip, 20)) & 0xffff;
-	ip[10] = sum >> 8;
-	ip[11] = sum & 0xff;
-	l4[0] = (USO_PORT - 1) >> 8;
-	l4[1] = (USO_PORT - 1) & 0xff;
-	l4[2] = USO_PORT >> 8;
-	l4[3] = USO_PORT & 0xff;
-	return l4;
-}
-
 /*
  * An Ethernet/IPv4/UDP frame to @mac, 10.99.0.2:9998 -> 10.99.0.1:9999,
  * the UDP checksum field holding the pseudo header's sum, as a partial
@@ -250,14 +203,14 @@ static int uso_frame(uint8_t *f, const uint8_t *mac, uint32_t seq)
 	uint8_t *ip = f + 14, *udp;
 	uint32_t sum;
 
-	udp = ip4_frame_head(f, mac, IPPROTO_UDP, iplen);
+	udp = frame_ip4_head(f, mac, IPPROTO_UDP, iplen);
 	udp[4] = udplen >> 8;
 	udp[5] = udplen & 0xff;
 	for (i = 0; i < USO_PAYLOAD; i++)
 		udp[8 + i] = (uint8_t)(seq + i);
 	/* The pseudo header: addresses, protocol, UDP length. */
-	sum = csum_add(0, ip + 12, 8) + IPPROTO_UDP + udplen;
-	sum = csum_fold32(sum);
+	sum = frame_csum_add(0, ip + 12, 8) + IPPROTO_UDP + udplen;
+	sum = frame_csum_fold(sum);
 	udp[6] = sum >> 8;
 	udp[7] = sum & 0xff;
 	return 14 + iplen;
@@ -345,7 +298,7 @@ static int cmd_uso(char **argv)
 static int gso_frame(uint8_t *f, const uint8_t *mac, int payload)
 {
 	int iplen = 20 + 20 + payload;
-	uint8_t *tcp = ip4_frame_head(f, mac, IPPROTO_TCP, iplen);
+	uint8_t *tcp = frame_ip4_head(f, mac, IPPROTO_TCP, iplen);
 
 	memset(tcp + 4, 0, 16);
 	tcp[12] = 5 << 4; /* data offset: 20 bytes */
@@ -432,56 +385,6 @@ static int cmd_gso(char **argv)
 	return 0;
 }
 
-/* A struct virtio_net_hdr_v1_hash_tunnel (6.17's <linux/virtio_net.h>). */
-struct tnl_vnet {
-	struct virtio_net_hdr h;
-	uint16_t num_buffers, hash_lo, hash_hi, hash_report, padding;
-	uint16_t outer_th, inner_nh;
-};
-
-#define TNL_PAYLOAD 3000
-#define TNL_OUTER_TH (14 + 20)
-#define TNL_INNER_NH (TNL_OUTER_TH + 8 + 8 + 14)
-#define TNL_INNER_TH (TNL_INNER_NH + 20)
-/* A frame TAPXSUBMIT copies with the short ones (up to 256 bytes). */
-#define TNL_SHORT_PAYLOAD 150
-#define TNL_SHORT_LEN (TNL_INNER_TH + 20 + TNL_SHORT_PAYLOAD)
-
-/*
- * Ethernet/IPv4/UDP to port 4789/VXLAN (VNI 1)/Ethernet/IPv4/TCP with
- * @payload bytes, to @mac; the inner TCP checksum holds the pseudo
- * header's sum (NEEDS_CSUM), the outer UDP one is 0, as VXLAN sends it.
- * Returns its length.
- */
-static int tnl_frame(uint8_t *f, const uint8_t *mac, int payload)
-{
-	int inner_ip = 20 + 20 + payload, outer_udp = 8 + 8 + 14 + inner_ip;
-	uint8_t *udp, *tcp;
-	uint32_t sum;
-
-	udp = ip4_frame_head(f, mac, IPPROTO_UDP, 20 + outer_udp);
-	udp[2] = 4789 >> 8;
-	udp[3] = 4789 & 0xff;
-	udp[4] = outer_udp >> 8;
-	udp[5] = outer_udp & 0xff;
-	udp[6] = udp[7] = 0;
-	memset(udp + 8, 0, 8);
-	udp[8] = 0x08; /* VXLAN: the VNI is valid */
-	udp[14] = 1;
-	tcp = ip4_frame_head(udp + 16, (const uint8_t *)"\x02\0\0\0\0\x11",
-			     IPPROTO_TCP, inner_ip);
-	memset(tcp + 4, 0, 16);
-	tcp[12] = 5 << 4;
-	tcp[13] = 0x18;
-	tcp[15] = 0xff;
-	memset(tcp + 20, 0x5a, payload);
-	sum = csum_add(0, tcp - 20 + 12, 8) + IPPROTO_TCP + 20 + payload;
-	sum = csum_fold32(sum);
-	tcp[16] = sum >> 8;
-	tcp[17] = sum & 0xff;
-	return 14 + 20 + outer_udp;
-}
-
 /* Attaches to @name; *offload_err is TUNSETOFFLOAD's errno, 0 if none. */
 static int tnl_attach(const char *node, const char *name, int hdrsz,
 		      unsigned int offload, int *offload_err)
@@ -518,18 +421,7 @@ static int cmd_tnl(char **argv)
 	int hdrsz = atoi(argv[4]), one = 1, fd, peer = -1, s, len, n;
 	int peer_sz = hdrsz;
 	unsigned int offload = strtoul(argv[5], NULL, 0);
-	struct tnl_vnet vh = {
-		.h = {
-			.flags = VIRTIO_NET_HDR_F_NEEDS_CSUM,
-			.gso_type = 0x20 | VIRTIO_NET_HDR_GSO_TCPV4,
-			.hdr_len = TNL_INNER_TH + 20,
-			.gso_size = 1000,
-			.csum_start = TNL_INNER_TH,
-			.csum_offset = 16,
-		},
-		.outer_th = TNL_OUTER_TH,
-		.inner_nh = TNL_INNER_NH,
-	};
+	struct tnl_vnet vh = tnl_vnet_hdr(1000);
 	struct virtio_net_hdr seen_h = { 0 };
 	struct ifreq ifr = { 0 };
 	struct pollfd p;
@@ -575,9 +467,8 @@ static int cmd_tnl(char **argv)
 			{ (uintptr_t)lf, sizeof(vh) + len, 0 },
 		};
 		struct tapx_batch bt = { .descs = (uintptr_t)d, .count = 2 };
-		struct tnl_vnet svh = vh;
+		struct tnl_vnet svh = tnl_vnet_hdr(100);
 
-		svh.h.gso_size = 100;
 		memcpy(sf, &svh, sizeof(svh));
 		tnl_frame(sf + sizeof(svh), (const uint8_t *)"\x02\0\0\0\0\x01",
 			  TNL_SHORT_PAYLOAD);

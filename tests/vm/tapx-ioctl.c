@@ -14,7 +14,6 @@
 #include <linux/filter.h>
 #include <linux/sockios.h>
 #include <limits.h>
-#include <sys/utsname.h>
 
 #include "tapx-test.h"
 
@@ -239,17 +238,6 @@ static const unsigned int tunnel_offloads[] = {
 	0x80,
 	0x80 | 0x100,
 };
-
-/* The running kernel is 6.17 or later: tun has UDP tunnel GSO. */
-static int tnl_kernel(void)
-{
-	struct utsname u;
-	int major = 0, minor = 0;
-
-	if (uname(&u) < 0 || sscanf(u.release, "%d.%d", &major, &minor) != 2)
-		return 0;
-	return major > 6 || (major == 6 && minor >= 17);
-}
 
 /* TUNSETVNETHDRSZ values: under, at and over virtio's sizes, huge. */
 static const int vnet_sizes[] = { -1, 0, 9, 10, 12, 20, 256, 257, 4096,
