@@ -157,6 +157,80 @@ static inline void tapx_xdp_section_exit(struct tapx_xdp_section *s)
 #endif
 
 /*
+ * 6.17: GSO over UDP tunnels to and from userspace (TUN_F_UDP_TUNNEL_GSO,
+ * _CSUM). A vnet header of sizeof(struct virtio_net_hdr_v1_hash_tunnel)
+ * carries the outer transport and the inner network header's offsets of
+ * a frame whose gso_type has VIRTIO_NET_HDR_GSO_UDP_TUNNEL_IPV4 or _IPV6;
+ * tun takes such frames from a header that large (whatever TUNSETOFFLOAD
+ * said: that is what the reader accepts) and writes them for a reader
+ * whose device has the offload. Before, tun refuses the offloads and the
+ * GSO types, and so does tapx (virtio's numbers, for the refusals).
+ */
+struct tapx_vnet_tnl {
+	__le16 outer_th;
+	__le16 inner_nh;
+};
+
+#ifdef TUN_F_UDP_TUNNEL_GSO
+#define TAPX_HAVE_UDP_TUNNEL 1
+#define TAPX_F_UDP_TUNNEL (NETIF_F_GSO_UDP_TUNNEL | NETIF_F_GSO_UDP_TUNNEL_CSUM)
+#define TAPX_TUN_F_UDP_TUNNEL_GSO TUN_F_UDP_TUNNEL_GSO
+#define TAPX_TUN_F_UDP_TUNNEL_GSO_CSUM TUN_F_UDP_TUNNEL_GSO_CSUM
+#define TAPX_VNET_F_UDP_TUNNEL_CSUM VIRTIO_NET_HDR_F_UDP_TUNNEL_CSUM
+#define TAPX_VNET_TNL_SIZE sizeof(struct virtio_net_hdr_v1_hash_tunnel)
+#define TAPX_VNET_TNL_OFF                                                      \
+	offsetof(struct virtio_net_hdr_v1_hash_tunnel, outer_th_offset)
+#else
+#define TAPX_HAVE_UDP_TUNNEL 0
+#define TAPX_F_UDP_TUNNEL 0
+#define TAPX_TUN_F_UDP_TUNNEL_GSO 0
+#define TAPX_TUN_F_UDP_TUNNEL_GSO_CSUM 0
+#define TAPX_VNET_F_UDP_TUNNEL_CSUM 0
+#define TAPX_VNET_TNL_SIZE 24
+#define TAPX_VNET_TNL_OFF 20
+#endif
+#define TAPX_GSO_UDP_TUNNEL_IPV4 0x20
+#define TAPX_GSO_UDP_TUNNEL_IPV6 0x40
+#define TAPX_GSO_UDP_TUNNEL (TAPX_GSO_UDP_TUNNEL_IPV4 | TAPX_GSO_UDP_TUNNEL_IPV6)
+
+/*
+ * A UDP-tunnel GSO header applied to its skb as tun applies it: the checks
+ * of the frame and the inner and outer headers are the kernel's own. The
+ * header was checked against the header size before (tapx_parse.c), so
+ * both offloads count as negotiated, as tun's guess from that size does.
+ */
+static inline int tapx_vnet_tnl_to_skb(struct sk_buff *skb,
+				       const struct virtio_net_hdr *vnet,
+				       const struct tapx_vnet_tnl *tnl, bool le)
+{
+#if TAPX_HAVE_UDP_TUNNEL
+	struct virtio_net_hdr_v1_hash_tunnel h = {};
+
+	memcpy(&h, vnet, sizeof(*vnet));
+	h.outer_th_offset = tnl->outer_th;
+	h.inner_nh_offset = tnl->inner_nh;
+	return virtio_net_hdr_tnl_to_skb(skb, &h, true, true, le) ? -EINVAL : 0;
+#else
+	return -EINVAL;
+#endif
+}
+
+/*
+ * An skb's vnet header for the reader, as tun's read() makes it: a
+ * UDP-tunnel GSO skb's with its offsets where the device has the offload
+ * (@tnl), else none (-EINVAL). @h holds TAPX_VNET_TNL_SIZE zeroed bytes.
+ */
+static inline int tapx_vnet_from_skb(const struct sk_buff *skb, void *h,
+				     bool le, bool tnl)
+{
+#if TAPX_HAVE_UDP_TUNNEL
+	return virtio_net_hdr_tnl_from_skb(skb, h, tnl, le, 0, true, false);
+#else
+	return virtio_net_hdr_from_skb(skb, h, le, true, 0);
+#endif
+}
+
+/*
  * 6.14: an xdp_frame keeps only its memory type (mem_type), no longer the
  * whole xdp_mem_info (mem.type, mem.id).
  */

@@ -85,7 +85,9 @@
 /* Offloads userspace can accept on read (TUNSETOFFLOAD). */
 #define TAPX_USER_FEATURES                                                     \
 	(NETIF_F_HW_CSUM | NETIF_F_TSO_ECN | NETIF_F_TSO | NETIF_F_TSO6 |      \
-	 TAPX_F_USO)
+	 TAPX_F_USO | TAPX_F_UDP_TUNNEL)
+/* The segmentation offloads a UDP-tunnel one needs beside it, as tun. */
+#define TAPX_PLAIN_GSO (NETIF_F_TSO | NETIF_F_TSO6 | TAPX_F_USO)
 
 /* Private flag bits kept in tapx_dev.flags next to the IFF_* ones. */
 #define TAPX_VNET_LE 0x80000000
@@ -268,6 +270,8 @@ struct tapx_wframe {
 	unsigned int buflen;
 	unsigned int len; /* frame length, without PI and vnet header */
 	struct virtio_net_hdr vnet;
+	/* The header's UDP-tunnel offsets, read with a UDP-tunnel GSO type. */
+	struct tapx_vnet_tnl tnl;
 	bool has_vnet; /* vnet metadata (checksum, GSO) to apply */
 };
 

@@ -124,6 +124,13 @@ static u32 tapx_short_headers(struct tapx_desc *d, struct tapx_wframe *f, u32 n,
 		if (vnet_sz &&
 		    !tapx_get_words(&f[i].vnet, p + pi, sizeof(f[i].vnet)))
 			goto fault;
+		if (tapx_vnet_has_tnl(&f[i].vnet, vnet_sz)) {
+			unsafe_get_user(word,
+					(const u32 __user *)(p + pi +
+							     TAPX_VNET_TNL_OFF),
+					fault);
+			memcpy(&f[i].tnl, &word, sizeof(f[i].tnl));
+		}
 	}
 	user_read_access_end();
 	return n;
@@ -148,7 +155,8 @@ static u32 tapx_short_bufs(const struct tapx_wmeta *m, struct tapx_desc *d,
 		f[i].len = d[i].len - meta;
 		f[i].buf = NULL;
 		f[i].has_vnet = false;
-		if (m->vnet_hdr_sz && tapx_parse_vnet(m->flags, &f[i]))
+		if (m->vnet_hdr_sz &&
+		    tapx_parse_vnet(m->flags, m->vnet_hdr_sz, &f[i]))
 			continue;
 		f[i].buflen = tapx_buf_bytes(f[i].len);
 		f[i].buf = tapx_buf_get(c, f[i].buflen);

@@ -109,7 +109,7 @@ static int tapx_l3_deliver(struct tapx_dev *tapx, const struct tapx_wmeta *m,
 {
 	skb->dev = tapx->dev;
 	if (f->has_vnet &&
-	    tapx_vnet_to_skb(skb, &f->vnet, tapx_flags_vnet_le(m->flags), 0)) {
+	    tapx_vnet_to_skb(skb, f, tapx_flags_vnet_le(m->flags), 0)) {
 		kfree_skb(skb);
 		return -EINVAL;
 	}

@@ -190,11 +190,24 @@ int tapx_set_offload(struct tapx_dev *tapx, unsigned long arg)
 			features |= TAPX_F_USO;
 			arg &= ~TAPX_TUN_F_USO;
 		}
+		/*
+		 * GSO over UDP tunnels (6.17 on), as tun: beside a TSO or USO
+		 * offload, and its outer checksum only with it.
+		 */
+		if ((features & TAPX_PLAIN_GSO) &&
+		    (arg & TAPX_TUN_F_UDP_TUNNEL_GSO)) {
+			features |= NETIF_F_GSO_UDP_TUNNEL;
+			if (arg & TAPX_TUN_F_UDP_TUNNEL_GSO_CSUM)
+				features |= NETIF_F_GSO_UDP_TUNNEL_CSUM;
+			arg &= ~(TAPX_TUN_F_UDP_TUNNEL_GSO |
+				 TAPX_TUN_F_UDP_TUNNEL_GSO_CSUM);
+		}
 		arg &= ~(TUN_F_CSUM | TUN_F_UFO);
 	}
 	/*
 	 * Unknown bits fail, so userspace can probe for newer offloads; so do
-	 * ECN without TSO, USO4 or USO6 alone, anything without CSUM.
+	 * ECN without TSO, USO4 or USO6 alone, a UDP tunnel's without TSO or
+	 * USO or its checksum alone, anything without CSUM.
 	 */
 	if (arg)
 		return -EINVAL;
@@ -540,6 +553,13 @@ void tapx_setup(struct net_device *dev)
 	dev->priv_flags |= IFF_LIVE_ADDR_CHANGE | IFF_NO_QUEUE;
 	dev->hw_features = NETIF_F_SG | NETIF_F_FRAGLIST | TAPX_USER_FEATURES;
 	dev->features = dev->hw_features;
+	/*
+	 * Where the UDP-tunnel offloads are (6.17), encapsulated skbs may
+	 * keep every offload, as tun's: the stack hands the reader a
+	 * tunnel's GSO skb whole.
+	 */
+	if (TAPX_HAVE_UDP_TUNNEL)
+		dev->hw_enc_features = dev->hw_features;
 	tapx_set_lltx(dev);
 	tapx_set_xdp_features(dev);
 	dev->min_mtu = ETH_MIN_MTU;

@@ -15,9 +15,10 @@
 #include "tapx.h"
 
 /* tapx_parse.c */
-int tapx_parse_vnet(unsigned int flags, struct tapx_wframe *f);
-int tapx_vnet_to_skb(struct sk_buff *skb, const struct virtio_net_hdr *vnet,
-		     bool le, unsigned int nh);
+int tapx_parse_vnet(unsigned int flags, unsigned int vnet_hdr_sz,
+		    struct tapx_wframe *f);
+int tapx_vnet_to_skb(struct sk_buff *skb, const struct tapx_wframe *f, bool le,
+		     unsigned int nh);
 int tapx_parse_meta(const struct tapx_wmeta *m, struct iov_iter *from,
 		    struct tapx_wframe *f);
 int tapx_parse_l3(const struct tapx_wmeta *m, struct iov_iter *from,
@@ -36,6 +37,19 @@ static __always_inline bool tapx_vnet_plain(const struct virtio_net_hdr *h)
 	BUILD_BUG_ON(offsetof(struct virtio_net_hdr, hdr_len) != 2);
 	memcpy(&w, h, sizeof(w));
 	return !w;
+}
+
+/*
+ * A header of @sz bytes asks for GSO over a UDP tunnel and holds the
+ * offsets of one (compat.h): tapx_parse_vnet() refuses the GSO type from a
+ * smaller header, as tun does.
+ */
+static __always_inline bool tapx_vnet_has_tnl(const struct virtio_net_hdr *h,
+					      unsigned int sz)
+{
+	return TAPX_HAVE_UDP_TUNNEL &&
+	       unlikely(h->gso_type & TAPX_GSO_UDP_TUNNEL) &&
+	       sz >= TAPX_VNET_TNL_SIZE;
 }
 
 /*
@@ -67,9 +81,18 @@ static __always_inline int tapx_parse_hdrs(const struct tapx_wmeta *m,
 			return -EINVAL;
 		if (!copy_from_iter_full(&f->vnet, sizeof(f->vnet), from))
 			return -EFAULT;
-		iov_iter_advance(from, sz - sizeof(f->vnet));
+		if (tapx_vnet_has_tnl(&f->vnet, sz)) {
+			iov_iter_advance(from,
+					 TAPX_VNET_TNL_OFF - sizeof(f->vnet));
+			if (!copy_from_iter_full(&f->tnl, sizeof(f->tnl), from))
+				return -EFAULT;
+			iov_iter_advance(from, sz - TAPX_VNET_TNL_OFF -
+						       sizeof(f->tnl));
+		} else {
+			iov_iter_advance(from, sz - sizeof(f->vnet));
+		}
 		f->len = len - sz;
-		return tapx_parse_vnet(m->flags, f);
+		return tapx_parse_vnet(m->flags, sz, f);
 	}
 	f->len = len;
 	return 0;

@@ -272,10 +272,23 @@ int tapx_ring_peek_len(struct tapx_file *tfile)
 	return PTR_RING_PEEK_CALL(&tfile->ring, tapx_ptr_peek_len);
 }
 
+/*
+ * The vnet header read() writes: its fields, and how many bytes of it
+ * carry them, sizeof(struct virtio_net_hdr) or, for an skb of a device
+ * with the UDP-tunnel offload, TAPX_VNET_TNL_SIZE (compat.h).
+ */
+struct tapx_vnet_out {
+	union {
+		u8 bytes[TAPX_VNET_TNL_SIZE];
+		struct virtio_net_hdr hdr;
+	};
+	unsigned int len;
+};
+
 /* Writes the PI and vnet headers; returns their length or an error. */
 static int tapx_copy_hdrs(struct tapx_dev *tapx, struct iov_iter *to,
 			  __be16 proto, size_t len,
-			  const struct virtio_net_hdr *vnet)
+			  const struct tapx_vnet_out *vnet)
 {
 	unsigned int flags = READ_ONCE(tapx->flags);
 	int done = 0;
@@ -297,15 +310,21 @@ static int tapx_copy_hdrs(struct tapx_dev *tapx, struct iov_iter *to,
 
 		if (iov_iter_count(to) < sz)
 			return -EINVAL;
-		if (copy_to_iter(vnet, sizeof(*vnet), to) != sizeof(*vnet))
+		/*
+		 * A header too small for the fields the device's offloads
+		 * call for: tun's read() fails with -EFAULT (and drops the
+		 * frame), so this does too, having written nothing.
+		 */
+		if (sz < vnet->len)
+			return -EFAULT;
+		if (copy_to_iter(vnet->bytes, vnet->len, to) != vnet->len)
 			return -EFAULT;
 		/*
 		 * The rest of a larger header (num_buffers, hash and tunnel
 		 * fields) is all zero, as 7.x's tun writes it (6.x's skips
 		 * it): no reader is left with whatever its buffer held.
 		 */
-		if (iov_iter_zero(sz - sizeof(*vnet), to) !=
-		    sz - sizeof(*vnet))
+		if (iov_iter_zero(sz - vnet->len, to) != sz - vnet->len)
 			return -EFAULT;
 		done += sz;
 	}
@@ -322,7 +341,7 @@ static size_t tapx_copy_out(const void *from, size_t n, struct iov_iter *to)
 static ssize_t tapx_copy_frame(struct tapx_dev *tapx,
 			       struct xdp_frame *frame, struct iov_iter *to)
 {
-	struct virtio_net_hdr vnet = {};
+	struct tapx_vnet_out vnet = { .len = sizeof(vnet.hdr) };
 	struct skb_shared_info *sinfo;
 	struct ethhdr *eth = frame->data;
 	ssize_t ret, copied;
@@ -350,13 +369,21 @@ static ssize_t tapx_copy_frame(struct tapx_dev *tapx,
 static ssize_t tapx_copy_skb(struct tapx_dev *tapx, struct sk_buff *skb,
 			     struct iov_iter *to)
 {
-	struct virtio_net_hdr vnet = {};
+	struct tapx_vnet_out vnet = { .len = sizeof(vnet.hdr) };
 	size_t len;
 	ssize_t ret;
 
-	if ((READ_ONCE(tapx->flags) & IFF_VNET_HDR) &&
-	    virtio_net_hdr_from_skb(skb, &vnet, tapx_vnet_le(tapx), true, 0))
-		return -EINVAL;
+	if (READ_ONCE(tapx->flags) & IFF_VNET_HDR) {
+		/* As tun: the tunnel's fields with the device's offload. */
+		bool tnl = READ_ONCE(tapx->dev->features) &
+			   NETIF_F_GSO_UDP_TUNNEL & TAPX_F_UDP_TUNNEL;
+
+		if (tnl)
+			vnet.len = TAPX_VNET_TNL_SIZE;
+		if (tapx_vnet_from_skb(skb, vnet.bytes, tapx_vnet_le(tapx),
+				       tnl))
+			return -EINVAL;
+	}
 
 	ret = tapx_copy_hdrs(tapx, to, skb->protocol, skb->len, &vnet);
 	if (ret < 0)

@@ -138,8 +138,7 @@ void tapx_xdp_pass(struct tapx_file *tfile, struct tapx_dev *tapx,
 	 */
 	skb->dev = dev;
 	if (f->has_vnet &&
-	    unlikely(tapx_vnet_to_skb(skb, &f->vnet, tapx_vnet_le(tapx),
-				      ETH_HLEN))) {
+	    unlikely(tapx_vnet_to_skb(skb, f, tapx_vnet_le(tapx), ETH_HLEN))) {
 		tapx_stat_inc(tapx, TAPX_STAT(rx_errors));
 		kfree_skb(skb);
 		return;
@@ -282,7 +281,7 @@ bool tapx_wframes_run(struct tapx_file *tfile, struct tapx_dev *tapx,
  * (tapx_vnet_plain()) is neither copied nor checked: it has nothing to
  * refuse or apply. -EINVAL for a runt or a bad vnet header.
  */
-static int tapx_xbuff_frame(struct tapx_file *tfile, unsigned int flags,
+static int tapx_xbuff_frame(struct tapx_file *tfile, const struct tapx_wmeta *m,
 			    struct xdp_buff *xdp, struct tapx_wframe *f)
 {
 	struct virtio_net_hdr *vnet = tapx_vhost_vnet(xdp);
@@ -292,9 +291,13 @@ static int tapx_xbuff_frame(struct tapx_file *tfile, unsigned int flags,
 	f->has_vnet = false;
 	if (len < TAPX_MIN_FRAME)
 		return -EINVAL;
-	if ((flags & IFF_VNET_HDR) && !tapx_vnet_plain(vnet)) {
+	if ((m->flags & IFF_VNET_HDR) && !tapx_vnet_plain(vnet)) {
 		f->vnet = *vnet;
-		if (tapx_parse_vnet(flags, f))
+		/* vhost copied the whole header there (sock_hlen). */
+		if (tapx_vnet_has_tnl(vnet, m->vnet_hdr_sz))
+			memcpy(&f->tnl, (void *)vnet + TAPX_VNET_TNL_OFF,
+			       sizeof(f->tnl));
+		if (tapx_parse_vnet(m->flags, m->vnet_hdr_sz, f))
 			return -EINVAL;
 	}
 	xdp_init_buff(xdp, tapx_vhost_buflen(xdp), &tfile->xdp_rxq);
@@ -318,21 +321,22 @@ static int tapx_xbuff_frame(struct tapx_file *tfile, unsigned int flags,
 bool tapx_xbuffs_run(struct tapx_file *tfile, struct tapx_dev *tapx,
 		     struct xdp_buff *xbuffs, unsigned int n)
 {
-	unsigned int flags = READ_ONCE(tapx->flags);
 	struct tapx_tally t __uninitialized;
 	struct tapx_tx_bulk bq __uninitialized;
 	struct tapx_page_refs refs = {};
 	struct tapx_wframe f __uninitialized;
 	bool flush = false;
+	struct tapx_wmeta m;
 	LIST_HEAD(pass);
 	unsigned int i;
 
+	tapx_wmeta_get(tapx, &m);
 	tapx_tally_init(&t);
 	t.pass = &pass;
 	t.refs = &refs;
 	bq.n = 0;
 	for (i = 0; i < n; i++) {
-		if (unlikely(tapx_xbuff_frame(tfile, flags, &xbuffs[i], &f))) {
+		if (unlikely(tapx_xbuff_frame(tfile, &m, &xbuffs[i], &f))) {
 			tapx_page_refs_put(&refs,
 					   virt_to_head_page(xbuffs[i].data));
 			t.rx_errors++;

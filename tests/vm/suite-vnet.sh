@@ -141,3 +141,102 @@ case $(uname -r) in
 *) tun_tail=00000000000000000000 ;;
 esac
 check "vnet header's tail on read: tun" "len=120 tail=$tun_tail" "$(tapx-ident hdrtail $T hdrt)"
+
+# GSO over a UDP tunnel (6.17 on): a VXLAN frame around a TCPv4 segment of
+# 3000 bytes behind a struct virtio_net_hdr_v1_hash_tunnel (24 bytes) with
+# gso_type UDP_TUNNEL_IPV4|TCPV4, gso_size 1000, and its outer transport
+# (34) and inner network (64) header offsets (tapx-ident tnl). Written,
+# the stack gets one GSO skb, which an AF_PACKET socket reads as TCPv4 GSO
+# with the inner checksum's offsets; tun takes the header from a vnet
+# header that large, TUNSETOFFLOAD or not (the offloads say what the
+# reader takes), and refuses it from a smaller one (12 bytes: EINVAL).
+# Bridged to a second tap with the offloads, it is read back whole, with
+# its tunnel fields. tapx gives what tun gives, with no program, with
+# xdp_pass, and through a bridge; xdp_tx cannot carry GSO metadata
+# (xdp_gso_drops). Before 6.17 both refuse the offloads and the write.
+TNL_OFF=0x87 # TUN_F_CSUM|TSO4|TSO6|UDP_TUNNEL_GSO
+TNL_OFF_CSUM=0x187 # and UDP_TUNNEL_GSO_CSUM
+tnl_einval="write=EINVAL seen=0 vnet=0/0x0/0/0/0/0"
+case $(uname -r) in
+6.*)
+	tnl_has=no
+	tnl_w="offload=EINVAL $tnl_einval"
+	tnl_w0="offload=0 $tnl_einval"
+	tnl_fwd="$tnl_w read=none hdr=0/0x0/0/0/0/0/0/0"
+	tnl_features="tx-udp_tnl-segmentation: off [fixed]
+tx-udp_tnl-csum-segmentation: off [fixed]"
+	tnl_fwd_small=$tnl_fwd
+	;;
+*)
+	tnl_has=yes
+	tnl_w="offload=0 write=3128 seen=1 vnet=1/0x1/3104/1000/84/16"
+	tnl_w0=$tnl_w
+	tnl_fwd="$tnl_w read=3128 hdr=1/0x21/3104/1000/84/16/34/64"
+	tnl_features="tx-udp_tnl-segmentation: on
+tx-udp_tnl-csum-segmentation: on"
+	tnl_fwd_small="$tnl_w read=EFAULT hdr=0/0x0/0/0/0/0/0/0"
+	;;
+esac
+tnl_small="${tnl_w%% *} $tnl_einval"
+for d in tnlbt tnlbx tnlt1 tnlt2 tnlx1 tnlx2; do ip link del $d 2>/dev/null; done
+# The bridge's modules, loaded here and removed at the end if they were not.
+tnl_mods=
+for m in llc stp bridge; do
+	mod_loaded $m || { insmod /modules/$m.ko && tnl_mods="$m $tnl_mods"; }
+done
+runs "tnl: create tun tnlt1" tapxt mk $T tnlt1
+runs "tnl: create tun tnlt2" tapxt mk $T tnlt2
+runs "tnl: create tapx tnlx1" tapxt mk $X tnlx1
+runs "tnl: create tapx tnlx2" tapxt mk $X tnlx2
+for drv in t x; do
+	node=$T
+	[ $drv = x ] && node=$X
+	check "tnl: $drv: 24-byte header, offloads $TNL_OFF" "$tnl_w" \
+		"$(tapx-ident tnl $node tnl${drv}1 24 $TNL_OFF)"
+	check "tnl: $drv: 24-byte header, no offloads" "$tnl_w0" \
+		"$(tapx-ident tnl $node tnl${drv}1 24 0)"
+	check "tnl: $drv: 12-byte header, offloads $TNL_OFF" "$tnl_small" \
+		"$(tapx-ident tnl $node tnl${drv}1 12 $TNL_OFF)"
+	runs "tnl: bridge tnlb$drv" ip link add tnlb$drv type bridge
+	runs "tnl: tnl${drv}1 into tnlb$drv" ip link set tnl${drv}1 master tnlb$drv
+	runs "tnl: tnl${drv}2 into tnlb$drv" ip link set tnl${drv}2 master tnlb$drv
+	runs "tnl: tnlb$drv up" ip link set tnlb$drv up
+	check "tnl: $drv: bridged, offloads $TNL_OFF_CSUM" "$tnl_fwd" \
+		"$(tapx-ident tnl $node tnl${drv}1 24 $TNL_OFF_CSUM tnl${drv}2)"
+	check "tnl: $drv: ethtool -k after offloads $TNL_OFF_CSUM" "$tnl_features" \
+		"$(ethtool -k tnl${drv}2 | grep udp_tnl)"
+	# A reader whose header (12 bytes) cannot hold the offsets its
+	# device's offload calls for: read() fails (EFAULT), as tun's.
+	check "tnl: $drv: bridged to a 12-byte header" "$tnl_fwd_small" \
+		"$(tapx-ident tnl $node tnl${drv}1 24 $TNL_OFF tnl${drv}2:12)"
+done
+xdp_attach tnlx1 xdp_pass
+snap tnlx1
+check "tnl: x: xdp_pass, bridged" "$tnl_fwd" \
+	"$(tapx-ident tnl $X tnlx1 24 $TNL_OFF_CSUM tnlx2)"
+if [ $tnl_has = yes ]; then
+	expect tnlx1 xdp_pass=1 rx_errors=0
+	tnl_tx="offload=0 write=3128 seen=0 vnet=0/0x0/0/0/0/0"
+else
+	expect tnlx1 xdp_pass=0 rx_errors=1
+	tnl_tx=$tnl_w
+fi
+xdp_attach tnlx1 xdp_tx
+snap tnlx1
+check "tnl: x: xdp_tx" "$tnl_tx" "$(tapx-ident tnl $X tnlx1 24 $TNL_OFF)"
+if [ $tnl_has = yes ]; then
+	expect tnlx1 xdp_tx=0 xdp_gso_drops=1
+else
+	expect tnlx1 xdp_tx=0 xdp_gso_drops=0
+fi
+xdp_detach tnlx1
+# TAPXSUBMIT: a short frame (150 bytes of payload, gso_size 100, the batch's
+# run of short copies) and the large one, each with the 24-byte header.
+if [ $tnl_has = yes ]; then
+	tnl_sub="offload=0 submit=0/2/0/0 seen=1 vnet=1/0x1/3104/1000/84/16 seen_short=1 vnet_short=1/0x1/254/100/84/16"
+else
+	tnl_sub="offload=EINVAL submit=0/2/EINVAL/EINVAL seen=0 vnet=0/0x0/0/0/0/0 seen_short=0 vnet_short=0/0x0/0/0/0/0"
+fi
+check "tnl: x: TAPXSUBMIT" "$tnl_sub" "$(tapx-ident tnl $X tnlx1 24 $TNL_OFF submit)"
+for d in tnlbt tnlbx tnlt1 tnlt2 tnlx1 tnlx2; do runs "tnl: remove $d" ip link del $d; done
+for m in $tnl_mods; do runs "tnl: rmmod $m" rmmod $m; done

@@ -36,6 +36,26 @@
  *       noread: nothing, and leave); print "features=0x.. sent=N got=N":
  *       the node's TUNGETFEATURES, the frames the stack took, the frames
  *       read back
+ *   tapx-ident tnl NODE NAME HDRSZ OFFLOAD [PEER]
+ *       attach to NAME (and PEER) with IFF_VNET_HDR, TUNSETVNETHDRSZ HDRSZ
+ *       and TUNSETOFFLOAD OFFLOAD (a number); write to NAME one
+ *       VXLAN-over-UDPv4 frame carrying a TCPv4 segment of 3000 bytes of
+ *       payload behind a struct virtio_net_hdr_v1_hash_tunnel asking for
+ *       GSO over the UDP tunnel (gso_type UDP_TUNNEL_IPV4|TCPV4, gso_size
+ *       1000, NEEDS_CSUM at the inner TCP checksum, the outer transport
+ *       and inner network header offsets); print "offload=0|ERR
+ *       write=N|ERR seen=N
+ *       vnet=FLAGS/GSO_TYPE/HDR_LEN/GSO_SIZE/CSUM_START/CSUM_OFFSET": how
+ *       TUNSETOFFLOAD ended (for NAME and PEER alike), the write's result, how many frames of its length an AF_PACKET socket
+ *       with PACKET_VNET_HDR on NAME saw arrive, and the first one's vnet
+ *       header. With PEER (bridged with NAME by the caller), then
+ *       " read=N|ERR hdr=F/G/HL/GS/CS/CO/OUTER_TH/INNER_NH": the first
+ *       read of PEER that returns that frame (or fails), and its header
+ *       (PEER:SZ: PEER's header is SZ bytes, not HDRSZ).
+ *       With "submit" for PEER (tapx), the frame goes by TAPXSUBMIT after
+ *       a short one (150 bytes of payload, gso_size 100), and "write=N" is
+ *       "submit=RET/DONE/STATUS0/STATUS1", then " seen_short=N
+ *       vnet_short=..." for the short one
  * Exit status: 0, or 1 when something could not be set up.
  */
 #define _GNU_SOURCE /* strerrorname_np */
@@ -45,10 +65,15 @@
 #include <sys/uio.h>
 
 #include "tapx-test.h"
+#include <linux/tapx.h>
 
 #define USO_PAYLOAD 8000
 #define USO_GSO 1000
-#define USO_PORT 9999
+#define USO_PORT FRAME_PORT
+#define TNL_PAYLOAD 3000
+/* A frame TAPXSUBMIT copies with the short ones (up to 256 bytes). */
+#define TNL_SHORT_PAYLOAD 150
+#define TNL_SHORT_LEN (TNL_INNER_TH + 20 + TNL_SHORT_PAYLOAD)
 
 static int cmd_hold(char **argv)
 {
@@ -167,57 +192,6 @@ static int cmd_nl(const char *name)
 	return !found;
 }
 
-static uint16_t csum_fold32(uint32_t sum)
-{
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return sum;
-}
-
-static uint32_t csum_add(uint32_t sum, const void *p, int len)
-{
-	const uint8_t *b = p;
-	int i;
-
-	for (i = 0; i + 1 < len; i += 2)
-		sum += b[i] << 8 | b[i + 1];
-	if (len & 1)
-		sum += b[len - 1] << 8;
-	return sum;
-}
-
-/*
- * The Ethernet and IPv4 headers of a frame to @mac, 10.99.0.2 ->
- * 10.99.0.1, @proto, @iplen bytes from the IP header on; then the
- * transport header's ports, 9998 -> 9999. Returns the transport header.
- */
-static uint8_t *ip4_frame_head(uint8_t *f, const uint8_t *mac, int proto,
-			       int iplen)
-{
-	uint8_t *ip = f + 14, *l4 = ip + 20;
-	uint32_t sum;
-
-	memcpy(f, mac, 6);
-	memcpy(f + 6, "\x02\x00\x00\x00\x00\x02", 6);
-	f[12] = 0x08;
-	f[13] = 0x00;
-	memset(ip, 0, 20);
-	ip[0] = 0x45;
-	ip[2] = iplen >> 8;
-	ip[3] = iplen & 0xff;
-	ip[8] = 64;
-	ip[9] = proto;
-	memcpy(ip + 12, "\x0a\x63\x00\x02\x0a\x63\x00\x01", 8);
-	sum = ~csum_fold32(csum_add(0, ip, 20)) & 0xffff;
-	ip[10] = sum >> 8;
-	ip[11] = sum & 0xff;
-	l4[0] = (USO_PORT - 1) >> 8;
-	l4[1] = (USO_PORT - 1) & 0xff;
-	l4[2] = USO_PORT >> 8;
-	l4[3] = USO_PORT & 0xff;
-	return l4;
-}
-
 /*
  * An Ethernet/IPv4/UDP frame to @mac, 10.99.0.2:9998 -> 10.99.0.1:9999,
  * the UDP checksum field holding the pseudo header's sum, as a partial
@@ -229,14 +203,14 @@ static int uso_frame(uint8_t *f, const uint8_t *mac, uint32_t seq)
 	uint8_t *ip = f + 14, *udp;
 	uint32_t sum;
 
-	udp = ip4_frame_head(f, mac, IPPROTO_UDP, iplen);
+	udp = frame_ip4_head(f, mac, IPPROTO_UDP, iplen);
 	udp[4] = udplen >> 8;
 	udp[5] = udplen & 0xff;
 	for (i = 0; i < USO_PAYLOAD; i++)
 		udp[8 + i] = (uint8_t)(seq + i);
 	/* The pseudo header: addresses, protocol, UDP length. */
-	sum = csum_add(0, ip + 12, 8) + IPPROTO_UDP + udplen;
-	sum = csum_fold32(sum);
+	sum = frame_csum_add(0, ip + 12, 8) + IPPROTO_UDP + udplen;
+	sum = frame_csum_fold(sum);
 	udp[6] = sum >> 8;
 	udp[7] = sum & 0xff;
 	return 14 + iplen;
@@ -324,7 +298,7 @@ static int cmd_uso(char **argv)
 static int gso_frame(uint8_t *f, const uint8_t *mac, int payload)
 {
 	int iplen = 20 + 20 + payload;
-	uint8_t *tcp = ip4_frame_head(f, mac, IPPROTO_TCP, iplen);
+	uint8_t *tcp = frame_ip4_head(f, mac, IPPROTO_TCP, iplen);
 
 	memset(tcp + 4, 0, 16);
 	tcp[12] = 5 << 4; /* data offset: 20 bytes */
@@ -332,6 +306,37 @@ static int gso_frame(uint8_t *f, const uint8_t *mac, int payload)
 	tcp[15] = 0xff;	  /* window */
 	memset(tcp + 20, 0x5a, payload);
 	return 14 + iplen;
+}
+
+/* A write's result as the commands print it: its count or errno's name. */
+static void result_name(char *res, size_t size, ssize_t w)
+{
+	if (w < 0)
+		snprintf(res, size, "%s", strerrorname_np(errno));
+	else
+		snprintf(res, size, "%zd", w);
+}
+
+/*
+ * The next frame an AF_PACKET socket sees arrive (not sent) within 500 ms,
+ * its length; -1 when none does.
+ */
+static int packet_next_in(int s, uint8_t *b, size_t size)
+{
+	struct pollfd p = { .fd = s, .events = POLLIN };
+	struct sockaddr_ll from;
+	socklen_t fl;
+	int n;
+
+	while (poll(&p, 1, 500) > 0) {
+		fl = sizeof(from);
+		n = recvfrom(s, b, size, MSG_DONTWAIT, (void *)&from, &fl);
+		if (n < 0)
+			return -1;
+		if (from.sll_pkttype != PACKET_OUTGOING)
+			return n;
+	}
+	return -1;
 }
 
 static int cmd_gso(char **argv)
@@ -342,10 +347,7 @@ static int cmd_gso(char **argv)
 		.hdr_len = 14 + 40,
 		.gso_size = 1000,
 	};
-	struct sockaddr_ll from;
-	socklen_t fl;
 	struct ifreq ifr = { 0 };
-	struct pollfd p;
 	int fd, s, len, n, seen = 0, first = 0;
 	char res[32];
 	ssize_t w;
@@ -372,22 +374,165 @@ static int cmd_gso(char **argv)
 
 		w = writev(fd, iov, 2);
 	}
-	if (w < 0)
-		snprintf(res, sizeof(res), "%s", strerrorname_np(errno));
-	else
-		snprintf(res, sizeof(res), "%zd", w);
-	p = (struct pollfd){ .fd = s, .events = POLLIN };
-	while (poll(&p, 1, 500) > 0) {
-		fl = sizeof(from);
-		n = recvfrom(s, b, sizeof(b), MSG_DONTWAIT, (void *)&from, &fl);
-		if (n < 0)
-			break;
-		if (from.sll_pkttype == PACKET_OUTGOING || n != len)
-			continue;
-		if (!seen++)
+	result_name(res, sizeof(res), w);
+	while ((n = packet_next_in(s, b, sizeof(b))) >= 0) {
+		if (n == len && !seen++)
 			first = n;
 	}
 	printf("write=%s seen=%d len=%d\n", res, seen, first);
+	close(s);
+	close(fd);
+	return 0;
+}
+
+/* Attaches to @name; *offload_err is TUNSETOFFLOAD's errno, 0 if none. */
+static int tnl_attach(const char *node, const char *name, int hdrsz,
+		      unsigned int offload, int *offload_err)
+{
+	int fd = tap_open(node, name, IFF_TAP | IFF_NO_PI | IFF_VNET_HDR,
+			  O_NONBLOCK);
+
+	if (fd < 0) {
+		fprintf(stderr, "tnl: attach %s: %s\n", name, strerror(-fd));
+		return -1;
+	}
+	if (ioctl(fd, TUNSETVNETHDRSZ, &hdrsz) < 0) {
+		fprintf(stderr, "tnl: %s: TUNSETVNETHDRSZ %d: %s\n", name,
+			hdrsz, strerror(errno));
+		return -1;
+	}
+	*offload_err = ioctl(fd, TUNSETOFFLOAD, offload) < 0 ? errno : 0;
+	if (if_up(name, 1) < 0 || if_wait_tx_ready(name, 2000) < 0) {
+		fprintf(stderr, "tnl: %s does not come up\n", name);
+		return -1;
+	}
+	return fd;
+}
+
+static void tnl_print_hdr(const struct virtio_net_hdr *h)
+{
+	printf("%u/0x%x/%u/%u/%u/%u", h->flags, h->gso_type, h->hdr_len,
+	       h->gso_size, h->csum_start, h->csum_offset);
+}
+
+static int cmd_tnl(char **argv)
+{
+	static uint8_t f[14 + 20 + 16 + 14 + 40 + TNL_PAYLOAD], b[16384];
+	int hdrsz = atoi(argv[4]), one = 1, fd, peer = -1, s, len, n;
+	int peer_sz = hdrsz;
+	unsigned int offload = strtoul(argv[5], NULL, 0);
+	struct tnl_vnet vh = tnl_vnet_hdr(1000);
+	struct virtio_net_hdr seen_h = { 0 };
+	struct ifreq ifr = { 0 };
+	struct pollfd p;
+	int seen = 0, seen_short = 0, offload_err;
+	int submit = argv[6] && !strcmp(argv[6], "submit");
+	struct virtio_net_hdr short_h = { 0 };
+	char res[32];
+	ssize_t w;
+
+	fd = tnl_attach(argv[2], argv[3], hdrsz, offload, &offload_err);
+	if (fd < 0)
+		return 1;
+	if (argv[6] && !submit) {
+		char *colon = strchr(argv[6], ':');
+
+		/* PEER:SZ: the peer's header size, read with it. */
+		if (colon) {
+			*colon = 0;
+			peer_sz = atoi(colon + 1);
+		}
+		peer = tnl_attach(argv[2], argv[6], peer_sz, offload,
+				  &offload_err);
+		if (peer < 0)
+			return 1;
+	}
+	s = packet_open(argv[3]);
+	snprintf(ifr.ifr_name, IFNAMSIZ, "%s", argv[3]);
+	if (s < 0 || ioctl(s, SIOCGIFHWADDR, &ifr) < 0 ||
+	    setsockopt(s, SOL_PACKET, PACKET_VNET_HDR, &one, sizeof(one)) < 0) {
+		perror("tnl: packet socket with PACKET_VNET_HDR on the tap");
+		return 1;
+	}
+	/* To an address neither tap has: a bridge floods it to PEER. */
+	len = tnl_frame(f, (const uint8_t *)"\x02\0\0\0\0\x01", TNL_PAYLOAD);
+	if (submit) {
+		/*
+		 * A short frame first (TAPXSUBMIT's run of short copies), then
+		 * this one (its per-frame copy), each behind a 24-byte header.
+		 */
+		static uint8_t sf[TNL_SHORT_LEN + sizeof(vh)], lf[sizeof(f) + sizeof(vh)];
+		struct tapx_desc d[2] = {
+			{ (uintptr_t)sf, sizeof(vh) + TNL_SHORT_LEN, 0 },
+			{ (uintptr_t)lf, sizeof(vh) + len, 0 },
+		};
+		struct tapx_batch bt = { .descs = (uintptr_t)d, .count = 2 };
+		struct tnl_vnet svh = tnl_vnet_hdr(100);
+
+		memcpy(sf, &svh, sizeof(svh));
+		tnl_frame(sf + sizeof(svh), (const uint8_t *)"\x02\0\0\0\0\x01",
+			  TNL_SHORT_PAYLOAD);
+		memcpy(lf, &vh, sizeof(vh));
+		memcpy(lf + sizeof(vh), f, len);
+		n = ioctl(fd, TAPXSUBMIT, &bt);
+		snprintf(res, sizeof(res), "%s/%u/%s/%s",
+			 n < 0 ? strerrorname_np(errno) : "0", bt.done,
+			 d[0].status ? strerrorname_np(-d[0].status) : "0",
+			 d[1].status ? strerrorname_np(-d[1].status) : "0");
+		w = 0;
+	} else {
+		struct iovec iov[2] = { { &vh, hdrsz }, { f, len } };
+		static uint8_t big[4096];
+
+		/* A header larger than the struct: zeros after it. */
+		if (hdrsz > (int)sizeof(vh)) {
+			memcpy(big, &vh, sizeof(vh));
+			iov[0].iov_base = big;
+		}
+		w = writev(fd, iov, 2);
+	}
+	if (!submit)
+		result_name(res, sizeof(res), w);
+	while ((n = packet_next_in(s, b, sizeof(b))) >= 0) {
+		if (n == (int)sizeof(seen_h) + TNL_SHORT_LEN && !seen_short++)
+			memcpy(&short_h, b, sizeof(short_h));
+		if (n != (int)sizeof(seen_h) + len)
+			continue;
+		if (!seen++)
+			memcpy(&seen_h, b, sizeof(seen_h));
+	}
+	printf("offload=%s %s=%s seen=%d vnet=",
+	       offload_err ? strerrorname_np(offload_err) : "0",
+	       submit ? "submit" : "write", res, seen);
+	tnl_print_hdr(&seen_h);
+	if (submit) {
+		printf(" seen_short=%d vnet_short=", seen_short);
+		tnl_print_hdr(&short_h);
+	}
+	if (peer >= 0) {
+		struct tnl_vnet rh = { 0 };
+
+		snprintf(res, sizeof(res), "none");
+		p = (struct pollfd){ .fd = peer, .events = POLLIN };
+		while (poll(&p, 1, 1000) > 0) {
+			n = read(peer, b, sizeof(b));
+			if (n < 0) {
+				snprintf(res, sizeof(res), "%s",
+					 strerrorname_np(errno));
+				break;
+			}
+			if (n != peer_sz + len)
+				continue;
+			snprintf(res, sizeof(res), "%d", n);
+			memcpy(&rh, b, peer_sz < (int)sizeof(rh) ? (size_t)peer_sz : sizeof(rh));
+			break;
+		}
+		printf(" read=%s hdr=", res);
+		tnl_print_hdr(&rh.h);
+		printf("/%u/%u", rh.outer_th, rh.inner_nh);
+		close(peer);
+	}
+	printf("\n");
 	close(s);
 	close(fd);
 	return 0;
@@ -578,6 +723,8 @@ int main(int argc, char **argv)
 		return cmd_uso(argv);
 	if (argc == 4 && !strcmp(argv[1], "gso"))
 		return cmd_gso(argv);
+	if ((argc == 6 || argc == 7) && !strcmp(argv[1], "tnl"))
+		return cmd_tnl(argv);
 	if (argc == 4 && !strcmp(argv[1], "hdrtail"))
 		return cmd_hdrtail(argv);
 	if ((argc == 6 || argc == 7) && !strcmp(argv[1], "bp"))

@@ -8,6 +8,8 @@
 #include <sys/wait.h>
 #include <time.h>
 
+#include <sys/utsname.h>
+
 #include "tapx-test.h"
 
 int failures;
@@ -329,4 +331,117 @@ void nl_init(struct nlreq *r, int type, const char *name)
 	r->ifi.ifi_family = AF_UNSPEC;
 	if (name)
 		nl_put(r, IFLA_IFNAME, name, strlen(name) + 1);
+}
+
+uint16_t frame_csum_fold(uint32_t sum)
+{
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return sum;
+}
+
+uint32_t frame_csum_add(uint32_t sum, const void *p, int len)
+{
+	const uint8_t *b = p;
+	int i;
+
+	for (i = 0; i + 1 < len; i += 2)
+		sum += b[i] << 8 | b[i + 1];
+	if (len & 1)
+		sum += b[len - 1] << 8;
+	return sum;
+}
+
+/*
+ * The Ethernet and IPv4 headers of a frame to @mac, 10.99.0.2 ->
+ * 10.99.0.1, @proto, @iplen bytes from the IP header on; then the
+ * transport header's ports, 9998 -> 9999. Returns the transport header.
+ */
+uint8_t *frame_ip4_head(uint8_t *f, const uint8_t *mac, int proto, int iplen)
+{
+	uint8_t *ip = f + 14, *l4 = ip + 20;
+	uint32_t sum;
+
+	memcpy(f, mac, 6);
+	memcpy(f + 6, "\x02\x00\x00\x00\x00\x02", 6);
+	f[12] = 0x08;
+	f[13] = 0x00;
+	memset(ip, 0, 20);
+	ip[0] = 0x45;
+	ip[2] = iplen >> 8;
+	ip[3] = iplen & 0xff;
+	ip[8] = 64;
+	ip[9] = proto;
+	memcpy(ip + 12, "\x0a\x63\x00\x02\x0a\x63\x00\x01", 8);
+	sum = ~frame_csum_fold(frame_csum_add(0, ip, 20)) & 0xffff;
+	ip[10] = sum >> 8;
+	ip[11] = sum & 0xff;
+	l4[0] = (FRAME_PORT - 1) >> 8;
+	l4[1] = (FRAME_PORT - 1) & 0xff;
+	l4[2] = FRAME_PORT >> 8;
+	l4[3] = FRAME_PORT & 0xff;
+	return l4;
+}
+
+/*
+ * Ethernet/IPv4/UDP to port 4789/VXLAN (VNI 1)/Ethernet/IPv4/TCP with
+ * @payload bytes, to @mac; the inner TCP checksum holds the pseudo
+ * header's sum (NEEDS_CSUM), the outer UDP one is 0, as VXLAN sends it.
+ * Returns its length.
+ */
+int tnl_frame(uint8_t *f, const uint8_t *mac, int payload)
+{
+	int inner_ip = 20 + 20 + payload, outer_udp = 8 + 8 + 14 + inner_ip;
+	uint8_t *udp, *tcp;
+	uint32_t sum;
+
+	udp = frame_ip4_head(f, mac, IPPROTO_UDP, 20 + outer_udp);
+	udp[2] = 4789 >> 8;
+	udp[3] = 4789 & 0xff;
+	udp[4] = outer_udp >> 8;
+	udp[5] = outer_udp & 0xff;
+	udp[6] = udp[7] = 0;
+	memset(udp + 8, 0, 8);
+	udp[8] = 0x08; /* VXLAN: the VNI is valid */
+	udp[14] = 1;
+	tcp = frame_ip4_head(udp + 16, (const uint8_t *)"\x02\0\0\0\0\x11",
+			     IPPROTO_TCP, inner_ip);
+	memset(tcp + 4, 0, 16);
+	tcp[12] = 5 << 4;
+	tcp[13] = 0x18;
+	tcp[15] = 0xff;
+	memset(tcp + 20, 0x5a, payload);
+	sum = frame_csum_add(0, tcp - 20 + 12, 8) + IPPROTO_TCP + 20 + payload;
+	sum = frame_csum_fold(sum);
+	tcp[16] = sum >> 8;
+	tcp[17] = sum & 0xff;
+	return 14 + 20 + outer_udp;
+}
+
+int tnl_kernel(void)
+{
+	struct utsname u;
+	int major = 0, minor = 0;
+
+	if (uname(&u) < 0 || sscanf(u.release, "%d.%d", &major, &minor) != 2)
+		return 0;
+	return major > 6 || (major == 6 && minor >= 17);
+}
+
+struct tnl_vnet tnl_vnet_hdr(uint16_t gso_size)
+{
+	struct tnl_vnet h = {
+		.h = {
+			.flags = VIRTIO_NET_HDR_F_NEEDS_CSUM,
+			.gso_type = 0x20 | VIRTIO_NET_HDR_GSO_TCPV4,
+			.hdr_len = TNL_INNER_TH + 20,
+			.gso_size = gso_size,
+			.csum_start = TNL_INNER_TH,
+			.csum_offset = 16,
+		},
+		.outer_th = TNL_OUTER_TH,
+		.inner_nh = TNL_INNER_NH,
+	};
+
+	return h;
 }

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/if_tun.h>
+#include <linux/virtio_net.h>
 #include <net/if.h>
 #include <arpa/inet.h>
 #include <linux/if_ether.h>
@@ -94,5 +95,39 @@ int parse_topts(int argc, char **argv, int first, const struct topt *t);
 /* With $ENV set, writes M into the trace buffer (begin/end of a loop). */
 void trace_mark(const char *env, const char *m);
 
+
+/*
+ * Frames of IPv4 (tapx-test.c): a 16-bit ones' complement sum and its
+ * fold; the Ethernet and IPv4 headers of a frame to a MAC, 10.99.0.2 ->
+ * 10.99.0.1, with the transport header's ports FRAME_PORT - 1 ->
+ * FRAME_PORT (returns the transport header).
+ */
+#define FRAME_PORT 9999
+uint16_t frame_csum_fold(uint32_t sum);
+uint32_t frame_csum_add(uint32_t sum, const void *p, int len);
+uint8_t *frame_ip4_head(uint8_t *f, const uint8_t *mac, int proto, int iplen);
+
+/* A struct virtio_net_hdr_v1_hash_tunnel (6.17's <linux/virtio_net.h>). */
+struct tnl_vnet {
+	struct virtio_net_hdr h;
+	uint16_t num_buffers, hash_lo, hash_hi, hash_report, padding;
+	uint16_t outer_th, inner_nh;
+};
+
+/*
+ * tnl_frame()'s headers: the outer transport (UDP) and the inner network
+ * and transport header's offsets, as its vnet header gives them.
+ */
+#define TNL_OUTER_TH (14 + 20)
+#define TNL_INNER_NH (TNL_OUTER_TH + 8 + 8 + 14)
+#define TNL_INNER_TH (TNL_INNER_NH + 20)
+int tnl_frame(uint8_t *f, const uint8_t *mac, int payload);
+/*
+ * tnl_frame()'s vnet header: GSO over a UDP tunnel (UDP_TUNNEL_IPV4|TCPV4,
+ * @gso_size), NEEDS_CSUM at the inner TCP checksum, the offsets above.
+ */
+struct tnl_vnet tnl_vnet_hdr(uint16_t gso_size);
+/* The running kernel is 6.17 or later: tun has GSO over UDP tunnels. */
+int tnl_kernel(void);
 
 #endif /* TAPX_TEST_H */
