@@ -158,36 +158,63 @@ static int take_snapshot(const struct ta_plane *pl, struct tap *t, struct snapsh
 
 /* ---- output ------------------------------------------------------------ */
 
-/* Totals, or rates per second when `base` (the previous snapshot) is given. */
+/*
+ * Totals, or rates per second when `base` (the previous snapshot) is
+ * given. Each object has a plain printer and a JSON one, as bpftool's do;
+ * report() picks the set once.
+ */
 struct view {
 	const struct ta_plane *pl;
 	const struct snapshot *now, *base;
 	double seconds;
 };
 
-static void emit(const struct view *v, const char *label, const char *extra,
-		 const struct ta_counter *now, const struct ta_counter *base, bool skip_zero)
+/* One counter as the view shows it: its total, or its rate since `base`. */
+static void counter_value(const struct view *v, const struct ta_counter *now,
+			  const struct ta_counter *base, double *pkts, double *bytes)
 {
-	double pkts = (double)now->packets, bytes = (double)now->bytes;
-
+	*pkts = (double)now->packets;
+	*bytes = (double)now->bytes;
 	if (base) {
-		pkts = (now->packets - base->packets) / v->seconds;
-		bytes = (now->bytes - base->bytes) / v->seconds;
+		*pkts = (now->packets - base->packets) / v->seconds;
+		*bytes = (now->bytes - base->bytes) / v->seconds;
 	}
-	if (cli.json) {
-		if (v->base) {
-			jw_key(&json, "packets_per_sec");
-			jw_double(&json, pkts);
-			jw_key(&json, "bytes_per_sec");
-			jw_double(&json, bytes);
-		} else {
-			jw_kv_u64(&json, "packets", now->packets);
-			jw_kv_u64(&json, "bytes", now->bytes);
-		}
-		return;
-	}
+}
+
+/* "redirect DEV", or the action's name. */
+static void rule_action(const struct rules *r, uint32_t i, char *buf, size_t size)
+{
+	bool is_default = i == r->info.nr_rules;
+	uint32_t action = is_default ? r->spec->default_action : r->spec->rules[i].action;
+	const char *dev = is_default ? r->spec->default_dev : r->spec->rules[i].redirect_dev;
+
+	snprintf(buf, size, "%s%s%s", ta_action_name(action),
+		 action == TA_ACT_REDIRECT ? " " : "", action == TA_ACT_REDIRECT ? dev : "");
+}
+
+/* The counter of rule i in the version before, when it is the same version. */
+static const struct ta_counter *rule_base(const struct rules *b, const struct rules *r,
+					  uint32_t i)
+{
+	return b && b->have && b->info.version == r->info.version ? &b->count[i] : NULL;
+}
+
+static const struct rules *base_rules(const struct view *v, int which)
+{
+	return v->base ? &v->base->rules[which] : NULL;
+}
+
+/* ---- plain text ---- */
+
+static void plain_counter(const struct view *v, const char *label, const char *extra,
+			  const struct ta_counter *now, const struct ta_counter *base,
+			  bool skip_zero)
+{
+	double pkts, bytes;
+
 	if (skip_zero && !now->packets)
 		return;
+	counter_value(v, now, base, &pkts, &bytes);
 	if (v->base)
 		printf("  %-20s %12.1f pps %14.1f B/s", label, pkts, bytes);
 	else
@@ -195,75 +222,33 @@ static void emit(const struct view *v, const char *label, const char *extra,
 	printf("%s%s\n", *extra ? "  " : "", extra);
 }
 
-/* A group of named counters: JSON object of objects, or text lines. */
-static void emit_group(const struct view *v, const struct group *g)
+/* Verdicts always show; the rest only when something happened. */
+static void plain_group(const struct view *v, const struct group *g)
 {
 	char label[48];
 
-	if (cli.json) {
-		jw_key(&json, g->name);
-		jw_object_begin(&json);
-	}
 	for (uint32_t i = 0; i < g->n; i++) {
-		const struct ta_counter *base = v->base ? &v->base->stat[g->first + i] : NULL;
-
-		if (cli.json) {
-			jw_key(&json, g->names[i]);
-			jw_object_begin(&json);
-		}
 		snprintf(label, sizeof(label), "%s %s", g->name, g->names[i]);
-		/* Verdicts always show; the rest only when something happened. */
-		emit(v, label, "", &v->now->stat[g->first + i], base, g->first != TA_STAT_VERDICT);
-		if (cli.json)
-			jw_object_end(&json);
+		plain_counter(v, label, "", &v->now->stat[g->first + i],
+			      v->base ? &v->base->stat[g->first + i] : NULL,
+			      g->first != TA_STAT_VERDICT);
 	}
-	if (cli.json)
-		jw_object_end(&json);
 }
 
-static void emit_rule(const struct view *v, const struct rules *r, const struct rules *b,
-		      uint32_t i, bool skip_zero)
-{
-	bool is_default = i == r->info.nr_rules;
-	uint32_t action = is_default ? r->spec->default_action : r->spec->rules[i].action;
-	const char *dev = is_default ? r->spec->default_dev : r->spec->rules[i].redirect_dev;
-	const struct ta_counter *base = b && b->have && b->info.version == r->info.version
-						? &b->count[i]
-						: NULL;
-	char label[32], extra[48];
-
-	snprintf(extra, sizeof(extra), "%s%s%s", ta_action_name(action),
-		 action == TA_ACT_REDIRECT ? " " : "", action == TA_ACT_REDIRECT ? dev : "");
-	if (cli.json) {
-		jw_object_begin(&json);
-		if (is_default)
-			jw_kv_string(&json, "rule", "default");
-		else
-			jw_kv_u64(&json, "rule", i);
-		jw_kv_string(&json, "action", extra);
-		emit(v, NULL, NULL, &r->count[i], base, false);
-		jw_object_end(&json);
-		return;
-	}
-	if (is_default)
-		snprintf(label, sizeof(label), "default");
-	else
-		snprintf(label, sizeof(label), "rule %u", i);
-	emit(v, label, extra, &r->count[i], base, skip_zero);
-}
-
-static void emit_rules(const struct view *v, const char *key, int which, bool skip_zero)
+static void plain_rules(const struct view *v, int which, bool skip_zero)
 {
 	const struct rules *r = &v->now->rules[which];
+	char label[32], action[48];
 
-	if (cli.json) {
-		jw_key(&json, key);
-		jw_array_begin(&json);
+	for (uint32_t i = 0; r->have && i <= r->info.nr_rules; i++) {
+		if (i == r->info.nr_rules)
+			snprintf(label, sizeof(label), "default");
+		else
+			snprintf(label, sizeof(label), "rule %u", i);
+		rule_action(r, i, action, sizeof(action));
+		plain_counter(v, label, action, &r->count[i], rule_base(base_rules(v, which), r, i),
+			      skip_zero);
 	}
-	for (uint32_t i = 0; r->have && i <= r->info.nr_rules; i++)
-		emit_rule(v, r, v->base ? &v->base->rules[which] : NULL, i, skip_zero);
-	if (cli.json)
-		jw_array_end(&json);
 }
 
 static bool rules_counted(const struct rules *r)
@@ -274,47 +259,113 @@ static bool rules_counted(const struct rules *r)
 	return false;
 }
 
-static void emit_tap(const struct tap *t, const struct view *v)
+static void plain_tap(const struct tap *t, const struct view *v)
 {
 	const struct rules *now = &v->now->rules[0], *prev = &v->now->rules[1];
 	char hex[20];
 
 	digest_hex(now->info.digest, hex);
-	if (cli.json) {
-		jw_object_begin(&json);
-		jw_kv_string(&json, "ifname", t->st.ifname);
-		if (!t->st.here)
-			jw_kv_u64(&json, "netns_cookie", t->st.key.netns_cookie);
-		if (v->base) {
-			jw_key(&json, "interval");
-			jw_double(&json, v->seconds);
-		}
-		jw_kv_string(&json, "policy", t->policy);
-		jw_kv_u64(&json, "slot", now->info.version % TA_SLOTS);
-		jw_kv_string(&json, "digest", hex);
-	} else {
-		printf("%s: policy %s (%s), %u rules%s\n", t->st.ifname, t->policy, hex,
-		       now->info.nr_rules, v->base ? ", per second" : "");
-	}
-	emit_group(v, &groups[0]);
-	emit_rules(v, "rules", 0, false);
-	/* Frames counted under the version this one replaced. */
-	if (cli.json) {
-		emit_rules(v, "previous_rules", 1, false);
-	} else if (rules_counted(prev)) {
+	printf("%s: policy %s (%s), %u rules%s\n", t->st.ifname, t->policy, hex,
+	       now->info.nr_rules, v->base ? ", per second" : "");
+	plain_group(v, &groups[0]);
+	plain_rules(v, 0, false);
+	/* Frames counted under the version this one replaced, while there are any. */
+	if (rules_counted(prev)) {
 		printf("  previous version %016llx:\n", (unsigned long long)prev->info.digest);
-		emit_rules(v, "previous_rules", 1, true);
+		plain_rules(v, 1, true);
 	}
 	for (size_t g = 1; g < sizeof(groups) / sizeof(groups[0]); g++)
-		emit_group(v, &groups[g]);
-	if (cli.json)
+		plain_group(v, &groups[g]);
+}
+
+/* ---- JSON ---- */
+
+static void json_counter(const struct view *v, const struct ta_counter *now,
+			 const struct ta_counter *base)
+{
+	double pkts, bytes;
+
+	if (!v->base) {
+		jw_kv_u64(&json, "packets", now->packets);
+		jw_kv_u64(&json, "bytes", now->bytes);
+		return;
+	}
+	counter_value(v, now, base, &pkts, &bytes);
+	jw_key(&json, "packets_per_sec");
+	jw_double(&json, pkts);
+	jw_key(&json, "bytes_per_sec");
+	jw_double(&json, bytes);
+}
+
+/* An object of objects, one per counter of the group, each always there. */
+static void json_group(const struct view *v, const struct group *g)
+{
+	jw_key(&json, g->name);
+	jw_object_begin(&json);
+	for (uint32_t i = 0; i < g->n; i++) {
+		jw_key(&json, g->names[i]);
+		jw_object_begin(&json);
+		json_counter(v, &v->now->stat[g->first + i],
+			     v->base ? &v->base->stat[g->first + i] : NULL);
 		jw_object_end(&json);
+	}
+	jw_object_end(&json);
+}
+
+static void json_rules(const struct view *v, const char *key, int which)
+{
+	const struct rules *r = &v->now->rules[which];
+	char action[48];
+
+	jw_key(&json, key);
+	jw_array_begin(&json);
+	for (uint32_t i = 0; r->have && i <= r->info.nr_rules; i++) {
+		jw_object_begin(&json);
+		if (i == r->info.nr_rules)
+			jw_kv_string(&json, "rule", "default");
+		else
+			jw_kv_u64(&json, "rule", i);
+		rule_action(r, i, action, sizeof(action));
+		jw_kv_string(&json, "action", action);
+		json_counter(v, &r->count[i], rule_base(base_rules(v, which), r, i));
+		jw_object_end(&json);
+	}
+	jw_array_end(&json);
+}
+
+static void json_tap(const struct tap *t, const struct view *v)
+{
+	const struct rules *now = &v->now->rules[0];
+	char hex[20];
+
+	digest_hex(now->info.digest, hex);
+	jw_object_begin(&json);
+	jw_kv_string(&json, "ifname", t->st.ifname);
+	if (!t->st.here)
+		jw_kv_u64(&json, "netns_cookie", t->st.key.netns_cookie);
+	if (v->base) {
+		jw_key(&json, "interval");
+		jw_double(&json, v->seconds);
+	}
+	jw_kv_string(&json, "policy", t->policy);
+	jw_kv_u64(&json, "slot", now->info.version % TA_SLOTS);
+	jw_kv_string(&json, "digest", hex);
+	json_group(v, &groups[0]);
+	json_rules(v, "rules", 0);
+	/* Frames counted under the version this one replaced: always there, maybe []. */
+	json_rules(v, "previous_rules", 1);
+	for (size_t g = 1; g < sizeof(groups) / sizeof(groups[0]); g++)
+		json_group(v, &groups[g]);
+	jw_object_end(&json);
 }
 
 /* One report over every tap; an array in JSON unless one IFACE was named. */
 static void report(const struct ta_plane *pl, struct tap *taps, uint32_t n, int cur, bool rates,
 		   bool single)
 {
+	void (*print_tap)(const struct tap *, const struct view *) =
+		cli.json ? json_tap : plain_tap;
+
 	if (cli.json && !single)
 		jw_array_begin(&json);
 	for (uint32_t i = 0; i < n; i++) {
@@ -324,7 +375,7 @@ static void report(const struct ta_plane *pl, struct tap *taps, uint32_t n, int 
 			v.base = &taps[i].snap[!cur];
 			v.seconds = v.now->time - v.base->time;
 		}
-		emit_tap(&taps[i], &v);
+		print_tap(&taps[i], &v);
 	}
 	if (cli.json) {
 		if (!single)

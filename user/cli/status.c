@@ -51,42 +51,50 @@ static const struct ta_policy_info *policy_of(const struct policy_cache *pc, uin
 	return NULL;
 }
 
-static void print_tap(const struct ta_tap_state *st, const struct ta_policy_info *p,
+/* One binding: its line of the table, or its element of the array. */
+static void plain_tap(const struct ta_tap_state *st, const struct ta_policy_info *p,
 		      const struct ta_plane *pl)
 {
 	char hex[20] = "-", guard[16], where[48] = "";
 
+	(void)pl;
 	if (p)
 		digest_hex(p->head.digest, hex);
 	ta_guard_words(st->tap.guard_flags, guard, sizeof(guard));
 	if (!st->here)
 		snprintf(where, sizeof(where), "net:%llu/", (unsigned long long)st->key.netns_cookie);
-	if (cli.json) {
-		jw_object_begin(&json);
-		jw_kv_string(&json, "ifname", st->ifname);
-		jw_kv_u64(&json, "ifindex", st->key.ifindex);
-		jw_kv_u64(&json, "netns_cookie", st->key.netns_cookie);
-		jw_kv_bool(&json, "here", st->here);
-		jw_kv_string(&json, "state", state_name(st->link));
-		jw_kv_string(&json, "mode", mode_name(st->info.xdp_flags));
-		jw_kv_string(&json, "policy", p ? p->name : "?");
-		if (p) {
-			jw_kv_u64(&json, "rules", p->head.nr_rules);
-			jw_kv_string(&json, "default", ta_action_name(p->head.default_action));
-			jw_kv_string(&json, "digest", hex);
-		}
-		jw_kv_string(&json, "guard", guard);
-		jw_kv_bool(&json, "agent", st->info.flags & TA_TAP_F_AGENT);
-		jw_kv_u64(&json, "tap_id", st->tap.id);
-		jw_kv_u64(&json, "prog_id", st->link == TA_LINK_LIVE ? pl->prog_id : 0);
-		jw_kv_u64(&json, "link_id", st->link_id);
-		jw_object_end(&json);
-		return;
-	}
 	printf("%s%-15s %-8s %-16s %6u %-8s %-16s %-12s %s\n", where, st->ifname,
 	       mode_name(st->info.xdp_flags), p ? p->name : "?", p ? p->head.nr_rules : 0,
 	       p ? ta_action_name(p->head.default_action) : "-", hex, guard,
 	       state_name(st->link));
+}
+
+static void json_tap(const struct ta_tap_state *st, const struct ta_policy_info *p,
+		     const struct ta_plane *pl)
+{
+	char hex[20], guard[16];
+
+	ta_guard_words(st->tap.guard_flags, guard, sizeof(guard));
+	jw_object_begin(&json);
+	jw_kv_string(&json, "ifname", st->ifname);
+	jw_kv_u64(&json, "ifindex", st->key.ifindex);
+	jw_kv_u64(&json, "netns_cookie", st->key.netns_cookie);
+	jw_kv_bool(&json, "here", st->here);
+	jw_kv_string(&json, "state", state_name(st->link));
+	jw_kv_string(&json, "mode", mode_name(st->info.xdp_flags));
+	jw_kv_string(&json, "policy", p ? p->name : "?");
+	if (p) {
+		digest_hex(p->head.digest, hex);
+		jw_kv_u64(&json, "rules", p->head.nr_rules);
+		jw_kv_string(&json, "default", ta_action_name(p->head.default_action));
+		jw_kv_string(&json, "digest", hex);
+	}
+	jw_kv_string(&json, "guard", guard);
+	jw_kv_bool(&json, "agent", st->info.flags & TA_TAP_F_AGENT);
+	jw_kv_u64(&json, "tap_id", st->tap.id);
+	jw_kv_u64(&json, "prog_id", st->link == TA_LINK_LIVE ? pl->prog_id : 0);
+	jw_kv_u64(&json, "link_id", st->link_id);
+	jw_object_end(&json);
 }
 
 /* tapx's default program here, where tapx is: a line after the table.
@@ -133,20 +141,21 @@ static bool watched(char **cookies, uint32_t nr, uint64_t cookie)
 }
 
 /* One "tap" record: its line of the table, or its element of the array. */
-static void print_agent_tap(char **f)
+static void plain_agent_tap(char **f)
 {
-	if (cli.json) {
-		jw_object_begin(&json);
-		jw_kv_string(&json, "ifname", f[4]);
-		jw_kv_u64(&json, "ifindex", strtoull(f[3], NULL, 10));
-		jw_kv_u64(&json, "netns_cookie", strtoull(f[2], NULL, 10));
-		jw_kv_string(&json, "netns", f[1]);
-		jw_kv_string(&json, "state", f[5]);
-		jw_kv_string(&json, "why", f[6]);
-		jw_object_end(&json);
-		return;
-	}
 	printf("%-15s %-16s %-8s %s\n", f[4], f[1], f[5], f[6]);
+}
+
+static void json_agent_tap(char **f)
+{
+	jw_object_begin(&json);
+	jw_kv_string(&json, "ifname", f[4]);
+	jw_kv_u64(&json, "ifindex", strtoull(f[3], NULL, 10));
+	jw_kv_u64(&json, "netns_cookie", strtoull(f[2], NULL, 10));
+	jw_kv_string(&json, "netns", f[1]);
+	jw_kv_string(&json, "state", f[5]);
+	jw_kv_string(&json, "why", f[6]);
+	jw_object_end(&json);
 }
 
 /*
@@ -190,7 +199,7 @@ static void print_agent_view(const struct status_opts *o, uint32_t plane_id,
 		if (fields == 3 && !strcmp(f[0], "netns") && nr_cookies < 64)
 			cookies[nr_cookies++] = strdup(f[2]);
 		else if (fields == 7 && !strcmp(f[0], "tap") && strcmp(f[5], "bound"))
-			print_agent_tap(f);
+			(cli.json ? json_agent_tap : plain_agent_tap)(f);
 		else if (fields == 2 && !strcmp(f[0], "refused") && !cli.json)
 			printf("left out: %s\n", f[1]);
 	}
@@ -243,7 +252,8 @@ static int run_status(const void *opts, int argc, char **argv)
 		       "RULES", "DEFAULT", "DIGEST", "GUARD", "STATE");
 	for (uint32_t i = 0; i < n; i++)
 		if (o->all || list[i].here)
-			print_tap(&list[i], policy_of(&pc, list[i].tap.policy), &pl);
+			(cli.json ? json_tap : plain_tap)(&list[i],
+							  policy_of(&pc, list[i].tap.policy), &pl);
 	if (o->all)
 		print_agent_view(o, plane_id, list, n);
 	print_tapx_default(plane_id);
