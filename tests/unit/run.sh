@@ -1,7 +1,8 @@
 #!/bin/sh
 # Unit tests: the C tests of the parser and the JSON writer, then the CLI's
 # argument handling (exit codes and messages; nothing here needs root or
-# touches BPF state). Ends with "N passed, N failed".
+# touches BPF state), then the VM suites' vm*= arguments against their
+# table (vm-knobs.sh). Ends with "N passed, N failed".
 set -u
 cd "$(dirname "$0")"
 TOP=$(cd ../.. && pwd)
@@ -163,5 +164,8 @@ else
 	done
 	[ "$nr_examples" -ge 4 ] && good || bad "expected at least 4 examples/*.policy, found $nr_examples"
 fi
+
+# --- the VM suites' kernel arguments against their table -------------------
+tally vm-knobs.sh "$(sh "$TOP/tests/unit/vm-knobs.sh" | tee /dev/stderr | tail -n 1)"
 
 finish

@@ -21,9 +21,8 @@
 # of building one) and TAPX_TUN_KO (its tapx_tun.ko; by default the one
 # beside TAPX_KO), VM_OUT (work folder, per kernel by default). VM_TIMEOUT (s),
 # VM_CPU (qemu -cpu), VM_ACCEL (qemu -accel), VM_QEMU_OPTS (more qemu
-# options), VM_APPEND (extra
-# kernel arguments: vmnotapaccel=1 skips tap-accel bench in --bench mode,
-# vmreps=N and vmcount=N size the tapx-bench runs).
+# options), VM_APPEND (extra kernel arguments: the vm*= ones are in the
+# table of tests/vm/README.md, and one not there is refused).
 # The default CPU is qemu's "max" without ERMS/FSRM: with them the guest
 # copies with `rep movsb`, which TCG emulates byte by byte, so every copy
 # (tun's and tapx's, not the /dev/null floor's) would cost several times
@@ -37,6 +36,17 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 TOP=$(cd "$HERE/../.." && pwd)
 BUILD=${BUILD:-$TOP/build}
 . "$TOP/tests/lib/initramfs.sh"
+. "$HERE/knobs.sh"
+# A misspelt vm*= argument would be ignored in the guest without a word.
+set -f
+unknown=$(knobs_unknown "$HERE/README.md" ${VM_APPEND:-})
+set +f
+if [ -n "$unknown" ]; then
+	echo "vm: unknown kernel argument(s) in VM_APPEND:" $unknown "- the vm*= arguments" \
+		"the suites read are in tests/vm/README.md (Kernel arguments)" >&2
+	echo "0 passed, 1 failed"
+	exit 1
+fi
 VM_KERNEL=${VM_KERNEL:-6.1}
 if [ -z "${KVER:-}" ]; then
 	env=$(sh "$TOP/mk/kernels.sh" "$VM_KERNEL") || {
