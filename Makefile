@@ -26,7 +26,8 @@
 #   make deb      the Debian packages tap-accel, tapx-dkms and tapx-as-tun
 #                 in build/deb (mk/deb.sh; README.md, Installing)
 #   make deps     install missing Debian packages (quiet when all present);
-#                 test, bench, deb and the VM targets run it first
+#                 bench, deb and the VM targets run it first, and test
+#                 installs what the suites of SUITES need (mk/deps.sh SUITE...)
 #   make clean    remove build/
 #   V=1           show commands
 
@@ -62,7 +63,9 @@ uninstall:
 deb: deps
 	$(Q)sh mk/deb.sh
 
-test: deps
+# What the suites of SUITES need (all of them when it is unset).
+test:
+	$(Q)sh mk/deps.sh $(SUITES)
 	$(Q)$(MAKE) all
 	$(Q)sh tests/run-all.sh
 
