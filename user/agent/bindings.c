@@ -298,7 +298,7 @@ static struct agent_file *file_named(struct agent_files *fs, const char *name)
  * the same, its last good version taken from `keep` if that has one.
  */
 int bindings_load(struct agent_config *cfg, const char *dir, struct agent_files *fs,
-		      bool lenient, struct agent_files *keep, struct agent_report *r)
+		  bool lenient, struct agent_files *keep, struct agent_report *r)
 {
 	struct agent_file *last;
 	struct dirent **names;

@@ -91,8 +91,8 @@ int config_folder_check(const char *dir, struct ta_error *e)
  * a symbolic link, and only if it passes config_owner_check(). EXIT_OK, or an
  * exit code with e, which never holds a word of the file's.
  */
-int config_read(const char *path, const char *what, size_t max, char **text,
-			size_t *len, struct ta_error *e)
+int config_read(const char *path, const char *what, size_t max, char **text, size_t *len,
+		struct ta_error *e)
 {
 	char kind[64];
 	struct stat st;
@@ -119,8 +119,8 @@ int config_read(const char *path, const char *what, size_t max, char **text,
 
 /* The file names of `dir` that `filter` takes, sorted. A folder that is
  * not there has none. The count, or -1 with the error in e. */
-int config_list(const char *dir, int (*filter)(const struct dirent *),
-		    struct dirent ***names, struct ta_error *e)
+int config_list(const char *dir, int (*filter)(const struct dirent *), struct dirent ***names,
+		struct ta_error *e)
 {
 	int n;
 
@@ -147,7 +147,7 @@ void config_names_free(struct dirent **names, int n)
 /* The word as a string of at most `size` - 1 bytes: 0, or -EINVAL with
  * "expected WHAT". */
 int config_word(struct ta_lex *lx, const struct ta_word *w, char *buf, size_t size,
-		     const char *what)
+		const char *what)
 {
 	char got[96];
 
