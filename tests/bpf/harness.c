@@ -8,10 +8,10 @@
 #include <bpf/libbpf.h>
 
 #include "harness.h"
-#include "user/lib/fdb.h"
-#include "user/lib/policies.h"
-#include "user/lib/ports.h"
-#include "user/lib/taps.h"
+#include "user/lib/plane/fdb.h"
+#include "user/lib/plane/policies.h"
+#include "user/lib/plane/ports.h"
+#include "user/lib/plane/taps.h"
 
 #define TEST_TAP "lo"
 

@@ -15,10 +15,10 @@
 #include <string.h>
 #include <linux/bpf.h>
 
-#include "user/lib/counters.h"
-#include "user/lib/plane.h"
-#include "user/lib/policy.h"
-#include "user/lib/taps.h"
+#include "user/lib/plane/counters.h"
+#include "user/lib/plane/plane.h"
+#include "user/lib/plane/taps.h"
+#include "user/lib/policy/spec.h"
 #include "frames.h"
 
 struct test {

@@ -13,7 +13,7 @@
 #include <bpf/libbpf.h>
 
 #include "harness.h"
-#include "user/lib/maps.h"
+#include "user/lib/plane/maps.h"
 
 static char pin_dir[64];
 

@@ -7,8 +7,9 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "lib/guard.h"
-#include "lib/policy_parse.h"
+#include "lib/policy/guard_parse.h"
+#include "lib/policy/parse.h"
+#include "lib/policy/print.h"
 
 static struct ta_error e;
 /* The message of the last failed parse. */

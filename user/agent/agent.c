@@ -29,8 +29,8 @@
 #include "agent/netns.h"
 #include "agent/reconcile.h"
 #include "agent/state_file.h"
-#include "lib/error.h"
-#include "lib/util.h"
+#include "lib/base/error.h"
+#include "lib/sys/util.h"
 
 #define NETNS_DIR "/run/netns"
 /* While a namespace of agent.conf is not there: how often to look. */

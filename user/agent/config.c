@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * config.c - the agent's configuration, read (config.h). The files share
- * the policy language's lexical rules (lib/lex.h); each file stops at its
+ * the policy language's lexical rules (lib/base/lex.h); each file stops at its
  * first error, and every file is read, so that one pass names every file
  * at fault.
  */
@@ -21,10 +21,11 @@
 #include <unistd.h>
 
 #include "agent/config.h"
-#include "lib/guard.h"
-#include "lib/lex.h"
-#include "lib/policies.h"
-#include "lib/policy_parse.h"
+#include "lib/base/lex.h"
+#include "lib/plane/guard.h"
+#include "lib/plane/policies.h"
+#include "lib/policy/guard_parse.h"
+#include "lib/policy/parse.h"
 
 /* A configuration file larger than this is certainly a mistake. */
 #define CONFIG_MAX_BYTES (4u << 20)

@@ -14,7 +14,7 @@
 #include <sys/socket.h>
 
 #include "agent/pattern.h"
-#include "lib/policy.h"
+#include "lib/policy/spec.h"
 
 #define AGENT_CONFIG_DIR "/etc/tap-accel"
 #define AGENT_RUN_DIR "/run/tap-accel/bindings.d"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * metrics.c - agent.conf's `metrics` (docs/agent.md): the plane's counters
- * in Prometheus' text format (lib/prom.h), written to node_exporter's
+ * in Prometheus' text format (lib/output/prom.h), written to node_exporter's
  * textfile folder every AGENT_METRICS_MS, and served at /metrics on a
  * local address. Both open the plane anew each time, so that policies
  * loaded since by anyone are named; the exposition is the same as
@@ -28,8 +28,8 @@
 
 #include "agent/log.h"
 #include "agent/metrics.h"
-#include "lib/prom.h"
-#include "lib/util.h"
+#include "lib/output/prom.h"
+#include "lib/sys/util.h"
 
 #define CLIENT_MS 5000
 

@@ -18,7 +18,7 @@
 
 #include "agent/log.h"
 #include "agent/netns.h"
-#include "lib/netns.h"
+#include "lib/sys/netns.h"
 
 /* ---- links ----------------------------------------------------------------- */
 

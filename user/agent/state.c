@@ -28,9 +28,9 @@
 
 #include "agent/log.h"
 #include "agent/state_file.h"
-#include "lib/error.h"
-#include "lib/lex.h"
-#include "lib/util.h"
+#include "lib/base/error.h"
+#include "lib/base/lex.h"
+#include "lib/sys/util.h"
 
 int agent_state_dir(struct agent *a)
 {

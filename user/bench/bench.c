@@ -29,7 +29,7 @@
 #include "report.h"
 #include "writers.h"
 #include "bpf/tap_accel.h"
-#include "lib/error.h"
+#include "lib/base/error.h"
 
 /* At least this many frames per repetition, whatever the frame size. */
 #define MIN_FRAMES 1000

@@ -19,9 +19,9 @@
 
 #include "policy_cells.h"
 #include "writers.h"
-#include "lib/counters.h"
-#include "lib/policies.h"
-#include "lib/taps.h"
+#include "lib/plane/counters.h"
+#include "lib/plane/policies.h"
+#include "lib/plane/taps.h"
 
 #define FIRST_UNMATCHED_PORT 10000
 #define MATCHED_PORT	     9 /* the UDP frame's destination port */

@@ -42,11 +42,11 @@
 #include "env.h"
 #include "files.h"
 #include "scale.h"
-#include "lib/json.h"
-#include "lib/plane.h"
-#include "lib/policies.h"
-#include "lib/policy_parse.h"
-#include "lib/taps.h"
+#include "lib/output/json.h"
+#include "lib/plane/plane.h"
+#include "lib/plane/policies.h"
+#include "lib/plane/taps.h"
+#include "lib/policy/parse.h"
 
 #define POLICY "scale"
 /* Below this many taps MemAvailable's own drift (about a MiB) is larger

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "agent/agent.h"
-#include "lib/lex.h"
+#include "lib/base/lex.h"
 #include "verbs.h"
 
 struct agent_cli {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * attach.c - attach and detach: bind taps to a policy of the host's plane
- * (lib/taps.h), or unbind them. The first attach on a host loads the
+ * (lib/plane/taps.h), or unbind them. The first attach on a host loads the
  * program and pins it with its maps; every later one costs a binding.
  */
 #include <errno.h>
@@ -11,12 +11,13 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "lib/guard.h"
-#include "lib/legacy.h"
-#include "lib/names.h"
-#include "lib/policies.h"
-#include "lib/taps.h"
-#include "lib/util.h"
+#include "lib/plane/guard.h"
+#include "lib/plane/legacy.h"
+#include "lib/plane/policies.h"
+#include "lib/plane/taps.h"
+#include "lib/policy/guard_parse.h"
+#include "lib/policy/names.h"
+#include "lib/sys/util.h"
 #include "verbs.h"
 
 /* --guard: 0 or an exit code (told). */

@@ -13,10 +13,10 @@
 #include <string.h>
 
 #include "common.h"
-#include "lib/netns.h"
-#include "lib/policies.h"
-#include "lib/taps.h"
-#include "lib/util.h"
+#include "lib/plane/policies.h"
+#include "lib/plane/taps.h"
+#include "lib/sys/netns.h"
+#include "lib/sys/util.h"
 
 struct cli_options cli;
 struct json_writer json;

@@ -14,9 +14,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "lib/error.h"
-#include "lib/json.h"
-#include "lib/plane.h"
+#include "lib/base/error.h"
+#include "lib/output/json.h"
+#include "lib/plane/plane.h"
 
 struct cli_options {
 	bool json;
@@ -108,7 +108,7 @@ void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Check for the privileges writing verbs need; 0 or EXIT_SYSTEM. */
 int require_admin(const char *verb);
-/* Open the plane (lib/plane.h), or report why not. 0 or an exit code. A
+/* Open the plane (lib/plane/plane.h), or report why not. 0 or an exit code. A
  * plane made now is said so on stderr. */
 int open_plane(struct ta_plane *pl, enum ta_plane_access how);
 /* The binding of interface `ifname` of this namespace, or report why

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * lex.h - the lexical rules every text file of tap-accel shares: policy
- * files (policy_parse.c) and the agent's configuration (user/agent/). One
+ * files (policy/parse.c) and the agent's configuration (user/agent/). One
  * statement per line, words separated by blanks (space, tab, CR), '#' to
  * the end of the line a comment; every error starts "FILE:LINE:COL: " and
  * says what was expected and what was found.

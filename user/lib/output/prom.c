@@ -15,11 +15,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../plane/policies.h"
+#include "../plane/taps.h"
+#include "../policy/names.h"
 #include "json.h"
-#include "names.h"
-#include "policies.h"
 #include "prom.h"
-#include "taps.h"
 
 /* A tap as written: its binding, policy name and counters. */
 struct prom_tap {

@@ -36,8 +36,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "error.h"
-#include "plane.h"
+#include "../base/error.h"
+#include "../plane/plane.h"
 
 /* The file ta_prom_write_file() writes in its folder. */
 #define TA_PROM_FILE "tap-accel.prom"

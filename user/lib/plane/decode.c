@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * policy_decode.c - read a version of a policy back out of its maps into a
- * struct ta_policy_spec, the inverse of policy_compile.c, so that `policy
- * show` prints what the program really runs (policies.h).
+ * decode.c - read a version of a policy back out of its maps into a
+ * struct ta_policy_spec, the inverse of install.c, so that `policy show`
+ * prints what the program really runs (decode.h).
  *
  * It relies only on the layout of tap_accel.h: a rule constrains a field
  * unless it is in the field's wildcard set; it accepts a field value when
@@ -17,8 +17,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "policies.h"
-#include "policy_compile.h"
+#include "decode.h"
+#include "install.h"
 #include "ports.h"
 
 struct decoder {

@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "fdb.h"
+#include "install.h"
 #include "maps.h"
-#include "policy_compile.h"
 
 int ta_fdb_add(const struct ta_plane *pl, uint32_t id, const uint8_t mac[6], uint32_t port)
 {

@@ -1,17 +1,17 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
- * policy_compile.h - one version of a policy into its maps: the rules into
- * bit-vectors and field maps sized by what they hold, installed at a
- * version index of the plane's per-version maps (bpf/tap_accel.h). Which
- * version frames use is not decided here (policies.h flips it).
+ * install.h - one version of a policy into its maps: compiled
+ * (policy/compile.h), placed in the plane's shared arrays and written at
+ * a version index of its per-version maps (bpf/tap_accel.h). Which version
+ * frames use is not decided here (policies.h flips it).
  */
-#ifndef TA_POLICY_COMPILE_H
-#define TA_POLICY_COMPILE_H
+#ifndef TA_PLANE_INSTALL_H
+#define TA_PLANE_INSTALL_H
 
 #include <stdint.h>
 
+#include "../policy/spec.h"
 #include "maps.h"
-#include "policy.h"
 
 /*
  * Compile `spec` (its redirect and fdb ports given) and install it as
@@ -29,4 +29,4 @@ int ta_version_clear(const struct ta_maps *maps, uint32_t version);
 int ta_version_fdb(const struct ta_maps *maps, uint32_t version,
 		   struct ta_mac *macs, uint32_t *ports, uint32_t max, uint32_t *count);
 
-#endif /* TA_POLICY_COMPILE_H */
+#endif /* TA_PLANE_INSTALL_H */

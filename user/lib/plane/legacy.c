@@ -11,10 +11,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../sys/netns.h"
+#include "../sys/xdp.h"
 #include "legacy.h"
-#include "netns.h"
 #include "plane.h"
-#include "xdp.h"
 
 /* 1 if the instance's tap exists, 0 if it went, -errno. */
 static int alive(const char *dir)

@@ -11,7 +11,7 @@
 
 #include <stdbool.h>
 
-#include "error.h"
+#include "../base/error.h"
 
 /* Detach the old instance of tap `ifname` of this namespace, if it has
  * one, and remove its pins: 1 done, 0 none there, or an exit code < 0

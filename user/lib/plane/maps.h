@@ -7,8 +7,8 @@
 #ifndef TA_MAPS_H
 #define TA_MAPS_H
 
-#include "../../bpf/tap_accel.h"
-#include "error.h"
+#include "../../../bpf/tap_accel.h"
+#include "../base/error.h"
 
 struct bpf_object;
 

@@ -18,12 +18,12 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
+#include "../sys/netns.h"
+#include "../sys/xdp.h"
 #include "bpf/tap_accel.skel.h"
 #include "bpf/tap_accel_compat.skel.h"
 #include "counters.h"
-#include "netns.h"
 #include "plane.h"
-#include "xdp.h"
 
 bool ta_bpffs_mounted(const char *path)
 {

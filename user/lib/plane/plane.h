@@ -23,7 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
+#include "../base/error.h"
 #include "maps.h"
 
 #define TA_BPFFS "/sys/fs/bpf"

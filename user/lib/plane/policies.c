@@ -16,9 +16,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../policy/parse.h"
+#include "install.h"
 #include "policies.h"
-#include "policy_compile.h"
-#include "policy_parse.h"
 #include "ports.h"
 #include "taps.h"
 

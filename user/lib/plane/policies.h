@@ -9,8 +9,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "../policy/spec.h"
 #include "plane.h"
-#include "policy.h"
 
 /* 0 if `name` can name a policy (1..63 of A-Z a-z 0-9 . _ -, not starting
  * with a dot or a dash), -EINVAL if not. */
@@ -70,19 +70,5 @@ int ta_policy_load(struct ta_plane *pl, const char *name, struct ta_policy_spec 
 /* Remove policy `name`; refused while a tap is bound to it or unbound taps
  * get it. EXIT_OK or an exit code with `e`. */
 int ta_policy_unload(struct ta_plane *pl, const char *name, struct ta_error *e);
-
-/*
- * The rules, default, rate and fdb of version `slot` of policy `index`,
- * read back from its maps, the inverse of policy_compile.c; interface
- * names as this namespace sees them. 0 or -errno; free with
- * ta_policy_spec_free().
- */
-int ta_policy_decode(const struct ta_plane *pl, uint32_t index, uint32_t slot,
-		     struct ta_policy_spec *spec);
-
-/* Only the actions of the rules and the default, and the digest: what
- * counters are labelled with. 0 or -errno. */
-int ta_policy_decode_actions(const struct ta_plane *pl, uint32_t index, uint32_t slot,
-			     struct ta_policy_spec *spec);
 
 #endif /* TA_POLICIES_H */

@@ -21,13 +21,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../sys/util.h"
+#include "../sys/xdp.h"
 #include "counters.h"
 #include "fdb.h"
 #include "guard.h"
 #include "ports.h"
 #include "taps.h"
-#include "util.h"
-#include "xdp.h"
 
 #define NSEC_PER_SEC 1000000000ull
 

@@ -13,8 +13,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "../policy/spec.h"
 #include "plane.h"
-#include "policy.h"
 
 /* The key of interface `ifname` of this namespace; -ENODEV if none. */
 int ta_tap_key_of(const struct ta_plane *pl, const char *ifname, struct ta_tap_key *key);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * guard_parse.c - a guard's parameters (guard.h): one set of checks and
+ * guard_parse.c - a guard's parameters (guard_parse.h): one set of checks and
  * words for every way a guard comes in. No kernel here: the unit tests and
  * the fuzzers link it with the policy parser.
  */
@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "guard.h"
-#include "policy_parse.h"
+#include "guard_parse.h"
+#include "parse.h"
 
 /* What an address or MAC quoted in a message may show of what was given. */
 #define QUOTE_MAX 64

@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "policy.h"
+#include "spec.h"
 
 #define TA_MODEL_ND_MAX_OPTS 16 /* options past the 16th count as foreign */
 

@@ -129,3 +129,23 @@ const char *ta_guard_words(uint32_t flags, char *buf, size_t size)
 		buf[strlen(buf) - 1] = 0;
 	return buf;
 }
+
+/* ---- words for numbers: protocols, ethertypes ----------------------------- */
+
+const struct ta_name_value ta_protocol_names[] = {
+	{ "icmp", 1 }, { "tcp", 6 }, { "udp", 17 }, { "gre", 47 },
+	{ "esp", 50 }, { "ah", 51 }, { "icmpv6", 58 }, { "sctp", 132 },
+	{ "udplite", 136 }, { NULL, 0 },
+};
+
+const struct ta_name_value ta_ethertype_names[] = {
+	{ "ipv4", 0x0800 }, { "arp", 0x0806 }, { "ipv6", 0x86dd }, { NULL, 0 },
+};
+
+const char *ta_name_of(const struct ta_name_value *names, uint64_t value)
+{
+	for (; names->name; names++)
+		if (names->value == value)
+			return names->name;
+	return NULL;
+}

@@ -11,8 +11,8 @@
 
 #include <stdint.h>
 
-#include "../../bpf/tap_accel.h"
-#include "policy.h"
+#include "../../../bpf/tap_accel.h"
+#include "spec.h"
 
 extern const char *const ta_verdict_names[TA_NR_VERDICTS];
 extern const char *const ta_guard_names[TA_GUARD_MAX];
@@ -39,5 +39,16 @@ const char *ta_field_name(uint32_t field);
 const char *ta_format_mac(const uint8_t mac[6], char *buf);
 /* Address or prefix of `p`, IPv4 shown as such; buf of 64 bytes. */
 const char *ta_format_prefix(const struct ta_prefix *p, char *buf);
+
+/* A word of the language for a number: IP protocols ("tcp" 6) and
+ * ethertypes ("ipv4" 0x0800), each list ending with a NULL name. */
+struct ta_name_value {
+	const char *name;
+	uint64_t value;
+};
+extern const struct ta_name_value ta_protocol_names[];
+extern const struct ta_name_value ta_ethertype_names[];
+/* The name of `value` in `names`, or NULL if it has none. */
+const char *ta_name_of(const struct ta_name_value *names, uint64_t value);
 
 #endif /* TA_NAMES_H */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * policy_parse.c - the policy file language into struct ta_policy_spec.
+ * parse.c - the policy file language into struct ta_policy_spec.
  *
  * The language is line based: one statement per line, words separated by
  * blanks, '#' starts a comment. The grammar is in docs/policy.md. Every
@@ -12,9 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "guard.h"
-#include "lex.h"
-#include "policy_parse.h"
+#include "../base/lex.h"
+#include "digest.h"
+#include "guard_parse.h"
+#include "parse.h"
+#include "print.h"
 
 /* A policy file larger than this is certainly a mistake. */
 #define TA_POLICY_MAX_BYTES (16u << 20)
@@ -196,23 +198,8 @@ static int parse_ifname(struct parser *p, const struct ta_word *t, char name[IF_
 	return 0;
 }
 
-struct name_value {
-	const char *name;
-	uint64_t value;
-};
-
-static const struct name_value protocols[] = {
-	{ "icmp", 1 }, { "tcp", 6 }, { "udp", 17 }, { "gre", 47 },
-	{ "esp", 50 }, { "ah", 51 }, { "icmpv6", 58 }, { "sctp", 132 },
-	{ "udplite", 136 }, { NULL, 0 },
-};
-
-static const struct name_value ethertypes[] = {
-	{ "ipv4", 0x0800 }, { "arp", 0x0806 }, { "ipv6", 0x86dd }, { NULL, 0 },
-};
-
 /* A name from `names` or a number up to `max`. */
-static bool parse_named(const struct ta_word *t, const struct name_value *names,
+static bool parse_named(const struct ta_word *t, const struct ta_name_value *names,
 			uint64_t max, uint64_t *v)
 {
 	for (; names->name; names++) {
@@ -271,7 +258,7 @@ static int parse_field_value(struct parser *p, struct ta_rule_spec *r,
 	case TA_F_DST_MAC:
 		return parse_mac_word(p, &t, r->dst_mac);
 	case TA_F_ETHERTYPE:
-		if (!parse_named(&t, ethertypes, 0xffff, &v) || v < 0x0600)
+		if (!parse_named(&t, ta_ethertype_names, 0xffff, &v) || v < 0x0600)
 			return ta_lex_fail(&p->lx, t.col,
 				           "expected an ethertype (ipv4, ipv6, arp or a number 0x0600..0xffff), %s",
 				           ta_word_got(&t, g, sizeof(g)));
@@ -282,7 +269,7 @@ static int parse_field_value(struct parser *p, struct ta_rule_spec *r,
 	case TA_F_DST_IP:
 		return parse_prefix(p, &t, &r->dst_ip);
 	case TA_F_IP_PROTO:
-		if (!parse_named(&t, protocols, 255, &v))
+		if (!parse_named(&t, ta_protocol_names, 255, &v))
 			return ta_lex_fail(&p->lx, t.col,
 				           "expected a protocol (tcp, udp, icmp, icmpv6, sctp, udplite, gre, esp, ah or 0..255), %s",
 				           ta_word_got(&t, g, sizeof(g)));
@@ -640,157 +627,11 @@ static int parse_statement(struct parser *p)
 		           ta_word_got(&t, g, sizeof(g)));
 }
 
-uint64_t ta_digest(const void *data, size_t len)
-{
-	const uint8_t *b = data;
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (size_t i = 0; i < len; i++) {
-		h ^= b[i];
-		h *= 0x100000001b3ull;
-	}
-	return h;
-}
-
-/* ---- writing a spec back as text ------------------------------------------ */
-
-static const char *name_of(const struct name_value *names, uint64_t v)
-{
-	for (; names->name; names++)
-		if (names->value == v)
-			return names->name;
-	return NULL;
-}
-
-static void write_ports(FILE *out, const char *word, uint16_t lo, uint16_t hi)
-{
-	if (lo == hi)
-		fprintf(out, " %s %u", word, lo);
-	else
-		fprintf(out, " %s %u-%u", word, lo, hi);
-}
-
-static void write_action(FILE *out, uint32_t action, const char *dev)
-{
-	fprintf(out, " %s", ta_action_name(action));
-	if (action == TA_ACT_REDIRECT)
-		fprintf(out, " %s", dev);
-}
-
-static void write_rule(FILE *out, const struct ta_rule_spec *r)
-{
-	char buf[64];
-	const char *name;
-
-	fputs("rule", out);
-	write_action(out, r->action, r->redirect_dev);
-	if (has(r, TA_F_VLAN))
-		fprintf(out, " vlan %u", r->vlan);
-	if (has(r, TA_F_SRC_MAC))
-		fprintf(out, " smac %s", ta_format_mac(r->src_mac, buf));
-	if (has(r, TA_F_DST_MAC))
-		fprintf(out, " dmac %s", ta_format_mac(r->dst_mac, buf));
-	if (has(r, TA_F_ETHERTYPE)) {
-		name = name_of(ethertypes, r->ethertype);
-		if (name)
-			fprintf(out, " ethertype %s", name);
-		else
-			fprintf(out, " ethertype 0x%04x", r->ethertype);
-	}
-	if (has(r, TA_F_SRC_IP))
-		fprintf(out, " src %s", ta_format_prefix(&r->src_ip, buf));
-	if (has(r, TA_F_DST_IP))
-		fprintf(out, " dst %s", ta_format_prefix(&r->dst_ip, buf));
-	if (has(r, TA_F_IP_PROTO)) {
-		name = name_of(protocols, r->ip_proto);
-		if (name)
-			fprintf(out, " proto %s", name);
-		else
-			fprintf(out, " proto %u", r->ip_proto);
-	}
-	if (has(r, TA_F_SRC_PORT))
-		write_ports(out, "sport", r->sport_lo, r->sport_hi);
-	if (has(r, TA_F_DST_PORT))
-		write_ports(out, "dport", r->dport_lo, r->dport_hi);
-	if (has(r, TA_F_ICMP_TYPE))
-		fprintf(out, " icmp-type %u", r->icmp_type);
-	fputc('\n', out);
-}
-
-static void write_guard(FILE *out, const struct ta_guard_spec *g)
-{
-	char buf[64];
-
-	if (!g->flags)
-		return;
-	fputs("guard", out);
-	if (g->flags & TA_GUARD_F_MAC)
-		fprintf(out, " mac %s", ta_format_mac(g->mac, buf));
-	for (uint32_t i = 0; i < g->nr_ip4; i++)
-		fprintf(out, " ip %s", inet_ntop(AF_INET, &g->ip4[i], buf, sizeof(buf)));
-	for (uint32_t i = 0; i < g->nr_ip6; i++)
-		fprintf(out, " ip %s", inet_ntop(AF_INET6, g->ip6[i], buf, sizeof(buf)));
-	fputc('\n', out);
-}
-
-static void write_rate(FILE *out, const struct ta_rate_spec *r)
-{
-	if (!r->pps && !r->bps)
-		return;
-	fputs("rate", out);
-	if (r->pps)
-		fprintf(out, " %llupps", (unsigned long long)r->pps);
-	if (r->bps)
-		fprintf(out, " %llubit", (unsigned long long)r->bps);
-	if (r->burst_pkts)
-		fprintf(out, " burst %llu", (unsigned long long)r->burst_pkts);
-	if (r->burst_bytes)
-		fprintf(out, " burst %llub", (unsigned long long)r->burst_bytes);
-	fputc('\n', out);
-}
-
-void ta_policy_write(FILE *out, const struct ta_policy_spec *spec)
-{
-	char mac[18];
-
-	write_guard(out, &spec->guard);
-	write_rate(out, &spec->rate);
-	for (uint32_t i = 0; i < spec->nr_fdb; i++)
-		fprintf(out, "fdb %s dev %s\n", ta_format_mac(spec->fdb[i].mac, mac),
-			spec->fdb[i].dev);
-	for (uint32_t i = 0; i < spec->nr_rules; i++)
-		write_rule(out, &spec->rules[i]);
-	fputs("default", out);
-	write_action(out, spec->default_action, spec->default_dev);
-	fputc('\n', out);
-}
-
 void ta_policy_spec_free(struct ta_policy_spec *spec)
 {
 	free(spec->rules);
 	free(spec->fdb);
 	memset(spec, 0, sizeof(*spec));
-}
-
-/* The digest of what the policy says, not of how it is written: of its
- * canonical text (ta_policy_write), so that comments, blanks and spellings
- * (0x0800 or ipv4, 10mbit or 10000kbit) do not make a new version. */
-static int canonical_digest(struct ta_policy_spec *spec)
-{
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-
-	if (!f)
-		return -ENOMEM;
-	ta_policy_write(f, spec);
-	if (fclose(f)) {
-		free(text);
-		return -ENOMEM;
-	}
-	spec->digest = ta_digest(text, len);
-	free(text);
-	return 0;
 }
 
 int ta_policy_parse(const char *text, size_t len, const char *filename,
@@ -806,7 +647,7 @@ int ta_policy_parse(const char *text, size_t len, const char *filename,
 			goto error;
 	if (more < 0)
 		goto error;
-	if (!canonical_digest(spec))
+	if (!ta_policy_digest(spec))
 		return EXIT_OK;
 	ta_policy_spec_free(spec);
 	return ta_error_set(e, EXIT_SYSTEM, "out of memory");

@@ -1,17 +1,18 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
- * policy_parse.h - the policy file language (docs/policy.md) into a
+ * parse.h - the policy file language (docs/policy.md) into a
  * struct ta_policy_spec. Parsing never touches the kernel: interface
  * names are kept as text and resolved by the caller at load time.
  */
 #ifndef TA_POLICY_PARSE_H
 #define TA_POLICY_PARSE_H
 
-#include <stdio.h>
+#include <stddef.h>
+#include <stdint.h>
 
-#include "error.h"
+#include "../base/error.h"
 #include "names.h"
-#include "policy.h"
+#include "spec.h"
 
 /*
  * Parse `len` bytes of policy text. `filename` only names the source in
@@ -24,15 +25,8 @@ int ta_policy_parse(const char *text, size_t len, const char *filename,
 /* The same for a file; EXIT_USER or EXIT_SYSTEM when it cannot be read. */
 int ta_policy_parse_file(const char *path, struct ta_policy_spec *spec, struct ta_error *e);
 
-/* Write a spec in the policy language, one statement per line: guard,
- * rate, fdb, rules, default. Parsing the text gives the same spec. */
-void ta_policy_write(FILE *out, const struct ta_policy_spec *spec);
-
 /* "52:54:00:12:34:56" (or with '-') into 6 bytes; 0 or -EINVAL. */
 int ta_parse_mac(const char *s, uint8_t mac[6]);
 /* Names of actions and fields, and MAC and prefix formats: names.h. */
-
-/* 64-bit FNV-1a, the policy digest shown by `status`. */
-uint64_t ta_digest(const void *data, size_t len);
 
 #endif /* TA_POLICY_PARSE_H */

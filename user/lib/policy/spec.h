@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
- * policy.h - a tap-accel policy in memory, between the policy-file parser
- * (policy_parse.c) and the compiler that builds its maps (policy_compile.c).
- * Neither side depends on the other's internals.
+ * spec.h - a tap-accel policy in memory, between the policy-file parser
+ * (parse.c) and the compiler (compile.c, whose output plane/install.c
+ * writes into the maps). Neither side depends on the other's internals.
  */
 #ifndef TA_POLICY_H
 #define TA_POLICY_H
@@ -13,7 +13,7 @@
 #include <string.h>
 #include <net/if.h>
 
-#include "../../bpf/tap_accel.h"
+#include "../../../bpf/tap_accel.h"
 
 /* An address prefix. IPv4 is stored v4-mapped (::ffff:a.b.c.d) with
  * prefixlen 96 + n, exactly as the LPM maps key it. The family is implied:

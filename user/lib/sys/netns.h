@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "error.h"
+#include "../base/error.h"
 
 /* The cookie of this process's network namespace (SO_NETNS_COOKIE, Linux
  * 5.14): unique for the system's uptime, never reused. 0 or -errno. */
