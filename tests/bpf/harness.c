@@ -128,7 +128,7 @@ int install(const struct ta_rule_spec *rules, uint32_t nr, uint32_t default_acti
 
 	spec.rules = calloc(nr ?: 1, sizeof(*rules));
 	if (!spec.rules)
-		return EXIT_SYSTEM;
+		return -ENOMEM;
 	if (nr)
 		memcpy(spec.rules, rules, nr * sizeof(*rules));
 	ret = install_spec(&spec);

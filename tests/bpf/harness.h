@@ -51,8 +51,8 @@ int run_frame(const struct pkt *p, uint32_t *verdict);
 int run_frame_split(const struct pkt *p, uint32_t linear, uint32_t *verdict);
 
 /* Load rules (copied into a spec; redirect targets by ifindex) with a
- * default action and env.rate as a new version of policy "test": EXIT_OK
- * or the library's exit code, its message in env.e. */
+ * default action and env.rate as a new version of policy "test": 0 or
+ * -errno, its message in env.e. */
 int install(const struct ta_rule_spec *rules, uint32_t nr, uint32_t default_action);
 int install_spec(struct ta_policy_spec *spec);
 /* A new version of policy "test", blank but for this rate. */

@@ -10,6 +10,7 @@
  */
 #include <stdio.h>
 
+#include "user/lib/base/exit.h"
 #include "user/lib/output/prom.h"
 #include "user/lib/plane/plane.h"
 
@@ -30,5 +31,5 @@ int main(int argc, char **argv)
 	}
 	if (ret)
 		fprintf(stderr, "promfile: %s\n", e.text);
-	return ret;
+	return !ret ? EXIT_OK : e.input ? EXIT_USER : EXIT_SYSTEM;
 }

@@ -44,6 +44,22 @@ static void say(struct agent_report *r, bool error, const struct ta_error *e)
 		r->say(r->arg, error, e->text);
 }
 
+/* What a function that said an error returns (agent_config_load()):
+ * -EINVAL when the configuration is wrong, else the system's errno, never
+ * EINVAL, which says the former. */
+static int failure(const struct ta_error *e)
+{
+	if (e->input)
+		return -EINVAL;
+	return e->err == EINVAL ? -EIO : -e->err;
+}
+
+/* The same for a failure the system's whatever `e` says. */
+static int system_failure(const struct ta_error *e)
+{
+	return e->err == EINVAL || !e->err ? -EIO : -e->err;
+}
+
 static void warn(struct agent_report *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
@@ -77,34 +93,34 @@ static int owner_check(const char *path, const struct stat *st, const char *what
 		       struct ta_error *e)
 {
 	if (st->st_uid != 0 && st->st_uid != geteuid())
-		return ta_error_at(e, EXIT_USER, "%s: %s owned by uid %u: the agent reads only what "
-				   "root owns (chown root %s)", path, what, (unsigned)st->st_uid,
-				   path);
+		return ta_error_input_at(e, EPERM, "%s: %s owned by uid %u: the agent reads only "
+					 "what root owns (chown root %s)", path, what,
+					 (unsigned)st->st_uid, path);
 	if (st->st_mode & (S_IWGRP | S_IWOTH))
-		return ta_error_at(e, EXIT_USER, "%s: %s writable by its group or others (mode "
-				   "%04o): the agent reads none such (chmod go-w %s)", path, what,
-				   (unsigned)(st->st_mode & 07777), path);
+		return ta_error_input_at(e, EPERM, "%s: %s writable by its group or others "
+					 "(mode %04o): the agent reads none such (chmod go-w %s)",
+					 path, what, (unsigned)(st->st_mode & 07777), path);
 	return 0;
 }
 
-/* A folder the agent reads (that one missing has no files): EXIT_OK or an
- * exit code with e. */
+/* A folder the agent reads (that one missing has no files): 0 or -errno
+ * with e. */
 static int folder_check(const char *dir, struct ta_error *e)
 {
 	struct stat st;
 
 	if (stat(dir, &st))
-		return errno == ENOENT ? EXIT_OK
-				       : ta_error_at(e, EXIT_SYSTEM, "%s: cannot read the folder: %s",
-						     dir, strerror(errno));
+		return errno == ENOENT ? 0
+				       : ta_error_system_at(e, errno, "%s: cannot read the folder: %s",
+							    dir, strerror(errno));
 	return owner_check(dir, &st, "a folder", e);
 }
 
 /*
  * Read a file of the agent's folders, `what` naming it: never blocking
  * (a FIFO or a device is refused, not opened for good), never following
- * a symbolic link, and only if it passes owner_check(). EXIT_OK, or an
- * exit code with e, which never holds a word of the file's.
+ * a symbolic link, and only if it passes owner_check(). 0, or -errno
+ * with e, which never holds a word of the file's.
  */
 static int trusted_read(const char *path, const char *what, size_t max, char **text,
 			size_t *len, struct ta_error *e)
@@ -116,11 +132,15 @@ static int trusted_read(const char *path, const char *what, size_t max, char **t
 	*text = NULL;
 	*len = 0;
 	if (fd < 0 && errno == ELOOP)
-		return ta_error_at(e, EXIT_USER, "%s: a symbolic link: the agent follows none in its "
-				   "folders; put the %s itself there", path, what);
+		return ta_error_input_at(e, ELOOP, "%s: a symbolic link: the agent follows none "
+					 "in its folders; put the %s itself there", path, what);
 	if (fd < 0 || fstat(fd, &st)) {
-		ret = ta_error_at(e, errno == ENOENT ? EXIT_USER : EXIT_SYSTEM,
-				  "%s: cannot read the %s: %s", path, what, strerror(errno));
+		int err = errno;
+
+		ret = err == ENOENT ? ta_error_input_at(e, err, "%s: cannot read the %s: %s", path,
+							what, strerror(err))
+				    : ta_error_system_at(e, err, "%s: cannot read the %s: %s", path,
+							 what, strerror(err));
 		if (fd >= 0)
 			close(fd);
 		return ret;
@@ -394,7 +414,7 @@ static int load_settings(struct agent_config *cfg, struct agent_report *r)
 	struct ta_error e;
 	char *path = path_join(cfg->dir, "agent.conf"), *text = NULL;
 	size_t len;
-	int ret = path ? EXIT_OK : ta_error_set(&e, EXIT_SYSTEM, "out of memory"), more;
+	int ret = path ? 0 : ta_error_system(&e, ENOMEM, "out of memory"), more;
 
 	struct stat st;
 
@@ -406,10 +426,12 @@ static int load_settings(struct agent_config *cfg, struct agent_report *r)
 		while ((more = ta_lex_line(&s.lx)) > 0)
 			if (parse_setting(&s) || ta_lex_line_end(&s.lx))
 				break;
-		ret = more ? EXIT_USER : EXIT_OK;
+		ret = more ? -EINVAL : 0;
 	}
-	if (ret)
+	if (ret) {
 		say(r, true, &e);
+		ret = failure(&e);
+	}
 out:
 	free(s.netns_lines);
 	free(text);
@@ -447,7 +469,7 @@ static int list_dir(const char *dir, int (*filter)(const struct dirent *),
 	*names = n < 0 ? NULL : *names;
 	if (n >= 0 || errno == ENOENT)
 		return n < 0 ? 0 : n;
-	ta_error_at(e, EXIT_SYSTEM, "%s: cannot list the folder: %s", dir, strerror(errno));
+	ta_error_system_at(e, errno, "%s: cannot list the folder: %s", dir, strerror(errno));
 	return -1;
 }
 
@@ -467,20 +489,20 @@ static int load_policy(struct agent_policy *p, const char *dir, const char *file
 
 	p->path = path_join(dir, file);
 	if (!p->path)
-		return ta_error_set(e, EXIT_SYSTEM, "out of memory");
+		return ta_error_system(e, ENOMEM, "out of memory");
 	if (ta_policy_name_of_file(file, p->name))
-		return ta_error_at(e, EXIT_USER,
-				   "%s: its file name makes no policy name (1 to %d letters, digits, "
-				   "'.', '_' or '-' before .policy); rename it", p->path,
-				   TA_POLICY_NAME_LEN - 1);
+		return ta_error_input_at(e, EINVAL,
+					 "%s: its file name makes no policy name (1 to %d letters, digits, "
+					 "'.', '_' or '-' before .policy); rename it", p->path,
+					 TA_POLICY_NAME_LEN - 1);
 	ret = trusted_read(p->path, "policy file", POLICY_MAX_BYTES, &text, &len, e);
 	ret = ret ?: ta_policy_parse(text, len, p->path, &p->spec, e);
 	free(text);
 	if (!ret && p->spec.guard.flags)
-		ret = ta_error_at(e, EXIT_USER,
-				  "%s: a guard holds one guest's addresses, so it belongs to a tap, "
-				  "not to a shared policy; give it on the binding (guard mac=...,ip=...)",
-				  p->path);
+		ret = ta_error_input_at(e, EINVAL,
+					"%s: a guard holds one guest's addresses, so it belongs to a tap, "
+					"not to a shared policy; give it on the binding (guard mac=...,ip=...)",
+					p->path);
 	return ret;
 }
 
@@ -500,15 +522,15 @@ static int load_policies(struct agent_config *cfg, struct agent_report *r)
 	struct dirent **names;
 	struct ta_error e;
 	char *dir = path_join(cfg->dir, "policies");
-	int n = dir ? list_dir(dir, is_policy_file, &names, &e) : -1, ret = EXIT_OK;
+	int n = dir ? list_dir(dir, is_policy_file, &names, &e) : -1, ret = 0;
 
 	if (!dir)
-		ta_error_set(&e, EXIT_SYSTEM, "out of memory");
-	if (n > 0)
-		cfg->policies = calloc(n, sizeof(*cfg->policies));
+		ta_error_system(&e, ENOMEM, "out of memory");
+	if (n > 0 && !(cfg->policies = calloc(n, sizeof(*cfg->policies))))
+		ta_error_system(&e, ENOMEM, "out of memory");
 	if (n < 0 || (n > 0 && !cfg->policies)) {
 		say(r, true, &e);
-		ret = EXIT_SYSTEM;
+		ret = system_failure(&e);
 		n = n < 0 ? 0 : n;
 	}
 	for (int i = 0; i < n && cfg->policies; i++) {
@@ -516,7 +538,7 @@ static int load_policies(struct agent_config *cfg, struct agent_report *r)
 
 		if (load_policy(p, dir, names[i]->d_name, &e)) {
 			say(r, true, &e);
-			ret = ret ?: e.code;
+			ret = ret ?: failure(&e);
 		} else {
 			policy_lookups(p, r);
 		}
@@ -727,7 +749,7 @@ static void binding_warnings(const struct agent_config *cfg, const struct agent_
 		     b->policy);
 }
 
-/* One bindings.d file into f. EXIT_OK, or an exit code (said). */
+/* One bindings.d file into f. 0, or -errno as failure() gives it (said). */
 static int load_file(struct agent_config *cfg, struct agent_file *f, const char *dir,
 		     const char *name, struct agent_report *r)
 {
@@ -739,23 +761,23 @@ static int load_file(struct agent_config *cfg, struct agent_file *f, const char 
 
 	f->name = strdup(name);
 	f->path = path_join(dir, name);
-	ret = f->name && f->path ? EXIT_OK : ta_error_set(&e, EXIT_SYSTEM, "out of memory");
+	ret = f->name && f->path ? 0 : ta_error_system(&e, ENOMEM, "out of memory");
 	ret = ret ?: trusted_read(f->path, "binding file", CONFIG_MAX_BYTES, &text, &len, &e);
 	if (!ret) {
 		ta_lex_init(&p.lx, text, len, f->path, &e);
 		while ((more = ta_lex_line(&p.lx)) > 0)
 			if (parse_binding_line(&p) || ta_lex_line_end(&p.lx))
 				break;
-		ret = more ? EXIT_USER : EXIT_OK;
+		ret = more ? -EINVAL : 0;
 	}
 	free(text);
 	if (ret) {
 		say(r, true, &e);
-		return ret;
+		return failure(&e);
 	}
 	for (uint32_t i = 0; i < f->nr_binds; i++)
 		binding_warnings(cfg, &f->binds[i], r);
-	return EXIT_OK;
+	return 0;
 }
 
 /* The file of that name in fs, or NULL. */
@@ -769,7 +791,7 @@ static struct agent_file *file_named(struct agent_files *fs, const char *name)
 
 /*
  * Every binding file of `dir` into fs. A file with an error is said; with
- * `lenient` (the run folder) it is left out and the result is EXIT_OK all
+ * `lenient` (the run folder) it is left out and the result is 0 all
  * the same, its last good version taken from `keep` if that has one.
  */
 static int load_files(struct agent_config *cfg, const char *dir, struct agent_files *fs,
@@ -778,13 +800,13 @@ static int load_files(struct agent_config *cfg, const char *dir, struct agent_fi
 	struct agent_file *last;
 	struct dirent **names;
 	struct ta_error e;
-	int n = list_dir(dir, is_binding_file, &names, &e), ret = EXIT_OK, one;
+	int n = list_dir(dir, is_binding_file, &names, &e), ret = 0, one;
 
 	if (n > 0 && !(fs->v = calloc(n, sizeof(*fs->v))))
-		n = -1, ta_error_set(&e, EXIT_SYSTEM, "out of memory");
+		n = -1, ta_error_system(&e, ENOMEM, "out of memory");
 	if (n < 0) {
 		say(r, true, &e);
-		return EXIT_SYSTEM;
+		return system_failure(&e);
 	}
 	for (int i = 0; i < n; i++) {
 		struct agent_file *f = &fs->v[fs->nr];
@@ -849,14 +871,14 @@ static int config_dir_check(const char *dir, struct agent_report *r)
 
 	if (!err && owner_check(dir, &st, "a folder", &e)) {
 		say(r, true, &e);
-		return EXIT_USER;
+		return -EINVAL;
 	}
 	if (!err)
-		return EXIT_OK;
-	ta_error_at(&e, EXIT_USER, "%s: cannot read the configuration folder: %s; make it "
-		    "(mkdir -p %s), even empty", dir, strerror(err), dir);
+		return 0;
+	ta_error_input_at(&e, err, "%s: cannot read the configuration folder: %s; make it "
+			  "(mkdir -p %s), even empty", dir, strerror(err), dir);
 	say(r, true, &e);
-	return EXIT_USER;
+	return -EINVAL;
 }
 
 static void unbound_warning(const struct agent_config *cfg, struct agent_report *r)
@@ -878,7 +900,7 @@ int agent_config_load(const char *dir, const char *run_dir, struct agent_config 
 	if (!cfg->dir || (run_dir && !cfg->run_dir) || !etc_bindings) {
 		free(etc_bindings);
 		agent_config_free(cfg);
-		return EXIT_SYSTEM;
+		return -ENOMEM;
 	}
 	/* /etc first, all of it: an error there leaves prev as it is (the run
 	 * folder is read all the same, to say its errors too) */
@@ -895,14 +917,14 @@ int agent_config_load(const char *dir, const char *run_dir, struct agent_config 
 	if (run_dir)
 		ret = load_files(cfg, run_dir, &cfg->run, true, !ret && prev ? &prev->run : NULL, r)
 		      ?: ret;
-	if (!ret && order_files(cfg))
-		ret = EXIT_SYSTEM;
+	if (!ret)
+		ret = order_files(cfg);
 	if (ret) {
 		agent_config_free(cfg);
 		return ret;
 	}
 	unbound_warning(cfg, r);
-	return EXIT_OK;
+	return 0;
 }
 
 int agent_config_reload_run(struct agent_config *cfg, struct agent_report *r)
@@ -911,14 +933,14 @@ int agent_config_reload_run(struct agent_config *cfg, struct agent_report *r)
 	int ret;
 
 	memset(&cfg->run, 0, sizeof(cfg->run));
-	ret = cfg->run_dir ? load_files(cfg, cfg->run_dir, &cfg->run, true, &old, r) : EXIT_OK;
+	ret = cfg->run_dir ? load_files(cfg, cfg->run_dir, &cfg->run, true, &old, r) : 0;
 	if (ret) {
 		files_free(&cfg->run);
 		cfg->run = old;
 		return ret;
 	}
 	files_free(&old);
-	return order_files(cfg) ? EXIT_SYSTEM : EXIT_OK;
+	return order_files(cfg);
 }
 
 void agent_config_free(struct agent_config *cfg)

@@ -48,7 +48,7 @@ static void told(struct agent_exporter *x, const char *what, const char *text)
 static int plane_read(struct ta_plane *pl, struct ta_error *e)
 {
 	if (!ta_plane_exists()) {
-		ta_error_set(e, EXIT_SYSTEM, "no tap-accel program is loaded yet");
+		ta_error_system(e, ENOENT, "no tap-accel program is loaded yet");
 		return -1;
 	}
 	return ta_plane_open(pl, TA_PLANE_READ, NULL, e) ? -1 : 0;

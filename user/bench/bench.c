@@ -30,6 +30,7 @@
 #include "writers.h"
 #include "bpf/tap_accel.h"
 #include "lib/base/error.h"
+#include "lib/base/exit.h"
 
 /* At least this many frames per repetition, whatever the frame size. */
 #define MIN_FRAMES 1000

@@ -39,7 +39,7 @@ int main(int argc, char **argv)
 	/* Before anything opens a file: `ip netns exec` hides the bpffs. */
 	ta_mntns_enter_callers(TA_BPFFS);
 	i = parse_global_options(argc, argv, &version, &ret);
-	if (i == -2) {
+	if (i == GLOBAL_HELP) {
 		commands_usage(verbs, "tap-accel", stdout);
 		return EXIT_OK;
 	}

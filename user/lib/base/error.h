@@ -1,34 +1,39 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
- * error.h - how the library says what went wrong, for the CLI to print:
- * an exit class (the input was wrong, or the system refused or failed)
- * and a message that names the cause and the fix.
+ * error.h - how the library says what went wrong. A function that can
+ * fail returns 0 or -errno and fills a struct ta_error: the errno, whose
+ * fault it was (the input: fix the command or the file; or the system:
+ * privileges, kernel support, bpffs) and a message that names the cause
+ * and the fix. Exit codes are the CLI's (cli/common.h), never the
+ * library's.
  */
 #ifndef TA_ERROR_H
 #define TA_ERROR_H
 
 #include <stdbool.h>
 
-/* Exit codes: the input was wrong (fix the command or the file) or the
- * system refused or failed (privileges, kernel support, bpffs). */
-#define EXIT_OK 0
-#define EXIT_USER 1
-#define EXIT_SYSTEM 2
-
 struct ta_error {
-	int code;     /* EXIT_USER or EXIT_SYSTEM */
+	int err;      /* positive errno */
+	bool input;   /* the input was wrong; else the system refused or failed */
 	bool located; /* text starts with where: "FILE:LINE:COL: ..." */
 	char text[1024];
 };
 
-/* Fill `e` and return `code`. */
-int ta_error_set(struct ta_error *e, int code, const char *fmt, ...)
+/* Fill `e` as the input's fault and return -err. */
+int ta_error_input(struct ta_error *e, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* The same for a message that starts with its place in a file. */
-int ta_error_at(struct ta_error *e, int code, const char *fmt, ...)
+int ta_error_input_at(struct ta_error *e, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-/* An errno from the kernel (either sign): EXIT_SYSTEM, "MSG: strerror",
- * and for EPERM/EACCES what privileges tap-accel needs. */
+/* Fill `e` as the system's fault and return -err. */
+int ta_error_system(struct ta_error *e, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* The same for a message that starts with its place in a file. */
+int ta_error_system_at(struct ta_error *e, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* An errno from the kernel (either sign), the system's fault: "MSG:
+ * strerror", and for EPERM/EACCES what privileges tap-accel needs.
+ * Returns -errno. */
 int ta_error_errno(struct ta_error *e, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 

@@ -47,7 +47,7 @@ int ta_lex_fail(struct ta_lex *lx, int col, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	ta_error_at(lx->e, EXIT_USER, "%s:%d:%d: %s", lx->file, lx->line, col, msg);
+	ta_error_input_at(lx->e, EINVAL, "%s:%d:%d: %s", lx->file, lx->line, col, msg);
 	return -EINVAL;
 }
 
@@ -156,25 +156,25 @@ int ta_text_read_fd(int fd, const struct stat *st, const char *path, const char 
 	*text = NULL;
 	*len = 0;
 	if (!S_ISREG(st->st_mode))
-		return ta_error_at(e, EXIT_USER, "%s: expected a regular %s, found %s", path, what,
-				   file_kind(st->st_mode));
+		return ta_error_input_at(e, EINVAL, "%s: expected a regular %s, found %s", path, what,
+					 file_kind(st->st_mode));
 	if ((size_t)st->st_size > max)
-		return ta_error_at(e, EXIT_USER, "%s: expected a regular %s of at most %zu bytes",
-				   path, what, max);
+		return ta_error_input_at(e, EFBIG, "%s: expected a regular %s of at most %zu bytes",
+					 path, what, max);
 	*text = malloc(st->st_size + 1);
 	if (!*text)
-		return ta_error_set(e, EXIT_SYSTEM, "out of memory");
+		return ta_error_system(e, ENOMEM, "out of memory");
 	n = read(fd, *text, st->st_size);
 	err = n < 0 ? errno : 0;
 	if (err) {
 		free(*text);
 		*text = NULL;
-		return ta_error_at(e, EXIT_SYSTEM, "%s: cannot read the %s: %s", path, what,
-				   strerror(err));
+		return ta_error_system_at(e, err, "%s: cannot read the %s: %s", path, what,
+					  strerror(err));
 	}
 	(*text)[n] = '\0';
 	*len = n;
-	return EXIT_OK;
+	return 0;
 }
 
 int ta_text_read(const char *path, const char *what, size_t max, char **text, size_t *len,
@@ -192,8 +192,12 @@ int ta_text_read(const char *path, const char *what, size_t max, char **text, si
 		err = errno;
 		if (fd >= 0)
 			close(fd);
-		return ta_error_at(e, err == ENOENT || err == EISDIR ? EXIT_USER : EXIT_SYSTEM,
-				   "%s: cannot read the %s: %s", path, what, strerror(err));
+		/* not there, or a folder: the path given is wrong */
+		if (err == ENOENT || err == EISDIR)
+			return ta_error_input_at(e, err, "%s: cannot read the %s: %s", path, what,
+						 strerror(err));
+		return ta_error_system_at(e, err, "%s: cannot read the %s: %s", path, what,
+					  strerror(err));
 	}
 	ret = ta_text_read_fd(fd, &st, path, what, max, text, len, e);
 	close(fd);

@@ -43,7 +43,8 @@ const char *ta_word_str(const struct ta_word *w, char *buf, size_t size);
 /* "got 'WORD'" or "got end of line", for messages. */
 const char *ta_word_got(const struct ta_word *w, char *buf, size_t size);
 
-/* Set the error "FILE:LINE:COL: MESSAGE" (EXIT_USER); returns -EINVAL. */
+/* Set the error "FILE:LINE:COL: MESSAGE" (the input's fault); returns
+ * -EINVAL. */
 int ta_lex_fail(struct ta_lex *lx, int col, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* The word after `keyword`, or the error "expected WHAT after 'KEYWORD'".
@@ -56,7 +57,7 @@ int ta_lex_line_end(struct ta_lex *lx);
 /*
  * Read a whole text file of at most `max` bytes; `what` names it in
  * messages ("policy file"). *text is NUL-terminated and the caller's to
- * free. EXIT_OK, or an exit code with "PATH: ..." in `e`.
+ * free. 0, or -errno with "PATH: ..." in `e`.
  */
 int ta_text_read(const char *path, const char *what, size_t max, char **text, size_t *len,
 		 struct ta_error *e);

@@ -154,7 +154,7 @@ static int taps_read(struct prom *p, const struct ta_prom_opts *o, struct ta_err
 {
 	struct ta_tap_state *list;
 	uint32_t nr;
-	int err, ret = EXIT_OK;
+	int err, ret = 0;
 
 	err = ta_taps_read(p->pl, &list, &nr);
 	if (err)
@@ -398,7 +398,7 @@ int ta_prom_write(FILE *out, const struct ta_plane *pl, const struct ta_prom_opt
 		return ta_error_errno(e, errno, "cannot write the metrics");
 	if (ferror(out))
 		return ta_error_errno(e, EIO, "cannot write the metrics");
-	return EXIT_OK;
+	return 0;
 }
 
 /* ---- node_exporter's textfile ----------------------------------------------- */
@@ -457,7 +457,7 @@ int ta_prom_write_file_extra(const char *dir, const struct ta_plane *pl, const c
 
 	if (snprintf(path, sizeof(path), "%s/%s", dir, TA_PROM_FILE) >= (int)sizeof(path) ||
 	    snprintf(tmp, sizeof(tmp), "%s/.%s.XXXXXX", dir, TA_PROM_FILE) >= (int)sizeof(tmp))
-		return ta_error_set(e, EXIT_USER, "metrics folder name too long: %s", dir);
+		return ta_error_input(e, ENAMETOOLONG, "metrics folder name too long: %s", dir);
 	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0)
 		return ta_error_errno(e, errno, "cannot write a file in %s", dir);
@@ -469,5 +469,5 @@ int ta_prom_write_file_extra(const char *dir, const struct ta_plane *pl, const c
 		return ret;
 	}
 	dir_sync(dir);
-	return EXIT_OK;
+	return 0;
 }

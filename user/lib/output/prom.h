@@ -60,7 +60,7 @@ struct ta_prom_opts {
  * Write the exposition of the taps `o` selects to `out` (NULL `o`: every
  * namespace's taps, no rule counters). Counters are read tap by tap at
  * the time of the call; a tap unbound meanwhile is left out. The text
- * ends with a newline; `out` is flushed. EXIT_OK, or an exit code with
+ * ends with a newline; `out` is flushed. 0, or -errno with
  * `e` (what could not be read, or written).
  */
 int ta_prom_write(FILE *out, const struct ta_plane *pl, const struct ta_prom_opts *o,
@@ -74,8 +74,8 @@ int ta_prom_write(FILE *out, const struct ta_plane *pl, const struct ta_prom_opt
  * XXXXXX", which the collector does not read), is synced and renamed over
  * the file, so a reader sees the previous file or the new one, whole.
  * The file is 0644: node_exporter runs as a user of its own. On failure
- * the previous file stays and no temporary file is left. EXIT_OK, or an
- * exit code with `e`. The _extra form writes `extra` (NULL: nothing), text
+ * the previous file stays and no temporary file is left. 0, or -errno
+ * with `e`. The _extra form writes `extra` (NULL: nothing), text
  * of the exposition format, after the plane's: the agent's own families.
  */
 int ta_prom_write_file(const char *dir, const struct ta_plane *pl, struct ta_error *e);

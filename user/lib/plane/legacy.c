@@ -77,7 +77,7 @@ int ta_legacy_detach(const char *ifname, struct ta_error *e)
 		err = bpf_xdp_detach(ifindex, XDP_FLAGS_REPLACE | now.mode_flag, &opts);
 		if (err) {
 			close(fd);
-			return -ta_error_errno(e, err, "cannot detach the older tap-accel's program "
+			return ta_error_errno(e, err, "cannot detach the older tap-accel's program "
 					       "from %s", ifname);
 		}
 	}
@@ -87,7 +87,7 @@ int ta_legacy_detach(const char *ifname, struct ta_error *e)
 	snprintf(path, sizeof(path), "%s/net:%lu", TA_PIN_ROOT, ino);
 	rmdir(path); /* with its last instance */
 	if (err)
-		return -ta_error_errno(e, err, "cannot remove %s", dir);
+		return ta_error_errno(e, err, "cannot remove %s", dir);
 	return 1;
 }
 

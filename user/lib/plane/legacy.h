@@ -14,8 +14,7 @@
 #include "../base/error.h"
 
 /* Detach the old instance of tap `ifname` of this namespace, if it has
- * one, and remove its pins: 1 done, 0 none there, or an exit code < 0
- * (negated) with `e`. */
+ * one, and remove its pins: 1 done, 0 none there, or -errno with `e`. */
 int ta_legacy_detach(const char *ifname, struct ta_error *e);
 
 /* Every old instance folder; fn gets its path and whether its tap still

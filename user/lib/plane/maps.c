@@ -97,13 +97,13 @@ int ta_maps_from_object(const struct bpf_object *obj, struct ta_maps *maps,
 
 		if (fd < 0 || (fd = dup(fd)) < 0) {
 			ta_maps_close(maps);
-			return ta_error_set(e, EXIT_SYSTEM,
-					    "map %s is not in the loaded program (a build of "
-					    "another version?)", d->name);
+			return ta_error_system(e, ENOENT,
+					       "map %s is not in the loaded program (a build of "
+					       "another version?)", d->name);
 		}
 		*fd_of(maps, d) = fd;
 	}
-	return EXIT_OK;
+	return 0;
 }
 
 int ta_maps_pin(const struct ta_maps *maps, const char *dir)
@@ -131,14 +131,14 @@ static int check_map(int fd, const struct map_desc *d, struct ta_error *e)
 	 * smaller pin would fail midway, so sizes must match too. */
 	if (info.type != d->type || info.key_size != d->key_size ||
 	    info.value_size != d->value_size || info.max_entries != d->max_entries)
-		return ta_error_set(e, EXIT_USER,
-				    "map %s: type %u key %u value %u entries %u, expected type %u "
-				    "key %u value %u entries %u (pinned by another version of "
-				    "tap-accel?)",
-				    d->name, info.type, info.key_size, info.value_size,
-				    info.max_entries, d->type, d->key_size, d->value_size,
-				    d->max_entries);
-	return EXIT_OK;
+		return ta_error_input(e, EPROTO,
+				      "map %s: type %u key %u value %u entries %u, expected type %u "
+				      "key %u value %u entries %u (pinned by another version of "
+				      "tap-accel?)",
+				      d->name, info.type, info.key_size, info.value_size,
+				      info.max_entries, d->type, d->key_size, d->value_size,
+				      d->max_entries);
+	return 0;
 }
 
 static int check_layout(const struct ta_maps *maps, struct ta_error *e)
@@ -149,16 +149,16 @@ static int check_layout(const struct ta_maps *maps, struct ta_error *e)
 	if (bpf_map_lookup_elem(maps->ta_config, &zero, &cfg))
 		return ta_error_errno(e, errno, "map ta_config");
 	if (cfg.layout_version != TA_LAYOUT_VERSION)
-		return ta_error_set(e, EXIT_USER,
-				    "map ta_config: layout version %u, this build uses %u",
-				    cfg.layout_version, TA_LAYOUT_VERSION);
-	return EXIT_OK;
+		return ta_error_input(e, EPROTO,
+				      "map ta_config: layout version %u, this build uses %u",
+				      cfg.layout_version, TA_LAYOUT_VERSION);
+	return 0;
 }
 
 int ta_maps_open_pinned(const char *dir, struct ta_maps *maps, struct ta_error *e)
 {
 	char path[512];
-	int ret = EXIT_OK;
+	int ret = 0;
 
 	maps_reset(maps);
 	for (size_t i = 0; i < NR_MAPS && !ret; i++) {
@@ -168,7 +168,7 @@ int ta_maps_open_pinned(const char *dir, struct ta_maps *maps, struct ta_error *
 		snprintf(path, sizeof(path), "%s/%s", dir, d->name);
 		fd = bpf_obj_get(path);
 		if (fd < 0) {
-			ret = errno == ENOENT ? ta_error_set(e, EXIT_USER, "%s is missing", path)
+			ret = errno == ENOENT ? ta_error_input(e, ENOENT, "%s is missing", path)
 					      : ta_error_errno(e, errno, "cannot open %s", path);
 			break;
 		}

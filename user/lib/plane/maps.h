@@ -36,9 +36,9 @@ int ta_maps_from_object(const struct bpf_object *obj, struct ta_maps *maps,
 /*
  * Open every map pinned in `dir` by its name and check it against
  * tap_accel.h: ta_config.layout_version first, then every map's type, key
- * and value size and number of entries. EXIT_OK, or EXIT_USER when a pin
- * is missing or of another layout (the message says what to do), or
- * EXIT_SYSTEM.
+ * and value size and number of entries. 0, or -errno with `e`: the input's
+ * fault when a pin is missing or of another layout (the message says what
+ * to do), else the system's.
  */
 int ta_maps_open_pinned(const char *dir, struct ta_maps *maps,
 			struct ta_error *e);

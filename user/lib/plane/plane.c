@@ -35,10 +35,10 @@ bool ta_bpffs_mounted(const char *path)
 int ta_bpffs_check(struct ta_error *e)
 {
 	if (ta_bpffs_mounted(TA_BPFFS))
-		return EXIT_OK;
-	return ta_error_set(e, EXIT_SYSTEM,
-			    "no bpffs is mounted at %s, so no tap-accel state can be found; "
-			    "mount it with 'mount -t bpf bpf %s'", TA_BPFFS, TA_BPFFS);
+		return 0;
+	return ta_error_system(e, ENOENT,
+			       "no bpffs is mounted at %s, so no tap-accel state can be found; "
+			       "mount it with 'mount -t bpf bpf %s'", TA_BPFFS, TA_BPFFS);
 }
 
 /* Mount bpffs on TA_BPFFS unless it is there: 1 mounted, 0 was there. */
@@ -47,7 +47,7 @@ static int bpffs_ensure(struct ta_error *e)
 	if (ta_bpffs_mounted(TA_BPFFS))
 		return 0;
 	if (!ta_mntns_lasting())
-		return -ta_error_set(e, EXIT_SYSTEM,
+		return ta_error_system(e, ENOENT,
 				     "no bpffs at %s, and this mount namespace ends with this command "
 				     "(it is not PID 1's, and no other process is in it: 'ip netns exec' "
 				     "makes one per command): a bpffs mounted here would go, and the "
@@ -57,7 +57,7 @@ static int bpffs_ensure(struct ta_error *e)
 				     TA_BPFFS, TA_BPFFS);
 	/* Only the owner may see policies and counters, as with bpftool. */
 	if (mount("bpf", TA_BPFFS, "bpf", 0, "mode=0700"))
-		return -ta_error_errno(e, errno, "no bpffs at %s and mounting one failed; "
+		return ta_error_errno(e, errno, "no bpffs at %s and mounting one failed; "
 				       "mount it with 'mount -t bpf bpf %s'", TA_BPFFS, TA_BPFFS);
 	return 1;
 }
@@ -69,11 +69,11 @@ int ta_pins_check_dir(const char *dir, struct ta_error *e)
 	if (lstat(dir, &st))
 		return ta_error_errno(e, errno, "cannot check %s", dir);
 	if (S_ISDIR(st.st_mode) && st.st_uid == geteuid() && !(st.st_mode & 022))
-		return EXIT_OK;
-	return ta_error_set(e, EXIT_SYSTEM,
-			    "%s is not a folder of this user closed to others (owner uid %u, mode %03o); "
-			    "remove it ('rm -r %s') and try again",
-			    dir, (unsigned int)st.st_uid, (unsigned int)(st.st_mode & 07777), dir);
+		return 0;
+	return ta_error_system(e, EPERM,
+			       "%s is not a folder of this user closed to others (owner uid %u, mode %03o); "
+			       "remove it ('rm -r %s') and try again",
+			       dir, (unsigned int)st.st_uid, (unsigned int)(st.st_mode & 07777), dir);
 }
 
 static int make_dir(const char *dir, struct ta_error *e)
@@ -192,7 +192,7 @@ static int load(struct ta_maps *maps, int *prog_fd, struct ta_error *e)
 	int err, ret;
 
 	if (!obj)
-		return e->code;
+		return -e->err;
 	err = bpf_object__load(obj);
 	if (err) {
 		ret = ta_error_errno(e, err, "cannot load the tap-accel program (-d shows the "
@@ -237,7 +237,7 @@ static int create(struct ta_plane *pl, struct ta_error *e)
 				      TA_PIN_ROOT);
 	}
 	pl->created = true;
-	return EXIT_OK;
+	return 0;
 }
 
 int ta_plane_private(struct ta_plane *pl, struct ta_error *e)
@@ -266,14 +266,14 @@ static int open_pinned(struct ta_plane *pl, struct ta_error *e)
 {
 	int ret = ta_maps_open_pinned(TA_PIN_ROOT, &pl->maps, e);
 
-	if (ret == EXIT_USER) {
+	if (ret && e->input) {
 		char why[sizeof(e->text)];
 
 		snprintf(why, sizeof(why), "%s", e->text);
-		return ta_error_set(e, EXIT_USER,
-				    "%s; the tap-accel state in %s is of another version: detach "
-				    "every tap with that version, or remove it with 'tap-accel "
-				    "clean --all' (taps lose their policy)", why, TA_PIN_ROOT);
+		return ta_error_input(e, EPROTO,
+				      "%s; the tap-accel state in %s is of another version: detach "
+				      "every tap with that version, or remove it with 'tap-accel "
+				      "clean --all' (taps lose their policy)", why, TA_PIN_ROOT);
 	}
 	if (ret)
 		return ret;
@@ -283,7 +283,7 @@ static int open_pinned(struct ta_plane *pl, struct ta_error *e)
 	pl->prog_id = ta_prog_id(pl->prog_fd, NULL, 0);
 	if (names_read(pl))
 		return ta_error_errno(e, errno, "cannot read the policy names");
-	return EXIT_OK;
+	return 0;
 }
 
 static int lock_root(struct ta_plane *pl, struct ta_error *e)
@@ -293,7 +293,7 @@ static int lock_root(struct ta_plane *pl, struct ta_error *e)
 		return ta_error_errno(e, errno, "cannot open %s", TA_PIN_ROOT);
 	if (flock(pl->lock_fd, LOCK_EX))
 		return ta_error_errno(e, errno, "cannot lock %s", TA_PIN_ROOT);
-	return EXIT_OK;
+	return 0;
 }
 
 int ta_plane_open(struct ta_plane *pl, enum ta_plane_access how, bool *mounted,
@@ -315,7 +315,7 @@ int ta_plane_open(struct ta_plane *pl, enum ta_plane_access how, bool *mounted,
 	if (how == TA_PLANE_CREATE) {
 		err = bpffs_ensure(e);
 		if (err < 0)
-			return e->code;
+			return err;
 		if (mounted)
 			*mounted = err;
 		ret = make_dir(TA_PIN_ROOT, e);
@@ -324,9 +324,9 @@ int ta_plane_open(struct ta_plane *pl, enum ta_plane_access how, bool *mounted,
 		if (!ret && access(TA_PROG_PIN, F_OK) && errno != ENOENT)
 			return ta_error_errno(e, errno, "cannot open %s", TA_PROG_PIN);
 		if (!ret && !ta_plane_exists())
-			return ta_error_set(e, EXIT_USER,
-					    "tap-accel serves no tap on this host yet (nothing in %s); "
-					    "bind one with 'tap-accel attach IFACE'", TA_PIN_ROOT);
+			return ta_error_input(e, ENOENT,
+					      "tap-accel serves no tap on this host yet (nothing in %s); "
+					      "bind one with 'tap-accel attach IFACE'", TA_PIN_ROOT);
 	}
 	if (!ret && how != TA_PLANE_READ)
 		ret = lock_root(pl, e);

@@ -67,7 +67,7 @@ enum ta_plane_access {
 /*
  * Open the plane. TA_PLANE_CREATE mounts a bpffs at TA_BPFFS if there is
  * none (*mounted says so, when not NULL) and loads the program the running
- * kernel takes (ta_plane_variant()). EXIT_OK, or an exit code with `e`.
+ * kernel takes (ta_plane_variant()). 0, or -errno with `e`.
  */
 int ta_plane_open(struct ta_plane *pl, enum ta_plane_access how, bool *mounted,
 		  struct ta_error *e);
@@ -110,11 +110,11 @@ int ta_tapx_default(int prog_fd, uint32_t *id);
 
 /* Whether a bpffs is mounted at `path`. */
 bool ta_bpffs_mounted(const char *path);
-/* EXIT_OK if a bpffs is at TA_BPFFS, else EXIT_SYSTEM with the error. */
+/* 0 if a bpffs is at TA_BPFFS, else -ENOENT with the error. */
 int ta_bpffs_check(struct ta_error *e);
 
 /* Whether `dir` is a folder of this user closed to others; the error if
- * not. EXIT_OK or EXIT_SYSTEM. */
+ * not. 0 or -errno. */
 int ta_pins_check_dir(const char *dir, struct ta_error *e);
 
 /* Remove the whole plane: every link pin (detaching each link), every map

@@ -164,24 +164,24 @@ static int resolve_ports(const struct ta_plane *pl, struct ta_policy_spec *spec,
 	if (!err && spec->default_action == TA_ACT_REDIRECT)
 		err = ta_port_get(pl, spec->default_ifindex, &spec->default_port);
 	if (err == -EINVAL)
-		return ta_error_set(e, EXIT_USER, "a redirect or fdb entry names no interface");
+		return ta_error_input(e, EINVAL, "a redirect or fdb entry names no interface");
 	if (err == -ENOSPC)
-		return ta_error_set(e, EXIT_SYSTEM, "no redirect port is free: %d targets are in use",
-				    TA_MAX_PORTS - 1);
+		return ta_error_system(e, ENOSPC, "no redirect port is free: %d targets are in use",
+				       TA_MAX_PORTS - 1);
 	if (err)
 		return ta_error_errno(e, err, "cannot add a redirect target to ta_ports");
-	return EXIT_OK;
+	return 0;
 }
 
 static int version_error(const char *name, int err, struct ta_error *e)
 {
 	if (err == -E2BIG || err == -ENOSPC)
-		return ta_error_set(e, EXIT_USER,
-				    "policy %s: the rules do not fit (%s); split or simplify them", name,
-				    strerror(-err));
+		return ta_error_input(e, -err,
+				      "policy %s: the rules do not fit (%s); split or simplify them", name,
+				      strerror(-err));
 	if (err == -EINVAL || err == -ERANGE)
-		return ta_error_set(e, EXIT_USER, "policy %s: invalid rules or rate (%s)", name,
-				    strerror(-err));
+		return ta_error_input(e, -err, "policy %s: invalid rules or rate (%s)", name,
+				      strerror(-err));
 	return ta_error_errno(e, err, "cannot write policy %s", name);
 }
 
@@ -203,15 +203,15 @@ int ta_policy_load(struct ta_plane *pl, const char *name, struct ta_policy_spec 
 
 	memset(res, 0, sizeof(*res));
 	if (ta_policy_name_valid(name))
-		return ta_error_set(e, EXIT_USER,
-				    "'%s' is not a policy name: 1 to %d letters, digits, '.', '_' "
-				    "or '-'", name, TA_POLICY_NAME_LEN - 1);
+		return ta_error_input(e, EINVAL,
+				      "'%s' is not a policy name: 1 to %d letters, digits, '.', '_' "
+				      "or '-'", name, TA_POLICY_NAME_LEN - 1);
 	if (spec->guard.flags)
-		return ta_error_set(e, EXIT_USER,
-				    "policy %s: a guard holds one guest's addresses, so it belongs to "
-				    "a tap, not to a shared policy; remove the guard statement and "
-				    "give it with 'tap-accel attach IFACE --policy %s --guard "
-				    "mac=...,ip=...'", name, name);
+		return ta_error_input(e, EINVAL,
+				      "policy %s: a guard holds one guest's addresses, so it belongs to "
+				      "a tap, not to a shared policy; remove the guard statement and "
+				      "give it with 'tap-accel attach IFACE --policy %s --guard "
+				      "mac=...,ip=...'", name, name);
 	err = ta_policy_find(pl, name, &res->index);
 	if (err && err != -ENOENT)
 		return ta_error_errno(e, err, "cannot read the policies");
@@ -219,9 +219,9 @@ int ta_policy_load(struct ta_plane *pl, const char *name, struct ta_policy_spec 
 	if (res->created) {
 		err = index_alloc(pl, &res->index);
 		if (err == -ENOSPC)
-			return ta_error_set(e, EXIT_USER, "%d policies are loaded, the most there can "
-					    "be; unload one ('tap-accel policy unload NAME')",
-					    TA_MAX_POLICIES);
+			return ta_error_input(e, ENOSPC, "%d policies are loaded, the most there can "
+					      "be; unload one ('tap-accel policy unload NAME')",
+					      TA_MAX_POLICIES);
 		if (err)
 			return ta_error_errno(e, err, "cannot read the policies");
 		slot = 0;
@@ -232,7 +232,7 @@ int ta_policy_load(struct ta_plane *pl, const char *name, struct ta_policy_spec 
 		res->nr_taps = old.nr_taps;
 		if (!always && spec->digest && old.head.digest == spec->digest) {
 			res->unchanged = true;
-			return EXIT_OK;
+			return 0;
 		}
 		slot = old.slot ^ 1;
 	}
@@ -250,7 +250,7 @@ int ta_policy_load(struct ta_plane *pl, const char *name, struct ta_policy_spec 
 		err = bpf_map_update_elem(pl->maps.ta_policy_active, &res->index, &slot, BPF_ANY)
 			      ? -errno
 			      : name_set(pl, res->index, name);
-		return err ? ta_error_errno(e, err, "cannot name policy %s", name) : EXIT_OK;
+		return err ? ta_error_errno(e, err, "cannot name policy %s", name) : 0;
 	}
 	err = bpf_map_lookup_elem(pl->maps.ta_policy, &version, &head) ? -errno : 0;
 	err = err ?: ta_taps_prepare_version(pl, res->index, slot, version, &old_blocks,
@@ -271,7 +271,7 @@ int ta_policy_load(struct ta_plane *pl, const char *name, struct ta_policy_spec 
 	ta_ports_prune(pl);
 	return err ? ta_error_errno(e, err, "policy %s: cannot update the fdb or rate of its taps",
 				     name)
-		   : EXIT_OK;
+		   : 0;
 }
 
 int ta_policy_unload(struct ta_plane *pl, const char *name, struct ta_error *e)
@@ -281,17 +281,17 @@ int ta_policy_unload(struct ta_plane *pl, const char *name, struct ta_error *e)
 	int err = ta_policy_find(pl, name, &index);
 
 	if (err == -ENOENT)
-		return ta_error_set(e, EXIT_USER, "no policy %s is loaded; 'tap-accel policy list' "
-				    "lists them", name);
+		return ta_error_input(e, ENOENT, "no policy %s is loaded; 'tap-accel policy list' "
+				      "lists them", name);
 	err = err ?: ta_policy_get(pl, index, &info);
 	if (err)
 		return ta_error_errno(e, err, "cannot read policy %s", name);
 	if (info.nr_taps)
-		return ta_error_set(e, EXIT_USER, "policy %s is bound to %u taps; bind them to "
-				    "another policy or detach them first", name, info.nr_taps);
+		return ta_error_input(e, EBUSY, "policy %s is bound to %u taps; bind them to "
+				      "another policy or detach them first", name, info.nr_taps);
 	if (info.unbound)
-		return ta_error_set(e, EXIT_USER, "policy %s is what unbound taps get; choose "
-				    "another for them first", name);
+		return ta_error_input(e, EBUSY, "policy %s is what unbound taps get; choose "
+				      "another for them first", name);
 	err = name_set(pl, index, "");
 	if (!err && bpf_map_update_elem(pl->maps.ta_policy_active, &index, &zero, BPF_ANY))
 		err = -errno;
@@ -300,7 +300,7 @@ int ta_policy_unload(struct ta_plane *pl, const char *name, struct ta_error *e)
 	for (uint32_t s = 0; !err && s < TA_SLOTS; s++)
 		err = ta_version_clear(&pl->maps, index * TA_SLOTS + s);
 	ta_ports_prune(pl);
-	return err ? ta_error_errno(e, err, "cannot remove the maps of policy %s", name) : EXIT_OK;
+	return err ? ta_error_errno(e, err, "cannot remove the maps of policy %s", name) : 0;
 }
 
 /* ---- a policy file -------------------------------------------------------- */
@@ -310,17 +310,17 @@ static int resolve(const char *file, const struct ta_srcpos *pos, const char *de
 {
 	*ifindex = if_nametoindex(dev);
 	if (*ifindex)
-		return EXIT_OK;
+		return 0;
 	if (pos->line)
-		return ta_error_at(e, EXIT_USER, "%s:%d:%d: interface %s not found", file,
-				   pos->line, pos->col, dev);
-	return ta_error_at(e, EXIT_USER, "%s: interface %s not found", file, dev);
+		return ta_error_input_at(e, ENOENT, "%s:%d:%d: interface %s not found", file,
+					 pos->line, pos->col, dev);
+	return ta_error_input_at(e, ENOENT, "%s: interface %s not found", file, dev);
 }
 
 int ta_policy_resolve(const char *file, struct ta_policy_spec *spec, struct ta_error *e)
 {
 	struct ta_srcpos nowhere = {0};
-	int ret = EXIT_OK;
+	int ret = 0;
 
 	for (uint32_t i = 0; !ret && i < spec->nr_rules; i++) {
 		struct ta_rule_spec *r = &spec->rules[i];

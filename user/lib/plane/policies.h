@@ -22,10 +22,10 @@ int ta_policy_name_valid(const char *name);
 int ta_policy_name_of_file(const char *path, char name[TA_POLICY_NAME_LEN]);
 
 /* Parse a policy file and look its interfaces up in this namespace.
- * EXIT_OK, or an exit code with "FILE:LINE:COL: ..." in `e`. */
+ * 0, or -errno with "FILE:LINE:COL: ..." in `e`. */
 int ta_policy_read(const char *file, struct ta_policy_spec *spec, struct ta_error *e);
 /* Only the second half: look the interfaces of a parsed spec up in this
- * namespace (`file` names it in messages). EXIT_OK or an exit code with
+ * namespace (`file` names it in messages). 0 or -ENOENT with
  * "FILE:LINE:COL: interface DEV not found" in `e`; the spec stays. */
 int ta_policy_resolve(const char *file, struct ta_policy_spec *spec, struct ta_error *e);
 
@@ -62,13 +62,13 @@ struct ta_load_result {
  * each). Its redirect and fdb targets are looked up in this namespace by
  * name. A spec whose digest is the loaded version's changes nothing,
  * unless `always`. Guard statements are refused: a guard is a tap's.
- * EXIT_OK, or an exit code with `e` (the running version untouched).
+ * 0, or -errno with `e` (the running version untouched).
  */
 int ta_policy_load(struct ta_plane *pl, const char *name, struct ta_policy_spec *spec,
 		   bool always, struct ta_load_result *res, struct ta_error *e);
 
 /* Remove policy `name`; refused while a tap is bound to it or unbound taps
- * get it. EXIT_OK or an exit code with `e`. */
+ * get it. 0 or -errno with `e`. */
 int ta_policy_unload(struct ta_plane *pl, const char *name, struct ta_error *e);
 
 #endif /* TA_POLICIES_H */

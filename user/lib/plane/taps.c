@@ -334,23 +334,23 @@ static int check_xdp(const struct ta_plane *pl, const struct ta_bind *b, uint32_
 	if (err)
 		return ta_error_errno(e, err, "cannot query the XDP program of %s", b->ifname);
 	if (!now->prog_id || now->prog_id == pl->prog_id)
-		return EXIT_OK;
+		return 0;
 	fd = bpf_prog_get_fd_by_id(now->prog_id);
 	if (fd >= 0) {
 		ta_prog_id(fd, name, sizeof(name));
 		close(fd);
 	}
 	if (b->force)
-		return EXIT_OK;
+		return 0;
 	if (!strncmp(name, "tap_accel", 9))
-		return ta_error_set(e, EXIT_USER,
-				    "%s has a tap-accel program (id %u) that this host's plane did "
-				    "not attach (an older tap-accel's, or another bpffs's); detach it "
-				    "with that one, or use --force to replace it",
-				    b->ifname, now->prog_id);
-	return ta_error_set(e, EXIT_USER,
-			    "another XDP program is attached to %s (id %u, %s); use --force to "
-			    "replace it", b->ifname, now->prog_id, name[0] ? name : "?");
+		return ta_error_input(e, EBUSY,
+				      "%s has a tap-accel program (id %u) that this host's plane did "
+				      "not attach (an older tap-accel's, or another bpffs's); detach it "
+				      "with that one, or use --force to replace it",
+				      b->ifname, now->prog_id);
+	return ta_error_input(e, EBUSY,
+			      "another XDP program is attached to %s (id %u, %s); use --force to "
+			      "replace it", b->ifname, now->prog_id, name[0] ? name : "?");
 }
 
 static int link_create(const struct ta_plane *pl, const struct ta_bind *b,
@@ -378,17 +378,17 @@ static int link_create(const struct ta_plane *pl, const struct ta_bind *b,
 
 		err = errno;
 		if (err == EOPNOTSUPP && b->xdp_flags == XDP_FLAGS_DRV_MODE)
-			return ta_error_set(e, EXIT_SYSTEM,
-					    "native XDP not supported here, use --mode generic");
+			return ta_error_system(e, EOPNOTSUPP,
+					       "native XDP not supported here, use --mode generic");
 		/* the tap has a program: asked only now, as the query costs a
 		 * dump of every link of the namespace */
 		if ((err == EBUSY || err == EEXIST) && !b->force && check_xdp(pl, b, key->ifindex,
 									     &there, e))
-			return e->code;
+			return -e->err;
 		if (err == EBUSY || err == EEXIST)
-			return ta_error_set(e, EXIT_SYSTEM,
-					    "%s has another XDP program or bpf link; see 'ip link show "
-					    "%s' and 'bpftool link'", b->ifname, b->ifname);
+			return ta_error_system(e, EBUSY,
+					       "%s has another XDP program or bpf link; see 'ip link show "
+					       "%s' and 'bpftool link'", b->ifname, b->ifname);
 		return ta_error_errno(e, err, "cannot attach to %s", b->ifname);
 	}
 	ta_link_path(key, path, sizeof(path));
@@ -396,7 +396,7 @@ static int link_create(const struct ta_plane *pl, const struct ta_bind *b,
 	if (err)
 		bpf_link_detach(fd);
 	close(fd);
-	return err ? ta_error_errno(e, err, "cannot pin the link at %s", path) : EXIT_OK;
+	return err ? ta_error_errno(e, err, "cannot pin the link at %s", path) : 0;
 }
 
 /* 1 if the link is attached to its tap, 0 if the tap went (or the link
@@ -424,8 +424,8 @@ static int bind_new(struct ta_plane *pl, const struct ta_bind *b, const struct t
 
 	err = id_alloc(pl, &tap.id);
 	if (err == -ENOSPC)
-		return ta_error_set(e, EXIT_SYSTEM, "no tap id is free: %d taps are bound",
-				    TA_MAX_TAPS - 1);
+		return ta_error_system(e, ENOSPC, "no tap id is free: %d taps are bound",
+				       TA_MAX_TAPS - 1);
 	if (err)
 		return ta_error_errno(e, err, "cannot read the tap ids");
 	snprintf(info.ifname, sizeof(info.ifname), "%s", b->ifname);
@@ -443,9 +443,9 @@ static int bind_new(struct ta_plane *pl, const struct ta_bind *b, const struct t
 		ret = ta_error_errno(e, err, "cannot write the binding of %s", b->ifname);
 		goto fail;
 	}
-	ret = b->entry_only ? EXIT_OK : link_create(pl, b, key, now, e);
+	ret = b->entry_only ? 0 : link_create(pl, b, key, now, e);
 	if (!ret)
-		return EXIT_OK;
+		return 0;
 fail:
 	ref_clear(pl, key);
 	tap_release(pl, &tap);
@@ -461,10 +461,10 @@ static int bind_again(struct ta_plane *pl, const struct ta_bind *b, struct ta_ta
 	int err = 0;
 
 	if (st->info.xdp_flags != b->xdp_flags)
-		return ta_error_set(e, EXIT_USER,
-				    "%s is bound in %s mode; detach it first to change the mode",
-				    b->ifname,
-				    st->info.xdp_flags == XDP_FLAGS_SKB_MODE ? "generic" : "native");
+		return ta_error_input(e, EBUSY,
+				      "%s is bound in %s mode; detach it first to change the mode",
+				      b->ifname,
+				      st->info.xdp_flags == XDP_FLAGS_SKB_MODE ? "generic" : "native");
 	if (moved)
 		err = rules_for_move(pl, &tap, &st->info, b->policy, old);
 	tap.policy = b->policy;
@@ -481,7 +481,7 @@ static int bind_again(struct ta_plane *pl, const struct ta_bind *b, struct ta_ta
 	for (int i = 0; !err && i < 2; i++)
 		ta_counters_free(pl, old[i]);
 	return err ? ta_error_errno(e, err, "cannot change the binding of %s", b->ifname)
-		   : EXIT_OK;
+		   : 0;
 }
 
 int ta_tap_check(const char *ifname, struct ta_error *e)
@@ -490,18 +490,18 @@ int ta_tap_check(const char *ifname, struct ta_error *e)
 	int err;
 
 	if (ta_ifname_valid(ifname))
-		return ta_error_set(e, EXIT_USER, "'%s' is not a valid interface name", ifname);
+		return ta_error_input(e, EINVAL, "'%s' is not a valid interface name", ifname);
 	if (!if_nametoindex(ifname))
-		return ta_error_set(e, EXIT_USER,
-				    "interface %s not found; list interfaces with 'ip link'", ifname);
+		return ta_error_input(e, ENOENT,
+				      "interface %s not found; list interfaces with 'ip link'", ifname);
 	err = ta_netdev_is_tap(ifname, driver, sizeof(driver));
 	if (err < 0)
 		return ta_error_errno(e, err, "cannot tell what kind of device %s is", ifname);
 	if (!err)
-		return ta_error_set(e, EXIT_USER,
-				    "%s is not a tap device (it is %s); tap-accel attaches to taps "
-				    "('ip tuntap add NAME mode tap')", ifname, driver);
-	return EXIT_OK;
+		return ta_error_input(e, EINVAL,
+				      "%s is not a tap device (it is %s); tap-accel attaches to taps "
+				      "('ip tuntap add NAME mode tap')", ifname, driver);
+	return 0;
 }
 
 int ta_tap_bind(struct ta_plane *pl, const struct ta_bind *b, enum ta_bind_result *result,
@@ -512,12 +512,12 @@ int ta_tap_bind(struct ta_plane *pl, const struct ta_bind *b, enum ta_bind_resul
 	struct ta_tap_key key;
 	int ret, err;
 
-	ret = b->entry_only ? EXIT_OK : ta_tap_check(b->ifname, e);
+	ret = b->entry_only ? 0 : ta_tap_check(b->ifname, e);
 	if (ret)
 		return ret;
 	if (ta_tap_key_of(pl, b->ifname, &key))
-		return ta_error_set(e, EXIT_USER,
-				    "interface %s not found; list interfaces with 'ip link'", b->ifname);
+		return ta_error_input(e, ENOENT,
+				      "interface %s not found; list interfaces with 'ip link'", b->ifname);
 	err = ta_tap_read(pl, &key, &st);
 	if (!err && (st.link == TA_LINK_LIVE || b->entry_only)) {
 		*result = TA_REBOUND;
@@ -534,17 +534,17 @@ int ta_tap_bind(struct ta_plane *pl, const struct ta_bind *b, enum ta_bind_resul
 	}
 	/* --force must know what it replaces; else the link's refusal says
 	 * that there is something (link_create) */
-	ret = b->force ? check_xdp(pl, b, key.ifindex, &now, e) : EXIT_OK;
+	ret = b->force ? check_xdp(pl, b, key.ifindex, &now, e) : 0;
 	if (ret)
 		return ret;
 	if (now.prog_id && now.prog_id == pl->prog_id) {
 		char path[256];
 
 		ta_link_path(&key, path, sizeof(path));
-		return ta_error_set(e, EXIT_SYSTEM,
-				    "%s runs tap-accel's program but has no link pin at %s; "
-				    "'ip link set dev %s xdp off' and attach again", b->ifname, path,
-				    b->ifname);
+		return ta_error_system(e, ENOENT,
+				       "%s runs tap-accel's program but has no link pin at %s; "
+				       "'ip link set dev %s xdp off' and attach again", b->ifname, path,
+				       b->ifname);
 	}
 	*result = TA_BOUND;
 	return bind_new(pl, b, &key, &now, e);
@@ -562,10 +562,10 @@ int ta_taps_unbind(struct ta_plane *pl, const struct ta_tap_key *keys, uint32_t 
 	struct ta_tap *taps = calloc(n ?: 1, sizeof(*taps));
 	uint32_t slot;
 	char path[256];
-	int fd, err = 0, ret = EXIT_OK;
+	int fd, err = 0, ret = 0;
 
 	if (!taps)
-		return ta_error_set(e, EXIT_SYSTEM, "out of memory");
+		return ta_error_system(e, ENOMEM, "out of memory");
 	/* every program detached and every ref gone first, then one wait for
 	 * the frames in flight, then the ids freed: a thousand taps wait once */
 	for (uint32_t i = 0; i < n && !ret; i++) {

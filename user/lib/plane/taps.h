@@ -20,7 +20,7 @@
 int ta_tap_key_of(const struct ta_plane *pl, const char *ifname, struct ta_tap_key *key);
 
 /* Whether interface `ifname` of this namespace is a tap that can be bound
- * (a valid name, there, a tap). EXIT_OK or EXIT_USER with `e`. */
+ * (a valid name, there, a tap). 0 or -errno with `e`, the input's fault. */
 int ta_tap_check(const char *ifname, struct ta_error *e);
 
 struct ta_bind {
@@ -46,13 +46,13 @@ enum ta_bind_result {
  * Bind a tap: on success the program judges its frames under the policy
  * and guard given. A tap already bound keeps its link, counters and fdb
  * and switches at once. On failure nothing is left of a new binding.
- * EXIT_OK (with *result), or an exit code with `e`.
+ * 0 (with *result), or -errno with `e`.
  */
 int ta_tap_bind(struct ta_plane *pl, const struct ta_bind *b, enum ta_bind_result *result,
 		struct ta_error *e);
 
 /* Unbind a tap: detach the program, remove its entry, counters, guard and
- * fdb. Works for taps that are gone too. EXIT_OK or exit code with `e`. */
+ * fdb. Works for taps that are gone too. 0 or -errno with `e`. */
 int ta_tap_unbind(struct ta_plane *pl, const struct ta_tap_key *key, struct ta_error *e);
 /* The same for n taps at once, which wait for frames in flight once. */
 int ta_taps_unbind(struct ta_plane *pl, const struct ta_tap_key *keys, uint32_t n,

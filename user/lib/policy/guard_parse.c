@@ -5,6 +5,7 @@
  * the fuzzers link it with the policy parser.
  */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,18 +72,18 @@ int ta_guard_add_ip(struct ta_guard_spec *g, const char *s, struct ta_error *e)
 			goto too_many;
 		g->ip4[g->nr_ip4++] = ip4;
 		g->flags |= TA_GUARD_F_IP4;
-		return EXIT_OK;
+		return 0;
 	}
 	if (inet_pton(AF_INET6, s, ip6) != 1)
-		return ta_error_set(e, EXIT_USER, "guard address '%.*s' is not an IPv4 or IPv6 address",
-				    QUOTE_MAX, s);
+		return ta_error_input(e, EINVAL, "guard address '%.*s' is not an IPv4 or IPv6 address",
+				      QUOTE_MAX, s);
 	/* IPv4 written as IPv6: no IPv6 frame carries it, and IPv4 would
 	 * stay unguarded (RFC 4291 2.5.5.2) */
 	if (!memcmp(ip6, "\0\0\0\0\0\0\0\0\0\0\xff\xff", 12))
-		return ta_error_set(e, EXIT_USER,
-				    "guard address '%.*s' is IPv4-mapped (::ffff:0:0/96), which never "
-				    "appears on the wire: give the IPv4 address, %s", QUOTE_MAX, s,
-				    inet_ntop(AF_INET, ip6 + 12, four, sizeof(four)));
+		return ta_error_input(e, EINVAL,
+				      "guard address '%.*s' is IPv4-mapped (::ffff:0:0/96), which never "
+				      "appears on the wire: give the IPv4 address, %s", QUOTE_MAX, s,
+				      inet_ntop(AF_INET, ip6 + 12, four, sizeof(four)));
 	why = ip6_unusable(ip6);
 	if (why)
 		goto unusable;
@@ -93,15 +94,15 @@ int ta_guard_add_ip(struct ta_guard_spec *g, const char *s, struct ta_error *e)
 		goto too_many;
 	memcpy(g->ip6[g->nr_ip6++], ip6, 16);
 	g->flags |= TA_GUARD_F_IP6;
-	return EXIT_OK;
+	return 0;
 unusable:
-	return ta_error_set(e, EXIT_USER, "guard address '%.*s' is %s, never a guest's own",
-			    QUOTE_MAX, s, why);
+	return ta_error_input(e, EINVAL, "guard address '%.*s' is %s, never a guest's own",
+			      QUOTE_MAX, s, why);
 twice:
-	return ta_error_set(e, EXIT_USER, "guard address '%.*s' is given twice", QUOTE_MAX, s);
+	return ta_error_input(e, EEXIST, "guard address '%.*s' is given twice", QUOTE_MAX, s);
 too_many:
-	return ta_error_set(e, EXIT_USER, "guard address '%.*s': at most %d guard addresses of "
-			    "each family", QUOTE_MAX, s, TA_MAX_GUARD_ADDRS);
+	return ta_error_input(e, E2BIG, "guard address '%.*s': at most %d guard addresses of "
+			      "each family", QUOTE_MAX, s, TA_MAX_GUARD_ADDRS);
 }
 
 int ta_guard_set_mac(struct ta_guard_spec *g, const char *s, struct ta_error *e)
@@ -110,21 +111,21 @@ int ta_guard_set_mac(struct ta_guard_spec *g, const char *s, struct ta_error *e)
 	uint8_t mac[6];
 
 	if (g->flags & TA_GUARD_F_MAC)
-		return ta_error_set(e, EXIT_USER, "guard MAC '%.*s': the guard has a MAC already "
-				    "(one per guest)", QUOTE_MAX, s);
+		return ta_error_input(e, EEXIST, "guard MAC '%.*s': the guard has a MAC already "
+				      "(one per guest)", QUOTE_MAX, s);
 	if (ta_parse_mac(s, mac))
-		return ta_error_set(e, EXIT_USER, "guard MAC '%.*s' is not a MAC address like "
-				    "52:54:00:12:34:56", QUOTE_MAX, s);
+		return ta_error_input(e, EINVAL, "guard MAC '%.*s' is not a MAC address like "
+				      "52:54:00:12:34:56", QUOTE_MAX, s);
 	why = mac_unusable(mac);
 	if (why)
-		return ta_error_set(e, EXIT_USER, "guard MAC '%.*s' is %s, never a guest's own",
-				    QUOTE_MAX, s, why);
+		return ta_error_input(e, EINVAL, "guard MAC '%.*s' is %s, never a guest's own",
+				      QUOTE_MAX, s, why);
 	memcpy(g->mac, mac, 6);
 	g->flags |= TA_GUARD_F_MAC;
-	return EXIT_OK;
+	return 0;
 }
 
-/* One "key=value" item into g: EXIT_OK, or EXIT_USER with e. */
+/* One "key=value" item into g: 0, or -EINVAL with e. */
 static int guard_item(struct ta_guard_spec *g, char *item, const char *arg, size_t len,
 		      struct ta_error *e)
 {
@@ -138,21 +139,21 @@ static int guard_item(struct ta_guard_spec *g, char *item, const char *arg, size
 		if (!strcmp(item, "ip") || !strcmp(item, "ip6"))
 			return ta_guard_add_ip(g, value, e);
 	}
-	return ta_error_set(e, EXIT_USER,
-			    "'%.*s' is not mac=MAC (once) or ip=ADDRESS; e.g. "
-			    "mac=52:54:00:12:34:56,ip=10.0.0.2,ip=fe80::5054:ff:fe12:3456, or none",
-			    (int)(len < QUOTE_MAX ? len : QUOTE_MAX), arg);
+	return ta_error_input(e, EINVAL,
+			      "'%.*s' is not mac=MAC (once) or ip=ADDRESS; e.g. "
+			      "mac=52:54:00:12:34:56,ip=10.0.0.2,ip=fe80::5054:ff:fe12:3456, or none",
+			      (int)(len < QUOTE_MAX ? len : QUOTE_MAX), arg);
 }
 
 int ta_guard_parse(const char *arg, struct ta_guard_spec *g, size_t *bad, struct ta_error *e)
 {
 	char *copy = strdup(arg), *item, *save = NULL;
-	int ret = EXIT_OK;
+	int ret = 0;
 	size_t at;
 
 	memset(g, 0, sizeof(*g));
 	if (!copy)
-		return ta_error_set(e, EXIT_SYSTEM, "out of memory");
+		return ta_error_system(e, ENOMEM, "out of memory");
 	item = strcmp(arg, "none") ? strtok_r(copy, ",", &save) : NULL;
 	for (; item; item = strtok_r(NULL, ",", &save)) {
 		/* guard_item() cuts the item in the copy: quote it from arg */
@@ -165,7 +166,7 @@ int ta_guard_parse(const char *arg, struct ta_guard_spec *g, size_t *bad, struct
 	if (ret && bad)
 		*bad = at;
 	if (!ret && !g->flags && strcmp(arg, "none"))
-		ret = ta_error_set(e, EXIT_USER, "an empty guard: give mac=MAC,ip=ADDRESS,... or none");
+		ret = ta_error_input(e, EINVAL, "an empty guard: give mac=MAC,ip=ADDRESS,... or none");
 	if (ret)
 		memset(g, 0, sizeof(*g));
 	return ret;

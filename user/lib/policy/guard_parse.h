@@ -14,8 +14,8 @@
 #include "spec.h"
 
 /*
- * One guard address into g, as inet_pton(3) reads IPv4 and IPv6: EXIT_OK,
- * or EXIT_USER with why in `e`: not an address; one a guest never sends
+ * One guard address into g, as inet_pton(3) reads IPv4 and IPv6: 0,
+ * or -errno with why in `e` (the input's fault): not an address; one a guest never sends
  * from (unspecified, loopback, multicast, broadcast, IPv4-mapped); given
  * twice; one more than TA_MAX_GUARD_ADDRS of its family. Every way in to
  * a guard (attach --guard, a policy file, a binding, the adapters through
@@ -23,13 +23,13 @@
  */
 int ta_guard_add_ip(struct ta_guard_spec *g, const char *s, struct ta_error *e);
 
-/* The guard's MAC: EXIT_OK, or EXIT_USER: not a MAC; all zeros, broadcast
+/* The guard's MAC: 0, or -errno with `e`: not a MAC; all zeros, broadcast
  * or multicast (never a guest's own source); a second one. */
 int ta_guard_set_mac(struct ta_guard_spec *g, const char *s, struct ta_error *e);
 
 /*
  * "mac=MAC,ip=ADDRESS,..." (libvirt nwfilter's MAC and IP parameters; IPv4
- * and IPv6, ip6= too), or "none", into `g`. EXIT_OK, or EXIT_USER with the
+ * and IPv6, ip6= too), or "none", into `g`. 0, or -errno with the
  * error in `e` and, when `bad` is not NULL, the offset in `arg` of the
  * item at fault in *bad.
  */

@@ -638,22 +638,25 @@ int ta_policy_parse(const char *text, size_t len, const char *filename,
 		    struct ta_policy_spec *spec, struct ta_error *e)
 {
 	struct parser p = {.spec = spec};
-	int more;
+	int more, ret;
 
 	memset(spec, 0, sizeof(*spec));
 	ta_lex_init(&p.lx, text, len, filename, e);
-	while ((more = ta_lex_line(&p.lx)) > 0)
-		if (parse_statement(&p) || ta_lex_line_end(&p.lx))
+	while ((more = ta_lex_line(&p.lx)) > 0) {
+		ret = parse_statement(&p) ?: ta_lex_line_end(&p.lx);
+		if (ret)
 			goto error;
-	if (more < 0)
+	}
+	ret = more;
+	if (ret < 0)
 		goto error;
 	if (!ta_policy_digest(spec))
-		return EXIT_OK;
+		return 0;
 	ta_policy_spec_free(spec);
-	return ta_error_set(e, EXIT_SYSTEM, "out of memory");
+	return ta_error_system(e, ENOMEM, "out of memory");
 error:
 	ta_policy_spec_free(spec);
-	return EXIT_USER;
+	return ret;
 }
 
 int ta_policy_parse_file(const char *path, struct ta_policy_spec *spec, struct ta_error *e)

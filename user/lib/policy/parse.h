@@ -16,13 +16,13 @@
 
 /*
  * Parse `len` bytes of policy text. `filename` only names the source in
- * messages. EXIT_OK, or EXIT_USER with "FILE:LINE:COL: message" in `e`;
+ * messages. 0, or -errno with "FILE:LINE:COL: message" in `e`;
  * `spec` is then empty. Free a parsed spec with ta_policy_spec_free().
  */
 int ta_policy_parse(const char *text, size_t len, const char *filename,
 		    struct ta_policy_spec *spec, struct ta_error *e);
 
-/* The same for a file; EXIT_USER or EXIT_SYSTEM when it cannot be read. */
+/* The same for a file; -errno too when it cannot be read. */
 int ta_policy_parse_file(const char *path, struct ta_policy_spec *spec, struct ta_error *e);
 
 /* "52:54:00:12:34:56" (or with '-') into 6 bytes; 0 or -EINVAL. */

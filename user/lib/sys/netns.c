@@ -51,24 +51,24 @@ int ta_netns_enter(const char *name, struct ta_error *e)
 	int fd, err;
 
 	if (!*name || !strcmp(name, ".") || !strcmp(name, ".."))
-		return ta_error_set(e, EXIT_USER, "'%s' is not a network namespace name", name);
+		return ta_error_input(e, EINVAL, "'%s' is not a network namespace name", name);
 	if (strchr(name, '/'))
 		snprintf(path, sizeof(path), "%s", name);
 	else
 		snprintf(path, sizeof(path), "/run/netns/%s", name);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 && errno == ENOENT)
-		return ta_error_set(e, EXIT_USER, "network namespace %s not found (no %s); list them with 'ip netns'",
-				    name, path);
+		return ta_error_input(e, ENOENT, "network namespace %s not found (no %s); list them with 'ip netns'",
+				      name, path);
 	if (fd < 0)
 		return ta_error_errno(e, errno, "cannot open network namespace %s", path);
 	err = setns(fd, CLONE_NEWNET) ? errno : 0;
 	close(fd);
 	if (err == EINVAL)
-		return ta_error_set(e, EXIT_USER, "%s is not a network namespace", path);
+		return ta_error_input(e, EINVAL, "%s is not a network namespace", path);
 	if (err)
 		return ta_error_errno(e, err, "cannot enter network namespace %s", path);
-	return EXIT_OK;
+	return 0;
 }
 
 static bool is_bpffs(const char *path)

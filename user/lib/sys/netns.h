@@ -23,7 +23,7 @@ int ta_netns_inode(unsigned long *inode);
 
 /* Enter network namespace NAME (/run/netns/NAME, as `ip netns` names
  * them) or PATH (containing a '/', e.g. /proc/PID/ns/net). The mount
- * namespace stays. EXIT_OK, or an exit code with the error in `e`. */
+ * namespace stays. 0, or -errno with the error in `e`. */
 int ta_netns_enter(const char *name, struct ta_error *e);
 
 /* If no bpffs is mounted at `bpffs` here and this process was started
