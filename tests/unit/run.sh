@@ -1,7 +1,7 @@
 #!/bin/sh
-# Unit tests: the C tests of the parser and the JSON writer, then the CLI's
-# argument handling (exit codes and messages; nothing here needs root or
-# touches BPF state). Ends with "N passed, N failed".
+# Unit tests: the C tests of the parser, the compiler and the JSON writer,
+# then the CLI's argument handling (exit codes and messages; nothing here
+# needs root or touches BPF state). Ends with "N passed, N failed".
 set -u
 cd "$(dirname "$0")"
 TOP=$(cd ../.. && pwd)
