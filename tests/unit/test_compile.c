@@ -35,17 +35,34 @@ static bool parse(const char *text, struct ta_policy_spec *spec)
 	return true;
 }
 
-/* Compile `text`: the compiled form, or NULL (and a failed check). */
-static struct ta_compiled *compile_text(const char *text, struct ta_policy_spec *spec)
+/* Compile `text`: the compiled form with its spec (free both with
+ * done()), or NULL (and a failed check). */
+static struct ta_compiled *compile_text(const char *text)
 {
+	struct ta_policy_spec *spec = calloc(1, sizeof(*spec));
 	struct ta_compiled *c = NULL;
 	int ret;
 
-	if (!parse(text, spec))
+	if (!spec || !parse(text, spec)) {
+		free(spec);
 		return NULL;
+	}
 	ret = ta_policy_compile(spec, &c);
 	CHECK(ret == 0 && c, "'%s' does not compile: %d", text, ret);
+	if (!c) {
+		ta_policy_spec_free(spec);
+		free(spec);
+	}
 	return c;
+}
+
+static void done(struct ta_compiled *c)
+{
+	struct ta_policy_spec *spec = (struct ta_policy_spec *)c->spec;
+
+	ta_policy_spec_free(spec);
+	free(spec);
+	free(c);
 }
 
 /* The rules of bit-vector `index` as a mask (policies of up to 64 rules). */
@@ -81,29 +98,26 @@ static const struct ta_key_ip *ip_key(const struct ta_keyed *k, const char *addr
 
 static void test_no_rules(void)
 {
-	struct ta_policy_spec spec;
-	struct ta_compiled *c = compile_text("default drop\n", &spec);
+	struct ta_compiled *c = compile_text("default drop\n");
 
-	if (c) {
-		CHECK(c->head.nr_rules == 0, "%u rules", c->head.nr_rules);
-		CHECK(c->head.default_action == TA_ACT_DROP, "default %u", c->head.default_action);
-		CHECK(c->head.field_mask == 0, "field mask %#x", c->head.field_mask);
-		CHECK(c->bvs.nr == 0, "%u bit-vectors for no rule", c->bvs.nr);
-		for (int f = 0; f < TA_F_MAX; f++)
-			CHECK(!ta_compiled_uses(c, f), "field %d used", f);
-	}
-	free(c);
-	ta_policy_spec_free(&spec);
+	if (!c)
+		return;
+	CHECK(c->head.nr_rules == 0, "%u rules", c->head.nr_rules);
+	CHECK(c->head.default_action == TA_ACT_DROP, "default %u", c->head.default_action);
+	CHECK(c->head.field_mask == 0, "field mask %#x", c->head.field_mask);
+	CHECK(c->bvs.nr == 0, "%u bit-vectors for no rule", c->bvs.nr);
+	for (int f = 0; f < TA_F_MAX; f++)
+		CHECK(!ta_compiled_uses(c, f), "field %d used", f);
+	done(c);
 }
 
 /* Exact keys, value tables and wildcards of three rules on four fields. */
 static void test_fields(void)
 {
-	struct ta_policy_spec spec;
 	struct ta_compiled *c = compile_text("rule drop proto udp dport 53\n"
 					     "rule redirect tap1 src 10.0.0.0/8\n"
 					     "rule tx vlan 5\n"
-					     "default pass\n", &spec);
+					     "default pass\n");
 	uint32_t value;
 
 	if (!c)
@@ -142,18 +156,16 @@ static void test_fields(void)
 	CHECK(c->src_ip.nr == 1 && ip_key(&c->src_ip, "10.0.0.0", 8, &value) &&
 	      c->src_ip.keys[0].ip.family == TA_FAMILY_IP4 && rules_of(c, value) == 0x7,
 	      "src: %u keys", c->src_ip.nr);
-	free(c);
-	ta_policy_spec_free(&spec);
+	done(c);
 }
 
 /* A longer prefix's key holds the rules of the shorter ones containing it
  * (the trie finds only the longest); an IPv6 ::/0 never covers IPv4. */
 static void test_prefixes(void)
 {
-	struct ta_policy_spec spec;
 	struct ta_compiled *c = compile_text("rule drop src 10.0.0.0/8\n"
 					     "rule pass src 10.1.0.0/16\n"
-					     "rule tx src ::/0\n", &spec);
+					     "rule tx src ::/0\n");
 	uint32_t v8 = ~0u, v16 = ~0u, v0 = ~0u;
 
 	if (!c)
@@ -166,15 +178,13 @@ static void test_prefixes(void)
 	CHECK(ip_key(&c->src_ip, "::", 0, &v0) && rules_of(c, v0) == 0x4, "::/0 -> %#llx",
 	      (unsigned long long)rules_of(c, v0));
 	CHECK(rules_of(c, c->head.wildcard[TA_F_SRC_IP]) == 0, "every rule names src");
-	free(c);
-	ta_policy_spec_free(&spec);
+	done(c);
 }
 
 /* Port blocks of 256 with one set are directory entries; the others pages. */
 static void test_port_pages(void)
 {
-	struct ta_policy_spec spec;
-	struct ta_compiled *c = compile_text("rule drop proto tcp dport 1000-1999\n", &spec);
+	struct ta_compiled *c = compile_text("rule drop proto tcp dport 1000-1999\n");
 
 	if (!c)
 		return;
@@ -192,23 +202,20 @@ static void test_port_pages(void)
 	/* no rule names sport: one set for every port, and install.c skips it */
 	CHECK(!ta_compiled_uses(c, TA_F_SRC_PORT) && c->src_port.size == TA_PORT_DIR,
 	      "sport: %u entries", c->src_port.size);
-	free(c);
-	ta_policy_spec_free(&spec);
+	done(c);
 }
 
 /* Equal sets are stored once: two rules give {}, {0}, {1} and {0,1}. */
 static void test_shared_sets(void)
 {
-	struct ta_policy_spec spec;
-	struct ta_compiled *c = compile_text("rule drop proto udp\nrule drop proto tcp\n", &spec);
+	struct ta_compiled *c = compile_text("rule drop proto udp\nrule drop proto tcp\n");
 
 	if (!c)
 		return;
 	CHECK(c->bvs.nr == 4, "%u bit-vectors", c->bvs.nr);
 	CHECK(c->head.wildcard[TA_F_VLAN] == c->head.wildcard[TA_F_DST_PORT],
 	      "fields no rule names share their wildcard set");
-	free(c);
-	ta_policy_spec_free(&spec);
+	done(c);
 }
 
 /* What holds for any policy: each set once; a rule is in a field's
@@ -246,8 +253,7 @@ static void test_examples(void)
 		return;
 	}
 	for (size_t i = 0; i < g.gl_pathc; i++) {
-		struct ta_policy_spec spec;
-		struct ta_compiled *c = NULL;
+		struct ta_compiled *c;
 		char *text;
 		size_t len;
 
@@ -255,14 +261,13 @@ static void test_examples(void)
 			CHECK(0, "%s", e.text);
 			continue;
 		}
-		c = compile_text(text, &spec);
+		c = compile_text(text);
+		free(text);
 		if (c) {
 			check_invariants(g.gl_pathv[i], c);
+			done(c);
 			n++;
 		}
-		free(c);
-		free(text);
-		ta_policy_spec_free(&spec);
 	}
 	CHECK(n >= 4, "%d example policies compiled", n);
 	globfree(&g);

@@ -15,6 +15,7 @@
  * no range of the shared arrays: a three-rule policy costs kilobytes.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -372,20 +373,15 @@ int ta_policy_compile(const struct ta_policy_spec *spec, struct ta_compiled **ou
 
 const struct ta_keyed *ta_compiled_keyed(const struct ta_compiled *c, enum ta_field f)
 {
-	switch (f) {
-	case TA_F_VLAN:
-		return &c->vlan;
-	case TA_F_ETHERTYPE:
-		return &c->ethertype;
-	case TA_F_SRC_MAC:
-		return &c->src_mac;
-	case TA_F_DST_MAC:
-		return &c->dst_mac;
-	case TA_F_SRC_IP:
-		return &c->src_ip;
-	case TA_F_DST_IP:
-		return &c->dst_ip;
-	default:
-		return NULL;
-	}
+	/* the keyed fields come first in enum ta_field */
+	static const size_t at[] = {
+		[TA_F_VLAN] = offsetof(struct ta_compiled, vlan),
+		[TA_F_SRC_MAC] = offsetof(struct ta_compiled, src_mac),
+		[TA_F_DST_MAC] = offsetof(struct ta_compiled, dst_mac),
+		[TA_F_ETHERTYPE] = offsetof(struct ta_compiled, ethertype),
+		[TA_F_SRC_IP] = offsetof(struct ta_compiled, src_ip),
+		[TA_F_DST_IP] = offsetof(struct ta_compiled, dst_ip),
+	};
+
+	return f <= TA_F_DST_IP ? (const struct ta_keyed *)((const char *)c + at[f]) : NULL;
 }
