@@ -8,10 +8,10 @@
 #include <bpf/libbpf.h>
 
 #include "harness.h"
-#include "user/lib/fdb.h"
-#include "user/lib/policies.h"
-#include "user/lib/ports.h"
-#include "user/lib/taps.h"
+#include "user/lib/plane/fdb.h"
+#include "user/lib/plane/policies.h"
+#include "user/lib/plane/ports.h"
+#include "user/lib/plane/taps.h"
 
 #define TEST_TAP "lo"
 
@@ -128,7 +128,7 @@ int install(const struct ta_rule_spec *rules, uint32_t nr, uint32_t default_acti
 
 	spec.rules = calloc(nr ?: 1, sizeof(*rules));
 	if (!spec.rules)
-		return EXIT_SYSTEM;
+		return -ENOMEM;
 	if (nr)
 		memcpy(spec.rules, rules, nr * sizeof(*rules));
 	ret = install_spec(&spec);

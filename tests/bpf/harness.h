@@ -15,10 +15,10 @@
 #include <string.h>
 #include <linux/bpf.h>
 
-#include "user/lib/counters.h"
-#include "user/lib/plane.h"
-#include "user/lib/policy.h"
-#include "user/lib/taps.h"
+#include "user/lib/plane/counters.h"
+#include "user/lib/plane/plane.h"
+#include "user/lib/plane/taps.h"
+#include "user/lib/policy/spec.h"
 #include "frames.h"
 
 struct test {
@@ -51,8 +51,8 @@ int run_frame(const struct pkt *p, uint32_t *verdict);
 int run_frame_split(const struct pkt *p, uint32_t linear, uint32_t *verdict);
 
 /* Load rules (copied into a spec; redirect targets by ifindex) with a
- * default action and env.rate as a new version of policy "test": EXIT_OK
- * or the library's exit code, its message in env.e. */
+ * default action and env.rate as a new version of policy "test": 0 or
+ * -errno, its message in env.e. */
 int install(const struct ta_rule_spec *rules, uint32_t nr, uint32_t default_action);
 int install_spec(struct ta_policy_spec *spec);
 /* A new version of policy "test", blank but for this rate. */

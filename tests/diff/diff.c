@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * diff_test - the differential test of the policy program against the
- * reference model (user/lib/model.c): random policies are installed into
+ * reference model (user/lib/policy/model.c): random policies are installed into
  * a loaded tap_accel_policy, random and mutated frames go through it one
  * BPF_PROG_TEST_RUN each and through the model; the first frame whose
  * verdict differs, or batch whose counters (rule, parse class, guard
@@ -22,13 +22,15 @@
 #include <bpf/libbpf.h>
 
 #include "gen.h"
-#include "user/lib/counters.h"
-#include "user/lib/guard.h"
-#include "user/lib/names.h"
-#include "user/lib/model.h"
-#include "user/lib/policies.h"
-#include "user/lib/policy_parse.h"
-#include "user/lib/taps.h"
+#include "user/lib/plane/counters.h"
+#include "user/lib/plane/decode.h"
+#include "user/lib/plane/guard.h"
+#include "user/lib/plane/policies.h"
+#include "user/lib/plane/taps.h"
+#include "user/lib/policy/model.h"
+#include "user/lib/policy/names.h"
+#include "user/lib/policy/parse.h"
+#include "user/lib/policy/print.h"
 
 #define BATCH	   4096
 #define FRAME_MAX  1024

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "gen.h"
-#include "user/lib/policy_parse.h"
+#include "user/lib/policy/parse.h"
 
 /* ---- randomness -----------------------------------------------------------
  */

@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#include "user/lib/policy.h"
+#include "user/lib/policy/spec.h"
 #include "../bpf/frames.h"
 
 struct rng {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * fuzz_model_frame - libFuzzer target for the reference model's frame
- * parser and pipeline (user/lib/model.c): any bytes are the linear part
+ * parser and pipeline (user/lib/policy/model.c): any bytes are the linear part
  * of a frame, run through a policy that names every match field, with
  * the guard on. Checks the result is one the program could give.
  */
@@ -10,8 +10,8 @@
 #include <string.h>
 #include <linux/bpf.h>
 
-#include "user/lib/model.h"
-#include "user/lib/policy_parse.h"
+#include "user/lib/policy/model.h"
+#include "user/lib/policy/parse.h"
 
 #define CHECK(cond)                                                            \
 	do {                                                                   \

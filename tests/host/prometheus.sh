@@ -1,5 +1,5 @@
 #!/bin/sh
-# stats --prometheus and node_exporter's textfile (user/lib/prom.c), read
+# stats --prometheus and node_exporter's textfile (user/lib/output/prom.c), read
 # through Prometheus' own parser of the exposition format (prom.py): every
 # sample of known frames exact per device and label, the families' names,
 # types, HELP and TYPE, label escaping, no address among the labels, the

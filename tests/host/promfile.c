@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * promfile - ta_prom_write_file() of user/lib/prom.h, called as the agent
+ * promfile - ta_prom_write_file() of user/lib/output/prom.h, called as the agent
  * calls it for `metrics textfile DIR`, so that the host suite can check
  * what it leaves in DIR.
  *
@@ -10,8 +10,9 @@
  */
 #include <stdio.h>
 
-#include "user/lib/plane.h"
-#include "user/lib/prom.h"
+#include "user/lib/base/exit.h"
+#include "user/lib/output/prom.h"
+#include "user/lib/plane/plane.h"
 
 int main(int argc, char **argv)
 {
@@ -30,5 +31,5 @@ int main(int argc, char **argv)
 	}
 	if (ret)
 		fprintf(stderr, "promfile: %s\n", e.text);
-	return ret;
+	return !ret ? EXIT_OK : e.input ? EXIT_USER : EXIT_SYSTEM;
 }

@@ -8,7 +8,7 @@
 # apart: one tap's frames never change another's counters, rate bucket or
 # guard. Runs in a private mount namespace with its own bpffs (others' pins
 # are never touched), a private pid namespace (so that tap-accel, finding
-# no bpffs, has no caller's mount namespace outside to go to: lib/netns.h)
+# no bpffs, has no caller's mount namespace outside to go to: lib/sys/netns.h)
 # and a private network namespace. Needs root. Ends with "N passed, N
 # failed".
 set -u

@@ -1,8 +1,8 @@
 #!/bin/sh
-# Unit tests: the C tests of the parser and the JSON writer, then the CLI's
-# argument handling (exit codes and messages; nothing here needs root or
-# touches BPF state), then the VM suites' vm*= arguments against their
-# table (vm-knobs.sh). Ends with "N passed, N failed".
+# Unit tests: the C tests of the parser, the compiler and the JSON writer,
+# then the CLI's argument handling (exit codes and messages; nothing here
+# needs root or touches BPF state), then the VM suites' vm*= arguments
+# against their table (vm-knobs.sh). Ends with "N passed, N failed".
 set -u
 cd "$(dirname "$0")"
 TOP=$(cd ../.. && pwd)
@@ -19,6 +19,22 @@ if make -s -C "$TOP/tests/unit" >/dev/null; then
 else
 	bad "tests/unit did not build"
 fi
+
+# --- the library's layers ----------------------------------------------------
+# base/ and sys/ below policy/, policy/ below plane/, plane/ below output/:
+# each folder includes only from those below it, and the policy language
+# never calls the kernel (its tests above run without root).
+layer_includes() { # FOLDER: the other folders of user/lib its files include from
+	grep -ho '#include "\.\./[a-z]*/' "$TOP/user/lib/$1"/* | sed 's|#include "\.\./||; s|/$||' |
+		sort -u | tr '\n' ' ' | sed 's/ $//'
+}
+check "lib/base includes from" "" "$(layer_includes base)"
+check "lib/sys includes from" "base" "$(layer_includes sys)"
+check "lib/policy includes from" "base" "$(layer_includes policy)"
+check "lib/plane includes from" "base policy sys" "$(layer_includes plane)"
+check "lib/output includes from" "base plane policy" "$(layer_includes output)"
+check "lib/policy makes no BPF call" "" \
+	"$(grep -l 'bpf/bpf\.h\|bpf/libbpf\.h' "$TOP"/user/lib/policy/* "$TOP"/user/lib/base/*)"
 
 # --- CLI argument handling -------------------------------------------------
 [ -x "$TA" ] || make -s -C "$TOP" user >/dev/null 2>&1

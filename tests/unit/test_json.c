@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "lib/json.h"
+#include "lib/output/json.h"
 
 static char *buf;
 static size_t len;

@@ -103,7 +103,7 @@ else
 	expect_exit 0 "loaded .* as policy swap: 1 rules" ta policy load swap $PL/swap-a.policy
 	# Replaced first, with no tap bound: the first replace waits out the
 	# frames in flight with a map it makes and the plane keeps
-	# (ta_sync_inner, user/lib/plane.c), so that from here on what binding
+	# (ta_sync_inner, user/lib/plane/plane.c), so that from here on what binding
 	# adds to bpftool's lists is only the taps'.
 	expect_exit 0 "replaced for 0 taps" ta policy load swap $PL/swap-b.policy
 	expect_exit 0 "replaced for 0 taps" ta policy load swap $PL/swap-a.policy

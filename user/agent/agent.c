@@ -29,8 +29,8 @@
 #include "agent/netns.h"
 #include "agent/reconcile.h"
 #include "agent/state_file.h"
-#include "lib/error.h"
-#include "lib/util.h"
+#include "lib/base/error.h"
+#include "lib/sys/util.h"
 
 #define NETNS_DIR "/run/netns"
 /* While a namespace of agent.conf is not there: how often to look. */
@@ -494,7 +494,7 @@ int agent_run(const struct agent_opts *o)
 	err = agent_state_dir(&a) ?: make_dirs(o->run_dir);
 	if (err) {
 		agent_log("not started: cannot make %s: %s", o->run_dir, strerror(-err));
-		return EXIT_SYSTEM;
+		return err == -EINVAL ? -EIO : err;
 	}
 	ret = agent_lock(&a, &lock_fd);
 	if (ret)
@@ -513,7 +513,7 @@ int agent_run(const struct agent_opts *o)
 	err = err ?: agent_ns_sync(&a);
 	if (err) {
 		agent_log("not started: cannot watch signals, files or links: %s", strerror(-err));
-		ret = EXIT_SYSTEM;
+		ret = err == -EINVAL ? -EIO : err;
 	}
 	if (!ret)
 		agent_metrics_sync(&a);

@@ -22,8 +22,9 @@
 
 #include "agent/state.h"
 
-/* Run the agent until SIGTERM or SIGINT: EXIT_OK, or an exit code when it
- * cannot start (said on stderr). */
+/* Run the agent until SIGTERM or SIGINT: 0, or when it cannot start
+ * (said on stderr) -EINVAL for a configuration with errors, another
+ * -errno when the system failed. */
 int agent_run(const struct agent_opts *o);
 
 #endif /* TA_AGENT_AGENT_H */

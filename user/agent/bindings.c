@@ -16,9 +16,10 @@
 
 #include "agent/bindings.h"
 #include "agent/config_read.h"
-#include "lib/guard.h"
-#include "lib/lex.h"
-#include "lib/policies.h"
+#include "lib/base/lex.h"
+#include "lib/plane/guard.h"
+#include "lib/plane/policies.h"
+#include "lib/policy/guard_parse.h"
 
 /* ---- bindings.d ------------------------------------------------------------ */
 
@@ -252,7 +253,8 @@ static void binding_warnings(const struct agent_config *cfg, const struct agent_
 			    cfg->dir, b->policy);
 }
 
-/* One bindings.d file into f. EXIT_OK, or an exit code (said). */
+/* One bindings.d file into f. 0, or -errno as config_failure() gives it
+ * (said). */
 static int load_file(struct agent_config *cfg, struct agent_file *f, const char *dir,
 		     const char *name, struct agent_report *r)
 {
@@ -264,23 +266,23 @@ static int load_file(struct agent_config *cfg, struct agent_file *f, const char 
 
 	f->name = strdup(name);
 	f->path = config_path(dir, name);
-	ret = f->name && f->path ? EXIT_OK : ta_error_set(&e, EXIT_SYSTEM, "out of memory");
+	ret = f->name && f->path ? 0 : ta_error_system(&e, ENOMEM, "out of memory");
 	ret = ret ?: config_read(f->path, "binding file", CONFIG_MAX_BYTES, &text, &len, &e);
 	if (!ret) {
 		ta_lex_init(&p.lx, text, len, f->path, &e);
 		while ((more = ta_lex_line(&p.lx)) > 0)
 			if (parse_binding_line(&p) || ta_lex_line_end(&p.lx))
 				break;
-		ret = more ? EXIT_USER : EXIT_OK;
+		ret = more ? -EINVAL : 0;
 	}
 	free(text);
 	if (ret) {
 		config_say(r, true, &e);
-		return ret;
+		return config_failure(&e);
 	}
 	for (uint32_t i = 0; i < f->nr_binds; i++)
 		binding_warnings(cfg, &f->binds[i], r);
-	return EXIT_OK;
+	return 0;
 }
 
 /* The file of that name in fs, or NULL. */
@@ -294,7 +296,7 @@ static struct agent_file *file_named(struct agent_files *fs, const char *name)
 
 /*
  * Every binding file of `dir` into fs. A file with an error is said; with
- * `lenient` (the run folder) it is left out and the result is EXIT_OK all
+ * `lenient` (the run folder) it is left out and the result is 0 all
  * the same, its last good version taken from `keep` if that has one.
  */
 int bindings_load(struct agent_config *cfg, const char *dir, struct agent_files *fs,
@@ -303,13 +305,13 @@ int bindings_load(struct agent_config *cfg, const char *dir, struct agent_files 
 	struct agent_file *last;
 	struct dirent **names;
 	struct ta_error e;
-	int n = config_list(dir, is_binding_file, &names, &e), ret = EXIT_OK, one;
+	int n = config_list(dir, is_binding_file, &names, &e), ret = 0, one;
 
 	if (n > 0 && !(fs->v = calloc(n, sizeof(*fs->v))))
-		n = -1, ta_error_set(&e, EXIT_SYSTEM, "out of memory");
+		n = -1, ta_error_system(&e, ENOMEM, "out of memory");
 	if (n < 0) {
 		config_say(r, true, &e);
-		return EXIT_SYSTEM;
+		return config_system_failure(&e);
 	}
 	for (int i = 0; i < n; i++) {
 		struct agent_file *f = &fs->v[fs->nr];

@@ -13,7 +13,7 @@
 
 /*
  * Every binding file of `dir` into fs. A file with an error is said; with
- * `lenient` (the run folder) it is left out and the result is EXIT_OK all
+ * `lenient` (the run folder) it is left out and the result is 0 all
  * the same, its last good version taken from `keep` if that has one.
  */
 int bindings_load(struct agent_config *cfg, const char *dir, struct agent_files *fs,

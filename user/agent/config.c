@@ -2,7 +2,7 @@
 /*
  * config.c - the agent's configuration, read (config.h): agent.conf, the
  * policies/ and, through bindings.c, both bindings.d folders. The files
- * share the policy language's lexical rules (lib/lex.h); each file stops
+ * share the policy language's lexical rules (lib/base/lex.h); each file stops
  * at its first error, and every file is read, so that one pass names every
  * file at fault.
  */
@@ -18,9 +18,9 @@
 #include "agent/bindings.h"
 #include "agent/config.h"
 #include "agent/config_read.h"
-#include "lib/lex.h"
-#include "lib/policies.h"
-#include "lib/policy_parse.h"
+#include "lib/base/lex.h"
+#include "lib/plane/policies.h"
+#include "lib/policy/parse.h"
 
 /* A policy file: as `tap-accel policy load` takes. */
 #define POLICY_MAX_BYTES (16u << 20)
@@ -234,7 +234,7 @@ static int load_settings(struct agent_config *cfg, struct agent_report *r)
 	struct ta_error e;
 	char *path = config_path(cfg->dir, "agent.conf"), *text = NULL;
 	size_t len;
-	int ret = path ? EXIT_OK : ta_error_set(&e, EXIT_SYSTEM, "out of memory"), more;
+	int ret = path ? 0 : ta_error_system(&e, ENOMEM, "out of memory"), more;
 
 	struct stat st;
 
@@ -247,10 +247,12 @@ static int load_settings(struct agent_config *cfg, struct agent_report *r)
 		while ((more = ta_lex_line(&s.lx)) > 0)
 			if (parse_setting(&s) || ta_lex_line_end(&s.lx))
 				break;
-		ret = more ? EXIT_USER : EXIT_OK;
+		ret = more ? -EINVAL : 0;
 	}
-	if (ret)
+	if (ret) {
 		config_say(r, true, &e);
+		ret = config_failure(&e);
+	}
 out:
 	free(s.netns_lines);
 	free(text);
@@ -276,20 +278,20 @@ static int load_policy(struct agent_policy *p, const char *dir, const char *file
 
 	p->path = config_path(dir, file);
 	if (!p->path)
-		return ta_error_set(e, EXIT_SYSTEM, "out of memory");
+		return ta_error_system(e, ENOMEM, "out of memory");
 	if (ta_policy_name_of_file(file, p->name))
-		return ta_error_at(e, EXIT_USER,
-				   "%s: its file name makes no policy name (1 to %d letters, digits, "
-				   "'.', '_' or '-' before .policy); rename it", p->path,
-				   TA_POLICY_NAME_LEN - 1);
+		return ta_error_input_at(e, EINVAL,
+					 "%s: its file name makes no policy name (1 to %d letters, digits, "
+					 "'.', '_' or '-' before .policy); rename it", p->path,
+					 TA_POLICY_NAME_LEN - 1);
 	ret = config_read(p->path, "policy file", POLICY_MAX_BYTES, &text, &len, e);
 	ret = ret ?: ta_policy_parse(text, len, p->path, &p->spec, e);
 	free(text);
 	if (!ret && p->spec.guard.flags)
-		ret = ta_error_at(e, EXIT_USER,
-				  "%s: a guard holds one guest's addresses, so it belongs to a tap, "
-				  "not to a shared policy; give it on the binding (guard mac=...,ip=...)",
-				  p->path);
+		ret = ta_error_input_at(e, EINVAL,
+					"%s: a guard holds one guest's addresses, so it belongs to a tap, "
+					"not to a shared policy; give it on the binding (guard mac=...,ip=...)",
+					p->path);
 	return ret;
 }
 
@@ -309,15 +311,15 @@ static int load_policies(struct agent_config *cfg, struct agent_report *r)
 	struct dirent **names;
 	struct ta_error e;
 	char *dir = config_path(cfg->dir, "policies");
-	int n = dir ? config_list(dir, is_policy_file, &names, &e) : -1, ret = EXIT_OK;
+	int n = dir ? config_list(dir, is_policy_file, &names, &e) : -1, ret = 0;
 
 	if (!dir)
-		ta_error_set(&e, EXIT_SYSTEM, "out of memory");
-	if (n > 0)
-		cfg->policies = calloc(n, sizeof(*cfg->policies));
+		ta_error_system(&e, ENOMEM, "out of memory");
+	if (n > 0 && !(cfg->policies = calloc(n, sizeof(*cfg->policies))))
+		ta_error_system(&e, ENOMEM, "out of memory");
 	if (n < 0 || (n > 0 && !cfg->policies)) {
 		config_say(r, true, &e);
-		ret = EXIT_SYSTEM;
+		ret = config_system_failure(&e);
 		n = n < 0 ? 0 : n;
 	}
 	for (int i = 0; i < n && cfg->policies; i++) {
@@ -325,7 +327,7 @@ static int load_policies(struct agent_config *cfg, struct agent_report *r)
 
 		if (load_policy(p, dir, names[i]->d_name, &e)) {
 			config_say(r, true, &e);
-			ret = ret ?: e.code;
+			ret = ret ?: config_failure(&e);
 		} else {
 			policy_lookups(p, r);
 		}
@@ -347,14 +349,14 @@ static int config_dir_check(const char *dir, struct agent_report *r)
 
 	if (!err && config_owner_check(dir, &st, "a folder", &e)) {
 		config_say(r, true, &e);
-		return EXIT_USER;
+		return -EINVAL;
 	}
 	if (!err)
-		return EXIT_OK;
-	ta_error_at(&e, EXIT_USER, "%s: cannot read the configuration folder: %s; make it "
-		    "(mkdir -p %s), even empty", dir, strerror(err), dir);
+		return 0;
+	ta_error_input_at(&e, err, "%s: cannot read the configuration folder: %s; make it "
+			  "(mkdir -p %s), even empty", dir, strerror(err), dir);
 	config_say(r, true, &e);
-	return EXIT_USER;
+	return -EINVAL;
 }
 
 static void unbound_warning(const struct agent_config *cfg, struct agent_report *r)
@@ -376,7 +378,7 @@ int agent_config_load(const char *dir, const char *run_dir, struct agent_config 
 	if (!cfg->dir || (run_dir && !cfg->run_dir) || !etc_bindings) {
 		free(etc_bindings);
 		agent_config_free(cfg);
-		return EXIT_SYSTEM;
+		return -ENOMEM;
 	}
 	/* /etc first, all of it: an error there leaves prev as it is (the run
 	 * folder is read all the same, to say its errors too) */
@@ -393,14 +395,14 @@ int agent_config_load(const char *dir, const char *run_dir, struct agent_config 
 	if (run_dir)
 		ret = bindings_load(cfg, run_dir, &cfg->run, true, !ret && prev ? &prev->run : NULL, r)
 		      ?: ret;
-	if (!ret && bindings_order(cfg))
-		ret = EXIT_SYSTEM;
+	if (!ret)
+		ret = bindings_order(cfg);
 	if (ret) {
 		agent_config_free(cfg);
 		return ret;
 	}
 	unbound_warning(cfg, r);
-	return EXIT_OK;
+	return 0;
 }
 
 int agent_config_reload_run(struct agent_config *cfg, struct agent_report *r)
@@ -409,14 +411,14 @@ int agent_config_reload_run(struct agent_config *cfg, struct agent_report *r)
 	int ret;
 
 	memset(&cfg->run, 0, sizeof(cfg->run));
-	ret = cfg->run_dir ? bindings_load(cfg, cfg->run_dir, &cfg->run, true, &old, r) : EXIT_OK;
+	ret = cfg->run_dir ? bindings_load(cfg, cfg->run_dir, &cfg->run, true, &old, r) : 0;
 	if (ret) {
 		bindings_free(&cfg->run);
 		cfg->run = old;
 		return ret;
 	}
 	bindings_free(&old);
-	return bindings_order(cfg) ? EXIT_SYSTEM : EXIT_OK;
+	return bindings_order(cfg);
 }
 
 void agent_config_free(struct agent_config *cfg)

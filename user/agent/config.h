@@ -14,7 +14,7 @@
 #include <sys/socket.h>
 
 #include "agent/pattern.h"
-#include "lib/policy.h"
+#include "lib/policy/spec.h"
 
 #define AGENT_CONFIG_DIR "/etc/tap-accel"
 #define AGENT_RUN_DIR "/run/tap-accel/bindings.d"
@@ -89,8 +89,9 @@ struct agent_report {
 
 /*
  * Read the configuration of `dir` and of `run_dir` (NULL: none) into cfg.
- * EXIT_OK, or EXIT_USER when a file of `dir` has an error (cfg is then
- * empty and prev untouched), or EXIT_SYSTEM. A file of `run_dir` with an
+ * 0; -EINVAL when a file of `dir` has an error (cfg is then empty and
+ * prev untouched); or another -errno when the system failed (each error
+ * said through r, never EINVAL then). A file of `run_dir` with an
  * error is said, counted in r->errors and left out: its version of prev
  * (not NULL) stays, taken from prev, so that one adapter's mistake stops
  * no other.

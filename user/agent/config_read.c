@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "agent/config_read.h"
-#include "lib/lex.h"
+#include "lib/base/lex.h"
 
 /* ---- messages ---------------------------------------------------------- */
 
@@ -43,6 +43,18 @@ void config_warn(struct agent_report *r, const char *fmt, ...)
 	config_say(r, false, &e);
 }
 
+int config_failure(const struct ta_error *e)
+{
+	if (e->input)
+		return -EINVAL;
+	return e->err == EINVAL ? -EIO : -e->err;
+}
+
+int config_system_failure(const struct ta_error *e)
+{
+	return e->err == EINVAL || !e->err ? -EIO : -e->err;
+}
+
 char *config_path(const char *dir, const char *name)
 {
 	char *path;
@@ -62,34 +74,34 @@ int config_owner_check(const char *path, const struct stat *st, const char *what
 		       struct ta_error *e)
 {
 	if (st->st_uid != 0 && st->st_uid != geteuid())
-		return ta_error_at(e, EXIT_USER, "%s: %s owned by uid %u: the agent reads only what "
-				   "root owns (chown root %s)", path, what, (unsigned)st->st_uid,
-				   path);
+		return ta_error_input_at(e, EPERM, "%s: %s owned by uid %u: the agent reads only "
+					 "what root owns (chown root %s)", path, what,
+					 (unsigned)st->st_uid, path);
 	if (st->st_mode & (S_IWGRP | S_IWOTH))
-		return ta_error_at(e, EXIT_USER, "%s: %s writable by its group or others (mode "
-				   "%04o): the agent reads none such (chmod go-w %s)", path, what,
-				   (unsigned)(st->st_mode & 07777), path);
+		return ta_error_input_at(e, EPERM, "%s: %s writable by its group or others "
+					 "(mode %04o): the agent reads none such (chmod go-w %s)",
+					 path, what, (unsigned)(st->st_mode & 07777), path);
 	return 0;
 }
 
-/* A folder the agent reads (that one missing has no files): EXIT_OK or an
- * exit code with e. */
+/* A folder the agent reads (that one missing has no files): 0 or -errno
+ * with e. */
 int config_folder_check(const char *dir, struct ta_error *e)
 {
 	struct stat st;
 
 	if (stat(dir, &st))
-		return errno == ENOENT ? EXIT_OK
-				       : ta_error_at(e, EXIT_SYSTEM, "%s: cannot read the folder: %s",
-						     dir, strerror(errno));
+		return errno == ENOENT ? 0
+				       : ta_error_system_at(e, errno, "%s: cannot read the folder: %s",
+							    dir, strerror(errno));
 	return config_owner_check(dir, &st, "a folder", e);
 }
 
 /*
  * Read a file of the agent's folders, `what` naming it: never blocking
  * (a FIFO or a device is refused, not opened for good), never following
- * a symbolic link, and only if it passes config_owner_check(). EXIT_OK, or an
- * exit code with e, which never holds a word of the file's.
+ * a symbolic link, and only if it passes config_owner_check(). 0, or -errno
+ * with e, which never holds a word of the file's.
  */
 int config_read(const char *path, const char *what, size_t max, char **text, size_t *len,
 		struct ta_error *e)
@@ -101,11 +113,15 @@ int config_read(const char *path, const char *what, size_t max, char **text, siz
 	*text = NULL;
 	*len = 0;
 	if (fd < 0 && errno == ELOOP)
-		return ta_error_at(e, EXIT_USER, "%s: a symbolic link: the agent follows none in its "
-				   "folders; put the %s itself there", path, what);
+		return ta_error_input_at(e, ELOOP, "%s: a symbolic link: the agent follows none "
+					 "in its folders; put the %s itself there", path, what);
 	if (fd < 0 || fstat(fd, &st)) {
-		ret = ta_error_at(e, errno == ENOENT ? EXIT_USER : EXIT_SYSTEM,
-				  "%s: cannot read the %s: %s", path, what, strerror(errno));
+		int err = errno;
+
+		ret = err == ENOENT ? ta_error_input_at(e, err, "%s: cannot read the %s: %s", path,
+							what, strerror(err))
+				    : ta_error_system_at(e, err, "%s: cannot read the %s: %s", path,
+							 what, strerror(err));
 		if (fd >= 0)
 			close(fd);
 		return ret;
@@ -131,7 +147,7 @@ int config_list(const char *dir, int (*filter)(const struct dirent *), struct di
 	*names = n < 0 ? NULL : *names;
 	if (n >= 0 || errno == ENOENT)
 		return n < 0 ? 0 : n;
-	ta_error_at(e, EXIT_SYSTEM, "%s: cannot list the folder: %s", dir, strerror(errno));
+	ta_error_system_at(e, errno, "%s: cannot list the folder: %s", dir, strerror(errno));
 	return -1;
 }
 

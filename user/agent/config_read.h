@@ -15,8 +15,8 @@
 #include <sys/stat.h>
 
 #include "agent/config.h"
-#include "lib/error.h"
-#include "lib/lex.h"
+#include "lib/base/error.h"
+#include "lib/base/lex.h"
 
 /* A configuration file larger than this is certainly a mistake. */
 #define CONFIG_MAX_BYTES (4u << 20)
@@ -25,20 +25,26 @@
 void config_say(struct agent_report *r, bool error, const struct ta_error *e);
 void config_warn(struct agent_report *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* What a reader that said an error returns (agent_config_load()): -EINVAL
+ * when the configuration is wrong, else the system's errno, never EINVAL,
+ * which says the former. */
+int config_failure(const struct ta_error *e);
+/* The same for a failure of the system's, whatever `e` says. */
+int config_system_failure(const struct ta_error *e);
 
 /* "DIR/NAME", to free; NULL when out of memory. */
 char *config_path(const char *dir, const char *name);
 
 /* A file or folder the agent may read: owned by root or by itself, and
- * writable by no one else. 0, or an exit code with e. */
+ * writable by no one else. 0, or -errno with e. */
 int config_owner_check(const char *path, const struct stat *st, const char *what,
 		       struct ta_error *e);
-/* A folder the agent reads (that one missing has no files): EXIT_OK or an
- * exit code with e. */
+/* A folder the agent reads (that one missing has no files): 0 or -errno
+ * with e. */
 int config_folder_check(const char *dir, struct ta_error *e);
 /* A file of the agent's folders, never blocking and never followed
- * through a symbolic link, if config_owner_check() passes. EXIT_OK, or an
- * exit code with e, which never holds a word of the file's. */
+ * through a symbolic link, if config_owner_check() passes. 0, or -errno
+ * with e, which never holds a word of the file's. */
 int config_read(const char *path, const char *what, size_t max, char **text, size_t *len,
 		struct ta_error *e);
 /* The file names of `dir` that `filter` takes, sorted; a folder that is

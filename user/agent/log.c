@@ -10,9 +10,10 @@
 #include <unistd.h>
 
 #include "agent/log.h"
-#include "lib/policy_parse.h"
-#include "lib/lex.h"
-#include "lib/util.h"
+#include "lib/base/lex.h"
+#include "lib/policy/digest.h"
+#include "lib/policy/parse.h"
+#include "lib/sys/util.h"
 
 enum log_style { STYLE_UNKNOWN, STYLE_PLAIN, STYLE_JOURNAL, STYLE_TERMINAL };
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * metrics.c - agent.conf's `metrics` (docs/agent.md): the plane's counters
- * in Prometheus' text format (lib/prom.h), written to node_exporter's
+ * in Prometheus' text format (lib/output/prom.h), written to node_exporter's
  * textfile folder every AGENT_METRICS_MS, and served at /metrics on a
  * local address. Both open the plane anew each time, so that policies
  * loaded since by anyone are named; the exposition is the same as
@@ -28,8 +28,8 @@
 
 #include "agent/log.h"
 #include "agent/metrics.h"
-#include "lib/prom.h"
-#include "lib/util.h"
+#include "lib/output/prom.h"
+#include "lib/sys/util.h"
 
 #define CLIENT_MS 5000
 
@@ -48,7 +48,7 @@ static void told(struct agent_exporter *x, const char *what, const char *text)
 static int plane_read(struct ta_plane *pl, struct ta_error *e)
 {
 	if (!ta_plane_exists()) {
-		ta_error_set(e, EXIT_SYSTEM, "no tap-accel program is loaded yet");
+		ta_error_system(e, ENOENT, "no tap-accel program is loaded yet");
 		return -1;
 	}
 	return ta_plane_open(pl, TA_PLANE_READ, NULL, e) ? -1 : 0;

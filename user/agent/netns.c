@@ -18,7 +18,7 @@
 
 #include "agent/log.h"
 #include "agent/netns.h"
-#include "lib/netns.h"
+#include "lib/sys/netns.h"
 
 /* ---- links ----------------------------------------------------------------- */
 
@@ -203,7 +203,7 @@ void agent_ns_leave(const struct agent *a)
 	if (setns(a->ns[0].fd, CLONE_NEWNET)) {
 		agent_log("fatal: cannot go back to the agent's own network namespace: %s",
 			  strerror(errno));
-		exit(EXIT_SYSTEM);
+		exit(2); /* the CLI's EXIT_SYSTEM (cli/common.h) */
 	}
 }
 

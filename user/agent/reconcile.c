@@ -20,10 +20,10 @@
 #include "agent/log.h"
 #include "agent/netns.h"
 #include "agent/reconcile.h"
-#include "lib/names.h"
-#include "lib/policies.h"
-#include "lib/policy_parse.h"
-#include "lib/taps.h"
+#include "lib/plane/policies.h"
+#include "lib/plane/taps.h"
+#include "lib/policy/names.h"
+#include "lib/policy/parse.h"
 
 /* What one tap is to be bound to. */
 struct plan {

@@ -28,9 +28,9 @@
 
 #include "agent/log.h"
 #include "agent/state_file.h"
-#include "lib/error.h"
-#include "lib/lex.h"
-#include "lib/util.h"
+#include "lib/base/error.h"
+#include "lib/base/lex.h"
+#include "lib/sys/util.h"
 
 int agent_state_dir(struct agent *a)
 {
@@ -45,14 +45,15 @@ int agent_state_dir(struct agent *a)
 int agent_lock(struct agent *a, int *lock_fd)
 {
 	char path[PATH_MAX + 16], pid[32] = "";
-	int fd, n;
+	int fd, n, err;
 
 	snprintf(path, sizeof(path), "%s/%s", a->state_dir, AGENT_LOCK_FILE);
 	fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0) {
+		err = errno;
 		agent_log("not started: cannot open %s, the lock that keeps one agent at a time: %s",
-			  path, strerror(errno));
-		return EXIT_SYSTEM;
+			  path, strerror(err));
+		return err == EINVAL ? -EIO : -err;
 	}
 	if (flock(fd, LOCK_EX | LOCK_NB)) {
 		n = errno == EWOULDBLOCK ? pread(fd, pid, sizeof(pid) - 1, 0) : -1;
@@ -66,13 +67,13 @@ int agent_lock(struct agent *a, int *lock_fd)
 			agent_log("not started: cannot lock %s: %s", path,
 				  errno == EWOULDBLOCK ? "another agent holds it" : strerror(errno));
 		close(fd);
-		return EXIT_SYSTEM;
+		return -EAGAIN;
 	}
 	n = snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
 	if (ftruncate(fd, 0) || pwrite(fd, pid, n, 0) != n)
 		agent_log("warning: %s: cannot record this agent's pid: %s", path, strerror(errno));
 	*lock_fd = fd;
-	return EXIT_OK;
+	return 0;
 }
 
 static const char *const state_words[] = {"unbound", "bound", "unbound", "error"};

@@ -8,7 +8,8 @@
 /* a->state_dir: the folder above the runtime folder. 0 or -errno. */
 int agent_state_dir(struct agent *a);
 /* Hold AGENT_LOCK_FILE (its fd in *lock_fd) for as long as the agent
- * runs, or say which agent holds it: EXIT_OK, or an exit code (said). */
+ * runs, or say which agent holds it: 0, or -errno (said; -EAGAIN: another
+ * agent holds it). */
 int agent_lock(struct agent *a, int *lock_fd);
 /* AGENT_STATE_FILE written anew, atomically; a->health's tap counts too. */
 void agent_state_write(struct agent *a);

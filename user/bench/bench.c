@@ -29,7 +29,8 @@
 #include "report.h"
 #include "writers.h"
 #include "bpf/tap_accel.h"
-#include "lib/error.h"
+#include "lib/base/error.h"
+#include "lib/base/exit.h"
 
 /* At least this many frames per repetition, whatever the frame size. */
 #define MIN_FRAMES 1000

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "headline.h"
-#include "lib/json.h"
+#include "lib/output/json.h"
 
 const struct headline_row headline_rows[NR_HEADLINE] = {
 	{"xdp-drop-block", "XDP_DROP, blocking write()", WR_BLOCK, SIZE_64,

@@ -19,9 +19,9 @@
 
 #include "policy_cells.h"
 #include "writers.h"
-#include "lib/counters.h"
-#include "lib/policies.h"
-#include "lib/taps.h"
+#include "lib/plane/counters.h"
+#include "lib/plane/policies.h"
+#include "lib/plane/taps.h"
 
 #define FIRST_UNMATCHED_PORT 10000
 #define MATCHED_PORT	     9 /* the UDP frame's destination port */
@@ -52,7 +52,7 @@ static int load_rules(struct policy_cell *c, unsigned int n, uint32_t *index,
 
 	spec.rules = calloc(n, sizeof(*spec.rules));
 	if (!spec.rules)
-		return ta_error_set(e, EXIT_SYSTEM, "out of memory");
+		return ta_error_system(e, ENOMEM, "out of memory");
 	for (unsigned int i = 0; i < n; i++) {
 		struct ta_rule_spec *r = &spec.rules[i];
 		uint16_t port = i == n - 1 ? MATCHED_PORT : FIRST_UNMATCHED_PORT + i;
@@ -85,9 +85,9 @@ static int bind_writer(struct policy_cell *c, int ifindex, uint32_t policy, stru
 	if (!if_indextoname(ifindex, ifname))
 		return ta_error_errno(e, errno, "the writer tap");
 	if (ta_tap_bind(&c->pl, &b, &result, e))
-		return e->code;
+		return -e->err;
 	if (ta_tap_key_of(&c->pl, ifname, &key) || ta_tap_read(&c->pl, &key, &c->tap))
-		return ta_error_set(e, EXIT_SYSTEM, "the writer tap's binding is not there");
+		return ta_error_system(e, ENOENT, "the writer tap's binding is not there");
 	err = bpf_xdp_attach(ifindex, c->pl.prog_fd, XDP_FLAGS_DRV_MODE, NULL);
 	if (err)
 		return ta_error_errno(e, err, "native XDP attach refused");
@@ -100,7 +100,7 @@ struct policy_cell *policy_attach(int ifindex, enum bench_prog p, struct ta_erro
 	uint32_t index;
 
 	if (!c) {
-		ta_error_set(e, EXIT_SYSTEM, "out of memory");
+		ta_error_system(e, ENOMEM, "out of memory");
 		return NULL;
 	}
 	if (ta_plane_private(&c->pl, e)) {

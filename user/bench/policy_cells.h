@@ -5,7 +5,7 @@
 
 #include "options.h"
 #include "bpf/tap_accel.h"
-#include "lib/error.h"
+#include "lib/base/error.h"
 
 /* The tap-accel policy program with 1, 100 or 1000 rules, the writer tap
  * bound with its guard on, attached natively. */

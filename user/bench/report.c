@@ -9,13 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* net/if.h (through lib/policy.h) before linux/if.h (through env.h) */
-#include "lib/names.h"
+/* net/if.h (through lib/policy/spec.h) before linux/if.h (through env.h) */
+#include "lib/policy/names.h"
 #include "files.h"
 #include "headline.h"
 #include "report.h"
 #include "writers.h"
-#include "lib/json.h"
+#include "lib/output/json.h"
 
 static const char *const status_name[] = {
 	[CELL_SKIPPED] = "skipped", [CELL_PENDING] = "pending",

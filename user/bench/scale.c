@@ -42,11 +42,11 @@
 #include "env.h"
 #include "files.h"
 #include "scale.h"
-#include "lib/json.h"
-#include "lib/plane.h"
-#include "lib/policies.h"
-#include "lib/policy_parse.h"
-#include "lib/taps.h"
+#include "lib/output/json.h"
+#include "lib/plane/plane.h"
+#include "lib/plane/policies.h"
+#include "lib/plane/taps.h"
+#include "lib/policy/parse.h"
 
 #define POLICY "scale"
 /* Below this many taps MemAvailable's own drift (about a MiB) is larger
@@ -494,16 +494,16 @@ static int instance_load(struct instance *in, const char *ifname, const char *po
 
 	in->ifindex = if_nametoindex(ifname);
 	if (ta_plane_private(&in->pl, e))
-		return e->code;
+		return -e->err;
 	if (ta_policy_read(policy_file, &spec, e))
-		return e->code;
+		return -e->err;
 	err = ta_policy_load(&in->pl, POLICY, &spec, false, &res, e);
 	ta_policy_spec_free(&spec);
 	if (err)
 		return err;
 	b.policy = res.index;
 	if (ta_tap_bind(&in->pl, &b, &result, e))
-		return e->code;
+		return -e->err;
 	err = bpf_xdp_attach(in->ifindex, in->pl.prog_fd, XDP_FLAGS_DRV_MODE, NULL);
 	if (err)
 		return ta_error_errno(e, err, "%s: native XDP attach refused", ifname);

@@ -3,12 +3,13 @@
  * agent.c - the command line of `tap-accel agent`: run the agent
  * (user/agent/) in the foreground, or check its configuration.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "agent/agent.h"
-#include "lib/lex.h"
+#include "lib/base/lex.h"
 #include "verbs.h"
 
 struct agent_cli {
@@ -38,7 +39,7 @@ static const struct agent_cli agent_defaults = {
 /* --check: errors as every verb reports them, warnings on stderr. */
 static void check_said(void *arg, bool error, const char *text)
 {
-	struct ta_error e = {.code = EXIT_USER, .located = true};
+	struct ta_error e = {.err = EINVAL, .input = true, .located = true};
 
 	char shown[sizeof(e.text)];
 
@@ -100,6 +101,13 @@ static void check_text(const struct agent_config *cfg)
 	printf("\n");
 }
 
+/* The exit code of agent_config_load() and agent_run(): -EINVAL says the
+ * configuration is wrong, any other -errno that the system failed. */
+static int agent_exit_code(int ret)
+{
+	return !ret ? EXIT_OK : ret == -EINVAL ? EXIT_USER : EXIT_SYSTEM;
+}
+
 static int run_check(const struct agent_cli *o)
 {
 	struct agent_report r = {.say = check_said, .warnings = true, .lookups = true};
@@ -113,7 +121,7 @@ static int run_check(const struct agent_cli *o)
 		return EXIT_USER;
 	}
 	if (ret)
-		return ret;
+		return agent_exit_code(ret);
 	if (cli.json)
 		check_json(&cfg);
 	else
@@ -142,7 +150,7 @@ static int run_agent(const void *opts, int argc, char **argv)
 	if (o->check)
 		return run_check(o);
 	ret = require_admin("agent");
-	return ret ?: agent_run(&ao);
+	return ret ?: agent_exit_code(agent_run(&ao));
 }
 
 const struct command agent_cmd = {

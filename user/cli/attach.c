@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * attach.c - attach and detach: bind taps to a policy of the host's plane
- * (lib/taps.h), or unbind them. The first attach on a host loads the
+ * (lib/plane/taps.h), or unbind them. The first attach on a host loads the
  * program and pins it with its maps; every later one costs a binding.
  */
 #include <errno.h>
@@ -11,12 +11,13 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "lib/guard.h"
-#include "lib/legacy.h"
-#include "lib/names.h"
-#include "lib/policies.h"
-#include "lib/taps.h"
-#include "lib/util.h"
+#include "lib/plane/guard.h"
+#include "lib/plane/legacy.h"
+#include "lib/plane/policies.h"
+#include "lib/plane/taps.h"
+#include "lib/policy/guard_parse.h"
+#include "lib/policy/names.h"
+#include "lib/sys/util.h"
 #include "verbs.h"
 
 /* --guard: 0 or an exit code (told). */
@@ -25,8 +26,7 @@ static int guard_parse(const char *arg, struct ta_guard_spec *g)
 	struct ta_error e;
 
 	if (ta_guard_parse(arg, g, NULL, &e))
-		return e.code == EXIT_USER ? user_error("attach: --guard: %s", e.text)
-					   : report_error(&e);
+		return e.input ? user_error("attach: --guard: %s", e.text) : report_error(&e);
 	return 0;
 }
 
@@ -231,8 +231,8 @@ static void report_attach(struct ta_plane *pl, const char *ifname, enum ta_bind_
 	jw_object_end(&json);
 }
 
-/* Bind one tap: the plan's policy, or its own, or "default". EXIT_OK, or
- * an exit code with `e`. */
+/* Bind one tap: the plan's policy, or its own, or "default". 0, or
+ * -errno with `e`. */
 static int attach_one(struct ta_plane *pl, const struct attach_plan *a, const char *ifname,
 		      struct ta_error *e)
 {
@@ -301,8 +301,10 @@ static int run_attach(const void *opts, int argc, char **argv)
 		struct ta_error e;
 		int one = attach_one(&pl, &a, argv[i], &e);
 
-		if (one)
+		if (one) {
 			report_failure(argv[i], &e, argc > 1);
+			one = exit_code(&e);
+		}
 		failed += one != 0;
 		worst = one > worst ? one : worst;
 	}
@@ -339,9 +341,9 @@ const struct command attach_cmd = {
 
 /* ---- detach ------------------------------------------------------------ */
 
-/* The binding of one tap to detach: EXIT_OK, an exit code, or LEGACY when
+/* The binding of one tap to detach: 0, -errno with `e`, or LEGACY when
  * an older tap-accel's instance was there instead (detached already). */
-#define LEGACY (-1)
+#define LEGACY 1
 static int detach_find(struct ta_plane *pl, const char *ifname, struct ta_tap_key *key,
 		       struct ta_error *e)
 {
@@ -349,19 +351,19 @@ static int detach_find(struct ta_plane *pl, const char *ifname, struct ta_tap_ke
 	int ret, err;
 
 	if (ta_tap_key_of(pl, ifname, key))
-		return ta_error_set(e, EXIT_USER,
-				    "interface %s not found; 'tap-accel clean' removes what taps that "
-				    "are gone left", ifname);
+		return ta_error_input(e, ENOENT,
+				      "interface %s not found; 'tap-accel clean' removes what taps "
+				      "that are gone left", ifname);
 	err = ta_tap_read(pl, key, &st);
 	if (!err)
-		return EXIT_OK;
+		return 0;
 	if (err != -ENOENT)
 		return ta_error_errno(e, err, "cannot read the binding of %s", ifname);
 	ret = ta_legacy_detach(ifname, e);
 	if (ret < 0)
-		return -ret;
+		return ret;
 	if (!ret)
-		return ta_error_set(e, EXIT_USER, "%s has no tap-accel program", ifname);
+		return ta_error_input(e, ENOENT, "%s has no tap-accel program", ifname);
 	return LEGACY;
 }
 
@@ -410,9 +412,9 @@ static int run_detach(const void *opts, int argc, char **argv)
 		jw_array_begin(&json);
 	for (int i = 0; i < argc; i++) {
 		found[i] = detach_find(&pl, argv[i], &keys[n], &e);
-		if (found[i] > 0) {
+		if (found[i] < 0) {
 			report_failure(argv[i], &e, argc > 1);
-			worst = found[i] > worst ? found[i] : worst;
+			worst = exit_code(&e) > worst ? exit_code(&e) : worst;
 		} else if (found[i] == LEGACY) {
 			report_detach(argv[i], true);
 		} else {
@@ -424,7 +426,7 @@ static int run_detach(const void *opts, int argc, char **argv)
 		if (!found[i] && !ret)
 			report_detach(argv[i], false);
 	if (ret)
-		report_error(&e);
+		ret = report_error(&e);
 	if (cli.json) {
 		if (argc > 1)
 			jw_array_end(&json);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * clean.c - remove what taps that are gone left: their bindings (the
- * kernel detached their links when they went; lib/taps.h tells them from
+ * kernel detached their links when they went; lib/plane/taps.h tells them from
  * live taps of any namespace), and the pins of older tap-accel instances
  * whose taps went. With --all, everything tap-accel keeps on the host.
  */
@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/legacy.h"
-#include "lib/taps.h"
+#include "lib/plane/legacy.h"
+#include "lib/plane/taps.h"
 #include "verbs.h"
 
 struct clean_opts {

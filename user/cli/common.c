@@ -13,10 +13,10 @@
 #include <string.h>
 
 #include "common.h"
-#include "lib/netns.h"
-#include "lib/policies.h"
-#include "lib/taps.h"
-#include "lib/util.h"
+#include "lib/plane/policies.h"
+#include "lib/plane/taps.h"
+#include "lib/sys/netns.h"
+#include "lib/sys/util.h"
 
 struct cli_options cli;
 struct json_writer json;
@@ -71,9 +71,14 @@ int system_error(const char *fmt, ...)
 	return code;
 }
 
+int exit_code(const struct ta_error *e)
+{
+	return e->input ? EXIT_USER : EXIT_SYSTEM;
+}
+
 int report_error(const struct ta_error *e)
 {
-	return emit(e->code, e->located ? "" : "tap-accel: ", e->text);
+	return emit(exit_code(e), e->located ? "" : "tap-accel: ", e->text);
 }
 
 int errno_error(int err, const char *fmt, ...)
@@ -356,7 +361,7 @@ int parse_global_options(int argc, char **argv, bool *version, int *exit_code)
 
 		if (ret) {
 			*exit_code = ret < 0 ? EXIT_OK : ret;
-			return ret < 0 ? -2 : -1;
+			return ret < 0 ? GLOBAL_HELP : GLOBAL_ERROR;
 		}
 	}
 	if (cli.json)

@@ -14,9 +14,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "lib/error.h"
-#include "lib/json.h"
-#include "lib/plane.h"
+#include "lib/base/error.h"
+#include "lib/base/exit.h"
+#include "lib/output/json.h"
+#include "lib/plane/plane.h"
 
 struct cli_options {
 	bool json;
@@ -81,11 +82,18 @@ int command_dispatch(const struct command *const *cmds, const char *path, int ar
 void commands_usage(const struct command *const *cmds, const char *path, FILE *out);
 
 /* The global options before the verb (argv[0] is the program): the index
- * of the verb, or -1 with *exit_code (usage shown, or an error). Also
- * handles --version, which sets *version. */
+ * of the verb; GLOBAL_HELP (*exit_code EXIT_OK) when --help asks for the
+ * usage, which the caller shows; or GLOBAL_ERROR with *exit_code, the
+ * error shown. Also handles --version, which sets *version. */
+#define GLOBAL_ERROR (-1)
+#define GLOBAL_HELP (-2)
 int parse_global_options(int argc, char **argv, bool *version, int *exit_code);
 
 /* ---- errors ---------------------------------------------------------------- */
+
+/* The exit code (lib/base/exit.h) of an error the library described:
+ * EXIT_USER when the input was wrong, else EXIT_SYSTEM. */
+int exit_code(const struct ta_error *e);
 
 /*
  * Report an error and return its exit code: "tap-accel: <message>" on
@@ -108,7 +116,7 @@ void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Check for the privileges writing verbs need; 0 or EXIT_SYSTEM. */
 int require_admin(const char *verb);
-/* Open the plane (lib/plane.h), or report why not. 0 or an exit code. A
+/* Open the plane (lib/plane/plane.h), or report why not. 0 or an exit code. A
  * plane made now is said so on stderr. */
 int open_plane(struct ta_plane *pl, enum ta_plane_access how);
 /* The binding of interface `ifname` of this namespace, or report why

@@ -2,7 +2,7 @@
 /*
  * explain.c - tap-accel policy explain FILE --frame HEX: what the policy
  * in FILE does with one frame, and why, from the reference model
- * (lib/model.c); no kernel involved.
+ * (lib/policy/model.c); no kernel involved.
  */
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/model.h"
-#include "lib/names.h"
-#include "lib/policy_parse.h"
+#include "lib/policy/model.h"
+#include "lib/policy/names.h"
+#include "lib/policy/parse.h"
 #include "verbs.h"
 
 #define FRAME_MAX 16384

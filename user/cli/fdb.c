@@ -12,10 +12,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "lib/fdb.h"
-#include "lib/policy_parse.h"
-#include "lib/ports.h"
-#include "lib/taps.h"
+#include "lib/plane/fdb.h"
+#include "lib/plane/ports.h"
+#include "lib/plane/taps.h"
+#include "lib/policy/parse.h"
 #include "verbs.h"
 
 static int parse_mac_arg(const char *s, uint8_t mac[6])

@@ -7,8 +7,9 @@
  */
 #include <stdio.h>
 
-#include "lib/guard.h"
-#include "lib/names.h"
+#include "lib/plane/guard.h"
+#include "lib/policy/guard_parse.h"
+#include "lib/policy/names.h"
 #include "verbs.h"
 
 static int run_check(const void *opts, int argc, char **argv)

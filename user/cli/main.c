@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * main.c - tap-accel: the verb table, the options before the verb, and
- * where the state is found (lib/netns.h: under `ip netns exec`, the
+ * where the state is found (lib/sys/netns.h: under `ip netns exec`, the
  * caller's mount namespace).
  */
 #include <bpf/libbpf.h>
@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "bpf/tap_accel.h"
-#include "lib/netns.h"
+#include "lib/sys/netns.h"
 #include "verbs.h"
 
 #ifndef TA_VERSION
@@ -39,7 +39,7 @@ int main(int argc, char **argv)
 	/* Before anything opens a file: `ip netns exec` hides the bpffs. */
 	ta_mntns_enter_callers(TA_BPFFS);
 	i = parse_global_options(argc, argv, &version, &ret);
-	if (i == -2) {
+	if (i == GLOBAL_HELP) {
 		commands_usage(verbs, "tap-accel", stdout);
 		return EXIT_OK;
 	}

@@ -14,11 +14,13 @@
 #include <string.h>
 #include <time.h>
 
-#include "lib/fdb.h"
-#include "lib/policies.h"
-#include "lib/policy_parse.h"
-#include "lib/ports.h"
-#include "lib/taps.h"
+#include "lib/plane/decode.h"
+#include "lib/plane/fdb.h"
+#include "lib/plane/policies.h"
+#include "lib/plane/ports.h"
+#include "lib/plane/taps.h"
+#include "lib/policy/parse.h"
+#include "lib/policy/print.h"
 #include "verbs.h"
 
 static double now_ms(void)

@@ -3,7 +3,7 @@
  * stats.c - the counters of bound taps: per verdict, per rule (of the
  * version of its policy the tap runs, and of the one before), per guard
  * reason, per parse class and per event. Totals, or per-second rates with
- * --interval, or the totals for Prometheus with --prometheus (lib/prom.h).
+ * --interval, or the totals for Prometheus with --prometheus (lib/output/prom.h).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -12,12 +12,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "lib/counters.h"
-#include "lib/names.h"
-#include "lib/policies.h"
-#include "lib/ports.h"
-#include "lib/prom.h"
-#include "lib/taps.h"
+#include "lib/output/prom.h"
+#include "lib/plane/counters.h"
+#include "lib/plane/decode.h"
+#include "lib/plane/policies.h"
+#include "lib/plane/ports.h"
+#include "lib/plane/taps.h"
+#include "lib/policy/names.h"
 #include "verbs.h"
 
 struct stats_opts {
@@ -432,7 +433,7 @@ static int sample(const struct ta_plane *pl, struct tap *t, int which)
 	return 0;
 }
 
-/* --prometheus: the exposition of lib/prom.h, of each IFACE or every tap. */
+/* --prometheus: the exposition of lib/output/prom.h, of each IFACE or every tap. */
 static int run_prometheus(const struct stats_opts *o, int argc, char **argv)
 {
 	struct ta_prom_opts po = { .all = o->all, .rules = o->rules };

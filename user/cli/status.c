@@ -15,9 +15,9 @@
 #include <string.h>
 
 #include "agent/state.h"
-#include "lib/names.h"
-#include "lib/policies.h"
-#include "lib/taps.h"
+#include "lib/plane/policies.h"
+#include "lib/plane/taps.h"
+#include "lib/policy/names.h"
 #include "verbs.h"
 
 struct status_opts {

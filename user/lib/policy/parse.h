@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * parse.h - the policy file language (docs/policy.md) into a
+ * struct ta_policy_spec. Parsing never touches the kernel: interface
+ * names are kept as text and resolved by the caller at load time.
+ */
+#ifndef TA_POLICY_PARSE_H
+#define TA_POLICY_PARSE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../base/error.h"
+#include "names.h"
+#include "spec.h"
+
+/*
+ * Parse `len` bytes of policy text. `filename` only names the source in
+ * messages. 0, or -errno with "FILE:LINE:COL: message" in `e`;
+ * `spec` is then empty. Free a parsed spec with ta_policy_spec_free().
+ */
+int ta_policy_parse(const char *text, size_t len, const char *filename,
+		    struct ta_policy_spec *spec, struct ta_error *e);
+
+/* The same for a file; -errno too when it cannot be read. */
+int ta_policy_parse_file(const char *path, struct ta_policy_spec *spec, struct ta_error *e);
+
+/* "52:54:00:12:34:56" (or with '-') into 6 bytes; 0 or -EINVAL. */
+int ta_parse_mac(const char *s, uint8_t mac[6]);
+/* Names of actions and fields, and MAC and prefix formats: names.h. */
+
+#endif /* TA_POLICY_PARSE_H */
