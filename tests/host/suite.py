@@ -18,15 +18,15 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(TOP, "tests", "lib", "py"))
 sys.path.insert(0, HERE)
-from hostsuite import (Suite, Stop, in_ns, ns_add, ns_del, own_bpffs, run, tap_accel_objects,  # noqa: E402
-                       taps_add, taps_batch)
+from hostsuite import (Suite, Stop, in_ns, ns_add, ns_del, own_bpffs, prepare_cli, run,  # noqa: E402
+                       tap_accel_objects, taps_add, taps_batch)
 from prometheus import prometheus_part  # noqa: E402
 
 BUILD = os.environ.get("BUILD", os.path.join(TOP, "build"))
@@ -95,10 +95,10 @@ class Host:
     """The suite's state: its checks, scratch folder, CLI copy, and the
     namespace the CLI and tapio run in (ns; a section may switch it)."""
 
-    def __init__(self, checks):
+    def __init__(self, checks, tmp, ta_bin):
         self.c = checks
-        self.tmp = tempfile.mkdtemp()
-        self.ta_bin = f"{BUILD}/user/tap-accel"
+        self.tmp = tmp
+        self.ta_bin = ta_bin
         self.ns = NS
         self.stats = {}
 
@@ -825,21 +825,10 @@ host = {}
 
 def setup():
     own_bpffs(os.path.abspath(__file__))
-    h = host["h"] = Host(t)
-    t.defer(shutil.rmtree, h.tmp, True)
+    # the CLI (a copy in the scratch folder), tapio and promfile
+    h = host["h"] = Host(t, *prepare_cli(t, TOP, BUILD, tests=("host",)))
     t.defer(shutil.rmtree, BT, True)
     t.defer(ns_del, NS, NSX, NSY, NSS, NSP)
-    if not os.access(h.ta_bin, os.X_OK):
-        call(["make", "-s", "-C", TOP, "bpf", "user"])
-    if subprocess.run(["make", "-s", "-C", f"{TOP}/tests/host"]).returncode != 0:
-        t.bad("tapio or promfile does not build")
-        raise Stop
-    if not os.access(h.ta_bin, os.X_OK):
-        t.bad(f"{h.ta_bin} is not built")
-        raise Stop
-    # A copy, so that a rebuild during the run does not pull the binary away.
-    shutil.copy(h.ta_bin, h.path("tap-accel"))
-    h.ta_bin = h.path("tap-accel")
     if not ns_add(NS):
         t.bad(f"cannot create netns {NS}")
         raise Stop

@@ -4,17 +4,18 @@
 A suite is tests/NAME/suite.py, started by tests/NAME/run.sh (one line:
 exec python3 suite.py "$@"). It looks like this:
 
+    sys.dont_write_bytecode = True
     sys.path.insert(0, TOP + "/tests/lib/py")
-    from hostsuite import Suite, run, ns_add, ...
+    from hostsuite import Suite, Stop, run, ns_add, ...
 
-    t = Suite("agent", needs=["root", "python3"])
+    t = Suite("agent")
 
     @t.part("metrics", needs=["examples"])
     def metrics():
         r = run([TA_BIN, "stats", "vmtap0"])
         t.check("vmtap0: 100 dropped", "100", r.out.strip())
 
-    t.main()            # runs the parts asked for, then the closing line
+    t.main(setup)       # setup(), the parts asked for, the closing line
 
 The vocabulary is tests/lib/check.sh's: a passing check is counted
 silently, a failing one prints "FAIL: ...", a skip "SKIP: ..."; the suite
@@ -31,25 +32,28 @@ them, helper processes and mounts are all removed this way.
 
 The rest are small functions: run() a command and capture its output,
 network namespaces and taps (ns_add, taps_add, taps_batch, ns_del, in_ns),
-own_bpffs(), wait_until(), in_netns() (a function run inside a network
-namespace, e.g. an HTTP client), http(), NotifyListener (systemd's side of
-sd_notify) and tap_accel_objects() (what bpftool lists of tap-accel's).
+own_bpffs(), prepare_cli() (the CLI built and copied aside), wait_until(),
+in_netns() (a function run inside a network namespace, e.g. an HTTP
+client), http(), NotifyListener (systemd's side of sd_notify) and
+tap_accel_objects() (what bpftool lists of tap-accel's).
 """
 import ctypes
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import http.client as httpclient
 
 __all__ = [
-    "Suite", "Result", "run", "ns_add", "ns_del", "taps_add", "taps_batch",
+    "Suite", "Stop", "Result", "run", "ns_add", "ns_del", "taps_add", "taps_batch",
     "in_ns", "own_bpffs", "wait_until", "in_netns", "http", "NotifyListener",
-    "tap_accel_objects", "indent",
+    "tap_accel_objects", "indent", "prepare_cli",
 ]
 
 
@@ -74,12 +78,14 @@ class Result:
         return "Result(%r, rc=%d)" % (self.cmd, self.rc)
 
 
-def run(cmd, input=None, env=None, netns=None, timeout=120, merge=False, cwd=None, binary=False):
+def run(cmd, input=None, env=None, netns=None, timeout=120, merge=False, cwd=None, binary=False,
+        stdin_file=None):
     """Run CMD (a list) and wait for it: a Result. ENV adds to (or, for a
     value None, removes from) the environment; NETNS runs it in that named
     network namespace (nsenter: the mount namespace, and so the suite's
     bpffs, stays); MERGE sends stderr to stdout (like 2>&1); INPUT is str
-    (or bytes with BINARY, which also leaves the output as bytes). A
+    (or bytes; BINARY leaves the output as bytes); STDIN_FILE, a path, is
+    read instead (like < FILE; /dev/null without either). A
     command that does not finish in TIMEOUT seconds is killed and gets rc
     124, as timeout(1) gives."""
     if netns:
@@ -94,17 +100,22 @@ def run(cmd, input=None, env=None, netns=None, timeout=120, merge=False, cwd=Non
                 full_env[k] = v
     if isinstance(input, str):
         input = input.encode()
+    stdin = None if input is not None else subprocess.DEVNULL
     try:
+        if stdin_file:
+            stdin = open(stdin_file, "rb")
         p = subprocess.run(cmd, input=input, env=full_env, cwd=cwd,
                            stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT if merge else subprocess.PIPE,
-                           stdin=None if input is not None else subprocess.DEVNULL,
-                           timeout=timeout)
+                           stdin=stdin, timeout=timeout)
         rc, out, err = p.returncode, p.stdout, p.stderr
     except subprocess.TimeoutExpired as e:
         rc, out, err = 124, e.stdout or b"", e.stderr or b""
     except OSError as e:
-        rc, out, err = 127, b"", ("%s: %s\n" % (cmd[0], e.strerror)).encode()
+        rc, out, err = 127, b"", ("%s: %s\n" % (e.filename or cmd[0], e.strerror)).encode()
+    finally:
+        if stdin_file and stdin not in (None, subprocess.DEVNULL):
+            stdin.close()
     if err is None:
         err = b""
     if not binary:
@@ -287,6 +298,9 @@ class Suite:
 
         def on_signal(sig, frame):
             raise KeyboardInterrupt
+        # set, not inherited: a suite started in the background by a shell
+        # would ignore SIGINT otherwise
+        signal.signal(signal.SIGINT, on_signal)
         signal.signal(signal.SIGTERM, on_signal)
         try:
             if self.needs_root and os.geteuid() != 0:
@@ -368,6 +382,30 @@ def own_bpffs(script):
         os.execvp("unshare", ["unshare", "--mount", "--propagation", "private",
                               sys.executable, script] + sys.argv[1:])
     subprocess.run(["mount", "-t", "bpf", "-o", "mode=0700", "bpf", "/sys/fs/bpf"], check=True)
+
+
+def prepare_cli(t, top, build, tests=()):
+    """The CLI built (make bpf user, where it is missing) and the test
+    programs of TESTS (folders of tests/ with a Makefile, e.g. "host" for
+    tapio); a scratch folder, removed at the end, with a copy of the CLI in
+    it, so that a rebuild during the run does not pull the binary away.
+    (scratch folder, the copy's path); t.bad() and Stop when something
+    does not build."""
+    cli = os.path.join(build, "user/tap-accel")
+    if not os.access(cli, os.X_OK):
+        run(["make", "-s", "-C", top, "bpf", "user"])
+    if not os.access(cli, os.X_OK):
+        t.bad("%s is not built (make bpf user)" % cli)
+        raise Stop
+    for d in tests:
+        r = run(["make", "-s", "-C", os.path.join(top, "tests", d)], merge=True)
+        if r.rc:
+            t.bad("the programs of tests/%s do not build:\n%s" % (d, indent(r.out)))
+            raise Stop
+    tmp = tempfile.mkdtemp()
+    t.defer(shutil.rmtree, tmp, True)
+    shutil.copy2(cli, os.path.join(tmp, "tap-accel"))
+    return tmp, os.path.join(tmp, "tap-accel")
 
 
 def tap_accel_objects():
