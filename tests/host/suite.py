@@ -53,7 +53,6 @@ default pass
 """
 
 
-
 def strs(*argv):
     return [str(x) for x in argv]
 
