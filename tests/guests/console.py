@@ -18,11 +18,15 @@ import sys
 import time
 
 
+class ConsoleError(Exception):
+    """The guest's console cannot be written to: its qemu has gone."""
+
+
 def send(base, text):
     try:
         fd = os.open(base + ".in", os.O_WRONLY | os.O_NONBLOCK)
     except OSError as e:
-        sys.exit(f"console: cannot write to {base}.in (is qemu running?): {e}")
+        raise ConsoleError(f"console: cannot write to {base}.in (is qemu running?): {e}") from e
     os.set_blocking(fd, True)
     try:
         os.write(fd, text.encode())
@@ -111,14 +115,17 @@ def main():
             break
         else:
             sys.exit(f"console: unknown option {a}")
-    if ready:
-        if not wait_ready(path, timeout):
-            sys.exit(f"console: guest at {path} did not answer in {timeout:.0f} s")
-        return 0
-    if not args:
-        sys.exit("console: no command")
-    cmd = " ".join(args)
-    rc, text = run_command(path, cmd, timeout)
+    try:
+        if ready:
+            if not wait_ready(path, timeout):
+                sys.exit(f"console: guest at {path} did not answer in {timeout:.0f} s")
+            return 0
+        if not args:
+            sys.exit("console: no command")
+        cmd = " ".join(args)
+        rc, text = run_command(path, cmd, timeout)
+    except ConsoleError as e:
+        sys.exit(str(e))
     sys.stdout.write(text)
     sys.stdout.flush()
     if rc == 124:

@@ -148,7 +148,12 @@ class Guests:
         if guest in self.hung:
             print(f"guests: guest {guest} stopped answering, not running: {cmd}", file=sys.stderr)
             return 124, ""
-        rc, text = console.run_command(f"{OUT}/{guest}", cmd, timeout)
+        try:
+            rc, text = console.run_command(f"{OUT}/{guest}", cmd, timeout)
+        except console.ConsoleError as e:  # its qemu has gone
+            print(e, file=sys.stderr)
+            self.hung.add(guest)
+            return 124, ""
         if rc == 124:
             print(f"console: '{cmd}' timed out after {timeout:.0f} s", file=sys.stderr)
             self.hung.add(guest)
@@ -519,7 +524,11 @@ def setup():
     t.defer(lambda: [r.kill() or r.wait() for r in s.readers])
     t.defer(unbind, s)
     for g in ("a", "b"):
-        if not console.wait_ready(f"{OUT}/{g}", 240):
+        try:
+            ready = console.wait_ready(f"{OUT}/{g}", 240)
+        except console.ConsoleError as e:
+            abort(f"guest {g}: {e}")
+        if not ready:
             abort(f"guest {g} did not boot; see {OUT}/{g}.log")
     print(f"guests: both up after {time.monotonic() - start:.0f} s")
     for g, mac in (("a", MACA), ("b", MACB)):
