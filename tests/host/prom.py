@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 """prom.py - read Prometheus' text exposition format on stdin with the
 parser of Debian's python3-prometheus-client, as a scrape reads it, and
-print what it read, a line each, for tests/host/prometheus.sh to check:
+print what it read, a line each, for tests/host/prometheus.py to check:
 
     family NAME TYPE N          N: words of its HELP
     sample NAME KEY=VALUE... = VALUE
