@@ -339,9 +339,14 @@ def swap_under_traffic(h):
         writers = [subprocess.Popen(h.tapio(f"s{w}", "--count", n, "--dport", 7),
                                     stdout=subprocess.PIPE) for w in (1, 2, 3)]
         try:
-            for _ in range(200):
-                h.stats_json("s1")
-                if h.verdict("drop") != 0:
+            # every writer under way on the old version before the swap
+            # (on a busy machine the last can start late)
+            def dropping(w):
+                h.stats_json(f"s{w}")
+                return h.verdict("drop") != 0
+
+            for _ in range(500):
+                if all(dropping(w) for w in (1, 2, 3)):
                     break
                 time.sleep(0.01)
             h.expect(0, "as policy swap: 1 rules, .*replaced for 100 taps", "policy", "load", "swap", swap_b)
