@@ -8,6 +8,7 @@
 
 #include "check.h"
 #include "lib/policy/guard_parse.h"
+#include "lib/policy/names.h"
 #include "lib/policy/parse.h"
 #include "lib/policy/print.h"
 

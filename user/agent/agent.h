@@ -11,9 +11,10 @@
  *   state.h      what the agent keeps; log.c its log
  *   netns.c      the namespaces watched and their links
  *   reconcile.c  the plane made what the configuration asks for
- *   config.c     agent.conf and policies/; bindings.c bindings.d and which
- *                binding decides for a tap; config_read.c what both read
- *                with; pattern.c the name patterns
+ *   config_load.c the configuration as a whole: settings.c agent.conf and
+ *                policies/, bindings.c bindings.d and which binding
+ *                decides for a tap, config_read.c what both read with;
+ *                pattern.c the name patterns
  *   netlink.c    rtnetlink
  *   metrics.c    node_exporter's textfile and /metrics
  */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
- * bindings.h - the bindings.d/ *.conf files (bindings.c), as config.c
+ * bindings.h - the bindings.d/ *.conf files (bindings.c), as config_load.c
  * reads them into an agent_config; agent_config_match() (config.h) then
  * says which binding decides for a tap.
  */

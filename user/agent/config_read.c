@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * config_read.c - what agent.conf (config.c) and bindings.d (bindings.c)
+ * config_read.c - what agent.conf (settings.c) and bindings.d (bindings.c)
  * share: reading the agent's files only when root could have written them,
  * listing its folders, the words both grammars take, and saying errors
  * and warnings (config_read.h).

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
- * config_read.h - what the agent.conf reader (config.c) and the bindings.d
+ * config_read.h - what the agent.conf reader (settings.c) and the bindings.d
  * reader (bindings.c) share; nothing outside the agent's configuration
  * uses it.
  */

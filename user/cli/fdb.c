@@ -15,7 +15,7 @@
 #include "lib/plane/fdb.h"
 #include "lib/plane/ports.h"
 #include "lib/plane/taps.h"
-#include "lib/policy/parse.h"
+#include "lib/policy/names.h"
 #include "verbs.h"
 
 static int parse_mac_arg(const char *s, uint8_t mac[6])

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "guard_parse.h"
-#include "parse.h"
+#include "names.h"
 
 /* What an address or MAC quoted in a message may show of what was given. */
 #define QUOTE_MAX 64

@@ -2,6 +2,7 @@
 /* names.c - the names of the program's counters, actions and match
  * fields, and how MACs and prefixes are written; see names.h. */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <stdio.h>
 
 #include "names.h"
@@ -148,4 +149,33 @@ const char *ta_name_of(const struct ta_name_value *names, uint64_t value)
 		if (names->value == value)
 			return names->name;
 	return NULL;
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+int ta_parse_mac(const char *s, uint8_t mac[6])
+{
+	for (int i = 0; i < 6; i++) {
+		int hi = hexval(s[0]), lo = hi < 0 ? -1 : hexval(s[1]);
+
+		if (hi < 0 || lo < 0)
+			return -EINVAL;
+		mac[i] = (uint8_t)(hi << 4 | lo);
+		s += 2;
+		if (i < 5) {
+			if (*s != ':' && *s != '-')
+				return -EINVAL;
+			s++;
+		}
+	}
+	return *s ? -EINVAL : 0;
 }

@@ -35,6 +35,8 @@ const char *ta_action_name(uint32_t action);
 /* The word of a match field in the language: "vlan", "smac", ... */
 const char *ta_field_name(uint32_t field);
 
+/* "52:54:00:12:34:56" (or with '-') into 6 bytes; 0 or -EINVAL. */
+int ta_parse_mac(const char *s, uint8_t mac[6]);
 /* MAC as "52:54:00:12:34:56"; buf must hold 18 bytes. */
 const char *ta_format_mac(const uint8_t mac[6], char *buf);
 /* Address or prefix of `p`, IPv4 shown as such; buf of 64 bytes. */

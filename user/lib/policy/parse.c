@@ -15,6 +15,7 @@
 #include "../base/lex.h"
 #include "digest.h"
 #include "guard_parse.h"
+#include "names.h"
 #include "parse.h"
 #include "print.h"
 
@@ -49,35 +50,6 @@ static bool parse_u64(const struct ta_word *t, uint64_t *v)
 	if (t->len >= (int)sizeof(buf))
 		return false;
 	return parse_u64_str(ta_word_str(t, buf, sizeof(buf)), v);
-}
-
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-int ta_parse_mac(const char *s, uint8_t mac[6])
-{
-	for (int i = 0; i < 6; i++) {
-		int hi = hexval(s[0]), lo = hi < 0 ? -1 : hexval(s[1]);
-
-		if (hi < 0 || lo < 0)
-			return -EINVAL;
-		mac[i] = (uint8_t)(hi << 4 | lo);
-		s += 2;
-		if (i < 5) {
-			if (*s != ':' && *s != '-')
-				return -EINVAL;
-			s++;
-		}
-	}
-	return *s ? -EINVAL : 0;
 }
 
 static const uint8_t v4_mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };

@@ -25,8 +25,6 @@ int ta_policy_parse(const char *text, size_t len, const char *filename,
 /* The same for a file; -errno too when it cannot be read. */
 int ta_policy_parse_file(const char *path, struct ta_policy_spec *spec, struct ta_error *e);
 
-/* "52:54:00:12:34:56" (or with '-') into 6 bytes; 0 or -EINVAL. */
-int ta_parse_mac(const char *s, uint8_t mac[6]);
 /* Names of actions and fields, and MAC and prefix formats: names.h. */
 
 #endif /* TA_POLICY_PARSE_H */
