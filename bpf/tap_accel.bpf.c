@@ -870,8 +870,11 @@ __noinline int ta_ct_judge(struct frame *f, struct judge_args *a)
 	base = a->rules[slot];
 	if (base)
 		count(base + rule, f->len);
-	if (!accepts(d->action, dir))
+	if (!accepts(d->action, dir)) {
+		if (ct.creates && ct.old_tap)
+			ct_forget(&ct); /* an expired one nothing takes over */
 		return 0;
+	}
 	if (state == TA_CT_NEW && ct.creates) {
 		made = ct_create(&ct, cfg, a->id, dir, c.pol->generation, now);
 		if (made != CT_CREATED) {
