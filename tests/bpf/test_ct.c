@@ -32,7 +32,7 @@
 
 static struct {
 	struct bpf_object *obj;
-	int tc, ct, cfg, taps, frags, events;
+	int tc, devmap, ct, cfg, taps, frags, events;
 	uint32_t generation;
 	int events_seen, last_event_type;
 } ct = {.obj = NULL, .tc = -1};
@@ -97,12 +97,14 @@ static int load_in_programs(void)
 		return -errno;
 	prog = bpf_object__find_program_by_name(ct.obj, "tap_accel_in_tc");
 	ct.tc = prog ? bpf_program__fd(prog) : -ENOENT;
+	prog = bpf_object__find_program_by_name(ct.obj, "tap_accel_in_devmap");
+	ct.devmap = prog ? bpf_program__fd(prog) : -ENOENT;
 	ct.ct = bpf_object__find_map_fd_by_name(ct.obj, "ta_ct");
 	ct.cfg = bpf_object__find_map_fd_by_name(ct.obj, "ta_ct_config");
 	ct.taps = bpf_object__find_map_fd_by_name(ct.obj, "ta_ct_taps");
 	ct.frags = bpf_object__find_map_fd_by_name(ct.obj, "ta_ct_frags");
 	ct.events = bpf_object__find_map_fd_by_name(ct.obj, "ta_ct_events");
-	return ct.tc < 0 ? ct.tc : 0;
+	return ct.tc < 0 ? ct.tc : ct.devmap < 0 ? ct.devmap : 0;
 }
 
 static int empty_map(int fd, size_t key_size)
@@ -798,6 +800,26 @@ static int ct_redirect_checks_receiver(void)
 	return 0;
 }
 
+/* The devmap egress program loads (BPF_PROG_TEST_RUN refuses devmap
+ * programs, so its frames are the tc program's decision, tested above). */
+static int ct_devmap_program(void)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .repeat = 1);
+	struct bpf_prog_info info = {};
+	uint32_t len = sizeof(info);
+	struct pkt p;
+
+	OK(ct_setup());
+	CHECK(!bpf_obj_get_info_by_fd(ct.devmap, &info, &len), "info: %s", strerror(errno));
+	CHECK(info.type == BPF_PROG_TYPE_XDP, "type %u", info.type);
+	udp4(&p, false, 1, 2);
+	opts.data_in = p.d;
+	opts.data_size_in = p.len;
+	CHECK(bpf_prog_test_run_opts(ct.devmap, &opts) && errno == EINVAL,
+	      "a test run of a devmap program was taken: test it through it");
+	return 0;
+}
+
 /* ---- reject: the exact answer ------------------------------------------ */
 
 static uint16_t csum(const uint8_t *d, size_t n, uint32_t sum)
@@ -1007,6 +1029,7 @@ const struct test ct_tests[] = {
 	{"ct_timeout", ct_timeout},
 	{"ct_policy_change_cuts", ct_policy_change_cuts},
 	{"ct_redirect_checks_receiver", ct_redirect_checks_receiver},
+	{"ct_devmap_program", ct_devmap_program},
 	{"ct_reject_tcp_rst", ct_reject_tcp_rst},
 	{"ct_reject_icmp4", ct_reject_icmp4},
 	{"ct_reject_icmp6", ct_reject_icmp6},
