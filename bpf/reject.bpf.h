@@ -148,6 +148,10 @@ static __always_inline int reject_build(const struct frame *f,
 		return -1;
 	if (tcp && (!f->has_ports || (f->tcp_flags & TCP_RST) || l4 + 20 > have))
 		return -1;
+	/* bounds again by masks, which older verifiers (6.1) keep through
+	 * the arithmetic below where they lose the comparisons' */
+	h &= 31;
+	l4 &= REJECT_BUF - 1;
 	orig_ip = rj->orig + h;
 	ip = out + h;
 	/* Ethernet back where it came from, the same tags */

@@ -142,6 +142,16 @@ static int drain_events(void)
 	return 0;
 }
 
+/* Exactly one event since ct_setup(), of this type. */
+static int expect_one_event(int type)
+{
+	OK(drain_events());
+	CHECK(ct.events_seen == 1 && ct.last_event_type == type,
+	      "%d events (the last of type %d), expected one of type %d", ct.events_seen,
+	      ct.last_event_type, type);
+	return 0;
+}
+
 /* A blank table, counts, configuration, and no events pending. */
 static int ct_setup(void)
 {
@@ -461,6 +471,16 @@ static int ct_tcp_guest_opens(void)
 	return 0;
 }
 
+/* The peer's SYN to the guest's port 22 in, the guest's SYN-ACK out. */
+static int ssh_opened(struct pkt *p)
+{
+	tcp4(p, false, 22, 50000, TCP_SYN);
+	EXPECT_TC(p, TC_ACT_OK);
+	tcp4(p, true, 22, 50000, TCP_SYN | TCP_ACK);
+	EXPECT_VERDICT(p, XDP_PASS);
+	return 0;
+}
+
 /* `in` port 22: the peer may open it, not 23; the guest's answers pass. */
 static int ct_tcp_in_port_22(void)
 {
@@ -470,13 +490,11 @@ static int ct_tcp_in_port_22(void)
 
 	OK(ct_setup());
 	OK(sg_install(&IN_SSH, 1));
-	tcp4(&p, false, 22, 50000, TCP_SYN);
-	EXPECT_TC(&p, TC_ACT_OK);
+	if (ssh_opened(&p))
+		return -1;
 	OK(first_entry(&key, &e));
-	CHECK((e.flags & TA_CT_E_IN) && e.state == TA_CT_SYN_SENT, "flags %#x state %u",
+	CHECK((e.flags & TA_CT_E_IN) && e.state == TA_CT_SYN_RECV, "flags %#x state %u",
 	      e.flags, e.state);
-	tcp4(&p, true, 22, 50000, TCP_SYN | TCP_ACK);
-	EXPECT_VERDICT(&p, XDP_PASS);
 	tcp4(&p, false, 22, 50000, TCP_ACK);
 	EXPECT_TC(&p, TC_ACT_OK);
 	tcp4(&p, false, 23, 50000, TCP_SYN);
@@ -685,11 +703,7 @@ static int ct_tap_limit(void)
 	EXPECT_TC(&p, TC_ACT_OK);
 	EXPECT_CT(TA_CT_C_TAP_LIMIT, 2);
 	EXPECT_CT(TA_CT_C_NEW, 2);
-	OK(drain_events());
-	CHECK(ct.events_seen == 1 && ct.last_event_type == TA_CT_EV_TAP_LIMIT,
-	      "%d events (last type %d), expected one tap-limit event", ct.events_seen,
-	      ct.last_event_type);
-	return 0;
+	return expect_one_event(TA_CT_EV_TAP_LIMIT);
 }
 
 /* The host at its limit: the documented rule is refusal, not eviction. */
@@ -712,10 +726,7 @@ static int ct_table_full(void)
 	EXPECT_CT(TA_CT_C_TABLE_FULL, 1);
 	udp4(&p, false, 1001, 53); /* the first is still there */
 	EXPECT_TC(&p, TC_ACT_OK);
-	OK(drain_events());
-	CHECK(ct.events_seen == 1 && ct.last_event_type == TA_CT_EV_TABLE_FULL,
-	      "%d events, expected one table-full event", ct.events_seen);
-	return 0;
+	return expect_one_event(TA_CT_EV_TABLE_FULL);
 }
 
 /* A connection past its timeout is gone; timeouts are configurable. */
@@ -759,10 +770,8 @@ static int ct_policy_change_cuts(void)
 
 	OK(ct_setup());
 	OK(sg_install(&IN_SSH, 1));
-	tcp4(&p, false, 22, 50000, TCP_SYN);
-	EXPECT_TC(&p, TC_ACT_OK);
-	tcp4(&p, true, 22, 50000, TCP_SYN | TCP_ACK);
-	EXPECT_VERDICT(&p, XDP_PASS);
+	if (ssh_opened(&p))
+		return -1;
 	udp4(&p, true, 5353, 53);
 	EXPECT_VERDICT(&p, XDP_PASS);
 	OK(sg_install(NULL, 0));
