@@ -13,6 +13,13 @@
  * every map of the harness's plane.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <linux/if_packet.h>
+#include <linux/if_tun.h>
+#include <linux/if_link.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -829,6 +836,144 @@ static int ct_devmap_program(void)
 	return 0;
 }
 
+/* ---- a real tap: the tc program on clsact egress ---------------------- */
+
+struct real_tap {
+	int fd;	      /* the guest's end: what it reads and writes */
+	int packet;   /* an AF_PACKET socket: frames the stack sends it */
+	uint32_t ifindex;
+	char name[IFNAMSIZ];
+	struct ta_tap_key key;
+	struct ta_tap_state st;
+	bool bound, xdp, tc;
+};
+
+static void real_tap_close(struct real_tap *t)
+{
+	DECLARE_LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = t->ifindex,
+			    .attach_point = BPF_TC_EGRESS);
+
+	if (t->tc)
+		bpf_tc_hook_destroy(&hook);
+	if (t->xdp)
+		bpf_xdp_detach(t->ifindex, XDP_FLAGS_SKB_MODE, NULL);
+	if (t->bound)
+		ta_tap_unbind(&env.pl, &t->key, &env.e);
+	if (t->packet >= 0)
+		close(t->packet);
+	if (t->fd >= 0)
+		close(t->fd);
+}
+
+/* A tap of this namespace, up, bound to policy "test", with the policy
+ * program (generic XDP) on what it sends and the tc program on what it
+ * gets. */
+static int real_tap_open(struct real_tap *t)
+{
+	DECLARE_LIBBPF_OPTS(bpf_tc_hook, hook, .attach_point = BPF_TC_EGRESS);
+	DECLARE_LIBBPF_OPTS(bpf_tc_opts, tc, .prog_fd = ct.tc);
+	struct ta_bind b = {.policy = env.policy, .entry_only = true};
+	struct sockaddr_ll sll = {.sll_family = AF_PACKET};
+	enum ta_bind_result result;
+	struct ifreq ifr = {};
+	char path[128];
+	int s;
+
+	t->fd = open("/dev/net/tun", O_RDWR | O_NONBLOCK);
+	if (t->fd < 0)
+		FAIL("open /dev/net/tun: %s", strerror(errno));
+	ifr.ifr_flags = IFF_TAP | IFF_NO_PI;
+	strcpy(ifr.ifr_name, "tact%d");
+	CHECK(!ioctl(t->fd, TUNSETIFF, &ifr), "TUNSETIFF: %s", strerror(errno));
+	memcpy(t->name, ifr.ifr_name, IFNAMSIZ);
+	t->ifindex = if_nametoindex(t->name);
+	/* no IPv6 on it: the stack's own solicitations would be judged too */
+	snprintf(path, sizeof(path), "/proc/sys/net/ipv6/conf/%s/disable_ipv6", t->name);
+	s = open(path, O_WRONLY);
+	CHECK(s >= 0 && write(s, "1", 1) == 1, "%s: %s", path, strerror(errno));
+	close(s);
+	s = socket(AF_INET, SOCK_DGRAM, 0);
+	ifr.ifr_flags = IFF_UP;
+	CHECK(s >= 0 && !ioctl(s, SIOCSIFFLAGS, &ifr), "%s up: %s", t->name, strerror(errno));
+	close(s);
+	b.ifname = t->name;
+	CHECK(!ta_tap_bind(&env.pl, &b, &result, &env.e), "bind %s: %s", t->name, env.e.text);
+	t->bound = true;
+	OK(ta_tap_key_of(&env.pl, t->name, &t->key));
+	OK(ta_tap_read(&env.pl, &t->key, &t->st));
+	CHECK(!bpf_xdp_attach(t->ifindex, env.prog, XDP_FLAGS_SKB_MODE, NULL), "xdp: %s",
+	      strerror(errno));
+	t->xdp = true;
+	hook.ifindex = t->ifindex;
+	if (bpf_tc_hook_create(&hook) && errno != EEXIST)
+		FAIL("clsact on %s: %s", t->name, strerror(errno));
+	t->tc = true;
+	CHECK(!bpf_tc_attach(&hook, &tc), "tc attach: %s", strerror(errno));
+	t->packet = socket(AF_PACKET, SOCK_RAW, 0);
+	sll.sll_ifindex = t->ifindex;
+	CHECK(t->packet >= 0 && !bind(t->packet, (struct sockaddr *)&sll, sizeof(sll)),
+	      "packet socket: %s", strerror(errno));
+	return 0;
+}
+
+/* Frames of the guest's end that are this UDP frame, after a moment. */
+static int delivered(struct real_tap *t, const struct pkt *p)
+{
+	uint8_t buf[2048];
+	int n = 0, i;
+	ssize_t len;
+
+	for (i = 0; i < 20; i++) {
+		while ((len = read(t->fd, buf, sizeof(buf))) > 0)
+			n += (uint32_t)len == p->len && !memcmp(buf, p->d, p->len);
+		usleep(5000);
+	}
+	return n;
+}
+
+static int real_tap_test(struct real_tap *t)
+{
+	struct ta_counter stats[TA_TAP_STATS];
+	struct pkt out, in, other;
+
+	if (real_tap_open(t))
+		return -1;
+	OK(sg_install(NULL, 0));
+	udp4(&other, false, 5353, 54); /* opened by nobody */
+	/* a drop on egress is the sender's ENOBUFS (NET_XMIT_DROP) */
+	CHECK(send(t->packet, other.d, other.len, 0) < 0 && errno == ENOBUFS,
+	      "send of what the tc program drops: %s", strerror(errno));
+	CHECK(delivered(t, &other) == 0, "a frame nobody asked for reached the guest");
+	udp4(&out, true, 5353, 53); /* the guest asks */
+	CHECK(write(t->fd, out.d, out.len) == (ssize_t)out.len, "write: %s", strerror(errno));
+	udp4(&in, false, 5353, 53); /* the answer */
+	CHECK(send(t->packet, in.d, in.len, 0) == (ssize_t)in.len, "send: %s", strerror(errno));
+	CHECK(delivered(t, &in) == 1, "the answer did not reach the guest");
+	OK(ta_tap_read(&env.pl, &t->key, &t->st));
+	OK(ta_tap_stats_read(&env.pl, &t->st, stats));
+	CHECK(stats[TA_STAT_CT + TA_CT_C_IN_DROP].packets == 1 &&
+		      stats[TA_STAT_CT + TA_CT_C_IN_PASS].packets == 1 &&
+		      stats[TA_STAT_CT + TA_CT_C_NEW].packets == 1,
+	      "in drop %llu pass %llu, new %llu; expected 1 each",
+	      (unsigned long long)stats[TA_STAT_CT + TA_CT_C_IN_DROP].packets,
+	      (unsigned long long)stats[TA_STAT_CT + TA_CT_C_IN_PASS].packets,
+	      (unsigned long long)stats[TA_STAT_CT + TA_CT_C_NEW].packets);
+	return 0;
+}
+
+/* On a real tap: what the stack sends to the guest meets the tc program
+ * on clsact egress; only the answer to what the guest sent gets through. */
+static int ct_real_tap_tc(void)
+{
+	struct real_tap t = {.fd = -1, .packet = -1};
+	int ret;
+
+	OK(ct_setup());
+	ret = real_tap_test(&t);
+	real_tap_close(&t);
+	return ret;
+}
+
 /* ---- reject: the exact answer ------------------------------------------ */
 
 static uint16_t csum(const uint8_t *d, size_t n, uint32_t sum)
@@ -1039,6 +1184,7 @@ const struct test ct_tests[] = {
 	{"ct_policy_change_cuts", ct_policy_change_cuts},
 	{"ct_redirect_checks_receiver", ct_redirect_checks_receiver},
 	{"ct_devmap_program", ct_devmap_program},
+	{"ct_real_tap_tc", ct_real_tap_tc},
 	{"ct_reject_tcp_rst", ct_reject_tcp_rst},
 	{"ct_reject_icmp4", ct_reject_icmp4},
 	{"ct_reject_icmp6", ct_reject_icmp6},
