@@ -77,6 +77,8 @@ static __always_inline const struct ta_ct_config *ct_config(void)
 	return bpf_map_lookup_elem(&ta_ct_config, &zero);
 }
 
+/* TA_CT_TIMEOUTS_DEFAULT as code: a constant array would be a .rodata
+ * map of its own. */
 static __always_inline __u64 ct_default_timeout(__u32 conn)
 {
 	switch (conn) {

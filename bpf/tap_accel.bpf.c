@@ -892,8 +892,9 @@ __noinline int ta_ct_judge(struct frame *f, struct judge_args *a)
 	return 0;
 }
 
-/* The decision of version `version` for frame f of tap id (0: unbound,
- * zone 0) with its connection state, in direction dir. */
+/* The decision of version `version` for frame f of a tap (NULL: an
+ * unbound one, zone 0) whose counters start at `stats`, with its
+ * connection state, in direction dir. */
 static __always_inline int judge_ct(const struct ta_tap *tap, __u32 stats,
 				    __u32 dir, __u32 version, struct frame *f,
 				    struct decision *d)

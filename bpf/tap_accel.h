@@ -599,8 +599,9 @@ struct ta_ct_entry {
 
 /* Timeouts in seconds after the last frame, by enum ta_ct_conn; those of
  * Linux conntrack (nf_conntrack_tcp_timeout_*, udp, udp_stream, icmp,
- * generic). A connection past its timeout is as if absent: its next frame
- * finds it expired and replaces it (or is out of state). */
+ * generic), for user space to show; the program has the same in
+ * ct_default_timeout(). A connection past its timeout is as if absent:
+ * its next frame finds it expired and replaces it (or is out of state). */
 #define TA_CT_TIMEOUTS_DEFAULT                                                 \
 	{ 120, 60, 432000, 120, 120, 10, 30, 120, 30, 600 }
 
@@ -608,9 +609,9 @@ struct ta_ct_entry {
 struct ta_ct_config {
 	/* New connections are refused (dropped, TA_CT_C_TABLE_FULL, an event)
 	 * once the host tracks this many; 0: TA_CT_DEFAULT_ENTRIES less
-	 * TA_CT_HEADROOM (a loader that sizes the table writes its own
-	 * max_entries less TA_CT_HEADROOM). Kept below max_entries so that the LRU never has
-	 * to evict a live connection to make room (it evicts per CPU a
+	 * TA_CT_HEADROOM (a loader that sizes the table writes its own size
+	 * less TA_CT_HEADROOM). Kept below max_entries so that the LRU never
+	 * has to evict a live connection to make room (it evicts per CPU a
 	 * little before the table is full). */
 	__u32 max_tracked;
 	/* New connections of one tap are refused (TA_CT_C_TAP_LIMIT) once it
