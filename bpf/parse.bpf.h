@@ -2,11 +2,14 @@
 /*
  * parse.bpf.h - defensive frame parser of the tap-accel policy program.
  *
- * Reads headers from the linear part of the frame only (ctx->data ..
- * ctx->data_end); a header that does not fit there counts as cut short.
- * Fills struct frame with the values the guard and the classifier need and
- * returns TA_PARSE_OK or the enum ta_parse_class that drops the frame.
- * Informational classes are noted in frame.info and parsing goes on.
+ * Reads headers from the linear part of the frame only (data ..
+ * data_end); a header that does not fit there counts as cut short.
+ * Fills struct frame with the values the guard, the classifier and the
+ * connection table need and returns TA_PARSE_OK or the enum
+ * ta_parse_class that drops the frame. Informational classes are noted in
+ * frame.info and parsing goes on. The core takes the data pointers, so
+ * that XDP and tc programs share it; only the XDP program (what a guest
+ * sends, which the guard checks) goes on into neighbour discovery.
  */
 #ifndef TA_PARSE_BPF_H
 #define TA_PARSE_BPF_H
@@ -35,6 +38,12 @@
 #define NDISC_NA	  136
 #define MLD_REPORT	  131
 #define MLD2_REPORT	  143
+#define TCP_FIN 0x01
+#define TCP_SYN 0x02
+#define TCP_RST 0x04
+#define TCP_ACK 0x10
+
+enum frag_kind { FRAG_NONE, FRAG_FIRST, FRAG_LATER };
 
 enum l3_kind { L3_OTHER, L3_IP4, L3_IP6, L3_ARP };
 
@@ -60,7 +69,27 @@ struct frame {
 	/* IPv4 as ::ffff:a.b.c.d; aligned for the 8-byte loads of the guard */
 	__u8 src_ip[16] __attribute__((aligned(8)));
 	__u8 dst_ip[16];
-	__u8 nd_target[16];
+	union { /* a neighbour message's target, or an error's quoted packet */
+		__u8 nd_target[16];
+		struct {
+			__u8 inner_src[16];
+			__u8 inner_dst[16];
+		};
+	};
+	/* for the connection table and reject */
+	__u16 l3_off, l4_off; /* from the start of the frame */
+	__u16 l3_len;	      /* IPv4 total length / IPv6 40 + payload length */
+	__u8 tcp_flags;
+	__u8 icmp_code;
+	__be16 icmp_id;	      /* echo identifier */
+	__u8 frag;	      /* enum frag_kind */
+	__u8 has_inner;	      /* an ICMP error quoting a whole IP + 8 bytes */
+	__be32 frag_id;	      /* IPv4 id / IPv6 fragment identification */
+	__u8 nd_pending;      /* NS/NA at nd_off, nd_left bytes: XDP goes on */
+	__u8 inner_proto;
+	__be16 inner_sport, inner_dport; /* or the echo id, both */
+	__u16 nd_off;
+	__s16 nd_left;
 };
 
 struct vlan_tag {
@@ -129,9 +158,70 @@ static __always_inline __u32 ports_header_len(__u8 proto)
 	return 8; /* UDP, UDP-Lite */
 }
 
-/* Ports and ICMP type. The header must be whole, not just the bytes read. */
-static __always_inline int parse_l4(struct frame *f, void *l4, void *end)
+static __always_inline bool icmp_is_error(__u8 proto, __u8 type)
 {
+	if (proto == IPPROTO_ICMP)
+		return type == 3 || type == 4 || type == 5 || type == 11 ||
+		       type == 12;
+	return type >= 1 && type <= 4;
+}
+
+static __always_inline bool icmp_is_echo(__u8 proto, __u8 type, bool request)
+{
+	if (proto == IPPROTO_ICMP)
+		return type == (request ? 8 : 0);
+	return type == (request ? 128 : 129);
+}
+
+/* The ports (or echo id) of a quoted packet's first 8 bytes. */
+static __always_inline void inner_ports(struct frame *f, __be16 *l4)
+{
+	if (f->inner_proto == IPPROTO_ICMP || f->inner_proto == IPPROTO_ICMPV6) {
+		f->inner_sport = l4[2];
+		f->inner_dport = l4[2];
+	} else if (f->inner_proto == IPPROTO_TCP || f->inner_proto == IPPROTO_UDP ||
+		   f->inner_proto == IPPROTO_UDPLITE ||
+		   f->inner_proto == IPPROTO_SCTP) {
+		f->inner_sport = l4[0];
+		f->inner_dport = l4[1];
+	}
+}
+
+/* The packet an ICMP error quotes: its IP header (no IPv6 extension
+ * headers) and the 8 bytes after it, else no inner tuple. */
+static __always_inline void parse_inner(struct frame *f, void *p, void *end)
+{
+	if (f->l3 == L3_IP4) {
+		struct iphdr *ip = p;
+		__u32 hlen;
+
+		if ((void *)(ip + 1) > end || ip->version != 4 || ip->ihl < 5)
+			return;
+		hlen = ip->ihl * 4;
+		if (p + hlen + 8 > end)
+			return;
+		f->inner_proto = ip->protocol;
+		set_ip4_mapped(f->inner_src, ip->saddr);
+		set_ip4_mapped(f->inner_dst, ip->daddr);
+		inner_ports(f, p + hlen);
+	} else {
+		struct ipv6hdr *ip6 = p;
+
+		if ((void *)(ip6 + 1) + 8 > end || ip6->version != 6)
+			return;
+		f->inner_proto = ip6->nexthdr;
+		__builtin_memcpy(f->inner_src, &ip6->saddr, 16);
+		__builtin_memcpy(f->inner_dst, &ip6->daddr, 16);
+		inner_ports(f, (void *)(ip6 + 1));
+	}
+	f->has_inner = 1;
+}
+
+/* Ports and ICMP type. The header must be whole, not just the bytes read. */
+static __always_inline int parse_l4(struct frame *f, void *l4, void *end,
+				    void *data)
+{
+	f->l4_off = l4 - data;
 	switch (f->ip_proto) {
 	case IPPROTO_TCP:
 	case IPPROTO_UDP:
@@ -144,6 +234,9 @@ static __always_inline int parse_l4(struct frame *f, void *l4, void *end)
 		f->sport = bpf_ntohs(ports[0]);
 		f->dport = bpf_ntohs(ports[1]);
 		f->has_ports = 1;
+		/* the length was checked; said again for the verifier */
+		if (f->ip_proto == IPPROTO_TCP && l4 + 20 <= end)
+			f->tcp_flags = ((__u8 *)l4)[13];
 		return TA_PARSE_OK;
 	}
 	case IPPROTO_ICMP:
@@ -153,7 +246,13 @@ static __always_inline int parse_l4(struct frame *f, void *l4, void *end)
 		if ((void *)(icmp + 1) > end)
 			return TA_PARSE_L4_TRUNC;
 		f->icmp_type = icmp->type;
+		f->icmp_code = icmp->code;
+		f->icmp_id = ((__be16 *)l4)[2];
 		f->has_icmp = 1;
+		/* an ICMP error is IPv4's, an ICMPv6 error IPv6's */
+		if ((f->ip_proto == IPPROTO_ICMP) == (f->l3 == L3_IP4) &&
+		    icmp_is_error(f->ip_proto, icmp->type))
+			parse_inner(f, icmp + 1, end);
 		return TA_PARSE_OK;
 	}
 	}
@@ -217,7 +316,7 @@ __noinline int ta_parse_nd(struct xdp_md *ctx, struct frame *f, __u32 off,
 }
 
 static __always_inline int parse_ip4(struct frame *f, struct iphdr *ip,
-				     void *end)
+				     void *end, void *data)
 {
 	__u32 hlen;
 
@@ -232,14 +331,20 @@ static __always_inline int parse_ip4(struct frame *f, struct iphdr *ip,
 		f->info |= 1u << TA_PARSE_IP4_OPTIONS;
 
 	f->l3 = L3_IP4;
+	f->l3_off = (void *)ip - data;
+	f->l3_len = bpf_ntohs(ip->tot_len);
 	f->ip_proto = ip->protocol;
 	set_ip4_mapped(f->src_ip, ip->saddr);
 	set_ip4_mapped(f->dst_ip, ip->daddr);
+	f->frag_id = ip->id;
 	if (ip->frag_off & bpf_htons(IP4_FRAG_OFFSET)) {
 		f->info |= 1u << TA_PARSE_IP4_FRAG;
+		f->frag = FRAG_LATER;
 		return TA_PARSE_OK;
 	}
-	return parse_l4(f, (void *)ip + hlen, end);
+	if (ip->frag_off & bpf_htons(0x2000)) /* more fragments */
+		f->frag = FRAG_FIRST;
+	return parse_l4(f, (void *)ip + hlen, end, data);
 }
 
 static __always_inline bool is_ip6_ext(__u8 nexthdr)
@@ -266,8 +371,8 @@ static __always_inline bool ip6_is_v4mapped(const __u8 *a)
 	return (w[0] | w[1]) == 0 && w[2] == bpf_htonl(0x0000ffff);
 }
 
-static __always_inline int parse_ip6(struct xdp_md *ctx, struct frame *f,
-				     struct ipv6hdr *ip6, void *end)
+static __always_inline int parse_ip6(struct frame *f, struct ipv6hdr *ip6,
+				     void *end, void *data)
 {
 	__u8 nexthdr;
 	void *p;
@@ -279,6 +384,8 @@ static __always_inline int parse_ip6(struct xdp_md *ctx, struct frame *f,
 		return TA_PARSE_IP6_BAD_HDR;
 
 	f->l3 = L3_IP6;
+	f->l3_off = (void *)ip6 - data;
+	f->l3_len = sizeof(*ip6) + bpf_ntohs(ip6->payload_len);
 	__builtin_memcpy(f->src_ip, &ip6->saddr, 16);
 	__builtin_memcpy(f->dst_ip, &ip6->daddr, 16);
 	/* An IPv4 address dressed as IPv6 must not reach the guard or the
@@ -299,11 +406,15 @@ static __always_inline int parse_ip6(struct xdp_md *ctx, struct frame *f,
 			if ((void *)(frag + 1) > end)
 				return TA_PARSE_IP6_EXT_TRUNC;
 			nexthdr = frag->nexthdr;
+			f->frag_id = frag->identification;
 			if (frag->frag_off & bpf_htons(IP6_FRAG_OFFSET)) {
 				f->ip_proto = nexthdr;
 				f->info |= 1u << TA_PARSE_IP6_FRAG;
+				f->frag = FRAG_LATER;
 				return TA_PARSE_OK;
 			}
+			if (frag->frag_off & bpf_htons(1)) /* more fragments */
+				f->frag = FRAG_FIRST;
 			p = frag + 1;
 			left -= sizeof(*frag);
 			continue;
@@ -323,11 +434,14 @@ static __always_inline int parse_ip6(struct xdp_md *ctx, struct frame *f,
 		return TA_PARSE_IP6_EXT_DEPTH;
 
 	f->ip_proto = nexthdr;
-	if (parse_l4(f, p, end) != TA_PARSE_OK)
+	if (parse_l4(f, p, end, data) != TA_PARSE_OK)
 		return TA_PARSE_L4_TRUNC;
 	if (f->ip_proto == IPPROTO_ICMPV6 &&
-	    (f->icmp_type == NDISC_NS || f->icmp_type == NDISC_NA))
-		return ta_parse_nd(ctx, f, p - (void *)(long)ctx->data, left);
+	    (f->icmp_type == NDISC_NS || f->icmp_type == NDISC_NA)) {
+		f->nd_pending = 1;
+		f->nd_off = p - data;
+		f->nd_left = left;
+	}
 	return TA_PARSE_OK;
 }
 
@@ -353,10 +467,9 @@ static __always_inline int parse_arp(struct frame *f, struct arp_hdr *arp,
 	return TA_PARSE_OK;
 }
 
-static __noinline int parse_frame(struct xdp_md *ctx, struct frame *f)
+static __always_inline int parse_eth(void *data, void *end, struct frame *f)
 {
-	void *end = (void *)(long)ctx->data_end;
-	struct ethhdr *eth = (void *)(long)ctx->data;
+	struct ethhdr *eth = data;
 	__be16 proto;
 	void *p;
 	int i;
@@ -386,13 +499,32 @@ static __noinline int parse_frame(struct xdp_md *ctx, struct frame *f)
 
 	switch (proto) {
 	case bpf_htons(ETH_P_IP):
-		return parse_ip4(f, p, end);
+		return parse_ip4(f, p, end, data);
 	case bpf_htons(ETH_P_IPV6):
-		return parse_ip6(ctx, f, p, end);
+		return parse_ip6(f, p, end, data);
 	case bpf_htons(ETH_P_ARP):
 		return parse_arp(f, p, end);
 	}
 	return TA_PARSE_OK;
+}
+
+/* What a guest sends: every header, neighbour discovery included. */
+static __noinline int parse_frame(struct xdp_md *ctx, struct frame *f)
+{
+	int class = parse_eth((void *)(long)ctx->data,
+			      (void *)(long)ctx->data_end, f);
+
+	if (class == TA_PARSE_OK && f->nd_pending)
+		return ta_parse_nd(ctx, f, f->nd_off, f->nd_left);
+	return class;
+}
+
+/* What goes to a guest, from tc: the same but neighbour discovery, which
+ * only the guard reads. Headers beyond the linear part were pulled in. */
+static __noinline int parse_frame_skb(struct __sk_buff *skb, struct frame *f)
+{
+	return parse_eth((void *)(long)skb->data, (void *)(long)skb->data_end,
+			 f);
 }
 
 #endif /* TA_PARSE_BPF_H */

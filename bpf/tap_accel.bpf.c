@@ -9,14 +9,19 @@
  * counters, plus in the counter of whatever stage decided it (parse class,
  * guard reason, rate event, rule or default).
  *
+ * The same object holds the programs of frames on their way to a guest
+ * (tap_accel_in_tc, tap_accel_in_devmap): one decision, judge_in(), for
+ * them and for tap_accel_policy's own redirects to another tap.
+ *
  * Built twice (bpf/Makefile): tap_accel.bpf.o finds the tap's namespace
  * through bpf_cast_to_kern_ctx (Linux 6.3 and later), tap_accel_compat.bpf.o
  * through bpf_probe_read_kernel (earlier kernels; four helper calls a frame).
  */
-#include "bpf/parse.bpf.h"
-#include "bpf/tap_key.bpf.h"
+#include <linux/pkt_cls.h>
 
-#define NSEC_PER_SEC 1000000000ull
+#include "bpf/conntrack.bpf.h"
+#include "bpf/tap_key.bpf.h"
+#include "bpf/reject.bpf.h"
 
 /* ---- maps (see tap_accel.h for keys and values) ------------------------ */
 
@@ -267,19 +272,24 @@ static __always_inline struct ta_tap *follow(const struct ta_tap_ref *ref,
 
 /* By the ifindex first, an array lookup; by the whole key in ta_taps when
  * the index does not lead to this namespace's tap. */
-static __always_inline struct ta_tap *find_tap(struct xdp_md *ctx)
+static __always_inline struct ta_tap *find_tap_of(__u64 cookie, __u32 ifindex)
 {
 	struct ta_tap_key key = {};
 	struct ta_tap_ref *ref;
 	struct ta_tap *tap;
 
-	key.netns_cookie = ta_netns_cookie(ctx);
-	key.ifindex = ctx->ingress_ifindex;
+	key.netns_cookie = cookie;
+	key.ifindex = ifindex;
 	ref = bpf_map_lookup_elem(&ta_tap_index, &key.ifindex);
 	tap = follow(ref, &key);
 	if (tap)
 		return tap;
 	return follow(bpf_map_lookup_elem(&ta_taps, &key), &key);
+}
+
+static __always_inline struct ta_tap *find_tap(struct xdp_md *ctx)
+{
+	return find_tap_of(ta_netns_cookie(ctx), ctx->ingress_ifindex);
 }
 
 static __always_inline const struct ta_config *config(void)
@@ -445,7 +455,9 @@ static __always_inline bool rate_allow(const struct binding *b,
 /* ---- classifier ---------------------------------------------------------- */
 
 struct classify_ctx {
-	__u64 acc[TA_BV_WORDS]; /* candidate rules so far */
+	/* candidate rules so far: TA_BV_WORDS words on the stack of the
+	 * classic path, in the per-CPU scratch for connection tracking */
+	__u64 *acc;
 	const struct ta_policy *pol;
 	__u32 version;
 	union { /* one key buffer for every lookup keeps the stack small */
@@ -465,7 +477,7 @@ static __always_inline void and_bitvec(struct classify_ctx *c, __u32 idx)
 	bv = bpf_map_lookup_elem(&ta_bitvecs, &c->key.index);
 	if (!bv) {
 		/* a corrupt index matches nothing: the default applies */
-		__builtin_memset(c->acc, 0, sizeof(c->acc));
+		__builtin_memset(c->acc, 0, TA_BV_WORDS * sizeof(__u64));
 		return;
 	}
 	for (w = 0; w < TA_BV_WORDS; w++)
@@ -602,13 +614,19 @@ static __always_inline __u32 first_rule(const struct classify_ctx *c)
 }
 
 /* One lookup per field the policy uses; a frame lacking the field takes
- * the wildcard. No per-rule work. */
+ * the wildcard. No per-rule work. A policy with TA_POL_F_CT (ct) adds
+ * two bit-vectors: the rules of the frame's direction and of its state. */
 static __always_inline __u32 classify(struct classify_ctx *c,
-				      const struct frame *f)
+				      const struct frame *f, bool ct, __u32 dir,
+				      __u32 state)
 {
 	bool ip = f->l3 == L3_IP4 || f->l3 == L3_IP6;
 
-	__builtin_memset(c->acc, 0xff, sizeof(c->acc));
+	__builtin_memset(c->acc, 0xff, TA_BV_WORDS * sizeof(__u64));
+	if (ct) {
+		and_bitvec(c, c->pol->dir_bitvec[dir & (TA_DIR_MAX - 1)]);
+		and_bitvec(c, c->pol->state_bitvec[state & (TA_CT_STATE_SLOTS - 1)]);
+	}
 	if (uses(c, TA_F_VLAN)) {
 		if (f->has_vlan)
 			and_value(c, &ta_vlan, TA_F_VLAN, f->vlan);
@@ -660,55 +678,6 @@ static __always_inline __u32 classify(struct classify_ctx *c,
 	return first_rule(c);
 }
 
-/* ---- actions ------------------------------------------------------------- */
-
-static __always_inline int redirect(const struct binding *b,
-				    const struct frame *f, __u32 port)
-{
-	int verdict = bpf_redirect_map(&ta_ports, port, 0);
-
-	if (verdict == XDP_REDIRECT)
-		return verdict;
-	count_stat(b, TA_STAT_EVENT + TA_EV_REDIRECT_FAIL, f->len);
-	return XDP_DROP;
-}
-
-/* Known unicast goes straight to its port; the bridge handles the rest. */
-static __always_inline int forward(const struct binding *b,
-				   const struct frame *f)
-{
-	struct ta_fdb_key key = {.tap = b->id};
-	__u32 *egress;
-
-	__builtin_memcpy(key.mac.addr, f->dst_mac, ETH_ALEN);
-	egress = f->dst_mac[0] & 1 ? NULL : bpf_map_lookup_elem(&ta_fdb, &key);
-	if (!egress) {
-		count_stat(b, TA_STAT_EVENT + TA_EV_FDB_MISS, f->len);
-		return XDP_PASS;
-	}
-	count_stat(b, TA_STAT_EVENT + TA_EV_FDB_HIT, f->len);
-	return redirect(b, f, *egress);
-}
-
-static __always_inline int act(const struct binding *b, const struct frame *f,
-			       __u32 action, __u32 port)
-{
-	switch (action) {
-	case TA_ACT_PASS:
-		return XDP_PASS;
-	case TA_ACT_DROP:
-		return XDP_DROP;
-	case TA_ACT_TX:
-		return XDP_TX;
-	case TA_ACT_REDIRECT:
-		return redirect(b, f, port);
-	case TA_ACT_FORWARD:
-		return forward(b, f);
-	}
-	/* a corrupt action value: visible as xdp_exception and ABORTED */
-	return XDP_ABORTED;
-}
-
 /* Read once: the whole frame sees one version of the policy. */
 static __always_inline __u32 active_slot(__u32 policy)
 {
@@ -728,57 +697,440 @@ static __always_inline void count_rule(const struct binding *b, __u32 slot,
 		count(base + rule, len);
 }
 
-/* Not inlined: its stack frame is a sibling of the parser's, not added. */
-static __noinline int apply_policy(const struct binding *b,
-				   const struct frame *f)
+/* ---- connection state: one judgement for both directions ----------------- */
+
+#define ACT_ABORT 0xff
+#define ACT_CT 0xfe /* apply_policy: judge with connection state */
+
+struct decision {
+	__u32 action; /* enum ta_action, TA_ACT_REJECT, or ACT_ABORT */
+	__u32 port;
+};
+
+/* What ta_ct_judge is told and answers: scalars only, as a global
+ * function's arguments must be; in the per-CPU scratch. */
+struct judge_args {
+	__u32 version; /* policy * TA_SLOTS + slot */
+	__u32 dir;     /* enum ta_dir */
+	__u32 id;      /* tap id, whose count a new connection is in */
+	__u32 stats;   /* its counters */
+	__u32 rules[TA_SLOTS];
+	__u32 zone;
+	struct decision out;
+	struct decision recheck; /* room for ct_recheck's */
+};
+
+/* Per CPU: the key of the frame's connection, the frame a policy change
+ * re-judges, and the reject's buffers. XDP and tc run with bottom halves
+ * off: nothing else on the CPU uses it meanwhile. */
+struct scratch {
+	__u64 acc[TA_BV_WORDS]; /* ta_ct_judge's candidate rules */
+	struct judge_args args;
+	struct ct_buf ct;
+	struct frame o;
+	struct reject_buf rj;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct scratch);
+} ta_scratch SEC(".maps");
+
+static __always_inline struct scratch *scratch(void)
 {
-	struct classify_ctx c;
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&ta_scratch, &zero);
+}
+
+/* Whether an action lets a new connection be made. */
+static __always_inline bool accepts(__u32 action, __u32 dir)
+{
+	if (dir == TA_DIR_IN)
+		return action == TA_ACT_PASS;
+	return action == TA_ACT_PASS || action == TA_ACT_REDIRECT ||
+	       action == TA_ACT_FORWARD;
+}
+
+/* The rule (or default) of the version in c for a frame, as a decision;
+ * the rule's index, nr_rules for the default. */
+static __always_inline __u32 decide_rule(struct classify_ctx *c,
+					 const struct frame *f, __u32 dir,
+					 __u32 state, struct decision *d)
+{
 	struct ta_rule_action *ra;
-	__u32 slot, rule, action, port, key;
+	__u32 rule, key;
+
+	rule = c->pol->nr_rules ? classify(c, f, true, dir, state) : TA_MAX_RULES;
+	if (rule < c->pol->nr_rules) {
+		key = c->pol->rule_base + rule;
+		ra = bpf_map_lookup_elem(&ta_rules, &key);
+		d->action = ra ? ra->action : ACT_ABORT;
+		d->port = ra ? ra->port : 0;
+		return rule;
+	}
+	if (dir == TA_DIR_IN) {
+		d->action = c->pol->default_in_action;
+		d->port = 0;
+	} else {
+		d->action = c->pol->default_action;
+		d->port = c->pol->default_port;
+	}
+	return c->pol->nr_rules;
+}
+
+/*
+ * A connection accepted by an older version of the policy: would this one
+ * accept it? Its first frame is made again from the key (who opened it,
+ * to which port, which way) and judged as NEW in its direction. Fields the
+ * key does not hold (MACs, VLAN) are those of the frame at hand.
+ */
+static __always_inline bool ct_recheck(struct classify_ctx *c,
+				       const struct frame *f, struct scratch *s,
+				       __u8 flags)
+{
+	const struct ta_ct_key *k = &s->ct.key;
+	struct frame *o = &s->o;
+	struct decision *d;
+	bool a = flags & TA_CT_E_ORIG_A;
+	__u32 dir = flags & TA_CT_E_IN ? TA_DIR_IN : TA_DIR_OUT;
+	__u8 proto = k->proto;
+
+	__builtin_memcpy(o, f, sizeof(*o));
+	d = &s->args.recheck;
+	copy16(o->src_ip, a ? k->addr_a : k->addr_b);
+	copy16(o->dst_ip, a ? k->addr_b : k->addr_a);
+	o->l3 = ip6_is_v4mapped(o->src_ip) ? L3_IP4 : L3_IP6;
+	o->ip_proto = proto;
+	o->has_ports = proto_has_ports(proto);
+	o->has_icmp = proto == IPPROTO_ICMP || proto == IPPROTO_ICMPV6;
+	o->sport = bpf_ntohs(a ? k->port_a : k->port_b);
+	o->dport = bpf_ntohs(a ? k->port_b : k->port_a);
+	o->icmp_type = proto == IPPROTO_ICMP ? 8 : 128; /* echo request */
+	decide_rule(c, o, dir, TA_CT_NEW, d);
+	return accepts(d->action, dir);
+}
+
+static __always_inline void count_args(const struct judge_args *a, __u32 key,
+				       __u32 len)
+{
+	count(a->stats + key, len);
+}
+
+/*
+ * The decision for a frame of a policy with TA_POL_F_CT, either way:
+ * track it, re-check a connection a newer version has not judged yet,
+ * classify with its direction and state, and make the connection of an
+ * accepted NEW frame. Global: the verifier checks it once, on its own,
+ * for all the places that call it. 0, or -1: abort.
+ */
+__noinline int ta_ct_judge(struct frame *f, struct judge_args *a)
+{
+	const struct ta_ct_config *cfg = ct_config();
+	struct scratch *s = scratch();
+	struct classify_ctx c;
+	struct decision *d;
+	__u64 now = bpf_ktime_get_ns();
+	__u32 rule, slot, dir, base;
+	struct ct ct;
+	__u8 state;
+	int made;
+
+	if (!f || !a || !s)
+		return -1;
+	d = &a->out;
+	c.acc = s->acc;
+	c.version = a->version;
+	c.pol = bpf_map_lookup_elem(&ta_policy, &c.version);
+	if (!c.pol)
+		return -1;
+	slot = a->version % TA_SLOTS;
+	dir = a->dir & (TA_DIR_MAX - 1);
+	ct.buf = &s->ct;
+	state = ct_track(&ct, f, a->zone, cfg, now);
+	if (ct.e && ct.e->generation != c.pol->generation &&
+	    (state == TA_CT_ESTABLISHED || state == TA_CT_RELATED)) {
+		if (!ct_recheck(&c, f, s, ct.e->flags)) {
+			ct_forget(&ct);
+			count_args(a, TA_STAT_CT + TA_CT_C_CUT, f->len);
+			d->action = TA_ACT_DROP;
+			return 0;
+		}
+		ct.e->generation = c.pol->generation;
+	}
+	if (state == TA_CT_INVALID)
+		count_args(a, TA_STAT_CT + TA_CT_C_INVALID, f->len);
+	else if (state == TA_CT_RELATED)
+		count_args(a, TA_STAT_CT + TA_CT_C_RELATED, f->len);
+	rule = decide_rule(&c, f, dir, state, d);
+	if (rule == c.pol->nr_rules && dir == TA_DIR_IN)
+		count_args(a, TA_STAT_CT + TA_CT_C_IN_DEFAULT, f->len);
+	base = a->rules[slot];
+	if (base)
+		count(base + rule, f->len);
+	if (!accepts(d->action, dir)) {
+		if (ct.creates && ct.old_tap)
+			ct_forget(&ct); /* an expired one nothing takes over */
+		return 0;
+	}
+	if (state == TA_CT_NEW && ct.creates) {
+		made = ct_create(&ct, cfg, a->id, dir, c.pol->generation, now);
+		if (made != CT_CREATED) {
+			count_args(a, TA_STAT_CT + (made == CT_TAP_LIMIT
+							    ? TA_CT_C_TAP_LIMIT
+							    : TA_CT_C_TABLE_FULL),
+				   f->len);
+			d->action = TA_ACT_DROP;
+			return 0;
+		}
+		count_args(a, TA_STAT_CT + TA_CT_C_NEW, f->len);
+	}
+	if (f->frag == FRAG_FIRST)
+		ct_fragment_record(f, a->zone, state, now, &s->ct);
+	return 0;
+}
+
+/* The decision of version `version` for frame f of a tap (NULL: an
+ * unbound one, zone 0) whose counters start at `stats`, with its
+ * connection state, in direction dir. */
+static __always_inline int judge_ct(const struct ta_tap *tap, __u32 stats,
+				    __u32 dir, __u32 version, struct frame *f,
+				    struct decision *d)
+{
+	struct scratch *s = scratch();
+	struct judge_args *a;
+
+	if (!s)
+		return -1;
+	a = &s->args;
+	a->version = version;
+	a->dir = dir;
+	a->stats = stats;
+	if (tap) {
+		a->id = tap->id;
+		a->rules[0] = tap->rules[0];
+		a->rules[1] = tap->rules[1];
+		a->zone = tap->ct_zone ?: tap->id;
+	} else {
+		const struct ta_config *cfg = config();
+
+		a->id = 0;
+		a->rules[0] = cfg ? cfg->unbound_rules[0] : 0;
+		a->rules[1] = cfg ? cfg->unbound_rules[1] : 0;
+		a->zone = 0;
+	}
+	if (ta_ct_judge(f, a))
+		return -1;
+	d->action = a->out.action;
+	d->port = a->out.port;
+	return 0;
+}
+
+/* ---- actions ------------------------------------------------------------- */
+
+static __always_inline void bind_tap(struct binding *b, struct ta_tap *tap)
+{
+	b->tap = tap;
+	b->id = tap->id;
+	b->policy = tap->policy;
+	b->stats = tap->stats;
+	b->rules[0] = tap->rules[0];
+	b->rules[1] = tap->rules[1];
+}
+
+/*
+ * The in direction, for every program that sees frames on their way to a
+ * guest (a bound tap's): PASS, DROP or TA_ACT_REJECT, counted in the
+ * tap's counters. A policy without TA_POL_F_CT passes everything.
+ */
+static __always_inline int judge_in(const struct ta_tap *tap, struct frame *f)
+{
+	const struct ta_policy *pol;
+	struct decision d = {};
+	__u32 version = tap->policy * TA_SLOTS + active_slot(tap->policy);
+	__u32 stats = tap->stats;
+
+	pol = bpf_map_lookup_elem(&ta_policy, &version);
+	if (!pol || !(pol->ct_flags & TA_POL_F_CT))
+		return TA_ACT_PASS;
+	if (judge_ct(tap, stats, TA_DIR_IN, version, f, &d))
+		d.action = TA_ACT_DROP;
+	switch (d.action) {
+	case TA_ACT_PASS:
+		count(stats + TA_STAT_CT + TA_CT_C_IN_PASS, f->len);
+		return TA_ACT_PASS;
+	case TA_ACT_REJECT:
+		count(stats + TA_STAT_CT + TA_CT_C_IN_REJECT, f->len);
+		return TA_ACT_REJECT;
+	}
+	/* drop, and actions that mean nothing on the way in */
+	count(stats + TA_STAT_CT + TA_CT_C_IN_DROP, f->len);
+	return TA_ACT_DROP;
+}
+
+static __always_inline bool in_policies(void)
+{
+	const struct ta_ct_config *cfg = ct_config();
+
+	return cfg && (cfg->flags & TA_CT_CFG_F_IN);
+}
+
+/* A frame about to go to port: the receiver's in policy, if the port is a
+ * bound tap of the program's namespace. */
+static __always_inline int judge_redirect(struct frame *f, __u64 cookie,
+					  __u32 port)
+{
+	__u32 *ifindex = bpf_map_lookup_elem(&ta_ports, &port);
+	struct ta_tap *tap;
+
+	if (!f || !ifindex)
+		return TA_ACT_PASS; /* the redirect fails and says so */
+	tap = find_tap_of(cookie, *ifindex);
+	if (!tap)
+		return TA_ACT_PASS;
+	return judge_in(tap, f);
+}
+
+/* The answer to a rejected frame, written over it. Global: checked once. */
+__noinline int ta_reject_xdp(struct xdp_md *ctx, const struct frame *f)
+{
+	struct scratch *s = scratch();
+
+	return s && f ? reject_xdp(ctx, f, &s->rj) : -1;
+}
+
+__noinline int ta_reject_skb(struct __sk_buff *skb, const struct frame *f)
+{
+	struct scratch *s = scratch();
+
+	return s && f ? reject_skb(skb, f, &s->rj) : -1;
+}
+
+/* Reject in XDP: the answer replaces the frame and goes back out of the
+ * device the frame came in on. */
+static __always_inline int reject_tx(struct xdp_md *ctx, const struct binding *b,
+				     const struct frame *f)
+{
+	if (!ta_reject_xdp(ctx, f))
+		return XDP_TX;
+	count_stat(b, TA_STAT_CT + TA_CT_C_REJECT_UNSENT, f->len);
+	return XDP_DROP;
+}
+
+static __always_inline int redirect(struct xdp_md *ctx, const struct binding *b,
+				    struct frame *f, __u32 port)
+{
+	int verdict;
+
+	if (in_policies()) {
+		switch (judge_redirect(f, ta_netns_cookie(ctx), port)) {
+		case TA_ACT_PASS:
+			break;
+		case TA_ACT_REJECT:
+			return reject_tx(ctx, b, f);
+		default:
+			return XDP_DROP;
+		}
+	}
+	verdict = bpf_redirect_map(&ta_ports, port, 0);
+	if (verdict == XDP_REDIRECT)
+		return verdict;
+	count_stat(b, TA_STAT_EVENT + TA_EV_REDIRECT_FAIL, f->len);
+	return XDP_DROP;
+}
+
+/* Known unicast goes straight to its port; the bridge handles the rest. */
+static __always_inline int forward(struct xdp_md *ctx, const struct binding *b,
+				   struct frame *f)
+{
+	struct ta_fdb_key key = {.tap = b->id};
+	__u32 *egress;
+
+	__builtin_memcpy(key.mac.addr, f->dst_mac, ETH_ALEN);
+	egress = f->dst_mac[0] & 1 ? NULL : bpf_map_lookup_elem(&ta_fdb, &key);
+	if (!egress) {
+		count_stat(b, TA_STAT_EVENT + TA_EV_FDB_MISS, f->len);
+		return XDP_PASS;
+	}
+	count_stat(b, TA_STAT_EVENT + TA_EV_FDB_HIT, f->len);
+	return redirect(ctx, b, f, *egress);
+}
+
+static __always_inline int act(struct xdp_md *ctx, const struct binding *b,
+			       struct frame *f, __u32 action, __u32 port)
+{
+	switch (action) {
+	case TA_ACT_PASS:
+		return XDP_PASS;
+	case TA_ACT_DROP:
+		return XDP_DROP;
+	case TA_ACT_TX:
+		return XDP_TX;
+	case TA_ACT_REDIRECT:
+		return redirect(ctx, b, f, port);
+	case TA_ACT_FORWARD:
+		return forward(ctx, b, f);
+	case TA_ACT_REJECT:
+		count_stat(b, TA_STAT_CT + TA_CT_C_OUT_REJECT, f->len);
+		return reject_tx(ctx, b, f);
+	}
+	/* a corrupt action value: visible as xdp_exception and ABORTED */
+	return XDP_ABORTED;
+}
+
+/* What the guest sends: the decision, acted on by the caller, as
+ * port << 32 | action (ACT_ABORT: abort), in a register rather than on a
+ * stack; or version << 32 | ACT_CT: the policy tracks connections, which
+ * the caller judges (so that ta_ct_judge's stack frame is a sibling of
+ * this one's, not added to it). Not inlined: its stack frame is a sibling
+ * of the parser's. */
+static __noinline __u64 apply_policy(const struct binding *b, struct frame *f)
+{
+	__u64 acc[TA_BV_WORDS];
+	struct classify_ctx c = {.acc = acc};
+	struct ta_rule_action *ra;
+	__u32 slot, rule, key;
 
 	slot = active_slot(b->policy);
 	c.version = b->policy * TA_SLOTS + slot;
 	c.pol = bpf_map_lookup_elem(&ta_policy, &c.version);
 	if (!c.pol)
-		return XDP_ABORTED;
+		return ACT_ABORT;
 	if (!rate_allow(b, c.pol, f->len)) {
 		count_stat(b, TA_STAT_EVENT + TA_EV_RATE_DROP, f->len);
-		return XDP_DROP;
+		return TA_ACT_DROP;
 	}
-	rule = c.pol->nr_rules ? classify(&c, f) : TA_MAX_RULES;
+	if (c.pol->ct_flags & TA_POL_F_CT)
+		return (__u64)c.version << 32 | ACT_CT;
+	rule = c.pol->nr_rules ? classify(&c, f, false, 0, 0) : TA_MAX_RULES;
 	if (rule < c.pol->nr_rules) {
 		key = c.pol->rule_base + rule;
 		ra = bpf_map_lookup_elem(&ta_rules, &key);
-		if (!ra)
-			return XDP_ABORTED;
-		action = ra->action;
-		port = ra->port;
-	} else {
-		rule = c.pol->nr_rules;
-		action = c.pol->default_action;
-		port = c.pol->default_port;
+		if (!ra || ra->action >= ACT_CT) /* corrupt: not taken for ours */
+			return ACT_ABORT;
+		count_rule(b, slot, rule, f->len);
+		return (__u64)ra->port << 32 | ra->action;
 	}
-	count_rule(b, slot, rule, f->len);
-	return act(b, f, action, port);
+	count_rule(b, slot, c.pol->nr_rules, f->len);
+	return (__u64)c.pol->default_port << 32 | c.pol->default_action;
 }
 
-/* ---- the program --------------------------------------------------------- */
+/* ---- the programs -------------------------------------------------------- */
 
 /* The tap's binding, or for an unbound tap what ta_config says: a verdict
  * of its own (returned), or a policy (-1: go on). */
 static __always_inline int bind_frame(struct xdp_md *ctx, struct binding *b)
 {
 	const struct ta_config *cfg;
+	struct ta_tap *tap = find_tap(ctx);
 
-	b->tap = find_tap(ctx);
-	if (b->tap) {
-		b->id = b->tap->id;
-		b->policy = b->tap->policy;
-		b->stats = b->tap->stats;
-		b->rules[0] = b->tap->rules[0];
-		b->rules[1] = b->tap->rules[1];
+	if (tap) {
+		bind_tap(b, tap);
 		return -1;
 	}
+	b->tap = NULL;
 	b->id = 0;
 	b->stats = 0;
 	cfg = config();
@@ -809,7 +1161,9 @@ static __always_inline void count_parse_info(const struct binding *b,
 static __always_inline int decide(struct xdp_md *ctx, struct frame *f,
 				  struct binding *b)
 {
+	struct decision d;
 	int class, reason, verdict;
+	__u64 r;
 
 	verdict = bind_frame(ctx, b);
 	if (verdict >= 0)
@@ -825,9 +1179,16 @@ static __always_inline int decide(struct xdp_md *ctx, struct frame *f,
 		count_stat(b, TA_STAT_GUARD + reason, f->len);
 		return XDP_DROP;
 	}
-	return apply_policy(b, f);
+	r = apply_policy(b, f);
+	d.action = r;
+	d.port = r >> 32;
+	if (d.action == ACT_CT &&
+	    judge_ct(b->tap, b->stats, TA_DIR_OUT, d.port, f, &d))
+		return XDP_ABORTED;
+	return act(ctx, b, f, d.action, d.port);
 }
 
+/* What a guest sends. */
 SEC("xdp.frags")
 int tap_accel_policy(struct xdp_md *ctx)
 {
@@ -837,6 +1198,71 @@ int tap_accel_policy(struct xdp_md *ctx)
 
 	count_stat(&b, TA_STAT_VERDICT + verdict, f.len);
 	return verdict;
+}
+
+/* A malformed frame on its way in is dropped and counted by class: the
+ * guest's stack would drop it too, and it names no connection. */
+static __always_inline bool parsed_in(const struct binding *b, struct frame *f,
+				      int class)
+{
+	count_parse_info(b, f);
+	if (class == TA_PARSE_OK)
+		return true;
+	count_stat(b, TA_STAT_PARSE + class, f->len);
+	return false;
+}
+
+/* What the stack sends to a guest: tcx or clsact egress of its tap. */
+SEC("tc")
+int tap_accel_in_tc(struct __sk_buff *skb)
+{
+	struct frame f = {.len = skb->len};
+	struct ta_tap *tap = find_tap_of(ta_netns_cookie_skb(skb), skb->ifindex);
+	struct binding b;
+
+	if (!tap)
+		return TC_ACT_OK;
+	bind_tap(&b, tap);
+	/* headers in the linear part: what the parser reads */
+	bpf_skb_pull_data(skb, skb->len < 256 ? skb->len : 256);
+	if (!parsed_in(&b, &f, parse_frame_skb(skb, &f)))
+		return TC_ACT_SHOT;
+	switch (judge_in(tap, &f)) {
+	case TA_ACT_PASS:
+		return TC_ACT_OK;
+	case TA_ACT_REJECT:
+		/* back to the sender: the answer enters the stack as if the
+		 * guest had sent it */
+		if (!ta_reject_skb(skb, &f))
+			return bpf_redirect(skb->ifindex, BPF_F_INGRESS);
+		count_stat(&b, TA_STAT_CT + TA_CT_C_REJECT_UNSENT, f.len);
+		return TC_ACT_SHOT;
+	}
+	return TC_ACT_SHOT;
+}
+
+/* What another program redirects into a guest's tap through a devmap
+ * whose entry names this program. A reject cannot go back from here: it
+ * is a drop, counted as unsent. */
+SEC("xdp.frags/devmap")
+int tap_accel_in_devmap(struct xdp_md *ctx)
+{
+	struct frame f = {.len = bpf_xdp_get_buff_len(ctx)};
+	struct ta_tap *tap = find_tap_of(ta_netns_cookie_tx(ctx), ctx->egress_ifindex);
+	struct binding b;
+
+	if (!tap)
+		return XDP_PASS;
+	bind_tap(&b, tap);
+	if (!parsed_in(&b, &f, parse_frame(ctx, &f)))
+		return XDP_DROP;
+	switch (judge_in(tap, &f)) {
+	case TA_ACT_PASS:
+		return XDP_PASS;
+	case TA_ACT_REJECT:
+		count_stat(&b, TA_STAT_CT + TA_CT_C_REJECT_UNSENT, f.len);
+	}
+	return XDP_DROP;
 }
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -60,7 +60,7 @@
 #include <linux/bpf.h> /* struct bpf_spin_lock */
 
 /* Bumped whenever a map, key or value below changes; stored in ta_config. */
-#define TA_LAYOUT_VERSION 4
+#define TA_LAYOUT_VERSION 5
 
 #define TA_MAX_RULES 1024 /* in one policy */
 #define TA_BV_WORDS (TA_MAX_RULES / 64)
@@ -114,6 +114,13 @@ enum ta_action {
 	TA_ACT_MAX,
 };
 
+/* An action the program knows and the policy language does not spell yet:
+ * it joins enum ta_action (before TA_ACT_MAX) together with its name in
+ * user space. Out: a TCP RST or an ICMP/ICMPv6 unreachable sent back to
+ * the guest; in: the same sent back to the frame's sender (see "Reject"
+ * below). */
+#define TA_ACT_REJECT 5
+
 /* Malformed and noteworthy frames, counted per tap. "drop" classes end the
  * pipeline with XDP_DROP; "info" classes only count and go on. */
 enum ta_parse_class {
@@ -162,6 +169,27 @@ enum ta_event {
 	TA_EV_MAX,
 };
 
+/* Connection tracking, counted per tap (TA_STAT_CT + n). Frames judged in
+ * the in direction are counted here, not among the verdicts, which count
+ * what the XDP program on the tap did with what the guest sent. */
+enum ta_ct_counter {
+	TA_CT_C_IN_PASS,   /* in: let through to the guest */
+	TA_CT_C_IN_DROP,   /* in: dropped (a rule, the default in, invalid) */
+	TA_CT_C_IN_REJECT, /* in: rejected (the reject was sent when it could be) */
+	TA_CT_C_IN_DEFAULT, /* in: decided by the default in action */
+	TA_CT_C_OUT_REJECT, /* out: rejected (a subset of the DROP/TX verdicts) */
+	TA_CT_C_NEW,	   /* connections created in the tap's zone */
+	TA_CT_C_INVALID,   /* frames found out of state (either way) */
+	TA_CT_C_RELATED,   /* ICMP errors matched to a connection */
+	TA_CT_C_TABLE_FULL, /* new connections refused: table at its limit */
+	TA_CT_C_TAP_LIMIT, /* new connections refused: the tap's limit */
+	TA_CT_C_CUT,	   /* connections cut: the policy now in force refuses
+			    * them (checked at their first frame after a load) */
+	TA_CT_C_REJECT_UNSENT, /* reject not sent (no room, or the devmap
+			    * egress path, which cannot send back): dropped */
+	TA_CT_C_MAX,
+};
+
 /* ---- configuration ------------------------------------------------------ */
 
 /* What the program does with a tap it serves that has no ta_taps entry
@@ -184,6 +212,36 @@ struct ta_config {
 };
 
 /* ---- policies ----------------------------------------------------------- */
+
+/* Which way a frame goes, seen from the guest. */
+enum ta_dir {
+	TA_DIR_OUT, /* sent by the guest: the XDP program on its tap */
+	TA_DIR_IN,  /* on its way to the guest: tc egress, devmap egress, or
+		     * the redirect of another tap's frame to it */
+	TA_DIR_MAX,
+};
+
+/* The state of a frame's connection in the tap's zone, as a rule matches
+ * it (netfilter's ctstate). */
+enum ta_ct_state {
+	TA_CT_NEW,	   /* opens a connection, or the opener repeating
+			    * itself before any reply */
+	TA_CT_ESTABLISHED, /* a reply, or the opener's after a reply */
+	TA_CT_RELATED,	   /* an ICMP/ICMPv6 error about a tracked connection */
+	TA_CT_INVALID,	   /* out of state: a TCP frame other than a SYN with
+			    * no connection, a SYN-ACK from the opener, an echo
+			    * reply nobody asked for, an error about nothing
+			    * tracked, a fragment whose first one was not seen */
+	TA_CT_UNTRACKED,   /* not IP, or ICMP that is neither echo nor error
+			    * (neighbour discovery, router adverts, MLD): only
+			    * rules without a state match apply */
+	TA_CT_STATE_MAX,
+};
+
+#define TA_CT_STATE_SLOTS 8
+
+/* ta_policy.ct_flags */
+#define TA_POL_F_CT (1u << 0) /* track connections, judge both directions */
 
 /* ta_policy_active: ARRAY, TA_MAX_POLICIES entries of __u32, key = policy:
  * the slot its taps use now. */
@@ -214,6 +272,19 @@ struct ta_policy {
 	__u64 bps;	   /* bits per second */
 	__u64 burst_pkts;  /* bucket depth, packets */
 	__u64 burst_bytes; /* bucket depth, bytes */
+	/* Two-way, stateful policy (see "connection tracking" below). With
+	 * ct_flags 0 (a policy with no `in` rule, no `default in` and no
+	 * state match) nothing below is read: frames to the guest pass, no
+	 * connection is looked up, and the cost is that of a policy without
+	 * these fields. */
+	__u32 ct_flags;	   /* TA_POL_F_* */
+	__u32 generation;  /* stored in the connections it accepts */
+	__u32 default_in_action; /* TA_ACT_PASS, TA_ACT_DROP or TA_ACT_REJECT */
+	/* ta_bitvecs indices: the rules of each direction (enum ta_dir), and
+	 * the rules that match each state (enum ta_ct_state; a rule without
+	 * a state match is in every one) */
+	__u32 dir_bitvec[TA_DIR_MAX];
+	__u32 state_bitvec[TA_CT_STATE_SLOTS]; /* past TA_CT_STATE_MAX: unused */
 };
 
 /* ta_policy_names: ARRAY, TA_MAX_POLICIES entries, key = policy. Only the
@@ -334,7 +405,9 @@ struct ta_tap {
 	 * policy (nr_rules + 1 of them, the default's last); 0: none */
 	__u32 rules[TA_SLOTS];
 	__u8 mac[6];	   /* the guest's MAC, for TA_GUARD_F_MAC */
-	__u8 _pad[2];
+	/* Its connection-tracking zone (struct ta_ct_key.zone); 0: the tap's
+	 * id. Taps sharing a zone share their connections. */
+	__u16 ct_zone;
 	/* The tap's token bucket. Tokens are kept in units of 1e-9 packet
 	 * and 1e-9 bit so that a refill is elapsed_ns * rate with no
 	 * division. The loader fills it (tokens = the burst) when it writes
@@ -436,6 +509,7 @@ struct ta_counter {
  *     TA_STAT_GUARD + enum ta_guard_reason
  *     TA_STAT_PARSE + enum ta_parse_class
  *     TA_STAT_EVENT + enum ta_event
+ *     TA_STAT_CT + enum ta_ct_counter
  *   ta_tap.rules[slot]: the frames of the tap that each rule of the version
  *     in that slot of its policy decided; rule nr_rules is the default.
  * Unbound taps count in the blocks ta_config names.
@@ -448,7 +522,195 @@ struct ta_counter {
 #define TA_STAT_GUARD (TA_STAT_VERDICT + TA_NR_VERDICTS)
 #define TA_STAT_PARSE (TA_STAT_GUARD + TA_GUARD_MAX)
 #define TA_STAT_EVENT (TA_STAT_PARSE + TA_PARSE_MAX)
-#define TA_TAP_STATS (TA_STAT_EVENT + TA_EV_MAX)
+#define TA_STAT_CT (TA_STAT_EVENT + TA_EV_MAX)
+#define TA_TAP_STATS (TA_STAT_CT + TA_CT_C_MAX)
+
+/* ---- connection tracking ------------------------------------------------ */
+
+/*
+ * One table for the host, ta_ct: LRU_HASH, key struct ta_ct_key, value
+ * struct ta_ct_entry, TA_CT_DEFAULT_ENTRIES entries unless the loader sets
+ * max_entries before it loads the program (bpf_map__set_max_entries).
+ * An LRU hash is always preallocated (the kernel refuses BPF_F_NO_PREALLOC
+ * for it): its memory is taken when the plane is made, and an insert
+ * never allocates in the frame path, so a flood of new connections cannot
+ * fail on memory, only on the limits below.
+ *
+ * Memory per connection, kernel side: 48 bytes of struct htab_elem (hash
+ * node, LRU node, hash) + the key (40) + the value (16), plus a 16-byte
+ * bucket per entry when max_entries is a power of two (up to twice that
+ * otherwise): TA_CT_ENTRY_BYTES.
+ *
+ * A connection is seen from one zone (the tap's ct_zone, else its id): a
+ * tap's view of the same 5-tuple is its own, so two guests with the same
+ * addresses in two namespaces, or both ends of a guest-to-guest
+ * connection, are separate entries. The key is normalized: side a is the
+ * lower (address, port) of the two ends, so both directions of a
+ * connection find one entry, and the entry records which side opened it.
+ * IPv4 addresses are v4-mapped (::ffff:a.b.c.d), IPv6 as they are; the
+ * parser refuses v4-mapped addresses inside IPv6, so the families cannot
+ * meet. ICMP/ICMPv6 echo uses its identifier as both ports; protocols
+ * other than TCP, UDP, UDP-Lite, SCTP and ICMP have ports 0.
+ */
+#define TA_CT_DEFAULT_ENTRIES 262144
+#define TA_CT_ENTRY_BYTES 120
+
+struct ta_ct_key {
+	__u8 addr_a[16];
+	__u8 addr_b[16];
+	__be16 port_a; /* network order, as on the wire */
+	__be16 port_b;
+	__u16 zone;
+	__u8 proto;
+	__u8 _pad; /* zero */
+};
+
+/* TCP states: a simplified netfilter machine. Sequence numbers are not
+ * tracked; the order of flags and who sends them is. UDP, ICMP and other
+ * protocols are in their own state, which names their timeout. */
+enum ta_ct_conn {
+	TA_CT_SYN_SENT,	   /* the opener's SYN */
+	TA_CT_SYN_RECV,	   /* the answer's SYN-ACK */
+	TA_CT_TCP_ESTABLISHED, /* the opener's ACK of it */
+	TA_CT_FIN_WAIT,	   /* a FIN from one side */
+	TA_CT_TIME_WAIT,   /* FINs from both sides */
+	TA_CT_CLOSE,	   /* an RST */
+	TA_CT_UDP,	   /* UDP-like, no reply yet (UDP-Lite, SCTP too) */
+	TA_CT_UDP_REPLIED, /* UDP-like, answered */
+	TA_CT_ICMP,	   /* echo */
+	TA_CT_GENERIC,	   /* any other IP protocol */
+	TA_CT_CONN_MAX,
+};
+
+/* ta_ct_entry.flags */
+#define TA_CT_E_ORIG_A (1u << 0)  /* side a of the key opened it */
+#define TA_CT_E_REPLIED (1u << 1) /* the other side has answered */
+#define TA_CT_E_IN (1u << 2)	  /* opened toward the guest (direction in) */
+#define TA_CT_E_FIN_ORIG (1u << 3)  /* the opener sent a FIN */
+#define TA_CT_E_FIN_REPLY (1u << 4) /* the answerer sent a FIN */
+
+struct ta_ct_entry {
+	__u64 last_ns;	  /* bpf_ktime_get_ns() of its last frame */
+	__u32 generation; /* of the policy version that accepted it */
+	__u16 tap;	  /* the tap id whose count it is in */
+	__u8 state;	  /* enum ta_ct_conn */
+	__u8 flags;	  /* TA_CT_E_* */
+};
+
+/* Timeouts in seconds after the last frame, by enum ta_ct_conn; those of
+ * Linux conntrack (nf_conntrack_tcp_timeout_*, udp, udp_stream, icmp,
+ * generic), for user space to show; the program has the same in
+ * ct_default_timeout(). A connection past its timeout is as if absent:
+ * its next frame finds it expired and replaces it (or is out of state). */
+#define TA_CT_TIMEOUTS_DEFAULT                                                 \
+	{ 120, 60, 432000, 120, 120, 10, 30, 120, 30, 600 }
+
+/* ta_ct_config: ARRAY, 1 entry, key __u32 0. Zero fields take the defaults. */
+struct ta_ct_config {
+	/* New connections are refused (dropped, TA_CT_C_TABLE_FULL, an event)
+	 * once the host tracks this many; 0: TA_CT_DEFAULT_ENTRIES less
+	 * TA_CT_HEADROOM (a loader that sizes the table writes its own size
+	 * less TA_CT_HEADROOM). Kept below max_entries so that the LRU never
+	 * has to evict a live connection to make room (it evicts per CPU a
+	 * little before the table is full). */
+	__u32 max_tracked;
+	/* New connections of one tap are refused (TA_CT_C_TAP_LIMIT) once it
+	 * has this many; 0: no limit per tap. */
+	__u32 tap_limit;
+	__u32 timeout[TA_CT_CONN_MAX]; /* seconds; 0: the default */
+	__u32 flags;		       /* TA_CT_CFG_F_* */
+	__u32 _pad;
+};
+
+#define TA_CT_HEADROOM 4096
+/* Some policy on the host has TA_POL_F_CT: a frame redirected from one tap
+ * to another is judged by the receiver's in policy before it goes. When
+ * clear, a redirect costs what it did before there were in policies. */
+#define TA_CT_CFG_F_IN (1u << 0)
+
+/*
+ * ta_ct_taps: ARRAY, TA_MAX_TAPS + 1 entries of struct ta_ct_tap, key =
+ * tap id; entry TA_MAX_TAPS is the host's total. The program adds a
+ * connection when it creates one and takes it off when it deletes one
+ * (expired and replaced, cut by a policy); evictions by the LRU (which
+ * the limits keep for the table at its very end) and deletions by user
+ * space are not seen, so whoever deletes entries (flush, a sweep of
+ * expired ones) writes the counts again from a walk of the table.
+ */
+struct ta_ct_tap {
+	__u32 tracked;	 /* connections in the table */
+	__u32 _pad;
+	__u64 event_ns;	 /* last refusal event: at most one a second a tap */
+};
+
+/* ta_ct_frags: LRU_HASH, TA_CT_FRAG_ENTRIES, key struct ta_ct_frag_key,
+ * value struct ta_ct_frag. A first fragment (offset 0, more to come) that
+ * the policy lets through leaves its ports and state here; the later
+ * fragments of that packet, which carry no ports, are judged as it was
+ * (same ports for the rules, same state) for TA_CT_FRAG_TIMEOUT seconds.
+ * A later fragment with no record is out of state (TA_CT_INVALID). */
+#define TA_CT_FRAG_ENTRIES 16384
+#define TA_CT_FRAG_TIMEOUT 30
+
+struct ta_ct_frag_key {
+	__u8 src[16];
+	__u8 dst[16];
+	__be32 id; /* IPv4 identification (16 bits) or IPv6's (32) */
+	__u16 zone;
+	__u8 proto;
+	__u8 _pad;
+};
+
+struct ta_ct_frag {
+	__u64 ns;	/* of the first fragment */
+	__u16 sport, dport; /* host order */
+	__u8 state;	/* enum ta_ct_state */
+	__u8 _pad[3];
+};
+
+/* ta_ct_events: RINGBUF (TA_CT_EVENT_RING bytes) of struct ta_ct_event:
+ * a tap refused a new connection, at most one event a second a tap. */
+#define TA_CT_EVENT_RING 65536
+
+enum ta_ct_event_type {
+	TA_CT_EV_TABLE_FULL, /* the host's limit (max_tracked) */
+	TA_CT_EV_TAP_LIMIT,  /* the tap's limit (tap_limit) */
+};
+
+struct ta_ct_event {
+	__u64 ns;	/* bpf_ktime_get_ns() */
+	__u32 type;	/* enum ta_ct_event_type */
+	__u32 tap;	/* tap id */
+	__u32 tracked;	/* the count that was at the limit */
+	__u32 limit;
+	struct ta_ct_key key; /* the connection refused */
+};
+
+/*
+ * Programs of the in direction, one decision for all three:
+ *   tap_accel_in_tc      section "tc": tcx egress of the tap where the
+ *                        kernel has it (6.6), else clsact egress. The tap
+ *                        is skb->ifindex in the device's namespace.
+ *   tap_accel_in_devmap  section "xdp.frags/devmap": the program of a
+ *                        devmap entry that redirects into the tap from
+ *                        outside tap-accel. Cannot send a reject back.
+ *   tap_accel_policy     itself, for TA_ACT_REDIRECT and TA_ACT_FORWARD:
+ *                        the target port's binding (ta_ports ifindex, the
+ *                        program's namespace) judges the frame before the
+ *                        redirect, when TA_CT_CFG_F_IN is set; a drop or a
+ *                        reject (XDP_TX back to the sender) replaces the
+ *                        redirect. ta_ports entries carry no devmap
+ *                        program: the check runs once.
+ * Taps of a policy without TA_POL_F_CT, and unbound taps, pass.
+ *
+ * Reject: TCP is answered with an RST (ACK of the frame's sequence space
+ * when it had no ACK, else from its acknowledgment number), anything else
+ * IPv4 with ICMP port unreachable (3/3), IPv6 with ICMPv6 port unreachable
+ * (1/4), quoting the IP header and the first 8 bytes after it (IPv4) or
+ * up to TA_REJECT_QUOTE6 bytes (IPv6). The reply swaps the MAC addresses
+ * and keeps the VLAN tags. ICMP errors are never answered (dropped).
+ */
+#define TA_REJECT_QUOTE6 128
 
 /* ta_sync: ARRAY_OF_MAPS, 1 entry, inner ARRAY of 1 __u32. Only written by
  * the loader, to wait out programs still running on an old version. */

@@ -20,12 +20,13 @@
 #include "xdp_basic.skel.h"
 
 extern const struct test match_tests[], action_tests[], guard_tests[],
-	state_tests[], malformed_tests[], maps_tests[];
+	state_tests[], malformed_tests[], maps_tests[], ct_tests[];
 void many_rules(struct ta_rule_spec *r, uint32_t n, uint32_t last_action);
 
 static const struct test *const suites[] = {
 	match_tests, action_tests,    guard_tests,
 	state_tests, malformed_tests, maps_tests,
+	ct_tests,
 };
 
 static bool selected(const char *name, int argc, char **argv)

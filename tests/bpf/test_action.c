@@ -174,7 +174,7 @@ static int forward_port_missing(void)
 /* An action value the program does not know (a corrupt map) aborts. */
 static int action_corrupt_aborts(void)
 {
-	struct ta_rule_action bad = {.action = TA_ACT_MAX};
+	struct ta_rule_action bad = {.action = 0xfe};
 	uint32_t version;
 	struct ta_policy head;
 	struct pkt p;

@@ -35,16 +35,16 @@ bpftool btf dump file /sys/kernel/btf/vmlinux | grep -q "FUNC 'bpf_cast_to_kern_
 bpftool prog loadall "$OBJ" "$DIR" pinmaps "$DIR/maps"
 M=$DIR/maps
 
-# 2. ta_config: layout version 4; unbound taps pass
+# 2. ta_config: layout version 5; unbound taps pass
 size=24
-bpftool map update pinned "$M/ta_config" key 0 0 0 0 value hex $(hex 04)
+bpftool map update pinned "$M/ta_config" key 0 0 0 0 value hex $(hex 05)
 
-# 3. one chunk of counters, recorded as counters 1-32 (the tap's) and
-#    33-34 (its rule 0 and default)
+# 3. one chunk of counters, recorded as counters 1-44 (the tap's) and
+#    45-46 (its rule 0 and default)
 bpftool map create "$DIR/chunk0" type percpu_array key 4 value 16 entries 4096 name ta_counters
 bpftool map update pinned "$M/ta_counters" key 0 0 0 0 value pinned "$DIR/chunk0"
-bpftool map update pinned "$M/ta_counter_blocks" key 1 0 0 0 value 32 0 0 0
-bpftool map update pinned "$M/ta_counter_blocks" key 33 0 0 0 value 2 0 0 0
+bpftool map update pinned "$M/ta_counter_blocks" key 1 0 0 0 value 44 0 0 0
+bpftool map update pinned "$M/ta_counter_blocks" key 45 0 0 0 value 2 0 0 0
 
 # 4. policy 0, slot 0: "rule drop proto udp src 10.0.0.0/8 dport 9"
 size=64
@@ -66,8 +66,9 @@ bpftool map update pinned "$DIR/src_ip0" \
 	value 1 0 0 0
 bpftool map update pinned "$M/ta_src_ip" key 0 0 0 0 value pinned "$DIR/src_ip0"
 #    the header: 1 rule, default pass, fields src, proto and dport (0x150),
-#    2 bit-vectors from 0, tables from 0 (proto at 0, dport at 256)
-size=136
+#    2 bit-vectors from 0, tables from 0 (proto at 0, dport at 256); no
+#    connection tracking (ct_flags 0, the rest of it zeros)
+size=192
 bpftool map update pinned "$M/ta_policy" key 0 0 0 0 value hex $(hex \
 	01 00 00 00  00 00 00 00  00 00 00 00  50 01 00 00 \
 	$(yes 00 | head -n 40) \
@@ -82,7 +83,7 @@ size=80
 bpftool map update pinned "$M/ta_tap_slots" key 2 0 0 0 value hex $(hex \
 	00 00 00 00 00 00 00 00  $(le32 "$IFINDEX")  00 00 00 00 \
 	01 00 00 00  00 00 00 00  01 00 00 00  01 00 00 00 \
-	21 00 00 00  00 00 00 00  52 54 00 00 00 01 00 00)
+	2d 00 00 00  00 00 00 00  52 54 00 00 00 01 00 00)
 size=16
 bpftool map update pinned "$M/ta_tap_index" key hex $(le32 "$IFINDEX") value hex $(hex \
 	00 00 00 00 00 00 00 00  02 00 00 00)
@@ -99,10 +100,10 @@ in_ns "$TAPIO" "$TAP" --count 5 --dport 10 >/dev/null
 in_ns "$TAPIO" "$TAP" --count 10 --dport 10 --smac 52:54:00:00:00:66 >/dev/null
 
 # 8. counters: the tap's from 1: verdict DROP is 1 + 1, PASS 1 + 2, guard
-#    reason src_mac 1 + 5; its rule 0 is counter 33
+#    reason src_mac 1 + 5; its rule 0 is counter 45
 [ "$(packets 2)" = 20 ] || fail "verdict drop $(packets 2), want 20"
 [ "$(packets 3)" = 10 ] || fail "verdict pass $(packets 3), want 10"
-[ "$(packets 33)" = 10 ] || fail "rule 0: $(packets 33), want 10"
+[ "$(packets 45)" = 10 ] || fail "rule 0: $(packets 45), want 10"
 [ "$(packets 6)" = 10 ] || fail "guard src_mac: $(packets 6), want 10"
 
 # 9. detach and unpin

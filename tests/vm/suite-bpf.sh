@@ -1,5 +1,10 @@
 # The policy program's in-kernel tests (tests/bpf) on this kernel: the
-# program must load and decide exactly as on the host's kernel.
+# program must load and decide exactly as on the host's kernel. One test
+# puts the tc program on a real tap's clsact egress: stock tun and clsact
+# (sch_ingress) are loaded for it unless an earlier suite did.
+[ -c $T ] || insmod /modules/tun.ko || bad "bpf: insmod tun"
+grep -q '^sch_ingress ' /proc/modules || insmod /modules/sch_ingress.ko ||
+	bad "bpf: insmod sch_ingress"
 if [ ! -x /bin/bpf_test ]; then
 	bad "bpf: build/tests/bpf/bpf_test missing (make -C tests/bpf)"
 else
