@@ -111,15 +111,11 @@ enum ta_action {
 	TA_ACT_TX = 2,	     /* XDP_TX: back out of the interface it came in on */
 	TA_ACT_REDIRECT = 3, /* to a port of ta_ports */
 	TA_ACT_FORWARD = 4,  /* dst MAC in the tap's ta_fdb: redirect there; else pass */
+	/* Out: a TCP RST or an ICMP/ICMPv6 unreachable sent back to the guest;
+	 * in: the same sent back to the frame's sender (see "Reject" below). */
+	TA_ACT_REJECT = 5,
 	TA_ACT_MAX,
 };
-
-/* An action the program knows and the policy language does not spell yet:
- * it joins enum ta_action (before TA_ACT_MAX) together with its name in
- * user space. Out: a TCP RST or an ICMP/ICMPv6 unreachable sent back to
- * the guest; in: the same sent back to the frame's sender (see "Reject"
- * below). */
-#define TA_ACT_REJECT 5
 
 /* Malformed and noteworthy frames, counted per tap. "drop" classes end the
  * pipeline with XDP_DROP; "info" classes only count and go on. */

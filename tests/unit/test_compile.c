@@ -14,6 +14,7 @@
 #include "lib/base/lex.h"
 #include "lib/policy/compile.h"
 #include "lib/policy/parse.h"
+#include "compiled_sum.h"
 
 static struct ta_error e;
 
@@ -330,6 +331,188 @@ static void test_refused(void)
 	CHECK(compile_rules(0, huge_burst) == -ERANGE, "the rate of a policy without rules");
 }
 
+
+/* ---- directions and states ----------------------------------------------- */
+
+/* What a policy of before there were directions has in these fields. */
+static bool one_way_head(const struct ta_policy *h)
+{
+	static const struct ta_policy zero;
+	size_t at = offsetof(struct ta_policy, ct_flags);
+
+	return !memcmp((const char *)h + at, (const char *)&zero + at, sizeof(*h) - at);
+}
+
+/* `text` with `out` on every rule and `default out` for `default`. */
+static char *with_out(const char *text)
+{
+	char *out = malloc(strlen(text) * 2 + 1), *o = out;
+	const char *line = text;
+
+	while (out && *line) {
+		const char *end = strchr(line, '\n') ?: line + strlen(line);
+		const char *hash = memchr(line, '#', (size_t)(end - line)) ?: end;
+
+		if (!strncmp(line, "default ", 8)) {
+			o += sprintf(o, "default out %.*s", (int)(end - line - 8), line + 8);
+		} else if (!strncmp(line, "rule ", 5)) {
+			o += sprintf(o, "%.*s out %.*s", (int)(hash - line), line,
+				     (int)(end - hash), hash);
+		} else {
+			memcpy(o, line, (size_t)(end - line));
+			o += end - line;
+		}
+		if (*end)
+			*o++ = *end++;
+		line = end;
+	}
+	if (out)
+		*o = '\0';
+	return out;
+}
+
+/* Every example compiles to exactly what it compiled to before policies
+ * had directions (sums in examples-compiled.txt), written as it is and
+ * with `out` everywhere. */
+static void test_examples_unchanged(void)
+{
+	FILE *f = fopen(TOP "/tests/unit/examples-compiled.txt", "r");
+	char line[256], name[128], path[512];
+	unsigned long long want;
+	int n = 0;
+
+	CHECK(f != NULL, "no tests/unit/examples-compiled.txt under %s", TOP);
+	while (f && fgets(line, sizeof(line), f)) {
+		char *text, *spelled;
+		size_t len;
+
+		if (line[0] == '#' || sscanf(line, "%127s %llx", name, &want) != 2)
+			continue;
+		snprintf(path, sizeof(path), TOP "/examples/%s", name);
+		if (ta_text_read(path, "policy file", 1 << 20, &text, &len, &e)) {
+			CHECK(0, "%s", e.text);
+			continue;
+		}
+		spelled = with_out(text);
+		for (int pass = 0; pass < 2 && spelled; pass++) {
+			struct ta_compiled *c = compile_text(pass ? spelled : text);
+			uint64_t got;
+
+			if (!c)
+				continue;
+			got = compiled_sum(c, offsetof(struct ta_policy, ct_flags));
+			CHECK(got == want, "%s%s compiles to %016llx, before %016llx", name,
+			      pass ? " with 'out' written" : "", (unsigned long long)got, want);
+			CHECK(one_way_head(&c->head), "%s: a one-way policy has connection fields", name);
+			CHECK(!ta_policy_implicit_rules(c->spec), "%s: implicit rules", name);
+			done(c);
+			n++;
+		}
+		free(spelled);
+		free(text);
+	}
+	if (f)
+		fclose(f);
+	CHECK(n >= 12, "%d example compilations compared", n);
+}
+
+static void test_two_way(void)
+{
+	struct ta_compiled *c = compile_text("rule pass out\n"
+					     "rule pass in proto tcp dport 22\n"
+					     "rule drop in src 10.9.0.0/16\n"
+					     "rule reject in proto udp\n"
+					     "default in drop\n"
+					     "default out pass\n");
+	uint64_t in, out, all;
+	uint32_t n;
+
+	if (!c)
+		return;
+	n = ta_policy_implicit_rules(c->spec);
+	CHECK(n == 9 && c->head.nr_rules == 13, "%u rules, %u implicit", c->head.nr_rules, n);
+	if (n != 9)
+		goto out;
+	all = (1ull << 13) - 1;
+	CHECK(c->head.ct_flags == TA_POL_F_CT, "ct_flags %#x", c->head.ct_flags);
+	CHECK(c->head.default_in_action == TA_ACT_DROP && c->head.default_action == TA_ACT_PASS,
+	      "defaults in %u out %u", c->head.default_in_action, c->head.default_action);
+	CHECK(c->head.generation == 0, "the generation is the installer's: %u", c->head.generation);
+	/* implicit: 0 drop in,out invalid; 1 pass in est,rel; 2 pass out est,rel;
+	 * 3 ARP in,out; 4 ICMPv6 in,out untracked; 5-8 DHCP in, out, in, out;
+	 * then 9 pass out, 10 pass in tcp 22, 11 drop in src, 12 reject in udp */
+	in = rules_of(c, c->head.dir_bitvec[TA_DIR_IN]);
+	out = rules_of(c, c->head.dir_bitvec[TA_DIR_OUT]);
+	CHECK(in == (1u << 0 | 1u << 1 | 1u << 3 | 1u << 4 | 1u << 5 | 1u << 7 | 1u << 10 |
+		     1u << 11 | 1u << 12), "rules in %#llx", (unsigned long long)in);
+	CHECK(out == (1u << 0 | 1u << 2 | 1u << 3 | 1u << 4 | 1u << 6 | 1u << 8 | 1u << 9),
+	      "rules out %#llx", (unsigned long long)out);
+	/* a rule without a state match is in every state's set */
+	CHECK(rules_of(c, c->head.state_bitvec[TA_CT_NEW]) == (all & ~0x17ull),
+	      "new %#llx", (unsigned long long)rules_of(c, c->head.state_bitvec[TA_CT_NEW]));
+	CHECK(rules_of(c, c->head.state_bitvec[TA_CT_ESTABLISHED]) == (all & ~0x11ull),
+	      "established %#llx",
+	      (unsigned long long)rules_of(c, c->head.state_bitvec[TA_CT_ESTABLISHED]));
+	CHECK(rules_of(c, c->head.state_bitvec[TA_CT_RELATED]) ==
+		      rules_of(c, c->head.state_bitvec[TA_CT_ESTABLISHED]),
+	      "related shares established's set");
+	CHECK(rules_of(c, c->head.state_bitvec[TA_CT_INVALID]) == (all & ~0x16ull),
+	      "invalid %#llx", (unsigned long long)rules_of(c, c->head.state_bitvec[TA_CT_INVALID]));
+	CHECK(rules_of(c, c->head.state_bitvec[TA_CT_UNTRACKED]) == (all & ~0x07ull),
+	      "untracked %#llx",
+	      (unsigned long long)rules_of(c, c->head.state_bitvec[TA_CT_UNTRACKED]));
+	for (int st = TA_CT_STATE_MAX; st < TA_CT_STATE_SLOTS; st++)
+		CHECK(c->head.state_bitvec[st] == 0, "unused state slot %d: %u", st,
+		      c->head.state_bitvec[st]);
+	CHECK(c->rules[12].action == TA_ACT_REJECT && c->rules[0].action == TA_ACT_DROP,
+	      "actions reject %u, drop %u", c->rules[12].action, c->rules[0].action);
+	check_invariants("two-way", c);
+out:
+	done(c);
+
+	/* replies out take the default's action when it lets frames go */
+	c = compile_text("default out forward\ndefault in drop\n");
+	if (c) {
+		CHECK(c->head.nr_rules == 9 && c->rules[2].action == TA_ACT_FORWARD,
+		      "replies out: action %u", c->rules[2].action);
+		done(c);
+	}
+	c = compile_text("default out drop\ndefault in drop\n");
+	if (c) {
+		CHECK(c->rules[2].action == TA_ACT_PASS, "replies out under default drop: %u",
+		      c->rules[2].action);
+		done(c);
+	}
+}
+
+static void in_redirect(struct ta_policy_spec *s)
+{
+	s->rules[0].dirs = TA_DIRS_IN;
+	s->rules[0].action = TA_ACT_TX;
+}
+static void default_in_forward(struct ta_policy_spec *s)
+{
+	s->default_in_set = true;
+	s->default_in_action = TA_ACT_FORWARD;
+}
+static void bad_state(struct ta_policy_spec *s) { s->rules[0].states = 1u << TA_CT_STATE_MAX; }
+static void bad_dir(struct ta_policy_spec *s) { s->rules[0].dirs = 1u << TA_DIR_MAX; }
+static void in_reject(struct ta_policy_spec *s)
+{
+	s->rules[0].dirs = TA_DIRS_IN;
+	s->rules[0].action = TA_ACT_REJECT;
+}
+
+static void test_two_way_refused(void)
+{
+	CHECK(compile_rules(1, in_redirect) == -EINVAL, "tx in");
+	CHECK(compile_rules(1, default_in_forward) == -EINVAL, "default in forward");
+	CHECK(compile_rules(1, bad_state) == -EINVAL, "a state past TA_CT_STATE_MAX");
+	CHECK(compile_rules(1, bad_dir) == -EINVAL, "a direction past TA_DIR_MAX");
+	CHECK(compile_rules(1, in_reject) == 0, "reject in");
+	CHECK(compile_rules(0, default_in_forward) == -EINVAL, "default in forward, no rules");
+}
+
 int main(void)
 {
 	test_no_rules();
@@ -339,5 +522,8 @@ int main(void)
 	test_shared_sets();
 	test_examples();
 	test_refused();
+	test_examples_unchanged();
+	test_two_way();
+	test_two_way_refused();
 	return check_report();
 }

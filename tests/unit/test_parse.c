@@ -260,15 +260,15 @@ static void test_errors(void)
 	expect_error("bogus\n",
 		     "t.policy:1:1: expected a statement (rule, default, guard, rate or fdb), got 'bogus'");
 	expect_error("\n  rule\n",
-		     "t.policy:2:7: expected an action (pass, drop, tx, redirect DEV or forward) after 'rule', got end of line");
+		     "t.policy:2:7: expected an action (pass, drop, reject, tx, redirect DEV or forward) after 'rule', got end of line");
 	expect_error("rule accept\n",
-		     "t.policy:1:6: expected an action (pass, drop, tx, redirect DEV or forward) after 'rule', got 'accept'");
+		     "t.policy:1:6: expected an action (pass, drop, reject, tx, redirect DEV or forward) after 'rule', got 'accept'");
 	expect_error("rule redirect\n",
 		     "t.policy:1:14: expected an interface name after 'redirect', got end of line");
 	expect_error("rule redirect averyveryverylongname\n",
 		     "t.policy:1:15: expected an interface name (at most 15 characters, no '/' or ':'), got 'averyveryverylongname'");
 	expect_error("rule drop port 80\n",
-		     "t.policy:1:11: expected a match (vlan, smac, dmac, ethertype, src, dst, proto, sport, dport, icmp-type), got 'port'");
+		     "t.policy:1:11: expected a match (in, out, state, vlan, smac, dmac, ethertype, src, dst, proto, sport, dport, icmp-type), got 'port'");
 	expect_error("rule drop vlan\n", "t.policy:1:15: expected a value after 'vlan', got end of line");
 	expect_error("rule drop vlan 4096\n", "t.policy:1:16: expected a VLAN id 0..4095, got '4096'");
 	expect_error("rule drop vlan -1\n", "t.policy:1:16: expected a VLAN id 0..4095, got '-1'");
@@ -495,6 +495,204 @@ static void test_mac_helpers(void)
 	CHECK(ta_parse_mac("", mac) == -EINVAL, "empty");
 }
 
+
+/* ---- two-way policies --------------------------------------------------- */
+
+/* The canonical text of a parsed policy (what the digest is of). */
+static char *written(const char *text)
+{
+	struct ta_policy_spec spec;
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	if (parse(text, &spec)) {
+		CHECK(0, "'%s' does not parse: %s", text, err);
+		return NULL;
+	}
+	f = open_memstream(&out, &len);
+	if (f) {
+		ta_policy_write(f, &spec);
+		fclose(f);
+	}
+	ta_policy_spec_free(&spec);
+	return out;
+}
+
+static uint64_t digest_of(const char *text)
+{
+	struct ta_policy_spec spec;
+	uint64_t d = 0;
+
+	if (parse(text, &spec) == 0)
+		d = spec.digest;
+	CHECK(d, "'%s' does not parse: %s", text, err);
+	ta_policy_spec_free(&spec);
+	return d;
+}
+
+static const char SG[] = "rule pass out\n"
+			 "rule pass in proto tcp dport 22\n"
+			 "rule drop in src 10.9.0.0/16\n"
+			 "default in drop\n"
+			 "default out pass\n";
+
+static void test_two_way_spellings(void)
+{
+	struct ta_policy_spec spec;
+	uint32_t n;
+
+	CHECK(parse(SG, &spec) == 0, "the security group: %s", err);
+	n = ta_policy_implicit_rules(&spec);
+	CHECK(ta_policy_two_way(&spec), "a policy with in rules is two-way");
+	CHECK(n == 9 && spec.nr_rules == 12, "%u rules, %u implicit", spec.nr_rules, n);
+	CHECK(spec.default_in_set && spec.default_in_action == TA_ACT_DROP &&
+	      spec.default_action == TA_ACT_PASS, "defaults in %u out %u",
+	      spec.default_in_action, spec.default_action);
+	if (spec.nr_rules == 12) {
+		const struct ta_rule_spec *r = spec.rules;
+
+		/* the security group's own, first: invalid, replies both ways */
+		CHECK(r[0].implicit && r[0].action == TA_ACT_DROP && r[0].dirs == TA_DIRS_BOTH &&
+		      r[0].states == 1u << TA_CT_INVALID, "rule 0: drop invalid");
+		CHECK(r[1].action == TA_ACT_PASS && r[1].dirs == TA_DIRS_IN &&
+		      r[1].states == (1u << TA_CT_ESTABLISHED | 1u << TA_CT_RELATED),
+		      "rule 1: replies in");
+		CHECK(r[2].action == TA_ACT_PASS && r[2].dirs == TA_DIRS_OUT, "rule 2: replies out");
+		CHECK(r[3].fields == 1u << TA_F_ETHERTYPE && r[3].ethertype == 0x0806 &&
+		      r[3].dirs == TA_DIRS_BOTH && !r[3].states, "rule 3: ARP both ways");
+		CHECK(r[4].ip_proto == 58 && r[4].states == 1u << TA_CT_UNTRACKED,
+		      "rule 4: untracked ICMPv6 (neighbours)");
+		CHECK(r[5].dirs == TA_DIRS_IN && r[5].sport_lo == 67 && r[5].dport_lo == 68 &&
+		      r[6].dirs == TA_DIRS_OUT && r[6].sport_lo == 68 && r[6].dport_lo == 67,
+		      "rules 5, 6: DHCP");
+		CHECK(!r[9].implicit && r[9].dirs == TA_DIRS_OUT && !r[9].fields && !r[9].states,
+		      "rule pass out");
+		CHECK(r[10].dirs == TA_DIRS_IN && r[10].ip_proto == 6 && r[10].dport_lo == 22 &&
+		      r[10].pos.line == 2, "rule pass in proto tcp dport 22");
+		CHECK(r[11].dirs == TA_DIRS_IN && r[11].action == TA_ACT_DROP &&
+		      r[11].src_ip.prefixlen == 96 + 16, "rule drop in src 10.9.0.0/16");
+	}
+	ta_policy_spec_free(&spec);
+
+	/* states, comma lists, reject, in,out */
+	CHECK(parse("rule reject in proto udp state new,invalid\n"
+		    "rule pass in,out state established\n", &spec) == 0, "states: %s", err);
+	n = ta_policy_implicit_rules(&spec);
+	CHECK(n == 6, "a policy writing states gets only the neighbours: %u implicit", n);
+	if (spec.nr_rules == n + 2) {
+		const struct ta_rule_spec *r = spec.rules + n;
+
+		CHECK(r[0].action == TA_ACT_REJECT && r[0].dirs == TA_DIRS_IN &&
+		      r[0].states == (1u << TA_CT_NEW | 1u << TA_CT_INVALID), "reject new,invalid");
+		CHECK(r[1].dirs == TA_DIRS_BOTH && r[1].states == 1u << TA_CT_ESTABLISHED,
+		      "in,out established");
+	}
+	CHECK(!spec.default_in_set && spec.default_in_action == TA_ACT_PASS,
+	      "no default in: pass");
+	ta_policy_spec_free(&spec);
+
+	/* `default X` is out; `out` on a rule is the default */
+	CHECK(parse("rule drop out proto udp\ndefault out drop\n", &spec) == 0, "%s", err);
+	CHECK(!ta_policy_two_way(&spec) && spec.nr_rules == 1 && spec.default_action == TA_ACT_DROP &&
+	      !ta_policy_implicit_rules(&spec), "out only is one-way, no implicit rule");
+	ta_policy_spec_free(&spec);
+	CHECK(parse("default in reject\n", &spec) == 0, "%s", err);
+	CHECK(ta_policy_two_way(&spec) && spec.default_in_action == TA_ACT_REJECT,
+	      "default in alone makes it two-way");
+	ta_policy_spec_free(&spec);
+	CHECK(parse("rule reject proto tcp dport 25\n", &spec) == 0 && !ta_policy_two_way(&spec) &&
+	      spec.rules[0].action == TA_ACT_REJECT, "reject out stays one-way");
+	ta_policy_spec_free(&spec);
+}
+
+static void test_two_way_canonical(void)
+{
+	char *a, *b;
+
+	/* one-way: written as before there were directions */
+	a = written("rule pass out proto tcp\ndefault out drop\n");
+	CHECK(a && !strcmp(a, "rule pass proto tcp\ndefault drop\n"), "one-way: '%s'", a);
+	free(a);
+	CHECK(digest_of("rule pass out proto tcp\ndefault out drop\n") ==
+	      digest_of("rule pass proto tcp\ndefault drop\n"), "out written or not: one digest");
+
+	a = written(SG);
+	CHECK(a && !strcmp(a, "rule pass out\n"
+			      "rule pass in proto tcp dport 22\n"
+			      "rule drop in src 10.9.0.0/16\n"
+			      "default out pass\n"
+			      "default in drop\n"),
+	      "two-way: '%s'", a);
+	free(a);
+	/* the same rules, written otherwise */
+	b = written("default in drop   # the rest in\n"
+		    "rule pass\n"
+		    "rule pass proto 6 in dport 22\n"
+		    "rule drop src 10.9.0.0/16 in\n");
+	a = written(SG);
+	CHECK(a && b && !strcmp(a, b), "'%s' and '%s'", a, b);
+	free(a);
+	free(b);
+	CHECK(digest_of(SG) == digest_of("rule pass\nrule pass in dport 22 proto tcp\n"
+					 "rule drop in src 10.9.0.0/16\ndefault in drop\n"),
+	      "two-way: one digest for two spellings");
+	CHECK(digest_of(SG) != digest_of("rule pass out\nrule pass in proto tcp dport 22\n"
+					 "rule drop in src 10.9.0.0/16\ndefault in reject\n"),
+	      "the default in changes the digest");
+	CHECK(digest_of("rule pass in state related,new proto icmp\n") ==
+	      digest_of("rule pass in proto icmp state new,related\ndefault in pass\n"),
+	      "state lists in any order, default in pass written or not");
+	a = written("rule pass in proto icmp state related,new\n");
+	CHECK(a && !strcmp(a, "rule pass in proto icmp state new,related\ndefault out pass\n"
+			      "default in pass\n"), "'%s'", a);
+	free(a);
+	CHECK(digest_of("rule drop in proto udp\n") != digest_of("rule drop proto udp\n"),
+	      "the direction changes the digest");
+	/* implicit rules are not written: parsing the text again gives them once */
+	a = written(SG);
+	b = a ? written(a) : NULL;
+	CHECK(a && b && !strcmp(a, b), "round trip: '%s' then '%s'", a, b);
+	free(a);
+	free(b);
+}
+
+static void test_two_way_errors(void)
+{
+	expect_error("rule redirect tap1 in\n",
+		     "t.policy:1:20: expected 'out' with action redirect: what goes to a guest can only be passed, dropped or rejected (write a second rule with 'in' for that direction)");
+	expect_error("rule tx in,out proto udp\n",
+		     "t.policy:1:9: expected 'out' with action tx: what goes to a guest can only be passed, dropped or rejected (write a second rule with 'in' for that direction)");
+	expect_error("default in forward\n",
+		     "t.policy:1:12: expected pass, drop or reject after 'default in': what goes to a guest can only be passed, dropped or rejected, not forward");
+	expect_error("default in\n",
+		     "t.policy:1:11: expected an action (pass, drop, reject, tx, redirect DEV or forward) after 'in', got end of line");
+	expect_error("default in drop\ndefault in pass\n",
+		     "t.policy:2:1: 'default in' given twice (first at line 1)");
+	expect_error("default drop\ndefault out pass\n",
+		     "t.policy:2:1: 'default' given twice (first at line 1)");
+	expect_error("rule pass in out\n",
+		     "t.policy:1:14: direction given twice in one rule (first at column 11)");
+	expect_error("rule pass inward\n",
+		     "t.policy:1:11: expected a match (in, out, state, vlan, smac, dmac, ethertype, src, dst, proto, sport, dport, icmp-type), got 'inward'");
+	expect_error("rule pass in state\n",
+		     "t.policy:1:19: expected a connection state like established,related after 'state', got end of line");
+	expect_error("rule pass in state new,estab\n",
+		     "t.policy:1:24: expected a connection state (new, established, related, invalid or untracked), got 'estab'");
+	expect_error("rule pass in state new,new\n",
+		     "t.policy:1:24: 'new' given twice in one list");
+	expect_error("rule pass in state new state invalid\n",
+		     "t.policy:1:24: 'state' given twice in one rule (first at column 14)");
+	expect_error("rule pass in ethertype arp state established\n",
+		     "t.policy:1:28: expected 'state untracked' or no state with ethertype arp: only IPv4 and IPv6 frames have connections");
+	expect_error("rule pass in proto tcp state related\n",
+		     "t.policy:1:24: expected proto icmp or icmpv6 and no ports with 'state related': related frames are ICMP errors about a connection");
+	expect_error("rule pass in dport 53 state related\n",
+		     "t.policy:1:23: expected proto icmp or icmpv6 and no ports with 'state related': related frames are ICMP errors about a connection");
+	expect_error("rule drop in proto udp\nrule pass proto udp in\n",
+		     "t.policy:2:1: duplicate rule: it matches exactly what the rule at line 1 matches, so it would never match");
+}
+
 int main(void)
 {
 	test_empty_and_comments();
@@ -509,5 +707,8 @@ int main(void)
 	test_file();
 	test_write_round_trip();
 	test_mac_helpers();
+	test_two_way_spellings();
+	test_two_way_canonical();
+	test_two_way_errors();
 	return check_report();
 }

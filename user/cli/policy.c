@@ -43,7 +43,19 @@ static const char *port_range(uint16_t lo, uint16_t hi, char *buf)
 	return buf;
 }
 
-static void json_rule(const struct ta_rule_spec *r)
+static void json_names(const char *key, uint32_t set, const char *const *names, uint32_t n)
+{
+	jw_key(&json, key);
+	jw_array_begin(&json);
+	for (uint32_t i = 0; i < n; i++)
+		if (set & (1u << i))
+			jw_string(&json, names[i]);
+	jw_array_end(&json);
+}
+
+/* A rule; of a two-way policy with its directions, states and whether the
+ * parser added it. */
+static void json_rule(const struct ta_rule_spec *r, bool two_way)
 {
 	char buf[64];
 
@@ -53,6 +65,12 @@ static void json_rule(const struct ta_rule_spec *r)
 		jw_kv_string(&json, "dev", r->redirect_dev);
 	if (r->pos.line)
 		jw_kv_u64(&json, "line", r->pos.line);
+	if (two_way) {
+		json_names("directions", ta_rule_dirs(r), ta_dir_names, TA_DIR_MAX);
+		json_names("states", r->states ? r->states : TA_STATES_ALL, ta_ct_state_names,
+			   TA_CT_STATE_MAX);
+		jw_kv_bool(&json, "implicit", r->implicit);
+	}
 	for (int f = 0; f < TA_F_MAX; f++) {
 		if (!(r->fields & (1u << f)))
 			continue;
@@ -111,9 +129,11 @@ static void json_spec(const struct ta_policy_spec *spec)
 	jw_key(&json, "rules");
 	jw_array_begin(&json);
 	for (uint32_t i = 0; i < spec->nr_rules; i++)
-		json_rule(&spec->rules[i]);
+		json_rule(&spec->rules[i], ta_policy_two_way(spec));
 	jw_array_end(&json);
 	json_action("default", spec->default_action, spec->default_dev);
+	if (ta_policy_two_way(spec))
+		json_action("default_in", spec->default_in_action, NULL);
 	json_guard(&spec->guard);
 	jw_key(&json, "rate");
 	jw_object_begin(&json);
@@ -154,9 +174,15 @@ static int run_check(const void *opts, int argc, char **argv)
 		jw_object_end(&json);
 		jw_end_document(&json);
 	} else {
-		printf("%s: ok, %u rules, %u fdb entries, guard %s, rate %s, digest %s\n", argv[0],
-		       spec.nr_rules, spec.nr_fdb, spec.guard.flags ? "on" : "off",
-		       spec.rate.pps || spec.rate.bps ? "on" : "off", digest_hex(spec.digest, hex));
+		uint32_t implicit = ta_policy_implicit_rules(&spec);
+
+		printf("%s: ok, %u rules", argv[0], spec.nr_rules - implicit);
+		if (ta_policy_two_way(&spec))
+			printf(" both ways (and %u of the security group), default in %s", implicit,
+			       ta_action_name(spec.default_in_action));
+		printf(", %u fdb entries, guard %s, rate %s, digest %s\n", spec.nr_fdb,
+		       spec.guard.flags ? "on" : "off", spec.rate.pps || spec.rate.bps ? "on" : "off",
+		       digest_hex(spec.digest, hex));
 	}
 	ta_policy_spec_free(&spec);
 	return EXIT_OK;

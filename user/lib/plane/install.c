@@ -263,6 +263,12 @@ static int write_shared(const struct ta_maps *m, struct ta_compiled *c)
 		return -ENOMEM;
 	for (int f = 0; f < TA_F_MAX; f++)
 		c->head.wildcard[f] += bv_base;
+	if ((c->head.ct_flags & TA_POL_F_CT) && c->head.nr_rules) {
+		for (int d = 0; d < TA_DIR_MAX; d++)
+			c->head.dir_bitvec[d] += bv_base;
+		for (int st = 0; st < TA_CT_STATE_MAX; st++)
+			c->head.state_bitvec[st] += bv_base;
+	}
 	ret = array_write(m->ta_rules, c->head.rule_base, c->rules, sizeof(c->rules[0]),
 			  c->head.nr_rules);
 	ret = ret ?: array_write(m->ta_bitvecs, bv_base, c->bvs.vecs, sizeof(struct ta_bitvec),
@@ -324,6 +330,52 @@ int ta_version_fdb(const struct ta_maps *maps, uint32_t version, struct ta_mac *
 	return errno == ENOENT ? 0 : -errno;
 }
 
+/* ---- two-way policies: generations and the redirect check --------------- */
+
+/*
+ * A generation no version holds: one more than the highest. Connections
+ * remember the generation that accepted them, and the first reply under
+ * another one is judged again, so it must differ from every version a tap
+ * could have run before, this policy's or another's.
+ */
+static int next_generation(const struct ta_maps *m, uint32_t *generation)
+{
+	struct ta_policy head;
+	uint32_t high = 0;
+
+	for (uint32_t v = 0; v < TA_MAX_VERSIONS; v++) {
+		if (bpf_map_lookup_elem(m->ta_policy, &v, &head))
+			return -errno;
+		if (head.generation > high)
+			high = head.generation;
+	}
+	*generation = high + 1;
+	return 0;
+}
+
+/* TA_CT_CFG_F_IN while some version is two-way, so that a redirect checks
+ * the receiver's in policy then and costs nothing more otherwise. */
+static int ct_in_update(const struct ta_maps *m)
+{
+	struct ta_ct_config cfg;
+	struct ta_policy head;
+	uint32_t zero = 0, flags;
+	bool any = false;
+
+	for (uint32_t v = 0; v < TA_MAX_VERSIONS && !any; v++) {
+		if (bpf_map_lookup_elem(m->ta_policy, &v, &head))
+			return -errno;
+		any = head.ct_flags & TA_POL_F_CT;
+	}
+	if (bpf_map_lookup_elem(m->ta_ct_config, &zero, &cfg))
+		return -errno;
+	flags = any ? cfg.flags | TA_CT_CFG_F_IN : cfg.flags & ~TA_CT_CFG_F_IN;
+	if (flags == cfg.flags)
+		return 0;
+	cfg.flags = flags;
+	return bpf_map_update_elem(m->ta_ct_config, &zero, &cfg, BPF_ANY) ? -errno : 0;
+}
+
 /* ---- a version ---------------------------------------------------------------- */
 
 int ta_version_write(const struct ta_maps *maps, uint32_t version,
@@ -340,8 +392,12 @@ int ta_version_write(const struct ta_maps *maps, uint32_t version,
 		ret = install_keyed(maps, version, f, ta_compiled_keyed(c, f), c->head.bitvec_base,
 				    ta_compiled_uses(c, f));
 	ret = ret ?: fdb_records_write(maps, version, spec);
+	if (!ret && (c->head.ct_flags & TA_POL_F_CT))
+		ret = next_generation(maps, &c->head.generation);
 	if (!ret && bpf_map_update_elem(maps->ta_policy, &version, &c->head, BPF_ANY))
 		ret = -errno;
+	if (!ret && (c->head.ct_flags & TA_POL_F_CT))
+		ret = ct_in_update(maps);
 	free(c);
 	return ret;
 }
@@ -357,5 +413,5 @@ int ta_version_clear(const struct ta_maps *maps, uint32_t version)
 	/* its ranges of the shared arrays are free once the header is */
 	if (!ret && bpf_map_update_elem(maps->ta_policy, &version, &empty, BPF_ANY))
 		ret = -errno;
-	return ret;
+	return ret ?: ct_in_update(maps);
 }

@@ -55,6 +55,13 @@ static const struct map_desc map_descs[] = {
 	MAP(ta_counters, ARRAY_OF_MAPS, 4, 4, TA_MAX_COUNTER_CHUNKS),
 	SPARSE_HASH(ta_counter_blocks, 4, 4, TA_MAX_COUNTER_BLOCKS),
 	MAP(ta_sync, ARRAY_OF_MAPS, 4, 4, 1),
+	MAP(ta_ct, LRU_HASH, sizeof(struct ta_ct_key), sizeof(struct ta_ct_entry),
+	    TA_CT_DEFAULT_ENTRIES),
+	MAP(ta_ct_config, ARRAY, 4, sizeof(struct ta_ct_config), 1),
+	MAP(ta_ct_taps, ARRAY, 4, sizeof(struct ta_ct_tap), TA_MAX_TAPS + 1),
+	MAP(ta_ct_frags, LRU_HASH, sizeof(struct ta_ct_frag_key), sizeof(struct ta_ct_frag),
+	    TA_CT_FRAG_ENTRIES),
+	MAP(ta_ct_events, RINGBUF, 0, 0, TA_CT_EVENT_RING),
 };
 
 #define NR_MAPS (sizeof(map_descs) / sizeof(map_descs[0]))

@@ -22,6 +22,8 @@ struct ta_maps {
 	int ta_tap_index, ta_taps, ta_tap_slots, ta_guard_ip4, ta_guard_ip6, ta_fdb, ta_ports, ta_port_keys;
 	int ta_policy_fdb, ta_tap_info;
 	int ta_counters, ta_counter_blocks, ta_sync;
+	/* the connection table of two-way policies and what goes with it */
+	int ta_ct, ta_ct_config, ta_ct_taps, ta_ct_frags, ta_ct_events;
 };
 
 /* The per-version map of exact or prefix field `field` (TA_F_VLAN to

@@ -273,6 +273,9 @@ static int rule_valid(const struct ta_rule_spec *r)
 		return -EINVAL;
 	if (!action_valid(r->action, r->port))
 		return -EINVAL;
+	if ((r->dirs & ~TA_DIRS_BOTH) || (r->states & ~TA_STATES_ALL) ||
+	    ((ta_rule_dirs(r) & TA_DIRS_IN) && !ta_action_valid_in(r->action)))
+		return -EINVAL;
 	if ((constrains(r, TA_F_VLAN) && r->vlan > 4095) ||
 	    (constrains(r, TA_F_SRC_IP) && r->src_ip.prefixlen > 128) ||
 	    (constrains(r, TA_F_DST_IP) && r->dst_ip.prefixlen > 128) ||
@@ -292,6 +295,40 @@ static int compile_wildcards(struct ta_compiled *c)
 			if (!constrains(&spec->rules[i], f))
 				bv_set(&c->wildcard[f], i);
 		ret = bv_intern(&c->bvs, &c->wildcard[f], &c->head.wildcard[f]);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* The rules of each direction and of each connection state: two more
+ * bit-vectors the program ANDs with the fields' for a two-way policy. */
+static int compile_two_way(struct ta_compiled *c)
+{
+	const struct ta_policy_spec *spec = c->spec;
+	struct ta_bitvec bv;
+	int ret;
+
+	c->head.ct_flags = TA_POL_F_CT;
+	c->head.default_in_action = spec->default_in_action;
+	for (uint32_t d = 0; d < TA_DIR_MAX; d++) {
+		memset(&bv, 0, sizeof(bv));
+		for (uint32_t i = 0; i < spec->nr_rules; i++)
+			if (ta_rule_dirs(&spec->rules[i]) & (1u << d))
+				bv_set(&bv, i);
+		ret = bv_intern(&c->bvs, &bv, &c->head.dir_bitvec[d]);
+		if (ret)
+			return ret;
+	}
+	for (uint32_t st = 0; st < TA_CT_STATE_MAX; st++) {
+		memset(&bv, 0, sizeof(bv));
+		for (uint32_t i = 0; i < spec->nr_rules; i++) {
+			uint32_t states = spec->rules[i].states ?: TA_STATES_ALL;
+
+			if (states & (1u << st))
+				bv_set(&bv, i);
+		}
+		ret = bv_intern(&c->bvs, &bv, &c->head.state_bitvec[st]);
 		if (ret)
 			return ret;
 	}
@@ -320,7 +357,8 @@ static int compile(struct ta_compiled *c)
 
 	if (spec->nr_rules > TA_MAX_RULES)
 		return -E2BIG;
-	if (!action_valid(spec->default_action, spec->default_port))
+	if (!action_valid(spec->default_action, spec->default_port) ||
+	    !ta_action_valid_in(spec->default_in_action))
 		return -EINVAL;
 	compile_head(c);
 	/* the program scales bursts to nano-units: they must fit 64 bits */
@@ -337,9 +375,15 @@ static int compile(struct ta_compiled *c)
 		c->rules[i].action = r->action;
 		c->rules[i].port = r->port;
 	}
-	if (!spec->nr_rules)
+	if (ta_policy_two_way(spec))
+		c->head.ct_flags = TA_POL_F_CT;
+	if (!spec->nr_rules) {
+		c->head.default_in_action = spec->default_in_action;
 		return 0;
+	}
 	ret = compile_wildcards(c);
+	if (!ret && ta_policy_two_way(spec))
+		ret = compile_two_way(c);
 	ret = ret ?: compile_keyed(c, TA_F_VLAN, &c->vlan);
 	ret = ret ?: compile_keyed(c, TA_F_ETHERTYPE, &c->ethertype);
 	ret = ret ?: compile_keyed(c, TA_F_SRC_MAC, &c->src_mac);

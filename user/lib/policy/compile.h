@@ -62,8 +62,14 @@ struct ta_compiled {
  * Compile `spec` (its redirect and fdb ports given): 0 and *out, the
  * caller's to free(); or -E2BIG (more than TA_MAX_RULES rules), -ENOSPC
  * (more distinct rule sets than TA_MAX_BITVECS), -EINVAL (an action or
- * field out of range, a redirect without a port), -ERANGE (a burst the
- * program cannot scale) or -ENOMEM. `spec` must outlive *out.
+ * field out of range, a redirect without a port, an action other than
+ * pass, drop or reject in the in direction), -ERANGE (a burst the program
+ * cannot scale) or -ENOMEM. `spec` must outlive *out.
+ *
+ * A two-way policy (ta_policy_two_way) gets TA_POL_F_CT, its default in,
+ * and the bit-vectors of the rules of each direction and of each state;
+ * its generation is the installer's to give. Any other compiles exactly
+ * as it did before there were directions: those fields all 0.
  */
 int ta_policy_compile(const struct ta_policy_spec *spec, struct ta_compiled **out);
 

@@ -68,6 +68,20 @@ const char *const ta_action_names[TA_ACT_MAX] = {
 	[TA_ACT_TX] = "tx",
 	[TA_ACT_REDIRECT] = "redirect",
 	[TA_ACT_FORWARD] = "forward",
+	[TA_ACT_REJECT] = "reject",
+};
+
+const char *const ta_dir_names[TA_DIR_MAX] = {
+	[TA_DIR_OUT] = "out",
+	[TA_DIR_IN] = "in",
+};
+
+const char *const ta_ct_state_names[TA_CT_STATE_MAX] = {
+	[TA_CT_NEW] = "new",
+	[TA_CT_ESTABLISHED] = "established",
+	[TA_CT_RELATED] = "related",
+	[TA_CT_INVALID] = "invalid",
+	[TA_CT_UNTRACKED] = "untracked",
 };
 
 const char *ta_action_name(uint32_t action)

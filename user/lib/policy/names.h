@@ -30,7 +30,11 @@ const char *ta_guard_words(uint32_t flags, char *buf, size_t size);
 /* The words of the policy language for actions and match fields. */
 extern const char *const ta_action_names[TA_ACT_MAX];
 extern const char *const ta_field_words[TA_F_MAX];
-/* "pass", "drop", "tx", "redirect", "forward". */
+/* The words of directions ("out", "in") and of connection states ("new",
+ * "established", "related", "invalid", "untracked"), by enum. */
+extern const char *const ta_dir_names[TA_DIR_MAX];
+extern const char *const ta_ct_state_names[TA_CT_STATE_MAX];
+/* "pass", "drop", "tx", "redirect", "forward", "reject". */
 const char *ta_action_name(uint32_t action);
 /* The word of a match field in the language: "vlan", "smac", ... */
 const char *ta_field_name(uint32_t field);

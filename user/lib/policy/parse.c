@@ -26,7 +26,10 @@ struct parser {
 	struct ta_lex lx;
 	struct ta_policy_spec *spec;
 	uint32_t rules_cap, fdb_cap;
-	int default_line, rate_line, guard_mac_line;
+	int default_line, default_in_line, rate_line, guard_mac_line;
+	/* where the first rule in, state match or default in is: a message
+	 * about the two-way policy they make names it */
+	int two_way_line;
 };
 
 /* ---- values ------------------------------------------------------------ */
@@ -189,7 +192,7 @@ static int parse_action(struct parser *p, const struct ta_word *keyword,
 			uint32_t *action, char dev[IF_NAMESIZE])
 {
 	struct ta_word t, d;
-	char g[96];
+	char g[96], kw[32];
 
 	if (ta_lex_word(&p->lx, &t)) {
 		for (uint32_t a = 0; a < TA_ACT_MAX; a++) {
@@ -204,9 +207,51 @@ static int parse_action(struct parser *p, const struct ta_word *keyword,
 		}
 	}
 	return ta_lex_fail(&p->lx, t.col,
-		           "expected an action (pass, drop, tx, redirect DEV or forward) after '%s', %s",
-		           keyword->len == 4 ? "rule" : "default", ta_word_got(&t, g, sizeof(g)));
+		           "expected an action (pass, drop, reject, tx, redirect DEV or forward) after '%s', %s",
+		           ta_word_str(keyword, kw, sizeof(kw)), ta_word_got(&t, g, sizeof(g)));
 }
+
+/* A comma list of words of `names` (n of them) into a bit set, each once. */
+static int parse_word_set(struct parser *p, const struct ta_word *t,
+			  const char *const *names, uint32_t n, const char *what,
+			  uint8_t *set)
+{
+	const char *s = t->s, *end = t->s + t->len;
+	char g[96];
+
+	*set = 0;
+	while (s <= end) {
+		const char *comma = memchr(s, ',', (size_t)(end - s));
+		struct ta_word one = {.s = s, .len = (int)((comma ? comma : end) - s),
+				      .col = t->col + (int)(s - t->s)};
+		uint32_t i;
+
+		for (i = 0; i < n; i++)
+			if (ta_word_is(&one, names[i]))
+				break;
+		if (i == n)
+			return ta_lex_fail(&p->lx, one.col, "expected %s, %s", what,
+				           ta_word_got(&one, g, sizeof(g)));
+		if (*set & (1u << i))
+			return ta_lex_fail(&p->lx, one.col, "'%s' given twice in one list",
+				           names[i]);
+		*set |= (uint8_t)(1u << i);
+		if (!comma)
+			break;
+		s = comma + 1;
+	}
+	return 0;
+}
+
+static bool is_dir_word(const struct ta_word *t)
+{
+	return ta_word_is(t, "in") || ta_word_is(t, "out") || ta_word_is(t, "in,out") ||
+	       ta_word_is(t, "out,in");
+}
+
+#define DIR_WORDS "a direction (in, out or in,out)"
+#define STATE_WORDS "a connection state (new, established, related, invalid or untracked)"
+
 
 /* ---- rules ---------------------------------------------------------------- */
 
@@ -271,9 +316,42 @@ static bool has(const struct ta_rule_spec *r, enum ta_field f)
 	return r->fields & (1u << f);
 }
 
+/* Directions and states: what a frame going that way in that state can be.
+ * col[TA_F_MAX] is the direction's column, col[TA_F_MAX + 1] the state's. */
+static int check_two_way(struct parser *p, const struct ta_rule_spec *r, const int col[])
+{
+	uint8_t related = 1u << TA_CT_RELATED;
+	const char *name;
+	char g[32];
+
+	if ((ta_rule_dirs(r) & TA_DIRS_IN) && !ta_action_valid_in(r->action))
+		return ta_lex_fail(&p->lx, col[TA_F_MAX],
+			           "expected 'out' with action %s: what goes to a guest can only be passed, dropped or rejected (write a second rule with 'in' for that direction)",
+			           ta_action_name(r->action));
+	if (!r->states)
+		return 0;
+	if (has(r, TA_F_ETHERTYPE) && r->ethertype != 0x0800 && r->ethertype != 0x86dd &&
+	    r->states != (1u << TA_CT_UNTRACKED)) {
+		name = ta_name_of(ta_ethertype_names, r->ethertype);
+		if (!name) {
+			snprintf(g, sizeof(g), "0x%04x", r->ethertype);
+			name = g;
+		}
+		return ta_lex_fail(&p->lx, col[TA_F_MAX + 1],
+			           "expected 'state untracked' or no state with ethertype %s: only IPv4 and IPv6 frames have connections",
+			           name);
+	}
+	if (r->states == related &&
+	    ((has(r, TA_F_IP_PROTO) && r->ip_proto != 1 && r->ip_proto != 58) ||
+	     has(r, TA_F_SRC_PORT) || has(r, TA_F_DST_PORT)))
+		return ta_lex_fail(&p->lx, col[TA_F_MAX + 1],
+			           "expected proto icmp or icmpv6 and no ports with 'state related': related frames are ICMP errors about a connection");
+	return 0;
+}
+
 /* Matches that no frame can satisfy are mistakes worth a message. */
 static int check_consistent(struct parser *p, const struct ta_rule_spec *r,
-			    const int col[TA_F_MAX])
+			    const int col[])
 {
 	bool src4 = has(r, TA_F_SRC_IP) && ta_prefix_is_ip4(&r->src_ip);
 	bool dst4 = has(r, TA_F_DST_IP) && ta_prefix_is_ip4(&r->dst_ip);
@@ -300,7 +378,7 @@ static int check_consistent(struct parser *p, const struct ta_rule_spec *r,
 		return ta_lex_fail(&p->lx, col[TA_F_ICMP_TYPE],
 			           "expected proto icmp or icmpv6 with 'icmp-type', protocol %u has no ICMP type",
 			           r->ip_proto);
-	return 0;
+	return check_two_way(p, r, col);
 }
 
 static bool same_prefix(const struct ta_prefix *a, const struct ta_prefix *b)
@@ -311,7 +389,8 @@ static bool same_prefix(const struct ta_prefix *a, const struct ta_prefix *b)
 /* Two rules with the same match: the second could never match. */
 static bool same_match(const struct ta_rule_spec *a, const struct ta_rule_spec *b)
 {
-	if (a->fields != b->fields)
+	if (a->fields != b->fields || ta_rule_dirs(a) != ta_rule_dirs(b) ||
+	    a->states != b->states)
 		return false;
 	return (!has(a, TA_F_VLAN) || a->vlan == b->vlan) &&
 	       (!has(a, TA_F_SRC_MAC) || !memcmp(a->src_mac, b->src_mac, 6)) &&
@@ -344,10 +423,38 @@ static int grow(void **array, uint32_t *cap, uint32_t need, size_t elem)
 	return 0;
 }
 
+/* A rule's direction (in, out, in,out) or `state LIST`. */
+static int parse_rule_ct(struct parser *p, struct ta_rule_spec *r, const struct ta_word *t,
+			 int col[])
+{
+	struct ta_word v;
+	uint8_t set;
+
+	if (ta_word_is(t, "state")) {
+		if (r->states)
+			return ta_lex_fail(&p->lx, t->col, "'state' given twice in one rule (first at column %d)",
+				           col[TA_F_MAX + 1]);
+		col[TA_F_MAX + 1] = t->col;
+		if (ta_lex_expect(&p->lx, &v, "a connection state like established,related", t) ||
+		    parse_word_set(p, &v, ta_ct_state_names, TA_CT_STATE_MAX, STATE_WORDS, &set))
+			return -EINVAL;
+		r->states = set;
+		return 0;
+	}
+	if (r->dirs)
+		return ta_lex_fail(&p->lx, t->col, "direction given twice in one rule (first at column %d)",
+			           col[TA_F_MAX]);
+	col[TA_F_MAX] = t->col;
+	if (parse_word_set(p, t, ta_dir_names, TA_DIR_MAX, DIR_WORDS, &set))
+		return -EINVAL;
+	r->dirs = set;
+	return 0;
+}
+
 static int parse_rule(struct parser *p, const struct ta_word *kw)
 {
 	struct ta_policy_spec *s = p->spec;
-	int col[TA_F_MAX] = { 0 };
+	int col[TA_F_MAX + 2] = { 0 }; /* and the direction's, the state's */
 	struct ta_rule_spec r;
 	struct ta_word t;
 	char g[96];
@@ -364,12 +471,18 @@ static int parse_rule(struct parser *p, const struct ta_word *kw)
 	while (ta_lex_word(&p->lx, &t)) {
 		enum ta_field f;
 
+		if (is_dir_word(&t) || ta_word_is(&t, "state")) {
+			err = parse_rule_ct(p, &r, &t, col);
+			if (err)
+				return err;
+			continue;
+		}
 		for (f = 0; f < TA_F_MAX; f++)
 			if (ta_word_is(&t, ta_field_words[f]))
 				break;
 		if (f == TA_F_MAX)
 			return ta_lex_fail(&p->lx, t.col,
-				           "expected a match (vlan, smac, dmac, ethertype, src, dst, proto, sport, dport, icmp-type), %s",
+				           "expected a match (in, out, state, vlan, smac, dmac, ethertype, src, dst, proto, sport, dport, icmp-type), %s",
 				           ta_word_got(&t, g, sizeof(g)));
 		if (has(&r, f))
 			return ta_lex_fail(&p->lx, t.col, "'%s' given twice in one rule (first at column %d)",
@@ -380,9 +493,15 @@ static int parse_rule(struct parser *p, const struct ta_word *kw)
 		if (err)
 			return err;
 	}
+	if (!r.dirs)
+		r.dirs = TA_DIRS_OUT;
+	if (!col[TA_F_MAX])
+		col[TA_F_MAX] = kw->col;
 	err = check_consistent(p, &r, col);
 	if (err)
 		return err;
+	if (!p->two_way_line && ((r.dirs & TA_DIRS_IN) || r.states))
+		p->two_way_line = p->lx.line;
 	for (uint32_t i = 0; i < s->nr_rules; i++)
 		if (same_match(&s->rules[i], &r))
 			return ta_lex_fail(&p->lx, kw->col,
@@ -396,13 +515,39 @@ static int parse_rule(struct parser *p, const struct ta_word *kw)
 
 /* ---- other statements ---------------------------------------------------- */
 
+/* default [out] ACTION | default in (pass|drop|reject) */
 static int parse_default(struct parser *p, const struct ta_word *kw)
 {
+	struct ta_policy_spec *s = p->spec;
+	struct ta_lex at = p->lx;
+	char dev[IF_NAMESIZE];
+	struct ta_word t;
+
+	if (!ta_lex_word(&p->lx, &t) || !(ta_word_is(&t, "in") || ta_word_is(&t, "out"))) {
+		p->lx = at; /* `default ACTION`: out */
+		t = *kw;
+	}
+	if (ta_word_is(&t, "in")) {
+		if (p->default_in_line)
+			return ta_lex_fail(&p->lx, kw->col, "'default in' given twice (first at line %d)",
+				           p->default_in_line);
+		p->default_in_line = p->lx.line;
+		if (!p->two_way_line)
+			p->two_way_line = p->lx.line;
+		if (parse_action(p, &t, &s->default_in_action, dev))
+			return -EINVAL;
+		if (!ta_action_valid_in(s->default_in_action))
+			return ta_lex_fail(&p->lx, t.col + t.len + 1,
+				           "expected pass, drop or reject after 'default in': what goes to a guest can only be passed, dropped or rejected, not %s",
+				           ta_action_name(s->default_in_action));
+		s->default_in_set = true;
+		return 0;
+	}
 	if (p->default_line)
 		return ta_lex_fail(&p->lx, kw->col, "'default' given twice (first at line %d)",
 			           p->default_line);
 	p->default_line = p->lx.line;
-	return parse_action(p, kw, &p->spec->default_action, p->spec->default_dev);
+	return parse_action(p, &t, &s->default_action, s->default_dev);
 }
 
 static int parse_fdb(struct parser *p, const struct ta_word *kw)
@@ -599,6 +744,92 @@ static int parse_statement(struct parser *p)
 		           ta_word_got(&t, g, sizeof(g)));
 }
 
+/* ---- the rules a two-way policy has without writing them ---------------- */
+
+static struct ta_rule_spec implicit_rule(uint32_t action, uint8_t dirs, uint8_t states)
+{
+	struct ta_rule_spec r = {.action = action, .dirs = dirs, .states = states,
+				 .implicit = true};
+
+	return r;
+}
+
+static struct ta_rule_spec implicit_udp(uint8_t dirs, uint16_t sport, uint16_t dport)
+{
+	struct ta_rule_spec r = implicit_rule(TA_ACT_PASS, dirs, 0);
+
+	r.fields = 1u << TA_F_IP_PROTO | 1u << TA_F_SRC_PORT | 1u << TA_F_DST_PORT;
+	r.ip_proto = 17;
+	r.sport_lo = r.sport_hi = sport;
+	r.dport_lo = r.dport_hi = dport;
+	return r;
+}
+
+/*
+ * What a security group does before its rules, as rules of their own
+ * (docs/policy.md, "Two-way policies"), first in a two-way policy:
+ * unless the policy writes a state match itself, invalid frames are
+ * dropped and replies and related errors pass both ways (out with the
+ * default's action when it lets frames go, so that a forwarding policy
+ * keeps forwarding them); always, ARP, the ICMPv6 the table does not
+ * track (neighbour discovery, router adverts, MLD) and DHCP to and from
+ * the guest pass, as the guard already checks what the guest sends of
+ * them. `default in drop` must not cut a guest off its network.
+ */
+static int add_implicit_rules(struct parser *p)
+{
+	struct ta_policy_spec *s = p->spec;
+	struct ta_rule_spec add[16];
+	uint32_t n = 0, i;
+	bool states = false;
+
+	for (i = 0; i < s->nr_rules; i++)
+		states |= s->rules[i].states != 0;
+	if (!states) {
+		uint32_t out = s->default_action;
+		uint8_t replies = 1u << TA_CT_ESTABLISHED | 1u << TA_CT_RELATED;
+
+		add[n++] = implicit_rule(TA_ACT_DROP, TA_DIRS_BOTH, 1u << TA_CT_INVALID);
+		add[n++] = implicit_rule(TA_ACT_PASS, TA_DIRS_IN, replies);
+		if (out != TA_ACT_REDIRECT && out != TA_ACT_FORWARD)
+			out = TA_ACT_PASS;
+		add[n] = implicit_rule(out, TA_DIRS_OUT, replies);
+		memcpy(add[n++].redirect_dev, s->default_dev, IF_NAMESIZE);
+	}
+	add[n] = implicit_rule(TA_ACT_PASS, TA_DIRS_BOTH, 0);
+	add[n].fields = 1u << TA_F_ETHERTYPE;
+	add[n++].ethertype = 0x0806;
+	add[n] = implicit_rule(TA_ACT_PASS, TA_DIRS_BOTH, 1u << TA_CT_UNTRACKED);
+	add[n].fields = 1u << TA_F_IP_PROTO;
+	add[n++].ip_proto = 58;
+	add[n++] = implicit_udp(TA_DIRS_IN, 67, 68);	/* DHCP server to client */
+	add[n++] = implicit_udp(TA_DIRS_OUT, 68, 67);
+	add[n++] = implicit_udp(TA_DIRS_IN, 547, 546); /* DHCPv6 */
+	add[n++] = implicit_udp(TA_DIRS_OUT, 546, 547);
+
+	if (s->nr_rules + n > TA_MAX_RULES)
+		return ta_error_input_at(p->lx.e, EINVAL,
+				         "%s:%d:1: too many rules: a two-way policy (line %d) holds at most %u of its own, %u being the security group's",
+				         p->lx.file, p->two_way_line, p->two_way_line,
+				         TA_MAX_RULES - n, n);
+	if (grow((void **)&s->rules, &p->rules_cap, s->nr_rules + n, sizeof(add[0])))
+		return ta_error_system(p->lx.e, ENOMEM, "out of memory");
+	memmove(s->rules + n, s->rules, s->nr_rules * sizeof(add[0]));
+	memcpy(s->rules, add, n * sizeof(add[0]));
+	s->nr_rules += n;
+	return 0;
+}
+
+/* Number of the rules ta_policy_parse() adds to a two-way policy. */
+uint32_t ta_policy_implicit_rules(const struct ta_policy_spec *spec)
+{
+	uint32_t n = 0;
+
+	while (n < spec->nr_rules && spec->rules[n].implicit)
+		n++;
+	return n;
+}
+
 void ta_policy_spec_free(struct ta_policy_spec *spec)
 {
 	free(spec->rules);
@@ -622,6 +853,11 @@ int ta_policy_parse(const char *text, size_t len, const char *filename,
 	ret = more;
 	if (ret < 0)
 		goto error;
+	if (p.two_way_line) {
+		ret = add_implicit_rules(&p);
+		if (ret)
+			goto error;
+	}
 	if (!ta_policy_digest(spec))
 		return 0;
 	ta_policy_spec_free(spec);

@@ -25,6 +25,11 @@ int ta_policy_parse(const char *text, size_t len, const char *filename,
 /* The same for a file; -errno too when it cannot be read. */
 int ta_policy_parse_file(const char *path, struct ta_policy_spec *spec, struct ta_error *e);
 
+/* A two-way policy (spec.h) starts with rules the parser adds (the
+ * security group's replies, invalid frames, neighbours: docs/policy.md),
+ * marked implicit; how many. */
+uint32_t ta_policy_implicit_rules(const struct ta_policy_spec *spec);
+
 /* Names of actions and fields, and MAC and prefix formats: names.h. */
 
 #endif /* TA_POLICY_PARSE_H */

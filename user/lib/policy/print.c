@@ -26,13 +26,32 @@ static void write_action(FILE *out, uint32_t action, const char *dev)
 		fprintf(out, " %s", dev);
 }
 
-static void write_rule(FILE *out, const struct ta_rule_spec *r)
+/* A comma list of the names of the bits of `set`. */
+static void write_set(FILE *out, const char *word, uint32_t set, const char *const *names,
+		      uint32_t n)
+{
+	const char *sep = " ";
+
+	if (word)
+		fprintf(out, " %s", word);
+	for (uint32_t i = 0; i < n; i++) {
+		if (!(set & (1u << i)))
+			continue;
+		fprintf(out, "%s%s", sep, names[i]);
+		sep = ",";
+	}
+}
+
+void ta_rule_write(FILE *out, const struct ta_rule_spec *r, bool two_way)
 {
 	char buf[64];
 	const char *name;
 
 	fputs("rule", out);
 	write_action(out, r->action, r->redirect_dev);
+	/* a policy of one direction is written as before there were two */
+	if (two_way)
+		write_set(out, NULL, ta_rule_dirs(r), ta_dir_names, TA_DIR_MAX);
 	if (constrains(r, TA_F_VLAN))
 		fprintf(out, " vlan %u", r->vlan);
 	if (constrains(r, TA_F_SRC_MAC))
@@ -63,6 +82,8 @@ static void write_rule(FILE *out, const struct ta_rule_spec *r)
 		write_ports(out, "dport", r->dport_lo, r->dport_hi);
 	if (constrains(r, TA_F_ICMP_TYPE))
 		fprintf(out, " icmp-type %u", r->icmp_type);
+	if (r->states)
+		write_set(out, "state", r->states, ta_ct_state_names, TA_CT_STATE_MAX);
 	fputc('\n', out);
 }
 
@@ -100,6 +121,7 @@ static void write_rate(FILE *out, const struct ta_rate_spec *r)
 
 void ta_policy_write(FILE *out, const struct ta_policy_spec *spec)
 {
+	bool two_way = ta_policy_two_way(spec);
 	char mac[18];
 
 	write_guard(out, &spec->guard);
@@ -108,8 +130,11 @@ void ta_policy_write(FILE *out, const struct ta_policy_spec *spec)
 		fprintf(out, "fdb %s dev %s\n", ta_format_mac(spec->fdb[i].mac, mac),
 			spec->fdb[i].dev);
 	for (uint32_t i = 0; i < spec->nr_rules; i++)
-		write_rule(out, &spec->rules[i]);
-	fputs("default", out);
+		if (!spec->rules[i].implicit)
+			ta_rule_write(out, &spec->rules[i], two_way);
+	fputs(two_way ? "default out" : "default", out);
 	write_action(out, spec->default_action, spec->default_dev);
 	fputc('\n', out);
+	if (two_way)
+		fprintf(out, "default in %s\n", ta_action_name(spec->default_in_action));
 }

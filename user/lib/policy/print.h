@@ -11,4 +11,8 @@
  * rate, fdb, rules, default. Parsing the text gives the same spec. */
 void ta_policy_write(FILE *out, const struct ta_policy_spec *spec);
 
+/* One rule as a line of the language; with its direction in a two-way
+ * policy (ta_policy_two_way), as written before there were two otherwise. */
+void ta_rule_write(FILE *out, const struct ta_rule_spec *r, bool two_way);
+
 #endif /* TA_POLICY_PRINT_H */

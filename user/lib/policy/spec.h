@@ -38,9 +38,23 @@ struct ta_srcpos {
 	int line, col; /* 1-based; 0 when not from a file */
 };
 
-/* One rule: a conjunction over the fields set in `fields`. */
+/* ta_rule_spec.dirs and .states: 1u << enum ta_dir, 1u << enum ta_ct_state */
+#define TA_DIRS_OUT (1u << TA_DIR_OUT)
+#define TA_DIRS_IN (1u << TA_DIR_IN)
+#define TA_DIRS_BOTH (TA_DIRS_OUT | TA_DIRS_IN)
+#define TA_STATES_ALL ((1u << TA_CT_STATE_MAX) - 1)
+
+/* One rule: a conjunction over the fields set in `fields`, its direction
+ * and the states of its connection. */
 struct ta_rule_spec {
 	uint32_t fields; /* 1u << enum ta_field */
+	/* the directions it judges; 0 (what a rule built in code without
+	 * them has) is out, as in a policy file with none written */
+	uint8_t dirs;
+	uint8_t states;	 /* a state match; 0: none (any state) */
+	bool implicit;	 /* added by the parser to a two-way policy (the
+			  * security group's replies, invalid frames,
+			  * neighbours): not printed, not in the digest */
 	uint16_t vlan;
 	uint8_t src_mac[6], dst_mac[6];
 	uint16_t ethertype;
@@ -82,6 +96,10 @@ struct ta_policy_spec {
 	struct ta_rule_spec *rules; /* malloc'd, in file order */
 	uint32_t nr_rules;
 	uint32_t default_action; /* enum ta_action; TA_ACT_PASS if unset */
+	/* The default of what goes to the guest: TA_ACT_PASS, DROP or REJECT;
+	 * TA_ACT_PASS if unset. Only a two-way policy has one. */
+	uint32_t default_in_action;
+	bool default_in_set; /* `default in` was written */
 	char default_dev[IF_NAMESIZE];
 	uint32_t default_ifindex;
 	uint32_t default_port;
@@ -91,6 +109,30 @@ struct ta_policy_spec {
 	struct ta_rate_spec rate;
 	uint64_t digest; /* of the source text; 0 if built in code */
 };
+
+static inline uint32_t ta_rule_dirs(const struct ta_rule_spec *r)
+{
+	return r->dirs ? r->dirs : TA_DIRS_OUT;
+}
+
+/* Whether a policy judges both directions and tracks connections: some
+ * rule is `in` or matches a state, or `default in` is written. A policy
+ * that is not is compiled as one written before there were directions. */
+static inline bool ta_policy_two_way(const struct ta_policy_spec *spec)
+{
+	if (spec->default_in_set)
+		return true;
+	for (uint32_t i = 0; i < spec->nr_rules; i++)
+		if ((ta_rule_dirs(&spec->rules[i]) & TA_DIRS_IN) || spec->rules[i].states)
+			return true;
+	return false;
+}
+
+/* Whether `action` may judge what goes to a guest (pass, drop, reject). */
+static inline bool ta_action_valid_in(uint32_t action)
+{
+	return action == TA_ACT_PASS || action == TA_ACT_DROP || action == TA_ACT_REJECT;
+}
 
 void ta_policy_spec_free(struct ta_policy_spec *spec);
 
