@@ -5,6 +5,7 @@
  * code on purpose: a linear scan over the rules, bounds checked before
  * every read, nothing shared with the program's bit-vector classifier.
  */
+#include <stdlib.h>
 #include <string.h>
 #include <linux/bpf.h>
 
@@ -51,6 +52,7 @@ struct cursor {
 	const uint8_t *d;
 	size_t len;
 	size_t off;
+	bool nd; /* read neighbour discovery options (what a guest sends) */
 };
 
 static bool has(const struct cursor *c, size_t n)
@@ -83,6 +85,14 @@ static int parse_vlan_tags(struct cursor *c, struct ta_model_frame *f)
 		tags++;
 	}
 	return TA_PARSE_MAX;
+}
+
+static void put_ip4(uint8_t out[16], const uint8_t *addr)
+{
+	memset(out, 0, 10);
+	out[10] = 0xff;
+	out[11] = 0xff;
+	memcpy(out + 12, addr, 4);
 }
 
 static bool has_ports(uint8_t proto, size_t *need)
@@ -135,18 +145,63 @@ static int parse_nd(struct cursor *c, size_t end, struct ta_model_frame *f)
 	return TA_PARSE_MAX;
 }
 
+bool ta_model_icmp_error(uint8_t proto, uint8_t type)
+{
+	if (proto == PROTO_ICMP)
+		return type == 3 || type == 4 || type == 5 || type == 11 || type == 12;
+	return type >= 1 && type <= 4;
+}
+
+/* The packet an ICMP error quotes at c->off: an IP header of the error's
+ * family (no IPv6 extension headers) and 8 bytes after it. */
+static void parse_inner(const struct cursor *c, struct ta_model_frame *f)
+{
+	const uint8_t *h = c->d + c->off, *l4;
+	size_t hlen;
+	size_t need;
+
+	if (f->l3 == TA_MODEL_L3_IP4) {
+		if (!has(c, IP4_HLEN) || h[0] >> 4 != 4 || (h[0] & 0xf) < 5)
+			return;
+		hlen = (h[0] & 0xf) * 4u;
+		if (!has(c, hlen + 8))
+			return;
+		f->inner_proto = h[9];
+		put_ip4(f->inner_src, h + 12);
+		put_ip4(f->inner_dst, h + 16);
+	} else {
+		hlen = IP6_HLEN;
+		if (!has(c, hlen + 8) || h[0] >> 4 != 6)
+			return;
+		f->inner_proto = h[6];
+		memcpy(f->inner_src, h + 8, 16);
+		memcpy(f->inner_dst, h + 24, 16);
+	}
+	l4 = h + hlen;
+	if (f->inner_proto == PROTO_ICMP || f->inner_proto == PROTO_ICMPV6) {
+		f->inner_sport = f->inner_dport = be16(l4 + 4);
+	} else if (has_ports(f->inner_proto, &need)) {
+		f->inner_sport = be16(l4);
+		f->inner_dport = be16(l4 + 2);
+	}
+	f->has_inner = true;
+}
+
 /* Ports or ICMP type at c->off; `ip6_end` bounds ND options. */
 static int parse_l4(struct cursor *c, size_t ip6_end, struct ta_model_frame *f)
 {
 	uint8_t proto = f->ip_proto;
 	size_t need;
 
+	f->l4_off = c->off;
 	if (has_ports(proto, &need)) {
 		if (!has(c, need))
 			return TA_PARSE_L4_TRUNC;
 		f->has_ports = true;
 		f->sport = be16(c->d + c->off);
 		f->dport = be16(c->d + c->off + 2);
+		if (proto == PROTO_TCP)
+			f->tcp_flags = c->d[c->off + 13];
 		return TA_PARSE_MAX;
 	}
 	if (proto != PROTO_ICMP && proto != PROTO_ICMPV6)
@@ -155,18 +210,18 @@ static int parse_l4(struct cursor *c, size_t ip6_end, struct ta_model_frame *f)
 		return TA_PARSE_L4_TRUNC;
 	f->has_icmp = true;
 	f->icmp_type = c->d[c->off];
-	if (f->l3 == TA_MODEL_L3_IP6 && proto == PROTO_ICMPV6 &&
+	f->icmp_id = be16(c->d + c->off + 4);
+	if ((proto == PROTO_ICMP) == (f->l3 == TA_MODEL_L3_IP4) &&
+	    ta_model_icmp_error(proto, f->icmp_type)) {
+		struct cursor inner = *c;
+
+		inner.off += 8;
+		parse_inner(&inner, f);
+	}
+	if (c->nd && f->l3 == TA_MODEL_L3_IP6 && proto == PROTO_ICMPV6 &&
 	    (f->icmp_type == ICMP6_NS || f->icmp_type == ICMP6_NA))
 		return parse_nd(c, ip6_end, f);
 	return TA_PARSE_MAX;
-}
-
-static void put_ip4(uint8_t out[16], const uint8_t *addr)
-{
-	memset(out, 0, 10);
-	out[10] = 0xff;
-	out[11] = 0xff;
-	memcpy(out + 12, addr, 4);
 }
 
 static int parse_ip4(struct cursor *c, struct ta_model_frame *f, uint32_t *info)
@@ -184,13 +239,18 @@ static int parse_ip4(struct cursor *c, struct ta_model_frame *f, uint32_t *info)
 	if (hlen > IP4_HLEN)
 		*info |= 1u << TA_PARSE_IP4_OPTIONS;
 	f->l3 = TA_MODEL_L3_IP4;
+	f->l3_off = c->off;
 	f->ip_proto = h[9];
 	put_ip4(f->src_ip, h + 12);
 	put_ip4(f->dst_ip, h + 16);
+	f->frag_id = be16(h + 4);
 	if (be16(h + 6) & 0x1fff) { /* a non-first fragment: no L4 header */
 		*info |= 1u << TA_PARSE_IP4_FRAG;
+		f->frag = TA_MODEL_FRAG_LATER;
 		return TA_PARSE_MAX;
 	}
+	if (be16(h + 6) & 0x2000) /* more fragments */
+		f->frag = TA_MODEL_FRAG_FIRST;
 	c->off += hlen;
 	return parse_l4(c, c->len, f);
 }
@@ -244,6 +304,7 @@ static int parse_ip6(struct cursor *c, struct ta_model_frame *f, uint32_t *info)
 	if (h[0] >> 4 != 6)
 		return TA_PARSE_IP6_BAD_HDR;
 	f->l3 = TA_MODEL_L3_IP6;
+	f->l3_off = c->off;
 	memcpy(f->src_ip, h + 8, 16);
 	memcpy(f->dst_ip, h + 24, 16);
 	/* never on the wire: an IPv4 address smuggled into IPv6 is dropped,
@@ -259,10 +320,19 @@ static int parse_ip6(struct cursor *c, struct ta_model_frame *f, uint32_t *info)
 		hlen = ip6_ext_len(c, nh);
 		if (!hlen || !has(c, hlen))
 			return TA_PARSE_IP6_EXT_TRUNC;
-		if (nh == IP6_FRAGMENT && (be16(c->d + c->off + 2) >> 3)) {
-			*info |= 1u << TA_PARSE_IP6_FRAG;
-			f->ip_proto = c->d[c->off];
-			return TA_PARSE_MAX;
+		if (nh == IP6_FRAGMENT) {
+			const uint8_t *fh = c->d + c->off;
+
+			f->frag_id = (uint32_t)fh[4] << 24 | (uint32_t)fh[5] << 16 |
+				     (uint32_t)fh[6] << 8 | fh[7];
+			if (be16(fh + 2) >> 3) {
+				*info |= 1u << TA_PARSE_IP6_FRAG;
+				f->ip_proto = fh[0];
+				f->frag = TA_MODEL_FRAG_LATER;
+				return TA_PARSE_MAX;
+			}
+			if (be16(fh + 2) & 1) /* more fragments */
+				f->frag = TA_MODEL_FRAG_FIRST;
 		}
 		nh = c->d[c->off];
 		c->off += hlen;
@@ -296,11 +366,18 @@ static int parse_arp(struct cursor *c, struct ta_model_frame *f)
 int ta_model_parse(const uint8_t *data, size_t len, struct ta_model_frame *f,
 		   uint32_t *info)
 {
-	struct cursor c = {.d = data, .len = len, .off = ETH_HLEN};
+	return ta_model_parse_dir(data, len, TA_DIR_OUT, f, info);
+}
+
+int ta_model_parse_dir(const uint8_t *data, size_t len, uint32_t dir,
+		       struct ta_model_frame *f, uint32_t *info)
+{
+	struct cursor c = {.d = data, .len = len, .off = ETH_HLEN, .nd = dir == TA_DIR_OUT};
 	int class;
 
 	memset(f, 0, sizeof(*f));
 	*info = 0;
+	f->len = len;
 	if (len < ETH_HLEN)
 		return TA_PARSE_RUNT;
 	memcpy(f->dst_mac, data, 6);
@@ -533,6 +610,14 @@ static void act(const struct ta_policy_spec *spec, uint32_t action,
 	case TA_ACT_FORWARD:
 		forward(spec, res);
 		break;
+	case TA_ACT_REJECT:
+		/* the answer goes back out of the tap, or the frame is dropped */
+		res->reject_sent = ta_model_reject_sent(&res->frame, res->frame.len);
+		res->verdict = res->reject_sent ? XDP_TX : XDP_DROP;
+		res->ct_counts |= 1u << TA_CT_C_OUT_REJECT;
+		if (!res->reject_sent)
+			res->ct_counts |= 1u << TA_CT_C_REJECT_UNSENT;
+		break;
 	default:
 		res->verdict = XDP_ABORTED;
 		break;
@@ -578,4 +663,529 @@ void ta_model_run(const struct ta_policy_spec *spec, const uint8_t *data,
 		}
 	}
 	classify(spec, res);
+}
+
+/* ---- two-way policies: the connection table ------------------------------ */
+/*
+ * docs/bpf.md, "Two-way, stateful policies": a table of connections per
+ * zone, keyed by both ends in a fixed order, whose state moves with each
+ * frame; a rule matches a direction and a state; a NEW frame accepted
+ * makes its connection, within the limits; a reply under a newer policy
+ * version re-judges its connection's first frame.
+ */
+#define NSEC 1000000000ull
+#define REFRESH_NS (NSEC / 8) /* last_ns is rewritten at most this often */
+#define TCP_FIN 0x01
+#define TCP_SYN 0x02
+#define TCP_RST 0x04
+#define TCP_ACK 0x10
+#define REJECT_READ 256 /* the bytes of a frame a reject is built from */
+
+static const uint32_t default_timeouts[TA_CT_CONN_MAX] = TA_CT_TIMEOUTS_DEFAULT;
+
+struct ta_model_ct *ta_model_ct_new(void)
+{
+	return calloc(1, sizeof(struct ta_model_ct));
+}
+
+void ta_model_ct_free(struct ta_model_ct *ct)
+{
+	if (!ct)
+		return;
+	free(ct->conns);
+	free(ct->frags);
+	free(ct);
+}
+
+static bool ct_proto_has_ports(uint8_t proto)
+{
+	return proto == PROTO_TCP || proto == PROTO_UDP || proto == PROTO_UDPLITE ||
+	       proto == PROTO_SCTP;
+}
+
+static bool echo(uint8_t proto, uint8_t type, bool request)
+{
+	if (proto == PROTO_ICMP)
+		return type == (request ? 8 : 0);
+	return type == (request ? 128 : 129);
+}
+
+static uint64_t timeout_ns(const struct ta_model_ct *ct, uint32_t conn)
+{
+	uint64_t s = conn < TA_CT_CONN_MAX ? ct->cfg.timeout[conn] : 0;
+
+	if (!s)
+		s = conn < TA_CT_CONN_MAX ? default_timeouts[conn] : 600;
+	return s * NSEC;
+}
+
+/* The key of a packet from (src, sport) to (dst, dport); true when the
+ * source is side a, the lower end (the source on a tie). */
+static bool make_key(struct ta_ct_key *k, uint16_t zone, uint8_t proto, const uint8_t *src,
+		     const uint8_t *dst, uint16_t sport, uint16_t dport)
+{
+	int cmp = memcmp(src, dst, 16);
+	bool a = cmp < 0 || (cmp == 0 && sport <= dport);
+
+	memset(k, 0, sizeof(*k));
+	k->zone = zone;
+	k->proto = proto;
+	memcpy(k->addr_a, a ? src : dst, 16);
+	memcpy(k->addr_b, a ? dst : src, 16);
+	k->port_a = a ? sport : dport;
+	k->port_b = a ? dport : sport;
+	return a;
+}
+
+static struct ta_model_conn *conn_find(struct ta_model_ct *ct, const struct ta_ct_key *k)
+{
+	for (uint32_t i = 0; i < ct->nr; i++)
+		if (!memcmp(&ct->conns[i].key, k, sizeof(*k)))
+			return &ct->conns[i];
+	return NULL;
+}
+
+static void tap_add(struct ta_model_ct *ct, uint32_t tap, int n)
+{
+	if (tap < TA_MAX_TAPS)
+		ct->tracked[tap] += n;
+	ct->tracked[TA_MAX_TAPS] += n;
+}
+
+/* What the table says about one frame, as the program keeps it. */
+struct track {
+	struct ta_ct_key key;	/* the frame's (an error's: what it quotes) */
+	struct ta_model_conn *c; /* at key, live or not */
+	bool live;		/* c is live (and not taken as over) */
+	bool creates;		/* NEW, makes or remakes the entry if accepted */
+	bool from_a;
+	uint8_t conn;		/* the enum ta_ct_conn it would make */
+};
+
+static void lookup(struct ta_model_ct *ct, struct track *t, uint64_t now)
+{
+	t->c = conn_find(ct, &t->key);
+	t->live = t->c && now - t->c->e.last_ns <= timeout_ns(ct, t->c->e.state);
+}
+
+/* Delete the entry at t->key and take it off its tap's count. */
+static void forget(struct ta_model_ct *ct, struct track *t)
+{
+	if (t->c) {
+		tap_add(ct, t->c->e.tap, -1);
+		*t->c = ct->conns[--ct->nr];
+	}
+	t->c = NULL;
+	t->live = false;
+}
+
+static uint8_t track_tcp(struct ta_ct_entry *e, const struct ta_model_frame *f, bool orig)
+{
+	uint8_t fl = f->tcp_flags, syn = fl & (TCP_SYN | TCP_ACK | TCP_RST | TCP_FIN);
+	bool replied = e->flags & TA_CT_E_REPLIED;
+
+	if (fl & TCP_RST) {
+		e->state = TA_CT_CLOSE;
+		return orig && !replied ? TA_CT_NEW : TA_CT_ESTABLISHED;
+	}
+	switch (e->state) {
+	case TA_CT_SYN_SENT:
+		if (orig)
+			return syn == TCP_SYN ? TA_CT_NEW : TA_CT_INVALID;
+		if (syn != (TCP_SYN | TCP_ACK))
+			return TA_CT_INVALID;
+		e->state = TA_CT_SYN_RECV;
+		e->flags |= TA_CT_E_REPLIED;
+		return TA_CT_ESTABLISHED;
+	case TA_CT_SYN_RECV:
+		if (!orig)
+			return syn == (TCP_SYN | TCP_ACK) ? TA_CT_ESTABLISHED : TA_CT_INVALID;
+		if (syn == TCP_SYN)
+			return TA_CT_ESTABLISHED; /* a late retransmission */
+		if ((fl & (TCP_SYN | TCP_ACK)) != TCP_ACK)
+			return TA_CT_INVALID;
+		e->state = TA_CT_TCP_ESTABLISHED;
+		break;
+	case TA_CT_CLOSE:
+		return TA_CT_INVALID;
+	default:
+		if (fl & TCP_SYN)
+			return TA_CT_INVALID;
+	}
+	if (fl & TCP_FIN) {
+		e->flags |= orig ? TA_CT_E_FIN_ORIG : TA_CT_E_FIN_REPLY;
+		e->state = (e->flags & TA_CT_E_FIN_ORIG) && (e->flags & TA_CT_E_FIN_REPLY)
+				   ? TA_CT_TIME_WAIT
+				   : TA_CT_FIN_WAIT;
+	}
+	return TA_CT_ESTABLISHED;
+}
+
+static uint8_t track_other(struct ta_ct_entry *e, const struct ta_model_frame *f, bool orig)
+{
+	if (f->has_icmp && echo(f->ip_proto, f->icmp_type, true) != orig)
+		return TA_CT_INVALID; /* a request answered by a request */
+	if (orig)
+		return e->flags & TA_CT_E_REPLIED ? TA_CT_ESTABLISHED : TA_CT_NEW;
+	if (!(e->flags & TA_CT_E_REPLIED)) {
+		e->flags |= TA_CT_E_REPLIED;
+		if (e->state == TA_CT_UDP)
+			e->state = TA_CT_UDP_REPLIED;
+	}
+	return TA_CT_ESTABLISHED;
+}
+
+static void frag_key(struct ta_ct_frag_key *k, const struct ta_model_frame *f, uint16_t zone)
+{
+	memset(k, 0, sizeof(*k));
+	memcpy(k->src, f->src_ip, 16);
+	memcpy(k->dst, f->dst_ip, 16);
+	k->id = f->frag_id;
+	k->zone = zone;
+	k->proto = f->ip_proto;
+}
+
+static struct ta_model_frag_rec *frag_find(struct ta_model_ct *ct, const struct ta_ct_frag_key *k)
+{
+	for (uint32_t i = 0; i < ct->nr_frags; i++)
+		if (!memcmp(&ct->frags[i].key, k, sizeof(*k)))
+			return &ct->frags[i];
+	return NULL;
+}
+
+/* A later fragment: the ports and state its first one left, 30 s. */
+static uint8_t track_fragment(struct ta_model_ct *ct, struct ta_model_frame *f, uint16_t zone,
+			      uint64_t now)
+{
+	struct ta_ct_frag_key k;
+	struct ta_model_frag_rec *r;
+
+	frag_key(&k, f, zone);
+	r = frag_find(ct, &k);
+	if (!r || now - r->rec.ns > TA_CT_FRAG_TIMEOUT * NSEC)
+		return TA_CT_INVALID;
+	f->sport = r->rec.sport;
+	f->dport = r->rec.dport;
+	f->has_ports = ct_proto_has_ports(f->ip_proto);
+	return r->rec.state;
+}
+
+static void frag_record(struct ta_model_ct *ct, const struct ta_model_frame *f, uint16_t zone,
+			uint8_t state, uint64_t now)
+{
+	struct ta_model_frag_rec rec = {.rec = {.ns = now, .sport = f->sport, .dport = f->dport,
+						.state = state}};
+	struct ta_model_frag_rec *r;
+
+	frag_key(&rec.key, f, zone);
+	r = frag_find(ct, &rec.key);
+	if (!r) {
+		if (ct->nr_frags == ct->cap_frags) {
+			uint32_t cap = ct->cap_frags ? ct->cap_frags * 2 : 16;
+			void *a = realloc(ct->frags, cap * sizeof(*ct->frags));
+
+			if (!a)
+				return; /* as a full LRU would: forgotten */
+			ct->frags = a;
+			ct->cap_frags = cap;
+		}
+		r = &ct->frags[ct->nr_frags++];
+	}
+	*r = rec;
+}
+
+/* The state of frame f in zone, and what it does to its entry. */
+static uint8_t track(struct ta_model_ct *ct, struct track *t, struct ta_model_frame *f,
+		     uint16_t zone, uint64_t now)
+{
+	uint16_t sport = f->sport, dport = f->dport;
+	bool tcp = f->ip_proto == PROTO_TCP, orig = false;
+	uint8_t state;
+
+	memset(t, 0, sizeof(*t));
+	if (f->l3 != TA_MODEL_L3_IP4 && f->l3 != TA_MODEL_L3_IP6)
+		return TA_CT_UNTRACKED;
+	if (f->frag == TA_MODEL_FRAG_LATER)
+		return track_fragment(ct, f, zone, now);
+	if (f->has_icmp) {
+		if ((f->ip_proto == PROTO_ICMP) != (f->l3 == TA_MODEL_L3_IP4))
+			return TA_CT_UNTRACKED;
+		if (ta_model_icmp_error(f->ip_proto, f->icmp_type)) {
+			/* related: about a live connection, to whoever sent what
+			 * it quotes */
+			if (!f->has_inner || memcmp(f->dst_ip, f->inner_src, 16))
+				return TA_CT_INVALID;
+			make_key(&t->key, zone, f->inner_proto, f->inner_src, f->inner_dst,
+				 f->inner_sport, f->inner_dport);
+			lookup(ct, t, now);
+			return t->live ? TA_CT_RELATED : TA_CT_INVALID;
+		}
+		if (!echo(f->ip_proto, f->icmp_type, true) && !echo(f->ip_proto, f->icmp_type, false))
+			return TA_CT_UNTRACKED;
+		sport = dport = f->icmp_id;
+	} else if (!f->has_ports) {
+		sport = dport = 0;
+	}
+	t->from_a = make_key(&t->key, zone, f->ip_proto, f->src_ip, f->dst_ip, sport, dport);
+	lookup(ct, t, now);
+	if (t->live) {
+		orig = t->from_a == !!(t->c->e.flags & TA_CT_E_ORIG_A);
+		/* an opener's SYN after the close starts over */
+		if (tcp && orig && f->tcp_flags == TCP_SYN &&
+		    (t->c->e.state == TA_CT_CLOSE || t->c->e.state == TA_CT_TIME_WAIT))
+			t->live = false;
+	}
+	if (t->live) {
+		state = tcp ? track_tcp(&t->c->e, f, orig) : track_other(&t->c->e, f, orig);
+		if (state != TA_CT_INVALID && now - t->c->e.last_ns > REFRESH_NS)
+			t->c->e.last_ns = now;
+		return state;
+	}
+	if (tcp) {
+		if ((f->tcp_flags & (TCP_SYN | TCP_ACK | TCP_RST | TCP_FIN)) != TCP_SYN)
+			goto invalid;
+		t->conn = TA_CT_SYN_SENT;
+	} else if (f->has_icmp) {
+		if (!echo(f->ip_proto, f->icmp_type, true))
+			goto invalid;
+		t->conn = TA_CT_ICMP;
+	} else {
+		t->conn = ct_proto_has_ports(f->ip_proto) ? TA_CT_UDP : TA_CT_GENERIC;
+	}
+	t->creates = true;
+	return TA_CT_NEW;
+invalid:
+	if (t->c)
+		forget(ct, t); /* expired: nothing will take it over */
+	return TA_CT_INVALID;
+}
+
+enum { MADE, TABLE_FULL, TAP_LIMIT };
+
+static int create(struct ta_model_ct *ct, struct track *t, uint32_t tap, uint32_t dir,
+		  uint32_t generation, uint64_t now)
+{
+	bool had = t->c != NULL;
+	uint32_t limit, old_tap = had ? t->c->e.tap : 0;
+	bool replacing = had && old_tap == tap;
+	struct ta_ct_entry e = {.last_ns = now, .generation = generation, .tap = (uint16_t)tap,
+				.state = t->conn};
+
+	if (tap >= TA_MAX_TAPS)
+		return TABLE_FULL;
+	if (!replacing) {
+		limit = ct->cfg.tap_limit;
+		if (limit && ct->tracked[tap] >= limit)
+			return TAP_LIMIT;
+		limit = ct->cfg.max_tracked ?: TA_CT_DEFAULT_ENTRIES - TA_CT_HEADROOM;
+		if (ct->tracked[TA_MAX_TAPS] >= limit && !had)
+			return TABLE_FULL;
+	}
+	e.flags = (t->from_a ? TA_CT_E_ORIG_A : 0) | (dir == TA_DIR_IN ? TA_CT_E_IN : 0);
+	if (!had) {
+		if (ct->nr == ct->cap) {
+			uint32_t cap = ct->cap ? ct->cap * 2 : 64;
+			void *a = realloc(ct->conns, cap * sizeof(*ct->conns));
+
+			if (!a)
+				return TABLE_FULL;
+			ct->conns = a;
+			ct->cap = cap;
+		}
+		t->c = &ct->conns[ct->nr++];
+		t->c->key = t->key;
+	}
+	t->c->e = e;
+	if (!replacing) {
+		if (had)
+			tap_add(ct, old_tap, -1);
+		tap_add(ct, tap, 1);
+	}
+	return MADE;
+}
+
+/* The first rule of direction dir and state that matches f, or -1. */
+static int first_match(const struct ta_policy_spec *spec, const struct ta_model_frame *f,
+		       uint32_t dir, uint32_t state)
+{
+	for (uint32_t i = 0; i < spec->nr_rules; i++) {
+		const struct ta_rule_spec *r = &spec->rules[i];
+		uint32_t states = r->states ? r->states : TA_STATES_ALL;
+
+		if ((ta_rule_dirs(r) & (1u << dir)) && (states & (1u << state)) &&
+		    ta_model_rule_matches(r, f))
+			return (int)i;
+	}
+	return -1;
+}
+
+static uint32_t action_of(const struct ta_policy_spec *spec, int rule, uint32_t dir,
+			  uint32_t *ifindex)
+{
+	if (rule >= 0) {
+		*ifindex = spec->rules[rule].ifindex;
+		return spec->rules[rule].action;
+	}
+	*ifindex = dir == TA_DIR_IN ? 0 : spec->default_ifindex;
+	return dir == TA_DIR_IN ? spec->default_in_action : spec->default_action;
+}
+
+static bool accepts(uint32_t action, uint32_t dir)
+{
+	if (dir == TA_DIR_IN)
+		return action == TA_ACT_PASS;
+	return action == TA_ACT_PASS || action == TA_ACT_REDIRECT || action == TA_ACT_FORWARD;
+}
+
+/* Would this version accept the connection c? Its first frame, made
+ * again from the key, judged NEW in the direction it was opened; fields
+ * the key does not hold are those of the frame at hand. */
+static bool recheck(const struct ta_policy_spec *spec, const struct ta_model_conn *c,
+		    const struct ta_model_frame *f)
+{
+	struct ta_model_frame o = *f;
+	const struct ta_ct_key *k = &c->key;
+	bool a = c->e.flags & TA_CT_E_ORIG_A;
+	uint32_t dir = c->e.flags & TA_CT_E_IN ? TA_DIR_IN : TA_DIR_OUT, ifindex;
+
+	memcpy(o.src_ip, a ? k->addr_a : k->addr_b, 16);
+	memcpy(o.dst_ip, a ? k->addr_b : k->addr_a, 16);
+	o.l3 = is_v4mapped(o.src_ip) ? TA_MODEL_L3_IP4 : TA_MODEL_L3_IP6;
+	o.ip_proto = k->proto;
+	o.has_ports = ct_proto_has_ports(k->proto);
+	o.has_icmp = k->proto == PROTO_ICMP || k->proto == PROTO_ICMPV6;
+	o.sport = a ? k->port_a : k->port_b;
+	o.dport = a ? k->port_b : k->port_a;
+	o.icmp_type = k->proto == PROTO_ICMP ? 8 : 128;
+	return accepts(action_of(spec, first_match(spec, &o, dir, TA_CT_NEW), dir, &ifindex), dir);
+}
+
+bool ta_model_reject_sent(const struct ta_model_frame *f, size_t len)
+{
+	size_t have = len < REJECT_READ ? len : REJECT_READ;
+
+	if ((f->l3 != TA_MODEL_L3_IP4 && f->l3 != TA_MODEL_L3_IP6) ||
+	    f->frag == TA_MODEL_FRAG_LATER || f->l4_off > REJECT_READ - 20)
+		return false;
+	if (f->has_icmp &&
+	    (ta_model_icmp_error(f->ip_proto, f->icmp_type) ||
+	     (f->l3 == TA_MODEL_L3_IP6 && f->ip_proto == PROTO_ICMPV6 &&
+	      (f->icmp_type == ICMP6_NS || f->icmp_type == ICMP6_NA))))
+		return false;
+	if (f->ip_proto == PROTO_TCP &&
+	    (!f->has_ports || (f->tcp_flags & TCP_RST) || f->l4_off + 20 > have))
+		return false;
+	return true;
+}
+
+static void count_ct(struct ta_model_result *res, uint32_t counter)
+{
+	res->ct_counts |= 1u << counter;
+}
+
+/* ta_ct_judge: the action for a frame of a two-way policy, either way. */
+static uint32_t judge(const struct ta_policy_spec *spec, uint32_t generation,
+		      const struct ta_model_tap *tap, uint32_t dir, uint64_t now,
+		      struct ta_model_ct *ct, struct ta_model_result *res, uint32_t *ifindex)
+{
+	struct ta_model_frame *f = &res->frame;
+	uint16_t zone = tap->zone ? tap->zone : (uint16_t)tap->id;
+	struct track t;
+	uint32_t action;
+	uint8_t state = track(ct, &t, f, zone, now);
+	int rule, made;
+
+	res->ct_state = state;
+	*ifindex = 0;
+	if (t.live && t.c->e.generation != generation &&
+	    (state == TA_CT_ESTABLISHED || state == TA_CT_RELATED)) {
+		if (!recheck(spec, t.c, f)) {
+			forget(ct, &t);
+			count_ct(res, TA_CT_C_CUT);
+			res->stage = TA_MODEL_CT;
+			return TA_ACT_DROP;
+		}
+		t.c->e.generation = generation;
+	}
+	if (state == TA_CT_INVALID)
+		count_ct(res, TA_CT_C_INVALID);
+	else if (state == TA_CT_RELATED)
+		count_ct(res, TA_CT_C_RELATED);
+	rule = first_match(spec, f, dir, state);
+	action = action_of(spec, rule, dir, ifindex);
+	res->rule = rule;
+	res->stage = rule >= 0 ? TA_MODEL_RULE : TA_MODEL_DEFAULT;
+	if (rule < 0 && dir == TA_DIR_IN)
+		count_ct(res, TA_CT_C_IN_DEFAULT);
+	if (!accepts(action, dir)) {
+		if (t.creates && t.c)
+			forget(ct, &t); /* an expired one nothing takes over */
+		return action;
+	}
+	if (state == TA_CT_NEW && t.creates) {
+		made = create(ct, &t, tap->id, dir, generation, now);
+		if (made != MADE) {
+			count_ct(res, made == TAP_LIMIT ? TA_CT_C_TAP_LIMIT : TA_CT_C_TABLE_FULL);
+			res->stage = TA_MODEL_CT;
+			return TA_ACT_DROP;
+		}
+		count_ct(res, TA_CT_C_NEW);
+	}
+	if (f->frag == TA_MODEL_FRAG_FIRST)
+		frag_record(ct, f, zone, state, now);
+	return action;
+}
+
+void ta_model_run_ct(const struct ta_policy_spec *spec, uint32_t generation,
+		     const struct ta_model_tap *tap, uint32_t dir, uint64_t now_ns,
+		     struct ta_model_ct *ct, const uint8_t *data, size_t len,
+		     struct ta_model_result *res)
+{
+	uint32_t action, ifindex;
+
+	if (dir == TA_DIR_OUT && !ta_policy_two_way(spec)) {
+		ta_model_run(spec, data, len, res);
+		res->ct_state = TA_CT_STATE_MAX;
+		return;
+	}
+	memset(res, 0, sizeof(*res));
+	res->rule = -1;
+	res->guard_reason = TA_GUARD_MAX;
+	res->dir = dir;
+	res->ct_state = TA_CT_STATE_MAX;
+	res->parse_class = ta_model_parse_dir(data, len, dir, &res->frame, &res->parse_info);
+	if (res->parse_class != TA_PARSE_MAX) {
+		res->stage = TA_MODEL_PARSE;
+		res->verdict = XDP_DROP;
+		return;
+	}
+	if (dir == TA_DIR_IN && !ta_policy_two_way(spec)) {
+		res->stage = TA_MODEL_DEFAULT;
+		res->verdict = XDP_PASS;
+		return;
+	}
+	if (dir == TA_DIR_OUT && spec->guard.flags) {
+		res->guard_reason = guard_reason(&spec->guard, &res->frame);
+		if (res->guard_reason != TA_GUARD_MAX) {
+			res->stage = TA_MODEL_GUARD;
+			res->verdict = XDP_DROP;
+			return;
+		}
+	}
+	action = judge(spec, generation, tap, dir, now_ns, ct, res, &ifindex);
+	res->action = action;
+	if (dir == TA_DIR_IN && action == TA_ACT_REJECT) {
+		count_ct(res, TA_CT_C_IN_REJECT);
+		res->reject_sent = ta_model_reject_sent(&res->frame, len);
+		if (!res->reject_sent)
+			count_ct(res, TA_CT_C_REJECT_UNSENT);
+		res->verdict = res->reject_sent ? XDP_TX : XDP_DROP;
+		return;
+	}
+	if (dir == TA_DIR_IN) {
+		count_ct(res, action == TA_ACT_PASS ? TA_CT_C_IN_PASS : TA_CT_C_IN_DROP);
+		res->verdict = action == TA_ACT_PASS ? XDP_PASS : XDP_DROP;
+		return;
+	}
+	act(spec, action, ifindex, res);
 }

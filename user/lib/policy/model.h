@@ -29,6 +29,12 @@ enum ta_model_l3 {
 	TA_MODEL_L3_ARP,
 };
 
+enum ta_model_frag {
+	TA_MODEL_FRAG_NONE,
+	TA_MODEL_FRAG_FIRST, /* offset 0, more to come */
+	TA_MODEL_FRAG_LATER, /* no L4 header */
+};
+
 /* What the parser found in a frame. */
 struct ta_model_frame {
 	uint8_t dst_mac[6], src_mac[6];
@@ -49,6 +55,17 @@ struct ta_model_frame {
 	uint32_t nr_lladdr;
 	uint8_t lladdr[TA_MODEL_ND_MAX_OPTS][6];
 	bool nd_unchecked; /* options left past the 16th */
+	/* for the connection table and reject */
+	size_t len; /* of the linear part read */
+	uint8_t tcp_flags;
+	uint16_t icmp_id;	/* the echo identifier's 16 bits */
+	enum ta_model_frag frag;
+	uint32_t frag_id;	/* IPv4 identification, IPv6 fragment id */
+	size_t l3_off, l4_off;	/* from the frame's start */
+	bool has_inner;		/* an ICMP error quoting an IP header + 8 bytes */
+	uint8_t inner_proto;
+	uint8_t inner_src[16], inner_dst[16];
+	uint16_t inner_sport, inner_dport; /* or the echo id, both */
 };
 
 /* Which stage decided. */
@@ -57,6 +74,7 @@ enum ta_model_stage {
 	TA_MODEL_GUARD,
 	TA_MODEL_RULE,
 	TA_MODEL_DEFAULT,
+	TA_MODEL_CT, /* the connection table: a limit refused it, or a cut */
 };
 
 struct ta_model_result {
@@ -70,6 +88,12 @@ struct ta_model_result {
 	uint32_t events;     /* 1 << TA_EV_FDB_HIT / TA_EV_FDB_MISS */
 	uint32_t ifindex;    /* redirect target, when verdict is REDIRECT */
 	struct ta_model_frame frame;
+	/* two-way policies (ta_model_run_ct) */
+	uint32_t dir;	     /* enum ta_dir */
+	uint32_t ct_state;   /* enum ta_ct_state of the frame; TA_CT_STATE_MAX
+			      * when the policy is not two-way */
+	uint32_t ct_counts;  /* 1 << enum ta_ct_counter: what it counted */
+	bool reject_sent;    /* a reject went back (out: XDP_TX) */
 };
 
 /*
@@ -78,14 +102,76 @@ struct ta_model_result {
  */
 int ta_model_parse(const uint8_t *data, size_t len, struct ta_model_frame *f,
 		   uint32_t *info);
+/* The same for a frame on its way to a guest (dir TA_DIR_IN), whose
+ * neighbour discovery options the program does not read (only the guard,
+ * of what a guest sends, needs them). */
+int ta_model_parse_dir(const uint8_t *data, size_t len, uint32_t dir,
+		       struct ta_model_frame *f, uint32_t *info);
 
 /* The whole pipeline for a frame whose linear part is data[0..len). The
  * guard is spec->guard (off when its flags are 0). */
 void ta_model_run(const struct ta_policy_spec *spec, const uint8_t *data,
 		  size_t len, struct ta_model_result *res);
 
+/* ICMP (proto 1) types 3, 4, 5, 11, 12 and ICMPv6 (58) types 1 to 4:
+ * errors, which quote the packet they are about. */
+bool ta_model_icmp_error(uint8_t proto, uint8_t type);
+
 /* Whether rule r matches the parsed frame f. */
 bool ta_model_rule_matches(const struct ta_rule_spec *r,
 			   const struct ta_model_frame *f);
+
+/* ---- two-way policies: the connection table --------------------------- */
+
+/* One connection, as the program's table holds it (tap_accel.h). */
+struct ta_model_conn {
+	struct ta_ct_key key;
+	struct ta_ct_entry e;
+};
+
+struct ta_model_frag_rec {
+	struct ta_ct_frag_key key;
+	struct ta_ct_frag rec;
+};
+
+/* The host's connection table and what goes with it. The model's table
+ * never evicts: it stands for one whose limits keep the LRU idle. */
+struct ta_model_ct {
+	struct ta_model_conn *conns;
+	uint32_t nr, cap;
+	struct ta_model_frag_rec *frags;
+	uint32_t nr_frags, cap_frags;
+	struct ta_ct_config cfg;	 /* limits, timeouts */
+	uint32_t tracked[TA_MAX_TAPS + 1]; /* per tap id; the host's last */
+};
+
+/* A tap as the program sees it: its id and connection zone (0: its id). */
+struct ta_model_tap {
+	uint32_t id;
+	uint16_t zone;
+};
+
+/* An empty table (calloc'd, the caller's to ta_model_ct_free()); NULL if
+ * out of memory. */
+struct ta_model_ct *ta_model_ct_new(void);
+void ta_model_ct_free(struct ta_model_ct *ct);
+
+/*
+ * A frame of `tap` in direction `dir` at time `now_ns`, under the policy
+ * version (`spec`, `generation`) the tap runs: what the program does with
+ * it (out: tap_accel_policy's verdict; in: XDP_PASS or XDP_DROP, or
+ * XDP_TX for a reject sent back) and what it does to the table. A policy
+ * that is not two-way takes ta_model_run()'s path out and passes in. The
+ * receiver of a redirect is assumed to have no in policy.
+ */
+void ta_model_run_ct(const struct ta_policy_spec *spec, uint32_t generation,
+		     const struct ta_model_tap *tap, uint32_t dir, uint64_t now_ns,
+		     struct ta_model_ct *ct, const uint8_t *data, size_t len,
+		     struct ta_model_result *res);
+
+/* Whether the program can answer a rejected frame (a TCP RST or an ICMP
+ * unreachable): IP, not a later fragment, not an ICMP error, an RST or a
+ * neighbour message, its headers within what it reads. */
+bool ta_model_reject_sent(const struct ta_model_frame *f, size_t len);
 
 #endif /* TA_MODEL_H */
