@@ -173,6 +173,15 @@ else
 		"$TA" policy check "$tmp/good.policy"
 	expect_exit 0 '^\{"file":".*good.policy","ok":true,.*"rules":\[\{"action":"redirect","dev":"tapX","line":1,"proto":17\}\],"default":\{"action":"drop"\}' \
 		"$TA" policy check --json "$tmp/good.policy"
+	# a two-way policy: its rules, the security group's, the default in
+	printf 'rule pass out\nrule pass in proto tcp dport 22\ndefault in drop\n' >"$tmp/sg.policy"
+	expect_exit 0 "sg.policy: ok, 2 rules both ways \(and 9 of the security group\), default in drop, 0 fdb entries" \
+		"$TA" policy check "$tmp/sg.policy"
+	expect_exit 0 '"action":"pass","line":2,"directions":\["in"\],"states":\["new","established","related","invalid","untracked"\],"implicit":false,"proto":6,"dport":"22"\}\],"default":\{"action":"pass"\},"default_in":\{"action":"drop"\}' \
+		"$TA" policy check --json "$tmp/sg.policy"
+	printf 'rule redirect tap1 in\n' >"$tmp/bad-in.policy"
+	expect_exit 1 "bad-in.policy:1:20: expected 'out' with action redirect" \
+		"$TA" policy check "$tmp/bad-in.policy"
 	nr_examples=0
 	for f in "$TOP"/examples/*.policy; do
 		expect_exit 0 ': ok, ' "$TA" policy check "$f"
