@@ -11,7 +11,9 @@
  * and fdb) must give the model the same answers as the policy written. The
  * program is a private plane's; the test tap is lo, bound to the policy.
  *
- *   diff_test [--seed N] [--frames N] [--policies N] [--quiet]
+ * Then two-way policies (ct.c): sequences of frames both ways.
+ *
+ *   diff_test [--seed N] [--frames N] [--policies N] [--sequences N] [--quiet]
  */
 #include <errno.h>
 #include <stdio.h>
@@ -21,6 +23,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "ct.h"
 #include "gen.h"
 #include "user/lib/plane/counters.h"
 #include "user/lib/plane/decode.h"
@@ -226,6 +229,9 @@ static void print_model(const struct ta_model_result *res)
 		break;
 	case TA_MODEL_DEFAULT:
 		printf("default");
+		break;
+	case TA_MODEL_CT:
+		printf("the connection table");
 		break;
 	}
 	printf(", parse info 0x%x, events 0x%x\n", res->parse_info,
@@ -483,6 +489,7 @@ struct options {
 	uint64_t seed;
 	uint64_t frames;
 	uint32_t policies;
+	uint32_t sequences;
 	int quiet;
 };
 
@@ -505,6 +512,8 @@ static int parse_args(int argc, char **argv, struct options *o)
 			o->frames = strtoull(v, NULL, 0);
 		else if (!strcmp(argv[i], "--policies"))
 			o->policies = strtoul(v, NULL, 0);
+		else if (!strcmp(argv[i], "--sequences"))
+			o->sequences = strtoul(v, NULL, 0);
 		else
 			goto usage;
 		i++;
@@ -513,7 +522,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 		return 0;
 usage:
 	fprintf(stderr, "Usage: diff_test [--seed N] [--frames N] [--policies "
-			"N] [--quiet]\n");
+			"N] [--sequences N] [--quiet]\n");
 	return -1;
 }
 
@@ -563,7 +572,7 @@ static int run_policy(struct diff *t, struct rng *r, uint32_t k,
 
 int main(int argc, char **argv)
 {
-	struct options o = {.seed = 1, .frames = 1000000, .policies = 32};
+	struct options o = {.seed = 1, .frames = 1000000, .policies = 32, .sequences = 100};
 	static struct diff t;
 	struct rng r;
 	double start;
@@ -589,14 +598,16 @@ int main(int argc, char **argv)
 				 o.frames / o.policies +
 					 (k < o.frames % o.policies),
 				 o.quiet);
+	if (!ret)
+		ret = ct_diff(&t.pl, &r, o.sequences, o.quiet);
 	if (!ret) {
 		double s = now_s() - start;
 
 		coverage_print();
-		printf("PASS %llu frames, %u policies, seed %llu: model and "
-		       "program agree (%.1f s, %.0f frames/s)\n",
-		       (unsigned long long)t.frames_done, o.policies,
-		       (unsigned long long)o.seed, s, t.frames_done / s);
+		printf("PASS %llu frames, %u policies, %u two-way sequences, seed %llu: model "
+		       "and program agree (%.1f s)\n",
+		       (unsigned long long)t.frames_done, o.policies, o.sequences,
+		       (unsigned long long)o.seed, s);
 	}
 	printf("%d passed, %d failed\n", !ret, !!ret);
 	ta_policy_spec_free(&t.spec);

@@ -1,9 +1,11 @@
 #!/bin/sh
 # The differential suite: the policy program (BPF_PROG_TEST_RUN) against
 # the reference model on random and mutated frames under random policies,
-# then `tap-accel policy explain` (explain.sh). Needs root. Arguments go to
-# diff_test (--seed N, --frames N, --policies N); DIFF_FRAMES and DIFF_SEED
-# set the defaults (10^6 frames, seed 1). Ends with "N passed, N failed".
+# and on sequences of frames both ways (connections) under random two-way
+# policies, then `tap-accel policy explain` (explain.sh). Needs root.
+# Arguments go to diff_test (--seed N, --frames N, --policies N,
+# --sequences N); DIFF_FRAMES and DIFF_SEED set the defaults (10^6 frames,
+# seed 1). Ends with "N passed, N failed".
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)

@@ -159,6 +159,8 @@ static void remove_partial(void)
 		}
 	if (d)
 		closedir(d);
+	unlink(TA_IN_TC_PIN);
+	unlink(TA_IN_DEVMAP_PIN);
 }
 
 /* Every policy name, in one batch where the kernel has batches. */
@@ -183,14 +185,23 @@ static int names_read(struct ta_plane *pl)
 	return err;
 }
 
-/* Load the program and set up its maps: *maps and *prog_fd are the
- * caller's to close. */
-static int load(struct ta_maps *maps, int *prog_fd, struct ta_error *e)
+/* A duplicate of the loaded program `name`'s descriptor, or -1. */
+static int prog_dup(struct bpf_object *obj, const char *name)
+{
+	struct bpf_program *prog = bpf_object__find_program_by_name(obj, name);
+
+	return prog ? dup(bpf_program__fd(prog)) : -1;
+}
+
+/* Load the program and set up its maps: *maps and *prog_fd, and the in
+ * programs' in_fd[2] (tc, devmap), are the caller's to close. */
+static int load(struct ta_maps *maps, int *prog_fd, int in_fd[2], struct ta_error *e)
 {
 	struct bpf_object *obj = open_object(e);
 	struct bpf_program *prog;
 	int err, ret;
 
+	in_fd[0] = in_fd[1] = -1;
 	if (!obj)
 		return -e->err;
 	err = bpf_object__load(obj);
@@ -204,10 +215,15 @@ static int load(struct ta_maps *maps, int *prog_fd, struct ta_error *e)
 		goto out;
 	prog = bpf_object__find_program_by_name(obj, "tap_accel_policy");
 	*prog_fd = prog ? dup(bpf_program__fd(prog)) : -1;
-	err = *prog_fd < 0 ? -ENOENT : 0;
+	in_fd[0] = prog_dup(obj, "tap_accel_in_tc");
+	in_fd[1] = prog_dup(obj, "tap_accel_in_devmap");
+	err = *prog_fd < 0 || in_fd[0] < 0 || in_fd[1] < 0 ? -ENOENT : 0;
 	err = err ?: config_init(maps);
 	if (err) {
 		ta_maps_close(maps);
+		for (int i = 0; i < 2; i++)
+			if (in_fd[i] >= 0)
+				close(in_fd[i]);
 		if (*prog_fd >= 0)
 			close(*prog_fd);
 		ret = ta_error_errno(e, err, "cannot set up the maps of the tap-accel program");
@@ -221,16 +237,20 @@ out:
 static int create(struct ta_plane *pl, struct ta_error *e)
 {
 	struct ta_maps maps;
-	int prog_fd, err, ret = load(&maps, &prog_fd, e);
+	int prog_fd, in_fd[2], err, ret = load(&maps, &prog_fd, in_fd, e);
 
 	if (ret)
 		return ret;
 	remove_partial();
 	err = ta_maps_pin(&maps, TA_PIN_ROOT);
-	if (!err && bpf_obj_pin(prog_fd, TA_PROG_PIN))
+	/* the program last: its pin says the rest is there */
+	if (!err && (bpf_obj_pin(in_fd[0], TA_IN_TC_PIN) ||
+		     bpf_obj_pin(in_fd[1], TA_IN_DEVMAP_PIN) || bpf_obj_pin(prog_fd, TA_PROG_PIN)))
 		err = -errno;
 	ta_maps_close(&maps);
 	close(prog_fd);
+	close(in_fd[0]);
+	close(in_fd[1]);
 	if (err) {
 		remove_partial();
 		return ta_error_errno(e, err, "cannot pin the tap-accel program and maps under %s",
@@ -243,7 +263,7 @@ static int create(struct ta_plane *pl, struct ta_error *e)
 int ta_plane_private(struct ta_plane *pl, struct ta_error *e)
 {
 	unsigned long long cookie;
-	int ret, err;
+	int ret, err, in_fd[2];
 
 	memset(pl, 0, sizeof(*pl));
 	pl->lock_fd = -1;
@@ -252,7 +272,9 @@ int ta_plane_private(struct ta_plane *pl, struct ta_error *e)
 	if (err)
 		return ta_error_errno(e, err, "cannot tell which network namespace this is");
 	pl->netns_cookie = cookie;
-	ret = load(&pl->maps, &pl->prog_fd, e);
+	ret = load(&pl->maps, &pl->prog_fd, in_fd, e);
+	pl->in_tc_fd = in_fd[0];
+	pl->in_devmap_fd = in_fd[1];
 	if (!ret)
 		pl->prog_id = ta_prog_id(pl->prog_fd, NULL, 0);
 	if (!ret && names_read(pl))
@@ -280,6 +302,8 @@ static int open_pinned(struct ta_plane *pl, struct ta_error *e)
 	pl->prog_fd = bpf_obj_get(TA_PROG_PIN);
 	if (pl->prog_fd < 0)
 		return ta_error_errno(e, errno, "cannot open %s", TA_PROG_PIN);
+	pl->in_tc_fd = bpf_obj_get(TA_IN_TC_PIN);
+	pl->in_devmap_fd = bpf_obj_get(TA_IN_DEVMAP_PIN);
 	pl->prog_id = ta_prog_id(pl->prog_fd, NULL, 0);
 	if (names_read(pl))
 		return ta_error_errno(e, errno, "cannot read the policy names");
@@ -303,7 +327,7 @@ int ta_plane_open(struct ta_plane *pl, enum ta_plane_access how, bool *mounted,
 	int ret, err;
 
 	memset(pl, 0, sizeof(*pl));
-	pl->prog_fd = -1;
+	pl->prog_fd = pl->in_tc_fd = pl->in_devmap_fd = -1;
 	pl->lock_fd = -1;
 	if (mounted)
 		*mounted = false;
@@ -348,9 +372,13 @@ void ta_plane_close(struct ta_plane *pl)
 	ta_maps_close(&pl->maps);
 	if (pl->prog_fd >= 0)
 		close(pl->prog_fd);
+	if (pl->in_tc_fd >= 0)
+		close(pl->in_tc_fd);
+	if (pl->in_devmap_fd >= 0)
+		close(pl->in_devmap_fd);
 	if (pl->lock_fd >= 0)
 		close(pl->lock_fd); /* and with it the lock */
-	pl->prog_fd = pl->lock_fd = -1;
+	pl->prog_fd = pl->in_tc_fd = pl->in_devmap_fd = pl->lock_fd = -1;
 	free(pl->names);
 	free(pl->blocks);
 	free(pl->chunk_blocks);

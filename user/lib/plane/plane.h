@@ -6,6 +6,8 @@
  *   TA_PIN_ROOT/prog             the program (pinned last: its pin says the
  *                                plane is complete)
  *   TA_PIN_ROOT/ta_*             every map by its name (bpf/tap_accel.h)
+ *   TA_PIN_ROOT/prog_in_tc, prog_in_devmap
+ *                                the programs of what goes to a guest
  *   TA_PIN_ROOT/links/COOKIE:IFINDEX
  *                                the XDP link of a bound tap: its network
  *                                namespace's cookie and its ifindex there
@@ -29,12 +31,18 @@
 #define TA_BPFFS "/sys/fs/bpf"
 #define TA_PIN_ROOT TA_BPFFS "/tap-accel"
 #define TA_PROG_PIN TA_PIN_ROOT "/prog"
+/* The programs of what goes to a guest (docs/bpf.md), loaded with it and
+ * sharing its maps: for a tap's tcx or clsact egress, and for a devmap
+ * entry that redirects into a tap. */
+#define TA_IN_TC_PIN TA_PIN_ROOT "/prog_in_tc"
+#define TA_IN_DEVMAP_PIN TA_PIN_ROOT "/prog_in_devmap"
 #define TA_LINK_DIR TA_PIN_ROOT "/links"
 
 struct ta_plane {
 	struct ta_maps maps;
 	int prog_fd;
 	uint32_t prog_id;
+	int in_tc_fd, in_devmap_fd; /* -1 when the plane has none */
 	int lock_fd;  /* TA_PIN_ROOT, flock()ed: writers only, else -1 */
 	int ncpus;    /* possible CPUs: the rows of the rule counters */
 	uint64_t netns_cookie; /* of the namespace this process runs in */
