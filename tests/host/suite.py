@@ -33,6 +33,9 @@ BUILD = os.environ.get("BUILD", os.path.join(TOP, "build"))
 TAPIO = f"{BUILD}/tests/host/tapio"
 PROMFILE = f"{BUILD}/tests/host/promfile"
 ROOT = "/sys/fs/bpf/tap-accel"
+# the layout this build writes into ta_config
+with open(os.path.join(TOP, "bpf", "tap_accel.h")) as _h:
+    LAYOUT = int(re.search(r"#define TA_LAYOUT_VERSION (\d+)", _h.read()).group(1))
 
 # Unique names: netns names are the host's.
 ID = os.getpid()
@@ -550,10 +553,10 @@ def other_layout(h):
     layout = cfg.get("formatted", {}).get("value", {})
     config = ["bpftool", "map", "update", "pinned", f"{ROOT}/ta_config", "key", "0", "0", "0", "0", "value"]
     call(config + ["0"] * 24)
-    h.expect(1, "layout version 0, this build uses 4.*tap-accel clean --all", "status")
+    h.expect(1, f"layout version 0, this build uses {LAYOUT}.*tap-accel clean --all", "status")
     h.expect(1, "layout version 0", "attach", E)
     h.expect(1, "layout version 0", "policy", "load", "p1", h.path("p1b.policy"))
-    call(config + le32(4) + le32(layout.get("unbound_action", 0)) + le32(layout.get("unbound_policy", 0))
+    call(config + le32(LAYOUT) + le32(layout.get("unbound_action", 0)) + le32(layout.get("unbound_policy", 0))
         + le32(layout.get("unbound_stats", 0)) + le32(0) + le32(0))
     h.expect(0, f"{A} ", "status")
     # stock tun: no word of tapx's default program, in either form

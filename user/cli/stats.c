@@ -58,7 +58,8 @@ struct labels {
 	struct ta_policy_spec spec;
 };
 
-static struct labels *labels;
+/* each allocated on its own: rules point at their spec while more come */
+static struct labels **labels;
 static uint32_t nr_labels;
 
 /* Counters of one tap at one moment. */
@@ -93,16 +94,19 @@ static void rules_free(struct rules *r)
 static const struct ta_policy_spec *labels_of(const struct ta_plane *pl,
 					      const struct ta_rule_counters *info)
 {
-	struct labels *l, *more;
+	struct labels *l, **more;
 
 	for (uint32_t i = 0; i < nr_labels; i++)
-		if (labels[i].version == info->version && labels[i].digest == info->digest)
-			return &labels[i].spec;
+		if (labels[i]->version == info->version && labels[i]->digest == info->digest)
+			return &labels[i]->spec;
 	more = realloc(labels, (nr_labels + 1) * sizeof(*labels));
 	if (!more)
 		return NULL;
 	labels = more;
-	l = &labels[nr_labels];
+	l = calloc(1, sizeof(*l));
+	if (!l)
+		return NULL;
+	labels[nr_labels] = l;
 	l->version = info->version;
 	l->digest = info->digest;
 	if (ta_policy_decode_actions(pl, info->version / TA_SLOTS, info->version % TA_SLOTS,
@@ -111,8 +115,10 @@ static const struct ta_policy_spec *labels_of(const struct ta_plane *pl,
 		memset(&l->spec, 0, sizeof(l->spec));
 		l->spec.nr_rules = info->nr_rules;
 		l->spec.rules = calloc(info->nr_rules ?: 1, sizeof(*l->spec.rules));
-		if (!l->spec.rules)
+		if (!l->spec.rules) {
+			free(l);
 			return NULL;
+		}
 	}
 	nr_labels++;
 	return &l->spec;
@@ -120,8 +126,10 @@ static const struct ta_policy_spec *labels_of(const struct ta_plane *pl,
 
 static void labels_free(void)
 {
-	for (uint32_t i = 0; i < nr_labels; i++)
-		ta_policy_spec_free(&labels[i].spec);
+	for (uint32_t i = 0; i < nr_labels; i++) {
+		ta_policy_spec_free(&labels[i]->spec);
+		free(labels[i]);
+	}
 	free(labels);
 }
 
