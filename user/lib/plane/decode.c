@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../policy/parse.h"
 #include "decode.h"
 #include "install.h"
 #include "ports.h"
@@ -352,12 +353,39 @@ static int decode_fdb(struct decoder *d)
 	return 0;
 }
 
+/* A two-way version: each rule's directions and states, the default in,
+ * and which rules the parser added. */
+static void decode_two_way(struct decoder *d)
+{
+	struct ta_policy_spec *s = d->spec;
+
+	if (!(d->head.ct_flags & TA_POL_F_CT))
+		return;
+	s->default_in_action = d->head.default_in_action;
+	s->default_in_set = true;
+	for (uint32_t i = 0; i < s->nr_rules; i++) {
+		struct ta_rule_spec *r = &s->rules[i];
+
+		for (uint32_t dir = 0; dir < TA_DIR_MAX; dir++)
+			if (has_bit(bitvec(d, d->head.dir_bitvec[dir]), i))
+				r->dirs |= 1u << dir;
+		for (uint32_t st = 0; st < TA_CT_STATE_MAX; st++)
+			if (has_bit(bitvec(d, d->head.state_bitvec[st]), i))
+				r->states |= 1u << st;
+		if (r->states == TA_STATES_ALL)
+			r->states = 0; /* no state match */
+	}
+	ta_policy_mark_implicit(s);
+}
+
 static int decode_rules(struct decoder *d)
 {
 	int err;
 
-	if (!d->head.nr_rules)
+	if (!d->head.nr_rules) {
+		decode_two_way(d);
 		return 0;
+	}
 	err = read_bitvecs(d);
 	err = err ?: decode_keys(d, TA_F_VLAN, &value_kind);
 	err = err ?: decode_keys(d, TA_F_SRC_MAC, &mac_kind);
@@ -369,6 +397,8 @@ static int decode_rules(struct decoder *d)
 	err = err ?: decode_ranged(d, TA_F_SRC_PORT, TA_PORT_SPACE);
 	err = err ?: decode_ranged(d, TA_F_DST_PORT, TA_PORT_SPACE);
 	err = err ?: decode_ranged(d, TA_F_ICMP_TYPE, TA_BYTE_SPACE);
+	if (!err)
+		decode_two_way(d);
 	return err;
 }
 

@@ -776,16 +776,15 @@ static struct ta_rule_spec implicit_udp(uint8_t dirs, uint16_t sport, uint16_t d
  * the guest pass, as the guard already checks what the guest sends of
  * them. `default in drop` must not cut a guest off its network.
  */
-static int add_implicit_rules(struct parser *p)
-{
-	struct ta_policy_spec *s = p->spec;
-	struct ta_rule_spec add[16];
-	uint32_t n = 0, i;
-	bool states = false;
+#define MAX_IMPLICIT 16
 
-	for (i = 0; i < s->nr_rules; i++)
-		states |= s->rules[i].states != 0;
-	if (!states) {
+/* The rules a two-way policy starts with, into add[]: how many. */
+static uint32_t implicit_rules(const struct ta_policy_spec *s, bool user_states,
+			       struct ta_rule_spec add[MAX_IMPLICIT])
+{
+	uint32_t n = 0;
+
+	if (!user_states) {
 		uint32_t out = s->default_action;
 		uint8_t replies = 1u << TA_CT_ESTABLISHED | 1u << TA_CT_RELATED;
 
@@ -794,7 +793,9 @@ static int add_implicit_rules(struct parser *p)
 		if (out != TA_ACT_REDIRECT && out != TA_ACT_FORWARD)
 			out = TA_ACT_PASS;
 		add[n] = implicit_rule(out, TA_DIRS_OUT, replies);
-		memcpy(add[n++].redirect_dev, s->default_dev, IF_NAMESIZE);
+		if (out == TA_ACT_REDIRECT)
+			memcpy(add[n].redirect_dev, s->default_dev, IF_NAMESIZE);
+		n++;
 	}
 	add[n] = implicit_rule(TA_ACT_PASS, TA_DIRS_BOTH, 0);
 	add[n].fields = 1u << TA_F_ETHERTYPE;
@@ -806,6 +807,22 @@ static int add_implicit_rules(struct parser *p)
 	add[n++] = implicit_udp(TA_DIRS_OUT, 68, 67);
 	add[n++] = implicit_udp(TA_DIRS_IN, 547, 546); /* DHCPv6 */
 	add[n++] = implicit_udp(TA_DIRS_OUT, 546, 547);
+	return n;
+}
+
+static bool user_states(const struct ta_rule_spec *rules, uint32_t nr)
+{
+	for (uint32_t i = 0; i < nr; i++)
+		if (rules[i].states)
+			return true;
+	return false;
+}
+
+static int add_implicit_rules(struct parser *p)
+{
+	struct ta_policy_spec *s = p->spec;
+	struct ta_rule_spec add[MAX_IMPLICIT];
+	uint32_t n = implicit_rules(s, user_states(s->rules, s->nr_rules), add);
 
 	if (s->nr_rules + n > TA_MAX_RULES)
 		return ta_error_input_at(p->lx.e, EINVAL,
@@ -818,6 +835,32 @@ static int add_implicit_rules(struct parser *p)
 	memcpy(s->rules, add, n * sizeof(add[0]));
 	s->nr_rules += n;
 	return 0;
+}
+
+void ta_policy_mark_implicit(struct ta_policy_spec *spec)
+{
+	struct ta_rule_spec add[MAX_IMPLICIT];
+
+	for (int with_states = 0; with_states < 2; with_states++) {
+		uint32_t n = implicit_rules(spec, with_states, add), i;
+
+		if (n > spec->nr_rules ||
+		    user_states(spec->rules + n, spec->nr_rules - n) != with_states)
+			continue;
+		for (i = 0; i < n; i++) {
+			const struct ta_rule_spec *r = &spec->rules[i];
+
+			if (!same_match(r, &add[i]) || r->action != add[i].action ||
+			    (r->action == TA_ACT_REDIRECT &&
+			     strncmp(r->redirect_dev, add[i].redirect_dev, IF_NAMESIZE)))
+				break;
+		}
+		if (i < n)
+			continue;
+		for (i = 0; i < n; i++)
+			spec->rules[i].implicit = true;
+		return;
+	}
 }
 
 /* Number of the rules ta_policy_parse() adds to a two-way policy. */

@@ -29,6 +29,9 @@ int ta_policy_parse_file(const char *path, struct ta_policy_spec *spec, struct t
  * security group's replies, invalid frames, neighbours: docs/policy.md),
  * marked implicit; how many. */
 uint32_t ta_policy_implicit_rules(const struct ta_policy_spec *spec);
+/* Mark the first rules of a two-way spec read back from the maps implicit
+ * when they are what the parser adds (plane/decode.c). */
+void ta_policy_mark_implicit(struct ta_policy_spec *spec);
 
 /* Names of actions and fields, and MAC and prefix formats: names.h. */
 
