@@ -625,6 +625,43 @@ def prometheus(h):
     prometheus_part(h.c, NS, h.ta_bin, TAPIO, PROMFILE)
 
 
+def in_program_link(h, tap):
+    """The program of the tcx link pinned for what goes to tap, or ""."""
+    pins = [p for p in os.listdir(f"{ROOT}/links") if p.endswith(":in")] if os.path.isdir(f"{ROOT}/links") else []
+    links = json.loads(ip(h.ns, "-j", "link", "show", tap)[1] or "[]")
+    ifindex = str(links[0]["ifindex"]) if links else "none"
+    for pin in pins:
+        if pin.split(":")[1] == ifindex:
+            link = json.loads(out(["bpftool", "-j", "link", "show", "pinned", f"{ROOT}/links/{pin}"]) or "{}")
+            return str(link.get("prog_id", ""))
+    return ""
+
+
+def two_way(h):
+    c = h.c
+    S = f"ta{ID}s"
+    print("# two-way policies: the in program on the taps that have one")
+    must(c, taps_add(NS, S), f"cannot create tap {S}")
+    in_prog = str(json.loads(out(["bpftool", "-j", "prog", "show", "pinned", f"{ROOT}/prog_in_tc"]) or "{}")
+                  .get("id", "none"))
+    one = h.write("oneway.policy", "rule pass proto tcp\ndefault drop\n")
+    h.expect(0, "as policy tw: 1 rules", "policy", "load", "tw", one)
+    h.expect(0, rf"attached tap-accel to {S} .*policy tw", "attach", S, "--policy", "tw")
+    c.check(f"{S}: one-way policy, no in program", "", in_program_link(h, S))
+    sg = f"{TOP}/examples/security-group.policy"
+    h.expect(0, "as policy tw: 14 rules, default pass, .*replaced for 1 taps", "policy", "load", "tw", sg)
+    c.check(f"{S}: policy now two-way, the in program on its tcx egress", in_prog, in_program_link(h, S))
+    h.expect(0, r"^rule pass in proto tcp dport 22$", "policy", "show", "tw")
+    h.expect(0, r"^default in drop$", "policy", "show", "tw")
+    h.expect(0, rf"detached tap-accel from {S}", "detach", S)
+    c.check(f"{S}: detached, no in program", "", in_program_link(h, S))
+    h.expect(0, rf"attached tap-accel to {S} .*policy tw", "attach", S, "--policy", "tw")
+    c.check(f"{S}: bound to a two-way policy, the in program at once", in_prog, in_program_link(h, S))
+    h.expect(0, rf"detached tap-accel from {S}", "detach", S)
+    h.expect(0, "", "policy", "unload", "tw")
+    ip(NS, "link", "del", S)
+
+
 def detach_and_clean(h):
     c = h.c
     print("# detach")
@@ -852,7 +889,7 @@ PARTS = [("attach", first_attach), ("shared", shared_policy), ("replace", replac
          ("swap", swap_under_traffic), ("fdb-guard-rate", fdb_guard_rate),
          ("rules-examples", many_rules_and_examples), ("bad-input", bad_input),
          ("layout", other_layout), ("foreign", foreign_program), ("survived-rates", survived_and_rates),
-         ("prometheus", prometheus), ("detach-clean", detach_and_clean), ("netns", netns_ways),
+         ("prometheus", prometheus), ("two-way", two_way), ("detach-clean", detach_and_clean), ("netns", netns_ways),
          ("taps1000", thousand_taps), ("bpftool-clean-all", bpftool_only_and_clean_all)]
 for i, (name, fn) in enumerate(PARTS):
     t.part(name, needs=[PARTS[i - 1][0]] if i else [])(lambda fn=fn: fn(host["h"]))

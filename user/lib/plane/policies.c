@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "../policy/parse.h"
+#include "inlinks.h"
 #include "install.h"
 #include "policies.h"
 #include "ports.h"
@@ -264,6 +265,8 @@ int ta_policy_load(struct ta_plane *pl, const char *name, struct ta_policy_spec 
 	/* fdb and stale ports: the version is in use; a failure here is told
 	 * but switches nothing back */
 	err = ta_taps_sync_fdb(pl, res->index, version);
+	if (!err && (head.ct_flags & TA_POL_F_CT) && ta_in_attach_policy(pl, res->index, e))
+		return -e->err;
 	if (!err && (head.pps != old.head.pps || head.bps != old.head.bps ||
 		     head.burst_pkts != old.head.burst_pkts ||
 		     head.burst_bytes != old.head.burst_bytes))

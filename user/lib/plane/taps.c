@@ -26,6 +26,7 @@
 #include "counters.h"
 #include "fdb.h"
 #include "guard.h"
+#include "inlinks.h"
 #include "ports.h"
 #include "taps.h"
 
@@ -444,6 +445,15 @@ static int bind_new(struct ta_plane *pl, const struct ta_bind *b, const struct t
 		goto fail;
 	}
 	ret = b->entry_only ? 0 : link_create(pl, b, key, now, e);
+	if (!ret && !b->entry_only && ta_policy_is_two_way(pl, b->policy)) {
+		ret = ta_in_attach(pl, key, b->ifname, e);
+		if (ret) {
+			struct ta_error ignored;
+
+			ta_tap_unbind(pl, key, &ignored); /* not half bound */
+			return ret;
+		}
+	}
 	if (!ret)
 		return 0;
 fail:
@@ -480,8 +490,11 @@ static int bind_again(struct ta_plane *pl, const struct ta_bind *b, struct ta_ta
 	err = err ?: ta_plane_sync(pl);
 	for (int i = 0; !err && i < 2; i++)
 		ta_counters_free(pl, old[i]);
-	return err ? ta_error_errno(e, err, "cannot change the binding of %s", b->ifname)
-		   : 0;
+	if (err)
+		return ta_error_errno(e, err, "cannot change the binding of %s", b->ifname);
+	return !b->entry_only && ta_policy_is_two_way(pl, b->policy)
+		       ? ta_in_attach(pl, &st->key, b->ifname, e)
+		       : 0;
 }
 
 int ta_tap_check(const char *ifname, struct ta_error *e)
@@ -569,6 +582,7 @@ int ta_taps_unbind(struct ta_plane *pl, const struct ta_tap_key *keys, uint32_t 
 	/* every program detached and every ref gone first, then one wait for
 	 * the frames in flight, then the ids freed: a thousand taps wait once */
 	for (uint32_t i = 0; i < n && !ret; i++) {
+		ta_in_detach(pl, &keys[i]);
 		ta_link_path(&keys[i], path, sizeof(path));
 		fd = link_open(&keys[i]);
 		if (fd >= 0) {
