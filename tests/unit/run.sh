@@ -179,6 +179,13 @@ else
 		"$TA" policy check "$tmp/sg.policy"
 	expect_exit 0 '"action":"pass","line":2,"directions":\["in"\],"states":\["new","established","related","invalid","untracked"\],"implicit":false,"proto":6,"dport":"22"\}\],"default":\{"action":"pass"\},"default_in":\{"action":"drop"\}' \
 		"$TA" policy check --json "$tmp/sg.policy"
+	# explain: a frame the guest sends under a two-way policy, as a first frame
+	ack=525400000002525400000001080045000028123400004006000000000a0000010a000002
+	ack=${ack}9c40005000000000000000005010000000000000
+	expect_exit 0 "state: +invalid .*rule: +rule drop in,out state invalid \(a two-way policy's own" \
+		sh -c "'$TA' policy explain '$tmp/sg.policy' --frame $ack | tr '\n' ' '"
+	expect_exit 0 '"rule":0,"default":false,"text":"rule drop in,out state invalid","state":"invalid","action":"drop","verdict":"drop"' \
+		"$TA" --json policy explain "$tmp/sg.policy" --frame "$ack"
 	printf 'rule redirect tap1 in\n' >"$tmp/bad-in.policy"
 	expect_exit 1 "bad-in.policy:1:20: expected 'out' with action redirect" \
 		"$TA" policy check "$tmp/bad-in.policy"

@@ -440,6 +440,25 @@ static void test_reject(void)
 	EXPECT(&p, IN, XDP_PASS, TA_CT_STATE_MAX, "a one-way policy passes everything in");
 }
 
+/* ta_model_run (policy explain) on a two-way policy: out, nothing tracked. */
+static void test_run_alone(void)
+{
+	struct pkt p;
+
+	setup(SG);
+	tcp4(&p, true, 40000, 80, SYN);
+	ta_model_run(&m.spec, p.d, p.len, &m.res);
+	CHECK(m.res.verdict == XDP_PASS && m.res.rule == 9 && m.res.ct_state == TA_CT_NEW,
+	      "a SYN out alone: verdict %u rule %d state %u", m.res.verdict, m.res.rule,
+	      m.res.ct_state);
+	tcp4(&p, true, 40000, 80, ACK);
+	ta_model_run(&m.spec, p.d, p.len, &m.res);
+	CHECK(m.res.verdict == XDP_DROP && m.res.rule == 0 && m.res.ct_state == TA_CT_INVALID,
+	      "an ACK out alone: verdict %u rule %d state %u", m.res.verdict, m.res.rule,
+	      m.res.ct_state);
+	CHECK(m.ct->nr == 0, "the caller's table untouched");
+}
+
 int main(void)
 {
 	test_tcp_guest_opens();
@@ -449,6 +468,7 @@ int main(void)
 	test_timeouts_and_limits();
 	test_policy_change();
 	test_reject();
+	test_run_alone();
 	ta_policy_spec_free(&m.spec);
 	ta_model_ct_free(m.ct);
 	return check_report();

@@ -14,6 +14,7 @@
 #include "lib/policy/model.h"
 #include "lib/policy/names.h"
 #include "lib/policy/parse.h"
+#include "lib/policy/print.h"
 #include "verbs.h"
 
 #define FRAME_MAX 16384
@@ -76,8 +77,11 @@ static int default_line(const char *file)
 		const char *s = buf + strspn(buf, " \t");
 
 		n++;
-		found = !strncmp(s, "default", 7) &&
-			(s[7] == ' ' || s[7] == '\t');
+		found = !strncmp(s, "default", 7) && (s[7] == ' ' || s[7] == '\t');
+		s += 7;
+		s += strspn(s, " \t");
+		/* the default out: `default in` judges the other way */
+		found = found && !(!strncmp(s, "in", 2) && (s[2] == ' ' || s[2] == '\t'));
 	}
 	fclose(f);
 	return found ? n : 0;
@@ -150,7 +154,12 @@ static void print_text(const struct explained *e)
 	       : r->stage == TA_MODEL_PARSE
 		       ? "not reached"
 		       : ta_guard_name(r->guard_reason));
-	if (r->stage == TA_MODEL_RULE)
+	if (r->ct_state < TA_CT_STATE_MAX)
+		printf("state:   %s (a frame the guest sends, no connection before it)\n",
+		       ta_ct_state_names[r->ct_state]);
+	if (r->stage == TA_MODEL_RULE && !e->line)
+		printf("rule:    %s (a two-way policy's own, before the file's)\n", e->text);
+	else if (r->stage == TA_MODEL_RULE)
 		printf("rule:    %s:%d: %s\n", e->file, e->line, e->text);
 	else if (r->stage == TA_MODEL_DEFAULT && e->line)
 		printf("default: %s:%d: %s\n", e->file, e->line, e->text);
@@ -194,10 +203,13 @@ static void print_json(const struct explained *e)
 	else
 		jw_null(&json);
 	jw_kv_bool(&json, "default", r->stage == TA_MODEL_DEFAULT);
-	if (e->line) {
-		jw_kv_u64(&json, "line", e->line);
+	if (e->line || e->text[0]) {
+		if (e->line)
+			jw_kv_u64(&json, "line", e->line);
 		jw_kv_string(&json, "text", e->text);
 	}
+	if (r->ct_state < TA_CT_STATE_MAX)
+		jw_kv_string(&json, "state", ta_ct_state_names[r->ct_state]);
 	if (r->stage == TA_MODEL_RULE || r->stage == TA_MODEL_DEFAULT)
 		jw_kv_string(&json, "action", ta_action_name(r->action));
 	jw_kv_string(&json, "verdict", ta_verdict_name(r->verdict));
@@ -228,8 +240,17 @@ static int explain(const char *file, const char *hex)
 	e.spec = &spec;
 	e.len = (size_t)n;
 	ta_model_run(&spec, frame, e.len, &e.res);
-	if (e.res.stage == TA_MODEL_RULE)
+	if (e.res.stage == TA_MODEL_RULE && spec.rules[e.res.rule].implicit) {
+		FILE *f = fmemopen(e.text, sizeof(e.text) - 1, "w");
+
+		if (f) {
+			ta_rule_write(f, &spec.rules[e.res.rule], true);
+			fclose(f);
+		}
+		e.text[strcspn(e.text, "\n")] = '\0';
+	} else if (e.res.stage == TA_MODEL_RULE) {
 		e.line = spec.rules[e.res.rule].pos.line;
+	}
 	else if (e.res.stage == TA_MODEL_DEFAULT)
 		e.line = default_line(file);
 	if (e.line)

@@ -644,9 +644,21 @@ static void classify(const struct ta_policy_spec *spec,
 void ta_model_run(const struct ta_policy_spec *spec, const uint8_t *data,
 		  size_t len, struct ta_model_result *res)
 {
+	if (ta_policy_two_way(spec)) {
+		/* out, as the first frame seen: a table with nothing in it */
+		struct ta_model_ct *ct = ta_model_ct_new();
+		struct ta_model_tap tap = {.id = 1};
+
+		if (ct) {
+			ta_model_run_ct(spec, 1, &tap, TA_DIR_OUT, 0, ct, data, len, res);
+			ta_model_ct_free(ct);
+			return;
+		}
+	}
 	memset(res, 0, sizeof(*res));
 	res->rule = -1;
 	res->guard_reason = TA_GUARD_MAX;
+	res->ct_state = TA_CT_STATE_MAX; /* one-way: no connection state */
 	res->parse_class =
 		ta_model_parse(data, len, &res->frame, &res->parse_info);
 	if (res->parse_class != TA_PARSE_MAX) {

@@ -109,7 +109,9 @@ int ta_model_parse_dir(const uint8_t *data, size_t len, uint32_t dir,
 		       struct ta_model_frame *f, uint32_t *info);
 
 /* The whole pipeline for a frame whose linear part is data[0..len). The
- * guard is spec->guard (off when its flags are 0). */
+ * guard is spec->guard (off when its flags are 0). A two-way policy judges
+ * it as a frame the guest sends with no connection before it
+ * (ta_model_run_ct with an empty table). */
 void ta_model_run(const struct ta_policy_spec *spec, const uint8_t *data,
 		  size_t len, struct ta_model_result *res);
 

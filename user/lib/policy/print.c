@@ -50,7 +50,9 @@ void ta_rule_write(FILE *out, const struct ta_rule_spec *r, bool two_way)
 	fputs("rule", out);
 	write_action(out, r->action, r->redirect_dev);
 	/* a policy of one direction is written as before there were two */
-	if (two_way)
+	if (two_way && ta_rule_dirs(r) == TA_DIRS_BOTH)
+		fputs(" in,out", out);
+	else if (two_way)
 		write_set(out, NULL, ta_rule_dirs(r), ta_dir_names, TA_DIR_MAX);
 	if (constrains(r, TA_F_VLAN))
 		fprintf(out, " vlan %u", r->vlan);
