@@ -1018,6 +1018,42 @@ static int expect_bytes(const char *what, const struct pkt *got, const uint8_t *
 	return 0;
 }
 
+/* The out UDP reject rule installed, frame p run through the policy
+ * program: XDP_TX and its answer in *out. */
+static int run_out_reject(const struct pkt *p, struct pkt *out)
+{
+	struct ct_rule r = {
+		.r = {.fields = F(TA_F_IP_PROTO), .ip_proto = 17, .action = TA_ACT_REJECT},
+		.dirs = DIR_OUT,
+	};
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = p->d, .data_size_in = p->len,
+		    .data_out = out->d, .data_size_out = sizeof(out->d), .repeat = 1);
+
+	OK(ct_setup());
+	OK(ct_install(&r, 1, TA_ACT_PASS, TA_ACT_DROP));
+	OK(bpf_prog_test_run_opts(env.prog, &opts) ? -errno : 0);
+	CHECK(opts.retval == XDP_TX, "verdict %s, expected TX", verdict_name(opts.retval));
+	out->len = opts.data_size_out;
+	return 0;
+}
+
+/* The answer's Ethernet and IPv4 headers: from the frame's destination
+ * (orig, a frame with an IPv4 header at 14) back to its source. */
+static void want_eth_ip4(uint8_t *want, const uint8_t *orig, uint8_t proto, uint16_t tot_len)
+{
+	memcpy(want, orig + 6, 6);
+	memcpy(want + 6, orig, 6);
+	want[12] = 0x08;
+	want[14] = 0x45;
+	put_be16(want + 16, tot_len);
+	want[20] = 0x40; /* don't fragment */
+	want[22] = 64;
+	want[23] = proto;
+	memcpy(want + 26, orig + 30, 4);
+	memcpy(want + 30, orig + 26, 4);
+	put_be16(want + 24, csum(want + 14, 20, 0));
+}
+
 /* Reject in: a SYN to port 23 gets an RST from the guest's address. */
 static int ct_reject_tcp_rst(void)
 {
@@ -1037,17 +1073,7 @@ static int ct_reject_tcp_rst(void)
 	OK(run_tc(&p, &ret, &out));
 	CHECK(ret == TC_ACT_REDIRECT, "tc verdict %u, expected redirect", ret);
 	memset(want, 0, sizeof(want));
-	memcpy(want, PEER_MAC, 6);
-	memcpy(want + 6, GUEST_MAC, 6);
-	want[12] = 0x08;
-	want[14] = 0x45;
-	put_be16(want + 16, 40);
-	want[20] = 0x40; /* don't fragment */
-	want[22] = 64;
-	want[23] = 6;
-	memcpy(want + 26, p.d + 30, 4); /* from the guest */
-	memcpy(want + 30, p.d + 26, 4);
-	put_be16(want + 24, csum(want + 14, 20, 0));
+	want_eth_ip4(want, p.d, 6, 40);
 	put_be16(want + 34, 23);
 	put_be16(want + 36, 40000);
 	memcpy(want + 42, "\x01\x02\x03\x05", 4); /* ACK of the SYN */
@@ -1067,36 +1093,14 @@ static int ct_reject_tcp_rst(void)
 /* Reject out: UDP from the guest gets ICMP port unreachable by XDP_TX. */
 static int ct_reject_icmp4(void)
 {
-	struct ct_rule r = {
-		.r = {.fields = F(TA_F_IP_PROTO), .ip_proto = 17, .action = TA_ACT_REJECT},
-		.dirs = DIR_OUT,
-	};
-	LIBBPF_OPTS(bpf_test_run_opts, opts, .repeat = 1);
 	uint8_t want[14 + 20 + 8 + 28];
 	struct pkt p, out;
 
-	OK(ct_setup());
-	OK(ct_install(&r, 1, TA_ACT_PASS, TA_ACT_DROP));
 	udp4(&p, true, 5353, 53);
-	opts.data_in = p.d;
-	opts.data_size_in = p.len;
-	opts.data_out = out.d;
-	opts.data_size_out = sizeof(out.d);
-	OK(bpf_prog_test_run_opts(env.prog, &opts) ? -errno : 0);
-	CHECK(opts.retval == XDP_TX, "verdict %s, expected TX", verdict_name(opts.retval));
-	out.len = opts.data_size_out;
+	if (run_out_reject(&p, &out))
+		return -1;
 	memset(want, 0, sizeof(want));
-	memcpy(want, GUEST_MAC, 6);
-	memcpy(want + 6, PEER_MAC, 6);
-	want[12] = 0x08;
-	want[14] = 0x45;
-	put_be16(want + 16, sizeof(want) - 14);
-	want[20] = 0x40;
-	want[22] = 64;
-	want[23] = 1;
-	memcpy(want + 26, p.d + 30, 4);
-	memcpy(want + 30, p.d + 26, 4);
-	put_be16(want + 24, csum(want + 14, 20, 0));
+	want_eth_ip4(want, p.d, 1, sizeof(want) - 14);
 	want[34] = 3;
 	want[35] = 3;
 	memcpy(want + 42, p.d + 14, 28);
@@ -1110,24 +1114,12 @@ static int ct_reject_icmp4(void)
 /* Reject out, IPv6: ICMPv6 port unreachable quoting the frame. */
 static int ct_reject_icmp6(void)
 {
-	struct ct_rule r = {
-		.r = {.fields = F(TA_F_IP_PROTO), .ip_proto = 17, .action = TA_ACT_REJECT},
-		.dirs = DIR_OUT,
-	};
-	LIBBPF_OPTS(bpf_test_run_opts, opts, .repeat = 1);
 	uint8_t want[14 + 40 + 8 + 48], ph[40];
 	struct pkt p, out;
 
-	OK(ct_setup());
-	OK(ct_install(&r, 1, TA_ACT_PASS, TA_ACT_DROP));
 	frame_udp6(&p, GUEST_IP6, PEER_IP6, 5353, 53);
-	opts.data_in = p.d;
-	opts.data_size_in = p.len;
-	opts.data_out = out.d;
-	opts.data_size_out = sizeof(out.d);
-	OK(bpf_prog_test_run_opts(env.prog, &opts) ? -errno : 0);
-	CHECK(opts.retval == XDP_TX, "verdict %s, expected TX", verdict_name(opts.retval));
-	out.len = opts.data_size_out;
+	if (run_out_reject(&p, &out))
+		return -1;
 	CHECK(p.len - 14 == 48, "test frame of %u bytes", p.len);
 	memset(want, 0, sizeof(want));
 	memcpy(want, GUEST_MAC, 6);

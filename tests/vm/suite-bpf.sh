@@ -1,10 +1,11 @@
 # The policy program's in-kernel tests (tests/bpf) on this kernel: the
 # program must load and decide exactly as on the host's kernel. One test
-# puts the tc program on a real tap's clsact egress: stock tun and clsact
-# (sch_ingress) are loaded for it unless an earlier suite did.
+# puts the tc program on a real tap's clsact egress: stock tun, clsact
+# (sch_ingress) and cls_bpf are loaded for it unless an earlier suite did.
 [ -c $T ] || insmod /modules/tun.ko || bad "bpf: insmod tun"
-grep -q '^sch_ingress ' /proc/modules || insmod /modules/sch_ingress.ko ||
-	bad "bpf: insmod sch_ingress"
+for m in sch_ingress cls_bpf; do
+	grep -q "^$m " /proc/modules || insmod /modules/$m.ko || bad "bpf: insmod $m"
+done
 if [ ! -x /bin/bpf_test ]; then
 	bad "bpf: build/tests/bpf/bpf_test missing (make -C tests/bpf)"
 else
