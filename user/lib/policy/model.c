@@ -791,59 +791,73 @@ static void forget(struct ta_model_ct *ct, struct track *t)
 	t->live = false;
 }
 
-static uint8_t track_tcp(struct ta_ct_entry *e, const struct ta_model_frame *f, bool orig)
+/* The FIN of either side: both seen, the connection waits out its end. */
+static uint8_t tcp_fin(struct ta_ct_entry *e, uint8_t flags, bool orig)
 {
-	uint8_t fl = f->tcp_flags, syn = fl & (TCP_SYN | TCP_ACK | TCP_RST | TCP_FIN);
-	bool replied = e->flags & TA_CT_E_REPLIED;
-
-	if (fl & TCP_RST) {
-		e->state = TA_CT_CLOSE;
-		return orig && !replied ? TA_CT_NEW : TA_CT_ESTABLISHED;
-	}
-	switch (e->state) {
-	case TA_CT_SYN_SENT:
-		if (orig)
-			return syn == TCP_SYN ? TA_CT_NEW : TA_CT_INVALID;
-		if (syn != (TCP_SYN | TCP_ACK))
-			return TA_CT_INVALID;
-		e->state = TA_CT_SYN_RECV;
-		e->flags |= TA_CT_E_REPLIED;
+	if (!(flags & TCP_FIN))
 		return TA_CT_ESTABLISHED;
-	case TA_CT_SYN_RECV:
-		if (!orig)
-			return syn == (TCP_SYN | TCP_ACK) ? TA_CT_ESTABLISHED : TA_CT_INVALID;
-		if (syn == TCP_SYN)
-			return TA_CT_ESTABLISHED; /* a late retransmission */
-		if ((fl & (TCP_SYN | TCP_ACK)) != TCP_ACK)
-			return TA_CT_INVALID;
-		e->state = TA_CT_TCP_ESTABLISHED;
-		break;
-	case TA_CT_CLOSE:
-		return TA_CT_INVALID;
-	default:
-		if (fl & TCP_SYN)
-			return TA_CT_INVALID;
-	}
-	if (fl & TCP_FIN) {
-		e->flags |= orig ? TA_CT_E_FIN_ORIG : TA_CT_E_FIN_REPLY;
-		e->state = (e->flags & TA_CT_E_FIN_ORIG) && (e->flags & TA_CT_E_FIN_REPLY)
-				   ? TA_CT_TIME_WAIT
-				   : TA_CT_FIN_WAIT;
-	}
+	e->flags |= orig ? TA_CT_E_FIN_ORIG : TA_CT_E_FIN_REPLY;
+	if ((e->flags & (TA_CT_E_FIN_ORIG | TA_CT_E_FIN_REPLY)) ==
+	    (TA_CT_E_FIN_ORIG | TA_CT_E_FIN_REPLY))
+		e->state = TA_CT_TIME_WAIT;
+	else
+		e->state = TA_CT_FIN_WAIT;
 	return TA_CT_ESTABLISHED;
 }
 
+/* TCP of a live connection, by its flags (never its sequence numbers):
+ * what the frame is, and the state it leaves. orig: from the opener. */
+static uint8_t track_tcp(struct ta_ct_entry *e, const struct ta_model_frame *f, bool orig)
+{
+	const uint8_t flags = f->tcp_flags;
+	const uint8_t four = flags & (TCP_SYN | TCP_ACK | TCP_RST | TCP_FIN);
+	const bool bare_syn = four == TCP_SYN, syn_ack = four == (TCP_SYN | TCP_ACK);
+
+	if (flags & TCP_RST) {
+		bool unanswered = !(e->flags & TA_CT_E_REPLIED);
+
+		e->state = TA_CT_CLOSE;
+		return orig && unanswered ? TA_CT_NEW : TA_CT_ESTABLISHED;
+	}
+	if (e->state == TA_CT_CLOSE)
+		return TA_CT_INVALID; /* only a new SYN, taken as new before */
+	if (e->state == TA_CT_SYN_SENT && orig)
+		return bare_syn ? TA_CT_NEW : TA_CT_INVALID;
+	if (e->state == TA_CT_SYN_SENT) {
+		if (!syn_ack)
+			return TA_CT_INVALID;
+		e->flags |= TA_CT_E_REPLIED;
+		e->state = TA_CT_SYN_RECV;
+		return TA_CT_ESTABLISHED;
+	}
+	if (e->state == TA_CT_SYN_RECV && !orig)
+		return syn_ack ? TA_CT_ESTABLISHED : TA_CT_INVALID;
+	if (e->state == TA_CT_SYN_RECV && bare_syn)
+		return TA_CT_ESTABLISHED; /* the opener's SYN once more */
+	if (e->state == TA_CT_SYN_RECV) {
+		if ((flags & (TCP_SYN | TCP_ACK)) != TCP_ACK)
+			return TA_CT_INVALID;
+		e->state = TA_CT_TCP_ESTABLISHED; /* the handshake's last ACK */
+	} else if (flags & TCP_SYN) {
+		return TA_CT_INVALID;
+	}
+	return tcp_fin(e, flags, orig);
+}
+
+/* Anything but TCP: an answer makes it established; echo must alternate
+ * request (the opener's) and reply. */
 static uint8_t track_other(struct ta_ct_entry *e, const struct ta_model_frame *f, bool orig)
 {
-	if (f->has_icmp && echo(f->ip_proto, f->icmp_type, true) != orig)
-		return TA_CT_INVALID; /* a request answered by a request */
-	if (orig)
-		return e->flags & TA_CT_E_REPLIED ? TA_CT_ESTABLISHED : TA_CT_NEW;
-	if (!(e->flags & TA_CT_E_REPLIED)) {
+	bool request = f->has_icmp && echo(f->ip_proto, f->icmp_type, true);
+
+	if (f->has_icmp && request != orig)
+		return TA_CT_INVALID;
+	if (!orig && !(e->flags & TA_CT_E_REPLIED)) {
 		e->flags |= TA_CT_E_REPLIED;
-		if (e->state == TA_CT_UDP)
-			e->state = TA_CT_UDP_REPLIED;
+		e->state = e->state == TA_CT_UDP ? TA_CT_UDP_REPLIED : e->state;
 	}
+	if (orig && !(e->flags & TA_CT_E_REPLIED))
+		return TA_CT_NEW;
 	return TA_CT_ESTABLISHED;
 }
 
@@ -953,23 +967,21 @@ static uint8_t track(struct ta_model_ct *ct, struct track *t, struct ta_model_fr
 			t->c->e.last_ns = now;
 		return state;
 	}
-	if (tcp) {
-		if ((f->tcp_flags & (TCP_SYN | TCP_ACK | TCP_RST | TCP_FIN)) != TCP_SYN)
-			goto invalid;
-		t->conn = TA_CT_SYN_SENT;
-	} else if (f->has_icmp) {
-		if (!echo(f->ip_proto, f->icmp_type, true))
-			goto invalid;
-		t->conn = TA_CT_ICMP;
-	} else {
-		t->conn = ct_proto_has_ports(f->ip_proto) ? TA_CT_UDP : TA_CT_GENERIC;
+	/* no live connection: only a bare SYN, an echo request or another
+	 * protocol opens one */
+	if (tcp)
+		t->creates = (f->tcp_flags & (TCP_SYN | TCP_ACK | TCP_RST | TCP_FIN)) == TCP_SYN;
+	else
+		t->creates = !f->has_icmp || echo(f->ip_proto, f->icmp_type, true);
+	if (!t->creates) {
+		if (t->c)
+			forget(ct, t); /* expired: nothing will take it over */
+		return TA_CT_INVALID;
 	}
-	t->creates = true;
+	t->conn = tcp ? TA_CT_SYN_SENT
+		  : f->has_icmp ? TA_CT_ICMP
+		  : ct_proto_has_ports(f->ip_proto) ? TA_CT_UDP : TA_CT_GENERIC;
 	return TA_CT_NEW;
-invalid:
-	if (t->c)
-		forget(ct, t); /* expired: nothing will take it over */
-	return TA_CT_INVALID;
 }
 
 enum { MADE, TABLE_FULL, TAP_LIMIT };
