@@ -657,6 +657,8 @@ def two_way(h):
     c.check(f"{S}: detached, no in program", "", in_program_link(h, S))
     h.expect(0, rf"attached tap-accel to {S} .*policy tw", "attach", S, "--policy", "tw")
     c.check(f"{S}: bound to a two-way policy, the in program at once", in_prog, in_program_link(h, S))
+    h.expect(0, rf"{S}: policy p1", "attach", S, "--policy", "p1")
+    c.check(f"{S}: moved to a one-way policy, no in program", "", in_program_link(h, S))
     h.expect(0, rf"detached tap-accel from {S}", "detach", S)
     h.expect(0, "", "policy", "unload", "tw")
     ip(NS, "link", "del", S)

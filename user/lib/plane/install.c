@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -333,15 +334,17 @@ int ta_version_fdb(const struct ta_maps *maps, uint32_t version, struct ta_mac *
 /* ---- two-way policies: generations and the redirect check --------------- */
 
 /*
- * A generation no version holds: one more than the highest. Connections
- * remember the generation that accepted them, and the first reply under
- * another one is judged again, so it must differ from every version a tap
- * could have run before, this policy's or another's.
+ * A generation no version holds: one more than the highest, and never
+ * below four a second since 2020. Connections remember the generation
+ * that accepted them, and the first reply under another one is judged
+ * again, so it must differ from every version a tap could have run
+ * before, this policy's or another's, even one unloaded since (whose
+ * number the highest no longer shows).
  */
 static int next_generation(const struct ta_maps *m, uint32_t *generation)
 {
+	uint32_t high = 0, floor = (uint32_t)((time(NULL) - 1577836800) * 4);
 	struct ta_policy head;
-	uint32_t high = 0;
 
 	for (uint32_t v = 0; v < TA_MAX_VERSIONS; v++) {
 		if (bpf_map_lookup_elem(m->ta_policy, &v, &head))
@@ -350,6 +353,8 @@ static int next_generation(const struct ta_maps *m, uint32_t *generation)
 			high = head.generation;
 	}
 	*generation = high + 1;
+	if (*generation < floor)
+		*generation = floor;
 	return 0;
 }
 

@@ -492,9 +492,12 @@ static int bind_again(struct ta_plane *pl, const struct ta_bind *b, struct ta_ta
 		ta_counters_free(pl, old[i]);
 	if (err)
 		return ta_error_errno(e, err, "cannot change the binding of %s", b->ifname);
-	return !b->entry_only && ta_policy_is_two_way(pl, b->policy)
-		       ? ta_in_attach(pl, &st->key, b->ifname, e)
-		       : 0;
+	if (b->entry_only)
+		return 0;
+	if (ta_policy_is_two_way(pl, b->policy))
+		return ta_in_attach(pl, &st->key, b->ifname, e);
+	ta_in_detach(pl, &st->key); /* moved to a one-way policy: frames in cost nothing */
+	return 0;
 }
 
 int ta_tap_check(const char *ifname, struct ta_error *e)
