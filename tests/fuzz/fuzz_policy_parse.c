@@ -38,13 +38,16 @@ static void check_rule(const struct ta_rule_spec *r)
 	CHECK(!constrains(r, TA_F_SRC_PORT) || r->sport_lo <= r->sport_hi);
 	CHECK(!constrains(r, TA_F_DST_PORT) || r->dport_lo <= r->dport_hi);
 	CHECK(memchr(r->redirect_dev, 0, sizeof(r->redirect_dev)));
-	CHECK(r->pos.line > 0);
+	CHECK(r->pos.line > 0 || r->implicit);
+	CHECK(!(ta_rule_dirs(r) & TA_DIRS_IN) || ta_action_valid_in(r->action));
+	CHECK(!(r->states & ~TA_STATES_ALL));
 }
 
 static void check_spec(const struct ta_policy_spec *s)
 {
 	CHECK(s->nr_rules <= TA_MAX_RULES);
 	CHECK(s->default_action < TA_ACT_MAX);
+	CHECK(ta_action_valid_in(s->default_in_action));
 	CHECK(s->guard.nr_ip4 <= TA_MAX_GUARD_ADDRS);
 	CHECK(s->guard.nr_ip6 <= TA_MAX_GUARD_ADDRS);
 	for (uint32_t i = 0; i < s->nr_rules; i++)
@@ -59,6 +62,8 @@ static void check_same(const struct ta_policy_spec *a,
 {
 	CHECK(a->nr_rules == b->nr_rules && a->nr_fdb == b->nr_fdb);
 	CHECK(a->default_action == b->default_action);
+	CHECK(a->default_in_action == b->default_in_action);
+	CHECK(ta_policy_two_way(a) == ta_policy_two_way(b));
 	CHECK(!strcmp(a->default_dev, b->default_dev));
 	CHECK(!memcmp(&a->guard, &b->guard, sizeof(a->guard)));
 	CHECK(!memcmp(&a->rate, &b->rate, sizeof(a->rate)));

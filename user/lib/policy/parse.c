@@ -748,9 +748,13 @@ static int parse_statement(struct parser *p)
 
 static struct ta_rule_spec implicit_rule(uint32_t action, uint8_t dirs, uint8_t states)
 {
-	struct ta_rule_spec r = {.action = action, .dirs = dirs, .states = states,
-				 .implicit = true};
+	struct ta_rule_spec r;
 
+	memset(&r, 0, sizeof(r)); /* padding too: specs are compared whole */
+	r.action = action;
+	r.dirs = dirs;
+	r.states = states;
+	r.implicit = true;
 	return r;
 }
 
