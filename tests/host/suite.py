@@ -657,6 +657,27 @@ def two_way(h):
     c.check(f"{S}: detached, no in program", "", in_program_link(h, S))
     h.expect(0, rf"attached tap-accel to {S} .*policy tw", "attach", S, "--policy", "tw")
     c.check(f"{S}: bound to a two-way policy, the in program at once", in_prog, in_program_link(h, S))
+
+    print("# conntrack: the guest's connections, listed and flushed")
+    h.send("sent 3 tx 0 redirect 0 pass 3", S, "--count", 3, "--dport", 53)
+    h.send("sent 2 tx 0 redirect 0 pass 2", S, "--count", 2, "--dport", 54)
+    h.expect(0, rf"^{S} +udp +out 10\.0\.0\.1:1000 -> 10\.0\.0\.2:53 unreplied [0-9]+s$", "conntrack", "list", S)
+    h.expect(0, rf'^\[\{{"tap":"{S}","tap_id":[0-9]+,"zone":[0-9]+,"proto":"udp","src":"10.0.0.1","sport":1000,'
+             r'"dst":"10.0.0.2","dport":5[34],"opened":"out","state":"unreplied","replied":false,',
+             "conntrack", "list", S, "--json")
+    conns = json.loads(out(h.ta("conntrack", "list", S, "--json")) or "[]")
+    c.check(f"{S}: two connections", 2, len(conns))
+    tap_id = conns[0]["tap_id"] if conns else 0
+
+    def tracked():
+        entry = json.loads(out(["bpftool", "-j", "map", "lookup", "pinned", f"{ROOT}/ta_ct_taps",
+                                "key", *le32(tap_id)]) or "{}")
+        return entry.get("formatted", {}).get("value", {}).get("tracked", "")
+    c.check(f"{S}: the program counts them", 2, tracked())
+    h.expect(0, rf"^{S}: 2 connections flushed$", "conntrack", "flush", S)
+    c.check(f"{S}: the count written again", 0, tracked())
+    h.expect(0, r"^\[\]$", "conntrack", "list", S, "--json")
+    h.expect(1, "interface nosuchtap0 not found", "conntrack", "flush", "nosuchtap0")
     h.expect(0, rf"{S}: policy p1", "attach", S, "--policy", "p1")
     c.check(f"{S}: moved to a one-way policy, no in program", "", in_program_link(h, S))
     h.expect(0, rf"detached tap-accel from {S}", "detach", S)

@@ -59,10 +59,12 @@ else
 			. "$0" && COMP_WORDS=("$@") && COMP_CWORD=$(($# - 1)) && _tap_accel &&
 				echo "${COMPREPLY[*]}"' "$TOP/user/completion/tap-accel" tap-accel "$@"
 	}
-	check "completion: the verbs" "agent attach bench clean detach fdb guard policy stats status" \
+	check "completion: the verbs" "agent attach bench clean conntrack detach fdb guard policy stats status" \
 		"$(complete_words "" | tr ' ' '\n' | grep -v '^-' | sort | tr '\n' ' ' | sed 's/ $//')"
 	check "completion: policy's subverbs" "check explain list load show unload" \
 		"$(complete_words policy "" | tr ' ' '\n' | grep -v '^-' | sort | tr '\n' ' ' | sed 's/ $//')"
+	check "completion: conntrack's subverbs" "flush list" \
+		"$(complete_words conntrack "" | tr ' ' '\n' | grep -v '^-' | sort | tr '\n' ' ' | sed 's/ $//')"
 	check "completion: policy load --default" "--default" "$(complete_words policy load --def)"
 	check "completion: --mode" "native generic" "$(complete_words attach --mode "")"
 	check "completion: --version" "--verbose --version" "$(complete_words --ver)"

@@ -18,8 +18,8 @@
 #endif
 
 static const struct command *const verbs[] = {
-	&attach_cmd, &detach_cmd, &policy_cmd, &fdb_cmd,   &guard_cmd,
-	&status_cmd, &stats_cmd,  &clean_cmd,  &agent_cmd, &bench_cmd, NULL,
+	&attach_cmd, &detach_cmd, &policy_cmd, &fdb_cmd,   &guard_cmd,    &conntrack_cmd,
+	&status_cmd, &stats_cmd,  &clean_cmd,  &agent_cmd, &bench_cmd,    NULL,
 };
 
 static int print_libbpf(enum libbpf_print_level level, const char *fmt, va_list ap)

@@ -76,6 +76,19 @@ const char *const ta_dir_names[TA_DIR_MAX] = {
 	[TA_DIR_IN] = "in",
 };
 
+const char *const ta_ct_conn_names[TA_CT_CONN_MAX] = {
+	[TA_CT_SYN_SENT] = "syn_sent",
+	[TA_CT_SYN_RECV] = "syn_recv",
+	[TA_CT_TCP_ESTABLISHED] = "established",
+	[TA_CT_FIN_WAIT] = "fin_wait",
+	[TA_CT_TIME_WAIT] = "time_wait",
+	[TA_CT_CLOSE] = "close",
+	[TA_CT_UDP] = "unreplied",
+	[TA_CT_UDP_REPLIED] = "replied",
+	[TA_CT_ICMP] = "echo",
+	[TA_CT_GENERIC] = "other",
+};
+
 const char *const ta_ct_state_names[TA_CT_STATE_MAX] = {
 	[TA_CT_NEW] = "new",
 	[TA_CT_ESTABLISHED] = "established",

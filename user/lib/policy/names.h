@@ -34,6 +34,9 @@ extern const char *const ta_field_words[TA_F_MAX];
  * "established", "related", "invalid", "untracked"), by enum. */
 extern const char *const ta_dir_names[TA_DIR_MAX];
 extern const char *const ta_ct_state_names[TA_CT_STATE_MAX];
+/* A tracked connection's state (enum ta_ct_conn): "syn_sent", ...,
+ * "unreplied"/"replied" (UDP-like), "echo", "other". */
+extern const char *const ta_ct_conn_names[TA_CT_CONN_MAX];
 /* "pass", "drop", "tx", "redirect", "forward", "reject". */
 const char *ta_action_name(uint32_t action);
 /* The word of a match field in the language: "vlan", "smac", ... */

@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/* conntrack.c - reading and flushing the connection table (conntrack.h). */
+#include <arpa/inet.h>
+#include <bpf/bpf.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "conntrack.h"
+
+int ta_conns_read(const struct ta_plane *pl, struct ta_conn **conns, uint32_t *count)
+{
+	struct ta_ct_key *keys;
+	struct ta_ct_entry *entries;
+	int err = ta_hash_dump(pl->maps.ta_ct, TA_CT_DEFAULT_ENTRIES, sizeof(*keys),
+			       sizeof(*entries), (void **)&keys, (void **)&entries, count);
+
+	*conns = NULL;
+	if (err)
+		return err;
+	*conns = calloc(*count ?: 1, sizeof(**conns));
+	for (uint32_t i = 0; *conns && i < *count; i++) {
+		(*conns)[i].key = keys[i];
+		(*conns)[i].e = entries[i];
+	}
+	free(keys);
+	free(entries);
+	return *conns ? 0 : -ENOMEM;
+}
+
+uint64_t ta_conn_timeout_ns(const struct ta_plane *pl, uint32_t conn)
+{
+	static const uint32_t defaults[TA_CT_CONN_MAX] = TA_CT_TIMEOUTS_DEFAULT;
+	struct ta_ct_config cfg = {};
+	uint32_t zero = 0, s = 0;
+
+	if (conn >= TA_CT_CONN_MAX)
+		return 600 * 1000000000ull;
+	if (!bpf_map_lookup_elem(pl->maps.ta_ct_config, &zero, &cfg))
+		s = cfg.timeout[conn];
+	return (uint64_t)(s ?: defaults[conn]) * 1000000000ull;
+}
+
+/* The counts of the program's ta_ct_taps, written from the entries. */
+static int recount(const struct ta_plane *pl, const struct ta_conn *conns, uint32_t n)
+{
+	uint32_t *count = calloc(TA_MAX_TAPS + 1, sizeof(*count));
+	int err = count ? 0 : -ENOMEM;
+
+	for (uint32_t i = 0; count && i < n; i++) {
+		if (conns[i].e.tap < TA_MAX_TAPS)
+			count[conns[i].e.tap]++;
+		count[TA_MAX_TAPS]++;
+	}
+	for (uint32_t tap = 0; !err && tap <= TA_MAX_TAPS; tap++) {
+		struct ta_ct_tap t;
+
+		if (bpf_map_lookup_elem(pl->maps.ta_ct_taps, &tap, &t)) {
+			err = -errno;
+			break;
+		}
+		if (t.tracked == count[tap])
+			continue;
+		t.tracked = count[tap]; /* event_ns kept */
+		if (bpf_map_update_elem(pl->maps.ta_ct_taps, &tap, &t, BPF_EXIST))
+			err = -errno;
+	}
+	free(count);
+	return err;
+}
+
+int ta_conns_flush_zone(const struct ta_plane *pl, uint16_t zone, uint32_t *deleted)
+{
+	struct ta_conn *conns;
+	uint32_t n;
+	int err = ta_conns_read(pl, &conns, &n);
+
+	*deleted = 0;
+	if (err)
+		return err;
+	for (uint32_t i = 0; i < n; i++) {
+		if (conns[i].key.zone != zone)
+			continue;
+		if (bpf_map_delete_elem(pl->maps.ta_ct, &conns[i].key) && errno != ENOENT) {
+			err = -errno;
+			break;
+		}
+		(*deleted)++;
+	}
+	/* the program's counts know nothing of deletions from here */
+	if (!err) {
+		free(conns);
+		err = ta_conns_read(pl, &conns, &n);
+		err = err ?: recount(pl, conns, n);
+	}
+	free(conns);
+	return err;
+}
+
+void ta_conn_ends(const struct ta_conn *c, const uint8_t **src, const uint8_t **dst,
+		  uint16_t *sport, uint16_t *dport)
+{
+	bool a = c->e.flags & TA_CT_E_ORIG_A;
+
+	*src = a ? c->key.addr_a : c->key.addr_b;
+	*dst = a ? c->key.addr_b : c->key.addr_a;
+	*sport = ntohs(a ? c->key.port_a : c->key.port_b);
+	*dport = ntohs(a ? c->key.port_b : c->key.port_a);
+}
