@@ -186,8 +186,19 @@ else
 	ack=${ack}9c40005000000000000000005010000000000000
 	expect_exit 0 "state: +invalid .*rule: +rule drop in,out state invalid \(a two-way policy's own" \
 		sh -c "'$TA' policy explain '$tmp/sg.policy' --frame $ack | tr '\n' ' '"
-	expect_exit 0 '"rule":0,"default":false,"text":"rule drop in,out state invalid","state":"invalid","action":"drop","verdict":"drop"' \
+	expect_exit 0 '"rule":0,"default":false,"text":"rule drop in,out state invalid","state":"invalid","direction":"out","action":"drop","verdict":"drop"' \
 		"$TA" --json policy explain "$tmp/sg.policy" --frame "$ack"
+	# the other way, and with a state given: the peer's ACK of a connection
+	inack=525400000001525400000002080045000028123400004006000000000a0000020a000001
+	inack=${inack}00509c4000000000000000005010000000000000
+	expect_exit 0 "state: +established \(as --state says\) way: +in, to the guest rule: +rule pass in state established,related .*verdict: pass" \
+		sh -c "'$TA' policy explain '$tmp/sg.policy' --frame $inack --direction in --state established | tr '\n' ' '"
+	expect_exit 0 "state: +invalid \(no connection before it\) way: +in, to the guest .*verdict: drop" \
+		sh -c "'$TA' policy explain '$tmp/sg.policy' --frame $inack --direction in | tr '\n' ' '"
+	expect_exit 0 "default: .*sg.policy:3: default in drop verdict: drop" \
+		sh -c "'$TA' policy explain '$tmp/sg.policy' --frame $inack --direction in --state new | tr '\n' ' '"
+	expect_exit 1 "--state is new, established, related, invalid or untracked, not .closed." \
+		"$TA" policy explain "$tmp/sg.policy" --frame "$inack" --state closed
 	printf 'rule redirect tap1 in\n' >"$tmp/bad-in.policy"
 	expect_exit 1 "bad-in.policy:1:20: expected 'out' with action redirect" \
 		"$TA" policy check "$tmp/bad-in.policy"

@@ -64,8 +64,9 @@ static void file_line(const char *file, int line, char *buf, size_t size)
 	fclose(f);
 }
 
-/* The line of the `default` statement, 0 if the file has none. */
-static int default_line(const char *file)
+/* The line of the `default` statement of direction dir (`default in`, or
+ * `default [out]`), 0 if the file has none. */
+static int default_line(const char *file, uint32_t dir)
 {
 	char buf[1024];
 	FILE *f = fopen(file, "r");
@@ -80,8 +81,8 @@ static int default_line(const char *file)
 		found = !strncmp(s, "default", 7) && (s[7] == ' ' || s[7] == '\t');
 		s += 7;
 		s += strspn(s, " \t");
-		/* the default out: `default in` judges the other way */
-		found = found && !(!strncmp(s, "in", 2) && (s[2] == ' ' || s[2] == '\t'));
+		found = found && (dir == TA_DIR_IN) == (!strncmp(s, "in", 2) &&
+							(s[2] == ' ' || s[2] == '\t'));
 	}
 	fclose(f);
 	return found ? n : 0;
@@ -129,6 +130,7 @@ struct explained {
 	struct ta_model_result res;
 	size_t len;
 	int line; /* of the deciding rule or default; 0 if none */
+	bool assumed; /* the state is --state's */
 	char text[1024];
 };
 
@@ -150,13 +152,16 @@ static void print_text(const struct explained *e)
 				      : "ok");
 	print_parse_info(r->parse_info);
 	printf("\nguard:   %s\n",
-	       !e->spec->guard.flags ? "off"
+	       r->dir == TA_DIR_IN ? "not applied (to the guest)"
+	       : !e->spec->guard.flags ? "off"
 	       : r->stage == TA_MODEL_PARSE
 		       ? "not reached"
 		       : ta_guard_name(r->guard_reason));
 	if (r->ct_state < TA_CT_STATE_MAX)
-		printf("state:   %s (a frame the guest sends, no connection before it)\n",
-		       ta_ct_state_names[r->ct_state]);
+		printf("state:   %s (%s)\n", ta_ct_state_names[r->ct_state],
+		       e->assumed ? "as --state says" : "no connection before it");
+	if (r->dir == TA_DIR_IN)
+		printf("way:     in, to the guest\n");
 	if (r->stage == TA_MODEL_RULE && !e->line)
 		printf("rule:    %s (a two-way policy's own, before the file's)\n", e->text);
 	else if (r->stage == TA_MODEL_RULE)
@@ -193,7 +198,8 @@ static void print_json(const struct explained *e)
 			jw_string(&json, ta_parse_name(i));
 	jw_array_end(&json);
 	jw_kv_string(&json, "guard",
-		     !e->spec->guard.flags ? "off"
+		     r->dir == TA_DIR_IN ? "not applied"
+		     : !e->spec->guard.flags ? "off"
 		     : r->stage == TA_MODEL_PARSE
 			     ? "not reached"
 			     : ta_guard_name(r->guard_reason));
@@ -210,6 +216,8 @@ static void print_json(const struct explained *e)
 	}
 	if (r->ct_state < TA_CT_STATE_MAX)
 		jw_kv_string(&json, "state", ta_ct_state_names[r->ct_state]);
+	if (r->ct_state < TA_CT_STATE_MAX || r->dir == TA_DIR_IN)
+		jw_kv_string(&json, "direction", ta_dir_names[r->dir]);
 	if (r->stage == TA_MODEL_RULE || r->stage == TA_MODEL_DEFAULT)
 		jw_kv_string(&json, "action", ta_action_name(r->action));
 	jw_kv_string(&json, "verdict", ta_verdict_name(r->verdict));
@@ -219,9 +227,31 @@ static void print_json(const struct explained *e)
 
 struct explain_opts {
 	const char *frame;
+	int direction; /* enum ta_dir */
+	int state;     /* enum ta_ct_state, or -1: as a first frame */
 };
 
-static int explain(const char *file, const char *hex)
+/* The frame under the policy: as --direction and --state say. */
+static void judge(const struct ta_policy_spec *spec, const struct explain_opts *o,
+		  const uint8_t *frame, size_t len, struct ta_model_result *res)
+{
+	struct ta_model_tap tap = {.id = 1};
+	struct ta_model_ct *ct;
+
+	if (o->state >= 0) {
+		ta_model_run_in_state(spec, o->direction == TA_DIR_IN ? TA_DIR_IN : TA_DIR_OUT,
+				      (uint32_t)o->state, frame, len, res);
+		return;
+	}
+	ct = o->direction == TA_DIR_IN ? ta_model_ct_new() : NULL;
+	if (ct)
+		ta_model_run_ct(spec, 1, &tap, TA_DIR_IN, 0, ct, frame, len, res);
+	else
+		ta_model_run(spec, frame, len, res);
+	ta_model_ct_free(ct);
+}
+
+static int explain(const char *file, const char *hex, const struct explain_opts *o)
 {
 	static uint8_t frame[FRAME_MAX];
 	static struct explained e;
@@ -239,7 +269,8 @@ static int explain(const char *file, const char *hex)
 	e.file = file;
 	e.spec = &spec;
 	e.len = (size_t)n;
-	ta_model_run(&spec, frame, e.len, &e.res);
+	e.assumed = o->state >= 0;
+	judge(&spec, o, frame, e.len, &e.res);
 	if (e.res.stage == TA_MODEL_RULE && spec.rules[e.res.rule].implicit) {
 		FILE *f = fmemopen(e.text, sizeof(e.text) - 1, "w");
 
@@ -252,7 +283,7 @@ static int explain(const char *file, const char *hex)
 		e.line = spec.rules[e.res.rule].pos.line;
 	}
 	else if (e.res.stage == TA_MODEL_DEFAULT)
-		e.line = default_line(file);
+		e.line = default_line(file, e.res.dir);
 	if (e.line)
 		file_line(file, e.line, e.text, sizeof(e.text));
 	if (cli.json)
@@ -271,15 +302,32 @@ static int run_explain(const void *opts, int argc, char **argv)
 	if (!o->frame)
 		return user_error("policy explain: --frame HEX is needed; see tap-accel policy "
 				  "explain --help");
-	return explain(argv[0], o->frame);
+	return explain(argv[0], o->frame, o);
 }
+
+static const struct opt_choice directions[] = {
+	{ "out", TA_DIR_OUT }, { "in", TA_DIR_IN }, { NULL, 0 },
+};
+
+static const struct opt_choice states[] = {
+	{ "new", TA_CT_NEW }, { "established", TA_CT_ESTABLISHED }, { "related", TA_CT_RELATED },
+	{ "invalid", TA_CT_INVALID }, { "untracked", TA_CT_UNTRACKED }, { NULL, 0 },
+};
 
 static const struct option_spec explain_options[] = {
 	{ "frame", 0, OPT_STRING, offsetof(struct explain_opts, frame), "HEX",
 	  "the frame, from its Ethernet header on, as hex digits (blanks and ':'\n"
 	  "are ignored)", NULL, 0, 0 },
+	{ "direction", 0, OPT_CHOICE, offsetof(struct explain_opts, direction), "DIR",
+	  "out (the guest sends it, the default) or in (it goes to the guest)", directions, 0, 0 },
+	{ "state", 0, OPT_CHOICE, offsetof(struct explain_opts, state), "STATE",
+	  "judge it as of a connection in this state (new, established, related,\n"
+	  "invalid, untracked); by default as a frame with no connection before it",
+	  states, 0, 0 },
 	OPTIONS_END,
 };
+
+static const struct explain_opts explain_defaults = {.direction = TA_DIR_OUT, .state = -1};
 
 const struct command explain_cmd = {
 	.name = "explain",
@@ -288,9 +336,12 @@ const struct command explain_cmd = {
 	.help = "What the policy in FILE does with one frame the guest writes, and why:\n"
 		"the parse result, the guard's verdict, the first matching rule (its\n"
 		"line in FILE) or the default, and the XDP verdict. The rate limit is\n"
-		"not applied.\n",
+		"not applied. A two-way policy judges the frame with its connection's\n"
+		"state: by default as if no connection came before it, or as --state\n"
+		"says; --direction in judges what goes to the guest.\n",
 	.options = explain_options,
 	.opts_size = sizeof(struct explain_opts),
+	.defaults = &explain_defaults,
 	.min_args = 1,
 	.max_args = 1,
 	.run = run_explain,

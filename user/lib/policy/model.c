@@ -1160,18 +1160,11 @@ static uint32_t judge(const struct ta_policy_spec *spec, uint32_t generation,
 	return action;
 }
 
-void ta_model_run_ct(const struct ta_policy_spec *spec, uint32_t generation,
-		     const struct ta_model_tap *tap, uint32_t dir, uint64_t now_ns,
-		     struct ta_model_ct *ct, const uint8_t *data, size_t len,
-		     struct ta_model_result *res)
+/* Parse (and guard, out) a frame of direction dir: false when that
+ * decided, or the policy is one-way and the frame goes in (it passes). */
+static bool ct_prepare(const struct ta_policy_spec *spec, uint32_t dir, const uint8_t *data,
+		       size_t len, struct ta_model_result *res)
 {
-	uint32_t action, ifindex;
-
-	if (dir == TA_DIR_OUT && !ta_policy_two_way(spec)) {
-		ta_model_run(spec, data, len, res);
-		res->ct_state = TA_CT_STATE_MAX;
-		return;
-	}
 	memset(res, 0, sizeof(*res));
 	res->rule = -1;
 	res->guard_reason = TA_GUARD_MAX;
@@ -1181,22 +1174,28 @@ void ta_model_run_ct(const struct ta_policy_spec *spec, uint32_t generation,
 	if (res->parse_class != TA_PARSE_MAX) {
 		res->stage = TA_MODEL_PARSE;
 		res->verdict = XDP_DROP;
-		return;
+		return false;
 	}
 	if (dir == TA_DIR_IN && !ta_policy_two_way(spec)) {
 		res->stage = TA_MODEL_DEFAULT;
 		res->verdict = XDP_PASS;
-		return;
+		return false;
 	}
 	if (dir == TA_DIR_OUT && spec->guard.flags) {
 		res->guard_reason = guard_reason(&spec->guard, &res->frame);
 		if (res->guard_reason != TA_GUARD_MAX) {
 			res->stage = TA_MODEL_GUARD;
 			res->verdict = XDP_DROP;
-			return;
+			return false;
 		}
 	}
-	action = judge(spec, generation, tap, dir, now_ns, ct, res, &ifindex);
+	return true;
+}
+
+/* The verdict of the action decided for a frame of direction dir. */
+static void ct_act(const struct ta_policy_spec *spec, uint32_t dir, uint32_t action,
+		   uint32_t ifindex, size_t len, struct ta_model_result *res)
+{
 	res->action = action;
 	if (dir == TA_DIR_IN && action == TA_ACT_REJECT) {
 		count_ct(res, TA_CT_C_IN_REJECT);
@@ -1212,4 +1211,42 @@ void ta_model_run_ct(const struct ta_policy_spec *spec, uint32_t generation,
 		return;
 	}
 	act(spec, action, ifindex, res);
+}
+
+void ta_model_run_ct(const struct ta_policy_spec *spec, uint32_t generation,
+		     const struct ta_model_tap *tap, uint32_t dir, uint64_t now_ns,
+		     struct ta_model_ct *ct, const uint8_t *data, size_t len,
+		     struct ta_model_result *res)
+{
+	uint32_t action, ifindex;
+
+	if (dir == TA_DIR_OUT && !ta_policy_two_way(spec)) {
+		ta_model_run(spec, data, len, res);
+		res->ct_state = TA_CT_STATE_MAX;
+		return;
+	}
+	if (!ct_prepare(spec, dir, data, len, res))
+		return;
+	action = judge(spec, generation, tap, dir, now_ns, ct, res, &ifindex);
+	ct_act(spec, dir, action, ifindex, len, res);
+}
+
+void ta_model_run_in_state(const struct ta_policy_spec *spec, uint32_t dir, uint32_t state,
+			   const uint8_t *data, size_t len, struct ta_model_result *res)
+{
+	uint32_t action, ifindex;
+	int rule;
+
+	if (dir == TA_DIR_OUT && !ta_policy_two_way(spec)) {
+		ta_model_run(spec, data, len, res);
+		return;
+	}
+	if (!ct_prepare(spec, dir, data, len, res))
+		return;
+	res->ct_state = state;
+	rule = first_match(spec, &res->frame, dir, state);
+	action = action_of(spec, rule, dir, &ifindex);
+	res->rule = rule;
+	res->stage = rule >= 0 ? TA_MODEL_RULE : TA_MODEL_DEFAULT;
+	ct_act(spec, dir, action, ifindex, len, res);
 }

@@ -171,6 +171,13 @@ void ta_model_run_ct(const struct ta_policy_spec *spec, uint32_t generation,
 		     struct ta_model_ct *ct, const uint8_t *data, size_t len,
 		     struct ta_model_result *res);
 
+/* A frame of direction dir judged as if its connection were in `state`
+ * (enum ta_ct_state), whatever the frame is: what `policy explain
+ * --state` shows. No table; a one-way policy as ta_model_run() (out) or
+ * passing (in). */
+void ta_model_run_in_state(const struct ta_policy_spec *spec, uint32_t dir, uint32_t state,
+			   const uint8_t *data, size_t len, struct ta_model_result *res);
+
 /* Whether the program can answer a rejected frame (a TCP RST or an ICMP
  * unreachable): IP, not a later fragment, not an ICMP error, an RST or a
  * neighbour message, its headers within what it reads. */
