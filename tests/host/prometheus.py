@@ -172,7 +172,8 @@ def checks(t, p, ns, ta_bin, promfile, g, q, qd, nsp, lt, l8, l1, lr):
     print("# the families: names, types, HELP and TYPE once each")
     for name, kind in (("taps_bound", "gauge"), ("policy_info", "gauge"), ("tap_info", "gauge"),
                        ("frames_total", "counter"), ("bytes_total", "counter"), ("guard_drops_total", "counter"),
-                       ("parse_total", "counter"), ("events_total", "counter")):
+                       ("parse_total", "counter"), ("events_total", "counter"),
+                       ("conntrack_total", "counter")):
         name = f"tapaccel_{name}"
         lines = here.splitlines()
         t.check(f"# TYPE {name} {kind}", 1, lines.count(f"# TYPE {name} {kind}"))
@@ -181,7 +182,7 @@ def checks(t, p, ns, ta_bin, promfile, g, q, qd, nsp, lt, l8, l1, lr):
         family = name[:-len("_total")] if name.endswith("_total") else name
         t.check(f"parsed: family {name}", 1, sum(re.match(f"family {family} {kind} [1-9]", x) is not None
                                                   for x in flat))
-    t.check("parsed: no other family (a sample apart from its family would make one)", 8,
+    t.check("parsed: no other family (a sample apart from its family would make one)", 9,
             sum(x.startswith("family ") for x in flat))
     t.check("counter samples end in _total", "", "\n".join(
         x for x in flat if x.startswith("sample ") and not re.match(
@@ -231,7 +232,7 @@ def checks(t, p, ns, ta_bin, promfile, g, q, qd, nsp, lt, l8, l1, lr):
     print("# no address, MAC or port, and only these labels")
     t.check("no MAC or IP in the text", "", "\n".join(
         x for x in here.splitlines() if re.search(r"52:54:|10\.0\.0\.|10\.9\.9\.|::ffff|fd00:", x)))
-    t.check("the label names", "class device digest event guard mode policy reason state verdict ",
+    t.check("the label names", "class counter device digest event guard mode policy reason state verdict ",
             p.label_names("here"))
     t.check("taps_bound: as many attached as status lists", p.attached(),
             p.sample("here", "tapaccel_taps_bound", "state=attached"))
@@ -270,7 +271,7 @@ def checks(t, p, ns, ta_bin, promfile, g, q, qd, nsp, lt, l8, l1, lr):
             t.check(f"{d} rule {rule}", n, p.sample("two", "tapaccel_rule_frames_total", f"device={tap}",
                                                      f"digest={digest}", "policy=promweb", f"rule={rule}"))
     t.check("a series per rule and the default", 6, p.samples("two", "tapaccel_rule_frames_total"))
-    t.check("--rules adds the label rule", "class device digest event guard mode policy reason rule state verdict ",
+    t.check("--rules adds the label rule", "class counter device digest event guard mode policy reason rule state verdict ",
             p.label_names("two"))
 
     print(f"# --all: the tap of {nsp} by its namespace's cookie")
@@ -293,7 +294,7 @@ def checks(t, p, ns, ta_bin, promfile, g, q, qd, nsp, lt, l8, l1, lr):
         and f"netns={cookie} " not in x and "netns=" in x))
     t.check("taps_bound --all: as many attached as status --all lists", p.attached("--all"),
             p.sample("all", "tapaccel_taps_bound", "state=attached"))
-    t.check("--all adds the label netns", "class device digest event guard mode netns policy reason state verdict ",
+    t.check("--all adds the label netns", "class counter device digest event guard mode netns policy reason state verdict ",
             p.label_names("all"))
 
     print("# ta_prom_write_file: DIR/tap-accel.prom, atomically")

@@ -674,6 +674,9 @@ def two_way(h):
                                 "key", *le32(tap_id)]) or "{}")
         return entry.get("formatted", {}).get("value", {}).get("tracked", "")
     c.check(f"{S}: the program counts them", 2, tracked())
+    h.stats_json(S)
+    c.check(f"{S}: stats, connections made", 2,
+            h.stats.get("conntrack", {}).get("new", {}).get("packets", ""))
     h.expect(0, rf"^{S}: 2 connections flushed$", "conntrack", "flush", S)
     c.check(f"{S}: the count written again", 0, tracked())
     h.expect(0, r"^\[\]$", "conntrack", "list", S, "--json")

@@ -41,6 +41,7 @@ static const struct group groups[] = {
 	{ "guard", TA_STAT_GUARD, TA_GUARD_MAX, ta_guard_names },
 	{ "parse", TA_STAT_PARSE, TA_PARSE_MAX, ta_parse_names },
 	{ "event", TA_STAT_EVENT, TA_EV_MAX, ta_event_names },
+	{ "conntrack", TA_STAT_CT, TA_CT_C_MAX, ta_ct_counter_names },
 };
 
 /* The rules of one version, as counted on one tap. */
@@ -546,7 +547,7 @@ static const struct option_spec stats_options[] = {
 const struct command stats_cmd = {
 	.name = "stats",
 	.args = "[IFACE...]",
-	.summary = "counters of bound taps: verdicts, rules, guard, parse, events",
+	.summary = "counters of bound taps: verdicts, rules, guard, parse, events, conntrack",
 	.help = "Packets and bytes per verdict, per rule, per guard reason, per parse\n"
 		"class and per event, for each IFACE or every bound tap. Rule counters are\n"
 		"the tap's own, for the version of its policy it runs (and the one that\n"

@@ -76,6 +76,11 @@ static const struct counter_family counter_families[] = {
 	  "Frames the rate limit dropped, forwarding table hits and misses, and "
 	  "redirects that failed.",
 	  "event", TA_STAT_EVENT, TA_EV_MAX, ta_event_names, false },
+	{ "tapaccel_conntrack_total",
+	  "Two-way policies: frames to the guest passed, dropped, rejected or left to "
+	  "the default in; rejects out; connections made, refused at the table's or the "
+	  "tap's limit, cut by a policy change; frames out of state and related errors.",
+	  "counter", TA_STAT_CT, TA_CT_C_MAX, ta_ct_counter_names, false },
 };
 
 /* ---- reading ------------------------------------------------------------- */

@@ -47,6 +47,21 @@ const char *const ta_event_names[TA_EV_MAX] = {
 	[TA_EV_REDIRECT_FAIL] = "redirect_fail",
 };
 
+const char *const ta_ct_counter_names[TA_CT_C_MAX] = {
+	[TA_CT_C_IN_PASS] = "in_pass",
+	[TA_CT_C_IN_DROP] = "in_drop",
+	[TA_CT_C_IN_REJECT] = "in_reject",
+	[TA_CT_C_IN_DEFAULT] = "in_default",
+	[TA_CT_C_OUT_REJECT] = "out_reject",
+	[TA_CT_C_NEW] = "new",
+	[TA_CT_C_INVALID] = "invalid",
+	[TA_CT_C_RELATED] = "related",
+	[TA_CT_C_TABLE_FULL] = "table_full",
+	[TA_CT_C_TAP_LIMIT] = "tap_limit",
+	[TA_CT_C_CUT] = "cut",
+	[TA_CT_C_REJECT_UNSENT] = "reject_unsent",
+};
+
 const char *ta_verdict_name(uint32_t verdict)
 {
 	return verdict < TA_NR_VERDICTS ? ta_verdict_names[verdict] : "?";

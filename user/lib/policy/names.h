@@ -18,6 +18,8 @@ extern const char *const ta_verdict_names[TA_NR_VERDICTS];
 extern const char *const ta_guard_names[TA_GUARD_MAX];
 extern const char *const ta_parse_names[TA_PARSE_MAX];
 extern const char *const ta_event_names[TA_EV_MAX];
+/* Two-way policies' counters (enum ta_ct_counter): "in_pass", ... */
+extern const char *const ta_ct_counter_names[TA_CT_C_MAX];
 
 /* The name, or "?" for a verdict out of range; the others take -1 (or
  * any value out of range) for "nothing to report" and return "ok". */
