@@ -674,6 +674,11 @@ def two_way(h):
                                 "key", *le32(tap_id)]) or "{}")
         return entry.get("formatted", {}).get("value", {}).get("tracked", "")
     c.check(f"{S}: the program counts them", 2, tracked())
+    use = re.search(r"^# (\d+) connections tracked on the host, new ones refused from (\d+); "
+                    r"a table of (\d+) entries of about 120 bytes", out(h.ta("conntrack", "list")), re.M)
+    c.check("conntrack list: the host's use, its limit the table less 4096",
+            "2 ok", f"{use.group(1)} {'ok' if int(use.group(2)) == int(use.group(3)) - 4096 else use.group(0)}"
+            if use else "no summary line")
     h.stats_json(S)
     c.check(f"{S}: stats, connections made", 2,
             h.stats.get("conntrack", {}).get("new", {}).get("packets", ""))

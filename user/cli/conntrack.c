@@ -102,6 +102,7 @@ static int run_list(const void *opts, int argc, char **argv)
 {
 	char (*names)[IF_NAMESIZE] = NULL;
 	struct ta_conn *conns = NULL;
+	struct ta_conns_use use;
 	struct ta_tap_state st;
 	struct ta_plane pl;
 	uint32_t n = 0;
@@ -126,8 +127,14 @@ static int run_list(const void *opts, int argc, char **argv)
 		ret = errno_error(err, "cannot read the connection table");
 		goto out;
 	}
-	if (cli.json)
+	if (cli.json) {
 		jw_array_begin(&json);
+	} else if (!ta_conns_use(&pl, &use)) {
+		printf("# %u connections tracked on the host, new ones refused from %u; a table of "
+		       "%u entries of about %u bytes (%.1f MiB)\n", use.tracked, use.limit,
+		       use.entries, TA_CT_ENTRY_BYTES,
+		       use.entries * (double)TA_CT_ENTRY_BYTES / (1 << 20));
+	}
 	for (uint32_t i = 0; i < n; i++) {
 		const char *tap = conns[i].e.tap < TA_MAX_TAPS ? names[conns[i].e.tap] : "";
 

@@ -12,7 +12,11 @@ int ta_conns_read(const struct ta_plane *pl, struct ta_conn **conns, uint32_t *c
 {
 	struct ta_ct_key *keys;
 	struct ta_ct_entry *entries;
-	int err = ta_hash_dump(pl->maps.ta_ct, TA_CT_DEFAULT_ENTRIES, sizeof(*keys),
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+	int err = bpf_obj_get_info_by_fd(pl->maps.ta_ct, &info, &len) ? -errno : 0;
+
+	err = err ?: ta_hash_dump(pl->maps.ta_ct, info.max_entries, sizeof(*keys),
 			       sizeof(*entries), (void **)&keys, (void **)&entries, count);
 
 	*conns = NULL;
@@ -26,6 +30,24 @@ int ta_conns_read(const struct ta_plane *pl, struct ta_conn **conns, uint32_t *c
 	free(keys);
 	free(entries);
 	return *conns ? 0 : -ENOMEM;
+}
+
+int ta_conns_use(const struct ta_plane *pl, struct ta_conns_use *use)
+{
+	struct bpf_map_info info = {};
+	struct ta_ct_config cfg = {};
+	struct ta_ct_tap host = {};
+	uint32_t zero = 0, total = TA_MAX_TAPS;
+	__u32 len = sizeof(info);
+
+	if (bpf_obj_get_info_by_fd(pl->maps.ta_ct, &info, &len) ||
+	    bpf_map_lookup_elem(pl->maps.ta_ct_config, &zero, &cfg) ||
+	    bpf_map_lookup_elem(pl->maps.ta_ct_taps, &total, &host))
+		return -errno;
+	use->tracked = host.tracked;
+	use->entries = info.max_entries;
+	use->limit = cfg.max_tracked ?: TA_CT_DEFAULT_ENTRIES - TA_CT_HEADROOM;
+	return 0;
 }
 
 uint64_t ta_conn_timeout_ns(const struct ta_plane *pl, uint32_t conn)

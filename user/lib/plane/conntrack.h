@@ -21,6 +21,14 @@ struct ta_conn {
  * them); *conns is the caller's to free. 0 or -errno. */
 int ta_conns_read(const struct ta_plane *pl, struct ta_conn **conns, uint32_t *count);
 
+/* The table's use: connections the program counts for the host, the
+ * limit new ones stop at, and the table's size in entries (each about
+ * TA_CT_ENTRY_BYTES of kernel memory, taken when the plane was made). */
+struct ta_conns_use {
+	uint32_t tracked, limit, entries;
+};
+int ta_conns_use(const struct ta_plane *pl, struct ta_conns_use *use);
+
 /* The timeout of connection state `conn` in nanoseconds: ta_ct_config's,
  * else Linux conntrack's default. */
 uint64_t ta_conn_timeout_ns(const struct ta_plane *pl, uint32_t conn);

@@ -55,8 +55,8 @@ static const struct map_desc map_descs[] = {
 	MAP(ta_counters, ARRAY_OF_MAPS, 4, 4, TA_MAX_COUNTER_CHUNKS),
 	SPARSE_HASH(ta_counter_blocks, 4, 4, TA_MAX_COUNTER_BLOCKS),
 	MAP(ta_sync, ARRAY_OF_MAPS, 4, 4, 1),
-	MAP(ta_ct, LRU_HASH, sizeof(struct ta_ct_key), sizeof(struct ta_ct_entry),
-	    TA_CT_DEFAULT_ENTRIES),
+	/* sized by the host (plane.h): any size */
+	MAP(ta_ct, LRU_HASH, sizeof(struct ta_ct_key), sizeof(struct ta_ct_entry), 0),
 	MAP(ta_ct_config, ARRAY, 4, sizeof(struct ta_ct_config), 1),
 	MAP(ta_ct_taps, ARRAY, 4, sizeof(struct ta_ct_tap), TA_MAX_TAPS + 1),
 	MAP(ta_ct_frags, LRU_HASH, sizeof(struct ta_ct_frag_key), sizeof(struct ta_ct_frag),
@@ -137,7 +137,8 @@ static int check_map(int fd, const struct map_desc *d, struct ta_error *e)
 	/* The counter maps grow with their enums: reading past the end of a
 	 * smaller pin would fail midway, so sizes must match too. */
 	if (info.type != d->type || info.key_size != d->key_size ||
-	    info.value_size != d->value_size || info.max_entries != d->max_entries)
+	    info.value_size != d->value_size ||
+	    (d->max_entries && info.max_entries != d->max_entries))
 		return ta_error_input(e, EPROTO,
 				      "map %s: type %u key %u value %u entries %u, expected type %u "
 				      "key %u value %u entries %u (pinned by another version of "

@@ -103,20 +103,59 @@ const char *ta_plane_variant(void)
 	return kern_ctx ? "tap_accel" : "tap_accel_compat";
 }
 
-/* The program object for this kernel, opened (not loaded). */
+uint32_t ta_ct_entries(void)
+{
+	const char *set = getenv("TAP_ACCEL_CT_ENTRIES");
+	unsigned long long kib = 0, n;
+	char line[128];
+	FILE *f;
+
+	if (set && *set) {
+		n = strtoull(set, NULL, 10);
+		return n < TA_CT_MIN_ENTRIES ? TA_CT_MIN_ENTRIES
+		       : n > TA_CT_MAX_ENTRIES ? TA_CT_MAX_ENTRIES
+					       : (uint32_t)n;
+	}
+	f = fopen("/proc/meminfo", "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemTotal: %llu kB", &kib) == 1)
+			break;
+	if (f)
+		fclose(f);
+	if (!kib)
+		return TA_CT_DEFAULT_ENTRIES;
+	/* a 512th of the memory, in a power of two of entries */
+	n = kib * 1024 / 512 / TA_CT_ENTRY_BYTES;
+	for (uint32_t size = TA_CT_MAX_ENTRIES; size >= TA_CT_MIN_ENTRIES; size /= 2)
+		if (n >= size)
+			return size;
+	return TA_CT_MIN_ENTRIES;
+}
+
+/* The program object for this kernel, opened (not loaded), its
+ * connection table sized for this host. */
 static struct bpf_object *open_object(struct ta_error *e)
 {
 	const char *name = ta_plane_variant();
 	LIBBPF_OPTS(bpf_object_open_opts, opts, .object_name = name);
 	struct bpf_object *obj;
+	struct bpf_map *ct;
 	const void *elf;
 	size_t size;
 
 	elf = strcmp(name, "tap_accel") ? tap_accel_compat__elf_bytes(&size)
 					 : tap_accel__elf_bytes(&size);
 	obj = bpf_object__open_mem(elf, size, &opts);
-	if (!obj)
+	if (!obj) {
 		ta_error_errno(e, errno, "cannot open the program %s", name);
+		return NULL;
+	}
+	ct = bpf_object__find_map_by_name(obj, "ta_ct");
+	if (!ct || bpf_map__set_max_entries(ct, ta_ct_entries())) {
+		ta_error_errno(e, ct ? errno : ENOENT, "cannot size the connection table");
+		bpf_object__close(obj);
+		return NULL;
+	}
 	return obj;
 }
 
@@ -140,8 +179,17 @@ static int unbound_counters(struct ta_plane *pl)
 static int config_init(const struct ta_maps *maps)
 {
 	struct ta_config cfg = {.layout_version = TA_LAYOUT_VERSION};
-	__u32 zero = 0;
+	struct ta_ct_config ct = {};
+	struct bpf_map_info info = {};
+	__u32 zero = 0, len = sizeof(info);
 
+	/* new connections stop short of the table's size: the LRU then never
+	 * evicts a live one (tap_accel.h) */
+	if (bpf_obj_get_info_by_fd(maps->ta_ct, &info, &len))
+		return -errno;
+	ct.max_tracked = info.max_entries - TA_CT_HEADROOM;
+	if (bpf_map_update_elem(maps->ta_ct_config, &zero, &ct, 0))
+		return -errno;
 	return bpf_map_update_elem(maps->ta_config, &zero, &cfg, 0) ? -errno : 0;
 }
 

@@ -38,6 +38,15 @@
 #define TA_IN_DEVMAP_PIN TA_PIN_ROOT "/prog_in_devmap"
 #define TA_LINK_DIR TA_PIN_ROOT "/links"
 
+/* The connection table's size when a plane is made: TAP_ACCEL_CT_ENTRIES
+ * when set (within TA_CT_MIN_ENTRIES..TA_CT_MAX_ENTRIES), else a 512th of
+ * the host's memory in a power of two of entries of TA_CT_ENTRY_BYTES,
+ * within the same bounds (262144 on 16 to 32 GiB). New connections stop
+ * TA_CT_HEADROOM short of it. */
+#define TA_CT_MIN_ENTRIES 16384
+#define TA_CT_MAX_ENTRIES (1u << 22)
+uint32_t ta_ct_entries(void);
+
 struct ta_plane {
 	struct ta_maps maps;
 	int prog_fd;
