@@ -41,7 +41,7 @@
 /* The connection table's size when a plane is made: TAP_ACCEL_CT_ENTRIES
  * when set (within TA_CT_MIN_ENTRIES..TA_CT_MAX_ENTRIES), else a 512th of
  * the host's memory in a power of two of entries of TA_CT_ENTRY_BYTES,
- * within the same bounds (262144 on 16 to 32 GiB). New connections stop
+ * within the same bounds (262144 on 15 to 30 GiB). New connections stop
  * TA_CT_HEADROOM short of it. */
 #define TA_CT_MIN_ENTRIES 16384
 #define TA_CT_MAX_ENTRIES (1u << 22)
