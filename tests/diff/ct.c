@@ -410,19 +410,41 @@ static int compare(struct ct_run *t, const struct ta_counter *before)
 	return bad;
 }
 
-static int sequence(struct ct_run *t)
+/* Every timeout `seconds` (0: the defaults), in the program's
+ * configuration and the model's; the limits stay. */
+static int set_timeouts(struct ct_run *t, uint32_t seconds)
+{
+	struct ta_ct_config cfg;
+	uint32_t zero = 0;
+
+	if (bpf_map_lookup_elem(t->pl->maps.ta_ct_config, &zero, &cfg))
+		return -errno;
+	for (uint32_t c = 0; c < TA_CT_CONN_MAX; c++)
+		cfg.timeout[c] = seconds;
+	t->model->cfg = cfg;
+	return bpf_map_update_elem(t->pl->maps.ta_ct_config, &zero, &cfg, 0) ? -errno : 0;
+}
+
+/* One sequence; `expiring`: with every timeout 1 s and two pauses of
+ * 1.3 s in it, so that connections expire and are made again (frames
+ * between pauses come within milliseconds: never near a timeout). */
+static int sequence(struct ct_run *t, bool expiring)
 {
 	static struct ta_counter before[TA_TAP_STATS];
+	uint32_t pause[2] = {STEPS / 3, 2 * STEPS / 3};
 	int ret;
 
 	gen_ct_policy(t);
 	ret = load(t) ?: reset(t);
+	ret = ret ?: set_timeouts(t, expiring ? 1 : 0);
 	ret = ret ?: ta_tap_stats_read(t->pl, &t->tap, before);
 	if (ret) {
 		printf("FAIL sequence setup: %s\n", strerror(-ret));
 		return 1;
 	}
 	for (uint32_t i = 0; i < STEPS; i++) {
+		if (expiring && (i == pause[0] || i == pause[1]))
+			nanosleep(&(struct timespec){.tv_sec = 1, .tv_nsec = 300000000}, NULL);
 		if (rng_pct(t->r, 2)) { /* the policy replaced under the connections */
 			gen_ct_policy(t);
 			if (load(t))
@@ -431,7 +453,8 @@ static int sequence(struct ct_run *t)
 		if (step(t))
 			return 1;
 	}
-	return compare(t, before);
+	ret = compare(t, before);
+	return ret ?: set_timeouts(t, 0) ? 1 : 0;
 }
 
 int ct_diff(struct ta_plane *pl, struct rng *r, uint32_t sequences, int quiet)
@@ -447,8 +470,9 @@ int ct_diff(struct ta_plane *pl, struct rng *r, uint32_t sequences, int quiet)
 		printf("FAIL the plane has no tap_accel_in_tc program\n");
 		return 1;
 	}
+	/* the last one with connections expiring */
 	for (i = 0; i < sequences && !ret; i++)
-		ret = sequence(&t);
+		ret = sequence(&t, i == sequences - 1);
 	if (!ret && !quiet)
 		printf("two-way: %u sequences, %llu frames: new %llu established %llu related "
 		       "%llu invalid %llu untracked %llu one-way %llu; pass %llu drop %llu "
