@@ -52,6 +52,8 @@ fetch_kernels() {
 	for s in $(sh "$(dirname "$0")/kernels.sh" --tested); do
 		sh "$(dirname "$0")/kernels.sh" --fetch "$s" || exit 1
 	done
+	# The VM bench's instruction counter needs QEMU's plugin API header.
+	sh "$(dirname "$0")/qemu-plugin.sh" --fetch || exit 1
 }
 
 missing=""
