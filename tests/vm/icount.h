@@ -20,6 +20,7 @@
 
 struct icount {
 	double total, user, kernel;
+	char per_vcpu[256]; /* each vCPU's instructions, space-separated */
 };
 
 static int icount_fd = -2;
@@ -79,7 +80,8 @@ static inline double icount_end(struct icount *c)
 	}
 	line[at] = 0;
 	memset(c, 0, sizeof(*c));
-	if (sscanf(line, "icount %lf %lf %lf", &c->total, &c->user, &c->kernel) != 3) {
+	if (sscanf(line, "icount %lf %lf %lf %255[0-9 ]", &c->total, &c->user, &c->kernel,
+		   c->per_vcpu) != 4) {
 		fprintf(stderr, "icount: no count from the plugin on %s (got '%s')\n",
 			getenv("vmicount"), line);
 		exit(1);

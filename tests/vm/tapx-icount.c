@@ -4,7 +4,8 @@
  * (tests/vm/icount): a fixed workload between the plugin's markers.
  *   tapx-icount loop N    N rounds of a two-instruction user-space loop
  *   tapx-icount null N    N one-byte write()s to /dev/null
- * Prints: TOTAL USER KERNEL (instructions, every vCPU, between the markers)
+ * Prints: TOTAL USER KERNEL VCPU0 VCPU1 ... (instructions between the
+ * markers: every vCPU's, user and kernel space, then each vCPU's)
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -42,6 +43,6 @@ int main(int argc, char **argv)
 			if (write(fd, "", 1) != 1)
 				return 1;
 	icount_end(&c);
-	printf("%.0f %.0f %.0f\n", c.total, c.user, c.kernel);
+	printf("%.0f %.0f %.0f %s\n", c.total, c.user, c.kernel, c.per_vcpu);
 	return 0;
 }
