@@ -148,14 +148,21 @@ bench_taps() {
 }
 
 # Instructions per frame (the QEMU plugin tests/vm/icount, every vCPU),
-# where QEMU counts them: tapx-bench's last field. icount_add COL N keeps
-# a run's count, icount_row SIZE WRITER closes a row (the minimum of its
-# runs per column), icount_table TITLE COLS RATIOS prints the rows.
+# where QEMU counts them: tapx-bench's last field. icount_add COL N CELL
+# keeps a run's count, icount_row SIZE WRITER closes a row (the minimum of
+# its runs per column), icount_table TITLE COLS RATIOS prints the rows.
+# vmicountlabels=1 (tests/vm/icount-profile.sh) names each counted
+# interval, "icount-interval N COL SIZE WRITER", and prints the kernel's
+# and the modules' text symbols at the end (/proc/kallsyms, gzipped, in
+# base64 between "==== KSYMS BEGIN" and "==== KSYMS END").
 : >/tmp/icount.rows
+icount_n=0
 icount_add() {
 	[ -n "${vmicount:-}" ] || return 0
 	[ -n "${2:-}" ] || { bad "bench: tapx-bench gave no instruction count ($1)"; return 0; }
 	echo "$1 $2" >>/tmp/icount.run
+	icount_n=$((icount_n + 1))
+	[ -z "${vmicountlabels:-}" ] || echo "icount-interval $icount_n $1 $3"
 }
 icount_row() {
 	[ -s /tmp/icount.run ] || return 0
@@ -206,10 +213,10 @@ for size in $(echo ${vmtapxsizes:-64,1500,9000} | tr , ' '); do
 		r=0
 		# Interleaved (floor, copy, tun, tapx, floor, ...) so drift hits all.
 		while [ $r -lt $REPS ]; do
-			set -- $(tapx-bench floor - $size $fmode $n) && fl="$fl $1" && icount_add floor $3 || bad=1
-			set -- $(tapx-bench copyfloor - $size $mode $n) && cf="$cf $1" && icount_add copy $3 || bad=1
-			set -- $(tapx-bench $T bt0 $size $tmode $n) && tu="$tu $1" && icount_add tun $3 || bad=1
-			set -- $(tapx-bench $X bx0 $size $mode $n) && tx="$tx $1" && icount_add tapx $3 || bad=1
+			set -- $(tapx-bench floor - $size $fmode $n) && fl="$fl $1" && icount_add floor $3 "$size $fmode" || bad=1
+			set -- $(tapx-bench copyfloor - $size $mode $n) && cf="$cf $1" && icount_add copy $3 "$size $mode" || bad=1
+			set -- $(tapx-bench $T bt0 $size $tmode $n) && tu="$tu $1" && icount_add tun $3 "$size $tmode" || bad=1
+			set -- $(tapx-bench $X bx0 $size $mode $n) && tx="$tx $1" && icount_add tapx $3 "$size $mode" || bad=1
 			frames=$((frames + n + n / 10))
 			r=$((r + 1))
 		done
@@ -243,9 +250,9 @@ for size in $(echo ${vmtapxsizes:-64,1500,9000} | tr , ' '); do
 	r=0
 	while [ $r -lt $REPS ]; do
 		set -- $(tapx-bench -r $T bt1 $size nonblock $COUNT) &&
-			tu="$tu $1" lu=$((lu + $3)) && icount_add tun $4 || bad=1
+			tu="$tu $1" lu=$((lu + $3)) && icount_add tun $4 "$size nonblock" || bad=1
 		set -- $(tapx-bench -r $X bx1 $size nonblock $COUNT) &&
-			tx="$tx $1" lx=$((lx + $3)) && icount_add tapx $4 || bad=1
+			tx="$tx $1" lx=$((lx + $3)) && icount_add tapx $4 "$size nonblock" || bad=1
 		frames=$((frames + COUNT + COUNT / 10))
 		r=$((r + 1))
 	done
@@ -269,5 +276,11 @@ check "  bx1 frames not read: ring_full_drops delta" "$(delta bx1 ring_full_drop
 runs "bench: delete bt1" ip link del bt1
 runs "bench: delete bx1" ip link del bx1
 
+if [ -n "${vmicountlabels:-}" ]; then
+	echo 0 >/proc/sys/kernel/kptr_restrict
+	echo "==== KSYMS BEGIN"
+	awk '$2 ~ /^[tTwW]$/' /proc/kallsyms | gzip | base64
+	echo "==== KSYMS END"
+fi
 [ -n "${vmnovhostbench:-}" ] || vhost_bench
 finish

@@ -22,9 +22,10 @@
  * add is one global, not atomic). A block left early by a fault counts
  * whole, and again from where it resumes.
  * profile=FILE: also counts, per translated block, its executions between
- * "begin" and "end", and at "end" writes "ADDR INSNS EXECUTIONS" for every
- * kernel block that ran to FILE (replaced at each "end"), for a
- * per-symbol profile against the guest's /proc/kallsyms.
+ * "begin" and "end", and at "end" appends to FILE a line "interval N"
+ * (1, 2, ... in the order of the intervals) and "ADDR INSNS EXECUTIONS"
+ * for every kernel block that ran, for a per-symbol profile against the
+ * guest's symbols (tests/vm/icount-profile.sh).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -96,27 +97,25 @@ static void profile_reset(void)
 
 static void profile_write(void)
 {
-	char tmp[4096];
-	FILE *f;
+	static unsigned long interval;
+	FILE *f = fopen(profile_path, "a");
 
-	snprintf(tmp, sizeof(tmp), "%s.tmp", profile_path);
-	f = fopen(tmp, "w");
 	if (!f) {
 		qemu_plugin_outs("icount: cannot write the profile\n");
 		return;
 	}
+	fprintf(f, "interval %lu\n", ++interval);
 	pthread_mutex_lock(&blocks_lock);
 	for (size_t i = 0; i < n_blocks; i++) {
 		struct block *b = blocks[i];
 		uint64_t runs = atomic_load_explicit(&b->runs, memory_order_relaxed);
 
 		if (b->kernel && runs)
-			fprintf(f, "%" PRIx64 " %u %" PRIu64 "\n", b->vaddr,
+			fprintf(f, "%016" PRIx64 " %u %" PRIu64 "\n", b->vaddr,
 				b->insns, runs);
 	}
 	pthread_mutex_unlock(&blocks_lock);
 	fclose(f);
-	rename(tmp, profile_path);
 }
 
 static void begin(unsigned int vcpu, void *udata)
