@@ -35,7 +35,7 @@ ab_table() {
 # them (vmicount=).
 ab_icount_table() {
 	[ -n "${vmicount:-}" ] || return 0
-	echo "--- the same runs: instructions per frame (every vCPU), min of the rounds"
+	echo "--- the same runs: instructions per frame (the cell's CPU), min of the rounds"
 	ab_table $1 $2 5
 }
 

@@ -86,7 +86,7 @@ vhost_bench() {
 # PASS less PASS with no program) for each driver. Also "vhost,..." CSV
 # lines for mk/bench.sh.
 # With the instruction counter (tests/vm/icount), instructions per frame
-# (every vCPU, the minimum of the rounds) beside: tun-insn, tapx-insn and
+# (CPU 0's, where guests and workers run; the minimum of the rounds) beside: tun-insn, tapx-insn and
 # their ratio, also at the end of the CSV lines.
 vhost_table() {
 	printf '%-12s %-5s %-8s %9s %9s %9s' cell size path tun tapx tapx/tun
@@ -147,8 +147,9 @@ bench_taps() {
 	snap bx$1
 }
 
-# Instructions per frame (the QEMU plugin tests/vm/icount, every vCPU),
-# where QEMU counts them: tapx-bench's last field. icount_add COL N CELL
+# Instructions per frame (the QEMU plugin tests/vm/icount; the writer's
+# CPU 0, with -r also the reader's CPU 1), where QEMU counts them:
+# tapx-bench's last field. icount_add COL N CELL
 # keeps a run's count, icount_row SIZE WRITER closes a row (the minimum of
 # its runs per column), icount_table TITLE COLS RATIOS prints the rows.
 # vmicountlabels=1 (tests/vm/icount-profile.sh) names each counted
@@ -173,7 +174,7 @@ icount_row() {
 }
 icount_table() {
 	[ -s /tmp/icount.rows ] || return 0
-	echo "--- $1: instructions per frame (every vCPU), the minimum of the runs"
+	echo "--- $1: instructions per frame, the minimum of the runs"
 	awk -v cols="$2" -v ratios="$3" 'BEGIN { nc = split(cols, c, " "); nr = split(ratios, r, " ")
 		printf "%-6s %-9s", "size", "writer"
 		for (i = 1; i <= nc; i++) printf " %10s", c[i]

@@ -6,6 +6,9 @@
  * between them. The plugin answers on the serial port the kernel argument
  * vmicount= names (tests/vm/run.sh sets it when it loads the plugin);
  * without it icount_on() is false and icount_end() returns -1.
+ * A cell pinned to one CPU reads that vCPU's count (icount_of()): the
+ * other vCPU's housekeeping, whose count grows with the run's wall time,
+ * stays out of it.
  */
 #ifndef TAPX_ICOUNT_H
 #define TAPX_ICOUNT_H
@@ -18,9 +21,12 @@
 #include <termios.h>
 #include <unistd.h>
 
+#define ICOUNT_VCPUS 16
+
 struct icount {
 	double total, user, kernel;
-	char per_vcpu[256]; /* each vCPU's instructions, space-separated */
+	double vcpu[ICOUNT_VCPUS]; /* each vCPU's, user and kernel */
+	int n_vcpus;
 };
 
 static int icount_fd = -2;
@@ -59,8 +65,9 @@ static inline void icount_begin(void)
 /* The instructions since icount_begin(), or -1 without the plugin. */
 static inline double icount_end(struct icount *c)
 {
-	char line[512];
+	char line[512], *p;
 	size_t at = 0;
+	int n = 0;
 
 	if (!icount_on())
 		return -1;
@@ -80,13 +87,25 @@ static inline double icount_end(struct icount *c)
 	}
 	line[at] = 0;
 	memset(c, 0, sizeof(*c));
-	if (sscanf(line, "icount %lf %lf %lf %255[0-9 ]", &c->total, &c->user, &c->kernel,
-		   c->per_vcpu) != 4) {
+	if (sscanf(line, "icount %lf %lf %lf%n", &c->total, &c->user, &c->kernel, &n) != 3) {
 		fprintf(stderr, "icount: no count from the plugin on %s (got '%s')\n",
 			getenv("vmicount"), line);
 		exit(1);
 	}
+	for (p = line + n; c->n_vcpus < ICOUNT_VCPUS; p += n)
+		if (sscanf(p, " %lf%n", &c->vcpu[c->n_vcpus], &n) == 1)
+			c->n_vcpus++;
+		else
+			break;
 	return c->total;
+}
+
+/* The instructions of vCPU cpu in c, or every vCPU's where cpu < 0. */
+static inline double icount_of(const struct icount *c, int cpu)
+{
+	if (cpu < 0)
+		return c->total;
+	return cpu < c->n_vcpus ? c->vcpu[cpu] : -1;
 }
 
 #endif

@@ -20,6 +20,8 @@
  * user/bench's readers do.
  * Prints: ns_per_frame failed_writes [frames_not_read, with -r]
  *         [instructions_per_frame, where QEMU counts them: tests/vm/icount]
+ * The writer runs on CPU 0; the instructions are CPU 0's (-r: and the
+ * reader's CPU 1's).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -254,6 +256,9 @@ int main(int argc, char **argv)
 		}
 		if (reader_start(&reader, fd, size) < 0)
 			return 1;
+	} else if (icount_on() && pin_cpu(0) < 0) {
+		fprintf(stderr, "tapx-bench: cannot run on CPU 0\n");
+		return 1;
 	}
 
 	memset(f, 0xff, 6);
@@ -266,7 +271,7 @@ int main(int argc, char **argv)
 	t0 = now_ns();
 	bad += put(fd, f, size, count, writer, batch);
 	t1 = now_ns();
-	insns = icount_end(&ic);
+	insns = icount_end(&ic) < 0 ? -1 : icount_of(&ic, with_reader ? -1 : 0);
 	if (with_reader) {
 		long unread = count + count / 10 - bad - reader_stop(&reader);
 

@@ -43,6 +43,9 @@ int main(int argc, char **argv)
 			if (write(fd, "", 1) != 1)
 				return 1;
 	icount_end(&c);
-	printf("%.0f %.0f %.0f %s\n", c.total, c.user, c.kernel, c.per_vcpu);
+	printf("%.0f %.0f %.0f", c.total, c.user, c.kernel);
+	for (int i = 0; i < c.n_vcpus; i++)
+		printf(" %.0f", c.vcpu[i]);
+	printf("\n");
 	return 0;
 }
