@@ -86,7 +86,8 @@ vhost_bench() {
 # PASS less PASS with no program) for each driver. Also "vhost,..." CSV
 # lines for mk/bench.sh.
 # With the instruction counter (tests/vm/icount), instructions per frame
-# (CPU 0's, where guests and workers run; the minimum of the rounds) beside: tun-insn, tapx-insn and
+# (the kernel's on CPU 0, where guests and workers run; the minimum of
+# the rounds) beside: tun-insn, tapx-insn and
 # their ratio, also at the end of the CSV lines.
 vhost_table() {
 	printf '%-12s %-5s %-8s %9s %9s %9s' cell size path tun tapx tapx/tun

@@ -25,7 +25,7 @@
 
 struct icount {
 	double total, user, kernel;
-	double vcpu[ICOUNT_VCPUS]; /* each vCPU's, user and kernel */
+	double vcpu_user[ICOUNT_VCPUS], vcpu_kernel[ICOUNT_VCPUS];
 	int n_vcpus;
 };
 
@@ -93,19 +93,24 @@ static inline double icount_end(struct icount *c)
 		exit(1);
 	}
 	for (p = line + n; c->n_vcpus < ICOUNT_VCPUS; p += n)
-		if (sscanf(p, " %lf%n", &c->vcpu[c->n_vcpus], &n) == 1)
+		if (sscanf(p, " %lf %lf%n", &c->vcpu_user[c->n_vcpus],
+			   &c->vcpu_kernel[c->n_vcpus], &n) == 2)
 			c->n_vcpus++;
 		else
 			break;
 	return c->total;
 }
 
-/* The instructions of vCPU cpu in c, or every vCPU's where cpu < 0. */
-static inline double icount_of(const struct icount *c, int cpu)
+/* The instructions of vCPU cpu in c, or every vCPU's where cpu < 0; with
+ * kernel_only, kernel space's alone (a cell whose user space waits by
+ * spinning, as tapx-vhost's guests do, would count its waiting). */
+static inline double icount_of(const struct icount *c, int cpu, int kernel_only)
 {
 	if (cpu < 0)
-		return c->total;
-	return cpu < c->n_vcpus ? c->vcpu[cpu] : -1;
+		return kernel_only ? c->kernel : c->total;
+	if (cpu >= c->n_vcpus)
+		return -1;
+	return c->vcpu_kernel[cpu] + (kernel_only ? 0 : c->vcpu_user[cpu]);
 }
 
 #endif

@@ -271,7 +271,7 @@ int main(int argc, char **argv)
 	t0 = now_ns();
 	bad += put(fd, f, size, count, writer, batch);
 	t1 = now_ns();
-	insns = icount_end(&ic) < 0 ? -1 : icount_of(&ic, with_reader ? -1 : 0);
+	insns = icount_end(&ic) < 0 ? -1 : icount_of(&ic, with_reader ? -1 : 0, 0);
 	if (with_reader) {
 		long unread = count + count / 10 - bad - reader_stop(&reader);
 

@@ -45,7 +45,7 @@ int main(int argc, char **argv)
 	icount_end(&c);
 	printf("%.0f %.0f %.0f", c.total, c.user, c.kernel);
 	for (int i = 0; i < c.n_vcpus; i++)
-		printf(" %.0f", c.vcpu[i]);
+		printf(" %.0f", c.vcpu_user[i] + c.vcpu_kernel[i]);
 	printf("\n");
 	return 0;
 }

@@ -2139,8 +2139,9 @@ static void counters_check(const struct cell *c, int size, long n, struct cell_c
 }
 
 /* The instructions per frame of the last bench_cell() (tests/vm/icount),
- * negative where QEMU does not count them: bench_cpu's, where guests and
- * workers run (every vCPU's without --cpu). */
+ * negative where QEMU does not count them: the kernel's on bench_cpu,
+ * where guests and workers run (every vCPU's without --cpu); not the
+ * guests' own, which spin while they wait. */
 static double cell_insns;
 
 /* One run of one cell at one size: ns per frame, or -1 after a FAIL. */
@@ -2206,7 +2207,7 @@ static double bench_cell(struct bench_env *e, const struct cell *c, int size, lo
 		ns = tx2_bench(vq, &s, n);
 	else
 		ns = rx_bench(rings, nrings, &src, n);
-	cell_insns = icount_end(&ic) < 0 ? -1 : icount_of(&ic, bench_cpu) / n;
+	cell_insns = icount_end(&ic) < 0 ? -1 : icount_of(&ic, bench_cpu, 1) / n;
 	if (bench_check && ns >= 0) {
 		if (rings)
 			rx_settle(rings, nrings, s.len[0], c);

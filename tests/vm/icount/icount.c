@@ -11,7 +11,7 @@
  * when it translates them (tests/vm/icount.h): "begin" takes the counts,
  * "end" writes the counts since "begin" as one line to PIPE, which QEMU
  * feeds to the guest's second serial port:
- *   icount TOTAL USER KERNEL VCPU0 VCPU1 ...
+ *   icount TOTAL USER KERNEL USER0 KERNEL0 USER1 KERNEL1 ...
  * TOTAL is every vCPU's instructions in the interval (work the interval
  * caused on another vCPU, a softirq or a vhost worker, counts too). The
  * interval's own serial traffic lies outside it: the guest reads the line
@@ -142,7 +142,8 @@ static void end(unsigned int vcpu, void *udata)
 		user += u;
 		kernel += k;
 		if (at < sizeof(per))
-			at += snprintf(per + at, sizeof(per) - at, " %" PRIu64, u + k);
+			at += snprintf(per + at, sizeof(per) - at,
+				       " %" PRIu64 " %" PRIu64, u, k);
 	}
 	len = snprintf(line, sizeof(line), "icount %" PRIu64 " %" PRIu64 " %" PRIu64 "%s\n",
 		       user + kernel, user, kernel, per);
