@@ -1,3 +1,4 @@
+# shellcheck shell=sh
 # Sourced: apt on one Debian suite alone, with its own sources list, lists
 # and archive cache under $CACHE/apt/NAME (never the machine's sources).
 #   apt_private NAME "LINE..."   (re)write NAME's sources list (one line a

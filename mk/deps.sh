@@ -46,13 +46,13 @@ fi
 kver=$(uname -r)
 installed "linux-image-$kver" && PKGS="$PKGS linux-headers-$kver"
 
-# The guest kernels that no suite of the host's apt has (7.3): fetched
-# into /var/cache/tap-accel by mk/kernels.sh, once the tools it uses are.
-fetch_kernels() {
+# What no suite of the host's apt has, fetched into /var/cache/tap-accel
+# once the tools it takes are installed: the guest kernels (7.3, by
+# mk/kernels.sh) and QEMU's plugin API header (mk/qemu-plugin.sh).
+fetch_cached() {
 	for s in $(sh "$(dirname "$0")/kernels.sh" --tested); do
 		sh "$(dirname "$0")/kernels.sh" --fetch "$s" || exit 1
 	done
-	# The VM bench's instruction counter needs QEMU's plugin API header.
 	sh "$(dirname "$0")/qemu-plugin.sh" --fetch || exit 1
 }
 
@@ -61,7 +61,7 @@ for p in $PKGS; do
 	installed "$p" || missing="$missing $p"
 done
 if [ -z "$missing" ]; then
-	fetch_kernels
+	fetch_cached
 	exit 0
 fi
 
@@ -80,4 +80,4 @@ if ! { apt-get update -q && apt-get install -y -q --no-install-recommends $missi
 	exit 1
 fi
 rm -f "$log"
-fetch_kernels
+fetch_cached
