@@ -147,6 +147,8 @@ static void end(unsigned int vcpu, void *udata)
 	}
 	len = snprintf(line, sizeof(line), "icount %" PRIu64 " %" PRIu64 " %" PRIu64 "%s\n",
 		       user + kernel, user, kernel, per);
+	if (len >= (int)sizeof(line))
+		len = sizeof(line) - 1;
 	if (profile_path)
 		profile_write();
 	if (write(out_fd, line, len) != len)
@@ -158,11 +160,11 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	size_t n = qemu_plugin_tb_n_insns(tb);
 	struct block *b = calloc(1, sizeof(*b));
 
+	if (!b)
+		abort();
 	b->vaddr = qemu_plugin_tb_vaddr(tb);
 	b->insns = n;
 	b->kernel = b->vaddr >= KERNEL_BASE;
-	if (!b)
-		abort();
 	if (profile_path) {
 		pthread_mutex_lock(&blocks_lock);
 		if (n_blocks == blocks_room) {
