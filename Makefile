@@ -17,6 +17,8 @@
 #                 write path in the VM (tests/vm/profile.sh)
 #   make vmbench-ab AB=REV  tapx's write paths with this tree's module and
 #                 REV's, alternating in one VM boot (tests/vm/ab.sh);
+#                 vmbench and vmbench-ab count instructions per frame too
+#                 (tests/vm/icount; VM_ICOUNT=0 leaves that out);
 #                 VM_APPEND=vmabvhost=tx-drop,... its vhost-net cells instead
 #   make vmbench-vhost [BOOTS=N]  vmbench's vhost rows over N boots (4),
 #                 per boot and together (tests/vm/vhost-boots.sh)

@@ -243,6 +243,10 @@ vmbenchframes=${BENCH_VM_FRAMES:-20000} vmbenchreps=${BENCH_VM_REPS:-7}"
 	if [ -f "$OUT/vm/results.json" ]; then
 		src=vm
 		grep '^vhost,' "$OUT/vm.log" >"$OUT/vm/vhost.csv"
+		# The vhost table as the guest printed it: with the instruction
+		# counter (tests/vm/icount), instructions per frame beside ns.
+		sed -n '/^--- vhost-net: tapx-vhost bench/,/^guard cost/p' "$OUT/vm.log" |
+			sed '$d' >"$OUT/vm/vhost.txt"
 		vhost_headline "$OUT/vm"
 		# The guest has no gnuplot: its chart is drawn here.
 		command -v gnuplot >/dev/null && (cd "$OUT/vm" && gnuplot chart.gp 2>/dev/null)
@@ -283,6 +287,11 @@ esac
 	if [ $src = vm ]; then
 		echo "==== VM: tun.ko and tapx.ko in one boot (emulated CPU: times are not the host's)"
 		cat "$OUT/vm/table.txt"
+		if [ -s "$OUT/vm/vhost.txt" ]; then
+			echo
+			echo "==== VM: vhost-net, ns per frame (and instructions per frame)"
+			cat "$OUT/vm/vhost.txt"
+		fi
 	fi
 	if [ -s "$OUT/scale.txt" ]; then
 		echo

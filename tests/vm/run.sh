@@ -21,8 +21,11 @@
 # of building one) and TAPX_TUN_KO (its tapx_tun.ko; by default the one
 # beside TAPX_KO), VM_OUT (work folder, per kernel by default). VM_TIMEOUT (s),
 # VM_CPU (qemu -cpu), VM_ACCEL (qemu -accel), VM_QEMU_OPTS (more qemu
-# options), VM_APPEND (extra kernel arguments: the vm*= ones are in the
-# table of tests/vm/README.md, and one not there is refused).
+# options), VM_ICOUNT (1: load the instruction counter, tests/vm/icount;
+# the default in --bench and --ab, 0 elsewhere), VM_ICOUNT_PROFILE (a
+# file: the counter's per-block profile of each counted interval),
+# VM_APPEND (extra kernel arguments: the vm*= ones are in the table of
+# tests/vm/README.md, and one not there is refused).
 # The default CPU is qemu's "max" without ERMS/FSRM: with them the guest
 # copies with `rep movsb`, which TCG emulates byte by byte, so every copy
 # (tun's and tapx's, not the /dev/null floor's) would cost several times
@@ -91,6 +94,9 @@ fail() {
 	echo "0 passed, 1 failed"
 	exit 1
 }
+
+case $MODE in bench | ab) VM_ICOUNT=${VM_ICOUNT:-1} ;; esac
+VM_ICOUNT=${VM_ICOUNT:-0}
 
 for t in qemu-system-x86_64 cpio gzip gcc; do
 	command -v $t >/dev/null 2>&1 || fail "$t is not installed (make deps)"
@@ -200,6 +206,21 @@ fi
 make -s -C "$TOP/tests/bpf" BUILD="$BUILD" >/dev/null && copy_bin "$BUILD/tests/bpf/bpf_test"
 flock -u 8
 
+# The instruction counter: a TCG plugin of this QEMU, answering the guest
+# on its second serial port (vmicount=), fed by a FIFO pair (BASE.in the
+# plugin writes, BASE.out the guest's writes, unread).
+ICOUNT_OPTS= ICOUNT_APPEND=
+if [ "$VM_ICOUNT" = 1 ]; then
+	inc=$(sh "$TOP/mk/qemu-plugin.sh") || fail "no QEMU plugin API header for the instruction counter"
+	make -s -C "$HERE" OUT="$OUT" QEMU_PLUGIN_INC="$inc" icount >/dev/null ||
+		fail "cannot build the instruction counter (make -C tests/vm icount)"
+	rm -f "$OUT/icount.in" "$OUT/icount.out"
+	mkfifo "$OUT/icount.in" "$OUT/icount.out" || fail "mkfifo $OUT/icount.in"
+	ICOUNT_OPTS="-plugin file=$OUT/icount.so,out=$OUT/icount.in${VM_ICOUNT_PROFILE:+,profile=$VM_ICOUNT_PROFILE}
+		-serial mon:stdio -serial pipe:$OUT/icount"
+	ICOUNT_APPEND=vmicount=/dev/ttyS1
+fi
+
 # Modules: tapx and tapx_tun, the bench's copy floor, the stock tun, what
 # the bench's tc and bridge cells need (loaded in --bench mode), and
 # vhost-net with what it needs (suite-vhost.sh, suite-vhostlink.sh,
@@ -266,9 +287,9 @@ rm -f "$OUT/qemu.rc"
 set +e
 {
 	timeout --foreground -k 10 "$VM_TIMEOUT" qemu-system-x86_64 \
-		-accel "$VM_ACCEL" $VM_QEMU_OPTS -cpu "$VM_CPU" -m 1G -smp 2 -nographic -no-reboot \
+		-accel "$VM_ACCEL" $VM_QEMU_OPTS $ICOUNT_OPTS -cpu "$VM_CPU" -m 1G -smp 2 -nographic -no-reboot \
 		-kernel "$KERNEL" -initrd "$OUT/initramfs.gz" \
-		-append "console=ttyS0 panic=-1 loglevel=3 vmmode=$MODE ${AB_REV:+vmabrev=$AB_REV} ${VM_APPEND:-}" \
+		-append "console=ttyS0 panic=-1 loglevel=3 vmmode=$MODE ${AB_REV:+vmabrev=$AB_REV} $ICOUNT_APPEND ${VM_APPEND:-}" \
 		-nic none </dev/null 2>&1
 	echo $? >"$OUT/qemu.rc"
 } | tee "$LOG" | sed -u -n 's/\r$//; /==== OUTPUT BEGIN/,/^==== OUTPUT END/{/==== OUTPUT /!p}'
