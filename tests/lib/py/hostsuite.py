@@ -92,6 +92,8 @@ def run(cmd, input=None, env=None, netns=None, timeout=120, merge=False, cwd=Non
                 full_env.pop(k, None)
             else:
                 full_env[k] = v
+    if isinstance(input, str):
+        input = input.encode()
     try:
         p = subprocess.run(cmd, input=input, env=full_env, cwd=cwd,
                            stdout=subprocess.PIPE,
