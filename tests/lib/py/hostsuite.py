@@ -74,12 +74,14 @@ class Result:
         return "Result(%r, rc=%d)" % (self.cmd, self.rc)
 
 
-def run(cmd, input=None, env=None, netns=None, timeout=120, merge=False, cwd=None, binary=False):
+def run(cmd, input=None, env=None, netns=None, timeout=120, merge=False, cwd=None, binary=False,
+        stdin_file=None):
     """Run CMD (a list) and wait for it: a Result. ENV adds to (or, for a
     value None, removes from) the environment; NETNS runs it in that named
     network namespace (nsenter: the mount namespace, and so the suite's
     bpffs, stays); MERGE sends stderr to stdout (like 2>&1); INPUT is str
-    (or bytes with BINARY, which also leaves the output as bytes). A
+    (or bytes; BINARY leaves the output as bytes); STDIN_FILE, a path, is
+    read instead (like < FILE; /dev/null without either). A
     command that does not finish in TIMEOUT seconds is killed and gets rc
     124, as timeout(1) gives."""
     if netns:
@@ -94,17 +96,22 @@ def run(cmd, input=None, env=None, netns=None, timeout=120, merge=False, cwd=Non
                 full_env[k] = v
     if isinstance(input, str):
         input = input.encode()
+    stdin = None if input is not None else subprocess.DEVNULL
     try:
+        if stdin_file:
+            stdin = open(stdin_file, "rb")
         p = subprocess.run(cmd, input=input, env=full_env, cwd=cwd,
                            stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT if merge else subprocess.PIPE,
-                           stdin=None if input is not None else subprocess.DEVNULL,
-                           timeout=timeout)
+                           stdin=stdin, timeout=timeout)
         rc, out, err = p.returncode, p.stdout, p.stderr
     except subprocess.TimeoutExpired as e:
         rc, out, err = 124, e.stdout or b"", e.stderr or b""
     except OSError as e:
-        rc, out, err = 127, b"", ("%s: %s\n" % (cmd[0], e.strerror)).encode()
+        rc, out, err = 127, b"", ("%s: %s\n" % (e.filename or cmd[0], e.strerror)).encode()
+    finally:
+        if stdin_file and stdin not in (None, subprocess.DEVNULL):
+            stdin.close()
     if err is None:
         err = b""
     if not binary:
@@ -287,6 +294,9 @@ class Suite:
 
         def on_signal(sig, frame):
             raise KeyboardInterrupt
+        # set, not inherited: a suite started in the background by a shell
+        # would ignore SIGINT otherwise
+        signal.signal(signal.SIGINT, on_signal)
         signal.signal(signal.SIGTERM, on_signal)
         try:
             if self.needs_root and os.geteuid() != 0:
