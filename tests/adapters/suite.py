@@ -26,14 +26,15 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(TOP, "tests", "lib", "py"))
 
-from hostsuite import Suite, Stop, in_ns, indent, ns_add, ns_del, own_bpffs, run, taps_add, wait_until  # noqa: E402
+from hostsuite import (Suite, Stop, in_ns, indent, ns_add, ns_del, own_bpffs, prepare_cli, run,
+                       taps_add, wait_until)  # noqa: E402
 
 BUILD = os.environ.get("BUILD", os.path.join(TOP, "build"))
 HOOK = TOP + "/user/adapters/libvirt-qemu"
@@ -79,17 +80,7 @@ def setup():
         if not shutil.which(tool):
             t.bad("%s is not installed (make deps)" % tool)
             raise Stop
-    ta_bin = os.path.join(BUILD, "user/tap-accel")
-    if not os.access(ta_bin, os.X_OK):
-        run(["make", "-s", "-C", TOP, "bpf", "user"])
-    if not os.access(ta_bin, os.X_OK):
-        t.bad("%s is not built (make bpf user)" % ta_bin)
-        raise Stop
-    S["tmp"] = tempfile.mkdtemp()
-    t.defer(shutil.rmtree, S["tmp"], True)
-    # a private copy: others may rebuild build/user while this runs
-    shutil.copy2(ta_bin, tmp("tap-accel"))
-    S["ta"] = tmp("tap-accel")
+    S["tmp"], S["ta"] = prepare_cli(t, TOP, BUILD)
     S["run"] = tmp("run")
     S["b"] = tmp("run/bindings.d")
     S["conf"] = tmp("libvirt.conf")

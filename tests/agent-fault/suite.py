@@ -26,16 +26,16 @@ import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(TOP, "tests", "lib", "py"))
 sys.path.insert(0, os.path.join(TOP, "tests", "agent"))
 
 from hostsuite import (Suite, Stop, http, in_netns, in_ns, indent, ns_add, ns_del,  # noqa: E402
-                       own_bpffs, run, taps_add, NotifyListener)
+                       own_bpffs, prepare_cli, run, taps_add, NotifyListener)
 from agentlib import Agent, Status, now_ms, write_file  # noqa: E402
 
 BUILD = os.environ.get("BUILD", os.path.join(TOP, "build"))
@@ -67,21 +67,10 @@ def setup():
             t.bad("script (bsdutils) is missing: it gives the agent a terminal")
             raise Stop
     own_bpffs(os.path.abspath(__file__))
-    if not os.access(os.path.join(BUILD, "user/tap-accel"), os.X_OK):
-        run(["make", "-s", "-C", TOP, "bpf", "user"])
-    if run(["make", "-s", "-C", TOP + "/tests/host"]).rc:
-        t.bad("tapio does not build")
-        raise Stop
-    if not os.access(os.path.join(BUILD, "user/tap-accel"), os.X_OK):
-        t.bad("%s/user/tap-accel is not built" % BUILD)
-        raise Stop
-    tmp = tempfile.mkdtemp()
-    t.defer(shutil.rmtree, tmp, True)
+    tmp, S["ta"] = prepare_cli(t, TOP, BUILD, ["host"])
     S["tmp"] = tmp
     S["state"] = tmp + "/run"
     S["run"] = RUN = tmp + "/run/bindings.d"
-    shutil.copy2(os.path.join(BUILD, "user/tap-accel"), tmp + "/tap-accel")
-    S["ta"] = tmp + "/tap-accel"
     S["prom"] = PROM = tmp + "/prom"
     t.defer(ns_del, NS, NSW, NSX)
     if not (ns_add(NS) and ns_add(NSW)):
@@ -287,7 +276,7 @@ def why(kind, what, path):
 
 @t.part("runtime-files", needs=["start"])
 def runtime_files():
-    a, st, RUN, tmp = S["agent"], S["st"], S["run"], S["tmp"]
+    a, st, RUN = S["agent"], S["st"], S["run"]
     t.say("# each kind of bad file in the runtime folder: refused, said, never blocking")
     taps_add(NS, "gt9")
     for kind in KINDS:
@@ -459,7 +448,6 @@ def scrape(timeout):
 
 @t.part("slow-clients", needs=["start"])
 def slow_clients():
-    a = S["agent"]
     t.say("# a hundred slow clients of /metrics: scrapes go on")
 
     def connect_slow():

@@ -23,16 +23,16 @@ import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(TOP, "tests", "lib", "py"))
 sys.path.insert(0, HERE)
 
-from hostsuite import (Suite, Stop, http, in_netns, indent, ns_add, ns_del, own_bpffs,  # noqa: E402
-                       run, taps_add, taps_batch, tap_accel_objects, NotifyListener)
+from hostsuite import (Suite, Stop, http, in_netns, ns_add, ns_del, own_bpffs,  # noqa: E402
+                       prepare_cli, run, taps_add, taps_batch, tap_accel_objects, NotifyListener)
 from agentlib import Agent, Status, write_file  # noqa: E402
 
 BUILD = os.environ.get("BUILD", os.path.join(TOP, "build"))
@@ -58,21 +58,9 @@ def ta(*args):
 
 def setup():
     own_bpffs(os.path.abspath(__file__))
-    if not os.access(os.path.join(BUILD, "user/tap-accel"), os.X_OK):
-        run(["make", "-s", "-C", TOP, "bpf", "user"])
-    if run(["make", "-s", "-C", TOP + "/tests/host"]).rc or run(["make", "-s", "-C", TOP + "/tests/agent"]).rc:
-        t.bad("tapio or pinwatch does not build")
-        raise Stop
-    if not os.access(os.path.join(BUILD, "user/tap-accel"), os.X_OK):
-        t.bad("%s/user/tap-accel is not built" % BUILD)
-        raise Stop
-    tmp = tempfile.mkdtemp()
-    t.defer(shutil.rmtree, tmp, True)
+    tmp, S["ta"] = prepare_cli(t, TOP, BUILD, ["host", "agent"])
     S["tmp"] = tmp
     S["run"] = tmp + "/run/bindings.d"
-    # A copy, so that a rebuild during the run does not pull the binary away.
-    shutil.copy2(os.path.join(BUILD, "user/tap-accel"), tmp + "/tap-accel")
-    S["ta"] = tmp + "/tap-accel"
     t.defer(ns_del, NS, NSW, NSL)
     if not (ns_add(NS) and ns_add(NSW)):
         t.bad("cannot create netns %s and %s" % (NS, NSW))
@@ -296,7 +284,7 @@ def examples():
 # ---- metrics --------------------------------------------------------------------
 @t.part("metrics", needs=["examples"])
 def metrics():
-    a, st, tmp = S["agent"], S["st"], S["tmp"]
+    a, tmp = S["agent"], S["tmp"]
     t.say("# metrics: node_exporter's textfile and /metrics, read by prometheus_client")
     M = tmp + "/mconf"
     PROMDIR = tmp + "/textfile"

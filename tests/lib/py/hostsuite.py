@@ -4,17 +4,18 @@
 A suite is tests/NAME/suite.py, started by tests/NAME/run.sh (one line:
 exec python3 suite.py "$@"). It looks like this:
 
+    sys.dont_write_bytecode = True
     sys.path.insert(0, TOP + "/tests/lib/py")
-    from hostsuite import Suite, run, ns_add, ...
+    from hostsuite import Suite, Stop, run, ns_add, ...
 
-    t = Suite("agent", needs=["root", "python3"])
+    t = Suite("agent")
 
     @t.part("metrics", needs=["examples"])
     def metrics():
         r = run([TA_BIN, "stats", "vmtap0"])
         t.check("vmtap0: 100 dropped", "100", r.out.strip())
 
-    t.main()            # runs the parts asked for, then the closing line
+    t.main(setup)       # setup(), the parts asked for, the closing line
 
 The vocabulary is tests/lib/check.sh's: a passing check is counted
 silently, a failing one prints "FAIL: ...", a skip "SKIP: ..."; the suite
@@ -31,25 +32,28 @@ them, helper processes and mounts are all removed this way.
 
 The rest are small functions: run() a command and capture its output,
 network namespaces and taps (ns_add, taps_add, taps_batch, ns_del, in_ns),
-own_bpffs(), wait_until(), in_netns() (a function run inside a network
+own_bpffs(), prepare_cli() (the CLI built and copied aside), wait_until(),
+in_netns() (a function run inside a network
 namespace, e.g. an HTTP client), http(), NotifyListener (systemd's side of
 sd_notify) and tap_accel_objects() (what bpftool lists of tap-accel's).
 """
 import ctypes
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import http.client as httpclient
 
 __all__ = [
-    "Suite", "Result", "run", "ns_add", "ns_del", "taps_add", "taps_batch",
+    "Suite", "Stop", "Result", "run", "ns_add", "ns_del", "taps_add", "taps_batch",
     "in_ns", "own_bpffs", "wait_until", "in_netns", "http", "NotifyListener",
-    "tap_accel_objects", "indent",
+    "tap_accel_objects", "indent", "prepare_cli",
 ]
 
 
@@ -378,6 +382,30 @@ def own_bpffs(script):
         os.execvp("unshare", ["unshare", "--mount", "--propagation", "private",
                               sys.executable, script] + sys.argv[1:])
     subprocess.run(["mount", "-t", "bpf", "-o", "mode=0700", "bpf", "/sys/fs/bpf"], check=True)
+
+
+def prepare_cli(t, top, build, tests=()):
+    """The CLI built (make bpf user, where it is missing) and the test
+    programs of TESTS (folders of tests/ with a Makefile, e.g. "host" for
+    tapio); a scratch folder, removed at the end, with a copy of the CLI in
+    it, so that a rebuild during the run does not pull the binary away.
+    (scratch folder, the copy's path); t.bad() and Stop when something
+    does not build."""
+    cli = os.path.join(build, "user/tap-accel")
+    if not os.access(cli, os.X_OK):
+        run(["make", "-s", "-C", top, "bpf", "user"])
+    if not os.access(cli, os.X_OK):
+        t.bad("%s is not built (make bpf user)" % cli)
+        raise Stop
+    for d in tests:
+        r = run(["make", "-s", "-C", os.path.join(top, "tests", d)], merge=True)
+        if r.rc:
+            t.bad("the programs of tests/%s do not build:\n%s" % (d, indent(r.out)))
+            raise Stop
+    tmp = tempfile.mkdtemp()
+    t.defer(shutil.rmtree, tmp, True)
+    shutil.copy2(cli, os.path.join(tmp, "tap-accel"))
+    return tmp, os.path.join(tmp, "tap-accel")
 
 
 def tap_accel_objects():
