@@ -33,9 +33,9 @@ them, helper processes and mounts are all removed this way.
 The rest are small functions: run() a command and capture its output,
 network namespaces and taps (ns_add, taps_add, taps_batch, ns_del, in_ns),
 own_bpffs(), prepare_cli() (the CLI built and copied aside), wait_until(),
-in_netns() (a function run inside a network
-namespace, e.g. an HTTP client), http(), NotifyListener (systemd's side of
-sd_notify) and tap_accel_objects() (what bpftool lists of tap-accel's).
+in_netns() (a function run inside a network namespace, e.g. an HTTP
+client), http(), NotifyListener (systemd's side of sd_notify) and
+tap_accel_objects() (what bpftool lists of tap-accel's).
 """
 import ctypes
 import os
