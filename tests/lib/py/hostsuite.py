@@ -473,7 +473,8 @@ def in_netns(ns, fn, *args):
 
 def http(ns, method, path, port, host="127.0.0.1", timeout=5.0):
     """An HTTP request from inside namespace NS: (status, Content-Type,
-    body, milliseconds taken); raises OSError when nothing answers."""
+    body, milliseconds taken); raises OSError when nothing answers, or
+    not in HTTP."""
     def req():
         t = time.monotonic()
         c = httpclient.HTTPConnection(host, port, timeout=timeout)
@@ -482,6 +483,8 @@ def http(ns, method, path, port, host="127.0.0.1", timeout=5.0):
             r = c.getresponse()
             body = r.read().decode()
             return r.status, r.getheader("Content-Type"), body, (time.monotonic() - t) * 1000
+        except httpclient.HTTPException as e:
+            raise OSError("%s %s: %r" % (method, path, e))
         finally:
             c.close()
     return in_netns(ns, req)
