@@ -30,7 +30,6 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
-sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(TOP, "tests", "lib", "py"))
 sys.path.insert(0, os.path.join(TOP, "tests", "agent"))
 

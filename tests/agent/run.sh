@@ -1,3 +1,3 @@
 #!/bin/sh
 # The agent suite: tests/agent/suite.py (its parts: suite.py --list).
-exec /usr/bin/python3 "$(dirname "$0")/suite.py" "$@"
+exec /usr/bin/python3 -B "$(dirname "$0")/suite.py" "$@"
