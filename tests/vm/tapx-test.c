@@ -236,6 +236,21 @@ int pin_cpu(int cpu)
 	return sched_setaffinity(0, sizeof(set), &set);
 }
 
+void kernel_stack_print(const char *who, pid_t pid)
+{
+	char path[64], buf[4096];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stack", pid);
+	fd = open(path, O_RDONLY);
+	n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+	if (fd >= 0)
+		close(fd);
+	buf[n > 0 ? n : 0] = 0;
+	printf("%s %d kernel stack:\n%s", who, pid, buf);
+}
+
 void *bad_ptr(void)
 {
 	static volatile uintptr_t p = 8;

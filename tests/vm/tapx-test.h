@@ -73,6 +73,9 @@ int if_exists(const char *name);
 double now_ns(void);
 /* Runs the calling thread on CPU cpu only; sched_setaffinity's result. */
 int pin_cpu(int cpu);
+/* Prints "WHO PID kernel stack:" and /proc/PID/stack: what a stuck
+ * process waits for in the kernel. */
+void kernel_stack_print(const char *who, pid_t pid);
 /* A pointer the kernel must refuse (EFAULT), not one the compiler knows. */
 void *bad_ptr(void);
 /* Set by on_alarm(), the SIGALRM handler of the timed loops. */
