@@ -342,6 +342,21 @@ static int data_plain(const char *node, int *ps)
 	return 0;
 }
 
+/* vnet headers write() refuses, ahead of a 200-byte frame. */
+static const struct {
+	struct virtio_net_hdr vh;
+	const char *what;
+} bad_vnet[] = {
+	{ { .gso_type = 7, .gso_size = 100 }, "unknown gso_type" },
+	{ { .hdr_len = 500 }, "hdr_len > frame" },
+	{ { .flags = VIRTIO_NET_HDR_F_NEEDS_CSUM,
+	    .csum_start = 190,
+	    .csum_offset = 16 },
+	  "csum beyond frame" },
+	{ { .flags = 0x80 }, "unknown flag" },
+	{ { .gso_type = VIRTIO_NET_HDR_GSO_TCPV4 }, "GSO with gso_size 0" },
+};
+
 /* The same with a vnet header, and bad vnet headers; the packet socket on
  * the recreated abi2 (ps, the old one, closed). */
 static int data_vnet(const char *node, int ps)
@@ -377,28 +392,11 @@ static int data_vnet(const char *node, int ps)
 
 	/* Bad vnet headers. */
 	test_frame(ab.f + VNET_SZ, 200, 5);
-	vh = (struct virtio_net_hdr){ .gso_type = 7, .gso_size = 100 };
-	memcpy(ab.f, &vh, VNET_SZ);
-	check(write(fd, ab.f, VNET_SZ + 200) < 0 && errno == EINVAL,
-	      "bad: vnet unknown gso_type -> EINVAL");
-	vh = (struct virtio_net_hdr){ .hdr_len = 500 };
-	memcpy(ab.f, &vh, VNET_SZ);
-	check(write(fd, ab.f, VNET_SZ + 200) < 0 && errno == EINVAL,
-	      "bad: vnet hdr_len > frame -> EINVAL");
-	vh = (struct virtio_net_hdr){ .flags = VIRTIO_NET_HDR_F_NEEDS_CSUM,
-				      .csum_start = 190,
-				      .csum_offset = 16 };
-	memcpy(ab.f, &vh, VNET_SZ);
-	check(write(fd, ab.f, VNET_SZ + 200) < 0 && errno == EINVAL,
-	      "bad: vnet csum beyond frame -> EINVAL");
-	vh = (struct virtio_net_hdr){ .flags = 0x80 };
-	memcpy(ab.f, &vh, VNET_SZ);
-	check(write(fd, ab.f, VNET_SZ + 200) < 0 && errno == EINVAL,
-	      "bad: vnet unknown flag -> EINVAL");
-	vh = (struct virtio_net_hdr){ .gso_type = VIRTIO_NET_HDR_GSO_TCPV4 };
-	memcpy(ab.f, &vh, VNET_SZ);
-	check(write(fd, ab.f, VNET_SZ + 200) < 0 && errno == EINVAL,
-	      "bad: vnet GSO with gso_size 0 -> EINVAL");
+	for (unsigned int i = 0; i < sizeof(bad_vnet) / sizeof(bad_vnet[0]); i++) {
+		memcpy(ab.f, &bad_vnet[i].vh, VNET_SZ);
+		check(write(fd, ab.f, VNET_SZ + 200) < 0 && errno == EINVAL,
+		      "bad: vnet %s -> EINVAL", bad_vnet[i].what);
+	}
 	check(write(fd, ab.f, 5) < 0 && errno == EINVAL,
 	      "bad: write shorter than the vnet header -> EINVAL");
 	close(fd);

@@ -208,7 +208,6 @@ extern int kmsg;
 int scan_kmsg(void);
 extern uint64_t seed;
 void fail_report(const char *why);
-void cmdline_defaults(void);
 extern pid_t pids[MAXP];
 int children_alive(void);
 extern int64_t HANG_NS;

@@ -144,21 +144,9 @@ static size_t gen_len(void)
 
 static void put_ipv4_tcp(unsigned char *f, size_t flen)
 {
-	unsigned int tot = flen - 14;
-
 	if (flen < 54)
 		return;
-	f[12] = 0x08;
-	f[13] = 0x00;
-	memset(f + 14, 0, 40);
-	f[14] = 0x45;
-	f[16] = tot >> 8;
-	f[17] = tot;
-	f[22] = 64;
-	f[23] = rn(3) ? 6 : 17;
-	memcpy(f + 26, "\x0a\x00\x00\x01\x0a\x00\x00\x02", 8);
-	f[46] = 0x50;
-	f[47] = 0x10;
+	frame_ip4_tcp(f, flen, rn(3) ? 6 : 17);
 	/* Keep the XDP programs' control bytes (14..19) random half the time. */
 	if (rn(2))
 		for (int i = 15; i < 20; i++)

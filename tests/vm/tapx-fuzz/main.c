@@ -75,6 +75,19 @@ static void usage(void)
 	exit(2);
 }
 
+/* The defaults of --time and --seed: vmfuzz= and vmfuzzseed=. */
+static void cmdline_defaults(void)
+{
+	char v[64];
+
+	if (cmdline_value("vmfuzz", v, sizeof(v)))
+		opt_time = atof(v);
+	if (cmdline_value("vmfuzzseed", v, sizeof(v))) {
+		opt_seed = strtoull(v, NULL, 0);
+		have_seed = 1;
+	}
+}
+
 /* The options, over the defaults of /proc/cmdline; usage() on a bad one. */
 static void parse_args(int argc, char **argv)
 {

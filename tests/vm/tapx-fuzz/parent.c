@@ -114,28 +114,6 @@ void fail_report(const char *why)
 	fflush(stdout);
 }
 
-void cmdline_defaults(void)
-{
-	char buf[4096], *tok, *save;
-	FILE *f = fopen("/proc/cmdline", "r");
-	size_t n;
-
-	if (!f)
-		return;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	for (tok = strtok_r(buf, " \n", &save); tok;
-	     tok = strtok_r(NULL, " \n", &save)) {
-		if (!strncmp(tok, "vmfuzz=", 7))
-			opt_time = atof(tok + 7);
-		else if (!strncmp(tok, "vmfuzzseed=", 11)) {
-			opt_seed = strtoull(tok + 11, NULL, 0);
-			have_seed = 1;
-		}
-	}
-}
-
 pid_t pids[MAXP];
 
 int children_alive(void)

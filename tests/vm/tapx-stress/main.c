@@ -40,6 +40,19 @@ const char *const prog_name[4] = { "xdp_pass", "xdp_drop", "xdp_tx",
 					  "xdp_redirect" };
 static volatile sig_atomic_t stop_flag;
 
+/* The defaults of --time and --seed: vmstress= and vmseed=. */
+static void cmdline_defaults(double *secs, uint64_t *seed, int *have_seed)
+{
+	char v[64];
+
+	if (cmdline_value("vmstress", v, sizeof(v)))
+		*secs = atof(v);
+	if (cmdline_value("vmseed", v, sizeof(v))) {
+		*seed = strtoull(v, NULL, 0);
+		*have_seed = 1;
+	}
+}
+
 int main(int argc, char **argv)
 {
 	double secs = 60, t0;

@@ -5,28 +5,6 @@
  */
 #include "stress.h"
 
-void cmdline_defaults(double *secs, uint64_t *seed, int *have_seed)
-{
-	char buf[4096], *tok, *save;
-	FILE *f = fopen("/proc/cmdline", "r");
-	size_t n;
-
-	if (!f)
-		return;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	for (tok = strtok_r(buf, " \n", &save); tok;
-	     tok = strtok_r(NULL, " \n", &save)) {
-		if (!strncmp(tok, "vmstress=", 9))
-			*secs = atof(tok + 9);
-		else if (!strncmp(tok, "vmseed=", 7)) {
-			*seed = strtoull(tok + 7, NULL, 0);
-			*have_seed = 1;
-		}
-	}
-}
-
 /* basic_ports[0] = dev: where xdp_redirect sends. */
 static int set_port(const char *dev)
 {

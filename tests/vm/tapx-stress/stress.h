@@ -225,7 +225,6 @@ double now(void);
 void worker(int w, uint64_t seed, double end, double hard_end);
 
 /* parent.c */
-void cmdline_defaults(double *secs, uint64_t *seed, int *have_seed);
 int setup(void);
 void reap(pid_t *pid, double deadline);
 void print_table(struct wstats *t);

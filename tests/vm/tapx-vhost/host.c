@@ -95,29 +95,37 @@ static int ncpus(void)
 	return b + 1;
 }
 
-/* Packets xdp_basic counted under verdict (summed over CPUs); -1 on error. */
-long xdp_count(int verdict)
+/* BPF_MAP_LOOKUP_ELEM or BPF_MAP_UPDATE_ELEM (cmd) on map NAME, pinned in
+ * --maps; the syscall's result, -1 when the map is not there. */
+static int map_call(const char *name, int cmd, void *key, void *value)
 {
 	char path[256];
-	int fd, n = ncpus();
-	struct { uint64_t packets, bytes; } val[n];
-	uint32_t key = verdict;
 	union bpf_attr a;
-	long sum = 0;
+	int fd, rc;
 
-	snprintf(path, sizeof(path), "%s/basic_count", maps);
+	snprintf(path, sizeof(path), "%s/%s", maps, name);
 	fd = bpf_obj_get(path);
 	if (fd < 0)
 		return -1;
 	memset(&a, 0, sizeof(a));
 	a.map_fd = fd;
-	a.key = (uintptr_t)&key;
-	a.value = (uintptr_t)val;
-	if (syscall(__NR_bpf, BPF_MAP_LOOKUP_ELEM, &a, sizeof(a)) < 0) {
-		close(fd);
-		return -1;
-	}
+	a.key = (uintptr_t)key;
+	a.value = (uintptr_t)value;
+	rc = syscall(__NR_bpf, cmd, &a, sizeof(a));
 	close(fd);
+	return rc;
+}
+
+/* Packets xdp_basic counted under verdict (summed over CPUs); -1 on error. */
+long xdp_count(int verdict)
+{
+	int n = ncpus();
+	struct { uint64_t packets, bytes; } val[n];
+	uint32_t key = verdict;
+	long sum = 0;
+
+	if (map_call("basic_count", BPF_MAP_LOOKUP_ELEM, &key, val) < 0)
+		return -1;
 	for (int i = 0; i < n; i++)
 		sum += val[i].packets;
 	return sum;
@@ -125,22 +133,9 @@ long xdp_count(int verdict)
 
 int set_redirect_port(const char *name)
 {
-	char path[256];
 	uint32_t key = 0, ifi = if_nametoindex(name);
-	union bpf_attr a;
-	int fd, rc;
 
-	snprintf(path, sizeof(path), "%s/basic_ports", maps);
-	fd = bpf_obj_get(path);
-	if (fd < 0)
-		return -1;
-	memset(&a, 0, sizeof(a));
-	a.map_fd = fd;
-	a.key = (uintptr_t)&key;
-	a.value = (uintptr_t)&ifi;
-	rc = syscall(__NR_bpf, BPF_MAP_UPDATE_ELEM, &a, sizeof(a));
-	close(fd);
-	return rc;
+	return map_call("basic_ports", BPF_MAP_UPDATE_ELEM, &key, &ifi);
 }
 
 /*
@@ -194,17 +189,21 @@ void probe_off(void)
 
 /*
  * The value of @key in a listing of "name value" lines, as @fmt (two
- * conversions: a name of at most 127 characters, a long) reads them; -1 if
- * it is not there.
+ * conversions: a name of at most 127 characters, a long) reads them, from
+ * @f, which @f_close then closes; -1 if it is not there or @f is NULL.
  */
-long keyed_value(FILE *f, const char *fmt, const char *key)
+long keyed_value(FILE *f, int (*f_close)(FILE *), const char *fmt,
+		 const char *key)
 {
 	char line[256], k[128];
 	long v, found = -1;
 
+	if (!f)
+		return -1;
 	while (fgets(line, sizeof(line), f))
 		if (sscanf(line, fmt, k, &v) == 2 && !strcmp(k, key))
 			found = v;
+	f_close(f);
 	return found;
 }
 
@@ -212,16 +211,9 @@ long keyed_value(FILE *f, const char *fmt, const char *key)
 long probe_hits(void)
 {
 	char path[128];
-	long hits;
-	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/kprobe_profile", tracefs);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	hits = keyed_value(f, "%127s %ld", PROBE_EVENT);
-	fclose(f);
-	return hits;
+	return keyed_value(fopen(path, "r"), fclose, "%127s %ld", PROBE_EVENT);
 }
 
 /* Whether vhost batches a frame of size: header and frame in a page with

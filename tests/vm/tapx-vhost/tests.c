@@ -101,16 +101,9 @@ static void test_sizes(struct vnet *v, int ps)
 static long ethtool_stat(const char *ifname, const char *key)
 {
 	char cmd[64];
-	long v;
-	FILE *f;
 
 	snprintf(cmd, sizeof(cmd), "ethtool -S %s 2>/dev/null", ifname);
-	f = popen(cmd, "r");
-	if (!f)
-		return -1;
-	v = keyed_value(f, " %127[^:]: %ld", key);
-	pclose(f);
-	return v;
+	return keyed_value(popen(cmd, "r"), pclose, " %127[^:]: %ld", key);
 }
 
 /*

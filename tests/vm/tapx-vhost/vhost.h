@@ -139,7 +139,8 @@ int set_redirect_port(const char *name);
 extern int probe_active;
 void probe_on(void);
 void probe_off(void);
-long keyed_value(FILE *f, const char *fmt, const char *key);
+long keyed_value(FILE *f, int (*f_close)(FILE *), const char *fmt,
+		 const char *key);
 long probe_hits(void);
 int batched_size(int size, int prog);
 long if_stat(const char *ifname, const char *what);
