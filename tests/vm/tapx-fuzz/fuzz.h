@@ -1,6 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * tapx-fuzz: what its files share (main.c has the tool's usage).
+ * tapx-fuzz: what its files share. Its files:
+ *   main.c    usage, options, the run
+ *   gen.c     the generator, the call record, hostile pointers, frames, fds
+ *   sys.c     rtnetlink, bpf maps, timers, io_uring
+ *   calls.c   one function a call kind
+ *   worker.c  per-process and per-thread state, the workers
+ *   parent.c  kernel log, watchdog, epochs, report
  */
 #ifndef TAPX_FUZZ_H
 #define TAPX_FUZZ_H

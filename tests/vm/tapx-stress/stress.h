@@ -1,6 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * tapx-stress: what its files share (main.c has the tool's usage).
+ * tapx-stress: what its files share. Its files:
+ *   main.c    usage, options, the run
+ *   record.c  operation kinds, outcomes, the stable devices, the generator
+ *   sys.c     rtnetlink, ethtool -S, devices, pinned BPF objects
+ *   frames.c  frames written to and read from the stable devices
+ *   batch.c   TAPXSUBMIT and TAPXRECV on the stable devices
+ *   churn.c   the churn devices' operations
+ *   worker.c  which operation next, the workers' loop
+ *   parent.c  setup, the workers' end, accounting, cleanup
+ *   probe.c   --probe-vnet
  */
 #ifndef TAPX_STRESS_H
 #define TAPX_STRESS_H

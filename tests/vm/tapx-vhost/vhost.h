@@ -1,6 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * tapx-vhost: what its files share (main.c has the tool's usage).
+ * tapx-vhost: what its files share. Its files:
+ *   main.c    usage and options
+ *   vnet.c    the emulated guest: rings in our memory, vhost-net set up
+ *   frames.c  frames made, sent and collected on both sides
+ *   host.c    XDP by netlink, the pinned maps, the sendmsg kprobe, counters
+ *   tests.c   tapx-vhost run: the cases
+ *   bench.c   tapx-vhost bench: the cells
  */
 #ifndef TAPX_VHOST_H
 #define TAPX_VHOST_H
