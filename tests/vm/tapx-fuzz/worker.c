@@ -5,7 +5,9 @@
  */
 #include "fuzz.h"
 
+/* Shared by the parent and every worker. */
 struct gshared *g;
+
 /* ---- per-process state ---- */
 
 int proc_id;
@@ -27,8 +29,6 @@ int map_ifindex = -1;
 unsigned char *flaky; /* one page mprotect()ed on and off */
 unsigned char *ro_page; /* read-only, for writes into it */
 void *unmapped; /* an address with nothing mapped */
-
-/* ---- per-thread state ---- */
 
 /* ---- workers ---- */
 

@@ -499,5 +499,3 @@ void op_rmmod(void)
 
 	outcome(OP_RMMOD, err, EXP(EAGAIN, EBUSY), "rmmod tapx");
 }
-
-/* A kind is covered once it has shown each outcome it must show. */

@@ -37,8 +37,7 @@ int nworkers = 4;
 unsigned int features;
 int prog_fd[4]; /* pass, drop, tx, redirect */
 const char *const prog_name[4] = { "xdp_pass", "xdp_drop", "xdp_tx",
-					  "xdp_redirect" };
-static volatile sig_atomic_t stop_flag;
+				   "xdp_redirect" };
 
 /* The defaults of --time and --seed: vmstress= and vmseed=. */
 static void cmdline_defaults(double *secs, uint64_t *seed, int *have_seed)

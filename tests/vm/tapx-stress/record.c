@@ -6,6 +6,7 @@
 #include "stress.h"
 
 char *bad_user;
+
 const char *const op_name[NR_OPS] = {
 	"write_stable", "read_stable", "write_churn", "read_churn",
 	"TUNSETIFF",    "TUNGETIFF",   "TUNSETPERSIST", "TUNSETOWNER",

@@ -59,7 +59,7 @@
 #define PI_SZ 4
 /* Headroom of a passed skb after eth_type_trans (256 + ETH_HLEN). */
 #define PASS_HEADROOM 270
-/* An address userspace may pass but is not mapped (see main). */
+/* Kernel memory: access_ok() refuses it. */
 #define BAD_KERNEL ((void *)0xffff888000000000UL)
 
 enum op {
@@ -155,6 +155,7 @@ extern int prog_fd[4]; /* pass, drop, tx, redirect */
 extern const char *const prog_name[4];
 
 /* record.c */
+/* An address userspace may pass but is not mapped (see main). */
 extern char *bad_user;
 extern const char *const op_name[NR_OPS];
 extern const int op_weight[NR_OPS];

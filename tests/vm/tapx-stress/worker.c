@@ -4,6 +4,7 @@
  */
 #include "stress.h"
 
+/* A kind is covered once it has shown each outcome it must show. */
 static int op_covered(int op)
 {
 	uint64_t ok = 0, exp = 0;

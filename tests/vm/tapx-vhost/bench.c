@@ -257,6 +257,7 @@ static double rx_bench(struct vnet **v, int nv, struct rx_source *src, long n)
 	return got == n && !bad ? (now_ns() - t0) / n : -1;
 }
 
+/* The bench's cells: name, what is timed, the program or policy. */
 enum cell_kind { CELL_TX, CELL_RX_STACK, CELL_RX_REDIRECT, CELL_G2G, CELL_TX2Q,
 		 CELL_RX2Q };
 enum cell_prog { PROG_NONE, PROG_PIN, PROG_GUARD, PROG_BRIDGE, PROG_FWD };

@@ -263,5 +263,3 @@ int policy_write(const char *path, const char *text)
 	fputs(text, f);
 	return fclose(f);
 }
-
-/* The bench's cells: name, what is timed, the program or policy. */
