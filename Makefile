@@ -12,7 +12,7 @@
 #                 vmprofile
 #   make vmtest-debug  the VM suite on a KASAN/kmemleak/lockdep kernel
 #   make fuzz-kmod [FUZZ_SECONDS=N] [FUZZ_SEED=N]  tapx's ABI fuzzer for N s
-#                 (default 600) on that kernel (tests/vm/tapx-fuzz.c)
+#                 (default 600) on that kernel (tests/vm/tapx-fuzz/)
 #   make vmbench / make vmprofile   the VM bench; a perf profile of a tapx
 #                 write path in the VM (tests/vm/profile.sh)
 #   make vmbench-ab AB=REV  tapx's write paths with this tree's module and

@@ -6,7 +6,7 @@
 # frame, and b/a. Kernel arguments: vmreps=N rounds (5), vmcount=N frames
 # per run (20000; 9000 B: a quarter), vmtapxsizes=L (64,1500,9000),
 # vmabrev=REV (named in the table).
-# vmabvhost=CELLS times tapx-vhost bench's cells (tests/vm/tapx-vhost.c)
+# vmabvhost=CELLS times tapx-vhost bench's cells (tests/vm/tapx-vhost/)
 # instead, at vmvhostsizes=L (64,1500) with vmvhostframes=N (8000): each
 # round loads a's or b's tapx.ko and tapx_tun.ko under vhost-net, so that
 # a change to the vhost-net paths is set against the revision before it
@@ -97,7 +97,7 @@ round() {
 	name=$1 ko=$2
 	insmod "$ko" || { bad "ab: insmod $ko"; return; }
 	for prog in xdp_drop xdp_pass; do
-		tapxt mk $X ab0 65521 >/dev/null && xdp_attach ab0 $prog ||
+		tapx-dev mk $X ab0 65521 >/dev/null && xdp_attach ab0 $prog ||
 			{ bad "ab: tap ab0 with $prog on $name"; continue; }
 		ip link set ab0 up
 		frames=0

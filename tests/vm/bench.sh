@@ -31,7 +31,7 @@ runs "bench: /dev/net/tapx exists" test -c $X
 runs "bench: /dev/net/tun exists" test -c $T
 bpftool prog loadall /bpf/xdp_basic.bpf.o $B pinmaps $BM
 
-# vhost-net, tapx-vhost playing the guests (tests/vm/tapx-vhost.c, cmd_bench):
+# vhost-net, tapx-vhost playing the guests (tests/vm/tapx-vhost/bench.c):
 # ns per frame of guest TX with XDP_DROP, xdp_pass, no program and the
 # guard (tap-accel, the guest's own addresses: every frame passes); guest
 # RX of frames the host stack sends into the tap and of frames redirected
@@ -141,8 +141,8 @@ fi
 
 # bench_taps N PROG: tun's bt<N> and tapx's bx<N>, PROG of xdp_basic on both
 bench_taps() {
-	runs "bench: create tun bt$1" tapxt mk $T bt$1 65521
-	runs "bench: create tapx bx$1" tapxt mk $X bx$1 65521
+	runs "bench: create tun bt$1" tapx-dev mk $T bt$1 65521
+	runs "bench: create tapx bx$1" tapx-dev mk $X bx$1 65521
 	runs "bench: $2 on bt$1" xdp_attach bt$1 $2
 	runs "bench: $2 on bx$1" xdp_attach bx$1 $2
 	snap bx$1

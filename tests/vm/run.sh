@@ -146,8 +146,8 @@ mkdir -p $R/bin $R/sbin $R/lib $R/lib64 $R/proc $R/sys $R/dev $R/tmp $R/run \
 	$R/modules $R/bpf $R/tests $R/etc $R/usr/bin
 
 # Static test programs: every tests/vm/*.c but the BPF ones and their
-# shared helper, built by tests/vm/Makefile (with liburing, for
-# tapx-bench's io_uring writer).
+# shared helper, and every tests/vm folder with a main.c, built by
+# tests/vm/Makefile (with liburing, for tapx-bench's io_uring writer).
 make -s -C "$HERE" OUT="$OUT" >/dev/null || fail "cannot build the test tools (make -C tests/vm)"
 for p in $(make -s -C "$HERE" OUT="$OUT" tools); do
 	cp "$OUT/$p" $R/bin/

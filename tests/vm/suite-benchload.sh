@@ -117,12 +117,12 @@ for m in vhost_net tapx_tun $bl_mods tapx; do
 	runs "benchload: rmmod $m" rmmod $m
 done
 runs "benchload: insmod tun again" insmod /modules/tun.ko
-for d in $bl_tuns; do runs "benchload: recreate tun $d" tapxt mk $T $d 65521; done
+for d in $bl_tuns; do runs "benchload: recreate tun $d" tapx-dev mk $T $d 65521; done
 
 [ -n "$bl_tun" ] || runs "benchload: rmmod tun" rmmod tun
 if [ -n "$bl_tapx" ]; then
 	runs "benchload: insmod tapx again" insmod /modules/tapx.ko
 	for n in $bl_devs; do
-		runs "benchload: tapx $n again" tapxt mk $X $n 65521
+		runs "benchload: tapx $n again" tapx-dev mk $X $n 65521
 	done
 fi
