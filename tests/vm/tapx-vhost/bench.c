@@ -2,7 +2,7 @@
 /*
  * tapx-vhost bench: ns per frame through vhost-net, one line a cell.
  */
-#include "icount.h"
+#include "../icount.h"
 #include "vhost.h"
 
 /* Frames in flight in a bench cell: fewer than the RX ring's buffers, and
