@@ -187,7 +187,7 @@ r = json.load(open(sys.argv[1]))
 assert [row["taps"] for row in r["scale"]["rows"]] == [1, 20]
 ' "$out/mb/results.json"
 
-# The scale table: the plane against a program and map set per tap. The
+# The scale table: taps bound to one policy through the CLI. The
 # figures are the machine's; what must hold anywhere is checked.
 "$BIN" --json --scale --taps 1,50 --singles 5 --out "$out/sc" \
 	>"$out/sc.json" 2>"$out/sc.err"
@@ -273,6 +273,6 @@ interrupt "Ctrl-C in the bench" "grep -q '^tap-accel-bench: [0-9]* cells' '$out/
 interrupt "Ctrl-C in the VM" 'pgrep -s "$sid" -f qemu-system >/dev/null' --out "$out/i2" -- \
 	--frames 500 --reps 1 --sizes 64 --programs xdp-drop-native --writers block
 BENCH_SCALE_TAPS=1,100 interrupt "Ctrl-C in the scale table" \
-	"grep -q 'a program and map set per tap' '$out/int.out'" --no-vm --out "$out/i3" -- \
+	"grep -q '100 taps: the plane' '$out/int.out'" --no-vm --out "$out/i3" -- \
 	--frames 500 --reps 1 --sizes 64 --programs xdp-drop-native --writers block
 finish
