@@ -59,6 +59,7 @@ OUT=${OUT:-$BUILD/bench/$stamp}
 mkdir -p "$OUT" || exit 1
 OUT=$(cd "$OUT" && pwd)
 start=$(date +%s)
+load0=$(cut -d' ' -f1-3 /proc/loadavg)
 
 say() { echo "bench: $*" >&2; }
 
@@ -299,7 +300,7 @@ esac
 fence() { # TITLE FILE: a section of results.md, FILE as it is
 	[ -s "$2" ] || return 0
 	printf '\n## %s\n\n```text\n' "$1"
-	cat "$2"
+	sed '/./,$!d' "$2"
 	printf '```\n'
 }
 {
@@ -315,6 +316,7 @@ fence() { # TITLE FILE: a section of results.md, FILE as it is
 	echo "| date | $(date -u -d "@$start" '+%Y-%m-%d %H:%M') UTC, $(($(date +%s) - start)) s, \`make bench$([ $mode = --full ] && echo " FULL=1")\` |"
 	echo "| machine | $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1), $(grep -c '^processor' /proc/cpuinfo) cores, $(awk '/^MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo) |"
 	echo "| kernel | Linux $(uname -r) ($(uname -v)) |"
+	echo "| load average | $load0 at the start, $(cut -d' ' -f1-3 /proc/loadavg) at the end (a busy host widens the spreads) |"
 	echo "| tree | $(git -C "$TOP" describe --always --dirty 2>/dev/null || echo "not a git checkout"), tap-accel $(cat "$TOP/VERSION") |"
 	echo "| tapx | $where |"
 	echo "| headline from | $from |"
