@@ -272,7 +272,7 @@ interrupt "Ctrl-C in the bench" "grep -q '^tap-accel-bench: [0-9]* cells' '$out/
 	--frames 50000 --reps 32 --sizes 64 --programs xdp-drop-native --writers block
 interrupt "Ctrl-C in the VM" 'pgrep -s "$sid" -f qemu-system >/dev/null' --out "$out/i2" -- \
 	--frames 500 --reps 1 --sizes 64 --programs xdp-drop-native --writers block
-BENCH_SCALE_TAPS=1,100 interrupt "Ctrl-C in the scale table" \
-	"grep -q '100 taps: the plane' '$out/int.out'" --no-vm --out "$out/i3" -- \
+BENCH_SCALE_TAPS=1,1000 interrupt "Ctrl-C in the scale table" \
+	"grep -q '^tap-accel-bench --scale: 1000 taps' '$out/int.out'" --no-vm --out "$out/i3" -- \
 	--frames 500 --reps 1 --sizes 64 --programs xdp-drop-native --writers block
 finish
