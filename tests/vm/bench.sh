@@ -6,12 +6,12 @@
 # against the write()-to-/dev/null floor and the copy floor (/dev/copyfloor:
 # the least a driver that copies each frame once can take per write).
 # Kernel arguments (VM_APPEND) that size or narrow the run:
-#   vmbenchreps=N vmbenchframes=N           tap-accel bench --reps/--frames
+#   vmbenchreps=N vmbenchframes=N           tap-accel-bench --reps/--frames
 #   vmbenchwriters=L vmbenchprograms=L vmbenchsizes=L   its comma lists
-#   vmbenchcsv=1 prints tap-accel bench's results.csv too (lines "csv,...")
+#   vmbenchcsv=1 prints tap-accel-bench's results.csv too (lines "csv,...")
 #   vmbenchfiles=1 prints its results folder as a gzipped tar in base64
 #     between "==== FILES BEGIN" and "==== FILES END" (mk/bench.sh)
-#   vmnotapaccel=1 skips tap-accel bench, vmnotapxbench=1 the tapx-bench runs
+#   vmnotapaccel=1 skips tap-accel-bench, vmnotapxbench=1 the tapx-bench runs
 #   vmreps=N vmcount=N size the tapx-bench runs (vmreps the vhost bench's too)
 #   vmtapxsizes=L the tapx-bench sizes (64,1500,9000)
 #   vmnovhostbench=1 skips the last part, the guests' traffic through
@@ -23,7 +23,7 @@
 insmod /modules/tun.ko
 insmod /modules/tapx.ko
 insmod /modules/copyfloor.ko
-# For tap-accel bench's tc ingress and bridge cells.
+# For tap-accel-bench's tc ingress and bridge cells.
 for m in llc stp bridge sch_ingress cls_bpf; do
 	insmod /modules/$m.ko || bad "bench: insmod $m"
 done
@@ -113,19 +113,19 @@ vhost_table() {
 		printf "%s", csv }' "$1" "$2"
 }
 
-if [ -x /bin/tap-accel ] && [ -z "${vmnotapaccel:-}" ]; then
+if [ -x /bin/tap-accel-bench ] && [ -z "${vmnotapaccel:-}" ]; then
 	args=
 	[ -n "${vmbenchreps:-}" ] && args="$args --reps $vmbenchreps"
 	[ -n "${vmbenchframes:-}" ] && args="$args --frames $vmbenchframes"
 	[ -n "${vmbenchwriters:-}" ] && args="$args --writers $vmbenchwriters"
 	[ -n "${vmbenchprograms:-}" ] && args="$args --programs $vmbenchprograms"
 	[ -n "${vmbenchsizes:-}" ] && args="$args --sizes $vmbenchsizes"
-	echo "--- tap-accel bench --vm$args"
+	echo "--- tap-accel-bench --vm$args"
 	# shellcheck disable=SC2086 # word splitting wanted
-	if tap-accel bench --vm --out /tmp/bench-results $args; then
-		good "bench: tap-accel bench --vm"
+	if tap-accel-bench --vm --out /tmp/bench-results $args; then
+		good "bench: tap-accel-bench --vm"
 	else
-		bad "bench: tap-accel bench --vm (exit $?)"
+		bad "bench: tap-accel-bench --vm (exit $?)"
 	fi
 	[ -n "${vmbenchcsv:-}" ] && sed 's/^/csv,/' /tmp/bench-results/results.csv
 	if [ -n "${vmbenchfiles:-}" ]; then

@@ -4,7 +4,7 @@
 # exactly that kernel, runs the suites in the guest and prints their results.
 #   tests/vm/run.sh           run the suites; exit non-zero on any failure or
 #                             on a WARN/BUG/oops/... in the guest's dmesg
-#   tests/vm/run.sh --bench   boot the same VM, run `tap-accel bench --vm`
+#   tests/vm/run.sh --bench   boot the same VM, run `tap-accel-bench --vm`
 #                             (if built) and the tapx-bench measurement
 #   tests/vm/run.sh --profile boot it and profile a tapx write path with
 #                             perf (tests/vm/profile.sh)
@@ -199,9 +199,9 @@ if [ -n "$pack_qemu" ]; then
 	mkdir -p "$R$(dirname "$acc")"
 	mv $R/bin/accel-tcg-x86_64.so "$R$acc"
 fi
-if [ -x "$BUILD/user/tap-accel" ]; then
-	copy_bin "$BUILD/user/tap-accel"
-fi
+for b in tap-accel tap-accel-bench; do
+	[ ! -x "$BUILD/user/$b" ] || copy_bin "$BUILD/user/$b"
+done
 # The in-kernel tests of the policy program, run again on this kernel.
 make -s -C "$TOP/tests/bpf" BUILD="$BUILD" >/dev/null && copy_bin "$BUILD/tests/bpf/bpf_test"
 flock -u 8
@@ -254,7 +254,7 @@ mkdir -p $R/mk/modprobe.d $R/user/adapters $R/user/completion $R/man
 cp "$TOP/mk/install.sh" $R/tests/install.sh
 cp "$TOP"/user/adapters/* $R/user/adapters/
 cp "$TOP/user/completion/tap-accel" $R/user/completion/
-cp "$TOP/man/tap-accel.8" $R/man/
+cp "$TOP/man/tap-accel.8" "$TOP/man/tap-accel-bench.8" $R/man/
 cp "$TOP/mk/modprobe.d/tapx.conf" $R/mk/modprobe.d/
 cp "$TOP/VERSION" $R/VERSION
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * bench.c - `tap-accel bench`: the matrix and the loop that times every
+ * bench.c - `tap-accel-bench`: the matrix and the loop that times every
  * cell.
  *
  * A cell writes the same frame into its program's writer tap: a warm-up,
@@ -651,7 +651,7 @@ static void choose_cpus(struct bench_run *run)
 	if (run->opts.cpu >= 0) {
 		if (!CPU_ISSET(run->opts.cpu, &set)) {
 			fprintf(stderr,
-				"tap-accel bench: CPU %d is not ours, not "
+				"tap-accel-bench: CPU %d is not ours, not "
 				"pinning\n",
 				run->opts.cpu);
 			return;
@@ -723,7 +723,7 @@ static int runner_init(struct runner *rn, struct bench_run *run)
 	rn->run = run;
 	rn->null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
 	if (rn->null_fd < 0) {
-		perror("tap-accel bench: /dev/null");
+		perror("tap-accel-bench: /dev/null");
 		return -1;
 	}
 	for (int s = 0; s < NR_SIZES; s++)
@@ -772,7 +772,7 @@ int bench_run(const struct bench_opts *o)
 	run->opts = *o;
 	describe_run(run);
 	if (env_enter_netns(why, sizeof(why))) {
-		fprintf(stderr, "tap-accel bench: %s\n", why);
+		fprintf(stderr, "tap-accel-bench: %s\n", why);
 		free(run);
 		return EXIT_SYSTEM;
 	}
@@ -791,7 +791,7 @@ int bench_run(const struct bench_opts *o)
 		return EXIT_SYSTEM;
 	}
 	fprintf(stderr,
-		"tap-accel bench: %d cells, %lu frames x %d reps, writer on "
+		"tap-accel-bench: %d cells, %lu frames x %d reps, writer on "
 		"CPU %d\n",
 		rn.total, run->opts.frames, run->opts.reps, run->writer_cpu);
 	rn.started = now_ns();

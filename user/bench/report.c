@@ -48,7 +48,7 @@ static void table_header(const struct bench_run *run, FILE *out)
 {
 	const struct bench_opts *o = &run->opts;
 
-	fprintf(out, "\ntap-accel bench: %s, %s, %s mode\n", run->kernel,
+	fprintf(out, "\ntap-accel-bench: %s, %s, %s mode\n", run->kernel,
 		run->started,
 		o->vm	  ? "vm"
 		: o->full ? "full"
@@ -577,7 +577,7 @@ static void write_chart_script(const struct bench_run *run, int cols,
 	fprintf(out,
 		"# gnuplot chart.gp  (re-plots chart.svg and chart.png from "
 		"chart.dat)\n"
-		"set title \"tap-accel bench: ns per frame written into a tap "
+		"set title \"tap-accel-bench: ns per frame written into a tap "
 		"(median, lower is better)\\n%s, %s\"\n"
 		"set datafile separator tab\n"
 		"set style data histograms\n"
@@ -605,7 +605,7 @@ static void write_headline_chart_script(const struct bench_run *run,
 	fprintf(out,
 		"# gnuplot chart.gp  (re-plots chart.svg and chart.png from "
 		"chart.dat)\n"
-		"set title \"tap-accel bench: stock tun%s, ns per frame "
+		"set title \"tap-accel-bench: stock tun%s, ns per frame "
 		"written into a tap (median, lower is better)\\n%s, %s, %s%s\"\n"
 		"set datafile separator tab\n"
 		"set style data histograms\n"
@@ -701,7 +701,7 @@ int report_files(const struct bench_run *run)
 		fclose(f);
 	}
 	fprintf(stderr,
-		"tap-accel bench: results in %s/ (results.csv, "
+		"tap-accel-bench: results in %s/ (results.csv, "
 		"results.json, table.txt%s)\n",
 		run->out_dir,
 		write_chart(run, run->out_dir) ? ", chart.svg, chart.png" : "");

@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
- * scale.h - `tap-accel bench --scale`: what a host of many taps pays for
- * them, in kernel memory and in time to bind, list and count them, with
- * the policy plane (one program, taps bound to a shared policy) beside a
- * program and map set of its own per tap.
+ * scale.h - `tap-accel-bench --scale`: what a host of many taps bound to
+ * one policy pays for them, in kernel memory and in time to bind, list and
+ * count them through the tap-accel CLI.
  */
 #ifndef TA_BENCH_SCALE_H
 #define TA_BENCH_SCALE_H
@@ -16,7 +15,6 @@
 struct scale_opts {
 	unsigned int taps[SCALE_MAX_ROWS]; /* a row per count, ascending */
 	int nr_rows;
-	unsigned int old_max;	 /* per-tap instances only up to this many taps */
 	unsigned int single_max; /* taps bound one call each, per row */
 	bool json, pretty;
 	const char *out_dir;
