@@ -791,6 +791,12 @@ def thousand_taps(h):
         for t in (1, 333, 1000):
             h.send(f"sent 7{t} tx 7{t} redirect 0 pass 0", f"m{t}", "--count", f"7{t}", "--dport", 7)
             h.send("sent 3 tx 0 redirect 0 pass 3", f"m{t}", "--count", 3, "--dport", 8)
+        # a writer's open reads every ref to free what none leads to:
+        # with 1000 bound it must free nothing (their counters, below)
+        t0 = time.monotonic()
+        h.expect(0, "", "clean")
+        print(f"# clean (a writer's open) with 1000 taps bound: {(time.monotonic() - t0) * 1000:.0f} ms")
+        c.check("1000 taps attached after it", 1000, count_lines(out(h.ta("status")), " attached$"))
         for t in (1, 333, 1000):
             h.stats_json(f"m{t}")
             c.check(f"m{t}: its own rule 0", f"7{t}", h.rule(0))
