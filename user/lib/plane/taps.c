@@ -979,8 +979,8 @@ int ta_taps_reclaim(struct ta_plane *pl, struct ta_reclaimed *r)
 	err = err ?: live_read(pl, l);
 	err = err ?: ta_hash_dump(pl->maps.ta_tap_info, TA_MAX_TAPS, sizeof(*ids),
 				  sizeof(struct ta_tap_info), (void **)&ids, NULL, &nr_ids);
-	err = err ?: ta_hash_dump(pl->maps.ta_counter_blocks, TA_MAX_COUNTER_BLOCKS,
-				  sizeof(*bases), sizeof(uint32_t), (void **)&bases, NULL, &nr_bases);
+	err = err ?: ta_hash_dump(pl->maps.ta_counter_blocks, TA_MAX_COUNTER_BLOCKS, sizeof(*bases),
+				  sizeof(uint32_t), (void **)&bases, NULL, &nr_bases);
 	if (err)
 		goto out;
 	for (uint32_t i = 0; i < nr_ids; i++)
