@@ -342,7 +342,8 @@ int ta_plane_open(struct ta_plane *pl, enum ta_plane_access how, bool *mounted,
 	/* under the lock: no other writer is in the middle of a binding */
 	if (!ret && how != TA_PLANE_READ && !pl->created &&
 	    (err = ta_taps_reclaim(pl, &pl->reclaimed)))
-		ret = ta_error_errno(e, err, "cannot free what killed writers left in %s", TA_PIN_ROOT);
+		ret = ta_error_errno(e, err, "cannot free what killed writers left in %s",
+				     TA_PIN_ROOT);
 	if (ret)
 		ta_plane_close(pl);
 	return ret;
