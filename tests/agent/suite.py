@@ -16,6 +16,7 @@ Ends with "N passed, N failed".
     python3 tests/agent/suite.py [PART...]    (--list: the parts)
 """
 import datetime
+import json
 import os
 import re
 import shutil
@@ -500,7 +501,11 @@ def storm():
     a.logged("watching %s" % NSW, r"^watching netns %s$" % NSW)
 
     def entries(m):
-        return run(["bpftool", "-j", "map", "dump", "pinned", ROOT + "/" + m]).out.count('"key"')
+        """Entries of the plane's map M (bpftool's dump: a list, one each)."""
+        try:
+            return len(json.loads(run(["bpftool", "-j", "map", "dump", "pinned", ROOT + "/" + m]).out))
+        except ValueError:
+            return -1
     before_objects = tap_accel_objects()
     before_blocks = entries("ta_counter_blocks")
     before_infos = entries("ta_tap_info")
@@ -591,6 +596,10 @@ def storm():
             "%s %s" % (st.count_bound(NSW, "st[0-9]+"), st.count_bound(NSW, "xx[0-9]+").split()[0]))
     t.check("no binding of a gone tap is left", "0", run(ta("--json", "status", "--all")).out.count('"state":"gone"'))
     t.check("their link pins too", base + 150, pins())
+    # what the killed agent was binding has no ref: the restart's first
+    # pass frees it, then every record is a binding's
+    a.until("after the restart: one tap record per binding, none left by the killed agent",
+            lambda: entries("ta_tap_info") == before_infos + 150)
     gone = len(a.grep(r"^unbound st[0-9]* \(netns %s\): its tap is gone$" % NSW))
     t.at_least("the restart unbound the gone taps it had bound (%d, %d pinned)" % (gone, expect_gone), expect_gone, gone)
     t.say("killed with %d of 180 bound; the restart unbound %d gone taps, bound %d more"
