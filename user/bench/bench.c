@@ -30,7 +30,6 @@
 #include "writers.h"
 #include "bpf/tap_accel.h"
 #include "lib/base/error.h"
-#include "lib/base/exit.h"
 
 /* At least this many frames per repetition, whatever the frame size. */
 #define MIN_FRAMES 1000
@@ -205,7 +204,7 @@ static void judge(struct cell *c)
 struct runner {
 	struct bench_run *run;
 	struct uring_writer *uring;
-	char uring_why[128];
+	struct ta_error uring_err; /* why there is no io_uring writer */
 	uint8_t *frame[NR_FRAMES][NR_SIZES];
 	int null_fd;
 	int copy_fd; /* /dev/copyfloor, or -1 */
@@ -243,7 +242,7 @@ static void progress(struct runner *rn, const struct cell *c)
 static void mark(struct cell *c, enum cell_status st, const char *why)
 {
 	c->status = st;
-	snprintf(c->why, sizeof(c->why), "%s", why);
+	snprintf(c->why, sizeof(c->why), "%.*s", (int)sizeof(c->why) - 1, why);
 }
 
 /* One cell while it runs; env is NULL for the floors. */
@@ -392,7 +391,7 @@ static bool cell_usable(struct runner *rn, struct cell *c)
 	if (c->status != CELL_PENDING)
 		return false;
 	if (c->writer == WR_URING && !rn->uring) {
-		mark(c, CELL_NA, rn->uring_why);
+		mark(c, CELL_NA, rn->uring_err.text);
 		progress(rn, c);
 		return false;
 	}
@@ -436,15 +435,15 @@ static bool program_planned(struct runner *rn, int d, int p)
  */
 static struct bench_env *open_program(struct runner *rn, int d, int p)
 {
-	char why[128];
-	struct bench_env *env = env_new(d, rn->run->opts.dev[d], p, why, sizeof(why));
+	struct ta_error e;
+	struct bench_env *env = env_new(d, rn->run->opts.dev[d], p, &e);
 
 	if (!env) {
-		mark_cells(rn, d, p, CELL_FAILED, why, true);
+		mark_cells(rn, d, p, CELL_FAILED, e.text, true);
 		return NULL;
 	}
-	if (env_attach(env, p, why, sizeof(why))) {
-		mark_cells(rn, d, p, CELL_NA, why, true);
+	if (env_attach(env, p, &e)) {
+		mark_cells(rn, d, p, CELL_NA, e.text, true);
 		env_free(env);
 		return NULL;
 	}
@@ -502,18 +501,18 @@ static void set_size(struct runner *rn, int s, bool ok[DRV_MAX][PROG_MAX],
 	for (int d = 0; d < DRV_MAX; d++)
 		for (int p = PROG_NONE; p < PROG_MAX; p++) {
 			struct bench_env *env = rn->env[d][p];
-			char why[128];
+			struct ta_error e;
 
 			ok[d][p] = env && !env_set_frame_size(
 						  env, bench_size[s],
-						  &mtu[d][p], why, sizeof(why));
+						  &mtu[d][p], &e);
 			if (env && !ok[d][p])
 				for (int w = 0; w < WR_MAX; w++) {
 					struct cell *c =
 						cell_at(rn->run, d, p, w, s);
 
 					if (c->status == CELL_PENDING) {
-						mark(c, CELL_NA, why);
+						mark(c, CELL_NA, e.text);
 						progress(rn, c);
 					}
 				}
@@ -723,16 +722,20 @@ static int runner_init(struct runner *rn, struct bench_run *run)
 	rn->run = run;
 	rn->null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
 	if (rn->null_fd < 0) {
+		int err = errno;
+
 		perror("tap-accel-bench: /dev/null");
-		return -1;
+		return -err;
 	}
 	for (int s = 0; s < NR_SIZES; s++)
 		for (int k = 0; k < NR_FRAMES; k++) {
 			rn->frame[k][s] = build_frame(bench_size[s], k);
-			if (!rn->frame[k][s])
-				return -1;
+			if (!rn->frame[k][s]) {
+				fprintf(stderr, "tap-accel-bench: out of memory\n");
+				return -ENOMEM;
+			}
 		}
-	rn->uring = uring_writer_new(rn->uring_why, sizeof(rn->uring_why));
+	rn->uring = uring_writer_new(&rn->uring_err);
 	return 0;
 }
 
@@ -763,18 +766,21 @@ int bench_run(const struct bench_opts *o)
 {
 	struct bench_run *run = calloc(1, sizeof(*run));
 	struct runner rn = {.null_fd = -1, .copy_fd = -1};
-	char why[128];
+	struct ta_error e;
 	double t0 = now_ns();
 	int rc;
 
-	if (!run)
-		return EXIT_SYSTEM;
+	if (!run) {
+		fprintf(stderr, "tap-accel-bench: out of memory\n");
+		return -ENOMEM;
+	}
 	run->opts = *o;
 	describe_run(run);
-	if (env_enter_netns(why, sizeof(why))) {
-		fprintf(stderr, "tap-accel-bench: %s\n", why);
+	rc = env_enter_netns(&e);
+	if (rc) {
+		fprintf(stderr, "tap-accel-bench: %s\n", e.text);
 		free(run);
-		return EXIT_SYSTEM;
+		return rc;
 	}
 	catch_signals();
 	choose_cpus(run);
@@ -785,10 +791,11 @@ int bench_run(const struct bench_opts *o)
 	 * writes never block anyway. */
 	rn.copy_fd = open("/dev/copyfloor", O_WRONLY | O_NONBLOCK | O_CLOEXEC);
 	plan_matrix(run, &rn);
-	if (runner_init(&rn, run)) {
+	rc = runner_init(&rn, run);
+	if (rc) {
 		runner_fini(&rn);
 		free(run);
-		return EXIT_SYSTEM;
+		return rc;
 	}
 	fprintf(stderr,
 		"tap-accel-bench: %d cells, %lu frames x %d reps, writer on "
@@ -804,11 +811,11 @@ int bench_run(const struct bench_opts *o)
 
 	report_table(run, run->opts.json ? stderr : stdout);
 	fflush(stdout);
-	rc = report_files(run) ? EXIT_SYSTEM : EXIT_OK;
+	rc = report_files(run) ? -EIO : 0;
 	if (run->opts.json)
 		report_json(run, stdout, run->opts.pretty);
 	if (interrupted)
-		rc = EXIT_SYSTEM;
+		rc = -EINTR;
 	free(run);
 	return rc;
 }

@@ -26,7 +26,8 @@
 #include "options.h"
 
 /* bench.c: run the matrix `o` describes, print and write the results.
- * EXIT_OK, or EXIT_SYSTEM if something failed or it was interrupted. */
+ * 0, or -errno if something failed (said on stderr) or it was
+ * interrupted (-EINTR). */
 int bench_run(const struct bench_opts *o);
 
 #endif /* TA_BENCH_H */

@@ -233,21 +233,21 @@ static int parse_one(int argc, char **argv, int *i, struct bench_cmdline *c)
 static int run_scale(const struct bench_cmdline *c)
 {
 	struct scale_opts o;
-	char err[160];
+	struct ta_error e;
 
 	if (c->programs || c->writers || c->sizes || c->drivers || c->vm || c->tapx_dev ||
 	    c->frames || c->reps || c->cpu >= 0 || c->frame)
 		return usage_error("--scale takes --taps, --singles, --full, --out and --json, "
 				   "not the matrix's options");
 	scale_opts_default(&o, c->full);
-	if (c->taps && scale_parse_taps(&o, c->taps, err, sizeof(err)))
-		return usage_error("%s", err);
+	if (c->taps && scale_parse_taps(&o, c->taps, &e))
+		return usage_error("%s", e.text);
 	if (c->singles >= 0)
 		o.single_max = c->singles;
 	o.json = c->json;
 	o.pretty = c->pretty;
 	o.out_dir = c->out;
-	return scale_run(&o);
+	return scale_run(&o) ? EXIT_SYSTEM : EXIT_OK;
 }
 
 static int run_matrix(const struct bench_cmdline *c)
@@ -260,7 +260,7 @@ static int run_matrix(const struct bench_cmdline *c)
 		.quick = c->quick, .full = c->full, .vm = c->vm, .json = c->json,
 		.pretty = c->pretty, .out_dir = c->out, .cpu = (int)c->cpu,
 	};
-	char err[160];
+	struct ta_error e;
 
 	if (c->taps || c->singles >= 0)
 		return usage_error("--taps and --singles go with --scale");
@@ -272,9 +272,9 @@ static int run_matrix(const struct bench_cmdline *c)
 		o.dev[DRV_TAPX] = c->tapx_dev;
 	if (o.quick && o.full)
 		return usage_error("--quick and --full exclude each other");
-	if (bench_opts_finish(&o, &a, err, sizeof(err)))
-		return usage_error("%s", err);
-	return bench_run(&o);
+	if (bench_opts_finish(&o, &a, &e))
+		return usage_error("%s", e.text);
+	return bench_run(&o) ? EXIT_SYSTEM : EXIT_OK;
 }
 
 static int print_libbpf(enum libbpf_print_level level, const char *fmt, va_list ap)

@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/base/error.h"
+
 enum bench_driver { DRV_TUN, DRV_TAPX, DRV_MAX };
 
 /* Rows of the table, in print order. FLOOR is write() to /dev/null. */
@@ -111,7 +113,7 @@ static inline bool forward_prog(int p)
 /* options.c: the index of `name` in names[n], or -1. */
 int bench_name_index(const char *name, const char *const *names, int n);
 /* The matrix of the mode `o` is in (quick, full, vm), narrowed by `a`.
- * 0, or -1 with the error in err. */
-int bench_opts_finish(struct bench_opts *o, const struct bench_args *a, char *err, size_t errlen);
+ * 0, or -errno with the error in e. */
+int bench_opts_finish(struct bench_opts *o, const struct bench_args *a, struct ta_error *e);
 
 #endif /* TA_BENCH_OPTIONS_H */

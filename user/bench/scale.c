@@ -189,29 +189,25 @@ static struct mem mem_settled(void)
 /* ---- the namespace and its taps ----------------------------------------- */
 
 /* A network namespace and a bpffs of our own (see the top of the file). */
-static int enter_private(char *why, size_t len)
+static int enter_private(struct ta_error *e)
 {
-	if (unshare(CLONE_NEWNS) < 0) {
-		snprintf(why, len, "unshare(CLONE_NEWNS): %s (needs root)", strerror(errno));
-		return -1;
-	}
+	if (unshare(CLONE_NEWNS) < 0)
+		return ta_error_system(e, errno, "unshare(CLONE_NEWNS): %s (needs root)",
+				       strerror(errno));
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
-	    mount("bpf", TA_BPFFS, "bpf", 0, "mode=0700") < 0) {
-		snprintf(why, len, "a private bpffs on %s: %s", TA_BPFFS, strerror(errno));
-		return -1;
-	}
-	return env_enter_netns(why, len);
+	    mount("bpf", TA_BPFFS, "bpf", 0, "mode=0700") < 0)
+		return ta_error_system(e, errno, "a private bpffs on %s: %s", TA_BPFFS,
+				       strerror(errno));
+	return env_enter_netns(e);
 }
 
 /* Taps sc1..scN, persistent and up; the namespace takes them when it goes. */
-static int taps_create(struct scale *s, unsigned int n, char *why, size_t len)
+static int taps_create(struct scale *s, unsigned int n, struct ta_error *e)
 {
 	int sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 
-	if (sock < 0) {
-		snprintf(why, len, "socket: %s", strerror(errno));
-		return -1;
-	}
+	if (sock < 0)
+		return ta_error_system(e, errno, "socket: %s", strerror(errno));
 	for (; s->nr_taps < n; s->nr_taps++) {
 		struct ifreq ifr = { .ifr_flags = IFF_TAP | IFF_NO_PI };
 		int fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC), err = 0;
@@ -225,9 +221,8 @@ static int taps_create(struct scale *s, unsigned int n, char *why, size_t len)
 			     (ifr.ifr_flags |= IFF_UP, ioctl(sock, SIOCSIFFLAGS, &ifr))))
 			err = errno;
 		if (err) {
-			snprintf(why, len, "tap %s: %s", ifr.ifr_name, strerror(err));
 			close(sock);
-			return -1;
+			return ta_error_system(e, err, "tap %s: %s", ifr.ifr_name, strerror(err));
 		}
 		snprintf(s->names[s->nr_taps], IFNAMSIZ, "%s", ifr.ifr_name);
 	}
@@ -240,13 +235,13 @@ static int taps_create(struct scale *s, unsigned int n, char *why, size_t len)
 /*
  * Run tap-accel with `args` (NULL-terminated, without argv[0]); its wall
  * time from fork to exit in *secs. Its stdout goes to *out (NUL-ended,
- * the caller frees) when out is not NULL. 0, or -1 with its stderr in why.
+ * the caller frees) when out is not NULL. 0, or -errno with its stderr in e.
  */
 static int cli(const struct scale *s, const char *const *args, char **out, double *secs,
-	       char *why, size_t len)
+	       struct ta_error *e)
 {
 	int fd_out = memfd_create("scale-out", MFD_CLOEXEC), fd_err = memfd_create("scale-err", MFD_CLOEXEC);
-	int status = -1, nargs = 0, ret = -1;
+	int status = -1, nargs = 0, ret;
 	const char **argv;
 	double t0;
 	off_t size;
@@ -256,7 +251,9 @@ static int cli(const struct scale *s, const char *const *args, char **out, doubl
 		nargs++;
 	argv = calloc(nargs + 2, sizeof(*argv));
 	if (fd_out < 0 || fd_err < 0 || !argv) {
-		snprintf(why, len, "cannot run tap-accel: %s", strerror(errno ? errno : ENOMEM));
+		int err = errno ? errno : ENOMEM;
+
+		ret = ta_error_system(e, err, "cannot run tap-accel: %s", strerror(err));
 		goto out;
 	}
 	argv[0] = s->exe;
@@ -270,7 +267,7 @@ static int cli(const struct scale *s, const char *const *args, char **out, doubl
 		_exit(127);
 	}
 	if (pid < 0 || waitpid(pid, &status, 0) < 0) {
-		snprintf(why, len, "cannot run tap-accel: %s", strerror(errno));
+		ret = ta_error_system(e, errno, "cannot run tap-accel: %s", strerror(errno));
 		goto out;
 	}
 	*secs = now_s() - t0;
@@ -280,7 +277,8 @@ static int cli(const struct scale *s, const char *const *args, char **out, doubl
 
 		text[n > 0 ? n : 0] = '\0';
 		text[strcspn(text, "\n")] = '\0';
-		snprintf(why, len, "tap-accel %s ...: %s", args[0], text[0] ? text : "failed");
+		ret = ta_error_system(e, EIO, "tap-accel %s ...: %s", args[0],
+				      text[0] ? text : "failed");
 		goto out;
 	}
 	ret = 0;
@@ -289,10 +287,9 @@ static int cli(const struct scale *s, const char *const *args, char **out, doubl
 	size = lseek(fd_out, 0, SEEK_END);
 	*out = malloc(size + 1);
 	if (!*out || pread(fd_out, *out, size, 0) != size) {
-		snprintf(why, len, "cannot read tap-accel's output");
+		ret = ta_error_system(e, *out ? EIO : ENOMEM, "cannot read tap-accel's output");
 		free(*out);
 		*out = NULL;
-		ret = -1;
 		goto out;
 	}
 	(*out)[size] = '\0';
@@ -307,15 +304,13 @@ out:
 
 /* tap-accel VERB [taps first..first+n-1] [--policy POLICY]. */
 static int cli_taps(const struct scale *s, const char *verb, unsigned int first, unsigned int n,
-		    bool policy, double *secs, char *why, size_t len)
+		    bool policy, double *secs, struct ta_error *e)
 {
 	const char **args = calloc(n + 4, sizeof(*args));
 	int i = 0, ret;
 
-	if (!args) {
-		snprintf(why, len, "out of memory");
-		return -1;
-	}
+	if (!args)
+		return ta_error_system(e, ENOMEM, "out of memory");
 	args[i++] = verb;
 	for (unsigned int t = first; t < first + n; t++)
 		args[i++] = s->names[t];
@@ -323,7 +318,7 @@ static int cli_taps(const struct scale *s, const char *verb, unsigned int first,
 		args[i++] = "--policy";
 		args[i++] = POLICY;
 	}
-	ret = cli(s, args, NULL, secs, why, len);
+	ret = cli(s, args, NULL, secs, e);
 	free(args);
 	return ret;
 }
@@ -341,48 +336,46 @@ static unsigned int count_of(const char *text, const char *what)
  * The tap-accel CLI the operator runs: the one beside this program
  * (build/user/, or where make install and the package put both).
  */
-static int find_cli(char *path, size_t size, char *why, size_t len)
+static int find_cli(char *path, size_t size, struct ta_error *e)
 {
 	char self[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 
-	if (n <= 0) {
-		snprintf(why, len, "/proc/self/exe: %s", strerror(errno));
-		return -1;
-	}
+	if (n <= 0)
+		return ta_error_system(e, errno, "/proc/self/exe: %s", strerror(errno));
 	self[n] = '\0';
 	snprintf(path, size, "%s/tap-accel", dirname(self));
-	if (access(path, X_OK)) {
-		snprintf(why, len, "%.200s: %s (the scale table runs the tap-accel beside "
-			 "tap-accel-bench: make builds both, make install installs both)",
-			 path, strerror(errno));
-		return -1;
-	}
+	if (access(path, X_OK))
+		return ta_error_system(e, errno,
+				       "%.200s: %s (the scale table runs the tap-accel beside "
+				       "tap-accel-bench: make builds both, make install installs "
+				       "both)",
+				       path, strerror(errno));
 	return 0;
 }
 
 /* ---- the policy plane --------------------------------------------------- */
 
-static int measure_start(struct scale *s, char *why, size_t len)
+static int measure_start(struct scale *s, struct ta_error *e)
 {
 	static const char *const version[] = { "--version", NULL };
 	double t[STARTS];
 
 	for (int i = 0; i < STARTS; i++)
-		if (cli(s, version, NULL, &t[i], why, len))
-			return -1;
+		if (cli(s, version, NULL, &t[i], e))
+			return -e->err;
 	qsort(t, STARTS, sizeof(*t), cmp_double);
 	s->start_ms = t[STARTS / 2] * 1e3;
 	return 0;
 }
 
-static int load_policy(struct scale *s, char *why, size_t len)
+static int load_policy(struct scale *s, struct ta_error *e)
 {
 	const char *args[] = { "policy", "load", POLICY, s->policy_file, NULL };
 	struct mem before = mem_settled(), after;
 
-	if (cli(s, args, NULL, &s->plane_s, why, len))
-		return -1;
+	if (cli(s, args, NULL, &s->plane_s, e))
+		return -e->err;
 	after = mem_now();
 	s->plane_memlock = after.memlock - before.memlock;
 	s->plane_avail = before.avail - after.avail;
@@ -390,40 +383,37 @@ static int load_policy(struct scale *s, char *why, size_t len)
 }
 
 /* Every one of the row's taps bound, and nothing else. */
-static int check_status(const struct scale *s, unsigned int n, double *secs, char *why,
-			size_t len)
+static int check_status(const struct scale *s, unsigned int n, double *secs,
+			struct ta_error *e)
 {
 	static const char *const args[] = { "--json", "status", NULL };
 	char *text = NULL;
 	unsigned int bound;
 
-	if (cli(s, args, &text, secs, why, len))
-		return -1;
+	if (cli(s, args, &text, secs, e))
+		return -e->err;
 	bound = count_of(text, "\"policy\":\"" POLICY "\"");
 	free(text);
-	if (bound != n) {
-		snprintf(why, len, "status lists %u taps bound to %s, not %u", bound, POLICY, n);
-		return -1;
-	}
+	if (bound != n)
+		return ta_error_system(e, EIO, "status lists %u taps bound to %s, not %u", bound,
+				       POLICY, n);
 	return 0;
 }
 
-static int measure_singles(const struct scale *s, struct scale_row *r, char *why, size_t len)
+static int measure_singles(const struct scale *s, struct scale_row *r, struct ta_error *e)
 {
 	unsigned int k = r->taps < s->o->single_max ? r->taps : s->o->single_max;
 	unsigned int first = r->taps - k;
 	double *t = calloc(k, sizeof(*t)), secs;
-	int ret = -1;
+	int ret;
 
-	if (!t) {
-		snprintf(why, len, "out of memory");
-		return -1;
-	}
-	if (k && cli_taps(s, "detach", first, k, false, &secs, why, len))
+	if (!t)
+		return ta_error_system(e, ENOMEM, "out of memory");
+	ret = k ? cli_taps(s, "detach", first, k, false, &secs, e) : 0;
+	for (unsigned int i = 0; !ret && i < k; i++)
+		ret = cli_taps(s, "attach", first + i, 1, true, &t[i], e);
+	if (ret)
 		goto out;
-	for (unsigned int i = 0; i < k; i++)
-		if (cli_taps(s, "attach", first + i, 1, true, &t[i], why, len))
-			goto out;
 	qsort(t, k, sizeof(*t), cmp_double);
 	r->singles = k;
 	r->single_ms = k ? (k % 2 ? t[k / 2] : (t[k / 2 - 1] + t[k / 2]) / 2) * 1e3 : NAN;
@@ -434,21 +424,21 @@ out:
 	return ret;
 }
 
-static int measure_plane(struct scale *s, struct scale_row *r, char *why, size_t len)
+static int measure_plane(struct scale *s, struct scale_row *r, struct ta_error *e)
 {
 	static const char *const stats[] = { "stats", NULL };
 	unsigned int n = r->taps;
 	struct mem before = mem_settled(), bound;
 
-	if (cli_taps(s, "attach", 0, n, true, &r->bind_all_s, why, len))
-		return -1;
+	if (cli_taps(s, "attach", 0, n, true, &r->bind_all_s, e))
+		return -e->err;
 	bound = mem_now();
 	r->memlock_tap = (double)(bound.memlock - before.memlock) / n;
 	r->avail_tap = n >= AVAIL_MIN_TAPS ? (double)(before.avail - bound.avail) / n : NAN;
-	if (measure_singles(s, r, why, len) || check_status(s, n, &r->status_s, why, len) ||
-	    cli(s, (const char *const *)stats, NULL, &r->stats_s, why, len) ||
-	    cli_taps(s, "detach", 0, n, false, &r->unbind_all_s, why, len))
-		return -1;
+	if (measure_singles(s, r, e) || check_status(s, n, &r->status_s, e) ||
+	    cli(s, (const char *const *)stats, NULL, &r->stats_s, e) ||
+	    cli_taps(s, "detach", 0, n, false, &r->unbind_all_s, e))
+		return -e->err;
 	r->left_memlock = bpf_memlock() - before.memlock;
 	r->plane_ran = true;
 	return 0;
@@ -809,7 +799,7 @@ void scale_opts_default(struct scale_opts *o, bool full)
 	o->single_max = full ? SCALE_MAX_TAPS : 100;
 }
 
-int scale_parse_taps(struct scale_opts *o, const char *list, char *err, size_t len)
+int scale_parse_taps(struct scale_opts *o, const char *list, struct ta_error *e)
 {
 	const char *p = list;
 
@@ -820,60 +810,68 @@ int scale_parse_taps(struct scale_opts *o, const char *list, char *err, size_t l
 
 		if (end == p || (*end && *end != ',') || n < 1 || n > SCALE_MAX_TAPS ||
 		    (o->nr_rows && n <= o->taps[o->nr_rows - 1])) {
-			snprintf(err, len,
-				 "--taps '%s': tap counts from 1 to %d, ascending, comma-separated",
-				 list, SCALE_MAX_TAPS);
-			return -1;
+			return ta_error_input(e, EINVAL,
+					      "--taps '%s': tap counts from 1 to %d, ascending, "
+					      "comma-separated",
+					      list, SCALE_MAX_TAPS);
 		}
-		if (o->nr_rows == SCALE_MAX_ROWS) {
-			snprintf(err, len, "--taps: at most %d counts", SCALE_MAX_ROWS);
-			return -1;
-		}
+		if (o->nr_rows == SCALE_MAX_ROWS)
+			return ta_error_input(e, EINVAL, "--taps: at most %d counts",
+					      SCALE_MAX_ROWS);
 		o->taps[o->nr_rows++] = n;
 		p = *end ? end + 1 : end;
 	}
-	if (!o->nr_rows) {
-		snprintf(err, len, "--taps: no tap count given");
-		return -1;
-	}
+	if (!o->nr_rows)
+		return ta_error_input(e, EINVAL, "--taps: no tap count given");
 	return 0;
 }
 
-static int write_policy_file(struct scale *s, char *why, size_t len)
+static int write_policy_file(struct scale *s, struct ta_error *e)
 {
 	int fd;
 
 	snprintf(s->policy_file, sizeof(s->policy_file), "/tmp/tap-accel-scale-XXXXXX");
 	fd = mkstemp(s->policy_file);
 	if (fd < 0 || write(fd, policy_text, strlen(policy_text)) != (ssize_t)strlen(policy_text)) {
-		snprintf(why, len, "%s: %s", s->policy_file, strerror(errno));
+		int err = ta_error_system(e, errno ? errno : EIO, "%s: %s", s->policy_file,
+					  strerror(errno));
+
 		if (fd >= 0) {
 			close(fd);
 			unlink(s->policy_file);
 		}
 		s->policy_file[0] = '\0';
-		return -1;
+		return err;
 	}
 	close(fd);
 	return 0;
 }
 
-static int measure(struct scale *s, char *why, size_t len)
+static int measure(struct scale *s, struct ta_error *e)
 {
 	const struct scale_opts *o = s->o;
 	unsigned int most = o->taps[o->nr_rows - 1];
 
+	int err;
+
 	fprintf(stderr, "tap-accel-bench --scale: %u taps\n", most);
-	if (taps_create(s, most, why, len) || write_policy_file(s, why, len) ||
-	    measure_start(s, why, len) || load_policy(s, why, len))
-		return -1;
+	err = taps_create(s, most, e);
+	if (!err)
+		err = write_policy_file(s, e);
+	if (!err)
+		err = measure_start(s, e);
+	if (!err)
+		err = load_policy(s, e);
+	if (err)
+		return err;
 	for (int i = 0; i < o->nr_rows; i++) {
 		struct scale_row *r = &s->rows[i];
 
 		r->taps = o->taps[i];
 		fprintf(stderr, "[%d/%d] %u taps: the plane\n", i + 1, o->nr_rows, r->taps);
-		if (measure_plane(s, r, why, len))
-			return -1;
+		err = measure_plane(s, r, e);
+		if (err)
+			return err;
 	}
 	return 0;
 }
@@ -881,10 +879,10 @@ static int measure(struct scale *s, char *why, size_t len)
 int scale_run(const struct scale_opts *o)
 {
 	struct scale *s = calloc(1, sizeof(*s));
-	char why[320] = "";
+	struct ta_error e = {0};
 	struct utsname u;
 	time_t t = time(NULL);
-	int ret = 2;
+	int ret = -ENOMEM;
 
 	if (!s || !(s->names = calloc(o->taps[o->nr_rows - 1], IFNAMSIZ))) {
 		fprintf(stderr, "tap-accel-bench: out of memory\n");
@@ -895,18 +893,15 @@ int scale_run(const struct scale_opts *o)
 	uname(&u);
 	snprintf(s->kernel, sizeof(s->kernel), "Linux %s", u.release);
 	strftime(s->started, sizeof(s->started), "%Y-%m-%d %H:%M:%S", gmtime(&t));
-	if (find_cli(s->exe, sizeof(s->exe), why, sizeof(why))) {
-		fprintf(stderr, "tap-accel-bench --scale: %s\n", why);
-		goto out;
-	}
-	if (enter_private(why, sizeof(why)) || measure(s, why, sizeof(why))) {
-		fprintf(stderr, "tap-accel-bench --scale: %s\n", why);
+	if (find_cli(s->exe, sizeof(s->exe), &e) || enter_private(&e) || measure(s, &e)) {
+		fprintf(stderr, "tap-accel-bench --scale: %s\n", e.text);
+		ret = -e.err;
 		goto out;
 	}
 	print_table(s, o->json ? stderr : stdout);
 	if (o->json)
 		write_json(s, stdout, o->pretty);
-	ret = write_files(s) ? 2 : 0;
+	ret = write_files(s) ? -EIO : 0;
 out:
 	if (s && s->policy_file[0])
 		unlink(s->policy_file);

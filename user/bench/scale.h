@@ -9,6 +9,8 @@
 
 #include <stdbool.h>
 
+#include "lib/base/error.h"
+
 #define SCALE_MAX_ROWS 8
 #define SCALE_MAX_TAPS 16384
 
@@ -22,11 +24,11 @@ struct scale_opts {
 
 /* The default rows: 1, 100, 1000 (quick) or 1, 100, 1000, 4096 (full). */
 void scale_opts_default(struct scale_opts *o, bool full);
-/* "1,100,1000" into o->taps. 0, or -1 with the error in err. */
-int scale_parse_taps(struct scale_opts *o, const char *list, char *err, size_t len);
+/* "1,100,1000" into o->taps. 0, or -EINVAL with the error in e. */
+int scale_parse_taps(struct scale_opts *o, const char *list, struct ta_error *e);
 
 /* Measure, print the table (stderr with --json, which puts the JSON on
- * stdout) and write the results folder. EXIT_OK or an exit code. */
+ * stdout) and write the results folder. 0, or -errno said on stderr. */
 int scale_run(const struct scale_opts *o);
 
 #endif /* TA_BENCH_SCALE_H */
