@@ -8,7 +8,8 @@
  * without it icount_on() is false and icount_end() returns -1.
  * A cell pinned to one CPU reads that vCPU's count (icount_of()): the
  * other vCPU's housekeeping, whose count grows with the run's wall time,
- * stays out of it.
+ * stays out of it. The markers, struct icount and icount_of() are the
+ * protocol's, shared with tap-accel-bench (user/bench/icount_proto.h).
  */
 #ifndef TAPX_ICOUNT_H
 #define TAPX_ICOUNT_H

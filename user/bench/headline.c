@@ -185,6 +185,14 @@ void headline_table(const struct bench_run *run, FILE *out)
 		     "writes one per nonblocking write()\n");
 }
 
+/* ",VALUE" to `decimals` places, or an empty field for 0 (not measured). */
+static void csv_num(FILE *out, int decimals, double v)
+{
+	fputc(',', out);
+	if (v)
+		fprintf(out, "%.*f", decimals, v);
+}
+
 void headline_csv(const struct bench_run *run, FILE *out)
 {
 	struct headline_values v;
@@ -209,32 +217,14 @@ void headline_csv(const struct bench_run *run, FILE *out)
 					v.spread[d]);
 			else
 				fprintf(out, ",,");
-		if (v.ratio)
-			fprintf(out, ",%.3f", v.ratio);
-		else
-			fprintf(out, ",");
-		if (v.floor)
-			fprintf(out, ",%.1f", v.floor);
-		else
-			fprintf(out, ",");
+		csv_num(out, 3, v.ratio);
+		csv_num(out, 1, v.floor);
 		for (int d = 0; d < DRV_MAX; d++)
-			if (v.x_floor[d])
-				fprintf(out, ",%.3f", v.x_floor[d]);
-			else
-				fprintf(out, ",");
-		if (v.copy)
-			fprintf(out, ",%.1f", v.copy);
-		else
-			fprintf(out, ",");
+			csv_num(out, 3, v.x_floor[d]);
+		csv_num(out, 1, v.copy);
 		for (int d = 0; d < DRV_MAX; d++)
-			if (v.insns[d])
-				fprintf(out, ",%.1f", v.insns[d]);
-			else
-				fprintf(out, ",");
-		if (v.insns_ratio)
-			fprintf(out, ",%.4f", v.insns_ratio);
-		else
-			fprintf(out, ",");
+			csv_num(out, 1, v.insns[d]);
+		csv_num(out, 4, v.insns_ratio);
 		fputc('\n', out);
 	}
 }

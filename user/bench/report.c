@@ -388,6 +388,17 @@ static void json_counts(struct json_writer *jw, const struct cell *c)
 	jw_object_end(jw);
 }
 
+/* One figure per repetition. */
+static void json_reps(struct json_writer *jw, const char *key,
+		      const double *v, int reps)
+{
+	jw_key(jw, key);
+	jw_array_begin(jw);
+	for (int r = 0; r < reps; r++)
+		jw_double(jw, v[r]);
+	jw_array_end(jw);
+}
+
 static void json_cell(struct json_writer *jw, const struct bench_run *run,
 		      const struct cell *c)
 {
@@ -413,16 +424,8 @@ static void json_cell(struct json_writer *jw, const struct bench_run *run,
 	jw_kv_u64(jw, "reps", c->reps);
 	if (c->mtu)
 		jw_kv_u64(jw, "mtu", c->mtu);
-	jw_key(jw, "ns_per_frame");
-	jw_array_begin(jw);
-	for (int r = 0; r < c->reps; r++)
-		jw_double(jw, c->ns[r]);
-	jw_array_end(jw);
-	jw_key(jw, "wall_ns_per_frame");
-	jw_array_begin(jw);
-	for (int i = 0; i < c->reps; i++)
-		jw_double(jw, c->wall_ns[i]);
-	jw_array_end(jw);
+	json_reps(jw, "ns_per_frame", c->ns, c->reps);
+	json_reps(jw, "wall_ns_per_frame", c->wall_ns, c->reps);
 	jw_kv_double(jw, "median_ns", c->median);
 	jw_kv_double(jw, "median_wall_ns", c->median_wall);
 	jw_kv_double(jw, "min_ns", c->min);
@@ -432,11 +435,7 @@ static void json_cell(struct json_writer *jw, const struct bench_run *run,
 		const struct cell *t =
 			tun_cell(run, c->prog, c->writer, c->size_idx);
 
-		jw_key(jw, "insns_per_frame_reps");
-		jw_array_begin(jw);
-		for (int r = 0; r < c->reps; r++)
-			jw_double(jw, c->insns[r]);
-		jw_array_end(jw);
+		json_reps(jw, "insns_per_frame_reps", c->insns, c->reps);
 		jw_kv_double(jw, "insns_per_frame", c->median_insns);
 		if (c->driver == DRV_TAPX && cell_insns(t) && cell_insns(c))
 			jw_kv_double(jw, "tapx_per_tun_insns",
