@@ -112,28 +112,41 @@ tapx_ko() {
 }
 
 # The vhost-net rows of the headline, from the VM's "vhost,CELL,SIZE,TUN,TAPX"
-# lines (tests/vm/bench.sh, the minimum of its rounds), appended to DIR's
-# headline.txt, headline.csv and chart.dat.
+# lines (tests/vm/bench.sh, the minimum of its rounds; with the instruction
+# counter also ",TUN_INSNS,TAPX_INSNS"), appended to DIR's headline.txt,
+# headline.csv and chart.dat.
 vhost_headline() {
 	[ -s "$1/vhost.csv" ] || return 0
+	insns=$(awk -F, 'NF >= 7 { print "yes"; exit }' "$1/vhost.csv")
 	{
 		echo
 		echo "vhost-net: ns per guest frame through vhost-net, tun.ko and tapx.ko swapped"
 		echo "each round (minimum of the rounds; PASS with no program; the guard passes all)"
-		printf '%-37s %-8s %13s %13s %8s\n' "" "" tun tapx tapx/tun
+		[ -z "$insns" ] || echo "and guest instructions per frame (insn)"
+		printf '%-37s %-8s %13s %13s %8s' "" "" tun tapx tapx/tun
+		[ -z "$insns" ] || printf ' %10s %10s %8s' "tun insn" "tapx insn" "insn x/t"
+		echo
 	} >>"$1/headline.txt"
 	awk -F, -v dir="$1" '
-	function row(cell, size, key, label,   k, t, x) {
+	function row(cell, size, key, label,   k, t, x, ti, xi, ir) {
 		k = cell "," size
 		if (!(k in tun)) return
-		t = tun[k]; x = tapx[k]
-		printf "%-37s %-8s %13d %13d %8.2f\n", label, "vhost", t, x,
+		t = tun[k]; x = tapx[k]; ti = tuni[k]; xi = tapxi[k]
+		ir = ti && xi ? xi / ti : 0
+		printf "%-37s %-8s %13d %13d %8.2f", label, "vhost", t, x,
 			t ? x / t : 0 >>(dir "/headline.txt")
-		printf "%s,\"%s\",vhost,%d,%s,%s,%d,,%d,,%.3f,,,,\n", key, label,
+		if (ti || xi)
+			printf " %10.1f %10.1f %8.2f", ti, xi, ir >>(dir "/headline.txt")
+		printf "\n" >>(dir "/headline.txt")
+		printf "%s,\"%s\",vhost,%d,%s,%s,%d,,%d,,%.3f,,,,", key, label,
 			size, cell, cell, t, x, t ? x / t : 0 >>(dir "/headline.csv")
+		if (ti || xi)
+			printf ",%.1f,%.1f,%.4f\n", ti, xi, ir >>(dir "/headline.csv")
+		else
+			printf ",,,\n" >>(dir "/headline.csv")
 		printf "%s\t%d\t%d\n", label, t, x >>(dir "/chart.dat")
 	}
-	{ tun[$2 "," $3] = $4; tapx[$2 "," $3] = $5 }
+	{ tun[$2 "," $3] = $4; tapx[$2 "," $3] = $5; tuni[$2 "," $3] = $6; tapxi[$2 "," $3] = $7 }
 	END {
 		row("tx-drop", 64, "vhost-tx-drop", "vhost: guest TX, XDP_DROP")
 		row("tx-drop", 1500, "vhost-tx-drop-1500", "vhost: guest TX, XDP_DROP, 1500 B")

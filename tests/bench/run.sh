@@ -84,6 +84,18 @@ while IFS= read -r line; do
 	*) bad "${line#fail }" ;;
 	esac
 done <"$out/cells"
+# Outside a QEMU guest with the instruction counter: no count, no column.
+c_insns=$(col insns_per_frame)
+runs "results.csv has the instruction columns" test -n "$c_insns"
+runs "no instruction count outside a QEMU guest (results.csv)" \
+	sh -c "tail -n +2 '$csv' | sed 's/\"[^\"]*\"//g' | cut -d, -f'$c_insns' | grep -q . && exit 1 || exit 0"
+runs "no instruction column in the table outside a QEMU guest" \
+	sh -c "! grep -q 'insn' '$out/table'"
+"$BIN" --icount /nonexistent/port --programs none --sizes 64 --frames 100 --reps 1 \
+	--out "$out/ic" >/dev/null 2>"$out/icount-err"
+runs "--icount on a missing port fails (exit 2)" test $? -eq 2
+runs "--icount on a missing port names it and the cause" \
+	grep -q 'instruction counter on /nonexistent/port (vmicount= or --icount): No such file' "$out/icount-err"
 runs "the forwarding table is printed" grep -q '^forwarding: write into tap A' "$out/table"
 runs "forwarding cells read every frame back" \
 	sh -c "grep -E '^tun,fwd-(redirect|bridge),' '$csv' | grep -q ',yes,'"
@@ -174,7 +186,7 @@ assert drop["tun"]["median_ns"] > 0 and drop["tapx"]["median_ns"] > 0
 if grep -q '"headline_from": "vm"' "$out/mb/results.json"; then
 	for row in vhost-tx-drop vhost-tx-pass vhost-tx-guard vhost-tx-drop-1500 vhost-rx-1500; do
 		runs "make bench: headline.csv has the vhost row $row, both drivers timed" \
-			sh -c "awk -F, '\$1 == \"$row\" { ok = \$(NF - 8) > 0 && \$(NF - 6) > 0 } END { exit !ok }' '$out/mb/headline.csv'"
+			sh -c "awk -F, '\$1 == \"$row\" { ok = \$(NF - 11) > 0 && \$(NF - 9) > 0 } END { exit !ok }' '$out/mb/headline.csv'"
 	done
 	runs "make bench: the vhost rows in report.txt" grep -q '^vhost-net: ns per guest frame' "$out/mb/report.txt"
 fi

@@ -8,7 +8,8 @@
  * without it icount_on() is false and icount_end() returns -1.
  * A cell pinned to one CPU reads that vCPU's count (icount_of()): the
  * other vCPU's housekeeping, whose count grows with the run's wall time,
- * stays out of it.
+ * stays out of it. The markers, struct icount and icount_of() are the
+ * protocol's, shared with tap-accel-bench (user/bench/icount_proto.h).
  */
 #ifndef TAPX_ICOUNT_H
 #define TAPX_ICOUNT_H
@@ -21,13 +22,7 @@
 #include <termios.h>
 #include <unistd.h>
 
-#define ICOUNT_VCPUS 16
-
-struct icount {
-	double total, user, kernel;
-	double vcpu_user[ICOUNT_VCPUS], vcpu_kernel[ICOUNT_VCPUS];
-	int n_vcpus;
-};
+#include "../../user/bench/icount_proto.h"
 
 static int icount_fd = -2;
 
@@ -59,19 +54,18 @@ static inline void icount_begin(void)
 	if (!icount_on())
 		return;
 	tcflush(icount_fd, TCIFLUSH);
-	__asm__ volatile(".byte 0x0f, 0x1f, 0x80, 'N', 'C', 'B', 'N'" ::: "memory");
+	icount_mark_begin();
 }
 
 /* The instructions since icount_begin(), or -1 without the plugin. */
 static inline double icount_end(struct icount *c)
 {
-	char line[512], *p;
+	char line[512];
 	size_t at = 0;
-	int n = 0;
 
 	if (!icount_on())
 		return -1;
-	__asm__ volatile(".byte 0x0f, 0x1f, 0x80, 'N', 'C', 'E', 'N'" ::: "memory");
+	icount_mark_end();
 	while (at < sizeof(line) - 1) {
 		struct pollfd p = {.fd = icount_fd, .events = POLLIN};
 		ssize_t n;
@@ -86,31 +80,12 @@ static inline double icount_end(struct icount *c)
 			break;
 	}
 	line[at] = 0;
-	memset(c, 0, sizeof(*c));
-	if (sscanf(line, "icount %lf %lf %lf%n", &c->total, &c->user, &c->kernel, &n) != 3) {
+	if (icount_parse(line, c)) {
 		fprintf(stderr, "icount: no count from the plugin on %s (got '%s')\n",
 			getenv("vmicount"), line);
 		exit(1);
 	}
-	for (p = line + n; c->n_vcpus < ICOUNT_VCPUS; p += n)
-		if (sscanf(p, " %lf %lf%n", &c->vcpu_user[c->n_vcpus],
-			   &c->vcpu_kernel[c->n_vcpus], &n) == 2)
-			c->n_vcpus++;
-		else
-			break;
 	return c->total;
-}
-
-/* The instructions of vCPU cpu in c, or every vCPU's where cpu < 0; with
- * kernel_only, kernel space's alone (a cell whose user space waits by
- * spinning, as tapx-vhost's guests do, would count its waiting). */
-static inline double icount_of(const struct icount *c, int cpu, int kernel_only)
-{
-	if (cpu < 0)
-		return kernel_only ? c->kernel : c->total;
-	if (cpu >= c->n_vcpus)
-		return -1;
-	return c->vcpu_kernel[cpu] + (kernel_only ? 0 : c->vcpu_user[cpu]);
 }
 
 #endif

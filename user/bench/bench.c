@@ -24,6 +24,7 @@
 #include <sys/utsname.h>
 
 #include "env.h"
+#include "icount.h"
 #include "matrix.h"
 #include "policy_cells.h"
 #include "report.h"
@@ -99,10 +100,11 @@ static double median_of(const double *v, int n, double *min, double *max)
 	return n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
 }
 
-static void summarize(struct cell *c)
+static void summarize(struct cell *c, bool counted)
 {
 	c->median = median_of(c->ns, c->reps, &c->min, &c->max);
 	c->median_wall = median_of(c->wall_ns, c->reps, NULL, NULL);
+	c->median_insns = counted ? median_of(c->insns, c->reps, NULL, NULL) : -1;
 }
 
 static unsigned long frames_for(const struct bench_opts *o, size_t size)
@@ -253,6 +255,7 @@ struct cell_run {
 	struct cell_counts before;
 	uint64_t errors, written;
 	int err;
+	char icount_why[128]; /* the counter failed: why */
 };
 
 static const uint8_t *cell_frame(struct runner *rn, const struct cell_run *cr)
@@ -316,11 +319,21 @@ static void cell_rep(struct runner *rn, struct cell_run *cr, int r)
 
 	if (cr->env)
 		env_forward_prepare(cr->env, c->prog, bench_size[c->size_idx]);
+	bench_icount_begin();
 	wait0 = runq_wait_ns();
 	t0 = now_ns();
 	cr->written += cell_write(rn, cr, c->frames);
 	wall = now_ns() - t0;
 	waited = runq_wait_ns() - wait0;
+	if (rn->run->icount) {
+		struct ta_error e = {0};
+		double n = bench_icount_end(rn->run->writer_cpu, &e);
+
+		if (n < 0)
+			snprintf(cr->icount_why, sizeof(cr->icount_why), "%.*s",
+				 (int)sizeof(cr->icount_why) - 1, e.text);
+		c->insns[r] = n < 0 ? -1 : n / c->frames;
+	}
 	c->wall_ns[r] = wall / c->frames;
 	c->ns[r] = (waited < wall ? wall - waited : wall) / c->frames;
 	if (cr->errors && !cr->err)
@@ -352,9 +365,11 @@ static void cell_end(struct runner *rn, struct cell_run *cr)
 		c->status = CELL_FAILED;
 		snprintf(c->why, sizeof(c->why), "every write failed: %s",
 			 strerror(cr->err));
+	} else if (rn->run->icount && cr->icount_why[0]) {
+		mark(c, CELL_FAILED, cr->icount_why);
 	} else {
 		c->status = CELL_OK;
-		summarize(c);
+		summarize(c, rn->run->icount);
 		judge(c);
 	}
 	progress(rn, c);
@@ -751,6 +766,31 @@ static void runner_fini(struct runner *rn)
 		close(rn->copy_fd);
 }
 
+/* The instruction counter, where QEMU offers one: counted on the writer's
+ * vCPU, so the writer must stay on one CPU. */
+/* 0, or -errno (said). */
+static int open_icount(struct bench_run *run)
+{
+	struct ta_error e;
+	int err = bench_icount_open(run->opts.icount_port, &e);
+
+	if (err) {
+		fprintf(stderr, "tap-accel-bench: %s\n", e.text);
+		return err;
+	}
+	if (!bench_icount_on())
+		return 0;
+	if (run->writer_cpu < 0) {
+		fprintf(stderr, "tap-accel-bench: counting instructions needs "
+				"the writer pinned to one CPU, and it is not "
+				"(see --cpu)\n");
+		bench_icount_close();
+		return -EINVAL;
+	}
+	run->icount = true;
+	return 0;
+}
+
 static void catch_signals(void)
 {
 	struct sigaction sa = {.sa_handler = on_signal};
@@ -792,6 +832,7 @@ int bench_run(const struct bench_opts *o)
 	rn.copy_fd = open("/dev/copyfloor", O_WRONLY | O_NONBLOCK | O_CLOEXEC);
 	plan_matrix(run, &rn);
 	rc = runner_init(&rn, run);
+	rc = rc ?: open_icount(run);
 	if (rc) {
 		runner_fini(&rn);
 		free(run);
@@ -799,13 +840,15 @@ int bench_run(const struct bench_opts *o)
 	}
 	fprintf(stderr,
 		"tap-accel-bench: %d cells, %lu frames x %d reps, writer on "
-		"CPU %d\n",
-		rn.total, run->opts.frames, run->opts.reps, run->writer_cpu);
+		"CPU %d%s\n",
+		rn.total, run->opts.frames, run->opts.reps, run->writer_cpu,
+		run->icount ? ", its instructions counted" : "");
 	rn.started = now_ns();
 	open_envs(&rn);
 	run_matrix(&rn);
 	close_envs(&rn);
 	runner_fini(&rn);
+	bench_icount_close();
 	run->seconds = (now_ns() - t0) / 1e9;
 	read_load(run->load_end, sizeof(run->load_end));
 

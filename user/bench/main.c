@@ -32,6 +32,7 @@ struct bench_cmdline {
 	bool quick, full, vm, scale, json, pretty, verbose, udp;
 	long frames, reps, cpu, singles;
 	const char *out, *programs, *writers, *sizes, *drivers, *tapx_dev, *taps, *frame;
+	const char *icount;
 };
 
 struct opt {
@@ -62,6 +63,10 @@ static const struct opt opts[] = {
 	  "tun (the default outside --vm) or tun,tapx: tapx.ko loaded on /dev/net/tapx, both "
 	  "drivers in one run (with its batch writers)", 0, 0 },
 	{ "cpu", 0, COUNT, AT(cpu), "N", "pin the writer to CPU N", 0, CPU_SETSIZE - 1 },
+	{ "icount", 0, TEXT, AT(icount), "PORT",
+	  "in a QEMU guest with the instruction counter (tests/vm/icount): its serial port "
+	  "(default: $vmicount, none outside such a guest); adds instructions per frame on the "
+	  "writer's vCPU to every cell", 0, 0 },
 	{ "tapx-dev", 0, TEXT, AT(tapx_dev), "PATH",
 	  "tapx's device node (default /dev/net/tapx; with /dev/net/tun, --vm becomes an A/A "
 	  "check of the method)", 0, 0 },
@@ -236,7 +241,7 @@ static int run_scale(const struct bench_cmdline *c)
 	struct ta_error e;
 
 	if (c->programs || c->writers || c->sizes || c->drivers || c->vm || c->tapx_dev ||
-	    c->frames || c->reps || c->cpu >= 0 || c->frame)
+	    c->frames || c->reps || c->cpu >= 0 || c->frame || c->icount)
 		return usage_error("--scale takes --taps, --singles, --full, --out and --json, "
 				   "not the matrix's options");
 	scale_opts_default(&o, c->full);
@@ -259,6 +264,7 @@ static int run_matrix(const struct bench_cmdline *c)
 	struct bench_opts o = {
 		.quick = c->quick, .full = c->full, .vm = c->vm, .json = c->json,
 		.pretty = c->pretty, .out_dir = c->out, .cpu = (int)c->cpu,
+		.icount_port = c->icount,
 	};
 	struct ta_error e;
 

@@ -68,6 +68,7 @@ struct bench_opts {
 	int reps;
 	int warmup_pct;
 	int cpu; /* writer CPU; -1 = choose */
+	const char *icount_port; /* instruction counter; NULL: $vmicount */
 	const char *out_dir;
 	bool want_prog[PROG_MAX];
 	bool want_writer[WR_MAX];

@@ -39,11 +39,12 @@
 
 #include <qemu-plugin.h>
 
+#include "../../../user/bench/icount_proto.h"
+
 QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 
-/* nopl 0x4e42434e(%rax) / nopl 0x4e45434e(%rax): "NCBN", "NCEN". */
-static const unsigned char mark_begin[7] = {0x0f, 0x1f, 0x80, 'N', 'C', 'B', 'N'};
-static const unsigned char mark_end[7] = {0x0f, 0x1f, 0x80, 'N', 'C', 'E', 'N'};
+static const unsigned char mark_begin[ICOUNT_MARK_LEN] = {ICOUNT_MARK_BEGIN_BYTES};
+static const unsigned char mark_end[ICOUNT_MARK_LEN] = {ICOUNT_MARK_END_BYTES};
 
 /* x86-64 kernel space: the upper half of the canonical addresses. */
 #define KERNEL_BASE 0xffff800000000000ull
