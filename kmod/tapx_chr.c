@@ -195,7 +195,7 @@ static int tapx_set_iff(struct net *net, struct tapx_file *tfile,
 		return -EINVAL;
 	/*
 	 * tun ignores the flag bits it does not know instead of refusing
-	 * them: tapx drops them too.
+	 * them; tapx clears them and goes on, the same.
 	 */
 	flags &= TAPX_IFF_ACCEPTED;
 	err = tapx_check_napi_frags(flags);
