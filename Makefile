@@ -12,11 +12,13 @@
 #                 vmprofile
 #   make vmtest-debug  the VM suite on a KASAN/kmemleak/lockdep kernel
 #   make fuzz-kmod [FUZZ_SECONDS=N] [FUZZ_SEED=N]  tapx's ABI fuzzer for N s
-#                 (default 600) on that kernel (tests/vm/tapx-fuzz.c)
+#                 (default 600) on that kernel (tests/vm/tapx-fuzz/)
 #   make vmbench / make vmprofile   the VM bench; a perf profile of a tapx
 #                 write path in the VM (tests/vm/profile.sh)
 #   make vmbench-ab AB=REV  tapx's write paths with this tree's module and
 #                 REV's, alternating in one VM boot (tests/vm/ab.sh);
+#                 vmbench and vmbench-ab count instructions per frame too
+#                 (tests/vm/icount; VM_ICOUNT=0 leaves that out);
 #                 VM_APPEND=vmabvhost=tx-drop,... its vhost-net cells instead
 #   make vmbench-vhost [BOOTS=N]  vmbench's vhost rows over N boots (4),
 #                 per boot and together (tests/vm/vhost-boots.sh)

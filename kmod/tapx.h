@@ -29,7 +29,7 @@
  *                    frame up to a page is one bound section, its copy
  *                    made with page faults disabled. A copy that may sleep
  *                    (a fault, a larger frame, a batch) reads what it
- *                    needs of the device first (struct tapx_wmeta, under
+ *                    needs of the device first (struct tapx_write_cfg, under
  *                    RCU), copies without touching the device, then opens
  *                    the bound section and compares the device it finds
  *                    with the one it copied for: detach and deletion never
@@ -256,7 +256,7 @@ struct tapx_dev {
  * What a write needs of its device to parse and copy a frame, read under
  * RCU before a copy that may sleep: the copy then never touches the device.
  */
-struct tapx_wmeta {
+struct tapx_write_cfg {
 	unsigned int flags; /* tapx->flags: IFF_NO_PI, IFF_VNET_HDR, VNET_LE/BE */
 	unsigned int vnet_hdr_sz; /* with IFF_VNET_HDR, else 0 */
 };
@@ -288,7 +288,7 @@ ssize_t tapx_chr_write(struct file *file, const char __user *buf, size_t len,
 
 /* tapx_l3.c: writes to IFF_TUN devices (skbs, no XDP) */
 ssize_t tapx_l3_write(struct tapx_file *tfile, struct tapx_dev *tapx,
-		      const struct tapx_wmeta *m, struct iov_iter *from);
+		      const struct tapx_write_cfg *cfg, struct iov_iter *from);
 
 /* tapx_buf.c: buffers of written frames (fast path in tapx_buf.h) */
 int tapx_bufs_init(void);
@@ -301,8 +301,8 @@ void tapx_wframe_drop(struct tapx_wframe *f);
 /* tapx_xdp.c: the program and its verdicts */
 bool tapx_wframes_run(struct tapx_file *tfile, struct tapx_dev *tapx,
 		      struct tapx_wframe *f, unsigned int n);
-bool tapx_xbuffs_run(struct tapx_file *tfile, struct tapx_dev *tapx,
-		     struct xdp_buff *xbuffs, unsigned int n);
+bool tapx_vhost_bufs_run(struct tapx_file *tfile, struct tapx_dev *tapx,
+			 struct xdp_buff *xbuffs, unsigned int n);
 
 /* tapx_ring.c: the reader ring, read(), ndo_xdp_xmit (tapx_ring.h) */
 
@@ -323,7 +323,7 @@ static inline void tapx_napi_flush(struct tapx_file *tfile)
 }
 
 /* tapx_batch.c: TAPXSUBMIT, TAPXRECV */
-long tapx_batch_ioctl(struct file *file, bool submit,
+long tapx_batch_ioctl(struct file *file, unsigned int cmd,
 		      struct tapx_batch __user *ub);
 
 /* tapx_netdev.c: netdev ops, queues, link ops */
@@ -470,28 +470,28 @@ static inline bool tapx_vnet_le(const struct tapx_dev *tapx)
 }
 
 /* Under RCU, with tapx found there. */
-static inline void tapx_wmeta_get(const struct tapx_dev *tapx,
-				  struct tapx_wmeta *m)
+static inline void tapx_write_cfg_get(const struct tapx_dev *tapx,
+				      struct tapx_write_cfg *cfg)
 {
-	m->flags = READ_ONCE(tapx->flags);
-	m->vnet_hdr_sz =
-		m->flags & IFF_VNET_HDR ? READ_ONCE(tapx->vnet_hdr_sz) : 0;
+	cfg->flags = READ_ONCE(tapx->flags);
+	cfg->vnet_hdr_sz =
+		cfg->flags & IFF_VNET_HDR ? READ_ONCE(tapx->vnet_hdr_sz) : 0;
 }
 
 /*
- * The device @tfile is bound to, and in @m what a write needs of it; NULL
+ * The device @tfile is bound to, and in @cfg what a write needs of it; NULL
  * if unbound. For the writes whose copy may sleep: after the copy the
  * pointer is only compared with the binding again, never dereferenced.
  */
-static inline struct tapx_dev *tapx_wmeta_bound(struct tapx_file *tfile,
-						struct tapx_wmeta *m)
+static inline struct tapx_dev *tapx_write_cfg_bound(struct tapx_file *tfile,
+						    struct tapx_write_cfg *cfg)
 {
 	struct tapx_dev *tapx;
 
 	rcu_read_lock();
 	tapx = rcu_dereference(tfile->tapx);
 	if (tapx)
-		tapx_wmeta_get(tapx, m);
+		tapx_write_cfg_get(tapx, cfg);
 	rcu_read_unlock();
 	return tapx;
 }
@@ -534,7 +534,7 @@ static inline void tapx_write_failed(struct tapx_dev *tapx, int err)
  * PREEMPT_RCU, on every write).
  *
  * Returns that device, or NULL if @tfile is unbound. A writer whose copy
- * slept found its device before (tapx_wmeta_bound()) and compares it with
+ * slept found its device before (tapx_write_cfg_bound()) and compares it with
  * this one. Close the section with tapx_bound_end().
  */
 static __always_inline struct tapx_dev *

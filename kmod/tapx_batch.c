@@ -144,9 +144,9 @@ fault:
  * frame with a bad one gets none (malformed). Returns n, or the index of
  * the frame no memory was left for (*errp = -ENOMEM).
  */
-static u32 tapx_short_bufs(const struct tapx_wmeta *m, struct tapx_desc *d,
-			   struct tapx_wframe *f, u32 n, unsigned int meta,
-			   int *errp)
+static u32 tapx_short_bufs(const struct tapx_write_cfg *cfg,
+			   struct tapx_desc *d, struct tapx_wframe *f, u32 n,
+			   unsigned int meta, int *errp)
 {
 	struct tapx_buf_cache *c = tapx_bufs_lock();
 	u32 i;
@@ -155,8 +155,8 @@ static u32 tapx_short_bufs(const struct tapx_wmeta *m, struct tapx_desc *d,
 		f[i].len = d[i].len - meta;
 		f[i].buf = NULL;
 		f[i].has_vnet = false;
-		if (m->vnet_hdr_sz &&
-		    tapx_parse_vnet(m->flags, m->vnet_hdr_sz, &f[i]))
+		if (cfg->vnet_hdr_sz &&
+		    tapx_parse_vnet(cfg->flags, cfg->vnet_hdr_sz, &f[i]))
 			continue;
 		f[i].buflen = tapx_buf_bytes(f[i].len);
 		f[i].buf = tapx_buf_get(c, f[i].buflen);
@@ -210,13 +210,13 @@ fault:
  * an unreadable body. Returns the frames consumed and sets *errp as
  * tapx_wframes_copy().
  */
-static u32 tapx_wframes_copy_short(const struct tapx_wmeta *m,
+static u32 tapx_wframes_copy_short(const struct tapx_write_cfg *cfg,
 				   struct tapx_desc *d, struct tapx_wframe *f,
 				   u32 count, unsigned int *bytes, bool first,
 				   int *errp)
 {
-	unsigned int pi = m->flags & IFF_NO_PI ? 0 : sizeof(struct tun_pi);
-	unsigned int vnet_sz = m->vnet_hdr_sz, meta = pi + vnet_sz;
+	unsigned int pi = cfg->flags & IFF_NO_PI ? 0 : sizeof(struct tun_pi);
+	unsigned int vnet_sz = cfg->vnet_hdr_sz, meta = pi + vnet_sz;
 	u32 n, k, i;
 
 	n = tapx_short_run(d, count, meta, bytes, first, errp);
@@ -227,7 +227,7 @@ static u32 tapx_wframes_copy_short(const struct tapx_wmeta *m,
 			*errp = -EFAULT;
 		}
 	}
-	n = tapx_short_bufs(m, d, f, n, meta, errp);
+	n = tapx_short_bufs(cfg, d, f, n, meta, errp);
 	k = n ? tapx_short_bodies(d, f, n, meta) : 0;
 	if (unlikely(k < n)) {
 		/* Frame k faulted: it and those after it stay unconsumed. */
@@ -245,7 +245,7 @@ static u32 tapx_wframes_copy_short(const struct tapx_wmeta *m,
 
 /**
  * tapx_wframes_copy - copy one round of a batch's frames (TAPXSUBMIT)
- * @m: what the copy needs of the device, read under RCU before; the copy
+ * @cfg: what the copy needs of the device, read under RCU before; the copy
  *     may sleep and touches no device
  * @d: the batch's descriptors; d[i].status is set for each frame consumed
  * @f: filled in for each frame consumed; buf is NULL for a malformed one
@@ -261,8 +261,9 @@ static u32 tapx_wframes_copy_short(const struct tapx_wmeta *m,
  * The per-frame copy (tapx_wframe_copy) and the buffer cache's fast path
  * are inlined from tapx_parse.h and tapx_buf.h: they run for every frame.
  */
-static u32 tapx_wframes_copy(const struct tapx_wmeta *m, struct tapx_desc *d,
-			     struct tapx_wframe *f, u32 count, int *errp)
+static u32 tapx_wframes_copy(const struct tapx_write_cfg *cfg,
+			     struct tapx_desc *d, struct tapx_wframe *f,
+			     u32 count, int *errp)
 {
 	unsigned int bytes = 0;
 	struct iov_iter from;
@@ -270,8 +271,8 @@ static u32 tapx_wframes_copy(const struct tapx_wmeta *m, struct tapx_desc *d,
 	u32 n = 0, k;
 
 	while (n < count && !err) {
-		k = tapx_wframes_copy_short(m, d + n, f + n, count - n, &bytes,
-					    !n, &err);
+		k = tapx_wframes_copy_short(cfg, d + n, f + n, count - n,
+					    &bytes, !n, &err);
 		n += k;
 		if (k || err || n == count)
 			continue;
@@ -282,7 +283,7 @@ static u32 tapx_wframes_copy(const struct tapx_wmeta *m, struct tapx_desc *d,
 		err = tapx_ubuf(ITER_SOURCE, d[n].addr, d[n].len, &from);
 		if (unlikely(err))
 			break;
-		err = tapx_wframe_copy(m, &from, &f[n]);
+		err = tapx_wframe_copy(cfg, &from, &f[n]);
 		if (unlikely(err == -EINVAL)) {
 			d[n].status = -EINVAL;
 			err = 0;
@@ -329,20 +330,20 @@ static int tapx_submit(struct tapx_file *tfile, struct tapx_desc *d,
 		       struct tapx_wframe *f, u32 count, u32 *done)
 {
 	struct tapx_dev *tapx;
-	struct tapx_wmeta m;
+	struct tapx_write_cfg cfg;
 	int err = 0;
 	u32 n, k;
 
-	tapx = tapx_wmeta_bound(tfile, &m);
+	tapx = tapx_write_cfg_bound(tfile, &cfg);
 	*done = 0;
 	if (!tapx)
 		return -EBADFD;
 	/* Batches run XDP, which L3 devices do not have. */
-	if (m.flags & IFF_TUN)
+	if (cfg.flags & IFF_TUN)
 		return -EOPNOTSUPP;
 
 	for (n = 0; n < count && !err; n += k) {
-		k = tapx_wframes_copy(&m, d + n, f + n, count - n, &err);
+		k = tapx_wframes_copy(&cfg, d + n, f + n, count - n, &err);
 		if (k && !tapx_submit_run(tfile, tapx, f + n, k)) {
 			/* This round's frames were dropped, not consumed. */
 			err = -EBADFD;
@@ -450,14 +451,18 @@ fault:
 	return -EFAULT;
 }
 
-/* TAPXSUBMIT (@submit) and TAPXRECV; no rtnl: the data paths need none. */
-long tapx_batch_ioctl(struct file *file, bool submit,
+/*
+ * TAPXSUBMIT or TAPXRECV, as @cmd says (their old numbers mapped to these
+ * by the caller); no rtnl: the data paths need none.
+ */
+long tapx_batch_ioctl(struct file *file, unsigned int cmd,
 		      struct tapx_batch __user *ub)
 {
 	struct tapx_wframe frames_stack[TAPX_BATCH_ONSTACK], *frames;
 	struct tapx_desc descs_stack[TAPX_BATCH_ONSTACK], *descs;
 	struct tapx_file *tfile = file->private_data;
 	struct tapx_desc __user *udescs;
+	bool submit = cmd == TAPXSUBMIT;
 	struct tapx_dev *tapx;
 	struct tapx_batch b;
 	void *mem = NULL;

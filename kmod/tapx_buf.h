@@ -25,6 +25,7 @@
  * Buffers of dropped frames kept for reuse, per CPU: head buffers for a
  * full batch of small frames, page-sized fragments for a round of large
  * ones (tapx_wframes_copy), at most TAPX_SPARE_BYTES of memory in all.
+ * A spare is one head buffer and its length.
  */
 struct tapx_spare {
 	void *buf;

@@ -46,7 +46,7 @@ MODULE_PARM_DESC(ring_size, "frames queued per reader before drops "
 #define TAPX_L3_NAME_FMT "tun%d"
 
 /*
- * tapx->flags is read on the data paths without rtnl (tapx_wmeta_get(),
+ * tapx->flags is read on the data paths without rtnl (tapx_write_cfg_get(),
  * the read side): every change is one WRITE_ONCE of the whole word.
  */
 static void tapx_set_flag(struct tapx_dev *tapx, unsigned int flag, bool on)
@@ -193,7 +193,10 @@ static int tapx_set_iff(struct net *net, struct tapx_file *tfile,
 		flags &= ~IFF_TAP;
 	if (!(flags & TAPX_TYPE_MASK))
 		return -EINVAL;
-	/* Bits tun does not know it ignores, and so does tapx. */
+	/*
+	 * tun ignores the flag bits it does not know instead of refusing
+	 * them; tapx clears them and goes on, the same.
+	 */
 	flags &= TAPX_IFF_ACCEPTED;
 	err = tapx_check_napi_frags(flags);
 	if (err)
@@ -443,10 +446,10 @@ static long tapx_chr_ioctl(struct file *file, unsigned int cmd,
 	switch (cmd) {
 	case TAPXSUBMIT:
 	case TAPXSUBMIT_T240:
-		return tapx_batch_ioctl(file, true, argp);
+		return tapx_batch_ioctl(file, TAPXSUBMIT, argp);
 	case TAPXRECV:
 	case TAPXRECV_T241:
-		return tapx_batch_ioctl(file, false, argp);
+		return tapx_batch_ioctl(file, TAPXRECV, argp);
 	case TAPXSETDEFPROG:
 	case TAPXGETDEFPROG:
 		return tapx_defprog_ioctl(tfile, cmd, argp);

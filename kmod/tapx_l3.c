@@ -63,16 +63,17 @@ static __be16 tapx_l3_proto(const struct sk_buff *skb)
  * section (tapx_l3_deliver()). -EINVAL: malformed; -EFAULT; -ENOBUFS and
  * the like from the allocation.
  */
-static int tapx_l3_build(const struct tapx_wmeta *m, struct iov_iter *from,
-			 struct tapx_wframe *f, struct sk_buff **skbp)
+static int tapx_l3_build(const struct tapx_write_cfg *cfg,
+			 struct iov_iter *from, struct tapx_wframe *f,
+			 struct sk_buff **skbp)
 {
-	bool le = tapx_flags_vnet_le(m->flags);
+	bool le = tapx_flags_vnet_le(cfg->flags);
 	struct sk_buff *skb;
 	__be16 proto = 0;
 	size_t hdr_len;
 	int err;
 
-	err = tapx_parse_l3(m, from, f, &proto);
+	err = tapx_parse_l3(cfg, from, f, &proto);
 	if (err)
 		return err;
 	hdr_len = f->has_vnet ? __virtio16_to_cpu(le, f->vnet.hdr_len) : 0;
@@ -83,10 +84,10 @@ static int tapx_l3_build(const struct tapx_wmeta *m, struct iov_iter *from,
 	if (skb_copy_datagram_from_iter(skb, 0, from, f->len))
 		goto err_free;
 
-	if (m->flags & IFF_NO_PI)
+	if (cfg->flags & IFF_NO_PI)
 		proto = tapx_l3_proto(skb);
 	err = -EINVAL;
-	if (!proto && (m->flags & IFF_NO_PI))
+	if (!proto && (cfg->flags & IFF_NO_PI))
 		goto err_free;
 	skb->protocol = proto;
 	*skbp = skb;
@@ -104,12 +105,13 @@ err_free:
  * compat.h), then the headers the stack reads. -EINVAL (the skb freed):
  * the vnet metadata does not fit the packet. In the bound section.
  */
-static int tapx_l3_deliver(struct tapx_dev *tapx, const struct tapx_wmeta *m,
+static int tapx_l3_deliver(struct tapx_dev *tapx,
+			   const struct tapx_write_cfg *cfg,
 			   const struct tapx_wframe *f, struct sk_buff *skb)
 {
 	skb->dev = tapx->dev;
 	if (f->has_vnet &&
-	    tapx_vnet_to_skb(skb, f, tapx_flags_vnet_le(m->flags), 0)) {
+	    tapx_vnet_to_skb(skb, f, tapx_flags_vnet_le(cfg->flags), 0)) {
 		kfree_skb(skb);
 		return -EINVAL;
 	}
@@ -139,7 +141,7 @@ static void tapx_l3_count(struct tapx_file *tfile, struct tapx_dev *tapx,
 
 /* write() on an IFF_TUN device, from tapx_write_slow(). */
 ssize_t tapx_l3_write(struct tapx_file *tfile, struct tapx_dev *tapx,
-		      const struct tapx_wmeta *m, struct iov_iter *from)
+		      const struct tapx_write_cfg *cfg, struct iov_iter *from)
 {
 	size_t total = iov_iter_count(from);
 	struct tapx_xdp_section xs __uninitialized;
@@ -149,7 +151,7 @@ ssize_t tapx_l3_write(struct tapx_file *tfile, struct tapx_dev *tapx,
 	ssize_t ret = total;
 	int err;
 
-	err = tapx_l3_build(m, from, &f, &skb);
+	err = tapx_l3_build(cfg, from, &f, &skb);
 
 	now = tapx_bound_begin(&xs, tfile);
 	if (likely(!err) && unlikely(now != tapx)) {
@@ -158,7 +160,7 @@ ssize_t tapx_l3_write(struct tapx_file *tfile, struct tapx_dev *tapx,
 		ret = -EBADFD;
 	} else {
 		if (likely(!err))
-			err = tapx_l3_deliver(now, m, &f, skb);
+			err = tapx_l3_deliver(now, cfg, &f, skb);
 		if (unlikely(err)) {
 			if (now == tapx)
 				tapx_write_failed(now, err);

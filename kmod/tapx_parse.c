@@ -157,22 +157,22 @@ int tapx_vnet_to_skb(struct sk_buff *skb, const struct tapx_wframe *f, bool le,
 }
 
 /* For the copies that may sleep (tapx_wframe_copy()). */
-int tapx_parse_meta(const struct tapx_wmeta *m, struct iov_iter *from,
+int tapx_parse_meta(const struct tapx_write_cfg *cfg, struct iov_iter *from,
 		    struct tapx_wframe *f)
 {
-	return __tapx_parse_meta(m, from, f);
+	return __tapx_parse_meta(cfg, from, f);
 }
 
 /*
  * The headers of an IP packet (IFF_TUN): no minimum length, as in tun;
  * *proto is the PI's, left alone with IFF_NO_PI.
  */
-int tapx_parse_l3(const struct tapx_wmeta *m, struct iov_iter *from,
+int tapx_parse_l3(const struct tapx_write_cfg *cfg, struct iov_iter *from,
 		  struct tapx_wframe *f, __be16 *proto)
 {
 	int err;
 
-	err = tapx_parse_hdrs(m, from, f, proto);
+	err = tapx_parse_hdrs(cfg, from, f, proto);
 	if (!err && f->len > TAPX_MAX_FRAME)
 		err = -EINVAL;
 	return err;

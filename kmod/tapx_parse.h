@@ -19,9 +19,9 @@ int tapx_parse_vnet(unsigned int flags, unsigned int vnet_hdr_sz,
 		    struct tapx_wframe *f);
 int tapx_vnet_to_skb(struct sk_buff *skb, const struct tapx_wframe *f, bool le,
 		     unsigned int nh);
-int tapx_parse_meta(const struct tapx_wmeta *m, struct iov_iter *from,
+int tapx_parse_meta(const struct tapx_write_cfg *cfg, struct iov_iter *from,
 		    struct tapx_wframe *f);
-int tapx_parse_l3(const struct tapx_wmeta *m, struct iov_iter *from,
+int tapx_parse_l3(const struct tapx_write_cfg *cfg, struct iov_iter *from,
 		  struct tapx_wframe *f, __be16 *proto);
 
 /*
@@ -56,14 +56,14 @@ static __always_inline bool tapx_vnet_has_tnl(const struct virtio_net_hdr *h,
  * Reads the PI and vnet headers that precede the frame (the PI's protocol
  * into *proto) and sets f->len to what is left.
  */
-static __always_inline int tapx_parse_hdrs(const struct tapx_wmeta *m,
+static __always_inline int tapx_parse_hdrs(const struct tapx_write_cfg *cfg,
 					   struct iov_iter *from,
 					   struct tapx_wframe *f, __be16 *proto)
 {
 	size_t len = iov_iter_count(from);
 
 	f->has_vnet = false;
-	if (!(m->flags & IFF_NO_PI)) {
+	if (!(cfg->flags & IFF_NO_PI)) {
 		struct tun_pi pi;
 
 		if (len < sizeof(pi))
@@ -74,8 +74,8 @@ static __always_inline int tapx_parse_hdrs(const struct tapx_wmeta *m,
 		*proto = pi.proto;
 	}
 
-	if (m->flags & IFF_VNET_HDR) {
-		unsigned int sz = m->vnet_hdr_sz;
+	if (cfg->flags & IFF_VNET_HDR) {
+		unsigned int sz = cfg->vnet_hdr_sz;
 
 		if (len < sz)
 			return -EINVAL;
@@ -92,7 +92,7 @@ static __always_inline int tapx_parse_hdrs(const struct tapx_wmeta *m,
 			iov_iter_advance(from, sz - sizeof(f->vnet));
 		}
 		f->len = len - sz;
-		return tapx_parse_vnet(m->flags, sz, f);
+		return tapx_parse_vnet(cfg->flags, sz, f);
 	}
 	f->len = len;
 	return 0;
@@ -102,14 +102,14 @@ static __always_inline int tapx_parse_hdrs(const struct tapx_wmeta *m,
  * The headers of an Ethernet frame (IFF_TAP); the write path's own copy,
  * inlined. -EINVAL: malformed; -EFAULT.
  */
-static __always_inline int __tapx_parse_meta(const struct tapx_wmeta *m,
+static __always_inline int __tapx_parse_meta(const struct tapx_write_cfg *cfg,
 					     struct iov_iter *from,
 					     struct tapx_wframe *f)
 {
 	__be16 proto;
 	int err;
 
-	err = tapx_parse_hdrs(m, from, f, &proto);
+	err = tapx_parse_hdrs(cfg, from, f, &proto);
 	if (err)
 		return err;
 	if (f->len < TAPX_MIN_FRAME || f->len > TAPX_MAX_FRAME)
@@ -120,17 +120,17 @@ static __always_inline int __tapx_parse_meta(const struct tapx_wmeta *m,
 /*
  * Parses one written frame's headers and copies it; f->buf is NULL unless 0
  * is returned. May sleep (page faults, allocation) and touches no device:
- * @m was read under RCU before. -EINVAL: malformed; -EFAULT, -ENOMEM. The
+ * @cfg was read under RCU before. -EINVAL: malformed; -EFAULT, -ENOMEM. The
  * caller counts them, on the device it finds afterwards.
  */
-static __always_inline int tapx_wframe_copy(const struct tapx_wmeta *m,
+static __always_inline int tapx_wframe_copy(const struct tapx_write_cfg *cfg,
 					    struct iov_iter *from,
 					    struct tapx_wframe *f)
 {
 	int err;
 
 	f->buf = NULL;
-	err = tapx_parse_meta(m, from, f);
+	err = tapx_parse_meta(cfg, from, f);
 	if (unlikely(err))
 		return err;
 	return tapx_fill(from, f);

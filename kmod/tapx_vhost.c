@@ -46,7 +46,7 @@ static int tapx_sendmsg_batch(struct tapx_file *tfile, struct xdp_buff *xbuffs,
 		return -EINVAL;
 	tapx = tapx_bound_begin(&xs, tfile);
 	if (likely(tapx))
-		flush = tapx_xbuffs_run(tfile, tapx, xbuffs, n);
+		flush = tapx_vhost_bufs_run(tfile, tapx, xbuffs, n);
 	else
 		ret = -EBADFD; /* vhost frees the buffers */
 	tapx_bound_end(&xs, tfile, tapx, flush);

@@ -45,7 +45,7 @@ static __always_inline ssize_t tapx_write_fast(struct tapx_file *tfile,
 	struct tapx_xdp_section xs __uninitialized;
 	struct tapx_wframe f;
 	struct tapx_dev *tapx;
-	struct tapx_wmeta m;
+	struct tapx_write_cfg cfg;
 	bool flush = false;
 	ssize_t ret;
 
@@ -54,15 +54,15 @@ static __always_inline ssize_t tapx_write_fast(struct tapx_file *tfile,
 		ret = -EBADFD;
 		goto out;
 	}
-	tapx_wmeta_get(tapx, &m);
+	tapx_write_cfg_get(tapx, &cfg);
 	/* L3 packets become skbs (tapx_l3.c), in a section that may sleep. */
-	if (unlikely(m.flags & IFF_TUN)) {
+	if (unlikely(cfg.flags & IFF_TUN)) {
 		ret = TAPX_WRITE_SLOW;
 		goto out;
 	}
 
 	pagefault_disable();
-	ret = __tapx_parse_meta(&m, from, &f);
+	ret = __tapx_parse_meta(&cfg, from, &f);
 	if (unlikely(ret == -EINVAL)) {
 		pagefault_enable();
 		tapx_write_failed(tapx, ret);
@@ -114,18 +114,18 @@ static noinline ssize_t tapx_write_slow(struct tapx_file *tfile,
 	struct tapx_xdp_section xs __uninitialized;
 	struct tapx_dev *tapx, *now;
 	struct tapx_wframe f;
-	struct tapx_wmeta m;
+	struct tapx_write_cfg cfg;
 	bool flush = false;
 	ssize_t ret;
 	int err;
 
-	tapx = tapx_wmeta_bound(tfile, &m);
+	tapx = tapx_write_cfg_bound(tfile, &cfg);
 	if (!tapx)
 		return -EBADFD;
-	if (m.flags & IFF_TUN)
-		return tapx_l3_write(tfile, tapx, &m, from);
+	if (cfg.flags & IFF_TUN)
+		return tapx_l3_write(tfile, tapx, &cfg, from);
 
-	err = tapx_wframe_copy(&m, from, &f);
+	err = tapx_wframe_copy(&cfg, from, &f);
 
 	now = tapx_bound_begin(&xs, tfile);
 	if (unlikely(err)) {

@@ -281,8 +281,9 @@ bool tapx_wframes_run(struct tapx_file *tfile, struct tapx_dev *tapx,
  * (tapx_vnet_plain()) is neither copied nor checked: it has nothing to
  * refuse or apply. -EINVAL for a runt or a bad vnet header.
  */
-static int tapx_xbuff_frame(struct tapx_file *tfile, const struct tapx_wmeta *m,
-			    struct xdp_buff *xdp, struct tapx_wframe *f)
+static int tapx_vhost_buf_frame(struct tapx_file *tfile,
+				const struct tapx_write_cfg *cfg,
+				struct xdp_buff *xdp, struct tapx_wframe *f)
 {
 	struct virtio_net_hdr *vnet = tapx_vhost_vnet(xdp);
 	unsigned int len = xdp->data_end - xdp->data;
@@ -291,13 +292,13 @@ static int tapx_xbuff_frame(struct tapx_file *tfile, const struct tapx_wmeta *m,
 	f->has_vnet = false;
 	if (len < TAPX_MIN_FRAME)
 		return -EINVAL;
-	if ((m->flags & IFF_VNET_HDR) && !tapx_vnet_plain(vnet)) {
+	if ((cfg->flags & IFF_VNET_HDR) && !tapx_vnet_plain(vnet)) {
 		f->vnet = *vnet;
 		/* vhost copied the whole header there (sock_hlen). */
-		if (tapx_vnet_has_tnl(vnet, m->vnet_hdr_sz))
+		if (tapx_vnet_has_tnl(vnet, cfg->vnet_hdr_sz))
 			memcpy(&f->tnl, (void *)vnet + TAPX_VNET_TNL_OFF,
 			       sizeof(f->tnl));
-		if (tapx_parse_vnet(m->flags, m->vnet_hdr_sz, f))
+		if (tapx_parse_vnet(cfg->flags, cfg->vnet_hdr_sz, f))
 			return -EINVAL;
 	}
 	xdp_init_buff(xdp, tapx_vhost_buflen(xdp), &tfile->xdp_rxq);
@@ -305,7 +306,7 @@ static int tapx_xbuff_frame(struct tapx_file *tfile, const struct tapx_wmeta *m,
 }
 
 /**
- * tapx_xbuffs_run - run XDP on a batch of vhost-net's buffers
+ * tapx_vhost_bufs_run - run XDP on a batch of vhost-net's buffers
  * @tfile: the file whose socket vhost sends on
  * @tapx: its device, found bound to @tfile in this section
  * @xbuffs: vhost's xdp_buffs, each one page reference of its page frag
@@ -318,25 +319,26 @@ static int tapx_xbuff_frame(struct tapx_file *tfile, const struct tapx_wmeta *m,
  * dropped ones put their page references per page (tapx_page_refs). Called
  * like tapx_wframes_run(), whose return value this shares.
  */
-bool tapx_xbuffs_run(struct tapx_file *tfile, struct tapx_dev *tapx,
-		     struct xdp_buff *xbuffs, unsigned int n)
+bool tapx_vhost_bufs_run(struct tapx_file *tfile, struct tapx_dev *tapx,
+			 struct xdp_buff *xbuffs, unsigned int n)
 {
 	struct tapx_tally t __uninitialized;
 	struct tapx_tx_bulk bq __uninitialized;
 	struct tapx_page_refs refs = {};
 	struct tapx_wframe f __uninitialized;
 	bool flush = false;
-	struct tapx_wmeta m;
+	struct tapx_write_cfg cfg;
 	LIST_HEAD(pass);
 	unsigned int i;
 
-	tapx_wmeta_get(tapx, &m);
+	tapx_write_cfg_get(tapx, &cfg);
 	tapx_tally_init(&t);
 	t.pass = &pass;
 	t.refs = &refs;
 	bq.n = 0;
 	for (i = 0; i < n; i++) {
-		if (unlikely(tapx_xbuff_frame(tfile, &m, &xbuffs[i], &f))) {
+		if (unlikely(tapx_vhost_buf_frame(tfile, &cfg, &xbuffs[i],
+						  &f))) {
 			tapx_page_refs_put(&refs,
 					   virt_to_head_page(xbuffs[i].data));
 			t.rx_errors++;

@@ -18,15 +18,6 @@
 #include "tapx_buf.h"
 
 /*
- * What one write call's frames did, added to the per-CPU counters once at
- * the end of the call, so that a batch updates each counter once, not
- * every frame four of them. verdict[] counts the program's verdicts (the
- * queue's xdp_* counters), outcome[] the device's xdp_pass..xdp_aborted:
- * the frames each verdict was carried out for (an XDP_TX frame once it is
- * on the reader's ring); both are indexed like those counters, by enum
- * tapx_verdict. Every verdict is counted here and nowhere else.
- */
-/*
  * The page references of vhost-net's buffers that one batch drops: its
  * buffers are pieces of one page frag, one reference each, in order, so a
  * run of drops from one page puts its references in one atomic operation
@@ -55,6 +46,15 @@ static __always_inline void tapx_page_refs_put(struct tapx_page_refs *r,
 	r->count++;
 }
 
+/*
+ * What one write call's frames did, added to the per-CPU counters once at
+ * the end of the call, so that a batch updates each counter once, not
+ * every frame four of them. verdict[] counts the program's verdicts (the
+ * queue's xdp_* counters), outcome[] the device's xdp_pass..xdp_aborted:
+ * the frames each verdict was carried out for (an XDP_TX frame once it is
+ * on the reader's ring); both are indexed like those counters, by enum
+ * tapx_verdict. Every verdict is counted here and nowhere else.
+ */
 struct tapx_tally {
 	u64 rx_bytes;
 	u32 rx_packets;

@@ -1,10 +1,11 @@
 #!/bin/sh
 # `make bench`: stock tun and tapx side by side, on any host.
-#   mk/bench.sh [--full] [--no-vm] [--out DIR] [-- tap-accel bench options]
+#   mk/bench.sh [--full] [--no-vm] [--out DIR] [--results FILE]
+#               [-- tap-accel-bench options]
 # Where this kernel can load modules (root, module support, loading not
 # disabled, no lockdown) and tapx.ko builds for it: tapx.ko is loaded on
 # its own node, /dev/net/tapx (never tun_compat: tun's users are not
-# touched), `tap-accel bench` runs the matrix on both drivers in one run,
+# touched), tap-accel-bench runs the matrix on both drivers in one run,
 # and tapx.ko is unloaded again, also on failure or Ctrl-C. Where it
 # cannot, one line says why, the host's stock tun matrix runs, then the VM
 # comparison: tun.ko and tapx.ko in one boot of a Debian kernel under qemu
@@ -12,38 +13,43 @@
 # on 2 cores.
 # Then the scale table: taps bound to one policy on the host's stock tun
 # (1, 100 and 1000; --full: and 4096), their kernel memory and the time to
-# bind, list and count them (tap-accel bench --scale).
+# bind, list and count them (tap-accel-bench --scale).
 # One report, in OUT (default build/bench/<UTC stamp>/): report.txt (the
 # headline, then every full matrix, then the scale table), headline.csv,
-# results.csv, results.json, chart.svg and chart.png; host/, vm/ and
-# scale/ hold each run's own files. The terminal gets the progress, then the headline and where the
+# results.csv, results.json, results.md, chart.svg and chart.png; host/,
+# vm/ and scale/ hold each run's own files. results.md is the report for
+# docs: dated, with the machine it ran on (kernel, CPU model, cores);
+# --results FILE copies it there when the run succeeded (`make bench`:
+# docs/results.md). The terminal gets the progress, then the headline and where the
 # files are.
 #   --full    the long matrix (every size; in the VM the --vm matrix)
 #   --no-vm   no VM comparison where tapx cannot load here
-# Environment: BUILD, BIN (tap-accel), KDIR (this kernel's headers),
+# Environment: BUILD, BIN (tap-accel-bench; the scale table runs the
+# tap-accel beside it), KDIR (this kernel's headers),
 # TAPX_KO (a tapx.ko built for this kernel: used instead of building one),
 # VM_KERNEL (the VM's series, mk/kernels.sh), BENCH_VM_FRAMES and
 # BENCH_VM_REPS (the VM matrix's size), BENCH_VM_VHOST_REPS and
 # BENCH_VM_VHOST_FRAMES (the vhost rows' rounds and frames per cell: 3,
 # 4000), BENCH_SCALE_TAPS (the scale rows,
-# e.g. 1,100,1000; "none" leaves the table out) and BENCH_SCALE_PER_TAP_MAX
-# (per-tap instances up to that many taps).
+# e.g. 1,100,1000; "none" leaves the table out).
 set -u
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$TOP/build}
-BIN=${BIN:-$BUILD/user/tap-accel}
+BIN=${BIN:-$BUILD/user/tap-accel-bench}
 mode=--quick
 vm=1
 OUT=
+results=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--full) mode=--full ;;
 	--quick) mode=--quick ;;
 	--no-vm) vm= ;;
 	--out) OUT=$2; shift ;;
+	--results) results=$2; shift ;;
 	--) shift; break ;;
-	*) echo "bench: unknown option '$1' (mk/bench.sh [--full] [--no-vm] [--out DIR] [-- tap-accel bench options])" >&2
+	*) echo "bench: unknown option '$1' (mk/bench.sh [--full] [--no-vm] [--out DIR] [--results FILE] [-- tap-accel-bench options])" >&2
 	   exit 1 ;;
 	esac
 	shift
@@ -53,6 +59,7 @@ OUT=${OUT:-$BUILD/bench/$stamp}
 mkdir -p "$OUT" || exit 1
 OUT=$(cd "$OUT" && pwd)
 start=$(date +%s)
+load0=$(cut -d' ' -f1-3 /proc/loadavg)
 
 say() { echo "bench: $*" >&2; }
 
@@ -73,7 +80,7 @@ cannot_load() {
 		return
 	fi
 	if grep -q '^tapx ' /proc/modules; then
-		echo "tapx.ko is already loaded (rmmod tapx first; tap-accel bench --drivers tun,tapx benches it as it is)"
+		echo "tapx.ko is already loaded (rmmod tapx first; tap-accel-bench --drivers tun,tapx benches it as it is)"
 		return
 	fi
 }
@@ -105,28 +112,41 @@ tapx_ko() {
 }
 
 # The vhost-net rows of the headline, from the VM's "vhost,CELL,SIZE,TUN,TAPX"
-# lines (tests/vm/bench.sh, the minimum of its rounds), appended to DIR's
-# headline.txt, headline.csv and chart.dat.
+# lines (tests/vm/bench.sh, the minimum of its rounds; with the instruction
+# counter also ",TUN_INSNS,TAPX_INSNS"), appended to DIR's headline.txt,
+# headline.csv and chart.dat.
 vhost_headline() {
 	[ -s "$1/vhost.csv" ] || return 0
+	insns=$(awk -F, 'NF >= 7 { print "yes"; exit }' "$1/vhost.csv")
 	{
 		echo
 		echo "vhost-net: ns per guest frame through vhost-net, tun.ko and tapx.ko swapped"
 		echo "each round (minimum of the rounds; PASS with no program; the guard passes all)"
-		printf '%-37s %-8s %13s %13s %8s\n' "" "" tun tapx tapx/tun
+		[ -z "$insns" ] || echo "and guest instructions per frame (insn)"
+		printf '%-37s %-8s %13s %13s %8s' "" "" tun tapx tapx/tun
+		[ -z "$insns" ] || printf ' %10s %10s %8s' "tun insn" "tapx insn" "insn x/t"
+		echo
 	} >>"$1/headline.txt"
 	awk -F, -v dir="$1" '
-	function row(cell, size, key, label,   k, t, x) {
+	function row(cell, size, key, label,   k, t, x, ti, xi, ir) {
 		k = cell "," size
 		if (!(k in tun)) return
-		t = tun[k]; x = tapx[k]
-		printf "%-37s %-8s %13d %13d %8.2f\n", label, "vhost", t, x,
+		t = tun[k]; x = tapx[k]; ti = tuni[k]; xi = tapxi[k]
+		ir = ti && xi ? xi / ti : 0
+		printf "%-37s %-8s %13d %13d %8.2f", label, "vhost", t, x,
 			t ? x / t : 0 >>(dir "/headline.txt")
-		printf "%s,\"%s\",vhost,%d,%s,%s,%d,,%d,,%.3f,,,,\n", key, label,
+		if (ti || xi)
+			printf " %10.1f %10.1f %8.2f", ti, xi, ir >>(dir "/headline.txt")
+		printf "\n" >>(dir "/headline.txt")
+		printf "%s,\"%s\",vhost,%d,%s,%s,%d,,%d,,%.3f,,,,", key, label,
 			size, cell, cell, t, x, t ? x / t : 0 >>(dir "/headline.csv")
+		if (ti || xi)
+			printf ",%.1f,%.1f,%.4f\n", ti, xi, ir >>(dir "/headline.csv")
+		else
+			printf ",,,\n" >>(dir "/headline.csv")
 		printf "%s\t%d\t%d\n", label, t, x >>(dir "/chart.dat")
 	}
-	{ tun[$2 "," $3] = $4; tapx[$2 "," $3] = $5 }
+	{ tun[$2 "," $3] = $4; tapx[$2 "," $3] = $5; tuni[$2 "," $3] = $6; tapxi[$2 "," $3] = $7 }
 	END {
 		row("tx-drop", 64, "vhost-tx-drop", "vhost: guest TX, XDP_DROP")
 		row("tx-drop", 1500, "vhost-tx-drop-1500", "vhost: guest TX, XDP_DROP, 1500 B")
@@ -192,7 +212,7 @@ rc=0
 if [ -z "$why" ]; then
 	where="tapx.ko built for $(uname -r), loaded on /dev/net/tapx beside stock tun, unloaded after"
 	say "$where"
-	"$BIN" bench $mode --drivers tun,tapx --tapx-dev /dev/net/tapx --out "$OUT/host" "$@" \
+	"$BIN" $mode --drivers tun,tapx --tapx-dev /dev/net/tapx --out "$OUT/host" "$@" \
 		>"$OUT/host.txt" || rc=$?
 	cleanup || rc=1
 	src=host
@@ -200,7 +220,7 @@ else
 	where="tapx not on this host: $why"
 	say "$where"
 	[ -z "$vm" ] || say "stock tun here, then tun.ko and tapx.ko in one VM boot"
-	"$BIN" bench $mode --out "$OUT/host" "$@" >"$OUT/host.txt" || rc=$?
+	"$BIN" $mode --out "$OUT/host" "$@" >"$OUT/host.txt" || rc=$?
 	src=host
 fi
 
@@ -243,6 +263,10 @@ vmbenchframes=${BENCH_VM_FRAMES:-20000} vmbenchreps=${BENCH_VM_REPS:-7}"
 	if [ -f "$OUT/vm/results.json" ]; then
 		src=vm
 		grep '^vhost,' "$OUT/vm.log" >"$OUT/vm/vhost.csv"
+		# The vhost table as the guest printed it: with the instruction
+		# counter (tests/vm/icount), instructions per frame beside ns.
+		sed -n '/^--- vhost-net: tapx-vhost bench/,/^guard cost/p' "$OUT/vm.log" |
+			sed '$d' >"$OUT/vm/vhost.txt"
 		vhost_headline "$OUT/vm"
 		# The guest has no gnuplot: its chart is drawn here.
 		command -v gnuplot >/dev/null && (cd "$OUT/vm" && gnuplot chart.gp 2>/dev/null)
@@ -257,10 +281,9 @@ fi
 scale=${BENCH_SCALE_TAPS:-}
 if [ "$scale" != none ]; then
 	say "scale: taps bound to one policy, kernel memory and time"
-	set -- --scale ${scale:+--taps "$scale"} \
-		${BENCH_SCALE_PER_TAP_MAX:+--per-tap-max "$BENCH_SCALE_PER_TAP_MAX"}
+	set -- --scale ${scale:+--taps "$scale"}
 	[ $mode = --full ] && set -- "$@" --full
-	"$BIN" bench "$@" --out "$OUT/scale" >"$OUT/scale.txt" || {
+	"$BIN" "$@" --out "$OUT/scale" >"$OUT/scale.txt" || {
 		say "scale: failed"
 		rc=1
 	}
@@ -269,7 +292,7 @@ fi
 # ---- the report of the run ----
 case $src in
 host) from="this host, $(uname -r): both drivers in one run" ;;
-vm) from="the VM ($(sed -n 's/^tap-accel bench: Linux \([^,]*\),.*/\1/p' "$OUT/vm/table.txt" | head -n 1), emulated CPU): tun.ko and tapx.ko in one boot; only ratios within the boot compare" ;;
+vm) from="the VM ($(sed -n 's/^tap-accel-bench: Linux \([^,]*\),.*/\1/p' "$OUT/vm/table.txt" | head -n 1), emulated CPU): tun.ko and tapx.ko in one boot; only ratios within the boot compare" ;;
 esac
 [ -z "$why" ] || [ $src = vm ] || from="this host, stock tun only (no VM comparison)"
 {
@@ -283,6 +306,11 @@ esac
 	if [ $src = vm ]; then
 		echo "==== VM: tun.ko and tapx.ko in one boot (emulated CPU: times are not the host's)"
 		cat "$OUT/vm/table.txt"
+		if [ -s "$OUT/vm/vhost.txt" ]; then
+			echo
+			echo "==== VM: vhost-net, ns per frame (and instructions per frame)"
+			cat "$OUT/vm/vhost.txt"
+		fi
 	fi
 	if [ -s "$OUT/scale.txt" ]; then
 		echo
@@ -290,6 +318,42 @@ esac
 		cat "$OUT/scale.txt"
 	fi
 } >"$OUT/report.txt"
+# results.md: the same figures for docs/, with the date and the machine.
+fence() { # TITLE FILE: a section of results.md, FILE as it is
+	[ -s "$2" ] || return 0
+	printf '\n## %s\n\n```text\n' "$1"
+	sed '/./,$!d' "$2"
+	printf '```\n'
+}
+{
+	echo "# Benchmark results"
+	echo
+	echo "Written by \`make bench\` (mk/bench.sh) from the report of its run; run it"
+	echo "again to replace them. [bench.md](bench.md) says what the cells measure and"
+	echo "how to read them. Figures are this machine's: compare ratios, not"
+	echo "nanoseconds, with another's."
+	echo
+	echo "| | |"
+	echo "|---|---|"
+	echo "| date | $(date -u -d "@$start" '+%Y-%m-%d %H:%M') UTC, $(($(date +%s) - start)) s, \`make bench$([ $mode = --full ] && echo " FULL=1")\` |"
+	echo "| machine | $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1), $(grep -c '^processor' /proc/cpuinfo) cores, $(awk '/^MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo) |"
+	echo "| kernel | Linux $(uname -r) ($(uname -v)) |"
+	echo "| load average | $load0 at the start, $(cut -d' ' -f1-3 /proc/loadavg) at the end (a busy host widens the spreads) |"
+	echo "| tree | $(git -C "$TOP" describe --always --dirty 2>/dev/null || echo "not a git checkout"), tap-accel $(cat "$TOP/VERSION") |"
+	echo "| tapx | $where |"
+	echo "| headline from | $from |"
+	fence "Headline" "$OUT/$src/headline.txt"
+	fence "Host: $(uname -r), stock tun$([ -n "$why" ] || echo " and tapx")" "$OUT/host/table.txt"
+	[ $src = vm ] && fence "VM: tun.ko and tapx.ko in one boot (emulated CPU)" "$OUT/vm/table.txt"
+	fence "Scale: taps bound to one policy on this host's stock tun" "$OUT/scale.txt"
+} >"$OUT/results.md"
+if [ -n "$results" ]; then
+	if [ $rc -eq 0 ]; then
+		cp "$OUT/results.md" "$results"
+	else
+		say "not written to $results: the run failed"
+	fi
+fi
 for f in headline.csv headline.txt chart.gp chart.dat chart.svg chart.png; do
 	[ -f "$OUT/$src/$f" ] && cp "$OUT/$src/$f" "$OUT/$f"
 done
@@ -325,6 +389,6 @@ fi
 charts=
 [ -f "$OUT/chart.png" ] && charts=", chart.svg, chart.png"
 [ -f "$OUT/scale/scale.png" ] && charts="$charts, scale/scale.svg"
-echo "report in ${OUT#$TOP/}/: report.txt (headline, then every full matrix), results.json, results.csv, headline.csv$charts; $(($(date +%s) - start)) s"
+echo "report in ${OUT#$TOP/}/: report.txt (headline, then every full matrix), results.md, results.json, results.csv, headline.csv$charts$([ -n "$results" ] && [ $rc -eq 0 ] && echo "; figures in ${results#$TOP/}"); $(($(date +%s) - start)) s"
 [ $rc -eq 0 ] || say "something failed (exit $rc): see ${OUT#$TOP/}/"
 exit $rc

@@ -42,6 +42,13 @@ need() { PKGS="$PKGS $*"; }
 
 # need_kernel SERIES: the packages of a guest kernel series, or the tools
 # to fetch it and the series into $fetch.
+# need_plugin: QEMU's plugin API header, for the VM bench's instruction
+# counter (tests/vm/icount): QEMU, and xz to unpack its source.
+need_plugin() {
+	need "$QEMU_PKGS xz-utils"
+	plugin=1
+}
+
 need_kernel() {
 	case $1 in
 	6.1) need "$KERNEL_6_1_PKGS" ;;
@@ -65,6 +72,12 @@ need_suite() {
 	bench)
 		need "$HOST_PKGS $PY_PKGS $QEMU_PKGS $GUEST_PKGS gnuplot-nox $(running_headers)"
 		need_kernel "${VM_KERNEL:-6.1}"
+		need_plugin
+		;;
+	icount)
+		need "$QEMU_PKGS $GUEST_PKGS"
+		need_kernel "${VM_KERNEL:-6.1}"
+		need_plugin
 		;;
 	fuzz) need libclang-rt-14-dev ;;
 	vm-debug) need "$QEMU_PKGS $GUEST_PKGS $DEBUG_KERNEL_PKGS" ;;
@@ -117,7 +130,9 @@ if [ "${1:-}" = --print ]; then
 	shift
 fi
 fetch=""
+plugin=""
 if [ $# = 0 ]; then
+	plugin=1
 	# Everything: every suite, every kernel make test boots, and make bench.
 	PKGS="$BUILD_PKGS $HOST_PKGS $PY_PKGS $QEMU_PKGS $GUEST_PKGS gnuplot-nox
 	libclang-rt-14-dev $DEBUG_KERNEL_PKGS $DEB_PKGS $(running_headers)"
@@ -136,12 +151,14 @@ fi
 PKGS=$(echo $PKGS | tr ' ' '\n' | awk 'NF && !seen[$0]++' | paste -sd ' ')
 fetch=$(echo $fetch | tr ' ' '\n' | awk 'NF && !seen[$0]++' | paste -sd ' ')
 
-# The guest kernels that no suite of the host's apt has (7.3): fetched
-# into /var/cache/tap-accel by mk/kernels.sh, once the tools it uses are.
-fetch_kernels() {
+# What no suite of the host's apt has, fetched into /var/cache/tap-accel
+# once the tools it takes are installed: the guest kernels (7.3, by
+# mk/kernels.sh) and QEMU's plugin API header (mk/qemu-plugin.sh).
+fetch_cached() {
 	for s in $fetch; do
 		$KERNELS_SH --fetch "$s" || exit 1
 	done
+	[ -z "$plugin" ] || sh "$(dirname "$0")/qemu-plugin.sh" --fetch || exit 1
 }
 
 missing=""
@@ -152,10 +169,11 @@ if [ -n "$print" ]; then
 	echo "packages: $PKGS"
 	echo "missing:${missing:- none}"
 	echo "kernels fetched: ${fetch:-none}"
+	echo "QEMU's plugin header fetched: $([ -n "$plugin" ] && echo yes || echo no)"
 	exit 0
 fi
 if [ -z "$missing" ]; then
-	fetch_kernels
+	fetch_cached
 	exit 0
 fi
 
@@ -174,4 +192,4 @@ if ! { apt-get update -q && apt-get install -y -q --no-install-recommends $missi
 	exit 1
 fi
 rm -f "$log"
-fetch_kernels
+fetch_cached

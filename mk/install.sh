@@ -30,6 +30,7 @@ PREFIX=${PREFIX:-/usr/local}
 DESTDIR=${DESTDIR:-}
 TAPX_KO=${TAPX_KO:-}
 CLI=${TAPX_CLI:-$BUILD/user/tap-accel}
+BENCH=${TAPX_BENCH:-$BUILD/user/tap-accel-bench}
 PROGS=${TAPX_PROGS:-$BUILD/bpf}
 
 VERSION=$(cat "$TOP/VERSION")
@@ -95,10 +96,13 @@ kernels() {
 
 install_files() {
 	[ -x "$CLI" ] || die "$CLI is missing: run make first"
+	[ -x "$BENCH" ] || die "$BENCH is missing: run make first"
 	ls "$PROGS"/*.bpf.o >/dev/null 2>&1 || die "no programs in $PROGS: run make first"
 	mkdir -p "$BINDIR" "$PROGDIR"
 	cp "$CLI" "$BINDIR/tap-accel"
-	chmod 755 "$BINDIR/tap-accel"
+	# The benchmark, a tool of its own; beside the CLI, which it runs.
+	cp "$BENCH" "$BINDIR/tap-accel-bench"
+	chmod 755 "$BINDIR/tap-accel" "$BINDIR/tap-accel-bench"
 	cp "$PROGS"/*.bpf.o "$PROGDIR/"
 	# The adapters (docs/guests.md); the agent's unit and libvirt's hook
 	# link are the package's: they name /usr paths.
@@ -106,13 +110,13 @@ install_files() {
 		cp "$TOP/user/adapters/$a" "$DESTDIR$PREFIX/lib/tap-accel/$a"
 		chmod 755 "$DESTDIR$PREFIX/lib/tap-accel/$a"
 	done
-	# What the package installs beside the CLI: its man page and bash
+	# What the package installs beside them: their man pages and bash
 	# completion (debian/tap-accel.manpages, debian/tap-accel.install).
 	mkdir -p "$MANDIR" "$COMPDIR"
-	cp "$TOP/man/tap-accel.8" "$MANDIR/tap-accel.8"
+	cp "$TOP/man/tap-accel.8" "$TOP/man/tap-accel-bench.8" "$MANDIR/"
 	cp "$TOP/user/completion/tap-accel" "$COMPDIR/tap-accel"
-	chmod 644 "$MANDIR/tap-accel.8" "$COMPDIR/tap-accel"
-	say "CLI $BINDIR/tap-accel, programs in $PROGDIR, adapters in $DESTDIR$PREFIX/lib/tap-accel," \
+	chmod 644 "$MANDIR/tap-accel.8" "$MANDIR/tap-accel-bench.8" "$COMPDIR/tap-accel"
+	say "CLI $BINDIR/tap-accel, benchmark $BINDIR/tap-accel-bench, programs in $PROGDIR, adapters in $DESTDIR$PREFIX/lib/tap-accel," \
 		"man page in $MANDIR, bash completion in $COMPDIR"
 }
 
@@ -208,7 +212,8 @@ do_install() {
 }
 
 do_uninstall() {
-	rm -f "$CONF" "$BINDIR/tap-accel" "$MANDIR/tap-accel.8" "$COMPDIR/tap-accel"
+	rm -f "$CONF" "$BINDIR/tap-accel" "$BINDIR/tap-accel-bench" "$MANDIR/tap-accel.8" \
+		"$MANDIR/tap-accel-bench.8" "$COMPDIR/tap-accel"
 	rm -rf "$DESTDIR$PREFIX/lib/tap-accel"
 	if [ -n "$TAPX_KO" ]; then
 		for kver in $(kernels); do

@@ -69,13 +69,7 @@ cache_env() {
 		"$d/root/usr/lib/modules/$kver" "$d/build"
 }
 
-# apt on SUITE alone, with its own sources list, lists and archive cache.
-apt_run() {
-	a=$CACHE/apt/$suite
-	"$@" -o Dir::Etc::sourcelist="$a/sources.list" -o Dir::Etc::sourceparts=- \
-		-o Dir::State::Lists="$a/lists" -o Dir::Cache="$a/cache" \
-		-o Dir::State::status=/dev/null -o Debug::NoLocking=1 -q
-}
+. "$(dirname "$0")/apt-private.sh"
 
 fetch() {
 	line=$(series_line "$1") || die "unknown series $1 ($(echo "$KERNELS" | awk 'NF { printf "%s ", $1 }'))"
@@ -87,21 +81,19 @@ fetch() {
 	[ "$(id -u)" = 0 ] || die "fetching Debian's $series kernel needs root (make deps)"
 	echo "kernels: fetching Debian's $series kernel from $suite into $d"
 
-	a=$CACHE/apt/$suite
-	mkdir -p "$a/lists/partial" "$a/cache/archives/partial"
-	echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $MIRROR $suite main" >"$a/sources.list"
-	apt_run apt-get update >/dev/null || die "apt-get update of $suite failed"
+	apt_private "$suite" "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $MIRROR $suite main" ||
+		die "apt-get update of $suite failed"
 	# The newest generic amd64 kernel of the series in the suite.
-	abi=$(apt_run apt-cache pkgnames "linux-binary-$series." |
+	abi=$(apt_run "$suite" apt-cache pkgnames "linux-binary-$series." |
 		sed -n "s/^linux-binary-\($series\.[0-9]*+deb[0-9]*-amd64\)\$/\1/p" | sort -V | tail -n 1)
 	[ -n "$abi" ] || die "no linux-binary-$series.*-amd64 in $suite"
 	common=${abi%-amd64}-common
 	kbuild=linux-kbuild-${abi%-amd64}
-	ver=$(apt_run apt-cache show "linux-binary-$abi" | sed -n 's/^Version: //p' | head -n 1)
+	ver=$(apt_run "$suite" apt-cache show "linux-binary-$abi" | sed -n 's/^Version: //p' | head -n 1)
 
 	rm -rf "$d"
 	mkdir -p "$d/debs" "$d/root"
-	(cd "$d/debs" && apt_run apt-get -o APT::Sandbox::User=root download "linux-binary-$abi" "linux-modules-$abi" \
+	(cd "$d/debs" && apt_run "$suite" apt-get -o APT::Sandbox::User=root download "linux-binary-$abi" "linux-modules-$abi" \
 		"linux-headers-$abi" "linux-source-$series=$ver" >/dev/null) ||
 		die "cannot download $series's packages ($ver) from $suite"
 	for p in "$d"/debs/linux-binary-* "$d"/debs/linux-modules-* "$d"/debs/linux-headers-*; do

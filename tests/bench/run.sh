@@ -7,7 +7,7 @@
 # tap, namespace, module or pin behind. Ends with "N passed, N failed".
 set -u
 cd "$(dirname "$0")/../.."
-BIN=${BIN:-build/user/tap-accel}
+BIN=${BIN:-build/user/tap-accel-bench}
 FRAMES=2000
 REPS=2
 . tests/lib/check.sh
@@ -25,11 +25,13 @@ out=$(mktemp -d)
 tmp=$out # check.sh's scratch
 trap 'rm -rf "$out"' EXIT
 
-runs "bench --help exits 0" sh -c "$BIN bench --help >/dev/null"
-"$BIN" bench --frames x >/dev/null 2>&1
+runs "tap-accel-bench --help exits 0" sh -c "$BIN --help >/dev/null"
+runs "tap-accel bench runs tap-accel-bench" \
+	sh -c "build/user/tap-accel bench --help | grep -q '^Usage: tap-accel-bench'"
+"$BIN" --frames x >/dev/null 2>&1
 runs "a bad --frames is a usage error (exit 1)" test $? -eq 1
 
-"$BIN" bench --quick --frames $FRAMES --reps $REPS --out "$out/r" \
+"$BIN" --quick --frames $FRAMES --reps $REPS --out "$out/r" \
 	>"$out/table" 2>"$out/progress"
 rc=$?
 runs "bench --quick --frames $FRAMES exits 0" test $rc -eq 0
@@ -82,6 +84,18 @@ while IFS= read -r line; do
 	*) bad "${line#fail }" ;;
 	esac
 done <"$out/cells"
+# Outside a QEMU guest with the instruction counter: no count, no column.
+c_insns=$(col insns_per_frame)
+runs "results.csv has the instruction columns" test -n "$c_insns"
+runs "no instruction count outside a QEMU guest (results.csv)" \
+	sh -c "tail -n +2 '$csv' | sed 's/\"[^\"]*\"//g' | cut -d, -f'$c_insns' | grep -q . && exit 1 || exit 0"
+runs "no instruction column in the table outside a QEMU guest" \
+	sh -c "! grep -q 'insn' '$out/table'"
+"$BIN" --icount /nonexistent/port --programs none --sizes 64 --frames 100 --reps 1 \
+	--out "$out/ic" >/dev/null 2>"$out/icount-err"
+runs "--icount on a missing port fails (exit 2)" test $? -eq 2
+runs "--icount on a missing port names it and the cause" \
+	grep -q 'instruction counter on /nonexistent/port (vmicount= or --icount): No such file' "$out/icount-err"
 runs "the forwarding table is printed" grep -q '^forwarding: write into tap A' "$out/table"
 runs "forwarding cells read every frame back" \
 	sh -c "grep -E '^tun,fwd-(redirect|bridge),' '$csv' | grep -q ',yes,'"
@@ -90,9 +104,9 @@ runs "forwarding cells read every frame back" \
 # setup of docs/bench.md). Stock tun has no TAPXSUBMIT, so the "tapx" cells
 # of a batch group are n/a and say why; tun's cells of the group write one
 # frame per nonblocking write(), the floor one write() per frame.
-"$BIN" bench --writers batch3 >/dev/null 2>&1
+"$BIN" --writers batch3 >/dev/null 2>&1
 runs "an unknown writer is a usage error (exit 1)" test $? -eq 1
-"$BIN" bench --vm --tapx-dev /dev/net/tun --writers nonblock,batch8 \
+"$BIN" --vm --tapx-dev /dev/net/tun --writers nonblock,batch8 \
 	--programs xdp-drop-native,xdp-tx,fwd-redirect,fwd-bridge --sizes 64 \
 	--frames 200 --reps 2 --out "$out/b" >"$out/btable" 2>"$out/bprogress"
 rc=$?
@@ -112,7 +126,7 @@ runs "programs other than drop, PASS and forwarding skip batch groups" \
 
 # Both drivers in one run (stock tun standing in for tapx again): the
 # headline rows, tun beside "tapx", in the table, the JSON and the chart.
-"$BIN" bench --drivers tun,tapx --tapx-dev /dev/net/tun --sizes 64 \
+"$BIN" --drivers tun,tapx --tapx-dev /dev/net/tun --sizes 64 \
 	--frames 500 --reps 1 --out "$out/h" >"$out/htable" 2>"$out/hprogress"
 runs "bench --drivers tun,tapx exits 0" test $? -eq 0
 for row in "XDP_DROP, blocking write()" "XDP_DROP, nonblocking write()" \
@@ -136,8 +150,8 @@ runs "chart.svg and chart.png of both drivers" \
 
 # make bench's script, tiny: where tapx cannot load here, it says why in
 # one line and adds the VM comparison.
-BENCH_SCALE_TAPS=1,20 BENCH_SCALE_PER_TAP_MAX=1 BENCH_VM_VHOST_REPS=1 BENCH_VM_VHOST_FRAMES=200 \
-	BENCH_VM_FRAMES=500 BENCH_VM_REPS=1 sh mk/bench.sh --out "$out/mb" -- \
+BENCH_SCALE_TAPS=1,20 BENCH_VM_VHOST_REPS=1 BENCH_VM_VHOST_FRAMES=200 \
+	BENCH_VM_FRAMES=500 BENCH_VM_REPS=1 sh mk/bench.sh --out "$out/mb" --results "$out/results.md" -- \
 	--frames 500 --reps 1 --sizes 64 >"$out/mbout" 2>"$out/mberr"
 rc=$?
 runs "make bench's script exits 0" test $rc -eq 0
@@ -146,9 +160,16 @@ runs "it says in one line where tapx ran" \
 	sh -c "grep -c -E '^(tapx not on this host: |tapx.ko built for )' '$out/mbout' | grep -qx 1"
 runs "the summary ends with where the report is" \
 	sh -c "tail -n 1 '$out/mbout' | grep -q '^report in .*report.txt'"
-for f in report.txt results.json results.csv headline.csv chart.svg chart.png; do
+for f in report.txt results.json results.csv results.md headline.csv chart.svg chart.png; do
 	runs "make bench: $f written" test -s "$out/mb/$f"
 done
+runs "make bench: --results FILE gets results.md" cmp "$out/mb/results.md" "$out/results.md"
+runs "make bench: results.md is dated" grep -q "^| date | $(date -u +%Y-%m-%d) [0-9:]* UTC, " "$out/mb/results.md"
+runs "make bench: results.md names the machine: CPU model and cores" \
+	grep -q "^| machine | $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1 | sed 's/[][\\.*^$]/\\&/g'), $(grep -c '^processor' /proc/cpuinfo) cores, " "$out/mb/results.md"
+runs "make bench: results.md names the kernel" grep -q "^| kernel | Linux $(uname -r) " "$out/mb/results.md"
+runs "make bench: results.md has the headline and the scale table" \
+	sh -c "grep -q '^## Headline' '$out/mb/results.md' && grep -q '^## Scale' '$out/mb/results.md'"
 runs "make bench: the headline first in report.txt, after where it is from" \
 	sh -c "awk 'NR > 3 && NF { print; exit }' '$out/mb/report.txt' | grep -q '^headline:'"
 runs "make bench: results.json has tun and tapx in the run the headline is from" python3 -c '
@@ -165,41 +186,41 @@ assert drop["tun"]["median_ns"] > 0 and drop["tapx"]["median_ns"] > 0
 if grep -q '"headline_from": "vm"' "$out/mb/results.json"; then
 	for row in vhost-tx-drop vhost-tx-pass vhost-tx-guard vhost-tx-drop-1500 vhost-rx-1500; do
 		runs "make bench: headline.csv has the vhost row $row, both drivers timed" \
-			sh -c "awk -F, '\$1 == \"$row\" { ok = \$(NF - 8) > 0 && \$(NF - 6) > 0 } END { exit !ok }' '$out/mb/headline.csv'"
+			sh -c "awk -F, '\$1 == \"$row\" { ok = \$(NF - 11) > 0 && \$(NF - 9) > 0 } END { exit !ok }' '$out/mb/headline.csv'"
 	done
 	runs "make bench: the vhost rows in report.txt" grep -q '^vhost-net: ns per guest frame' "$out/mb/report.txt"
 fi
 
 runs "make bench: the scale table in report.txt and in the summary" \
-	sh -c "grep -q '^==== scale' '$out/mb/report.txt' && grep -q '^    20 plane ' '$out/mbout'"
+	sh -c "grep -q '^==== scale' '$out/mb/report.txt' && grep -q '^    20  *[0-9.]* KiB ' '$out/mbout'"
 runs "make bench: results.json holds the scale rows" python3 -c '
 import json, sys
 r = json.load(open(sys.argv[1]))
 assert [row["taps"] for row in r["scale"]["rows"]] == [1, 20]
 ' "$out/mb/results.json"
 
-# The scale table: the plane against a program and map set per tap. The
+# The scale table: taps bound to one policy through the CLI. The
 # figures are the machine's; what must hold anywhere is checked.
-"$BIN" --json bench --scale --taps 1,50 --per-tap-max 1 --singles 5 --out "$out/sc" \
+"$BIN" --json --scale --taps 1,50 --singles 5 --out "$out/sc" \
 	>"$out/sc.json" 2>"$out/sc.err"
 rc=$?
 runs "bench --scale exits 0" test $rc -eq 0
 [ $rc -eq 0 ] || tail -n 5 "$out/sc.err"
-runs "bench --scale: the table on stderr with --json" grep -q '^    50 plane ' "$out/sc.err"
+runs "bench --scale: the table on stderr with --json" grep -q '^    50  *[0-9.]* KiB ' "$out/sc.err"
 for f in scale.txt scale.csv scale.json scale.svg scale.png; do
 	runs "bench --scale: $f written" test -s "$out/sc/$f"
 done
-runs "bench --scale: per tap, the plane costs kilobytes and an instance megabytes" python3 -c '
+runs "bench --scale: per tap, the plane costs kilobytes, once per host megabytes" python3 -c '
 import json, sys
 r = json.load(open(sys.argv[1]))
 one, fifty = r["rows"]
-assert fifty["taps"] == 50 and fifty["per_tap_instance"] is None
-plane, inst = one["plane"], one["per_tap_instance"]
+assert one["taps"] == 1 and fifty["taps"] == 50
 assert r["plane"]["memlock_bytes"] > 1 << 20, r["plane"]
 assert 0 <= fifty["plane"]["memlock_per_tap_bytes"] < 64 << 10, fifty["plane"]
-assert inst["memlock_per_tap_bytes"] > 100 * max(plane["memlock_per_tap_bytes"], 1024), inst
-assert inst["memlock_per_tap_bytes"] >= 0.9 * r["plane"]["memlock_bytes"], inst
+assert set(one) == {"taps", "plane"}, sorted(one)
 ' "$out/sc.json"
+runs "bench --scale: no design column left in scale.csv" \
+	sh -c "head -n 1 '$out/sc/scale.csv' | grep -qx 'taps,memlock_per_tap_bytes,.*,unbind_all_s'"
 runs "bench --scale: 5 single-tap calls timed, status and stats of 50 taps" python3 -c '
 import json, sys
 p = json.load(open(sys.argv[1]))["rows"][1]["plane"]
@@ -208,12 +229,12 @@ assert p["status_s"] > 0 and p["stats_s"] > 0 and p["unbind_all_s"] > 0, p
 assert p["memlock_left_after_unbind_bytes"] <= 0, p
 ' "$out/sc.json"
 runs "bench --scale: the goals are judged" grep -q "^  1000 taps bound in <= 2 s in one call  *- *not measured" "$out/sc/scale.txt"
-"$BIN" bench --scale --taps 100,1 >/dev/null 2>"$out/err"
+"$BIN" --scale --taps 100,1 >/dev/null 2>"$out/err"
 runs "bench --scale: counts not ascending are a usage error (exit 1)" test $? -eq 1
 runs "bench --scale: ... which says so" grep -q "ascending" "$out/err"
-"$BIN" bench --scale --programs xdp-tx >/dev/null 2>"$out/err"
+"$BIN" --scale --programs xdp-tx >/dev/null 2>"$out/err"
 runs "bench --scale with a matrix option is a usage error" test $? -eq 1
-"$BIN" bench --taps 1 >/dev/null 2>"$out/err"
+"$BIN" --taps 1 >/dev/null 2>"$out/err"
 runs "bench --taps without --scale is a usage error" grep -q "go with --scale" "$out/err"
 
 # Ctrl-C in the middle, as a terminal sends it (to the whole session):
@@ -258,12 +279,12 @@ interrupt() {
 }
 BENCH_SCALE_TAPS=none
 export BENCH_SCALE_TAPS
-interrupt "Ctrl-C in the bench" "grep -q '^tap-accel bench: [0-9]* cells' '$out/int.out'" \
+interrupt "Ctrl-C in the bench" "grep -q '^tap-accel-bench: [0-9]* cells' '$out/int.out'" \
 	--no-vm --out "$out/i1" -- \
 	--frames 50000 --reps 32 --sizes 64 --programs xdp-drop-native --writers block
 interrupt "Ctrl-C in the VM" 'pgrep -s "$sid" -f qemu-system >/dev/null' --out "$out/i2" -- \
 	--frames 500 --reps 1 --sizes 64 --programs xdp-drop-native --writers block
-BENCH_SCALE_TAPS=1,100 interrupt "Ctrl-C in the scale table" \
-	"grep -q 'a program and map set per tap' '$out/int.out'" --no-vm --out "$out/i3" -- \
+BENCH_SCALE_TAPS=1,1000 interrupt "Ctrl-C in the scale table" \
+	"grep -q '^tap-accel-bench --scale: 1000 taps' '$out/int.out'" --no-vm --out "$out/i3" -- \
 	--frames 500 --reps 1 --sizes 64 --programs xdp-drop-native --writers block
 finish

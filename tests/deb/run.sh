@@ -99,7 +99,10 @@ done
 echo "# the packages"
 runs "lintian --fail-on error" lintian --fail-on error $NEW
 ta=$OUT/new/tap-accel_${VERSION}_amd64.deb
-check "tap-accel's tapx-dkms" "tapx-dkms (= $VERSION)" \
+# The programs run on stock tun: tapx is recommended, not required.
+check "tap-accel recommends its tapx-dkms" "tapx-dkms (= $VERSION)" \
+	"$(dpkg-deb -f "$ta" Recommends | tr ',' '\n' | sed 's/^ //' | grep '^tapx-dkms')"
+check "tap-accel does not require tapx-dkms" "" \
 	"$(dpkg-deb -f "$ta" Depends | tr ',' '\n' | sed 's/^ //' | grep '^tapx-dkms')"
 check "tap-accel breaks other tapx-dkms" "tapx-dkms (<< $VERSION)
 tapx-dkms (>> $VERSION)" "$(dpkg-deb -f "$ta" Breaks | tr ',' '\n' | sed 's/^ //' | sort)"
@@ -120,6 +123,10 @@ for o in "$tmp"/ta/usr/lib/tap-accel/bpf/*.bpf.o; do
 done
 # where make install puts them too (mk/install.sh)
 check "the man page" 644 "$(stat -c %a "$tmp/ta/usr/share/man/man8/tap-accel.8.gz" 2>&1)"
+check "the benchmark's man page" 644 "$(stat -c %a "$tmp/ta/usr/share/man/man8/tap-accel-bench.8.gz" 2>&1)"
+check "the benchmark beside the CLI" 755 "$(stat -c %a "$tmp/ta/usr/sbin/tap-accel-bench" 2>&1)"
+runs "the CLI links no liburing (the benchmark alone does)" \
+	sh -c "! readelf -d '$tmp/ta/usr/sbin/tap-accel' | grep -q liburing && readelf -d '$tmp/ta/usr/sbin/tap-accel-bench' | grep -q liburing"
 check "bash completion" 644 "$(stat -c %a "$tmp/ta/usr/share/bash-completion/completions/tap-accel" 2>&1)"
 
 echo "# a clean Debian 12 root"
@@ -193,6 +200,7 @@ done
 runs "the modprobe.d file is mk/modprobe.d/tapx.conf" cmp "$TOP/mk/modprobe.d/tapx.conf" "$R/lib/modprobe.d/tapx.conf"
 expect_exit 0 "tapx serves tun from the next load of tun; nothing was unloaded" cat "$OUT/apt-install.log"
 expect_exit 0 "Usage: tap-accel" in_root tap-accel --help
+expect_exit 0 "Usage: tap-accel-bench" in_root tap-accel-bench --help
 for o in tap_accel xdp_basic; do
 	check "$o.bpf.o installed" 644 "$(stat -c %a "$R/usr/lib/tap-accel/bpf/$o.bpf.o" 2>/dev/null)"
 done

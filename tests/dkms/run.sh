@@ -129,6 +129,9 @@ env=$(sh "$TOP/mk/kernels.sh" "$(sh "$TOP/mk/kernels.sh" --series | head -n 1)")
 kre=$(printf '%s' "$KVER" | sed 's/[.+]/\\&/g')
 runs "make install" make -s -C "$TOP" install TUN=replace DESTDIR="$D" KVERS="$KVER"
 runs "the CLI installed" "$D/usr/local/sbin/tap-accel" --help
+runs "the benchmark installed beside it" "$D/usr/local/sbin/tap-accel-bench" --help
+runs "both man pages installed" test -f "$D/usr/local/share/man/man8/tap-accel.8" -a \
+	-f "$D/usr/local/share/man/man8/tap-accel-bench.8"
 runs "the programs installed" test -f "$D/usr/local/lib/tap-accel/bpf/xdp_basic.bpf.o"
 runs "the libvirt hook installed" test -x "$D/usr/local/lib/tap-accel/libvirt-qemu"
 runs "the DKMS sources in /usr/src" test -f "$D/usr/src/tapx-$VERSION/dkms.conf"

@@ -14,6 +14,7 @@ namespaces, stats --prometheus (prometheus.py), and the bpftool-only
 path. Ends with "N passed, N failed"."""
 import json
 import os
+import random
 import re
 import shutil
 import subprocess
@@ -861,6 +862,12 @@ def thousand_taps(h):
         for t in (1, 333, 1000):
             h.send(f"sent 7{t} tx 7{t} redirect 0 pass 0", f"m{t}", "--count", f"7{t}", "--dport", 7)
             h.send("sent 3 tx 0 redirect 0 pass 3", f"m{t}", "--count", 3, "--dport", 8)
+        # a writer's open reads every ref to free what none leads to:
+        # with 1000 bound it must free nothing (their counters, below)
+        t0 = time.monotonic()
+        h.expect(0, "", "clean")
+        print(f"# clean (a writer's open) with 1000 taps bound: {(time.monotonic() - t0) * 1000:.0f} ms")
+        c.check("1000 taps attached after it", 1000, count_lines(out(h.ta("status")), " attached$"))
         for t in (1, 333, 1000):
             h.stats_json(f"m{t}")
             c.check(f"m{t}: its own rule 0", f"7{t}", h.rule(0))
@@ -872,6 +879,84 @@ def thousand_taps(h):
         c.check("their link pins gone", links_before, len(link_pins()))
     finally:
         h.ns = NS
+
+
+def map_entries(name):
+    """How many entries the plane's map NAME holds (bpftool's dump)."""
+    return out(["bpftool", "-j", "map", "dump", "pinned", f"{ROOT}/{name}"]).count('"key"')
+
+
+def map_sizes(name):
+    """(key, value) sizes in bytes of the plane's map NAME."""
+    m = json.loads(out(["bpftool", "-j", "map", "show", "pinned", f"{ROOT}/{name}"]))
+    return m["bytes_key"], m["bytes_value"]
+
+
+def orphan_write(name, key, value):
+    """An entry written with bpftool into map NAME, each byte list padded
+    with zeros to the map's sizes. True if written."""
+    ks, vs = map_sizes(name)
+    key, value = key + ["0"] * (ks - len(key)), value + ["0"] * (vs - len(value))
+    return call(["bpftool", "map", "update", "pinned", f"{ROOT}/{name}",
+                 "key", *key, "value", *value])[0] == 0
+
+
+def orphans(h):
+    """What a writer killed between its first write and its ref (or after
+    an unbind's ref, before the rest) leaves, no ref leading there: the
+    next writer frees it, and nothing live."""
+    c = h.c
+    kinds = ("ta_tap_info", "ta_counter_blocks", "ta_guard_ip4", "ta_fdb")
+
+    def counts():
+        return " ".join(f"{k} {map_entries(k)}" for k in kinds)
+
+    def live_counters():
+        h.stats_json(E)
+        return json.dumps({k: h.stats.get(k) for k in ("verdict", "rules")}, sort_keys=True)
+
+    print("# orphans: a tap id's record, counter block, guard and fdb entry, no ref")
+    call(h.tapio(E, "--count", 5, "--dport", 9))
+    call(h.tapio(E, "--count", 3, "--dport", 10))
+    kept = live_counters()
+    c.ok(f"{E} counted the frames written ({kept})",
+         sum(v.get("packets", 0) for v in h.stats.get("verdict", {}).values()) >= 8)
+    before = counts()
+    orphan_id = 16000
+    must(c, orphan_write("ta_tap_info", le32(orphan_id), []) and
+         orphan_write("ta_counter_blocks", le32(4000), le32(50)) and
+         orphan_write("ta_guard_ip4", le32(orphan_id) + ["10", "0", "0", "9"], ["1"]) and
+         orphan_write("ta_fdb", le32(orphan_id) + ["82", "84", "0", "0", "0", "9"], le32(1)),
+         "cannot write the orphans with bpftool")
+    c.ok("the orphans are in the maps", counts() != before)
+    h.expect(0, "", "clean")
+    c.check("a writer's open freed every orphan: records, blocks, guard, fdb as before", before, counts())
+    c.check(f"{E} kept its counters", kept, live_counters())
+    h.expect(0, f"attached tap-accel to {A}", "attach", A)
+    c.check(f"{E}: its counters still its own once {A} has blocks again", kept, live_counters())
+    h.expect(0, f"detached tap-accel from {A}", "detach", A)
+
+    print("# orphans: tap-accel attach of 200 taps killed (SIGKILL) at random moments")
+    h.ns = NSS
+    try:
+        taps = [f"m{i}" for i in range(1, 201)]
+        rng = random.Random(ID)
+        for r in range(6):
+            p = subprocess.Popen(h.ta("attach", *taps, "--policy", "swap"),
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            time.sleep(rng.uniform(0.02, 0.4))
+            p.kill()
+            p.wait()
+            # the links it made unbound as an operator would (a detach of
+            # taps it never bound says so, and goes on)
+            call(h.ta("detach", *taps))
+        h.expect(0, "", "clean")
+        c.check("after 6 killed attaches and a detach: records, blocks, guard, fdb as before",
+                before, counts())
+        c.check("no tap of the 200 is bound", 0, count_lines(out(h.ta("status")), "^m[0-9]+ "))
+    finally:
+        h.ns = NS
+    c.check(f"{E} kept its counters", kept, live_counters())
 
 
 def bpftool_only_and_clean_all(h):
@@ -921,7 +1006,8 @@ PARTS = [("attach", first_attach), ("shared", shared_policy), ("replace", replac
          ("rules-examples", many_rules_and_examples), ("bad-input", bad_input),
          ("layout", other_layout), ("foreign", foreign_program), ("survived-rates", survived_and_rates),
          ("prometheus", prometheus), ("two-way", two_way), ("detach-clean", detach_and_clean), ("netns", netns_ways),
-         ("taps1000", thousand_taps), ("bpftool-clean-all", bpftool_only_and_clean_all)]
+         ("taps1000", thousand_taps), ("orphans", orphans),
+         ("bpftool-clean-all", bpftool_only_and_clean_all)]
 for i, (name, fn) in enumerate(PARTS):
     t.part(name, needs=[PARTS[i - 1][0]] if i else [])(lambda fn=fn: fn(host["h"]))
 

@@ -9,6 +9,7 @@ TOP=$(cd ../.. && pwd)
 BUILD=${BUILD:-$TOP/build}
 OUT=$BUILD/tests/unit
 TA=$BUILD/user/tap-accel
+TB=$BUILD/user/tap-accel-bench
 . "$TOP/tests/lib/check.sh"
 
 # --- C tests -------------------------------------------------------------
@@ -47,6 +48,7 @@ if [ ! -x "$TA" ]; then
 else
 	# A copy, so that a rebuild during the run does not pull it away.
 	cp "$TA" "$tmp/tap-accel" && TA=$tmp/tap-accel
+	cp "$TB" "$tmp/tap-accel-bench" && TB=$tmp/tap-accel-bench
 	expect_exit 0 '^Usage: tap-accel' "$TA" --help
 	expect_exit 0 '^tap-accel --version \(-V\) prints the version' "$TA" --help
 	# bash completion (user/completion/tap-accel), with bash-completion's
@@ -76,7 +78,19 @@ else
 		expect_exit 0 "^Usage: tap-accel $verb" "$TA" "$verb" --help
 		expect_exit 0 "^Usage: tap-accel $verb" "$TA" --json "$verb" -h
 	done
-	expect_exit 0 '^Usage: tap-accel bench' "$TA" bench --help
+	# bench: the benchmark is tap-accel-bench; the verb runs it
+	expect_exit 0 '^Usage: tap-accel-bench \[OPTIONS\]' "$TA" bench --help
+	expect_exit 0 '^Usage: tap-accel-bench \[OPTIONS\]' "$TB" --help
+	expect_exit 0 '^tap-accel-bench [0-9.]+ \(libbpf' "$TB" --version
+	expect_exit 0 '^ +--scale ' "$TB" --help
+	tb_dir=$(mktemp -d)
+	cp "$TA" "$tb_dir/tap-accel"
+	expect_exit 1 "^tap-accel: bench: the benchmark is its own tool, tap-accel-bench, and $tb_dir/tap-accel-bench: No such file" \
+		"$tb_dir/tap-accel" bench --quick
+	rm -rf "$tb_dir"
+	check "tap-accel links neither liburing nor pthreads" "" \
+		"$(ldd "$TA" | grep -o -e liburing -e libpthread)"
+	check "tap-accel-bench links liburing" liburing "$(ldd "$TB" | grep -o liburing | sort -u)"
 	# --help names every verb; each verb with subverbs names them
 	for v in attach detach policy fdb guard status stats clean bench; do
 		expect_exit 0 "^  $v +[a-z]" "$TA" --help
@@ -110,17 +124,20 @@ else
 	json_error 1 "interface nosuchif0 not found" "$TA" attach nosuchif0 --json
 	json_error 1 "stats: --count needs --interval" "$TA" stats --count 3 -j
 	json_error 1 "unknown verb 'frobnicate'" "$TA" --json frobnicate
-	json_error 1 "bench: unknown writer 'batch3'" "$TA" --json bench --writers batch3
-	json_error 1 "bench: --frames expects a whole number from 10 to 100000000, not 'x'" \
+	json_error 1 "unknown writer 'batch3'" "$TA" --json bench --writers batch3
+	json_error 1 "unknown writer 'batch3'" "$TB" --json --writers batch3
+	json_error 1 "--frames expects a whole number from 10 to 100000000, not 'x'" \
 		"$TA" bench --frames x --json
 	json_error 1 "network namespace nosuchns0 not found" "$TA" --json --netns nosuchns0 status
 	expect_exit 1 '^  "error": "interface nosuchif0 not found' "$TA" --pretty attach nosuchif0
-	# one parser: the global options anywhere, bench's options like any verb's
-	expect_exit 1 "^tap-accel: bench: unknown option '--frob'" "$TA" bench --frob
-	expect_exit 1 "^tap-accel: bench: option --frames needs a value" "$TA" bench --frames
-	expect_exit 1 "^tap-accel: bench: option --vm takes no value" "$TA" bench --vm=1
-	expect_exit 1 "^tap-accel: bench: expected no arguments, got more" "$TA" bench extra
-	expect_exit 1 "^tap-accel: bench: --quick and --full exclude each other" "$TA" bench --quick --full
+	# the global options anywhere; tap-accel-bench's own errors
+	expect_exit 1 "^tap-accel-bench: unknown option '--frob'; see tap-accel-bench --help" "$TA" bench --frob
+	expect_exit 1 "^tap-accel-bench: option --frames needs a value" "$TB" --frames
+	expect_exit 1 "^tap-accel-bench: option --vm takes no value" "$TB" --vm=1
+	expect_exit 1 "^tap-accel-bench: expected no arguments, got 'extra'" "$TB" extra
+	expect_exit 1 "^tap-accel-bench: --quick and --full exclude each other" "$TB" --quick --full
+	expect_exit 1 "^tap-accel-bench: --scale takes --taps" "$TB" --scale --programs xdp-tx
+	expect_exit 1 "^tap-accel-bench: --taps and --singles go with --scale" "$TB" --taps 1
 	expect_exit 1 "^tap-accel: network namespace nosuchns0 not found \(no /run/netns/nosuchns0\)" \
 		"$TA" status --netns nosuchns0
 	expect_exit 1 "attach: unknown option '--frob'" "$TA" attach tap0 --frob

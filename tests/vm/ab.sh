@@ -6,7 +6,7 @@
 # frame, and b/a. Kernel arguments: vmreps=N rounds (5), vmcount=N frames
 # per run (20000; 9000 B: a quarter), vmtapxsizes=L (64,1500,9000),
 # vmabrev=REV (named in the table).
-# vmabvhost=CELLS times tapx-vhost bench's cells (tests/vm/tapx-vhost.c)
+# vmabvhost=CELLS times tapx-vhost bench's cells (tests/vm/tapx-vhost/)
 # instead, at vmvhostsizes=L (64,1500) with vmvhostframes=N (8000): each
 # round loads a's or b's tapx.ko and tapx_tun.ko under vhost-net, so that
 # a change to the vhost-net paths is set against the revision before it
@@ -17,16 +17,26 @@ bpftool prog loadall /bpf/xdp_basic.bpf.o $B pinmaps $BM ||
 	bad "ab: cannot load xdp_basic"
 REPS=${vmreps:-5}
 
-# ab_table COL1 COL3: a's and b's lines "KEY1 SIZE KEY3 NS" of /tmp/ab.a
-# and /tmp/ab.b as one table, the minimum of the rounds per cell, b/a last.
+# ab_table COL1 COL3 [FIELD]: a's and b's lines "KEY1 SIZE KEY3 NS
+# [INSTRUCTIONS]" of /tmp/ab.a and /tmp/ab.b as one table of FIELD (4, ns;
+# 5, the instructions per frame of the QEMU plugin tests/vm/icount), the
+# minimum of the rounds per cell, b/a last.
 ab_table() {
-	printf '%-12s %-6s %-9s %8s %8s %7s\n' $1 size $2 a b b/a
-	awk '{ k = $1 " " $2 " " $3; v = FILENAME == "/tmp/ab.a" ? "a" : "b"
-		if ($4 > 0 && (!((v, k) in m) || $4 < m[v, k])) m[v, k] = $4
+	printf '%-12s %-6s %-9s %10s %10s %7s\n' $1 size $2 a b b/a
+	awk -v c=${3:-4} '{ k = $1 " " $2 " " $3; v = FILENAME == "/tmp/ab.a" ? "a" : "b"
+		if ($c > 0 && (!((v, k) in m) || $c < m[v, k])) m[v, k] = $c
 		if (!(k in seen)) { seen[k] = 1; order[n++] = k } }
 	END { for (i = 0; i < n; i++) { k = order[i]; split(k, f, " ")
-		printf "%-12s %-6s %-9s %8d %8d %7.3f\n", f[1], f[2], f[3], m["a", k], m["b", k],
+		printf "%-12s %-6s %-9s %10" (c == 4 ? "d" : ".1f") " %10" (c == 4 ? "d" : ".1f") " %7.3f\n",
+			f[1], f[2], f[3], m["a", k], m["b", k],
 			m["a", k] ? m["b", k] / m["a", k] : 0 } }' /tmp/ab.a /tmp/ab.b
+}
+# ab_icount_table COL1 COL3: the instructions' table, where QEMU counted
+# them (vmicount=).
+ab_icount_table() {
+	[ -n "${vmicount:-}" ] || return 0
+	echo "--- the same runs: instructions per frame (the cell's CPU), min of the rounds"
+	ab_table $1 $2 5
 }
 
 # ab_rounds A B: REPS rounds, each A then B (commands with their arguments).
@@ -71,6 +81,7 @@ if [ -n "${vmabvhost:-}" ]; then
 	echo "--- tapx A/B under vhost-net: a = this tree, b = ${vmabrev:-the other revision};"
 	echo "    ns per frame, min of $REPS alternating rounds"
 	ab_table cell path
+	ab_icount_table cell path
 	[ -z "${vmvhostraw:-}" ] || paste /tmp/ab.a /tmp/ab.b | sed 's/^/raw /'
 	finish
 	exit
@@ -86,7 +97,7 @@ round() {
 	name=$1 ko=$2
 	insmod "$ko" || { bad "ab: insmod $ko"; return; }
 	for prog in xdp_drop xdp_pass; do
-		tapxt mk $X ab0 65521 >/dev/null && xdp_attach ab0 $prog ||
+		tapx-dev mk $X ab0 65521 >/dev/null && xdp_attach ab0 $prog ||
 			{ bad "ab: tap ab0 with $prog on $name"; continue; }
 		ip link set ab0 up
 		frames=0
@@ -95,7 +106,7 @@ round() {
 			[ $size = 9000 ] && n=$((COUNT / 4))
 			for w in $WRITERS; do
 				if set -- $(tapx-bench $X ab0 $size $w $n); then
-					echo "$prog $size $w $1" >>/tmp/ab.$name
+					echo "$prog $size $w $1 ${3:-}" >>/tmp/ab.$name
 				else
 					bad "ab: $name $prog $size $w"
 				fi
@@ -115,4 +126,5 @@ ab_rounds "round a /modules/tapx.ko" "round b /modules/tapx-b.ko"
 echo "--- tapx A/B: a = this tree, b = ${vmabrev:-the other revision}; ns per frame,"
 echo "    min of $REPS alternating rounds of $COUNT frames (9000 B: $((COUNT / 4)))"
 ab_table program writer
+ab_icount_table program writer
 finish

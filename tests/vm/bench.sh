@@ -6,12 +6,12 @@
 # against the write()-to-/dev/null floor and the copy floor (/dev/copyfloor:
 # the least a driver that copies each frame once can take per write).
 # Kernel arguments (VM_APPEND) that size or narrow the run:
-#   vmbenchreps=N vmbenchframes=N           tap-accel bench --reps/--frames
+#   vmbenchreps=N vmbenchframes=N           tap-accel-bench --reps/--frames
 #   vmbenchwriters=L vmbenchprograms=L vmbenchsizes=L   its comma lists
-#   vmbenchcsv=1 prints tap-accel bench's results.csv too (lines "csv,...")
+#   vmbenchcsv=1 prints tap-accel-bench's results.csv too (lines "csv,...")
 #   vmbenchfiles=1 prints its results folder as a gzipped tar in base64
 #     between "==== FILES BEGIN" and "==== FILES END" (mk/bench.sh)
-#   vmnotapaccel=1 skips tap-accel bench, vmnotapxbench=1 the tapx-bench runs
+#   vmnotapaccel=1 skips tap-accel-bench, vmnotapxbench=1 the tapx-bench runs
 #   vmreps=N vmcount=N size the tapx-bench runs (vmreps the vhost bench's too)
 #   vmtapxsizes=L the tapx-bench sizes (64,1500,9000)
 #   vmnovhostbench=1 skips the last part, the guests' traffic through
@@ -23,7 +23,7 @@
 insmod /modules/tun.ko
 insmod /modules/tapx.ko
 insmod /modules/copyfloor.ko
-# For tap-accel bench's tc ingress and bridge cells.
+# For tap-accel-bench's tc ingress and bridge cells.
 for m in llc stp bridge sch_ingress cls_bpf; do
 	insmod /modules/$m.ko || bad "bench: insmod $m"
 done
@@ -31,7 +31,7 @@ runs "bench: /dev/net/tapx exists" test -c $X
 runs "bench: /dev/net/tun exists" test -c $T
 bpftool prog loadall /bpf/xdp_basic.bpf.o $B pinmaps $BM
 
-# vhost-net, tapx-vhost playing the guests (tests/vm/tapx-vhost.c, cmd_bench):
+# vhost-net, tapx-vhost playing the guests (tests/vm/tapx-vhost/bench.c):
 # ns per frame of guest TX with XDP_DROP, xdp_pass, no program and the
 # guard (tap-accel, the guest's own addresses: every frame passes); guest
 # RX of frames the host stack sends into the tap and of frames redirected
@@ -85,15 +85,26 @@ vhost_bench() {
 # rounds side by side, then the guard's cost on a passing frame (guarded
 # PASS less PASS with no program) for each driver. Also "vhost,..." CSV
 # lines for mk/bench.sh.
+# With the instruction counter (tests/vm/icount), instructions per frame
+# (the kernel's on CPU 0, where guests and workers run; the minimum of
+# the rounds) beside: tun-insn, tapx-insn and
+# their ratio, also at the end of the CSV lines.
 vhost_table() {
-	printf '%-12s %-5s %-8s %9s %9s %9s\n' cell size path tun tapx tapx/tun
+	printf '%-12s %-5s %-8s %9s %9s %9s' cell size path tun tapx tapx/tun
+	[ -z "${vmicount:-}" ] || printf ' %10s %10s %9s' tun-insn tapx-insn tapx/tun
+	echo
 	awk '{ k = $1 " " $2; d = (FILENAME == ARGV[1] ? "t" : "x")
 		if (!(k in seen)) { seen[k] = 1; order[++n] = k; path[k] = $3 }
-		if ($4 > 0 && (!((d k) in m) || $4 < m[d k])) m[d k] = $4 }
+		if ($4 > 0 && (!((d k) in m) || $4 < m[d k])) m[d k] = $4
+		if ($5 > 0 && (!((d k) in mi) || $5 < mi[d k])) mi[d k] = $5 }
 	END { for (i = 1; i <= n; i++) { k = order[i]; split(k, a, " ")
-			t = m["t" k]; x = m["x" k]
-			printf "%-12s %-5s %-8s %9d %9d %9.2f\n", a[1], a[2], path[k], t, x, t ? x / t : 0
-			csv = csv sprintf("vhost,%s,%s,%d,%d\n", a[1], a[2], t, x) }
+			t = m["t" k]; x = m["x" k]; ti = mi["t" k]; xi = mi["x" k]
+			printf "%-12s %-5s %-8s %9d %9d %9.2f", a[1], a[2], path[k], t, x, t ? x / t : 0
+			if (ti || xi)
+				printf " %10.1f %10.1f %9.3f", ti, xi, ti ? xi / ti : 0
+			printf "\n"
+			csv = csv sprintf("vhost,%s,%s,%d,%d", a[1], a[2], t, x)
+			csv = csv (ti || xi ? sprintf(",%.1f,%.1f\n", ti, xi) : "\n") }
 		printf "guard cost on a passing frame (tx-guard - tx-noprog), ns:\n"
 		for (i = 1; i <= n; i++) { k = order[i]; split(k, a, " ")
 			if (a[1] != "tx-guard") continue
@@ -102,19 +113,19 @@ vhost_table() {
 		printf "%s", csv }' "$1" "$2"
 }
 
-if [ -x /bin/tap-accel ] && [ -z "${vmnotapaccel:-}" ]; then
+if [ -x /bin/tap-accel-bench ] && [ -z "${vmnotapaccel:-}" ]; then
 	args=
 	[ -n "${vmbenchreps:-}" ] && args="$args --reps $vmbenchreps"
 	[ -n "${vmbenchframes:-}" ] && args="$args --frames $vmbenchframes"
 	[ -n "${vmbenchwriters:-}" ] && args="$args --writers $vmbenchwriters"
 	[ -n "${vmbenchprograms:-}" ] && args="$args --programs $vmbenchprograms"
 	[ -n "${vmbenchsizes:-}" ] && args="$args --sizes $vmbenchsizes"
-	echo "--- tap-accel bench --vm$args"
+	echo "--- tap-accel-bench --vm$args"
 	# shellcheck disable=SC2086 # word splitting wanted
-	if tap-accel bench --vm --out /tmp/bench-results $args; then
-		good "bench: tap-accel bench --vm"
+	if tap-accel-bench --vm --out /tmp/bench-results $args; then
+		good "bench: tap-accel-bench --vm"
 	else
-		bad "bench: tap-accel bench --vm (exit $?)"
+		bad "bench: tap-accel-bench --vm (exit $?)"
 	fi
 	[ -n "${vmbenchcsv:-}" ] && sed 's/^/csv,/' /tmp/bench-results/results.csv
 	if [ -n "${vmbenchfiles:-}" ]; then
@@ -130,11 +141,55 @@ fi
 
 # bench_taps N PROG: tun's bt<N> and tapx's bx<N>, PROG of xdp_basic on both
 bench_taps() {
-	runs "bench: create tun bt$1" tapxt mk $T bt$1 65521
-	runs "bench: create tapx bx$1" tapxt mk $X bx$1 65521
+	runs "bench: create tun bt$1" tapx-dev mk $T bt$1 65521
+	runs "bench: create tapx bx$1" tapx-dev mk $X bx$1 65521
 	runs "bench: $2 on bt$1" xdp_attach bt$1 $2
 	runs "bench: $2 on bx$1" xdp_attach bx$1 $2
 	snap bx$1
+}
+
+# Instructions per frame (the QEMU plugin tests/vm/icount; the writer's
+# CPU 0, with -r also the reader's CPU 1), where QEMU counts them:
+# tapx-bench's last field. icount_add COL N CELL
+# keeps a run's count, icount_row SIZE WRITER closes a row (the minimum of
+# its runs per column), icount_table TITLE COLS RATIOS prints the rows.
+# vmicountlabels=1 (tests/vm/icount-profile.sh) names each counted
+# interval, "icount-interval N COL SIZE WRITER", and prints the kernel's
+# and the modules' text symbols at the end (/proc/kallsyms, gzipped, in
+# base64 between "==== KSYMS BEGIN" and "==== KSYMS END").
+: >/tmp/icount.rows
+icount_n=0
+icount_add() {
+	[ -n "${vmicount:-}" ] || return 0
+	[ -n "${2:-}" ] || { bad "bench: tapx-bench gave no instruction count ($1)"; return 0; }
+	echo "$1 $2" >>/tmp/icount.run
+	icount_n=$((icount_n + 1))
+	[ -z "${vmicountlabels:-}" ] || echo "icount-interval $icount_n $1 $3"
+}
+icount_row() {
+	[ -s /tmp/icount.run ] || return 0
+	awk -v s=$1 -v w=$2 '!($1 in m) || $2 < m[$1] { m[$1] = $2 }
+		END { printf "%s %s", s, w; for (c in m) printf " %s=%s", c, m[c]; print "" }' \
+		/tmp/icount.run >>/tmp/icount.rows
+	rm -f /tmp/icount.run
+}
+icount_table() {
+	[ -s /tmp/icount.rows ] || return 0
+	echo "--- $1: instructions per frame, the minimum of the runs"
+	awk -v cols="$2" -v ratios="$3" 'BEGIN { nc = split(cols, c, " "); nr = split(ratios, r, " ")
+		printf "%-6s %-9s", "size", "writer"
+		for (i = 1; i <= nc; i++) printf " %10s", c[i]
+		for (i = 1; i <= nr; i++) printf " %10s", r[i] == "(tapx-copy)/(tun-copy)" ? "tapx-c/tun-c" : r[i]
+		print "" }
+	{ delete v; for (i = 3; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+		printf "%-6s %-9s", $1, $2
+		for (i = 1; i <= nc; i++) printf " %10.1f", v[c[i]]
+		for (i = 1; i <= nr; i++) {
+			if (r[i] == "tapx/tun") x = v["tun"] ? v["tapx"] / v["tun"] : 0
+			else x = v["tun"] > v["copy"] ? (v["tapx"] - v["copy"]) / (v["tun"] - v["copy"]) : 0
+			printf " %10.3f", x }
+		print "" }' /tmp/icount.rows
+	: >/tmp/icount.rows
 }
 
 REPS=${vmreps:-7}
@@ -160,13 +215,14 @@ for size in $(echo ${vmtapxsizes:-64,1500,9000} | tr , ' '); do
 		r=0
 		# Interleaved (floor, copy, tun, tapx, floor, ...) so drift hits all.
 		while [ $r -lt $REPS ]; do
-			set -- $(tapx-bench floor - $size $fmode $n) && fl="$fl $1" || bad=1
-			set -- $(tapx-bench copyfloor - $size $mode $n) && cf="$cf $1" || bad=1
-			set -- $(tapx-bench $T bt0 $size $tmode $n) && tu="$tu $1" || bad=1
-			set -- $(tapx-bench $X bx0 $size $mode $n) && tx="$tx $1" || bad=1
+			set -- $(tapx-bench floor - $size $fmode $n) && fl="$fl $1" && icount_add floor $3 "$size $fmode" || bad=1
+			set -- $(tapx-bench copyfloor - $size $mode $n) && cf="$cf $1" && icount_add copy $3 "$size $mode" || bad=1
+			set -- $(tapx-bench $T bt0 $size $tmode $n) && tu="$tu $1" && icount_add tun $3 "$size $tmode" || bad=1
+			set -- $(tapx-bench $X bx0 $size $mode $n) && tx="$tx $1" && icount_add tapx $3 "$size $mode" || bad=1
 			frames=$((frames + n + n / 10))
 			r=$((r + 1))
 		done
+		icount_row $size $mode
 		[ $bad = 0 ] || bad "bench: a run of $size $mode failed"
 		fl=$(echo $fl | best)
 		cf=$(echo $cf | best)
@@ -176,6 +232,8 @@ for size in $(echo ${vmtapxsizes:-64,1500,9000} | tr , ' '); do
 			printf "%-6s %-9s %8d %8d %8d %8d %9.2f %9.2f %9.2f\n", s, m, f, c, u, x, c / f, u / f, x / f }'
 	done
 done
+icount_table "tapx-bench, XDP_DROP (the runs above)" \
+	"floor copy tun tapx" "tapx/tun (tapx-copy)/(tun-copy)"
 # Every frame written to tapx met the program and was dropped.
 expect bx0 rx_packets=$frames xdp_drop=$frames xdp_pass=0
 
@@ -194,12 +252,13 @@ for size in $(echo ${vmtapxsizes:-64,1500,9000} | tr , ' '); do
 	r=0
 	while [ $r -lt $REPS ]; do
 		set -- $(tapx-bench -r $T bt1 $size nonblock $COUNT) &&
-			tu="$tu $1" lu=$((lu + $3)) || bad=1
+			tu="$tu $1" lu=$((lu + $3)) && icount_add tun $4 "$size nonblock" || bad=1
 		set -- $(tapx-bench -r $X bx1 $size nonblock $COUNT) &&
-			tx="$tx $1" lx=$((lx + $3)) || bad=1
+			tx="$tx $1" lx=$((lx + $3)) && icount_add tapx $4 "$size nonblock" || bad=1
 		frames=$((frames + COUNT + COUNT / 10))
 		r=$((r + 1))
 	done
+	icount_row $size nonblock
 	[ $bad = 0 ] || bad "bench: a reader run of $size failed"
 	unread=$((unread + lx))
 	tu=$(echo $tu | best)
@@ -208,6 +267,8 @@ for size in $(echo ${vmtapxsizes:-64,1500,9000} | tr , ' '); do
 	awk -v s=$size -v u=$tu -v x=$tx -v lu=$lu -v lx=$lx -v n=$n 'BEGIN {
 		printf "%-6s %-9s %8d %8d %9.2f %10.1f%% %10.1f%%\n", s, "nonblock", u, x, x / u, 100 * lu / n, 100 * lx / n }'
 done
+icount_table "tapx-bench -r, XDP_TX (the runs above)" \
+	"tun tapx" "tapx/tun"
 # Every frame met the program and was sent back; tun.ko leaves only
 # without its devices (vhost_bench swaps it out).
 expect bx1 rx_packets=$frames
@@ -217,5 +278,11 @@ check "  bx1 frames not read: ring_full_drops delta" "$(delta bx1 ring_full_drop
 runs "bench: delete bt1" ip link del bt1
 runs "bench: delete bx1" ip link del bx1
 
+if [ -n "${vmicountlabels:-}" ]; then
+	echo 0 >/proc/sys/kernel/kptr_restrict
+	echo "==== KSYMS BEGIN"
+	awk '$2 ~ /^[tTwW]$/' /proc/kallsyms | gzip | base64
+	echo "==== KSYMS END"
+fi
 [ -n "${vmnovhostbench:-}" ] || vhost_bench
 finish

@@ -13,7 +13,7 @@
 #   vmprofips=1 adds the hottest addresses in tapx.ko, as offsets into its
 #   .text: addr2line -f -i -j .text -e build/kmod-build/<kernel>/kmod/tapx.ko OFFSET
 #   vmprofvhost=CELL profiles a cell of tapx-vhost bench instead (tx-noprog,
-#   rx-stack, ...; tests/vm/tapx-vhost.c) at vmprofsize (1500), with
+#   rx-stack, ...; tests/vm/tapx-vhost/) at vmprofsize (1500), with
 #   vmprofframes (60000) frames, on tapx through tapx_tun.ko or, with
 #   vmprofdev=tun, on stock tun.ko: vhost-net's side by side;
 #   vmprofdelay=MS starts the samples that late (perf record -D), past
@@ -56,7 +56,7 @@ echo -1 >/proc/sys/kernel/perf_event_paranoid
 bpftool prog loadall /bpf/xdp_basic.bpf.o $B pinmaps $BM
 node=$X
 [ "${vmprofdev:-tapx}" = tun ] && node=$T
-runs "profile: create ${vmprofdev:-tapx} bp0" tapxt mk $node bp0 65521
+runs "profile: create ${vmprofdev:-tapx} bp0" tapx-dev mk $node bp0 65521
 runs "profile: ${vmprofprog:-xdp_drop} on bp0" xdp_attach bp0 ${vmprofprog:-xdp_drop}
 g= r=
 [ -n "${vmprofcallers:-}" ] && g=-g

@@ -4,7 +4,7 @@
 # exactly that kernel, runs the suites in the guest and prints their results.
 #   tests/vm/run.sh           run the suites; exit non-zero on any failure or
 #                             on a WARN/BUG/oops/... in the guest's dmesg
-#   tests/vm/run.sh --bench   boot the same VM, run `tap-accel bench --vm`
+#   tests/vm/run.sh --bench   boot the same VM, run `tap-accel-bench --vm`
 #                             (if built) and the tapx-bench measurement
 #   tests/vm/run.sh --profile boot it and profile a tapx write path with
 #                             perf (tests/vm/profile.sh)
@@ -21,8 +21,11 @@
 # of building one) and TAPX_TUN_KO (its tapx_tun.ko; by default the one
 # beside TAPX_KO), VM_OUT (work folder, per kernel by default). VM_TIMEOUT (s),
 # VM_CPU (qemu -cpu), VM_ACCEL (qemu -accel), VM_QEMU_OPTS (more qemu
-# options), VM_APPEND (extra kernel arguments: the vm*= ones are in the
-# table of tests/vm/README.md, and one not there is refused).
+# options), VM_ICOUNT (1: load the instruction counter, tests/vm/icount;
+# the default in --bench and --ab, 0 elsewhere), VM_ICOUNT_PROFILE (a
+# file: the counter's per-block profile of each counted interval),
+# VM_APPEND (extra kernel arguments: the vm*= ones are in the table of
+# tests/vm/README.md, and one not there is refused).
 # The default CPU is qemu's "max" without ERMS/FSRM: with them the guest
 # copies with `rep movsb`, which TCG emulates byte by byte, so every copy
 # (tun's and tapx's, not the /dev/null floor's) would cost several times
@@ -92,6 +95,9 @@ fail() {
 	exit 1
 }
 
+case $MODE in bench | ab) VM_ICOUNT=${VM_ICOUNT:-1} ;; esac
+VM_ICOUNT=${VM_ICOUNT:-0}
+
 for t in qemu-system-x86_64 cpio gzip gcc; do
 	command -v $t >/dev/null 2>&1 || fail "$t is not installed (make deps)"
 done
@@ -140,8 +146,8 @@ mkdir -p $R/bin $R/sbin $R/lib $R/lib64 $R/proc $R/sys $R/dev $R/tmp $R/run \
 	$R/modules $R/bpf $R/tests $R/etc $R/usr/bin
 
 # Static test programs: every tests/vm/*.c but the BPF ones and their
-# shared helper, built by tests/vm/Makefile (with liburing, for
-# tapx-bench's io_uring writer).
+# shared helper, and every tests/vm folder with a main.c, built by
+# tests/vm/Makefile (with liburing, for tapx-bench's io_uring writer).
 make -s -C "$HERE" OUT="$OUT" >/dev/null || fail "cannot build the test tools (make -C tests/vm)"
 for p in $(make -s -C "$HERE" OUT="$OUT" tools); do
 	cp "$OUT/$p" $R/bin/
@@ -193,12 +199,27 @@ if [ -n "$pack_qemu" ]; then
 	mkdir -p "$R$(dirname "$acc")"
 	mv $R/bin/accel-tcg-x86_64.so "$R$acc"
 fi
-if [ -x "$BUILD/user/tap-accel" ]; then
-	copy_bin "$BUILD/user/tap-accel"
-fi
+for b in tap-accel tap-accel-bench; do
+	[ ! -x "$BUILD/user/$b" ] || copy_bin "$BUILD/user/$b"
+done
 # The in-kernel tests of the policy program, run again on this kernel.
 make -s -C "$TOP/tests/bpf" BUILD="$BUILD" >/dev/null && copy_bin "$BUILD/tests/bpf/bpf_test"
 flock -u 8
+
+# The instruction counter: a TCG plugin of this QEMU, answering the guest
+# on its second serial port (vmicount=), fed by a FIFO pair (BASE.in the
+# plugin writes, BASE.out the guest's writes, unread).
+ICOUNT_OPTS= ICOUNT_APPEND=
+if [ "$VM_ICOUNT" = 1 ]; then
+	inc=$(sh "$TOP/mk/qemu-plugin.sh") || fail "no QEMU plugin API header for the instruction counter"
+	make -s -C "$HERE" OUT="$OUT" QEMU_PLUGIN_INC="$inc" icount >/dev/null ||
+		fail "cannot build the instruction counter (make -C tests/vm icount)"
+	rm -f "$OUT/icount.in" "$OUT/icount.out"
+	mkfifo "$OUT/icount.in" "$OUT/icount.out" || fail "mkfifo $OUT/icount.in"
+	ICOUNT_OPTS="-plugin file=$OUT/icount.so,out=$OUT/icount.in${VM_ICOUNT_PROFILE:+,profile=$VM_ICOUNT_PROFILE}
+		-serial mon:stdio -serial pipe:$OUT/icount"
+	ICOUNT_APPEND=vmicount=/dev/ttyS1
+fi
 
 # Modules: tapx and tapx_tun, the bench's copy floor, the stock tun, what
 # the bench's tc and bridge cells need (loaded in --bench mode), and
@@ -233,7 +254,7 @@ mkdir -p $R/mk/modprobe.d $R/user/adapters $R/user/completion $R/man
 cp "$TOP/mk/install.sh" $R/tests/install.sh
 cp "$TOP"/user/adapters/* $R/user/adapters/
 cp "$TOP/user/completion/tap-accel" $R/user/completion/
-cp "$TOP/man/tap-accel.8" $R/man/
+cp "$TOP/man/tap-accel.8" "$TOP/man/tap-accel-bench.8" $R/man/
 cp "$TOP/mk/modprobe.d/tapx.conf" $R/mk/modprobe.d/
 cp "$TOP/VERSION" $R/VERSION
 
@@ -266,9 +287,9 @@ rm -f "$OUT/qemu.rc"
 set +e
 {
 	timeout --foreground -k 10 "$VM_TIMEOUT" qemu-system-x86_64 \
-		-accel "$VM_ACCEL" $VM_QEMU_OPTS -cpu "$VM_CPU" -m 1G -smp 2 -nographic -no-reboot \
+		-accel "$VM_ACCEL" $VM_QEMU_OPTS $ICOUNT_OPTS -cpu "$VM_CPU" -m 1G -smp 2 -nographic -no-reboot \
 		-kernel "$KERNEL" -initrd "$OUT/initramfs.gz" \
-		-append "console=ttyS0 panic=-1 loglevel=3 vmmode=$MODE ${AB_REV:+vmabrev=$AB_REV} ${VM_APPEND:-}" \
+		-append "console=ttyS0 panic=-1 loglevel=3 vmmode=$MODE ${AB_REV:+vmabrev=$AB_REV} $ICOUNT_APPEND ${VM_APPEND:-}" \
 		-nic none </dev/null 2>&1
 	echo $? >"$OUT/qemu.rc"
 } | tee "$LOG" | sed -u -n 's/\r$//; /==== OUTPUT BEGIN/,/^==== OUTPUT END/{/==== OUTPUT /!p}'

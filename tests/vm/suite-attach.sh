@@ -1,6 +1,6 @@
 # Attach, replace and detach programs while a writer runs flat out.
 snap xa
-tapxt flood $X:xa 8 1500 >/tmp/flood.out 2>&1 &
+tapx-dev flood $X:xa 8 1500 >/tmp/flood.out 2>&1 &
 fpid=$!
 sleep 1
 i=0

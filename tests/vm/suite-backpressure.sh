@@ -20,7 +20,7 @@ bp_clean() { for _d in bpt bpx; do ip link del $_d 2>/dev/null; done; }
 # bp_mk NODE NAME: NAME made persistent, without IPv6: no router
 # solicitation or report of its own takes a place in the reader's ring.
 bp_mk() {
-	runs "$2: create" tapxt mk $1 $2 || return
+	runs "$2: create" tapx-dev mk $1 $2 || return
 	echo 1 >/proc/sys/net/ipv6/conf/$2/disable_ipv6
 }
 

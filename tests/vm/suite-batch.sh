@@ -99,7 +99,7 @@ xdp_detach xa
 # own without IPv6 (whose own traffic would land in the ring).
 v6=$(cat /proc/sys/net/ipv6/conf/default/disable_ipv6)
 echo 1 >/proc/sys/net/ipv6/conf/default/disable_ipv6
-runs "batch: create tapx xc" tapxt mk $X xc
+runs "batch: create tapx xc" tapx-dev mk $X xc
 echo "$v6" >/proc/sys/net/ipv6/conf/default/disable_ipv6
 snap xc
 tool tapx-batch errors $X:xc

@@ -25,13 +25,13 @@ pins0=$(bl_pins)
 bl_args="--programs xdp-drop-native,fwd-redirect --writers block,batch64 --sizes 64"
 
 # The scale table small: the plane on this kernel, two rows.
-BENCH_SCALE_TAPS=1,10 BENCH_SCALE_PER_TAP_MAX=1 BIN=/bin/tap-accel TAPX_KO=/modules/tapx.ko \
+BENCH_SCALE_TAPS=1,10 BIN=/bin/tap-accel-bench TAPX_KO=/modules/tapx.ko \
 	sh /tests/make-bench.sh --out /tmp/benchload \
 	-- $bl_args --frames 200 --reps 1 >/tmp/benchload.out 2>&1
 rc=$?
 check "benchload: make bench's script exits" 0 $rc
 grep -q '^tapx ' /proc/modules && tail -n 20 /tmp/benchload.out | sed 's/^/    /'
-runs "benchload: the scale table, 10 taps on the plane" grep -q '^    10 plane ' /tmp/benchload/report.txt
+runs "benchload: the scale table, 10 taps on the plane" grep -q '^    10  *[0-9.]* KiB ' /tmp/benchload/report.txt
 runs "benchload: it found it can load tapx.ko and did" \
 	grep -q 'loaded on /dev/net/tapx beside stock tun' /tmp/benchload.out
 runs "benchload: tapx.ko unloaded after" sh -c '! grep -q "^tapx " /proc/modules'
@@ -55,7 +55,7 @@ rm -f /tmp/benchint.pid
 (
 	i=0
 	until [ -s /tmp/benchint.pid ] &&
-		grep -q '^tap-accel bench: [0-9]* cells' /tmp/benchint.out 2>/dev/null; do
+		grep -q '^tap-accel-bench: [0-9]* cells' /tmp/benchint.out 2>/dev/null; do
 		i=$((i + 1))
 		[ $i -lt 600 ] || break
 		sleep 0.1
@@ -65,7 +65,7 @@ rm -f /tmp/benchint.pid
 	kill -INT -"$(cat /tmp/benchint.pid)"
 ) &
 bl_killer=$!
-BENCH_SCALE_TAPS=none BIN=/bin/tap-accel TAPX_KO=/modules/tapx.ko setsid sh -c 'echo $$ >/tmp/benchint.pid;
+BENCH_SCALE_TAPS=none BIN=/bin/tap-accel-bench TAPX_KO=/modules/tapx.ko setsid sh -c 'echo $$ >/tmp/benchint.pid;
 	exec sh /tests/make-bench.sh "$@"' sh --out /tmp/benchint -- \
 	--programs xdp-drop-native --writers block --sizes 64 --frames 50000 --reps 32 \
 	>/tmp/benchint.out 2>&1
@@ -74,7 +74,7 @@ wait $bl_killer
 runs "benchload: tapx.ko was in while the bench ran" test -e /tmp/benchint.loaded
 check "benchload: interrupted, the script exits" 130 $rc
 runs "benchload: interrupted, tapx.ko unloaded" sh -c '! grep -q "^tapx " /proc/modules'
-runs "benchload: interrupted, no tap-accel left" sh -c '! pidof tap-accel'
+runs "benchload: interrupted, no tap-accel-bench left" sh -c '! pidof tap-accel-bench tap-accel'
 check "benchload: interrupted, links as before" "$links0" "$(bl_links)"
 check "benchload: interrupted, pins as before" "$pins0" "$(bl_pins)"
 
@@ -117,12 +117,12 @@ for m in vhost_net tapx_tun $bl_mods tapx; do
 	runs "benchload: rmmod $m" rmmod $m
 done
 runs "benchload: insmod tun again" insmod /modules/tun.ko
-for d in $bl_tuns; do runs "benchload: recreate tun $d" tapxt mk $T $d 65521; done
+for d in $bl_tuns; do runs "benchload: recreate tun $d" tapx-dev mk $T $d 65521; done
 
 [ -n "$bl_tun" ] || runs "benchload: rmmod tun" rmmod tun
 if [ -n "$bl_tapx" ]; then
 	runs "benchload: insmod tapx again" insmod /modules/tapx.ko
 	for n in $bl_devs; do
-		runs "benchload: tapx $n again" tapxt mk $X $n 65521
+		runs "benchload: tapx $n again" tapx-dev mk $X $n 65521
 	done
 fi

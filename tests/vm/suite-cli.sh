@@ -10,20 +10,20 @@ else
 	runs "cli: native (driver) XDP program on xa" sh -c 'bpftool net show dev xa | grep -q "driver id"'
 	for size in 60 9000; do
 		snap xa
-		tool tapxt run --src $X:xa --size $size --count $N --dst packet:xa --expect 0
+		tool tapx-dev run --src $X:xa --size $size --count $N --dst packet:xa --expect 0
 		expect xa xdp_drop=$N xdp_pass=0
 	done
 	runs "cli: attach --policy pass" tap-accel attach xa --policy /tmp/p-pass
 	for size in 60 9000; do
 		snap xa
-		tool tapxt run --src $X:xa --size $size --count $N --dst packet:xa --expect $N
+		tool tapx-dev run --src $X:xa --size $size --count $N --dst packet:xa --expect $N
 		expect xa xdp_pass=$N xdp_drop=0
 	done
 	runs "cli: attach --policy redirect to xb" tap-accel attach xa --policy /tmp/p-redirect
 	for size in 60 1500; do
 		snap xa
 		snap xb
-		tool tapxt run --src $X:xa --size $size --count $N --dst tap:$X:xb --expect $N
+		tool tapx-dev run --src $X:xa --size $size --count $N --dst tap:$X:xb --expect $N
 		expect xa xdp_redirect=$N
 		expect xb xdp_xmit=$N
 	done

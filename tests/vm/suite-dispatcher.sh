@@ -11,7 +11,7 @@
 rounds=${vmdispatchrounds:-5}
 on=${vmdispatchon:-tun,tapx}
 swap_loop() { # DEV NODE:NAME
-	tapxt flood "$2" 6 1500 >/tmp/flood.out 2>&1 &
+	tapx-dev flood "$2" 6 1500 >/tmp/flood.out 2>&1 &
 	_fpid=$!
 	sleep 1
 	_i=0

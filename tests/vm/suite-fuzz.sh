@@ -89,6 +89,6 @@ if [ -e $KL ]; then
 fi
 
 runs "fuzz: insmod tapx.ko again" insmod /modules/tapx.ko
-runs "fuzz: recreate xa" tapxt mk $X xa 65521
-runs "fuzz: recreate xb" tapxt mk $X xb 65521
+runs "fuzz: recreate xa" tapx-dev mk $X xa 65521
+runs "fuzz: recreate xb" tapx-dev mk $X xb 65521
 set_port xb

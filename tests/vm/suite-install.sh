@@ -57,7 +57,7 @@ unload_all
 # the host's, vhost_net's too (no tapx_tun.ko for depmod to prefer).
 PREBUILT="/modules/tapx.ko /modules/tapx_tun.ko"
 runs "install: mk/install.sh install (TUN=keep)" env KVERS=$KVER \
-	TAPX_KO="$PREBUILT" TAPX_CLI=/bin/tap-accel TAPX_PROGS=/bpf \
+	TAPX_KO="$PREBUILT" TAPX_CLI=/bin/tap-accel TAPX_BENCH=/bin/tap-accel-bench TAPX_PROGS=/bpf \
 	sh /tests/install.sh install
 runs "install: kept no modprobe.d file" test ! -e /etc/modprobe.d/tapx.conf
 runs "install: kept no tapx_tun.ko" test ! -e $ML/updates/dkms/tapx_tun.ko
@@ -70,7 +70,7 @@ unload_all
 
 # TUN=replace.
 runs "install: mk/install.sh install TUN=replace" env TUN=replace KVERS=$KVER \
-	TAPX_KO="$PREBUILT" TAPX_CLI=/bin/tap-accel TAPX_PROGS=/bpf \
+	TAPX_KO="$PREBUILT" TAPX_CLI=/bin/tap-accel TAPX_BENCH=/bin/tap-accel-bench TAPX_PROGS=/bpf \
 	sh /tests/install.sh install
 runs "install: tapx.ko in updates/dkms" test -f $ML/updates/dkms/tapx.ko
 runs "install: tapx_tun.ko in updates/dkms" test -f $ML/updates/dkms/tapx_tun.ko
@@ -90,9 +90,11 @@ fi
 runs "install: modprobe.d sets tun_compat" grep -qx "options tapx tun_compat=1" /etc/modprobe.d/tapx.conf
 runs "install: modprobe.d redirects tun" grep -qx "install tun /sbin/modprobe --ignore-install tapx \$CMDLINE_OPTS && /sbin/modprobe tapx_tun" /etc/modprobe.d/tapx.conf
 runs "install: CLI installed" /usr/local/sbin/tap-accel --help
+runs "install: the benchmark installed beside it" /usr/local/sbin/tap-accel-bench --help
 runs "install: programs installed" test -f /usr/local/lib/tap-accel/bpf/xdp_basic.bpf.o
 runs "install: the QEMU script installed" test -x /usr/local/lib/tap-accel/qemu-ifup
-runs "install: the man page installed" test -f /usr/local/share/man/man8/tap-accel.8
+runs "install: the man pages installed" test -f /usr/local/share/man/man8/tap-accel.8 -a \
+	-f /usr/local/share/man/man8/tap-accel-bench.8
 runs "install: bash completion installed" test -f /usr/local/share/bash-completion/completions/tap-accel
 runs "install: modules.dep has tapx" grep -q "^updates/dkms/tapx.ko:" $ML/modules.dep
 
@@ -130,8 +132,9 @@ runs "install: mk/install.sh uninstall" env KVERS=$KVER TAPX_KO="$PREBUILT" \
 	sh /tests/install.sh uninstall
 runs "install: modprobe.d file removed" test ! -e /etc/modprobe.d/tapx.conf
 runs "install: tapx.ko removed" sh -c "! ls $ML/updates/dkms/tapx.ko* 2>/dev/null"
-runs "install: CLI removed" test ! -e /usr/local/sbin/tap-accel
-runs "install: man page and completion removed" sh -c "test ! -e /usr/local/share/man/man8/tap-accel.8 && test ! -e /usr/local/share/bash-completion/completions/tap-accel"
+runs "install: CLI and benchmark removed" test ! -e /usr/local/sbin/tap-accel -a \
+	! -e /usr/local/sbin/tap-accel-bench
+runs "install: man page and completion removed" sh -c "test ! -e /usr/local/share/man/man8/tap-accel.8 && test ! -e /usr/local/share/man/man8/tap-accel-bench.8 && test ! -e /usr/local/share/bash-completion/completions/tap-accel"
 runs "install: modules.dep without tapx" sh -c "! grep -q tapx $ML/modules.dep"
 runs "install: uninstalled modprobe vhost_net" /sbin/modprobe vhost_net
 check "install: uninstalled vhost_net loads tun.ko" yes "$(loaded tun)"

@@ -7,12 +7,12 @@ before=$(free_kb)
 for act in drop tx redirect pass tx9000 redirect9000; do
 	xdp_attach xa xdp_${act%9000}
 	case $act in
-	drop) tool tapxt run --quiet --src $X:xa --size 65535 --count $N --self 0 ;;
-	tx) tool tapxt run --quiet --src $X:xa --size 65535 --count $N --self $N ;;
-	redirect) tool tapxt run --quiet --src $X:xa --size 65535 --count $N --dst tap:$X:xb --expect $N ;;
-	pass) tool tapxt run --quiet --src $X:xa --size 9000 --count $N ;;
-	tx9000) tool tapxt run --quiet --src $X:xa --size 9000 --count $N --self $N ;;
-	redirect9000) tool tapxt run --quiet --src $X:xa --size 9000 --count $N --dst tap:$X:xb --expect $N ;;
+	drop) tool tapx-dev run --quiet --src $X:xa --size 65535 --count $N --self 0 ;;
+	tx) tool tapx-dev run --quiet --src $X:xa --size 65535 --count $N --self $N ;;
+	redirect) tool tapx-dev run --quiet --src $X:xa --size 65535 --count $N --dst tap:$X:xb --expect $N ;;
+	pass) tool tapx-dev run --quiet --src $X:xa --size 9000 --count $N ;;
+	tx9000) tool tapx-dev run --quiet --src $X:xa --size 9000 --count $N --self $N ;;
+	redirect9000) tool tapx-dev run --quiet --src $X:xa --size 9000 --count $N --dst tap:$X:xb --expect $N ;;
 	esac
 done
 xdp_detach xa

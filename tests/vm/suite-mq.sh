@@ -68,7 +68,7 @@ set_port mqo
 xdp_attach xa xdp_redirect
 tapx-mq flood $X mqo $FLOOD_LIMIT >/tmp/mqflood.out 2>&1 &
 fpid=$!
-tapxt flood $X:xa $FLOOD_LIMIT 100 >/dev/null 2>&1 &
+tapx-dev flood $X:xa $FLOOD_LIMIT 100 >/dev/null 2>&1 &
 xpid=$!
 tapx-mq pflood mqo $FLOOD_LIMIT >/dev/null 2>&1 &
 ppid=$!
@@ -119,5 +119,5 @@ xdp_attach mqr xdp_drop
 runs "mq: rmmod tapx with mqr left" rmmod tapx
 runs "mq: mqr gone with the module" test ! -e /sys/class/net/mqr
 runs "mq: insmod tapx again" insmod /modules/tapx.ko
-runs "mq: recreate xa" tapxt mk $X xa 65521
-runs "mq: recreate xb" tapxt mk $X xb 65521
+runs "mq: recreate xa" tapx-dev mk $X xa 65521
+runs "mq: recreate xb" tapx-dev mk $X xb 65521

@@ -4,7 +4,7 @@
 P=/sys/module/tapx/parameters/napi
 runs "napi: parameter is writable" test -w $P
 napi_was=$(cat $P)
-runs "napi: create tapx xn0" tapxt mk $X xn0 65521
+runs "napi: create tapx xn0" tapx-dev mk $X xn0 65521
 ip addr add 10.9.0.1/24 dev xn0
 # The peer the tools play; a permanent entry, so no ARP on the way back
 # (iproute2: busybox's ip has no neigh replace).
@@ -22,7 +22,7 @@ for mode in 1 0; do
 		[ $prog = pass ] && xdp_attach xn0 xdp_pass
 		for size in 60 1500 9000 65535; do
 			snap xn0
-			tool tapxt run --quiet --src $X:xn0 --size $size --count $N --dst packet:xn0 --expect $N
+			tool tapx-dev run --quiet --src $X:xn0 --size $size --count $N --dst packet:xn0 --expect $N
 			tool tapx-napi udp $X xn0 $size $N --napi-id $mode
 			if [ $prog = pass ]; then
 				expect xn0 rx_packets=$((2 * N)) xdp_pass=$((2 * N)) rx_dropped=0
@@ -71,7 +71,7 @@ while [ $i -lt 300 ]; do
 done
 check "hold: 300 writers closed with GRO holding their frames" 300 $i
 # Threaded NAPI: the poll runs in a kthread; detach waits for it.
-tapxt hold $X xn0 3 >/dev/null &
+tapx-dev hold $X xn0 3 >/dev/null &
 hpid=$!
 sleep 1
 runs "threaded NAPI on xn0" sh -c "echo 1 >/sys/class/net/xn0/threaded"
@@ -83,13 +83,13 @@ while [ $i -lt 100 ]; do
 done
 check "hold: 100 writers closed under threaded NAPI" 100 $i
 # The flag can only change while a NAPI instance exists.
-tapxt hold $X xn0 3 >/dev/null &
+tapx-dev hold $X xn0 3 >/dev/null &
 hpid=$!
 sleep 1
 runs "threaded NAPI off on xn0" sh -c "echo 0 >/sys/class/net/xn0/threaded"
 wait $hpid
 # Device deletion while a writer's frames are held.
-runs "napi: create tapx xd0" tapxt mk $X xd0 65521
+runs "napi: create tapx xd0" tapx-dev mk $X xd0 65521
 ip addr add 10.9.1.1/24 dev xd0
 runs "napi: neighbour 10.9.1.2 on xd0" /bin/ip neigh replace 10.9.1.2 lladdr 02:00:00:00:00:02 dev xd0 nud permanent
 echo 2000000000 >/sys/class/net/xd0/gro_flush_timeout

@@ -1,5 +1,5 @@
 # DROP, TX and REDIRECT allocate no skb: kprobes on every skb constructor
-# count the calls made by the writing process (comm tapxt). PASS is the
+# count the calls made by the writing process (comm tapx-dev). PASS is the
 # control: it must allocate at least one skb per frame.
 N=500
 probes=$(skb_probes_on)
@@ -16,9 +16,9 @@ for act in drop tx redirect pass; do
 			pass) dst="" ;;
 			esac
 			echo >$TR/trace
-			tool env TAPXT_MARK=1 tapxt run --quiet --src $X:xa --mode $mode --size $size --count $N $dst
-			c=$(skb_calls tapxt)
-			check "noskb: trace markers for $act $mode $size" 2 "$(marks tapxt)"
+			tool env TAPX_DEV_MARK=1 tapx-dev run --quiet --src $X:xa --mode $mode --size $size --count $N $dst
+			c=$(skb_calls tapx-dev)
+			check "noskb: trace markers for $act $mode $size" 2 "$(marks tapx-dev)"
 			if [ $act = pass ]; then
 				runs "noskb: control, PASS $mode $size allocated $c skbs (>= $N)" test "$c" -ge $N
 			else

@@ -20,7 +20,7 @@ bad_page_after() {
 		echo "no-attach"
 		return
 	fi
-	tapxt run --src "$2" --mode block --size 9000 --count 4 --quiet >/dev/null 2>&1
+	tapx-dev run --src "$2" --mode block --size 9000 --count 4 --quiet >/dev/null 2>&1
 	sleep 1
 	bpftool net detach xdpgeneric dev "$1"
 	if dmesg | tail -n +$((_at + 1)) | grep -q 'Bad page state'; then

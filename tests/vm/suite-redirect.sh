@@ -6,7 +6,7 @@ xdp_attach xa xdp_redirect
 for mode in block nonblock writev; do
 	for size in 60 1500; do
 		snap xa
-		tool tapxt run --src $X:xa --mode $mode --size $size --count $N \
+		tool tapx-dev run --src $X:xa --mode $mode --size $size --count $N \
 			--dst tap:$T:tb --expect $N
 		expect xa xdp_redirect=$N xdp_redirect_errors=0
 	done
@@ -19,7 +19,7 @@ runs "attach xdp_redirect to tun ta" xdp_attach ta xdp_redirect
 for mode in block nonblock writev; do
 	for size in 60 1500; do
 		snap xb
-		tool tapxt run --src $T:ta --mode $mode --size $size --count $N \
+		tool tapx-dev run --src $T:ta --mode $mode --size $size --count $N \
 			--dst tap:$X:xb --expect $N
 		# Native (nonblock) arrives as xdp_frames, generic as skbs.
 		check "  xb tx_packets delta ($mode $size)" $N "$(delta xb tx_packets)"

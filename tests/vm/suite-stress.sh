@@ -58,6 +58,6 @@ runs "stress: skbuff_head_cache $skb_before -> $skb_after objects (within 256)" 
 
 # What suite-load made, for the suites that follow.
 runs "stress: insmod tapx.ko again" insmod /modules/tapx.ko
-runs "stress: recreate xa" tapxt mk $X xa 65521
-runs "stress: recreate xb" tapxt mk $X xb 65521
+runs "stress: recreate xa" tapx-dev mk $X xa 65521
+runs "stress: recreate xb" tapx-dev mk $X xb 65521
 set_port xb

@@ -1,4 +1,4 @@
 # Device deletion with open fds, queued frames and a blocked reader.
-runs "create tdown0" tapxt mk $X tdown0
+runs "create tdown0" tapx-dev mk $X tdown0
 runs "attach xdp_tx to tdown0" xdp_attach tdown0 xdp_tx
-tool tapxt teardown $X tdown0
+tool tapx-dev teardown $X tdown0

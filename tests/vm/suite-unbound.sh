@@ -64,16 +64,16 @@ else
 	# A tap's own program first; the default again once it is detached.
 	for size in 60 9000; do
 		snap xa
-		tool tapxt run --src $X:xa --size $size --count $N --dst packet:xa --expect 0
+		tool tapx-dev run --src $X:xa --size $size --count $N --dst packet:xa --expect 0
 		expect xa xdp_drop=$N
 	done
 	runs "unbound: xa gets its own program" xdp_attach xa xdp_pass
 	snap xa
-	tool tapxt run --src $X:xa --size 60 --count $N --dst packet:xa --expect $N
+	tool tapx-dev run --src $X:xa --size 60 --count $N --dst packet:xa --expect $N
 	expect xa xdp_pass=$N xdp_drop=0
 	runs "unbound: xa's own program detached" xdp_detach xa
 	snap xa
-	tool tapxt run --src $X:xa --size 60 --count $N --dst packet:xa --expect 0
+	tool tapx-dev run --src $X:xa --size 60 --count $N --dst packet:xa --expect 0
 	expect xa xdp_drop=$N xdp_pass=0
 
 	# The same race on stock tun: reported, not asserted.
@@ -90,7 +90,7 @@ else
 	runs "unbound: the plane's program is freed" wait_for 5 sh -c "! bpftool prog show id $plane"
 	runs "unbound: status without a default" sh -c 'tap-accel status | grep -qx "tapx: new taps here run no program until bound"'
 	snap xa
-	tool tapxt run --src $X:xa --size 60 --count $N --dst packet:xa --expect $N
+	tool tapx-dev run --src $X:xa --size 60 --count $N --dst packet:xa --expect $N
 	expect xa xdp_pass=0 xdp_drop=0
 	ip link del ubx0
 	ip link del ubt0
@@ -100,14 +100,14 @@ fi
 # program's: XDP_TX back to the writer, XDP_REDIRECT to xb (lib.sh).
 runs "unbound: xdp_tx as the default" tapx-unbound set-pinned $B/xdp_tx
 snap xa
-tool tapxt run --src $X:xa --size 60 --count $N --self $N --dst packet:xa --expect 0
+tool tapx-dev run --src $X:xa --size 60 --count $N --self $N --dst packet:xa --expect 0
 expect xa xdp_tx=$N tx_packets=$N
 set_port xb
 runs "unbound: xdp_redirect as the default" tapx-unbound set-pinned $B/xdp_redirect
 for size in 60 9000; do
 	snap xa
 	snap xb
-	tool tapxt run --src $X:xa --size $size --count $N --dst tap:$X:xb --expect $N
+	tool tapx-dev run --src $X:xa --size $size --count $N --dst tap:$X:xb --expect $N
 	expect xa xdp_redirect=$N
 	expect xb xdp_xmit=$N
 done

@@ -2,7 +2,7 @@
 # (persistent ones with programs attached included). Then tun_compat.
 skb_before=$(awk '$1 == "skbuff_head_cache" { print $2 }' /proc/slabinfo)
 xdp_attach xa xdp_drop
-tapxt hold $X hold0 4 >/tmp/hold.out &
+tapx-dev hold $X hold0 4 >/tmp/hold.out &
 hpid=$!
 sleep 2
 if rmmod tapx 2>/dev/null; then
@@ -39,13 +39,13 @@ ip link del tb
 runs "compat: rmmod tun" rmmod tun
 runs "compat: insmod tapx tun_compat=1" insmod /modules/tapx.ko tun_compat=1
 check "compat: /dev/net/tun is misc 10:200" 10:200 "$(cat /sys/class/misc/tun/dev)"
-runs "compat: create compat0 via /dev/net/tun" tapxt mk $T compat0
+runs "compat: create compat0 via /dev/net/tun" tapx-dev mk $T compat0
 # In tun's place, tun's driver name; the version field and /sys/module
 # tell that tapx serves.
 check "compat: compat0 driver" tun "$(ethtool -i compat0 2>/dev/null | awk '/^driver:/ { print $2 }')"
 check "compat: compat0 version" "tapx $(cat /VERSION)" "$(ethtool -i compat0 2>/dev/null | sed -n 's/^version: //p')"
 runs "compat: /sys/module/tapx, no /sys/module/tun" sh -c 'test -d /sys/module/tapx && test ! -e /sys/module/tun'
-tool tapxt run --src $T:compat0 --size 60 --count 10 --dst packet:compat0 --expect 10
+tool tapx-dev run --src $T:compat0 --size 60 --count 10 --dst packet:compat0 --expect 10
 # A VPN daemon on the host's /dev/net/tun, which is tapx now: suite-l3's
 # cases again (devices l33*).
 tool tapx-l3 run $T 3

@@ -80,8 +80,8 @@ elif [ -f "$TAPX_VHOST_KO" ]; then
 	runs "vhost: rmmod $(basename "$TAPX_VHOST_KO" .ko)" rmmod "$(basename "$TAPX_VHOST_KO" .ko)"
 	runs "vhost: insmod tun.ko again" insmod /modules/tun.ko
 	if [ $tun_was_loaded = 1 ]; then
-		runs "vhost: recreate tun ta" tapxt mk $T ta 65521
-		runs "vhost: recreate tun tb" tapxt mk $T tb 65521
+		runs "vhost: recreate tun ta" tapx-dev mk $T ta 65521
+		runs "vhost: recreate tun tb" tapx-dev mk $T tb 65521
 	fi
 	mod_loaded vhost_net || runs "vhost: insmod vhost_net (tun.ko)" insmod /modules/vhost_net.ko
 else

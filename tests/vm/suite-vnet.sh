@@ -8,16 +8,16 @@ for act in pass drop tx redirect; do
 		snap xa
 		case $act in
 		pass)
-			tool tapxt run --vnet --src $X:xa --size $size --count $N --dst packet:xa --expect $N
+			tool tapx-dev run --vnet --src $X:xa --size $size --count $N --dst packet:xa --expect $N
 			expect xa xdp_pass=$N ;;
 		drop)
-			tool tapxt run --vnet --src $X:xa --size $size --count $N --self 0
+			tool tapx-dev run --vnet --src $X:xa --size $size --count $N --self 0
 			expect xa xdp_drop=$N ;;
 		tx)
-			tool tapxt run --vnet --src $X:xa --size $size --count $N --self $N
+			tool tapx-dev run --vnet --src $X:xa --size $size --count $N --self $N
 			expect xa xdp_tx=$N ;;
 		redirect)
-			tool tapxt run --vnet --src $X:xa --size $size --count $N --dst tap:$X:xb --expect $N
+			tool tapx-dev run --vnet --src $X:xa --size $size --count $N --dst tap:$X:xb --expect $N
 			expect xa xdp_redirect=$N ;;
 		esac
 	done
@@ -29,13 +29,13 @@ for act in drop tx redirect; do
 	snap xa
 	case $act in
 	drop)
-		tool tapxt run --vnet --gso --src $X:xa --size 9000 --count $N --self 0
+		tool tapx-dev run --vnet --gso --src $X:xa --size 9000 --count $N --self 0
 		expect xa xdp_drop=$N xdp_gso_drops=0 ;;
 	tx)
-		tool tapxt run --vnet --gso --src $X:xa --size 9000 --count $N --self 0
+		tool tapx-dev run --vnet --gso --src $X:xa --size 9000 --count $N --self 0
 		expect xa xdp_tx=0 xdp_gso_drops=$N ;;
 	redirect)
-		tool tapxt run --vnet --gso --src $X:xa --size 9000 --count $N --dst tap:$X:xb --expect 0
+		tool tapx-dev run --vnet --gso --src $X:xa --size 9000 --count $N --dst tap:$X:xb --expect 0
 		expect xa xdp_redirect=0 xdp_gso_drops=$N ;;
 	esac
 done
@@ -62,8 +62,8 @@ uso_check() {
 	[ "$5" = 0 ] || check "uso: $1 UDP bytes received" $((UN * 8000)) "$(uso_get "$2" bytes)"
 	check "uso: $1 frames read back" "$6" "$(uso_get "$2" self)"
 }
-runs "uso: create tun usot" tapxt mk $T usot 65521
-runs "uso: create tapx usox" tapxt mk $X usox 65521
+runs "uso: create tun usot" tapx-dev mk $T usot 65521
+runs "uso: create tapx usox" tapx-dev mk $X usox 65521
 ip addr add 10.99.0.1/24 dev usot
 out=$(tapx-ident uso $T usot $UN)
 if [ $uso_has = yes ]; then
@@ -121,8 +121,8 @@ gso_probe() {
 }
 ip link del gsot 2>/dev/null
 ip link del gsox 2>/dev/null
-runs "gso: create tun gsot" tapxt mk $T gsot
-runs "gso: create tapx gsox" tapxt mk $X gsox
+runs "gso: create tun gsot" tapx-dev mk $T gsot
+runs "gso: create tapx gsox" tapx-dev mk $X gsox
 gso_probe gsot $T "tun"
 gso_probe gsox $X "tapx, no program"
 xdp_attach gsox xdp_pass
@@ -184,10 +184,10 @@ tnl_mods=
 for m in llc stp bridge; do
 	mod_loaded $m || { insmod /modules/$m.ko && tnl_mods="$m $tnl_mods"; }
 done
-runs "tnl: create tun tnlt1" tapxt mk $T tnlt1
-runs "tnl: create tun tnlt2" tapxt mk $T tnlt2
-runs "tnl: create tapx tnlx1" tapxt mk $X tnlx1
-runs "tnl: create tapx tnlx2" tapxt mk $X tnlx2
+runs "tnl: create tun tnlt1" tapx-dev mk $T tnlt1
+runs "tnl: create tun tnlt2" tapx-dev mk $T tnlt2
+runs "tnl: create tapx tnlx1" tapx-dev mk $X tnlx1
+runs "tnl: create tapx tnlx2" tapx-dev mk $X tnlx2
 for drv in t x; do
 	node=$T
 	[ $drv = x ] && node=$X

@@ -14,23 +14,23 @@ for act in pass drop tx redirect; do
 			snap xb
 			case $act in
 			pass)
-				tool tapxt run --src $X:xa --mode $mode --size $size --count $N \
+				tool tapx-dev run --src $X:xa --mode $mode --size $size --count $N \
 					--dst packet:xa --expect $N
 				expect xa rx_packets=$N xdp_pass=$N xdp_drop=0 xdp_aborted=0
 				;;
 			drop)
-				tool tapxt run --src $X:xa --mode $mode --size $size --count $N \
+				tool tapx-dev run --src $X:xa --mode $mode --size $size --count $N \
 					--self 0 --dst packet:xa --expect 0
 				expect xa rx_packets=$N xdp_drop=$N xdp_pass=0 tx_packets=0
 				;;
 			tx)
-				tool tapxt run --src $X:xa --mode $mode --size $size --count $N \
+				tool tapx-dev run --src $X:xa --mode $mode --size $size --count $N \
 					--self $N
 				expect xa rx_packets=$N xdp_tx=$N tx_packets=$N xdp_tx_errors=0 \
 					ring_full_drops=0 xdp_tx_linearized=$lin
 				;;
 			redirect)
-				tool tapxt run --src $X:xa --mode $mode --size $size --count $N \
+				tool tapx-dev run --src $X:xa --mode $mode --size $size --count $N \
 					--dst tap:$X:xb --expect $N
 				expect xa rx_packets=$N xdp_redirect=$N xdp_redirect_errors=0 \
 					xdp_redirect_linearized=$lin

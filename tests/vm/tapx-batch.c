@@ -635,49 +635,55 @@ static void errors_batch(int fd, unsigned long cmd, const char *what)
 		errors_descs(fd);
 }
 
-static int cmd_errors(int argc, char **argv)
+/* The frames and receive buffers of the errors command's cases. */
+static struct {
+	uint8_t f[4][MAXF + 2 * VNET_SZ], r[4][512];
+} eb;
+
+/* Batches on an fd not attached to a device. */
+static void errors_unattached(const char *node)
 {
-	static uint8_t f[4][MAXF + 2 * VNET_SZ], r[4][512];
-	struct tapx_desc d[8];
-	struct virtio_net_hdr vh;
-	char sb[256], *node, *name;
-	unsigned int done, i;
-	int fd, ps, rc, st;
-	pid_t pid;
+	struct tapx_desc d[1];
+	unsigned int done;
+	int fd, rc;
 
-	if (argc != 3)
-		return 2;
-	snprintf(sb, sizeof(sb), "%s", argv[2]);
-	if (split_spec(sb, &node, &name))
-		return 2;
-
-	/* Not attached. */
 	fd = open(node, O_RDWR);
-	d[0] = (struct tapx_desc){ (uintptr_t)f[0], 60, 0 };
-	make_frame(f[0], 60, 0, V_DROP);
+	d[0] = (struct tapx_desc){ (uintptr_t)eb.f[0], 60, 0 };
+	make_frame(eb.f[0], 60, 0, V_DROP);
 	rc = batch_ioctl(fd, TAPXSUBMIT, d, 1, &done);
 	check(rc == -EBADFD && done == 0, "errors: submit before TUNSETIFF -> %d, done %u", rc, done);
 	rc = batch_ioctl(fd, TAPXRECV, d, 1, &done);
 	check(rc == -EBADFD && done == 0, "errors: recv before TUNSETIFF -> %d, done %u", rc, done);
 	close(fd);
+}
+
+/* Submits on a device with a vnet header: the refused batches, malformed
+ * frames among good ones, and the old ioctl numbers; 0, or -1 when the
+ * device cannot be attached. */
+static int errors_submit(const char *node, const char *name)
+{
+	struct tapx_desc d[8];
+	struct virtio_net_hdr vh;
+	unsigned int done, i;
+	int fd, rc;
 
 	fd = tap_open(node, name, IFF_TAP | IFF_NO_PI | IFF_VNET_HDR, O_NONBLOCK);
 	check(fd >= 0, "errors: attach %s with IFF_VNET_HDR", name);
 	if (fd < 0)
-		return 1;
+		return -1;
 	errors_batch(fd, TAPXSUBMIT, "submit");
 	errors_batch(fd, TAPXRECV, "recv");
 
 	/* Malformed frames are consumed and reported; the batch goes on. */
 	memset(&vh, 0, sizeof(vh));
 	for (i = 0; i < 4; i++) {
-		memcpy(f[i], &vh, VNET_SZ);
-		make_frame(f[i] + VNET_SZ, 100, i, V_DROP);
-		d[i] = (struct tapx_desc){ (uintptr_t)f[i], VNET_SZ + 100, 1 };
+		memcpy(eb.f[i], &vh, VNET_SZ);
+		make_frame(eb.f[i] + VNET_SZ, 100, i, V_DROP);
+		d[i] = (struct tapx_desc){ (uintptr_t)eb.f[i], VNET_SZ + 100, 1 };
 	}
 	vh.gso_type = 7;
 	vh.gso_size = 100;
-	memcpy(f[1], &vh, VNET_SZ);
+	memcpy(eb.f[1], &vh, VNET_SZ);
 	d[2].len = VNET_SZ + MAXF + 1;
 	rc = batch_ioctl(fd, TAPXSUBMIT, d, 4, &done);
 	check(rc == 0 && done == 4 && d[0].status == 0 &&
@@ -691,14 +697,22 @@ static int cmd_errors(int argc, char **argv)
 	check(rc == 0 && done == 1 && d[0].status == 0,
 	      "errors: TAPXSUBMIT's old number ('T' 240) -> %d done %u", rc,
 	      done);
-	d[0] = (struct tapx_desc){ (uintptr_t)r[0], sizeof(r[0]), 1 };
+	d[0] = (struct tapx_desc){ (uintptr_t)eb.r[0], sizeof(eb.r[0]), 1 };
 	rc = batch_ioctl(fd, TAPXRECV_T241, d, 1, &done);
 	check(rc == 0 || rc == -EAGAIN,
 	      "errors: TAPXRECV's old number ('T' 241) -> %d done %u", rc,
 	      done);
 	close(fd);
+	return 0;
+}
 
-	errors_order(node, name);
+/* Nonblocking receives: an empty ring, a frame cut, a bad buffer; the
+ * packet socket on the device, for the blocking ones. */
+static int errors_recv(const char *node, const char *name)
+{
+	struct tapx_desc d[8];
+	unsigned int done, i;
+	int fd, ps, rc;
 
 	/* Receive cases, without vnet header: an empty ring first. */
 	fd = tap_open(node, name, IFF_TAP | IFF_NO_PI, O_NONBLOCK);
@@ -706,69 +720,98 @@ static int cmd_errors(int argc, char **argv)
 	check(fd >= 0 && ps >= 0, "recv: attach %s, packet socket", name);
 	check(!if_wait_tx_ready(name, 10000), "recv: %s transmits", name);
 	for (i = 0; i < 4; i++)
-		d[i] = (struct tapx_desc){ (uintptr_t)r[i], sizeof(r[i]), 1 };
+		d[i] = (struct tapx_desc){ (uintptr_t)eb.r[i], sizeof(eb.r[i]), 1 };
 	rc = batch_ioctl(fd, TAPXRECV, d, 4, &done);
 	check(rc == -EAGAIN && done == 0,
 	      "recv: nonblocking, empty ring -> %d, done %u", rc, done);
 
 	/* Truncation: the frame is cut, reported and consumed. */
-	make_frame(f[0], 300, 1, V_NONE);
-	inject(ps, name, f[0], 300);
-	make_frame(f[1], 200, 2, V_NONE);
-	inject(ps, name, f[1], 200);
+	make_frame(eb.f[0], 300, 1, V_NONE);
+	inject(ps, name, eb.f[0], 300);
+	make_frame(eb.f[1], 200, 2, V_NONE);
+	inject(ps, name, eb.f[1], 200);
 	usleep(100000);
 	d[0].len = 100;
 	rc = batch_ioctl(fd, TAPXRECV, d, 4, &done);
 	check(rc == 0 && done == 2 && d[0].status == -EMSGSIZE &&
-		      d[0].len == 100 && !memcmp(r[0], f[0], 100) &&
-		      d[1].status == 0 && frame_ok(r[1], d[1].len, 200, 2, V_NONE),
+		      d[0].len == 100 && !memcmp(eb.r[0], eb.f[0], 100) &&
+		      d[1].status == 0 && frame_ok(eb.r[1], d[1].len, 200, 2, V_NONE),
 	      "recv: 300 B into 100 -> %d done %u: status %d len %u, then %d len %u",
 	      rc, done, d[0].status, d[0].len, d[1].status, d[1].len);
 
 	/* A bad buffer stops the batch before it takes a frame. */
 	for (i = 0; i < 3; i++) {
-		make_frame(f[i], 150, 10 + i, V_NONE);
-		inject(ps, name, f[i], 150);
+		make_frame(eb.f[i], 150, 10 + i, V_NONE);
+		inject(ps, name, eb.f[i], 150);
 	}
 	usleep(100000);
 	for (i = 0; i < 4; i++)
-		d[i] = (struct tapx_desc){ (uintptr_t)r[i], sizeof(r[i]), 1 };
+		d[i] = (struct tapx_desc){ (uintptr_t)eb.r[i], sizeof(eb.r[i]), 1 };
 	d[1].addr = (uintptr_t)bad_ptr();
 	rc = batch_ioctl(fd, TAPXRECV, d, 4, &done);
-	check(rc == -EFAULT && done == 1 && frame_ok(r[0], d[0].len, 150, 10, V_NONE),
+	check(rc == -EFAULT && done == 1 && frame_ok(eb.r[0], d[0].len, 150, 10, V_NONE),
 	      "recv: bad buffer at descs[1] -> %d, done %u", rc, done);
-	d[1].addr = (uintptr_t)r[1];
+	d[1].addr = (uintptr_t)eb.r[1];
 	rc = batch_ioctl(fd, TAPXRECV, d, 4, &done);
-	check(rc == 0 && done == 2 && frame_ok(r[0], d[0].len, 150, 11, V_NONE) &&
-		      frame_ok(r[1], d[1].len, 150, 12, V_NONE),
+	check(rc == 0 && done == 2 && frame_ok(eb.r[0], d[0].len, 150, 11, V_NONE) &&
+		      frame_ok(eb.r[1], d[1].len, 150, 12, V_NONE),
 	      "recv: retry gets the 2 frames left, in order (%d, done %u)", rc,
 	      done);
 	close(fd);
+	return ps;
+}
 
-	/* Blocking: waits for the first frame only, then takes what is queued. */
+/* A blocking receive waits for the first frame only, then takes what is
+ * queued. */
+static void errors_recv_blocking(const char *node, const char *name, int ps)
+{
+	struct tapx_desc d[8];
+	unsigned int done, i;
+	int fd, rc, st;
+	pid_t pid;
+
 	fd = tap_open(node, name, IFF_TAP | IFF_NO_PI, 0);
 	pid = fork();
 	if (!pid) {
 		usleep(300000);
-		make_frame(f[0], 120, 20, V_NONE);
-		_exit(inject(ps, name, f[0], 120) ? 1 : 0);
+		make_frame(eb.f[0], 120, 20, V_NONE);
+		_exit(inject(ps, name, eb.f[0], 120) ? 1 : 0);
 	}
 	for (i = 0; i < 4; i++)
-		d[i] = (struct tapx_desc){ (uintptr_t)r[i], sizeof(r[i]), 1 };
+		d[i] = (struct tapx_desc){ (uintptr_t)eb.r[i], sizeof(eb.r[i]), 1 };
 	rc = batch_ioctl(fd, TAPXRECV, d, 4, &done);
 	waitpid(pid, &st, 0);
 	check(rc == 0 && done == 1 && d[0].status == 0 &&
-		      frame_ok(r[0], d[0].len, 120, 20, V_NONE),
+		      frame_ok(eb.r[0], d[0].len, 120, 20, V_NONE),
 	      "recv: blocking recv woken by a frame -> %d, done %u", rc, done);
 	for (i = 0; i < 3; i++) {
-		make_frame(f[i], 130, 30 + i, V_NONE);
-		inject(ps, name, f[i], 130);
+		make_frame(eb.f[i], 130, 30 + i, V_NONE);
+		inject(ps, name, eb.f[i], 130);
 	}
 	usleep(100000);
 	rc = batch_ioctl(fd, TAPXRECV, d, 4, &done);
-	check(rc == 0 && done == 3 && frame_ok(r[2], d[2].len, 130, 32, V_NONE),
+	check(rc == 0 && done == 3 && frame_ok(eb.r[2], d[2].len, 130, 32, V_NONE),
 	      "recv: blocking, 3 queued, count 4 -> %d, done %u", rc, done);
 	close(fd);
+}
+
+static int cmd_errors(int argc, char **argv)
+{
+	char sb[256], *node, *name;
+	int ps;
+
+	if (argc != 3)
+		return 2;
+	snprintf(sb, sizeof(sb), "%s", argv[2]);
+	if (split_spec(sb, &node, &name))
+		return 2;
+
+	errors_unattached(node);
+	if (errors_submit(node, name))
+		return 1;
+	errors_order(node, name);
+	ps = errors_recv(node, name);
+	errors_recv_blocking(node, name, ps);
 	close(ps);
 	return failures ? 1 : 0;
 }

@@ -19,6 +19,9 @@
  * polls, then reads without blocking until the queue is empty, as
  * user/bench's readers do.
  * Prints: ns_per_frame failed_writes [frames_not_read, with -r]
+ *         [instructions_per_frame, where QEMU counts them: tests/vm/icount]
+ * The writer runs on CPU 0; the instructions are CPU 0's (-r: and the
+ * reader's CPU 1's).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -40,6 +43,7 @@
 #include <unistd.h>
 #include <linux/tapx.h>
 
+#include "icount.h"
 #include "tapx-test.h"
 
 enum { W_WRITE, W_WRITEV, W_URING, W_BATCH };
@@ -190,7 +194,8 @@ int main(int argc, char **argv)
 	unsigned int batch = 0;
 	long count, bad = 0;
 	bool with_reader;
-	double t0, t1;
+	double t0, t1, insns;
+	struct icount ic;
 
 	with_reader = argc > 1 && !strcmp(argv[1], "-r");
 	argc -= with_reader;
@@ -251,6 +256,9 @@ int main(int argc, char **argv)
 		}
 		if (reader_start(&reader, fd, size) < 0)
 			return 1;
+	} else if (icount_on() && pin_cpu(0) < 0) {
+		fprintf(stderr, "tapx-bench: cannot run on CPU 0\n");
+		return 1;
 	}
 
 	memset(f, 0xff, 6);
@@ -259,16 +267,21 @@ int main(int argc, char **argv)
 	f[13] = 0x00;
 	/* Warm up, then measure. */
 	bad += put(fd, f, size, count / 10, writer, batch);
+	icount_begin();
 	t0 = now_ns();
 	bad += put(fd, f, size, count, writer, batch);
 	t1 = now_ns();
+	insns = icount_end(&ic) < 0 ? -1 : icount_of(&ic, with_reader ? -1 : 0, 0);
 	if (with_reader) {
 		long unread = count + count / 10 - bad - reader_stop(&reader);
 
-		printf("%.0f %ld %ld\n", (t1 - t0) / count, bad, unread);
+		printf("%.0f %ld %ld", (t1 - t0) / count, bad, unread);
 	} else {
-		printf("%.0f %ld\n", (t1 - t0) / count, bad);
+		printf("%.0f %ld", (t1 - t0) / count, bad);
 	}
+	if (insns >= 0)
+		printf(" %.1f", insns / count);
+	printf("\n");
 	close(fd);
 	return bad ? 1 : 0;
 }

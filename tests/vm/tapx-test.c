@@ -236,6 +236,60 @@ int pin_cpu(int cpu)
 	return sched_setaffinity(0, sizeof(set), &set);
 }
 
+int cmdline_value(const char *key, char *val, size_t len)
+{
+	char buf[4096], *tok, *save;
+	FILE *f = fopen("/proc/cmdline", "r");
+	size_t n, klen = strlen(key);
+	int found = 0;
+
+	if (!f)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	for (tok = strtok_r(buf, " \n", &save); tok;
+	     tok = strtok_r(NULL, " \n", &save)) {
+		if (!strncmp(tok, key, klen) && tok[klen] == '=') {
+			snprintf(val, len, "%s", tok + klen + 1);
+			found = 1;
+		}
+	}
+	return found;
+}
+
+void frame_ip4_tcp(uint8_t *f, size_t flen, int proto)
+{
+	unsigned int tot = flen - 14;
+
+	f[12] = 0x08;
+	f[13] = 0x00;
+	memset(f + 14, 0, 40);
+	f[14] = 0x45;
+	f[16] = tot >> 8;
+	f[17] = tot;
+	f[22] = 64;
+	f[23] = proto;
+	memcpy(f + 26, "\x0a\x00\x00\x01\x0a\x00\x00\x02", 8);
+	f[46] = 0x50;
+	f[47] = 0x10;
+}
+
+void kernel_stack_print(const char *who, pid_t pid)
+{
+	char path[64], buf[4096];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stack", pid);
+	fd = open(path, O_RDONLY);
+	n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+	if (fd >= 0)
+		close(fd);
+	buf[n > 0 ? n : 0] = 0;
+	printf("%s %d kernel stack:\n%s", who, pid, buf);
+}
+
 void *bad_ptr(void)
 {
 	static volatile uintptr_t p = 8;

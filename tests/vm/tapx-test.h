@@ -73,6 +73,12 @@ int if_exists(const char *name);
 double now_ns(void);
 /* Runs the calling thread on CPU cpu only; sched_setaffinity's result. */
 int pin_cpu(int cpu);
+/* The value of KEY=value on the kernel command line (the last one) in
+ * val; 1, or 0 when KEY= is not there. */
+int cmdline_value(const char *key, char *val, size_t len);
+/* Prints "WHO PID kernel stack:" and /proc/PID/stack: what a stuck
+ * process waits for in the kernel. */
+void kernel_stack_print(const char *who, pid_t pid);
 /* A pointer the kernel must refuse (EFAULT), not one the compiler knows. */
 void *bad_ptr(void);
 /* Set by on_alarm(), the SIGALRM handler of the timed loops. */
@@ -106,6 +112,10 @@ void trace_mark(const char *env, const char *m);
 uint16_t frame_csum_fold(uint32_t sum);
 uint32_t frame_csum_add(uint32_t sum, const void *p, int len);
 uint8_t *frame_ip4_head(uint8_t *f, const uint8_t *mac, int proto, int iplen);
+/* An IPv4 header (10.0.0.1 > 10.0.0.2, TTL 64, protocol proto) and a TCP
+ * one (ACK, ports 0) after the Ethernet addresses of a frame of flen >= 54
+ * bytes: the vnet offloads' frame. */
+void frame_ip4_tcp(uint8_t *f, size_t flen, int proto);
 
 /* A struct virtio_net_hdr_v1_hash_tunnel (6.17's <linux/virtio_net.h>). */
 struct tnl_vnet {

@@ -547,6 +547,7 @@ static void bind_all(struct pass *p)
 
 static int plane_open(struct pass *p)
 {
+	const struct ta_reclaimed *r;
 	struct ta_error e;
 	bool mounted;
 
@@ -556,6 +557,11 @@ static int plane_open(struct pass *p)
 	}
 	if (mounted)
 		agent_log("mounted a bpffs at %s", TA_BPFFS);
+	r = &p->pl.reclaimed;
+	if (r->ids || r->blocks || r->guard || r->fdb)
+		agent_log("freed what a writer killed in the middle left: %u tap records, "
+			  "%u counter blocks, %u guard entries, %u fdb entries",
+			  r->ids, r->blocks, r->guard, r->fdb);
 	p->a->health.prog_id = p->pl.prog_id;
 	if (p->pl.created) {
 		agent_log("loaded the tap-accel program (%s) and pinned it under %s",

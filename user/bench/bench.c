@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * bench.c - `tap-accel bench`: the matrix and the loop that times every
+ * bench.c - `tap-accel-bench`: the matrix and the loop that times every
  * cell.
  *
  * A cell writes the same frame into its program's writer tap: a warm-up,
@@ -24,13 +24,13 @@
 #include <sys/utsname.h>
 
 #include "env.h"
+#include "icount.h"
 #include "matrix.h"
 #include "policy_cells.h"
 #include "report.h"
 #include "writers.h"
 #include "bpf/tap_accel.h"
 #include "lib/base/error.h"
-#include "lib/base/exit.h"
 
 /* At least this many frames per repetition, whatever the frame size. */
 #define MIN_FRAMES 1000
@@ -100,10 +100,11 @@ static double median_of(const double *v, int n, double *min, double *max)
 	return n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
 }
 
-static void summarize(struct cell *c)
+static void summarize(struct cell *c, bool counted)
 {
 	c->median = median_of(c->ns, c->reps, &c->min, &c->max);
 	c->median_wall = median_of(c->wall_ns, c->reps, NULL, NULL);
+	c->median_insns = counted ? median_of(c->insns, c->reps, NULL, NULL) : -1;
 }
 
 static unsigned long frames_for(const struct bench_opts *o, size_t size)
@@ -205,7 +206,7 @@ static void judge(struct cell *c)
 struct runner {
 	struct bench_run *run;
 	struct uring_writer *uring;
-	char uring_why[128];
+	struct ta_error uring_err; /* why there is no io_uring writer */
 	uint8_t *frame[NR_FRAMES][NR_SIZES];
 	int null_fd;
 	int copy_fd; /* /dev/copyfloor, or -1 */
@@ -243,7 +244,7 @@ static void progress(struct runner *rn, const struct cell *c)
 static void mark(struct cell *c, enum cell_status st, const char *why)
 {
 	c->status = st;
-	snprintf(c->why, sizeof(c->why), "%s", why);
+	snprintf(c->why, sizeof(c->why), "%.*s", (int)sizeof(c->why) - 1, why);
 }
 
 /* One cell while it runs; env is NULL for the floors. */
@@ -254,6 +255,7 @@ struct cell_run {
 	struct cell_counts before;
 	uint64_t errors, written;
 	int err;
+	char icount_why[128]; /* the counter failed: why */
 };
 
 static const uint8_t *cell_frame(struct runner *rn, const struct cell_run *cr)
@@ -317,11 +319,21 @@ static void cell_rep(struct runner *rn, struct cell_run *cr, int r)
 
 	if (cr->env)
 		env_forward_prepare(cr->env, c->prog, bench_size[c->size_idx]);
+	bench_icount_begin();
 	wait0 = runq_wait_ns();
 	t0 = now_ns();
 	cr->written += cell_write(rn, cr, c->frames);
 	wall = now_ns() - t0;
 	waited = runq_wait_ns() - wait0;
+	if (rn->run->icount) {
+		struct ta_error e = {0};
+		double n = bench_icount_end(rn->run->writer_cpu, &e);
+
+		if (n < 0)
+			snprintf(cr->icount_why, sizeof(cr->icount_why), "%.*s",
+				 (int)sizeof(cr->icount_why) - 1, e.text);
+		c->insns[r] = n < 0 ? -1 : n / c->frames;
+	}
 	c->wall_ns[r] = wall / c->frames;
 	c->ns[r] = (waited < wall ? wall - waited : wall) / c->frames;
 	if (cr->errors && !cr->err)
@@ -353,9 +365,11 @@ static void cell_end(struct runner *rn, struct cell_run *cr)
 		c->status = CELL_FAILED;
 		snprintf(c->why, sizeof(c->why), "every write failed: %s",
 			 strerror(cr->err));
+	} else if (rn->run->icount && cr->icount_why[0]) {
+		mark(c, CELL_FAILED, cr->icount_why);
 	} else {
 		c->status = CELL_OK;
-		summarize(c);
+		summarize(c, rn->run->icount);
 		judge(c);
 	}
 	progress(rn, c);
@@ -392,7 +406,7 @@ static bool cell_usable(struct runner *rn, struct cell *c)
 	if (c->status != CELL_PENDING)
 		return false;
 	if (c->writer == WR_URING && !rn->uring) {
-		mark(c, CELL_NA, rn->uring_why);
+		mark(c, CELL_NA, rn->uring_err.text);
 		progress(rn, c);
 		return false;
 	}
@@ -436,15 +450,15 @@ static bool program_planned(struct runner *rn, int d, int p)
  */
 static struct bench_env *open_program(struct runner *rn, int d, int p)
 {
-	char why[128];
-	struct bench_env *env = env_new(d, rn->run->opts.dev[d], p, why, sizeof(why));
+	struct ta_error e;
+	struct bench_env *env = env_new(d, rn->run->opts.dev[d], p, &e);
 
 	if (!env) {
-		mark_cells(rn, d, p, CELL_FAILED, why, true);
+		mark_cells(rn, d, p, CELL_FAILED, e.text, true);
 		return NULL;
 	}
-	if (env_attach(env, p, why, sizeof(why))) {
-		mark_cells(rn, d, p, CELL_NA, why, true);
+	if (env_attach(env, p, &e)) {
+		mark_cells(rn, d, p, CELL_NA, e.text, true);
 		env_free(env);
 		return NULL;
 	}
@@ -502,18 +516,18 @@ static void set_size(struct runner *rn, int s, bool ok[DRV_MAX][PROG_MAX],
 	for (int d = 0; d < DRV_MAX; d++)
 		for (int p = PROG_NONE; p < PROG_MAX; p++) {
 			struct bench_env *env = rn->env[d][p];
-			char why[128];
+			struct ta_error e;
 
 			ok[d][p] = env && !env_set_frame_size(
 						  env, bench_size[s],
-						  &mtu[d][p], why, sizeof(why));
+						  &mtu[d][p], &e);
 			if (env && !ok[d][p])
 				for (int w = 0; w < WR_MAX; w++) {
 					struct cell *c =
 						cell_at(rn->run, d, p, w, s);
 
 					if (c->status == CELL_PENDING) {
-						mark(c, CELL_NA, why);
+						mark(c, CELL_NA, e.text);
 						progress(rn, c);
 					}
 				}
@@ -651,7 +665,7 @@ static void choose_cpus(struct bench_run *run)
 	if (run->opts.cpu >= 0) {
 		if (!CPU_ISSET(run->opts.cpu, &set)) {
 			fprintf(stderr,
-				"tap-accel bench: CPU %d is not ours, not "
+				"tap-accel-bench: CPU %d is not ours, not "
 				"pinning\n",
 				run->opts.cpu);
 			return;
@@ -723,16 +737,20 @@ static int runner_init(struct runner *rn, struct bench_run *run)
 	rn->run = run;
 	rn->null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
 	if (rn->null_fd < 0) {
-		perror("tap-accel bench: /dev/null");
-		return -1;
+		int err = errno;
+
+		perror("tap-accel-bench: /dev/null");
+		return -err;
 	}
 	for (int s = 0; s < NR_SIZES; s++)
 		for (int k = 0; k < NR_FRAMES; k++) {
 			rn->frame[k][s] = build_frame(bench_size[s], k);
-			if (!rn->frame[k][s])
-				return -1;
+			if (!rn->frame[k][s]) {
+				fprintf(stderr, "tap-accel-bench: out of memory\n");
+				return -ENOMEM;
+			}
 		}
-	rn->uring = uring_writer_new(rn->uring_why, sizeof(rn->uring_why));
+	rn->uring = uring_writer_new(&rn->uring_err);
 	return 0;
 }
 
@@ -746,6 +764,31 @@ static void runner_fini(struct runner *rn)
 		close(rn->null_fd);
 	if (rn->copy_fd >= 0)
 		close(rn->copy_fd);
+}
+
+/* The instruction counter, where QEMU offers one: counted on the writer's
+ * vCPU, so the writer must stay on one CPU. */
+/* 0, or -errno (said). */
+static int open_icount(struct bench_run *run)
+{
+	struct ta_error e;
+	int err = bench_icount_open(run->opts.icount_port, &e);
+
+	if (err) {
+		fprintf(stderr, "tap-accel-bench: %s\n", e.text);
+		return err;
+	}
+	if (!bench_icount_on())
+		return 0;
+	if (run->writer_cpu < 0) {
+		fprintf(stderr, "tap-accel-bench: counting instructions needs "
+				"the writer pinned to one CPU, and it is not "
+				"(see --cpu)\n");
+		bench_icount_close();
+		return -EINVAL;
+	}
+	run->icount = true;
+	return 0;
 }
 
 static void catch_signals(void)
@@ -763,18 +806,21 @@ int bench_run(const struct bench_opts *o)
 {
 	struct bench_run *run = calloc(1, sizeof(*run));
 	struct runner rn = {.null_fd = -1, .copy_fd = -1};
-	char why[128];
+	struct ta_error e;
 	double t0 = now_ns();
 	int rc;
 
-	if (!run)
-		return EXIT_SYSTEM;
+	if (!run) {
+		fprintf(stderr, "tap-accel-bench: out of memory\n");
+		return -ENOMEM;
+	}
 	run->opts = *o;
 	describe_run(run);
-	if (env_enter_netns(why, sizeof(why))) {
-		fprintf(stderr, "tap-accel bench: %s\n", why);
+	rc = env_enter_netns(&e);
+	if (rc) {
+		fprintf(stderr, "tap-accel-bench: %s\n", e.text);
 		free(run);
-		return EXIT_SYSTEM;
+		return rc;
 	}
 	catch_signals();
 	choose_cpus(run);
@@ -785,30 +831,34 @@ int bench_run(const struct bench_opts *o)
 	 * writes never block anyway. */
 	rn.copy_fd = open("/dev/copyfloor", O_WRONLY | O_NONBLOCK | O_CLOEXEC);
 	plan_matrix(run, &rn);
-	if (runner_init(&rn, run)) {
+	rc = runner_init(&rn, run);
+	rc = rc ?: open_icount(run);
+	if (rc) {
 		runner_fini(&rn);
 		free(run);
-		return EXIT_SYSTEM;
+		return rc;
 	}
 	fprintf(stderr,
-		"tap-accel bench: %d cells, %lu frames x %d reps, writer on "
-		"CPU %d\n",
-		rn.total, run->opts.frames, run->opts.reps, run->writer_cpu);
+		"tap-accel-bench: %d cells, %lu frames x %d reps, writer on "
+		"CPU %d%s\n",
+		rn.total, run->opts.frames, run->opts.reps, run->writer_cpu,
+		run->icount ? ", its instructions counted" : "");
 	rn.started = now_ns();
 	open_envs(&rn);
 	run_matrix(&rn);
 	close_envs(&rn);
 	runner_fini(&rn);
+	bench_icount_close();
 	run->seconds = (now_ns() - t0) / 1e9;
 	read_load(run->load_end, sizeof(run->load_end));
 
 	report_table(run, run->opts.json ? stderr : stdout);
 	fflush(stdout);
-	rc = report_files(run) ? EXIT_SYSTEM : EXIT_OK;
+	rc = report_files(run) ? -EIO : 0;
 	if (run->opts.json)
 		report_json(run, stdout, run->opts.pretty);
 	if (interrupted)
-		rc = EXIT_SYSTEM;
+		rc = -EINTR;
 	free(run);
 	return rc;
 }

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
- * bench.h - the benchmark harness behind `tap-accel bench`, as the CLI
- * sees it: write N identical frames into a tap and time them per frame,
- * across a matrix of driver x program x writer x frame size,
- * with the /dev/null floor measured in the same run. The command line is
- * cli/bench.c's; everything here gets its options as a parameter.
+ * bench.h - tap-accel-bench, the benchmark harness, as its main sees it:
+ * write N identical frames into a tap and time them per frame, across a
+ * matrix of driver x program x writer x frame size, with the /dev/null
+ * floor measured in the same run. The command line is main.c's;
+ * everything else gets its options as a parameter.
  *
+ *   main.c          the command line, --help
  *   options.c       the vocabulary: dimensions, names, options (options.h)
  *   bench.c         the matrix, the driver loop, timing (matrix.h)
  *   writers.c       the ways of writing frames, the frames (writers.h)
@@ -25,7 +26,8 @@
 #include "options.h"
 
 /* bench.c: run the matrix `o` describes, print and write the results.
- * EXIT_OK, or EXIT_SYSTEM if something failed or it was interrupted. */
+ * 0, or -errno if something failed (said on stderr) or it was
+ * interrupted (-EINTR). */
 int bench_run(const struct bench_opts *o);
 
 #endif /* TA_BENCH_H */

@@ -44,9 +44,10 @@
 #define ETH_HDR_LEN 14
 #define DEFAULT_MTU 1500
 
-static void say(char *why, size_t len, const char *what, int err)
+/* "WHAT: strerror" as the system's fault; returns -err. */
+static int say(struct ta_error *e, const char *what, int err)
 {
-	snprintf(why, len, "%s: %s", what, strerror(err));
+	return ta_error_system(e, err, "%s: %s", what, strerror(err));
 }
 
 static void write_sysctl(const char *path, const char *value)
@@ -61,12 +62,10 @@ static void write_sysctl(const char *path, const char *value)
 	close(fd);
 }
 
-int env_enter_netns(char *why, size_t len)
+int env_enter_netns(struct ta_error *e)
 {
-	if (unshare(CLONE_NEWNET) < 0) {
-		say(why, len, "unshare(CLONE_NEWNET) (needs root)", errno);
-		return -1;
-	}
+	if (unshare(CLONE_NEWNET) < 0)
+		return say(e, "unshare(CLONE_NEWNET) (needs root)", errno);
 	/* No router solicitations or DAD frames queued on the taps. */
 	write_sysctl("/proc/sys/net/ipv6/conf/default/disable_ipv6", "1");
 	write_sysctl("/proc/sys/net/ipv6/conf/all/disable_ipv6", "1");
@@ -76,20 +75,19 @@ int env_enter_netns(char *why, size_t len)
 /* ---- interfaces --------------------------------------------------------- */
 
 static int tap_open(const char *dev, const char *name, char ifname[IFNAMSIZ],
-		    char *why, size_t len)
+		    struct ta_error *e)
 {
 	struct ifreq ifr = {.ifr_flags = IFF_TAP | IFF_NO_PI};
 	int fd = open(dev, O_RDWR | O_CLOEXEC);
 
-	if (fd < 0) {
-		say(why, len, dev, errno);
-		return -1;
-	}
+	if (fd < 0)
+		return say(e, dev, errno);
 	snprintf(ifr.ifr_name, IFNAMSIZ, "%s", name);
 	if (ioctl(fd, TUNSETIFF, &ifr) < 0) {
-		say(why, len, "TUNSETIFF", errno);
+		int err = say(e, "TUNSETIFF", errno);
+
 		close(fd);
-		return -1;
+		return err;
 	}
 	memcpy(ifname, ifr.ifr_name, IFNAMSIZ);
 	return fd;
@@ -132,7 +130,7 @@ static int set_nonblock(int fd, bool on)
 	return fcntl(fd, F_SETFL, flags) < 0 ? -errno : 0;
 }
 
-static int env_open_taps(struct bench_env *env, char *why, size_t len)
+static int env_open_taps(struct bench_env *env, struct ta_error *e)
 {
 	static const char *const suffix[NR_TAPS] = {"w", "f"};
 
@@ -143,16 +141,14 @@ static int env_open_taps(struct bench_env *env, char *why, size_t len)
 		snprintf(name, sizeof(name), "%s%d%s",
 			 bench_driver_name[env->driver], env->tag, suffix[t]);
 		env->tap_fd[t] = tap_open(env->dev, name,
-					  env->ifname[t], why, len);
+					  env->ifname[t], e);
 		if (env->tap_fd[t] < 0)
-			return -1;
+			return env->tap_fd[t];
 		env->ifindex[t] = if_index(env->sock, env->ifname[t]);
 		err = if_set_flag(env->sock, env->ifname[t], IFF_UP, true);
-		if (env->ifindex[t] < 0 || err) {
-			say(why, len, "bringing the tap up",
-			    err ? -err : -env->ifindex[t]);
-			return -1;
-		}
+		if (env->ifindex[t] < 0 || err)
+			return say(e, "bringing the tap up",
+				   err ? -err : -env->ifindex[t]);
 	}
 	/* The far tap has one reader of its own, which never blocks. */
 	set_nonblock(env->tap_fd[TAP_FAR], true);
@@ -160,13 +156,13 @@ static int env_open_taps(struct bench_env *env, char *why, size_t len)
 	return 0;
 }
 
-struct bench_env *env_new(enum bench_driver d, const char *dev, int tag, char *why, size_t len)
+struct bench_env *env_new(enum bench_driver d, const char *dev, int tag, struct ta_error *e)
 {
 	struct bench_env *env = calloc(1, sizeof(*env));
 	__u32 key = 0;
 
 	if (!env) {
-		snprintf(why, len, "out of memory");
+		ta_error_system(e, ENOMEM, "out of memory");
 		return NULL;
 	}
 	env->driver = d;
@@ -175,20 +171,20 @@ struct bench_env *env_new(enum bench_driver d, const char *dev, int tag, char *w
 	env->tap_fd[0] = env->tap_fd[1] = -1;
 	env->sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (env->sock < 0) {
-		say(why, len, "socket", errno);
+		say(e, "socket", errno);
 		goto fail;
 	}
-	if (env_open_taps(env, why, len))
+	if (env_open_taps(env, e))
 		goto fail;
 	env->basic = xdp_basic__open_and_load();
 	if (!env->basic) {
-		say(why, len, "loading xdp_basic", errno);
+		say(e, "loading xdp_basic", errno);
 		goto fail;
 	}
 	/* xdp_redirect sends everything to the far tap. */
 	if (bpf_map_update_elem(bpf_map__fd(env->basic->maps.basic_ports), &key,
 				&env->ifindex[TAP_FAR], BPF_ANY)) {
-		say(why, len, "filling basic_ports", errno);
+		say(e, "filling basic_ports", errno);
 		goto fail;
 	}
 	return env;
@@ -215,7 +211,7 @@ void env_free(struct bench_env *env)
 }
 
 int env_set_frame_size(struct bench_env *env, size_t size, unsigned int *mtu,
-		       char *why, size_t len)
+		       struct ta_error *e)
 {
 	unsigned int want = size > DEFAULT_MTU + ETH_HDR_LEN
 				    ? size - ETH_HDR_LEN
@@ -228,15 +224,14 @@ int env_set_frame_size(struct bench_env *env, size_t size, unsigned int *mtu,
 		int err = if_set_mtu(env->sock, env->ifname[t], want);
 
 		if (err) {
-			snprintf(why, len,
-				 "%zu B frames need MTU %u, which %s refuses: "
-				 "%s",
-				 size, want, bench_driver_name[env->driver],
-				 strerror(-err));
 			/* Keep the taps alike: put the first one back. */
 			if (t)
 				if_set_mtu(env->sock, env->ifname[0], env->mtu);
-			return -1;
+			return ta_error_system(e, -err,
+					       "%zu B frames need MTU %u, which %s refuses: "
+					       "%s",
+					       size, want, bench_driver_name[env->driver],
+					       strerror(-err));
 		}
 	}
 	env->mtu = want;
@@ -252,21 +247,19 @@ int env_writer_fd(struct bench_env *env, bool nonblock)
 /* ---- programs ----------------------------------------------------------- */
 
 static int xdp_attach(struct bench_env *env, struct bpf_program *prog,
-		      __u32 mode, char *why, size_t len)
+		      __u32 mode, struct ta_error *e)
 {
 	int err = bpf_xdp_attach(env->ifindex[TAP_WRITER],
 				 bpf_program__fd(prog), mode, NULL);
 
-	if (err) {
-		snprintf(why, len, "%s XDP attach refused: %s",
-			 mode == XDP_FLAGS_DRV_MODE ? "native" : "generic",
-			 strerror(-err));
-		return -1;
-	}
+	if (err)
+		return ta_error_system(e, -err, "%s XDP attach refused: %s",
+				       mode == XDP_FLAGS_DRV_MODE ? "native" : "generic",
+				       strerror(-err));
 	return 0;
 }
 
-static int tc_attach(struct bench_env *env, char *why, size_t len)
+static int tc_attach(struct bench_env *env, struct ta_error *e)
 {
 	LIBBPF_OPTS(bpf_tc_opts, opts,
 		    .prog_fd = bpf_program__fd(env->basic->progs.tc_drop));
@@ -276,17 +269,13 @@ static int tc_attach(struct bench_env *env, char *why, size_t len)
 					    .ifindex = env->ifindex[TAP_WRITER],
 					    .attach_point = BPF_TC_INGRESS};
 	err = bpf_tc_hook_create(&env->tc_hook);
-	if (err && err != -EEXIST) {
-		snprintf(why, len, "tc clsact qdisc: %s%s", strerror(-err),
-			 err == -ENOENT ? " (sch_ingress not in this kernel)"
-					: "");
-		return -1;
-	}
+	if (err && err != -EEXIST)
+		return ta_error_system(e, -err, "tc clsact qdisc: %s%s", strerror(-err),
+				       err == -ENOENT ? " (sch_ingress not in this kernel)"
+						      : "");
 	err = bpf_tc_attach(&env->tc_hook, &opts);
-	if (err) {
-		snprintf(why, len, "tc ingress attach: %s", strerror(-err));
-		return -1;
-	}
+	if (err)
+		return ta_error_system(e, -err, "tc ingress attach: %s", strerror(-err));
 	return 0;
 }
 
@@ -299,32 +288,29 @@ static void tc_detach(struct bench_env *env)
 
 /* A Linux bridge with both taps as ports, through the bridge ioctls that
  * need no netlink attribute building. STP is off, so ports forward at once. */
-static int bridge_create(struct bench_env *env, char *why, size_t len)
+static int bridge_create(struct bench_env *env, struct ta_error *e)
 {
+	int err;
+
 	snprintf(env->bridge, IFNAMSIZ, "%s%dbr",
 		 bench_driver_name[env->driver], env->tag);
-	if (ioctl(env->sock, SIOCBRADDBR, env->bridge) < 0) {
-		say(why, len,
-		    errno == ENOPKG
-			    ? "creating a bridge (bridge module not loaded)"
-			    : "creating a bridge",
-		    errno);
-		return -1;
-	}
+	if (ioctl(env->sock, SIOCBRADDBR, env->bridge) < 0)
+		return say(e,
+			   errno == ENOPKG
+				   ? "creating a bridge (bridge module not loaded)"
+				   : "creating a bridge",
+			   errno);
 	env->bridge_up = true;
 	for (int t = 0; t < NR_TAPS; t++) {
 		struct ifreq ifr = {.ifr_ifindex = env->ifindex[t]};
 
 		snprintf(ifr.ifr_name, IFNAMSIZ, "%s", env->bridge);
-		if (ioctl(env->sock, SIOCBRADDIF, &ifr) < 0) {
-			say(why, len, "adding a tap to the bridge", errno);
-			return -1;
-		}
+		if (ioctl(env->sock, SIOCBRADDIF, &ifr) < 0)
+			return say(e, "adding a tap to the bridge", errno);
 	}
-	if (if_set_flag(env->sock, env->bridge, IFF_UP, true)) {
-		say(why, len, "bringing the bridge up", errno);
-		return -1;
-	}
+	err = if_set_flag(env->sock, env->bridge, IFF_UP, true);
+	if (err)
+		return say(e, "bringing the bridge up", -err);
 	return 0;
 }
 
@@ -362,7 +348,7 @@ static int if_set_inet(int sock, const char *name, unsigned long req,
  * delivered locally and dropped by UDP for want of a socket (the port
  * unreachable it would answer is rate-limited to a few per second).
  */
-static int stack_setup(struct bench_env *env, char *why, size_t len)
+static int stack_setup(struct bench_env *env, struct ta_error *e)
 {
 	const uint8_t host[4] = {10, 99, env->driver, 1};
 	const uint8_t guest[4] = {10, 99, env->driver, 2};
@@ -374,22 +360,16 @@ static int stack_setup(struct bench_env *env, char *why, size_t len)
 	err = if_set_inet(env->sock, name, SIOCSIFADDR, host);
 	if (!err)
 		err = if_set_inet(env->sock, name, SIOCSIFNETMASK, mask);
-	if (err) {
-		say(why, len, "setting the tap's IPv4 address", -err);
-		return -1;
-	}
+	if (err)
+		return say(e, "setting the tap's IPv4 address", -err);
 	snprintf(ifr.ifr_name, IFNAMSIZ, "%s", name);
-	if (ioctl(env->sock, SIOCGIFHWADDR, &ifr) < 0) {
-		say(why, len, "reading the tap's MAC address", errno);
-		return -1;
-	}
+	if (ioctl(env->sock, SIOCGIFHWADDR, &ifr) < 0)
+		return say(e, "reading the tap's MAC address", errno);
 	for (int s = 0; s < NR_SIZES; s++) {
 		uint8_t *f = build_udp_frame(bench_size[s], guest, host);
 
-		if (!f) {
-			snprintf(why, len, "out of memory");
-			return -1;
-		}
+		if (!f)
+			return ta_error_system(e, ENOMEM, "out of memory");
 		set_frame_macs(f, (uint8_t *)ifr.ifr_hwaddr.sa_data, fwd_mac_a);
 		env->own_frame[s] = f;
 	}
@@ -401,9 +381,10 @@ const uint8_t *env_frame(struct bench_env *env, enum bench_prog p, int s)
 	return p == PROG_STACK_UDP ? env->own_frame[s] : NULL;
 }
 
-int env_attach(struct bench_env *env, enum bench_prog p, char *why, size_t len)
+int env_attach(struct bench_env *env, enum bench_prog p, struct ta_error *e)
 {
 	struct xdp_basic *progs = env->basic;
+	int err;
 
 	switch (p) {
 	case PROG_FLOOR:
@@ -411,36 +392,29 @@ int env_attach(struct bench_env *env, enum bench_prog p, char *why, size_t len)
 		return 0;
 	case PROG_XDP_DROP_NATIVE:
 		return xdp_attach(env, progs->progs.xdp_drop,
-				  XDP_FLAGS_DRV_MODE, why, len);
+				  XDP_FLAGS_DRV_MODE, e);
 	case PROG_XDP_DROP_GENERIC:
 		return xdp_attach(env, progs->progs.xdp_drop,
-				  XDP_FLAGS_SKB_MODE, why, len);
+				  XDP_FLAGS_SKB_MODE, e);
 	case PROG_XDP_TX:
-		return xdp_attach(env, progs->progs.xdp_tx, XDP_FLAGS_DRV_MODE,
-				  why, len);
+		return xdp_attach(env, progs->progs.xdp_tx, XDP_FLAGS_DRV_MODE, e);
 	case PROG_XDP_REDIRECT:
 	case PROG_FWD_REDIRECT:
 		return xdp_attach(env, progs->progs.xdp_redirect,
-				  XDP_FLAGS_DRV_MODE, why, len);
+				  XDP_FLAGS_DRV_MODE, e);
 	case PROG_TC_DROP:
-		return tc_attach(env, why, len);
+		return tc_attach(env, e);
 	case PROG_STACK_UDP:
-		return stack_setup(env, why, len);
+		return stack_setup(env, e);
 	case PROG_BRIDGE:
 	case PROG_FWD_BRIDGE:
-		if (bridge_create(env, why, len)) {
+		err = bridge_create(env, e);
+		if (err)
 			bridge_destroy(env);
-			return -1;
-		}
-		return 0;
-	default: {
-		struct ta_error e;
-
-		env->policy = policy_attach(env->ifindex[TAP_WRITER], p, &e);
-		if (!env->policy)
-			snprintf(why, len, "%s", e.text);
-		return env->policy ? 0 : -1;
-	}
+		return err;
+	default:
+		env->policy = policy_attach(env->ifindex[TAP_WRITER], p, e);
+		return env->policy ? 0 : -e->err;
 	}
 }
 

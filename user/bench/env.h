@@ -18,6 +18,7 @@
 
 #include "options.h"
 #include "bpf/tap_accel.h"
+#include "lib/base/error.h"
 
 /* Per-frame writers of a forwarding cell write this many, then read them
  * back. */
@@ -38,13 +39,14 @@ struct cell_counts {
 struct uring_writer;
 
 struct bench_env;
-int env_enter_netns(char *why, size_t len);
-struct bench_env *env_new(enum bench_driver d, const char *dev, int tag, char *why, size_t len);
+int env_enter_netns(struct ta_error *e);
+struct bench_env *env_new(enum bench_driver d, const char *dev, int tag,
+			   struct ta_error *e);
 void env_free(struct bench_env *env);
-int env_attach(struct bench_env *env, enum bench_prog p, char *why, size_t len);
+int env_attach(struct bench_env *env, enum bench_prog p, struct ta_error *e);
 void env_detach(struct bench_env *env, enum bench_prog p);
 int env_set_frame_size(struct bench_env *env, size_t size, unsigned int *mtu,
-		       char *why, size_t len);
+		       struct ta_error *e);
 int env_writer_fd(struct bench_env *env, bool nonblock);
 int env_start_readers(struct bench_env *env, enum bench_prog p, int cpu,
 		      size_t frame_size);

@@ -56,7 +56,7 @@ int bench_results_dir(const char *given, char *buf, size_t len)
 	else
 		default_dir(buf, len);
 	if (mkdir_p(buf)) {
-		fprintf(stderr, "tap-accel bench: cannot create %s: %s\n", buf, strerror(errno));
+		fprintf(stderr, "tap-accel-bench: cannot create %s: %s\n", buf, strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -70,7 +70,7 @@ FILE *bench_open_in(const char *dir, const char *name)
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	f = fopen(path, "w");
 	if (!f)
-		fprintf(stderr, "tap-accel bench: %s: %s\n", path, strerror(errno));
+		fprintf(stderr, "tap-accel-bench: %s: %s\n", path, strerror(errno));
 	return f;
 }
 
@@ -133,10 +133,10 @@ bool bench_plot(const char *dir, const char *base)
 	snprintf(script, sizeof(script), "%s.gp", base);
 	rc = run_gnuplot(dir, script);
 	if (rc == 127)
-		fprintf(stderr, "tap-accel bench: no gnuplot here, no %s.svg or %s.png; %s.gp and "
+		fprintf(stderr, "tap-accel-bench: no gnuplot here, no %s.svg or %s.png; %s.gp and "
 			"%s.dat are in %s\n", base, base, base, base, dir);
 	else if (rc)
-		fprintf(stderr, "tap-accel bench: gnuplot failed; %s.gp and %s.dat are in %s\n", base,
+		fprintf(stderr, "tap-accel-bench: gnuplot failed; %s.gp and %s.dat are in %s\n", base,
 			base, dir);
 	return rc == 0;
 }

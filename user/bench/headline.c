@@ -77,7 +77,11 @@ void headline_values(const struct bench_run *run, int i,
 		v->ns[d] = ok_ns(v->cell[d]);
 		v->spread[d] = spread(v->cell[d]);
 		v->x_floor[d] = v->ns[d] && v->floor ? v->ns[d] / v->floor : 0;
+		v->insns[d] = cell_insns(v->cell[d]);
 	}
+	v->insns_ratio = v->insns[DRV_TUN] && v->insns[DRV_TAPX]
+				 ? v->insns[DRV_TAPX] / v->insns[DRV_TUN]
+				 : 0;
 	v->ratio = v->ns[DRV_TUN] && v->ns[DRV_TAPX]
 			   ? v->ns[DRV_TAPX] / v->ns[DRV_TUN]
 			   : 0;
@@ -119,6 +123,14 @@ static void print_x(FILE *out, double x, int width)
 		fprintf(out, " %*s", width, "-");
 }
 
+static void print_insns(FILE *out, double n)
+{
+	if (n)
+		fprintf(out, " %10.1f", n);
+	else
+		fprintf(out, " %10s", "-");
+}
+
 void headline_table(const struct bench_run *run, FILE *out)
 {
 	/* The copy floor's column where /dev/copyfloor was there. */
@@ -127,12 +139,18 @@ void headline_table(const struct bench_run *run, FILE *out)
 
 	fprintf(out,
 		"\nheadline: ns per frame written into a tap (median ±spread; "
-		"64 B unless said)\n"
-		"%-37s %-8s %13s %13s %8s %7s %7s%s\n",
+		"64 B unless said)%s\n"
+		"%-37s %-8s %13s %13s %8s %7s %7s%s",
+		run->icount ? ",\nguest instructions per frame on the writer's vCPU (median)" : "",
 		"", "writer", "tun", "tapx", "tapx/tun", "tun", "tapx",
 		copy ? "    copy" : "");
-	fprintf(out, "%-37s %-8s %13s %13s %8s %7s %7s%s\n", "", "", "", "",
+	if (run->icount)
+		fprintf(out, " %10s %10s %8s", "tun", "tapx", "tapx/tun");
+	fprintf(out, "\n%-37s %-8s %13s %13s %8s %7s %7s%s", "", "", "", "",
 		"", "x floor", "x floor", copy ? " x floor" : "");
+	if (run->icount)
+		fprintf(out, " %10s %10s %8s", "insn", "insn", "insn");
+	fputc('\n', out);
 	for (int i = 0; i < NR_HEADLINE; i++) {
 		const struct headline_row *h = &headline_rows[i];
 
@@ -149,6 +167,11 @@ void headline_table(const struct bench_run *run, FILE *out)
 		if (copy)
 			print_x(out, v.copy && v.floor ? v.copy / v.floor : 0,
 				7);
+		if (run->icount) {
+			print_insns(out, v.insns[DRV_TUN]);
+			print_insns(out, v.insns[DRV_TAPX]);
+			print_x(out, v.insns_ratio, 8);
+		}
 		fputc('\n', out);
 	}
 	fprintf(out, "floor: write() to /dev/null, same writer (batches: one "
@@ -162,13 +185,22 @@ void headline_table(const struct bench_run *run, FILE *out)
 		     "writes one per nonblocking write()\n");
 }
 
+/* ",VALUE" to `decimals` places, or an empty field for 0 (not measured). */
+static void csv_num(FILE *out, int decimals, double v)
+{
+	fputc(',', out);
+	if (v)
+		fprintf(out, "%.*f", decimals, v);
+}
+
 void headline_csv(const struct bench_run *run, FILE *out)
 {
 	struct headline_values v;
 
 	fprintf(out, "row,label,writer,size,tun_program,tapx_program,tun_ns,"
 		     "tun_spread_pct,tapx_ns,tapx_spread_pct,tapx_per_tun,"
-		     "floor_ns,tun_x_floor,tapx_x_floor,copy_floor_ns\n");
+		     "floor_ns,tun_x_floor,tapx_x_floor,copy_floor_ns,tun_insns,"
+		     "tapx_insns,tapx_per_tun_insns\n");
 	for (int i = 0; i < NR_HEADLINE; i++) {
 		const struct headline_row *h = &headline_rows[i];
 
@@ -185,23 +217,14 @@ void headline_csv(const struct bench_run *run, FILE *out)
 					v.spread[d]);
 			else
 				fprintf(out, ",,");
-		if (v.ratio)
-			fprintf(out, ",%.3f", v.ratio);
-		else
-			fprintf(out, ",");
-		if (v.floor)
-			fprintf(out, ",%.1f", v.floor);
-		else
-			fprintf(out, ",");
+		csv_num(out, 3, v.ratio);
+		csv_num(out, 1, v.floor);
 		for (int d = 0; d < DRV_MAX; d++)
-			if (v.x_floor[d])
-				fprintf(out, ",%.3f", v.x_floor[d]);
-			else
-				fprintf(out, ",");
-		if (v.copy)
-			fprintf(out, ",%.1f", v.copy);
-		else
-			fprintf(out, ",");
+			csv_num(out, 3, v.x_floor[d]);
+		csv_num(out, 1, v.copy);
+		for (int d = 0; d < DRV_MAX; d++)
+			csv_num(out, 1, v.insns[d]);
+		csv_num(out, 4, v.insns_ratio);
 		fputc('\n', out);
 	}
 }
@@ -244,9 +267,15 @@ void headline_json(const struct bench_run *run, struct json_writer *jw)
 			jw_kv_double(jw, "median_ns", or_nan(v.ns[d]));
 			jw_kv_double(jw, "spread_pct", or_nan(v.spread[d]));
 			jw_kv_double(jw, "x_floor", or_nan(v.x_floor[d]));
+			if (run->icount)
+				jw_kv_double(jw, "insns_per_frame",
+					     or_nan(v.insns[d]));
 			jw_object_end(jw);
 		}
 		jw_kv_double(jw, "tapx_per_tun", or_nan(v.ratio));
+		if (run->icount)
+			jw_kv_double(jw, "tapx_per_tun_insns",
+				     or_nan(v.insns_ratio));
 		jw_kv_double(jw, "floor_ns", or_nan(v.floor));
 		jw_kv_double(jw, "copy_floor_ns", or_nan(v.copy));
 		jw_object_end(jw);

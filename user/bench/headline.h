@@ -27,6 +27,8 @@ struct headline_values {
 	double ns[DRV_MAX], spread[DRV_MAX], x_floor[DRV_MAX];
 	double ratio, floor; /* tapx / tun; the floor's ns */
 	double copy;	     /* the copy floor's ns, where measured */
+	/* Guest instructions per frame (tests/vm/icount), tapx / tun. */
+	double insns[DRV_MAX], insns_ratio;
 };
 
 void headline_values(const struct bench_run *run, int i,

@@ -34,6 +34,11 @@ struct cell {
 	double wall_ns[BENCH_MAX_REPS]; /* per-frame wall time, as measured */
 	double median, min, max;	/* over ns[] */
 	double median_wall;		/* over wall_ns[] */
+	/* Guest instructions per frame of each repetition on the writer's
+	 * vCPU, where QEMU counts them (icount.h); median_insns < 0: not
+	 * counted. */
+	double insns[BENCH_MAX_REPS];
+	double median_insns;
 	unsigned int mtu;
 	struct cell_counts counts;
 	bool accounted; /* counters explain every frame written */
@@ -50,6 +55,7 @@ struct bench_run {
 	int nr_cpus;			   /* online */
 	char load_start[32], load_end[32]; /* /proc/loadavg, first 3 */
 	int writer_cpu, reader_cpu;
+	bool icount; /* instructions counted on the writer's vCPU */
 	double seconds;
 };
 
@@ -67,6 +73,12 @@ static inline enum bench_writer effective_writer(const struct cell *c)
 	    c->prog == PROG_COPY)
 		return c->writer;
 	return c->prog == PROG_FLOOR ? WR_BLOCK : WR_NONBLOCK;
+}
+
+/* The cell's guest instructions per frame, or 0 where not counted. */
+static inline double cell_insns(const struct cell *c)
+{
+	return c && c->status == CELL_OK && c->median_insns > 0 ? c->median_insns : 0;
 }
 
 /* Stock tun's cell of program p in (writer, size), if it ran: the

@@ -3,6 +3,7 @@
  * options.c - the names of the matrix's dimensions and the matrix each
  * mode runs (the command line itself is cli/bench.c's).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,21 +90,22 @@ int bench_name_index(const char *name, const char *const *names, int n)
 	return -1;
 }
 
-/* Parse a comma list of names into want[]; returns -1 on an unknown name. */
+/* Parse a comma list of names into want[]; -EINVAL on an unknown name. */
 static int parse_list(const char *arg, const char *const *names, int n,
-		      bool *want, const char *what, char *errbuf, size_t errlen)
+		      bool *want, const char *what, struct ta_error *e)
 {
 	char *copy = strdup(arg), *save = NULL;
 	int err = 0;
 
+	if (!copy)
+		return ta_error_system(e, ENOMEM, "out of memory");
 	memset(want, 0, n * sizeof(*want));
 	for (char *tok = strtok_r(copy, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
 		int i = bench_name_index(tok, names, n);
 
 		if (i < 0) {
-			snprintf(errbuf, errlen, "unknown %s '%s'", what, tok);
-			err = -1;
+			err = ta_error_input(e, EINVAL, "unknown %s '%s'", what, tok);
 			break;
 		}
 		want[i] = true;
@@ -112,12 +114,12 @@ static int parse_list(const char *arg, const char *const *names, int n,
 	return err;
 }
 
-static int parse_sizes(const char *arg, bool *want, char *err, size_t errlen)
+static int parse_sizes(const char *arg, bool *want, struct ta_error *e)
 {
 	static const char *const names[NR_SIZES] = {"64", "1500", "9000",
 						    "65535"};
 
-	return parse_list(arg, names, NR_SIZES, want, "frame size", err, errlen);
+	return parse_list(arg, names, NR_SIZES, want, "frame size", e);
 }
 
 static void set_all(bool *want, int n, bool on)
@@ -159,18 +161,20 @@ static void default_matrix(struct bench_opts *o)
 	}
 }
 
-int bench_opts_finish(struct bench_opts *o, const struct bench_args *a, char *err, size_t errlen)
+int bench_opts_finish(struct bench_opts *o, const struct bench_args *a, struct ta_error *e)
 {
+	int err = 0;
+
 	o->quick = !o->full;
 	default_matrix(o);
-	if ((a->programs && parse_list(a->programs, bench_prog_name, PROG_MAX, o->want_prog,
-				       "program", err, errlen)) ||
-	    (a->writers && parse_list(a->writers, bench_writer_name, WR_MAX, o->want_writer,
-				      "writer", err, errlen)) ||
-	    (a->sizes && parse_sizes(a->sizes, o->want_size, err, errlen)) ||
-	    (a->drivers && parse_list(a->drivers, bench_driver_name, DRV_MAX,
-				      o->want_driver, "driver", err, errlen)))
-		return -1;
+	if ((a->programs && (err = parse_list(a->programs, bench_prog_name, PROG_MAX,
+					      o->want_prog, "program", e))) ||
+	    (a->writers && (err = parse_list(a->writers, bench_writer_name, WR_MAX,
+					     o->want_writer, "writer", e))) ||
+	    (a->sizes && (err = parse_sizes(a->sizes, o->want_size, e))) ||
+	    (a->drivers && (err = parse_list(a->drivers, bench_driver_name, DRV_MAX,
+					     o->want_driver, "driver", e))))
+		return err;
 	/* tapx on the host: its batches too, unless the writers were named. */
 	if (!o->vm && o->want_driver[DRV_TAPX] && !a->writers) {
 		o->want_writer[WR_BATCH64] = true;
@@ -178,10 +182,9 @@ int bench_opts_finish(struct bench_opts *o, const struct bench_args *a, char *er
 			for (int w = WR_BATCH1; w <= WR_BATCH256; w++)
 				o->want_writer[w] = true;
 	}
-	if (!o->want_driver[DRV_TUN]) {
-		snprintf(err, errlen, "--drivers must include tun (every ratio is to stock tun)");
-		return -1;
-	}
+	if (!o->want_driver[DRV_TUN])
+		return ta_error_input(e, EINVAL,
+				      "--drivers must include tun (every ratio is to stock tun)");
 	/* Every ratio needs its references. */
 	o->want_prog[PROG_FLOOR] = o->want_prog[PROG_NONE] = true;
 	o->want_prog[PROG_COPY] = true; /* where /dev/copyfloor is */

@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/base/error.h"
+
 enum bench_driver { DRV_TUN, DRV_TAPX, DRV_MAX };
 
 /* Rows of the table, in print order. FLOOR is write() to /dev/null. */
@@ -66,6 +68,7 @@ struct bench_opts {
 	int reps;
 	int warmup_pct;
 	int cpu; /* writer CPU; -1 = choose */
+	const char *icount_port; /* instruction counter; NULL: $vmicount */
 	const char *out_dir;
 	bool want_prog[PROG_MAX];
 	bool want_writer[WR_MAX];
@@ -111,7 +114,7 @@ static inline bool forward_prog(int p)
 /* options.c: the index of `name` in names[n], or -1. */
 int bench_name_index(const char *name, const char *const *names, int n);
 /* The matrix of the mode `o` is in (quick, full, vm), narrowed by `a`.
- * 0, or -1 with the error in err. */
-int bench_opts_finish(struct bench_opts *o, const struct bench_args *a, char *err, size_t errlen);
+ * 0, or -errno with the error in e. */
+int bench_opts_finish(struct bench_opts *o, const struct bench_args *a, struct ta_error *e);
 
 #endif /* TA_BENCH_OPTIONS_H */

@@ -48,7 +48,7 @@ static void table_header(const struct bench_run *run, FILE *out)
 {
 	const struct bench_opts *o = &run->opts;
 
-	fprintf(out, "\ntap-accel bench: %s, %s, %s mode\n", run->kernel,
+	fprintf(out, "\ntap-accel-bench: %s, %s, %s mode\n", run->kernel,
 		run->started,
 		o->vm	  ? "vm"
 		: o->full ? "full"
@@ -74,6 +74,15 @@ static void table_header(const struct bench_run *run, FILE *out)
 		     "(same writer and size)\n\n");
 }
 
+/* Guest instructions per frame, where counted, in a field of 10. */
+static void print_insns(FILE *out, const struct cell *c)
+{
+	if (cell_insns(c))
+		fprintf(out, " %10.1f", cell_insns(c));
+	else
+		fprintf(out, " %10s", "-");
+}
+
 static void table_row(const struct bench_run *run, const struct cell *c,
 		      bool show_driver, FILE *out)
 {
@@ -91,8 +100,10 @@ static void table_row(const struct bench_run *run, const struct cell *c,
 			c->why);
 		return;
 	}
-	fprintf(out, "%9.1f %6.1f%% %6.2f %7.2f %7.2f  %s%s\n", c->median,
-		spread_pct(c), 1000 / c->median,
+	fprintf(out, "%9.1f %6.1f%%", c->median, spread_pct(c));
+	if (run->icount)
+		print_insns(out, c);
+	fprintf(out, " %6.2f %7.2f %7.2f  %s%s\n", 1000 / c->median,
 		ratio(c, floor_cell(run, c->writer, c->size_idx)),
 		ratio(c, stock_cell(run, c->writer, c->size_idx)), c->fate,
 		c->accounted ? "" : " (!)");
@@ -179,6 +190,14 @@ static void side_by_side_row(const struct bench_run *run, int p, int w, int s,
 	print_ratio(out, x, t);
 	print_ratio(out, t, fl);
 	print_ratio(out, x, fl);
+	if (run->icount) {
+		print_insns(out, t);
+		print_insns(out, x);
+		if (cell_insns(t) && cell_insns(x))
+			fprintf(out, " %9.3f", cell_insns(x) / cell_insns(t));
+		else
+			fprintf(out, " %9s", "-");
+	}
 	fputc('\n', out);
 }
 
@@ -190,9 +209,16 @@ static void table_side_by_side(const struct bench_run *run, FILE *out)
 		     "batchN: tapx submits N frames per TAPXSUBMIT; tun writes "
 		     "one frame per\nnonblocking write() and the floor is one "
 		     "write() per frame to /dev/null\n");
-	fprintf(out, "%-8s %5s  %-21s %9s %6s %9s %6s %9s %9s %9s\n", "writer",
+	if (run->icount)
+		fprintf(out, "insn: guest instructions per frame on the "
+			     "writer's vCPU (median), same cells\n");
+	fprintf(out, "%-8s %5s  %-21s %9s %6s %9s %6s %9s %9s %9s", "writer",
 		"size", "program", "tun", "spread", "tapx", "spread",
 		"tapx/tun", "tun/floor", "tapx/floor");
+	if (run->icount)
+		fprintf(out, " %10s %10s %9s", "tun insn", "tapx insn",
+			"insn x/t");
+	fputc('\n', out);
 	for (int w = 0; w < WR_MAX; w++)
 		for (int s = 0; s < NR_SIZES; s++) {
 			const struct cell *fl = floor_cell(run, w, s);
@@ -202,11 +228,17 @@ static void table_side_by_side(const struct bench_run *run, FILE *out)
 				continue;
 			fprintf(out, "%-8s %5d  %-21s", bench_writer_name[w],
 				bench_size[s], bench_prog_label[PROG_FLOOR]);
-			if (fl)
-				fprintf(out, " %9.0f %5.0f%%\n", fl->median,
+			if (fl && run->icount)
+				fprintf(out, " %9.0f %5.0f%%%*s", fl->median,
+					spread_pct(fl), 47, "");
+			else if (fl)
+				fprintf(out, " %9.0f %5.0f%%", fl->median,
 					spread_pct(fl));
 			else
-				fprintf(out, " %9s\n", "n/a");
+				fprintf(out, " %9s", "n/a");
+			if (fl && run->icount)
+				print_insns(out, fl);
+			fputc('\n', out);
 			if (copy_cell(run, w, s)) {
 				const struct cell *cf = copy_cell(run, w, s);
 
@@ -216,6 +248,10 @@ static void table_side_by_side(const struct bench_run *run, FILE *out)
 					spread_pct(cf));
 				fprintf(out, "%*s", 34, "");
 				print_ratio(out, cf, fl);
+				if (run->icount) {
+					fprintf(out, "%*s", 3, "");
+					print_insns(out, cf);
+				}
 				fputc('\n', out);
 			}
 			for (int p = PROG_NONE; p < PROG_MAX; p++)
@@ -302,9 +338,12 @@ void report_table(const struct bench_run *run, FILE *out)
 		headline_table(run, out);
 		fprintf(out, "\nthe full matrix:\n");
 	}
-	fprintf(out, "%-8s %5s  %s%-21s %9s %7s %6s %7s %7s  %s\n", "writer",
-		"size", show_driver ? "drv  " : "", "program", "ns/frame",
-		"spread", "Mpps", "x floor", "x stock", "counters");
+	fprintf(out, "%-8s %5s  %s%-21s %9s %7s", "writer", "size",
+		show_driver ? "drv  " : "", "program", "ns/frame", "spread");
+	if (run->icount)
+		fprintf(out, " %10s", "insn/frame");
+	fprintf(out, " %6s %7s %7s  %s\n", "Mpps", "x floor", "x stock",
+		"counters");
 	for (int i = 0; i < NR_CELLS; i++) {
 		if (!(c = planned_cell(run, i)))
 			continue;
@@ -349,6 +388,17 @@ static void json_counts(struct json_writer *jw, const struct cell *c)
 	jw_object_end(jw);
 }
 
+/* One figure per repetition. */
+static void json_reps(struct json_writer *jw, const char *key,
+		      const double *v, int reps)
+{
+	jw_key(jw, key);
+	jw_array_begin(jw);
+	for (int r = 0; r < reps; r++)
+		jw_double(jw, v[r]);
+	jw_array_end(jw);
+}
+
 static void json_cell(struct json_writer *jw, const struct bench_run *run,
 		      const struct cell *c)
 {
@@ -374,21 +424,23 @@ static void json_cell(struct json_writer *jw, const struct bench_run *run,
 	jw_kv_u64(jw, "reps", c->reps);
 	if (c->mtu)
 		jw_kv_u64(jw, "mtu", c->mtu);
-	jw_key(jw, "ns_per_frame");
-	jw_array_begin(jw);
-	for (int r = 0; r < c->reps; r++)
-		jw_double(jw, c->ns[r]);
-	jw_array_end(jw);
-	jw_key(jw, "wall_ns_per_frame");
-	jw_array_begin(jw);
-	for (int i = 0; i < c->reps; i++)
-		jw_double(jw, c->wall_ns[i]);
-	jw_array_end(jw);
+	json_reps(jw, "ns_per_frame", c->ns, c->reps);
+	json_reps(jw, "wall_ns_per_frame", c->wall_ns, c->reps);
 	jw_kv_double(jw, "median_ns", c->median);
 	jw_kv_double(jw, "median_wall_ns", c->median_wall);
 	jw_kv_double(jw, "min_ns", c->min);
 	jw_kv_double(jw, "max_ns", c->max);
 	jw_kv_double(jw, "mpps", 1000 / c->median);
+	if (run->icount) {
+		const struct cell *t =
+			tun_cell(run, c->prog, c->writer, c->size_idx);
+
+		json_reps(jw, "insns_per_frame_reps", c->insns, c->reps);
+		jw_kv_double(jw, "insns_per_frame", c->median_insns);
+		if (c->driver == DRV_TAPX && cell_insns(t) && cell_insns(c))
+			jw_kv_double(jw, "tapx_per_tun_insns",
+				     cell_insns(c) / cell_insns(t));
+	}
 	if (fl)
 		jw_kv_double(jw, "ratio_floor", c->median / fl->median);
 	if (st)
@@ -431,6 +483,7 @@ void report_json(const struct bench_run *run, FILE *out, bool pretty)
 	jw_key(&jw, "reader_cpu");
 	jw_i64(&jw, run->reader_cpu);
 	jw_kv_u64(&jw, "uring_batch", URING_BATCH);
+	jw_kv_bool(&jw, "icount", run->icount);
 	jw_kv_double(&jw, "seconds", run->seconds);
 	jw_kv_string(&jw, "results", run->out_dir);
 	jw_kv_string(&jw, "cpu", run->cpu_model);
@@ -467,6 +520,22 @@ static void csv_string(FILE *out, const char *s)
 	fputc('"', out);
 }
 
+/* ",INSNS,TAPX/TUN" where counted, else two empty fields. */
+static void csv_insns(const struct bench_run *run, const struct cell *c,
+		      FILE *out)
+{
+	const struct cell *t = tun_cell(run, c->prog, c->writer, c->size_idx);
+
+	if (cell_insns(c))
+		fprintf(out, ",%.1f", cell_insns(c));
+	else
+		fputc(',', out);
+	if (c->driver == DRV_TAPX && cell_insns(c) && cell_insns(t))
+		fprintf(out, ",%.4f", cell_insns(c) / cell_insns(t));
+	else
+		fputc(',', out);
+}
+
 static void write_csv(const struct bench_run *run, FILE *out)
 {
 	const struct cell *c;
@@ -474,7 +543,7 @@ static void write_csv(const struct bench_run *run, FILE *out)
 	fprintf(out, "driver,program,writer,size,frame,status,reason,frames,"
 		     "reps,mtu,median_ns,"
 		     "min_ns,max_ns,median_wall_ns,mpps,ratio_floor,ratio_"
-		     "stock,written,write_"
+		     "stock,insns_per_frame,tapx_per_tun_insns,written,write_"
 		     "errors,"
 		     "xdp_aborted,xdp_drop,xdp_pass,xdp_tx,xdp_redirect,tap_rx,"
 		     "tap_rx_dropped,read,read_lost,accounted,writes_as\n");
@@ -492,7 +561,7 @@ static void write_csv(const struct bench_run *run, FILE *out)
 			status_name[c->status]);
 		csv_string(out, ok ? "" : c->why);
 		if (!ok) {
-			fprintf(out, ",,,,,,,,,,,,,,,,,,,,,,,%s\n",
+			fprintf(out, ",,,,,,,,,,,,,,,,,,,,,,,,,%s\n",
 				bench_writer_name[effective_writer(c)]);
 			continue;
 		}
@@ -501,6 +570,7 @@ static void write_csv(const struct bench_run *run, FILE *out)
 			c->median_wall, 1000 / c->median,
 			ratio(c, floor_cell(run, c->writer, c->size_idx)),
 			ratio(c, stock_cell(run, c->writer, c->size_idx)));
+		csv_insns(run, c, out);
 		fprintf(out, ",%llu,%llu", (unsigned long long)k->written,
 			(unsigned long long)k->write_errors);
 		for (int v = 0; v < 5; v++)
@@ -577,7 +647,7 @@ static void write_chart_script(const struct bench_run *run, int cols,
 	fprintf(out,
 		"# gnuplot chart.gp  (re-plots chart.svg and chart.png from "
 		"chart.dat)\n"
-		"set title \"tap-accel bench: ns per frame written into a tap "
+		"set title \"tap-accel-bench: ns per frame written into a tap "
 		"(median, lower is better)\\n%s, %s\"\n"
 		"set datafile separator tab\n"
 		"set style data histograms\n"
@@ -605,7 +675,7 @@ static void write_headline_chart_script(const struct bench_run *run,
 	fprintf(out,
 		"# gnuplot chart.gp  (re-plots chart.svg and chart.png from "
 		"chart.dat)\n"
-		"set title \"tap-accel bench: stock tun%s, ns per frame "
+		"set title \"tap-accel-bench: stock tun%s, ns per frame "
 		"written into a tap (median, lower is better)\\n%s, %s, %s%s\"\n"
 		"set datafile separator tab\n"
 		"set style data histograms\n"
@@ -701,7 +771,7 @@ int report_files(const struct bench_run *run)
 		fclose(f);
 	}
 	fprintf(stderr,
-		"tap-accel bench: results in %s/ (results.csv, "
+		"tap-accel-bench: results in %s/ (results.csv, "
 		"results.json, table.txt%s)\n",
 		run->out_dir,
 		write_chart(run, run->out_dir) ? ", chart.svg, chart.png" : "");

@@ -1,15 +1,13 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * scale.c - `tap-accel bench --scale`: 1, 100, 1000 ... taps bound to one
+ * scale.c - `tap-accel-bench --scale`: 1, 100, 1000 ... taps bound to one
  * policy on this host's stock tun, and what that costs.
  *
  * The policy plane is measured through the CLI an operator runs (process
- * start included): all taps bound in one call, some bound one call each,
- * `status` and `stats` over all of them, all unbound in one call. Beside
- * it, per-tap instances: a program and map set of its own for each tap,
- * today's program and maps loaded once per tap, in this process.
- * Kernel memory is read twice: bpftool's memlock (the sum over every BPF
- * map and program) and MemAvailable.
+ * start included), the tap-accel beside this program: all taps bound in
+ * one call, some bound one call each, `status` and `stats` over all of
+ * them, all unbound in one call. Kernel memory is read twice: bpftool's
+ * memlock (the sum over every BPF map and program) and MemAvailable.
  *
  * Everything happens in a network namespace of its own with a bpffs of its
  * own on /sys/fs/bpf (a private mount namespace): the host's taps and
@@ -21,6 +19,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
+#include <libgen.h>
 #include <net/if.h>
 #include <sched.h>
 #include <stdio.h>
@@ -28,7 +27,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <linux/if_link.h>
 #include <linux/if_tun.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -44,20 +42,16 @@
 #include "scale.h"
 #include "lib/output/json.h"
 #include "lib/plane/plane.h"
-#include "lib/plane/policies.h"
-#include "lib/plane/taps.h"
-#include "lib/policy/parse.h"
 
 #define POLICY "scale"
 /* Below this many taps MemAvailable's own drift (about a MiB) is larger
  * than what the taps cost. */
 #define AVAIL_MIN_TAPS 100
 #define STARTS 7 /* runs of `tap-accel --version`: the process start */
-#define SETTLE_SECONDS 20
 
 /* A guest's usual few rules, the policy every tap is bound to. */
 static const char policy_text[] =
-	"# tap-accel bench --scale: the policy every tap is bound to\n"
+	"# tap-accel-bench --scale: the policy every tap is bound to\n"
 	"rule drop proto udp sport 67\n"
 	"rule drop proto udp sport 547\n"
 	"rule drop proto icmpv6 icmp-type 134\n"
@@ -67,7 +61,7 @@ static const char policy_text[] =
 
 struct scale_row {
 	unsigned int taps;
-	bool plane_ran, old_ran;
+	bool plane_ran;
 	/* the plane, through the CLI */
 	double memlock_tap, avail_tap; /* bytes per tap; NAN: not read */
 	double bind_all_s;	       /* one call for every tap */
@@ -75,14 +69,11 @@ struct scale_row {
 	unsigned int singles;
 	double status_s, stats_s, unbind_all_s;
 	long long left_memlock; /* after unbinding all, against before */
-	/* a program and map set per tap, in this process */
-	double old_memlock_tap, old_avail_tap;
-	double old_bind_ms; /* per tap, mean */
 };
 
 struct scale {
 	const struct scale_opts *o;
-	char exe[PATH_MAX];
+	char exe[PATH_MAX]; /* the tap-accel CLI */
 	char policy_file[64];
 	char (*names)[IFNAMSIZ];
 	unsigned int nr_taps;
@@ -169,42 +160,6 @@ static long long bpf_memlock(void)
 	return sum;
 }
 
-/*
- * Wait until what was freed is gone: the kernel frees maps and programs
- * from a workqueue after their last reference, some time after close().
- * 0 once no program of `ids` is there and bpftool's sum is back to
- * `level`, or holds still above it (other processes' objects); -1 when
- * one of `ids` is still there after SETTLE_SECONDS.
- */
-static bool prog_alive(__u32 id)
-{
-	int fd = bpf_prog_get_fd_by_id(id);
-
-	if (fd < 0)
-		return false;
-	close(fd);
-	return true;
-}
-
-static int memlock_settle(long long level, const __u32 *ids, unsigned int n)
-{
-	long long last = -1, now;
-	int still = 0;
-
-	for (int i = 0; i < SETTLE_SECONDS * 100; i++) {
-		while (n && !prog_alive(ids[n - 1]))
-			n--;
-		now = n ? -1 : bpf_memlock();
-		if (!n && (now <= level || (now == last && ++still >= 30)))
-			return 0;
-		if (now != last)
-			still = 0;
-		last = now;
-		usleep(10000);
-	}
-	return -1;
-}
-
 struct mem {
 	long long memlock, avail;
 };
@@ -234,29 +189,25 @@ static struct mem mem_settled(void)
 /* ---- the namespace and its taps ----------------------------------------- */
 
 /* A network namespace and a bpffs of our own (see the top of the file). */
-static int enter_private(char *why, size_t len)
+static int enter_private(struct ta_error *e)
 {
-	if (unshare(CLONE_NEWNS) < 0) {
-		snprintf(why, len, "unshare(CLONE_NEWNS): %s (needs root)", strerror(errno));
-		return -1;
-	}
+	if (unshare(CLONE_NEWNS) < 0)
+		return ta_error_system(e, errno, "unshare(CLONE_NEWNS): %s (needs root)",
+				       strerror(errno));
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
-	    mount("bpf", TA_BPFFS, "bpf", 0, "mode=0700") < 0) {
-		snprintf(why, len, "a private bpffs on %s: %s", TA_BPFFS, strerror(errno));
-		return -1;
-	}
-	return env_enter_netns(why, len);
+	    mount("bpf", TA_BPFFS, "bpf", 0, "mode=0700") < 0)
+		return ta_error_system(e, errno, "a private bpffs on %s: %s", TA_BPFFS,
+				       strerror(errno));
+	return env_enter_netns(e);
 }
 
 /* Taps sc1..scN, persistent and up; the namespace takes them when it goes. */
-static int taps_create(struct scale *s, unsigned int n, char *why, size_t len)
+static int taps_create(struct scale *s, unsigned int n, struct ta_error *e)
 {
 	int sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 
-	if (sock < 0) {
-		snprintf(why, len, "socket: %s", strerror(errno));
-		return -1;
-	}
+	if (sock < 0)
+		return ta_error_system(e, errno, "socket: %s", strerror(errno));
 	for (; s->nr_taps < n; s->nr_taps++) {
 		struct ifreq ifr = { .ifr_flags = IFF_TAP | IFF_NO_PI };
 		int fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC), err = 0;
@@ -270,9 +221,8 @@ static int taps_create(struct scale *s, unsigned int n, char *why, size_t len)
 			     (ifr.ifr_flags |= IFF_UP, ioctl(sock, SIOCSIFFLAGS, &ifr))))
 			err = errno;
 		if (err) {
-			snprintf(why, len, "tap %s: %s", ifr.ifr_name, strerror(err));
 			close(sock);
-			return -1;
+			return ta_error_system(e, err, "tap %s: %s", ifr.ifr_name, strerror(err));
 		}
 		snprintf(s->names[s->nr_taps], IFNAMSIZ, "%s", ifr.ifr_name);
 	}
@@ -285,13 +235,13 @@ static int taps_create(struct scale *s, unsigned int n, char *why, size_t len)
 /*
  * Run tap-accel with `args` (NULL-terminated, without argv[0]); its wall
  * time from fork to exit in *secs. Its stdout goes to *out (NUL-ended,
- * the caller frees) when out is not NULL. 0, or -1 with its stderr in why.
+ * the caller frees) when out is not NULL. 0, or -errno with its stderr in e.
  */
 static int cli(const struct scale *s, const char *const *args, char **out, double *secs,
-	       char *why, size_t len)
+	       struct ta_error *e)
 {
 	int fd_out = memfd_create("scale-out", MFD_CLOEXEC), fd_err = memfd_create("scale-err", MFD_CLOEXEC);
-	int status = -1, nargs = 0, ret = -1;
+	int status = -1, nargs = 0, ret;
 	const char **argv;
 	double t0;
 	off_t size;
@@ -301,7 +251,9 @@ static int cli(const struct scale *s, const char *const *args, char **out, doubl
 		nargs++;
 	argv = calloc(nargs + 2, sizeof(*argv));
 	if (fd_out < 0 || fd_err < 0 || !argv) {
-		snprintf(why, len, "cannot run tap-accel: %s", strerror(errno ? errno : ENOMEM));
+		int err = errno ? errno : ENOMEM;
+
+		ret = ta_error_system(e, err, "cannot run tap-accel: %s", strerror(err));
 		goto out;
 	}
 	argv[0] = s->exe;
@@ -315,7 +267,7 @@ static int cli(const struct scale *s, const char *const *args, char **out, doubl
 		_exit(127);
 	}
 	if (pid < 0 || waitpid(pid, &status, 0) < 0) {
-		snprintf(why, len, "cannot run tap-accel: %s", strerror(errno));
+		ret = ta_error_system(e, errno, "cannot run tap-accel: %s", strerror(errno));
 		goto out;
 	}
 	*secs = now_s() - t0;
@@ -325,7 +277,8 @@ static int cli(const struct scale *s, const char *const *args, char **out, doubl
 
 		text[n > 0 ? n : 0] = '\0';
 		text[strcspn(text, "\n")] = '\0';
-		snprintf(why, len, "tap-accel %s ...: %s", args[0], text[0] ? text : "failed");
+		ret = ta_error_system(e, EIO, "tap-accel %s ...: %s", args[0],
+				      text[0] ? text : "failed");
 		goto out;
 	}
 	ret = 0;
@@ -334,10 +287,9 @@ static int cli(const struct scale *s, const char *const *args, char **out, doubl
 	size = lseek(fd_out, 0, SEEK_END);
 	*out = malloc(size + 1);
 	if (!*out || pread(fd_out, *out, size, 0) != size) {
-		snprintf(why, len, "cannot read tap-accel's output");
+		ret = ta_error_system(e, *out ? EIO : ENOMEM, "cannot read tap-accel's output");
 		free(*out);
 		*out = NULL;
-		ret = -1;
 		goto out;
 	}
 	(*out)[size] = '\0';
@@ -352,15 +304,13 @@ out:
 
 /* tap-accel VERB [taps first..first+n-1] [--policy POLICY]. */
 static int cli_taps(const struct scale *s, const char *verb, unsigned int first, unsigned int n,
-		    bool policy, double *secs, char *why, size_t len)
+		    bool policy, double *secs, struct ta_error *e)
 {
 	const char **args = calloc(n + 4, sizeof(*args));
 	int i = 0, ret;
 
-	if (!args) {
-		snprintf(why, len, "out of memory");
-		return -1;
-	}
+	if (!args)
+		return ta_error_system(e, ENOMEM, "out of memory");
 	args[i++] = verb;
 	for (unsigned int t = first; t < first + n; t++)
 		args[i++] = s->names[t];
@@ -368,7 +318,7 @@ static int cli_taps(const struct scale *s, const char *verb, unsigned int first,
 		args[i++] = "--policy";
 		args[i++] = POLICY;
 	}
-	ret = cli(s, args, NULL, secs, why, len);
+	ret = cli(s, args, NULL, secs, e);
 	free(args);
 	return ret;
 }
@@ -382,28 +332,50 @@ static unsigned int count_of(const char *text, const char *what)
 	return n;
 }
 
+/*
+ * The tap-accel CLI the operator runs: the one beside this program
+ * (build/user/, or where make install and the package put both).
+ */
+static int find_cli(char *path, size_t size, struct ta_error *e)
+{
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (n <= 0)
+		return ta_error_system(e, errno, "/proc/self/exe: %s", strerror(errno));
+	self[n] = '\0';
+	snprintf(path, size, "%s/tap-accel", dirname(self));
+	if (access(path, X_OK))
+		return ta_error_system(e, errno,
+				       "%.200s: %s (the scale table runs the tap-accel beside "
+				       "tap-accel-bench: make builds both, make install installs "
+				       "both)",
+				       path, strerror(errno));
+	return 0;
+}
+
 /* ---- the policy plane --------------------------------------------------- */
 
-static int measure_start(struct scale *s, char *why, size_t len)
+static int measure_start(struct scale *s, struct ta_error *e)
 {
 	static const char *const version[] = { "--version", NULL };
 	double t[STARTS];
 
 	for (int i = 0; i < STARTS; i++)
-		if (cli(s, version, NULL, &t[i], why, len))
-			return -1;
+		if (cli(s, version, NULL, &t[i], e))
+			return -e->err;
 	qsort(t, STARTS, sizeof(*t), cmp_double);
 	s->start_ms = t[STARTS / 2] * 1e3;
 	return 0;
 }
 
-static int load_policy(struct scale *s, char *why, size_t len)
+static int load_policy(struct scale *s, struct ta_error *e)
 {
 	const char *args[] = { "policy", "load", POLICY, s->policy_file, NULL };
 	struct mem before = mem_settled(), after;
 
-	if (cli(s, args, NULL, &s->plane_s, why, len))
-		return -1;
+	if (cli(s, args, NULL, &s->plane_s, e))
+		return -e->err;
 	after = mem_now();
 	s->plane_memlock = after.memlock - before.memlock;
 	s->plane_avail = before.avail - after.avail;
@@ -411,40 +383,37 @@ static int load_policy(struct scale *s, char *why, size_t len)
 }
 
 /* Every one of the row's taps bound, and nothing else. */
-static int check_status(const struct scale *s, unsigned int n, double *secs, char *why,
-			size_t len)
+static int check_status(const struct scale *s, unsigned int n, double *secs,
+			struct ta_error *e)
 {
 	static const char *const args[] = { "--json", "status", NULL };
 	char *text = NULL;
 	unsigned int bound;
 
-	if (cli(s, args, &text, secs, why, len))
-		return -1;
+	if (cli(s, args, &text, secs, e))
+		return -e->err;
 	bound = count_of(text, "\"policy\":\"" POLICY "\"");
 	free(text);
-	if (bound != n) {
-		snprintf(why, len, "status lists %u taps bound to %s, not %u", bound, POLICY, n);
-		return -1;
-	}
+	if (bound != n)
+		return ta_error_system(e, EIO, "status lists %u taps bound to %s, not %u", bound,
+				       POLICY, n);
 	return 0;
 }
 
-static int measure_singles(const struct scale *s, struct scale_row *r, char *why, size_t len)
+static int measure_singles(const struct scale *s, struct scale_row *r, struct ta_error *e)
 {
 	unsigned int k = r->taps < s->o->single_max ? r->taps : s->o->single_max;
 	unsigned int first = r->taps - k;
 	double *t = calloc(k, sizeof(*t)), secs;
-	int ret = -1;
+	int ret;
 
-	if (!t) {
-		snprintf(why, len, "out of memory");
-		return -1;
-	}
-	if (k && cli_taps(s, "detach", first, k, false, &secs, why, len))
+	if (!t)
+		return ta_error_system(e, ENOMEM, "out of memory");
+	ret = k ? cli_taps(s, "detach", first, k, false, &secs, e) : 0;
+	for (unsigned int i = 0; !ret && i < k; i++)
+		ret = cli_taps(s, "attach", first + i, 1, true, &t[i], e);
+	if (ret)
 		goto out;
-	for (unsigned int i = 0; i < k; i++)
-		if (cli_taps(s, "attach", first + i, 1, true, &t[i], why, len))
-			goto out;
 	qsort(t, k, sizeof(*t), cmp_double);
 	r->singles = k;
 	r->single_ms = k ? (k % 2 ? t[k / 2] : (t[k / 2 - 1] + t[k / 2]) / 2) * 1e3 : NAN;
@@ -455,111 +424,24 @@ out:
 	return ret;
 }
 
-static int measure_plane(struct scale *s, struct scale_row *r, char *why, size_t len)
+static int measure_plane(struct scale *s, struct scale_row *r, struct ta_error *e)
 {
 	static const char *const stats[] = { "stats", NULL };
 	unsigned int n = r->taps;
 	struct mem before = mem_settled(), bound;
 
-	if (cli_taps(s, "attach", 0, n, true, &r->bind_all_s, why, len))
-		return -1;
+	if (cli_taps(s, "attach", 0, n, true, &r->bind_all_s, e))
+		return -e->err;
 	bound = mem_now();
 	r->memlock_tap = (double)(bound.memlock - before.memlock) / n;
 	r->avail_tap = n >= AVAIL_MIN_TAPS ? (double)(before.avail - bound.avail) / n : NAN;
-	if (measure_singles(s, r, why, len) || check_status(s, n, &r->status_s, why, len) ||
-	    cli(s, (const char *const *)stats, NULL, &r->stats_s, why, len) ||
-	    cli_taps(s, "detach", 0, n, false, &r->unbind_all_s, why, len))
-		return -1;
+	if (measure_singles(s, r, e) || check_status(s, n, &r->status_s, e) ||
+	    cli(s, (const char *const *)stats, NULL, &r->stats_s, e) ||
+	    cli_taps(s, "detach", 0, n, false, &r->unbind_all_s, e))
+		return -e->err;
 	r->left_memlock = bpf_memlock() - before.memlock;
 	r->plane_ran = true;
 	return 0;
-}
-
-/* ---- a program and map set per tap -------------------------------------- */
-
-struct instance {
-	struct ta_plane pl;
-	int ifindex;
-	bool attached;
-};
-
-static int instance_load(struct instance *in, const char *ifname, const char *policy_file,
-			 struct ta_error *e)
-{
-	struct ta_policy_spec spec = { 0 };
-	struct ta_load_result res;
-	struct ta_bind b = { .ifname = ifname, .entry_only = true };
-	enum ta_bind_result result;
-	int err;
-
-	in->ifindex = if_nametoindex(ifname);
-	if (ta_plane_private(&in->pl, e))
-		return -e->err;
-	if (ta_policy_read(policy_file, &spec, e))
-		return -e->err;
-	err = ta_policy_load(&in->pl, POLICY, &spec, false, &res, e);
-	ta_policy_spec_free(&spec);
-	if (err)
-		return err;
-	b.policy = res.index;
-	if (ta_tap_bind(&in->pl, &b, &result, e))
-		return -e->err;
-	err = bpf_xdp_attach(in->ifindex, in->pl.prog_fd, XDP_FLAGS_DRV_MODE, NULL);
-	if (err)
-		return ta_error_errno(e, err, "%s: native XDP attach refused", ifname);
-	in->attached = true;
-	return 0;
-}
-
-static void instance_free(struct instance *in)
-{
-	if (in->attached)
-		bpf_xdp_detach(in->ifindex, XDP_FLAGS_DRV_MODE, NULL);
-	ta_plane_close(&in->pl);
-}
-
-static int measure_old(struct scale *s, struct scale_row *r, char *why, size_t len)
-{
-	unsigned int n = r->taps, loaded = 0;
-	struct instance *in = calloc(n, sizeof(*in));
-	__u32 *ids = calloc(n, sizeof(*ids));
-	struct ta_error e = { 0 };
-	struct mem before = mem_settled(), after;
-	double t0;
-	int ret = -1;
-
-	if (!in || !ids) {
-		free(in);
-		free(ids);
-		snprintf(why, len, "out of memory");
-		return -1;
-	}
-	t0 = now_s();
-	for (; loaded < n; loaded++)
-		if (instance_load(&in[loaded], s->names[loaded], s->policy_file, &e)) {
-			snprintf(why, len, "per-tap instance %u: %.250s", loaded + 1, e.text);
-			loaded++;
-			goto out;
-		}
-	r->old_bind_ms = (now_s() - t0) * 1e3 / n;
-	after = mem_now();
-	r->old_memlock_tap = (double)(after.memlock - before.memlock) / n;
-	r->old_avail_tap = n >= AVAIL_MIN_TAPS ? (double)(before.avail - after.avail) / n : NAN;
-	r->old_ran = true;
-	ret = 0;
-out:
-	for (unsigned int i = 0; i < loaded; i++) {
-		ids[i] = in[i].pl.prog_id;
-		instance_free(&in[i]);
-	}
-	free(in);
-	if (!ret && memlock_settle(before.memlock, ids, loaded)) {
-		snprintf(why, len, "the per-tap instances were not freed within %d s",
-			 SETTLE_SECONDS);
-		ret = -1;
-	}
-	free(ids);
-	return ret;
 }
 
 /* ---- the report --------------------------------------------------------- */
@@ -664,7 +546,7 @@ static void print_table(const struct scale *s, FILE *out)
 {
 	struct goal g[NR_GOALS];
 
-	fprintf(out, "tap-accel bench --scale: %s, %d CPUs, %s UTC\n", s->kernel, s->ncpus,
+	fprintf(out, "tap-accel-bench --scale: %s, %d CPUs, %s UTC\n", s->kernel, s->ncpus,
 		s->started);
 	fprintf(out, "taps bound to one policy (%s: 5 rules) on stock tun, in a private namespace\n",
 		POLICY);
@@ -673,11 +555,10 @@ static void print_table(const struct scale *s, FILE *out)
 		"%.1f MiB MemAvailable, %.0f ms\n",
 		s->plane_memlock / 1048576.0, s->plane_avail / 1048576.0, s->plane_s * 1e3);
 	fprintf(out, "process start (tap-accel --version): %.1f ms\n\n", s->start_ms);
-	fprintf(out, "%6s %-9s %11s %12s | %9s %9s %18s | %8s %8s %10s\n", "", "",
-		"memory/tap", "", "bind all", "", "one call per tap", "status", "stats",
-		"unbind all");
-	fprintf(out, "%6s %-9s %11s %12s | %9s %9s %18s | %8s %8s %10s\n", "taps", "design",
-		"memlock", "MemAvailable", "one call", "per tap", "median (worst)", "", "", "one call");
+	fprintf(out, "%6s %11s %12s | %9s %9s %18s | %8s %8s %10s\n", "", "memory/tap", "",
+		"bind all", "", "one call per tap", "status", "stats", "unbind all");
+	fprintf(out, "%6s %11s %12s | %9s %9s %18s | %8s %8s %10s\n", "taps", "memlock",
+		"MemAvailable", "one call", "per tap", "median (worst)", "", "", "one call");
 	for (int i = 0; i < s->o->nr_rows; i++) {
 		const struct scale_row *r = &s->rows[i];
 		char a[24], b[24], c[24], d[24], e[32], f[24], h[24], k[24], w[24];
@@ -692,24 +573,12 @@ static void print_table(const struct scale *s, FILE *out)
 			fmt_time(f, sizeof(f), r->status_s);
 			fmt_time(h, sizeof(h), r->stats_s);
 			fmt_time(k, sizeof(k), r->unbind_all_s);
-			fprintf(out, "%6u %-9s %11s %12s | %9s %9s %18s | %8s %8s %10s\n", r->taps,
-				"plane", a, b, c, d, e, f, h, k);
-		}
-		if (r->old_ran) {
-			fmt_kib(a, sizeof(a), r->old_memlock_tap);
-			fmt_kib(b, sizeof(b), r->old_avail_tap);
-			fmt_num(d, sizeof(d), r->old_bind_ms, "ms");
-			fprintf(out, "%6u %-9s %11s %12s | %9s %9s %18s | %8s %8s %10s\n", r->taps,
-				"per-tap", a, b, "-", d, "-", "-", "-", "-");
-		} else if (r->taps > s->o->old_max) {
-			fprintf(out, "%6u %-9s not run: about %.1f GiB (taps x one instance)\n",
-				r->taps, "per-tap",
-				r->taps * (s->plane_memlock / 1073741824.0));
+			fprintf(out, "%6u %11s %12s | %9s %9s %18s | %8s %8s %10s\n", r->taps, a, b,
+				c, d, e, f, h, k);
 		}
 	}
 	fprintf(out,
-		"\nplane: the CLI, process start included. per-tap: a program and map set per tap,\n"
-		"loaded in this process (no process start), as before policies were shared.\n"
+		"\nTimes through the tap-accel CLI, process start included.\n"
 		"MemAvailable per tap from %u taps up (it drifts by about a MiB on its own).\n",
 		AVAIL_MIN_TAPS);
 	goals_judge(s, g);
@@ -729,14 +598,14 @@ static void csv_num(FILE *out, double v)
 
 static void write_csv(const struct scale *s, FILE *out)
 {
-	fprintf(out, "taps,design,memlock_per_tap_bytes,memavailable_per_tap_bytes,bind_all_s,"
+	fprintf(out, "taps,memlock_per_tap_bytes,memavailable_per_tap_bytes,bind_all_s,"
 		     "bind_per_tap_ms,single_median_ms,single_worst_ms,status_s,stats_s,"
 		     "unbind_all_s\n");
 	for (int i = 0; i < s->o->nr_rows; i++) {
 		const struct scale_row *r = &s->rows[i];
 
 		if (r->plane_ran) {
-			fprintf(out, "%u,plane", r->taps);
+			fprintf(out, "%u", r->taps);
 			csv_num(out, r->memlock_tap);
 			csv_num(out, r->avail_tap);
 			csv_num(out, r->bind_all_s);
@@ -747,14 +616,6 @@ static void write_csv(const struct scale *s, FILE *out)
 			csv_num(out, r->stats_s);
 			csv_num(out, r->unbind_all_s);
 			fputc('\n', out);
-		}
-		if (r->old_ran) {
-			fprintf(out, "%u,per-tap", r->taps);
-			csv_num(out, r->old_memlock_tap);
-			csv_num(out, r->old_avail_tap);
-			fputc(',', out);
-			csv_num(out, r->old_bind_ms);
-			fputs(",,,,,\n", out);
 		}
 	}
 }
@@ -802,16 +663,6 @@ static void write_json(const struct scale *s, FILE *out, bool pretty)
 			jw_kv_double(&w, "memlock_left_after_unbind_bytes", r->left_memlock);
 			jw_object_end(&w);
 		}
-		jw_key(&w, "per_tap_instance");
-		if (!r->old_ran) {
-			jw_null(&w);
-		} else {
-			jw_object_begin(&w);
-			jw_kv_double(&w, "memlock_per_tap_bytes", r->old_memlock_tap);
-			jw_kv_double(&w, "memavailable_per_tap_bytes", r->old_avail_tap);
-			jw_kv_double(&w, "bind_per_tap_ms", r->old_bind_ms);
-			jw_object_end(&w);
-		}
 		jw_object_end(&w);
 	}
 	jw_array_end(&w);
@@ -833,21 +684,18 @@ static void write_json(const struct scale *s, FILE *out, bool pretty)
 	jw_end_document(&w);
 }
 
-#define DAT_COLS 8 /* of scale.dat: taps, then the series below */
+#define DAT_COLS 5 /* of scale.dat: taps, then the series below */
 
 /* Row `r`'s value of scale.dat column `col` (2..DAT_COLS), or NAN. */
 static double dat_value(const struct scale_row *r, int col)
 {
-	bool p = r->plane_ran, o = r->old_ran;
-
+	if (!r->plane_ran)
+		return NAN;
 	switch (col) {
-	case 2: return p ? r->memlock_tap / 1024 : NAN;
-	case 3: return p ? r->avail_tap / 1024 : NAN;
-	case 4: return o ? r->old_memlock_tap / 1024 : NAN;
-	case 5: return o ? r->old_avail_tap / 1024 : NAN;
-	case 6: return p ? r->bind_all_s * 1e3 / r->taps : NAN;
-	case 7: return p ? r->single_ms : NAN;
-	default: return o ? r->old_bind_ms : NAN;
+	case 2: return r->memlock_tap / 1024;
+	case 3: return r->avail_tap / 1024;
+	case 4: return r->bind_all_s * 1e3 / r->taps;
+	default: return r->single_ms;
 	}
 }
 
@@ -879,9 +727,7 @@ static bool write_chart(const struct scale *s)
 
 	if (!bench_chart_open(s->out_dir, "scale", &dat, &gp))
 		return false;
-	fputs("taps\tplane memlock\tplane MemAvailable\tper-tap memlock\tper-tap MemAvailable"
-	      "\tplane, one call for all\tplane, one call per tap\tper-tap instance\n",
-	      dat);
+	fputs("taps\tmemlock\tMemAvailable\tone call for all\tone call per tap\n", dat);
 	for (int i = 0; i < s->o->nr_rows; i++) {
 		fprintf(dat, "%u", s->rows[i].taps);
 		for (int col = 2; col <= DAT_COLS; col++) {
@@ -894,10 +740,10 @@ static bool write_chart(const struct scale *s)
 		}
 		fputc('\n', dat);
 	}
-	plot_series(s, 2, 5, mem, sizeof(mem));
-	plot_series(s, 6, DAT_COLS, bind, sizeof(bind));
+	plot_series(s, 2, 3, mem, sizeof(mem));
+	plot_series(s, 4, DAT_COLS, bind, sizeof(bind));
 	snprintf(plot, sizeof(plot),
-		 "set multiplot layout 1,2 title \"tap-accel bench --scale, %s: "
+		 "set multiplot layout 1,2 title \"tap-accel-bench --scale, %s: "
 		 "lower is better (log scales)\"\n"
 		 "set ylabel 'kernel memory per tap (KiB)'\n%s"
 		 "set ylabel 'bind time per tap (ms)'\n%s"
@@ -936,7 +782,7 @@ static int write_files(struct scale *s)
 		return -1;
 	write_json(s, f, true);
 	fclose(f);
-	fprintf(stderr, "tap-accel bench: results in %s/ (scale.txt, scale.csv, scale.json%s)\n",
+	fprintf(stderr, "tap-accel-bench: results in %s/ (scale.txt, scale.csv, scale.json%s)\n",
 		s->out_dir, write_chart(s) ? ", scale.svg, scale.png" : "");
 	return 0;
 }
@@ -950,11 +796,10 @@ void scale_opts_default(struct scale_opts *o, bool full)
 	memset(o, 0, sizeof(*o));
 	o->nr_rows = full ? 4 : 3;
 	memcpy(o->taps, full ? all : quick, o->nr_rows * sizeof(*o->taps));
-	o->old_max = 100;
 	o->single_max = full ? SCALE_MAX_TAPS : 100;
 }
 
-int scale_parse_taps(struct scale_opts *o, const char *list, char *err, size_t len)
+int scale_parse_taps(struct scale_opts *o, const char *list, struct ta_error *e)
 {
 	const char *p = list;
 
@@ -965,68 +810,68 @@ int scale_parse_taps(struct scale_opts *o, const char *list, char *err, size_t l
 
 		if (end == p || (*end && *end != ',') || n < 1 || n > SCALE_MAX_TAPS ||
 		    (o->nr_rows && n <= o->taps[o->nr_rows - 1])) {
-			snprintf(err, len,
-				 "--taps '%s': tap counts from 1 to %d, ascending, comma-separated",
-				 list, SCALE_MAX_TAPS);
-			return -1;
+			return ta_error_input(e, EINVAL,
+					      "--taps '%s': tap counts from 1 to %d, ascending, "
+					      "comma-separated",
+					      list, SCALE_MAX_TAPS);
 		}
-		if (o->nr_rows == SCALE_MAX_ROWS) {
-			snprintf(err, len, "--taps: at most %d counts", SCALE_MAX_ROWS);
-			return -1;
-		}
+		if (o->nr_rows == SCALE_MAX_ROWS)
+			return ta_error_input(e, EINVAL, "--taps: at most %d counts",
+					      SCALE_MAX_ROWS);
 		o->taps[o->nr_rows++] = n;
 		p = *end ? end + 1 : end;
 	}
-	if (!o->nr_rows) {
-		snprintf(err, len, "--taps: no tap count given");
-		return -1;
-	}
+	if (!o->nr_rows)
+		return ta_error_input(e, EINVAL, "--taps: no tap count given");
 	return 0;
 }
 
-static int write_policy_file(struct scale *s, char *why, size_t len)
+static int write_policy_file(struct scale *s, struct ta_error *e)
 {
 	int fd;
 
 	snprintf(s->policy_file, sizeof(s->policy_file), "/tmp/tap-accel-scale-XXXXXX");
 	fd = mkstemp(s->policy_file);
 	if (fd < 0 || write(fd, policy_text, strlen(policy_text)) != (ssize_t)strlen(policy_text)) {
-		snprintf(why, len, "%s: %s", s->policy_file, strerror(errno));
+		int err = ta_error_system(e, errno ? errno : EIO, "%s: %s", s->policy_file,
+					  strerror(errno));
+
 		if (fd >= 0) {
 			close(fd);
 			unlink(s->policy_file);
 		}
 		s->policy_file[0] = '\0';
-		return -1;
+		return err;
 	}
 	close(fd);
 	return 0;
 }
 
-static int measure(struct scale *s, char *why, size_t len)
+static int measure(struct scale *s, struct ta_error *e)
 {
 	const struct scale_opts *o = s->o;
 	unsigned int most = o->taps[o->nr_rows - 1];
 
-	fprintf(stderr, "tap-accel bench --scale: %u taps\n", most);
-	if (taps_create(s, most, why, len) || write_policy_file(s, why, len) ||
-	    measure_start(s, why, len) || load_policy(s, why, len))
-		return -1;
-	/* The plane first: the per-tap instances leave memory that the
-	 * kernel gives back slowly. */
+	int err;
+
+	fprintf(stderr, "tap-accel-bench --scale: %u taps\n", most);
+	err = taps_create(s, most, e);
+	if (!err)
+		err = write_policy_file(s, e);
+	if (!err)
+		err = measure_start(s, e);
+	if (!err)
+		err = load_policy(s, e);
+	if (err)
+		return err;
 	for (int i = 0; i < o->nr_rows; i++) {
 		struct scale_row *r = &s->rows[i];
 
 		r->taps = o->taps[i];
 		fprintf(stderr, "[%d/%d] %u taps: the plane\n", i + 1, o->nr_rows, r->taps);
-		if (measure_plane(s, r, why, len))
-			return -1;
-	}
-	for (int i = 0; i < o->nr_rows && o->taps[i] <= o->old_max; i++) {
-		fprintf(stderr, "[%d/%d] %u taps: a program and map set per tap\n", i + 1,
-			o->nr_rows, o->taps[i]);
-		if (measure_old(s, &s->rows[i], why, len))
-			return -1;
+		err = measure_plane(s, r, e);
+		if (err)
+			return err;
 	}
 	return 0;
 }
@@ -1034,14 +879,13 @@ static int measure(struct scale *s, char *why, size_t len)
 int scale_run(const struct scale_opts *o)
 {
 	struct scale *s = calloc(1, sizeof(*s));
-	char why[320] = "";
+	struct ta_error e = {0};
 	struct utsname u;
 	time_t t = time(NULL);
-	ssize_t n;
-	int ret = 2;
+	int ret = -ENOMEM;
 
 	if (!s || !(s->names = calloc(o->taps[o->nr_rows - 1], IFNAMSIZ))) {
-		fprintf(stderr, "tap-accel bench: out of memory\n");
+		fprintf(stderr, "tap-accel-bench: out of memory\n");
 		goto out;
 	}
 	s->o = o;
@@ -1049,19 +893,15 @@ int scale_run(const struct scale_opts *o)
 	uname(&u);
 	snprintf(s->kernel, sizeof(s->kernel), "Linux %s", u.release);
 	strftime(s->started, sizeof(s->started), "%Y-%m-%d %H:%M:%S", gmtime(&t));
-	n = readlink("/proc/self/exe", s->exe, sizeof(s->exe) - 1);
-	if (n <= 0) {
-		fprintf(stderr, "tap-accel bench: /proc/self/exe: %s\n", strerror(errno));
-		goto out;
-	}
-	if (enter_private(why, sizeof(why)) || measure(s, why, sizeof(why))) {
-		fprintf(stderr, "tap-accel bench --scale: %s\n", why);
+	if (find_cli(s->exe, sizeof(s->exe), &e) || enter_private(&e) || measure(s, &e)) {
+		fprintf(stderr, "tap-accel-bench --scale: %s\n", e.text);
+		ret = -e.err;
 		goto out;
 	}
 	print_table(s, o->json ? stderr : stdout);
 	if (o->json)
 		write_json(s, stdout, o->pretty);
-	ret = write_files(s) ? 2 : 0;
+	ret = write_files(s) ? -EIO : 0;
 out:
 	if (s && s->policy_file[0])
 		unlink(s->policy_file);

@@ -30,18 +30,18 @@ struct uring_writer {
 	struct io_uring ring;
 };
 
-struct uring_writer *uring_writer_new(char *why, size_t len)
+struct uring_writer *uring_writer_new(struct ta_error *e)
 {
 	struct uring_writer *u = calloc(1, sizeof(*u));
 	int err;
 
 	if (!u) {
-		snprintf(why, len, "out of memory");
+		ta_error_system(e, ENOMEM, "out of memory");
 		return NULL;
 	}
 	err = io_uring_queue_init(URING_BATCH, &u->ring, 0);
 	if (err) {
-		snprintf(why, len, "io_uring_queue_init: %s", strerror(-err));
+		ta_error_system(e, -err, "io_uring_queue_init: %s", strerror(-err));
 		free(u);
 		return NULL;
 	}

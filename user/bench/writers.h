@@ -4,6 +4,7 @@
 #define TA_BENCH_WRITERS_H
 
 #include "options.h"
+#include "lib/base/error.h"
 
 #define URING_BATCH 32
 
@@ -12,7 +13,7 @@ uint8_t *build_frame(size_t size, enum bench_frame kind);
 extern const uint8_t fwd_mac_a[6];
 extern const uint8_t fwd_mac_b[6];
 struct uring_writer;
-struct uring_writer *uring_writer_new(char *why, size_t len);
+struct uring_writer *uring_writer_new(struct ta_error *e);
 void uring_writer_free(struct uring_writer *u);
 /* Write `n` copies of frame; returns how many went in whole. */
 unsigned long write_frames(enum bench_writer w, int fd, const uint8_t *frame,

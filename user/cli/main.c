@@ -50,5 +50,13 @@ int main(int argc, char **argv)
 		       libbpf_version_string());
 		return EXIT_OK;
 	}
+	/* Not through the option parser: the benchmark's options are its own. */
+	if (i < argc && !strcmp(argv[i], "bench")) {
+		if (cli.json)
+			argv[i] = cli.pretty ? "--pretty" : "--json";
+		else
+			i++;
+		return bench_exec(argc - i, argv + i);
+	}
 	return command_dispatch(verbs, "tap-accel", argc - i, argv + i);
 }

@@ -18,6 +18,9 @@ extern const struct command status_cmd;			/* status.c */
 extern const struct command stats_cmd;			/* stats.c */
 extern const struct command clean_cmd;			/* clean.c */
 extern const struct command bench_cmd;			/* bench.c */
+/* Run tap-accel-bench, beside this program, with argv[0..argc-1]. Returns
+ * only if it cannot: the exit code, said. */
+int bench_exec(int argc, char **argv);
 extern const struct command agent_cmd;			/* agent.c */
 
 #endif /* TA_CLI_VERBS_H */

@@ -2,9 +2,9 @@
 """hostsuite - what every host-side Python suite shares (standard library only).
 
 A suite is tests/NAME/suite.py, started by tests/NAME/run.sh (one line:
-exec python3 suite.py "$@"). It looks like this:
+exec /usr/bin/python3 -B suite.py "$@"; -B: no __pycache__ in the source
+tree). It looks like this:
 
-    sys.dont_write_bytecode = True
     sys.path.insert(0, TOP + "/tests/lib/py")
     from hostsuite import Suite, Stop, run, ns_add, ...
 
@@ -379,8 +379,9 @@ def own_bpffs(script):
     if not os.environ.get("OWN_BPFFS"):
         os.environ["OWN_BPFFS"] = "1"
         sys.stdout.flush()
+        flags = ["-B"] if sys.flags.dont_write_bytecode else []
         os.execvp("unshare", ["unshare", "--mount", "--propagation", "private",
-                              sys.executable, script] + sys.argv[1:])
+                              sys.executable] + flags + [script] + sys.argv[1:])
     subprocess.run(["mount", "-t", "bpf", "-o", "mode=0700", "bpf", "/sys/fs/bpf"], check=True)
 
 

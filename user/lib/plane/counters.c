@@ -22,10 +22,8 @@ int ta_outer_clear(int outer, uint32_t index)
 	return bpf_map_delete_elem(outer, &index) && errno != ENOENT ? -errno : 0;
 }
 
-/* Values of keys first..first+n-1 of an array map into `values` (value
- * size `size`, per-CPU wide for per-CPU maps), in one batch where the
- * kernel has batches: a batch goes on after the key it is given. */
-static int array_read(int fd, uint32_t first, uint32_t n, void *values, size_t size)
+/* A batch goes on after the key it is given. */
+int ta_array_read(int fd, uint32_t first, uint32_t n, void *values, size_t size)
 {
 	uint32_t *keys = malloc((n ?: 1) * sizeof(*keys)), count = n, in = first - 1, out;
 	int ret = 0;
@@ -57,7 +55,7 @@ int ta_counters_read(int fd, uint32_t first, uint32_t n, struct ta_counter *sums
 	percpu = calloc((size_t)(n ?: 1) * ncpus, sizeof(*percpu));
 	if (!percpu)
 		return -ENOMEM;
-	ret = array_read(fd, first, n, percpu, ncpus * sizeof(*percpu));
+	ret = ta_array_read(fd, first, n, percpu, ncpus * sizeof(*percpu));
 	for (uint32_t i = 0; !ret && i < n; i++) {
 		memset(&sums[i], 0, sizeof(sums[i]));
 		for (int cpu = 0; cpu < ncpus; cpu++) {

@@ -6,6 +6,7 @@
 #ifndef TA_COUNTERS_H
 #define TA_COUNTERS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "plane.h"
@@ -24,6 +25,11 @@ void ta_counters_free(struct ta_plane *pl, uint32_t base);
 /* The n counters from `base`, summed over every CPU. 0 or -errno. */
 int ta_counters_sum(const struct ta_plane *pl, uint32_t base, uint32_t n,
 		    struct ta_counter *sums);
+
+/* Values of keys first..first+n-1 of an array map into `values` (value
+ * size `size`, per-CPU wide for per-CPU maps), in one batch where the
+ * kernel has batches. 0 or -errno. */
+int ta_array_read(int fd, uint32_t first, uint32_t n, void *values, size_t size);
 
 /* Remove entry `index` of an ARRAY_OF_MAPS. 0 or -errno. */
 int ta_outer_clear(int outer, uint32_t index);

@@ -24,6 +24,7 @@
 #include "bpf/tap_accel_compat.skel.h"
 #include "counters.h"
 #include "plane.h"
+#include "taps.h"
 
 bool ta_bpffs_mounted(const char *path)
 {
@@ -410,6 +411,11 @@ int ta_plane_open(struct ta_plane *pl, enum ta_plane_access how, bool *mounted,
 		ret = open_pinned(pl, e);
 	if (!ret && pl->created && (err = unbound_counters(pl)))
 		ret = ta_error_errno(e, err, "cannot give unbound taps their counters");
+	/* under the lock: no other writer is in the middle of a binding */
+	if (!ret && how != TA_PLANE_READ && !pl->created &&
+	    (err = ta_taps_reclaim(pl, &pl->reclaimed)))
+		ret = ta_error_errno(e, err, "cannot free what killed writers left in %s",
+				     TA_PIN_ROOT);
 	if (ret)
 		ta_plane_close(pl);
 	return ret;

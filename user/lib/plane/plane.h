@@ -47,6 +47,11 @@
 #define TA_CT_MAX_ENTRIES (1u << 22)
 uint32_t ta_ct_entries(void);
 
+/* What a writer's open freed that no ref led to (ta_taps_reclaim()). */
+struct ta_reclaimed {
+	uint32_t ids, blocks, guard, fdb;
+};
+
 struct ta_plane {
 	struct ta_maps maps;
 	int prog_fd;
@@ -69,6 +74,7 @@ struct ta_plane {
 	uint32_t nr_blocks, cap_blocks;
 	uint32_t *chunk_blocks; /* blocks in each chunk */
 	bool blocks_known;
+	struct ta_reclaimed reclaimed; /* by this open */
 };
 
 struct ta_counter_block {
@@ -82,7 +88,9 @@ enum ta_plane_access {
 };
 
 /*
- * Open the plane. TA_PLANE_CREATE mounts a bpffs at TA_BPFFS if there is
+ * Open the plane. A writer's open (the lock taken) first frees what no ref
+ * leads to, what a writer killed in the middle left (pl->reclaimed says
+ * what). TA_PLANE_CREATE mounts a bpffs at TA_BPFFS if there is
  * none (*mounted says so, when not NULL) and loads the program the running
  * kernel takes (ta_plane_variant()). 0, or -errno with `e`.
  */

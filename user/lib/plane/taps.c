@@ -870,3 +870,171 @@ int ta_taps_refill(const struct ta_plane *pl, uint32_t policy)
 
 	return err ?: ta_plane_sync(pl);
 }
+
+/* ---- what no ref leads to ------------------------------------------------- */
+
+/*
+ * A writer killed in the middle of a bind (before its ref) or of an unbind
+ * (after clearing the ref) leaves a tap id, its record, counter blocks,
+ * guard and fdb entries that no ref leads to and no one would ever free.
+ * What is live is read from the refs: the binding each one leads to, its
+ * id and the blocks it names, and the unbound taps' blocks. Every writer
+ * holds the plane's lock for the whole of what it writes, and this runs
+ * under that lock: nothing in the middle of being bound is left to see.
+ */
+struct live {
+	uint64_t ids[TA_MAX_TAPS / 64];
+	uint32_t *blocks, nr_blocks, cap_blocks;
+};
+
+static bool id_live(const struct live *l, uint32_t id)
+{
+	return id >= TA_MAX_TAPS || l->ids[id / 64] & 1ull << (id % 64);
+}
+
+static int block_keep(struct live *l, uint32_t base)
+{
+	if (!base)
+		return 0;
+	if (l->nr_blocks == l->cap_blocks) {
+		uint32_t cap = l->cap_blocks ? 2 * l->cap_blocks : 256;
+		uint32_t *more = realloc(l->blocks, cap * sizeof(*more));
+
+		if (!more)
+			return -ENOMEM;
+		l->blocks = more;
+		l->cap_blocks = cap;
+	}
+	l->blocks[l->nr_blocks++] = base;
+	return 0;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	const uint32_t *x = a, *y = b;
+
+	return *x < *y ? -1 : *x > *y;
+}
+
+/* The binding a ref leads to is live: its id (and the slot's) and blocks. */
+static int slot_keep(const struct ta_plane *pl, struct live *l, uint32_t slot)
+{
+	struct ta_tap tap;
+	int err;
+
+	if (!slot || slot >= TA_MAX_TAPS * 2 || slot_read(pl, slot, &tap))
+		return 0;
+	l->ids[slot / 2 / 64] |= 1ull << (slot / 2 % 64);
+	if (tap.id < TA_MAX_TAPS)
+		l->ids[tap.id / 64] |= 1ull << (tap.id % 64);
+	err = block_keep(l, tap.stats);
+	for (uint32_t s = 0; !err && s < TA_SLOTS; s++)
+		err = block_keep(l, tap.rules[s]);
+	return err;
+}
+
+static int live_read(const struct ta_plane *pl, struct live *l)
+{
+	struct ta_tap_ref *index = calloc(TA_TAP_INDEX, sizeof(*index)), *refs = NULL;
+	struct ta_tap_key *keys = NULL;
+	struct ta_config cfg = {};
+	uint32_t nr = 0, zero = 0;
+	int err = index ? 0 : -ENOMEM;
+
+	l->ids[0] |= 1; /* the unbound taps' */
+	err = err ?: ta_array_read(pl->maps.ta_tap_index, 0, TA_TAP_INDEX, index, sizeof(*index));
+	err = err ?: ta_hash_dump(pl->maps.ta_taps, TA_MAX_TAPS, sizeof(*keys), sizeof(*refs),
+				  (void **)&keys, (void **)&refs, &nr);
+	for (uint32_t i = 0; !err && i < TA_TAP_INDEX; i++)
+		err = slot_keep(pl, l, index[i].slot);
+	for (uint32_t i = 0; !err && i < nr; i++)
+		err = slot_keep(pl, l, refs[i].slot);
+	if (!err && bpf_map_lookup_elem(pl->maps.ta_config, &zero, &cfg))
+		err = -errno;
+	err = err ?: block_keep(l, cfg.unbound_stats);
+	for (uint32_t s = 0; !err && s < TA_SLOTS; s++)
+		err = block_keep(l, cfg.unbound_rules[s]);
+	if (!err && l->nr_blocks)
+		qsort(l->blocks, l->nr_blocks, sizeof(*l->blocks), cmp_u32);
+	free(index);
+	free(keys);
+	free(refs);
+	return err;
+}
+
+/* Delete the entries of a map keyed by a tap id first whose id is not live. */
+static int entries_reclaim(int fd, uint32_t max, size_t key_size, const struct live *l,
+			   uint32_t *count)
+{
+	char *keys = NULL;
+	uint32_t nr;
+	int err = ta_hash_dump(fd, max, key_size, 1, (void **)&keys, NULL, &nr);
+
+	for (uint32_t i = 0; !err && i < nr; i++) {
+		uint32_t id;
+
+		memcpy(&id, keys + i * key_size, sizeof(id));
+		if (id_live(l, id))
+			continue;
+		if (bpf_map_delete_elem(fd, keys + i * key_size) && errno != ENOENT)
+			err = -errno;
+		else
+			(*count)++;
+	}
+	free(keys);
+	return err;
+}
+
+int ta_taps_reclaim(struct ta_plane *pl, struct ta_reclaimed *r)
+{
+	struct live *l = calloc(1, sizeof(*l));
+	uint32_t *ids = NULL, *bases = NULL, nr_ids = 0, nr_bases = 0, dead = 0;
+	struct ta_tap none = {};
+	int err = l ? 0 : -ENOMEM;
+
+	memset(r, 0, sizeof(*r));
+	err = err ?: live_read(pl, l);
+	err = err ?: ta_hash_dump(pl->maps.ta_tap_info, TA_MAX_TAPS, sizeof(*ids),
+				  sizeof(struct ta_tap_info), (void **)&ids, NULL, &nr_ids);
+	err = err ?: ta_hash_dump(pl->maps.ta_counter_blocks, TA_MAX_COUNTER_BLOCKS, sizeof(*bases),
+				  sizeof(uint32_t), (void **)&bases, NULL, &nr_bases);
+	if (err)
+		goto out;
+	for (uint32_t i = 0; i < nr_ids; i++)
+		dead += !id_live(l, ids[i]);
+	for (uint32_t i = 0; i < nr_bases; i++)
+		dead += !bsearch(&bases[i], l->blocks, l->nr_blocks, sizeof(*l->blocks), cmp_u32);
+	/* a frame that read a ref an unbind cleared may still count there */
+	if (dead)
+		err = ta_plane_sync(pl);
+	for (uint32_t i = 0; !err && i < nr_ids; i++) {
+		if (id_live(l, ids[i]))
+			continue;
+		for (uint32_t s = 0; s < TA_SLOTS; s++)
+			slot_write(pl, ids[i] * 2 + s, &none);
+		bpf_map_delete_elem(pl->maps.ta_tap_info, &ids[i]);
+		id_free(pl, ids[i]);
+		r->ids++;
+	}
+	for (uint32_t i = 0; !err && i < nr_bases; i++) {
+		if (bsearch(&bases[i], l->blocks, l->nr_blocks, sizeof(*l->blocks), cmp_u32))
+			continue;
+		ta_counters_free(pl, bases[i]);
+		r->blocks++;
+	}
+	err = err ?: entries_reclaim(pl->maps.ta_guard_ip4, TA_MAX_GUARD_ENTRIES,
+				     sizeof(struct ta_guard_ip4_key), l, &r->guard);
+	err = err ?: entries_reclaim(pl->maps.ta_guard_ip6, TA_MAX_GUARD_ENTRIES,
+				     sizeof(struct ta_guard_ip6_key), l, &r->guard);
+	err = err ?: entries_reclaim(pl->maps.ta_fdb, TA_MAX_FDB_ENTRIES, sizeof(struct ta_fdb_key),
+				     l, &r->fdb);
+	if (!err && r->fdb)
+		ta_ports_prune(pl);
+out:
+	if (l)
+		free(l->blocks);
+	free(l);
+	free(ids);
+	free(bases);
+	return err;
+}

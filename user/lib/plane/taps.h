@@ -115,6 +115,11 @@ int ta_taps_sync_fdb(const struct ta_plane *pl, uint32_t policy, uint32_t versio
  * the new rate. 0 or -errno. */
 int ta_taps_refill(const struct ta_plane *pl, uint32_t policy);
 /* How many taps are bound to `policy`. */
+/* Free what no ref leads to: what a writer killed in the middle of a bind
+ * or an unbind left (taps.c). The caller holds the plane's lock. 0 or
+ * -errno; *r counts what went. */
+int ta_taps_reclaim(struct ta_plane *pl, struct ta_reclaimed *r);
+
 uint32_t ta_taps_bound_to(const struct ta_plane *pl, uint32_t policy);
 
 /* The link pin of `key`: TA_LINK_DIR/COOKIE:IFINDEX. */

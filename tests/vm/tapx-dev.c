@@ -1,19 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * tapxt - the VM suite's driver for tapx (and stock tun) devices.
- * Static, no libraries: runs in the busybox guest.
+ * tapx-dev - the VM suites' device tool: makes tap devices (tapx or stock
+ * tun), writes frames through them and counts where they arrive, and
+ * checks the ioctl ABI. Static, no libraries: runs in the busybox guest.
  *
- *   tapxt abi NODE                 the ioctl ABI, permissions, bad input,
- *                                  round trips; PASS/FAIL lines
- *   tapxt mk NODE NAME [MTU]       persistent tap (IFF_TAP|IFF_NO_PI), up
- *   tapxt run OPTIONS              write frames, count where they arrive
+ *   tapx-dev abi NODE                    the ioctl ABI, permissions, bad
+ *                                        input, round trips; PASS/FAIL lines
+ *   tapx-dev mk NODE NAME [MTU]          persistent tap (IFF_TAP|IFF_NO_PI), up
+ *   tapx-dev run OPTIONS                 write frames, count where they arrive
  *       --src NODE:NAME  --mode block|nonblock|writev  --size S  --count N
  *       [--vnet] [--gso] [--self N] [--dst tap:NODE:NAME|packet:NAME]
  *       [--expect N] [--quiet]
- *   tapxt flood NODE:NAME SECONDS SIZE   write until time is up; prints count
- *   tapxt teardown NODE NAME       queued frames + device deletion under
- *                                  open fds (expects xdp_tx attached)
- *   tapxt hold NODE NAME SECONDS   keep a tap attached (rmmod with open fd)
+ *   tapx-dev flood NODE:NAME SECONDS SIZE   write until time is up; prints count
+ *   tapx-dev teardown NODE NAME          queued frames + device deletion under
+ *                                        open fds (expects xdp_tx attached)
+ *   tapx-dev hold NODE NAME SECONDS      keep a tap attached (rmmod with open fd)
  * Exit status: 0 when every check passed.
  */
 #define _GNU_SOURCE
@@ -281,58 +282,90 @@ static void abi_ioctls(const char *node)
 
 
 
-static void abi_data(const char *node)
+/* The frame written and the buffer read into by the data cases. */
+static struct {
+	uint8_t f[MAXF + 64], r[MAXF + 64];
+} ab;
+
+/*
+ * Frames both ways on abi2 without vnet header or PI, and bad input; -1
+ * when abi2 cannot be made, else 0 with *ps the packet socket on it.
+ */
+static int data_plain(const char *node, int *ps)
 {
-	static uint8_t f[MAXF + 64], r[MAXF + 64];
-	struct virtio_net_hdr vh;
-	struct pollfd p;
 	struct sockaddr_ll sll = { .sll_family = AF_PACKET };
-	int fd, ps, n;
+	struct pollfd p;
+	int fd, n;
 
 	fd = tap_open(node, "abi2", IFF_TAP | IFF_NO_PI, O_NONBLOCK);
 	check(fd >= 0, "data: create abi2");
 	if (fd < 0)
-		return;
+		return -1;
 	check(!if_up("abi2", 1) && !if_wait_tx_ready("abi2", 10000),
 	      "data: abi2 up and transmitting");
-	ps = packet_open("abi2");
-	check(ps >= 0, "data: packet socket on abi2");
+	*ps = packet_open("abi2");
+	check(*ps >= 0, "data: packet socket on abi2");
 
 	/* Bad input. */
-	test_frame(f, 1500, 1);
-	check(write(fd, f, 13) < 0 && errno == EINVAL,
+	test_frame(ab.f, 1500, 1);
+	check(write(fd, ab.f, 13) < 0 && errno == EINVAL,
 	      "bad: runt 13 B -> EINVAL");
-	check(write(fd, f, 0) < 0 && errno == EINVAL, "bad: empty -> EINVAL");
-	check(write(fd, f, MAXF + 1) < 0 && errno == EINVAL,
+	check(write(fd, ab.f, 0) < 0 && errno == EINVAL, "bad: empty -> EINVAL");
+	check(write(fd, ab.f, MAXF + 1) < 0 && errno == EINVAL,
 	      "bad: 65536 B -> EINVAL");
 	check(write(fd, bad_ptr(), 100) < 0 && errno == EFAULT,
 	      "bad: NULL buffer -> EFAULT");
-	check(read(fd, r, 100) < 0 && errno == EAGAIN,
+	check(read(fd, ab.r, 100) < 0 && errno == EAGAIN,
 	      "data: nonblocking read of an empty ring -> EAGAIN");
 	p = (struct pollfd){ .fd = fd, .events = POLLIN | POLLOUT };
 	check(poll(&p, 1, 0) == 1 && p.revents == POLLOUT,
 	      "data: poll empty ring -> POLLOUT only (%#x)", p.revents);
 
 	/* User -> stack, no program: the frame arrives unchanged. */
-	check(write(fd, f, 1500) == 1500, "data: write 1500 B");
-	n = packet_recv(ps, r, sizeof(r), 1000);
-	check(frame_ok(r, n, 1500, 1), "data: stack got the frame (%d B)", n);
+	check(write(fd, ab.f, 1500) == 1500, "data: write 1500 B");
+	n = packet_recv(*ps, ab.r, sizeof(ab.r), 1000);
+	check(frame_ok(ab.r, n, 1500, 1), "data: stack got the frame (%d B)", n);
 
 	/* Stack -> user: inject through a packet socket, read it back. */
-	test_frame(f, 200, 2);
+	test_frame(ab.f, 200, 2);
 	sll.sll_ifindex = if_nametoindex("abi2");
 	sll.sll_halen = 6;
-	check(sendto(ps, f, 200, 0, (void *)&sll, sizeof(sll)) == 200,
+	check(sendto(*ps, ab.f, 200, 0, (void *)&sll, sizeof(sll)) == 200,
 	      "data: inject 200 B into abi2");
 	p = (struct pollfd){ .fd = fd, .events = POLLIN };
 	check(poll(&p, 1, 1000) == 1 && (p.revents & POLLIN),
 	      "data: poll -> POLLIN");
-	n = read(fd, r, sizeof(r));
-	check(frame_ok(r, n, 200, 2), "data: read the injected frame (%d B)",
+	n = read(fd, ab.r, sizeof(ab.r));
+	check(frame_ok(ab.r, n, 200, 2), "data: read the injected frame (%d B)",
 	      n);
 	close(fd);
+	return 0;
+}
 
-	/* The same with a vnet header and with PI. */
+/* vnet headers write() refuses, ahead of a 200-byte frame. */
+static const struct {
+	struct virtio_net_hdr vh;
+	const char *what;
+} bad_vnet[] = {
+	{ { .gso_type = 7, .gso_size = 100 }, "unknown gso_type" },
+	{ { .hdr_len = 500 }, "hdr_len > frame" },
+	{ { .flags = VIRTIO_NET_HDR_F_NEEDS_CSUM,
+	    .csum_start = 190,
+	    .csum_offset = 16 },
+	  "csum beyond frame" },
+	{ { .flags = 0x80 }, "unknown flag" },
+	{ { .gso_type = VIRTIO_NET_HDR_GSO_TCPV4 }, "GSO with gso_size 0" },
+};
+
+/* The same with a vnet header, and bad vnet headers; the packet socket on
+ * the recreated abi2 (ps, the old one, closed). */
+static int data_vnet(const char *node, int ps)
+{
+	struct sockaddr_ll sll = { .sll_family = AF_PACKET, .sll_halen = 6 };
+	struct virtio_net_hdr vh;
+	struct pollfd p;
+	int fd, n;
+
 	fd = tap_open(node, "abi2", IFF_TAP | IFF_NO_PI | IFF_VNET_HDR,
 		      O_NONBLOCK);
 	check(fd >= 0 && if_exists("abi2"), "vnet: reattach abi2 (recreated)");
@@ -340,50 +373,42 @@ static void abi_data(const char *node)
 	close(ps);
 	ps = packet_open("abi2");
 	memset(&vh, 0, sizeof(vh));
-	test_frame(f + VNET_SZ, 1000, 3);
-	memcpy(f, &vh, VNET_SZ);
-	check(write(fd, f, VNET_SZ + 1000) == VNET_SZ + 1000,
+	test_frame(ab.f + VNET_SZ, 1000, 3);
+	memcpy(ab.f, &vh, VNET_SZ);
+	check(write(fd, ab.f, VNET_SZ + 1000) == VNET_SZ + 1000,
 	      "vnet: write hdr + 1000 B");
-	n = packet_recv(ps, r, sizeof(r), 1000);
-	check(frame_ok(r, n, 1000, 3), "vnet: stack got the frame (%d B)", n);
-	test_frame(f, 300, 4);
+	n = packet_recv(ps, ab.r, sizeof(ab.r), 1000);
+	check(frame_ok(ab.r, n, 1000, 3), "vnet: stack got the frame (%d B)", n);
+	test_frame(ab.f, 300, 4);
 	sll.sll_ifindex = if_nametoindex("abi2");
-	sendto(ps, f, 300, 0, (void *)&sll, sizeof(sll));
+	sendto(ps, ab.f, 300, 0, (void *)&sll, sizeof(sll));
 	p = (struct pollfd){ .fd = fd, .events = POLLIN };
 	poll(&p, 1, 1000);
-	n = read(fd, r, sizeof(r));
+	n = read(fd, ab.r, sizeof(ab.r));
 	memset(&vh, 0, sizeof(vh));
-	check(n == VNET_SZ + 300 && !memcmp(r, &vh, VNET_SZ) &&
-		      frame_ok(r + VNET_SZ, n - VNET_SZ, 300, 4),
+	check(n == VNET_SZ + 300 && !memcmp(ab.r, &vh, VNET_SZ) &&
+		      frame_ok(ab.r + VNET_SZ, n - VNET_SZ, 300, 4),
 	      "vnet: read hdr + injected frame (%d B)", n);
 
 	/* Bad vnet headers. */
-	test_frame(f + VNET_SZ, 200, 5);
-	vh = (struct virtio_net_hdr){ .gso_type = 7, .gso_size = 100 };
-	memcpy(f, &vh, VNET_SZ);
-	check(write(fd, f, VNET_SZ + 200) < 0 && errno == EINVAL,
-	      "bad: vnet unknown gso_type -> EINVAL");
-	vh = (struct virtio_net_hdr){ .hdr_len = 500 };
-	memcpy(f, &vh, VNET_SZ);
-	check(write(fd, f, VNET_SZ + 200) < 0 && errno == EINVAL,
-	      "bad: vnet hdr_len > frame -> EINVAL");
-	vh = (struct virtio_net_hdr){ .flags = VIRTIO_NET_HDR_F_NEEDS_CSUM,
-				      .csum_start = 190,
-				      .csum_offset = 16 };
-	memcpy(f, &vh, VNET_SZ);
-	check(write(fd, f, VNET_SZ + 200) < 0 && errno == EINVAL,
-	      "bad: vnet csum beyond frame -> EINVAL");
-	vh = (struct virtio_net_hdr){ .flags = 0x80 };
-	memcpy(f, &vh, VNET_SZ);
-	check(write(fd, f, VNET_SZ + 200) < 0 && errno == EINVAL,
-	      "bad: vnet unknown flag -> EINVAL");
-	vh = (struct virtio_net_hdr){ .gso_type = VIRTIO_NET_HDR_GSO_TCPV4 };
-	memcpy(f, &vh, VNET_SZ);
-	check(write(fd, f, VNET_SZ + 200) < 0 && errno == EINVAL,
-	      "bad: vnet GSO with gso_size 0 -> EINVAL");
-	check(write(fd, f, 5) < 0 && errno == EINVAL,
+	test_frame(ab.f + VNET_SZ, 200, 5);
+	for (unsigned int i = 0; i < sizeof(bad_vnet) / sizeof(bad_vnet[0]); i++) {
+		memcpy(ab.f, &bad_vnet[i].vh, VNET_SZ);
+		check(write(fd, ab.f, VNET_SZ + 200) < 0 && errno == EINVAL,
+		      "bad: vnet %s -> EINVAL", bad_vnet[i].what);
+	}
+	check(write(fd, ab.f, 5) < 0 && errno == EINVAL,
 	      "bad: write shorter than the vnet header -> EINVAL");
 	close(fd);
+	return ps;
+}
+
+/* PI framing both ways; closes ps. */
+static void data_pi(const char *node, int ps)
+{
+	struct sockaddr_ll sll = { .sll_family = AF_PACKET, .sll_halen = 6 };
+	struct pollfd p;
+	int fd, n;
 
 	/* PI framing: 4-byte header before the frame in both directions. */
 	fd = tap_open(node, "abi2", IFF_TAP, O_NONBLOCK);
@@ -391,23 +416,33 @@ static void abi_data(const char *node)
 	if_up("abi2", 1);
 	close(ps);
 	ps = packet_open("abi2");
-	memset(f, 0, 4);
-	test_frame(f + 4, 500, 6);
-	check(write(fd, f, 504) == 504, "pi: write pi + 500 B");
-	n = packet_recv(ps, r, sizeof(r), 1000);
-	check(frame_ok(r, n, 500, 6), "pi: stack got the frame (%d B)", n);
-	check(write(fd, f, 3) < 0 && errno == EINVAL, "bad: pi runt -> EINVAL");
-	test_frame(f, 300, 7);
+	memset(ab.f, 0, 4);
+	test_frame(ab.f + 4, 500, 6);
+	check(write(fd, ab.f, 504) == 504, "pi: write pi + 500 B");
+	n = packet_recv(ps, ab.r, sizeof(ab.r), 1000);
+	check(frame_ok(ab.r, n, 500, 6), "pi: stack got the frame (%d B)", n);
+	check(write(fd, ab.f, 3) < 0 && errno == EINVAL, "bad: pi runt -> EINVAL");
+	test_frame(ab.f, 300, 7);
 	sll.sll_ifindex = if_nametoindex("abi2");
-	sendto(ps, f, 300, 0, (void *)&sll, sizeof(sll));
+	sendto(ps, ab.f, 300, 0, (void *)&sll, sizeof(sll));
 	p = (struct pollfd){ .fd = fd, .events = POLLIN };
 	poll(&p, 1, 1000);
-	n = read(fd, r, sizeof(r));
-	check(n == 304 && r[2] == (ETHERTYPE_TEST >> 8) && r[0] == 0 &&
-		      frame_ok(r + 4, n - 4, 300, 7),
+	n = read(fd, ab.r, sizeof(ab.r));
+	check(n == 304 && ab.r[2] == (ETHERTYPE_TEST >> 8) && ab.r[0] == 0 &&
+		      frame_ok(ab.r + 4, n - 4, 300, 7),
 	      "pi: read pi + frame (%d B)", n);
 	close(ps);
 	close(fd);
+}
+
+static void abi_data(const char *node)
+{
+	int ps;
+
+	if (data_plain(node, &ps))
+		return;
+	ps = data_vnet(node, ps);
+	data_pi(node, ps);
 }
 
 static int cmd_abi(int argc, char **argv)
@@ -547,7 +582,7 @@ static int cmd_run(int argc, char **argv)
 		}
 	}
 
-	trace_mark("TAPXT_MARK", "tapxt-begin");
+	trace_mark("TAPX_DEV_MARK", "tapx-dev-begin");
 	for (i = 0; i < count; i++) {
 		int n;
 
@@ -566,7 +601,7 @@ static int cmd_run(int argc, char **argv)
 		if (dst.fd >= 0 && ((i & 63) == 63 || size > 4000))
 			dst_drain(&dst, size, &next_dst, 0);
 	}
-	trace_mark("TAPXT_MARK", "tapxt-end");
+	trace_mark("TAPX_DEV_MARK", "tapx-dev-end");
 	if (expect_self >= 0)
 		dst_drain(&self, size, &next_self, 200);
 	if (dst.fd >= 0)
@@ -702,6 +737,6 @@ int main(int argc, char **argv)
 		return cmd_teardown(argc, argv);
 	if (argc >= 5 && !strcmp(argv[1], "hold"))
 		return cmd_hold(argc, argv);
-	fprintf(stderr, "usage: see the comment at the top of tapxt.c\n");
+	fprintf(stderr, "usage: see the comment at the top of tapx-dev.c\n");
 	return 2;
 }
