@@ -134,7 +134,9 @@ else
 	echo "plane: binding $PL_TAPS taps made $(echo "$extra" | grep -c '^map ') counter chunks"
 	check "plane: bpftool lists a link more per tap" "$PL_TAPS" \
 		"$(($(echo "$bound" | grep -c '^link ') - $(echo "$before" | grep -c '^link ')))"
-	check "plane: one program for all" "1" "$(bpftool -j prog show | tr '}' '\n' | grep -c '"name":"tap_accel')"
+	# the policy program, and the two of frames to guests (tcx, devmap)
+	check "plane: one program for all, and its two of the way in" "3" \
+		"$(bpftool -j prog show | tr '}' '\n' | grep -c '"name":"tap_accel')"
 	prog=$(bpftool -j prog show pinned $ROOT/prog | grep -o '"id":[0-9]*' | head -n 1 | cut -d: -f2)
 	check "plane: m$PL_TAPS runs the plane's program (native, tapx's driver)" "$prog" \
 		"$(ip -n $NS -d link show m$PL_TAPS | grep -o 'prog/xdp id [0-9]*' | grep -o '[0-9]*$')"
