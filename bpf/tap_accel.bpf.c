@@ -228,6 +228,10 @@ struct binding {
 	__u32 policy;
 	__u32 stats;	    /* its counters (tap_accel.h: ta_counters) */
 	__u32 rules[TA_SLOTS];
+	/* what apply_policy leaves to act_apart (VERDICT_APART) */
+	__u32 action; /* enum ta_action, or ACT_CT */
+	__u32 port;
+	__u32 version; /* of the policy, for ACT_CT */
 };
 
 /* Counter n of the host's counter chunks; 0 counts nothing. */
@@ -700,7 +704,6 @@ static __always_inline void count_rule(const struct binding *b, __u32 slot,
 /* ---- connection state: one judgement for both directions ----------------- */
 
 #define ACT_ABORT 0xff
-#define ACT_CT 0xfe /* apply_policy: judge with connection state */
 
 struct decision {
 	__u32 action; /* enum ta_action, TA_ACT_REJECT, or ACT_ABORT */
@@ -1019,12 +1022,29 @@ static __always_inline int reject_tx(struct xdp_md *ctx, const struct binding *b
 	return XDP_DROP;
 }
 
-static __always_inline int redirect(struct xdp_md *ctx, const struct binding *b,
-				    struct frame *f, __u32 port)
+/* apply_policy: what is left to act_apart, in the binding. Not an XDP
+ * verdict. */
+#define VERDICT_APART -2
+#define ACT_CT 0xfe /* binding.action: judge with connection state first */
+
+static __always_inline int apart(struct binding *b, __u32 action, __u32 port)
+{
+	b->action = action;
+	b->port = port;
+	return VERDICT_APART;
+}
+
+/* In apply_policy (oneway) a redirect to a tap that may have an in policy
+ * is left to act_apart, where the receiver's judgement and a reject have
+ * stack to spare; without in policies on the host it is as it was. */
+static __always_inline int redirect(struct xdp_md *ctx, struct binding *b,
+				    struct frame *f, __u32 port, bool oneway)
 {
 	int verdict;
 
 	if (in_policies()) {
+		if (oneway)
+			return apart(b, TA_ACT_REDIRECT, port);
 		switch (judge_redirect(f, ta_netns_cookie(ctx), port)) {
 		case TA_ACT_PASS:
 			break;
@@ -1042,8 +1062,8 @@ static __always_inline int redirect(struct xdp_md *ctx, const struct binding *b,
 }
 
 /* Known unicast goes straight to its port; the bridge handles the rest. */
-static __always_inline int forward(struct xdp_md *ctx, const struct binding *b,
-				   struct frame *f)
+static __always_inline int forward(struct xdp_md *ctx, struct binding *b,
+				   struct frame *f, bool oneway)
 {
 	struct ta_fdb_key key = {.tap = b->id};
 	__u32 *egress;
@@ -1055,11 +1075,12 @@ static __always_inline int forward(struct xdp_md *ctx, const struct binding *b,
 		return XDP_PASS;
 	}
 	count_stat(b, TA_STAT_EVENT + TA_EV_FDB_HIT, f->len);
-	return redirect(ctx, b, f, *egress);
+	return redirect(ctx, b, f, *egress, oneway);
 }
 
-static __always_inline int act(struct xdp_md *ctx, const struct binding *b,
-			       struct frame *f, __u32 action, __u32 port)
+static __always_inline int act(struct xdp_md *ctx, struct binding *b,
+			       struct frame *f, __u32 action, __u32 port,
+			       bool oneway)
 {
 	switch (action) {
 	case TA_ACT_PASS:
@@ -1069,10 +1090,14 @@ static __always_inline int act(struct xdp_md *ctx, const struct binding *b,
 	case TA_ACT_TX:
 		return XDP_TX;
 	case TA_ACT_REDIRECT:
-		return redirect(ctx, b, f, port);
+		return redirect(ctx, b, f, port, oneway);
 	case TA_ACT_FORWARD:
-		return forward(ctx, b, f);
-	case TA_ACT_REJECT:
+		return forward(ctx, b, f, oneway);
+	}
+	/* after the switch, so that the other actions' tests are as before */
+	if (action == TA_ACT_REJECT) {
+		if (oneway)
+			return apart(b, action, port);
 		count_stat(b, TA_STAT_CT + TA_CT_C_OUT_REJECT, f->len);
 		return reject_tx(ctx, b, f);
 	}
@@ -1080,41 +1105,60 @@ static __always_inline int act(struct xdp_md *ctx, const struct binding *b,
 	return XDP_ABORTED;
 }
 
-/* What the guest sends: the decision, acted on by the caller, as
- * port << 32 | action (ACT_ABORT: abort), in a register rather than on a
- * stack; or version << 32 | ACT_CT: the policy tracks connections, which
- * the caller judges (so that ta_ct_judge's stack frame is a sibling of
- * this one's, not added to it). Not inlined: its stack frame is a sibling
- * of the parser's. */
-static __noinline __u64 apply_policy(const struct binding *b, struct frame *f)
+/* What apply_policy left: a two-way policy's judgement (ta_ct_judge
+ * counts the rule), a redirect the receiver's in policy may refuse, a
+ * reject. Apart, so that a one-way policy's path through apply_policy is
+ * the one it had before policies had directions; called by decide, so
+ * that its stack frame is a sibling of apply_policy's, not added to it. */
+static __noinline int act_apart(struct xdp_md *ctx, struct binding *b,
+				struct frame *f)
+{
+	struct decision d = {.action = b->action, .port = b->port};
+
+	if (d.action == ACT_CT &&
+	    judge_ct(b->tap, b->stats, TA_DIR_OUT, b->version, f, &d))
+		return XDP_ABORTED;
+	return act(ctx, b, f, d.action, d.port, false);
+}
+
+/* Not inlined: its stack frame is a sibling of the parser's, not added. */
+static __noinline int apply_policy(struct binding *b, struct frame *f)
 {
 	__u64 acc[TA_BV_WORDS];
-	struct classify_ctx c = {.acc = acc};
+	struct classify_ctx c;
 	struct ta_rule_action *ra;
-	__u32 slot, rule, key;
+	__u32 slot, rule, action, port, key;
 
+	c.acc = acc;
 	slot = active_slot(b->policy);
 	c.version = b->policy * TA_SLOTS + slot;
 	c.pol = bpf_map_lookup_elem(&ta_policy, &c.version);
 	if (!c.pol)
-		return ACT_ABORT;
+		return XDP_ABORTED;
 	if (!rate_allow(b, c.pol, f->len)) {
 		count_stat(b, TA_STAT_EVENT + TA_EV_RATE_DROP, f->len);
-		return TA_ACT_DROP;
+		return XDP_DROP;
 	}
-	if (c.pol->ct_flags & TA_POL_F_CT)
-		return (__u64)c.version << 32 | ACT_CT;
+	if (c.pol->ct_flags & TA_POL_F_CT) {
+		b->version = c.version;
+		return apart(b, ACT_CT, 0);
+	}
 	rule = c.pol->nr_rules ? classify(&c, f, false, 0, 0) : TA_MAX_RULES;
 	if (rule < c.pol->nr_rules) {
 		key = c.pol->rule_base + rule;
 		ra = bpf_map_lookup_elem(&ta_rules, &key);
-		if (!ra || ra->action >= ACT_CT) /* corrupt: not taken for ours */
-			return ACT_ABORT;
-		count_rule(b, slot, rule, f->len);
-		return (__u64)ra->port << 32 | ra->action;
+		if (!ra)
+			return XDP_ABORTED;
+		action = ra->action;
+		port = ra->port;
+	} else {
+		rule = c.pol->nr_rules;
+		action = c.pol->default_action;
+		port = c.pol->default_port;
 	}
-	count_rule(b, slot, c.pol->nr_rules, f->len);
-	return (__u64)c.pol->default_port << 32 | c.pol->default_action;
+	count_rule(b, slot, rule, f->len);
+	/* oneway: what needs the context is left to act_apart */
+	return act(NULL, b, f, action, port, true);
 }
 
 /* ---- the programs -------------------------------------------------------- */
@@ -1161,9 +1205,7 @@ static __always_inline void count_parse_info(const struct binding *b,
 static __always_inline int decide(struct xdp_md *ctx, struct frame *f,
 				  struct binding *b)
 {
-	struct decision d;
 	int class, reason, verdict;
-	__u64 r;
 
 	verdict = bind_frame(ctx, b);
 	if (verdict >= 0)
@@ -1179,13 +1221,10 @@ static __always_inline int decide(struct xdp_md *ctx, struct frame *f,
 		count_stat(b, TA_STAT_GUARD + reason, f->len);
 		return XDP_DROP;
 	}
-	r = apply_policy(b, f);
-	d.action = r;
-	d.port = r >> 32;
-	if (d.action == ACT_CT &&
-	    judge_ct(b->tap, b->stats, TA_DIR_OUT, d.port, f, &d))
-		return XDP_ABORTED;
-	return act(ctx, b, f, d.action, d.port);
+	verdict = apply_policy(b, f);
+	if (verdict == VERDICT_APART)
+		return act_apart(ctx, b, f);
+	return verdict;
 }
 
 /* What a guest sends. */
