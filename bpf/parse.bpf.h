@@ -4,12 +4,14 @@
  *
  * Reads headers from the linear part of the frame only (data ..
  * data_end); a header that does not fit there counts as cut short.
- * Fills struct frame with the values the guard, the classifier and the
- * connection table need and returns TA_PARSE_OK or the enum
- * ta_parse_class that drops the frame. Informational classes are noted in
- * frame.info and parsing goes on. The core takes the data pointers, so
- * that XDP and tc programs share it; only the XDP program (what a guest
- * sends, which the guard checks) goes on into neighbour discovery.
+ * Fills struct frame with the values the guard and the classifier need and
+ * returns TA_PARSE_OK or the enum ta_parse_class that drops the frame.
+ * Informational classes are noted in frame.info and parsing goes on. The
+ * core takes the data pointers, so that XDP and tc programs share it. What
+ * a guest sends is parsed as before policies had directions (parse_frame,
+ * neighbour discovery for the guard included), so that a one-way policy
+ * costs what it did; the full parse (parse_frame_full, parse_frame_skb)
+ * adds the fields of the connection table and reject.
  */
 #ifndef TA_PARSE_BPF_H
 #define TA_PARSE_BPF_H
@@ -69,14 +71,11 @@ struct frame {
 	/* IPv4 as ::ffff:a.b.c.d; aligned for the 8-byte loads of the guard */
 	__u8 src_ip[16] __attribute__((aligned(8)));
 	__u8 dst_ip[16];
-	union { /* a neighbour message's target, or an error's quoted packet */
-		__u8 nd_target[16];
-		struct {
-			__u8 inner_src[16];
-			__u8 inner_dst[16];
-		};
-	};
-	/* for the connection table and reject */
+	__u8 nd_target[16];
+	/* From here on: for the connection table and reject, filled by the
+	 * full parse only (the policy program's one-way path neither zeroes
+	 * nor reads them). */
+	__u8 inner_src[16], inner_dst[16]; /* an error's quoted packet */
 	__u16 l3_off, l4_off; /* from the start of the frame */
 	__u16 l3_len;	      /* IPv4 total length / IPv6 40 + payload length */
 	__u8 tcp_flags;
@@ -85,11 +84,9 @@ struct frame {
 	__u8 frag;	      /* enum frag_kind */
 	__u8 has_inner;	      /* an ICMP error quoting a whole IP + 8 bytes */
 	__be32 frag_id;	      /* IPv4 id / IPv6 fragment identification */
-	__u8 nd_pending;      /* NS/NA at nd_off, nd_left bytes: XDP goes on */
+	__u8 nd_pending;      /* a neighbour solicitation or advertisement */
 	__u8 inner_proto;
 	__be16 inner_sport, inner_dport; /* or the echo id, both */
-	__u16 nd_off;
-	__s16 nd_left;
 };
 
 struct vlan_tag {
@@ -219,9 +216,10 @@ static __always_inline void parse_inner(struct frame *f, void *p, void *end)
 
 /* Ports and ICMP type. The header must be whole, not just the bytes read. */
 static __always_inline int parse_l4(struct frame *f, void *l4, void *end,
-				    void *data)
+				    void *data, bool full)
 {
-	f->l4_off = l4 - data;
+	if (full)
+		f->l4_off = l4 - data;
 	switch (f->ip_proto) {
 	case IPPROTO_TCP:
 	case IPPROTO_UDP:
@@ -235,7 +233,7 @@ static __always_inline int parse_l4(struct frame *f, void *l4, void *end,
 		f->dport = bpf_ntohs(ports[1]);
 		f->has_ports = 1;
 		/* the length was checked; said again for the verifier */
-		if (f->ip_proto == IPPROTO_TCP && l4 + 20 <= end)
+		if (full && f->ip_proto == IPPROTO_TCP && l4 + 20 <= end)
 			f->tcp_flags = ((__u8 *)l4)[13];
 		return TA_PARSE_OK;
 	}
@@ -246,9 +244,11 @@ static __always_inline int parse_l4(struct frame *f, void *l4, void *end,
 		if ((void *)(icmp + 1) > end)
 			return TA_PARSE_L4_TRUNC;
 		f->icmp_type = icmp->type;
+		f->has_icmp = 1;
+		if (!full)
+			return TA_PARSE_OK;
 		f->icmp_code = icmp->code;
 		f->icmp_id = ((__be16 *)l4)[2];
-		f->has_icmp = 1;
 		/* an ICMP error is IPv4's, an ICMPv6 error IPv6's */
 		if ((f->ip_proto == IPPROTO_ICMP) == (f->l3 == L3_IP4) &&
 		    icmp_is_error(f->ip_proto, icmp->type))
@@ -316,7 +316,7 @@ __noinline int ta_parse_nd(struct xdp_md *ctx, struct frame *f, __u32 off,
 }
 
 static __always_inline int parse_ip4(struct frame *f, struct iphdr *ip,
-				     void *end, void *data)
+				     void *end, void *data, bool full)
 {
 	__u32 hlen;
 
@@ -331,20 +331,23 @@ static __always_inline int parse_ip4(struct frame *f, struct iphdr *ip,
 		f->info |= 1u << TA_PARSE_IP4_OPTIONS;
 
 	f->l3 = L3_IP4;
-	f->l3_off = (void *)ip - data;
-	f->l3_len = bpf_ntohs(ip->tot_len);
+	if (full) {
+		f->l3_off = (void *)ip - data;
+		f->l3_len = bpf_ntohs(ip->tot_len);
+		f->frag_id = ip->id;
+	}
 	f->ip_proto = ip->protocol;
 	set_ip4_mapped(f->src_ip, ip->saddr);
 	set_ip4_mapped(f->dst_ip, ip->daddr);
-	f->frag_id = ip->id;
 	if (ip->frag_off & bpf_htons(IP4_FRAG_OFFSET)) {
 		f->info |= 1u << TA_PARSE_IP4_FRAG;
-		f->frag = FRAG_LATER;
+		if (full)
+			f->frag = FRAG_LATER;
 		return TA_PARSE_OK;
 	}
-	if (ip->frag_off & bpf_htons(0x2000)) /* more fragments */
+	if (full && (ip->frag_off & bpf_htons(0x2000))) /* more fragments */
 		f->frag = FRAG_FIRST;
-	return parse_l4(f, (void *)ip + hlen, end, data);
+	return parse_l4(f, (void *)ip + hlen, end, data, full);
 }
 
 static __always_inline bool is_ip6_ext(__u8 nexthdr)
@@ -371,8 +374,9 @@ static __always_inline bool ip6_is_v4mapped(const __u8 *a)
 	return (w[0] | w[1]) == 0 && w[2] == bpf_htonl(0x0000ffff);
 }
 
-static __always_inline int parse_ip6(struct frame *f, struct ipv6hdr *ip6,
-				     void *end, void *data)
+static __always_inline int parse_ip6(struct xdp_md *ctx, struct frame *f,
+				     struct ipv6hdr *ip6, void *end, void *data,
+				     bool full)
 {
 	__u8 nexthdr;
 	void *p;
@@ -384,8 +388,10 @@ static __always_inline int parse_ip6(struct frame *f, struct ipv6hdr *ip6,
 		return TA_PARSE_IP6_BAD_HDR;
 
 	f->l3 = L3_IP6;
-	f->l3_off = (void *)ip6 - data;
-	f->l3_len = sizeof(*ip6) + bpf_ntohs(ip6->payload_len);
+	if (full) {
+		f->l3_off = (void *)ip6 - data;
+		f->l3_len = sizeof(*ip6) + bpf_ntohs(ip6->payload_len);
+	}
 	__builtin_memcpy(f->src_ip, &ip6->saddr, 16);
 	__builtin_memcpy(f->dst_ip, &ip6->daddr, 16);
 	/* An IPv4 address dressed as IPv6 must not reach the guard or the
@@ -406,14 +412,16 @@ static __always_inline int parse_ip6(struct frame *f, struct ipv6hdr *ip6,
 			if ((void *)(frag + 1) > end)
 				return TA_PARSE_IP6_EXT_TRUNC;
 			nexthdr = frag->nexthdr;
-			f->frag_id = frag->identification;
+			if (full)
+				f->frag_id = frag->identification;
 			if (frag->frag_off & bpf_htons(IP6_FRAG_OFFSET)) {
 				f->ip_proto = nexthdr;
 				f->info |= 1u << TA_PARSE_IP6_FRAG;
-				f->frag = FRAG_LATER;
+				if (full)
+					f->frag = FRAG_LATER;
 				return TA_PARSE_OK;
 			}
-			if (frag->frag_off & bpf_htons(1)) /* more fragments */
+			if (full && (frag->frag_off & bpf_htons(1))) /* more fragments */
 				f->frag = FRAG_FIRST;
 			p = frag + 1;
 			left -= sizeof(*frag);
@@ -434,13 +442,17 @@ static __always_inline int parse_ip6(struct frame *f, struct ipv6hdr *ip6,
 		return TA_PARSE_IP6_EXT_DEPTH;
 
 	f->ip_proto = nexthdr;
-	if (parse_l4(f, p, end, data) != TA_PARSE_OK)
+	if (parse_l4(f, p, end, data, full) != TA_PARSE_OK)
 		return TA_PARSE_L4_TRUNC;
 	if (f->ip_proto == IPPROTO_ICMPV6 &&
 	    (f->icmp_type == NDISC_NS || f->icmp_type == NDISC_NA)) {
-		f->nd_pending = 1;
-		f->nd_off = p - data;
-		f->nd_left = left;
+		/* the full parse only notes it; the guard's (what a guest
+		 * sends) reads the message */
+		if (full) {
+			f->nd_pending = 1;
+			return TA_PARSE_OK;
+		}
+		return ta_parse_nd(ctx, f, p - (void *)(long)ctx->data, left);
 	}
 	return TA_PARSE_OK;
 }
@@ -467,7 +479,11 @@ static __always_inline int parse_arp(struct frame *f, struct arp_hdr *arp,
 	return TA_PARSE_OK;
 }
 
-static __always_inline int parse_eth(void *data, void *end, struct frame *f)
+/* full: also the fields of the connection table and reject, and no
+ * neighbour discovery; else (what a guest sends, for the guard and the
+ * one-way policies) neighbour discovery, through ctx. */
+static __always_inline int parse_eth(struct xdp_md *ctx, void *data, void *end,
+				     struct frame *f, bool full)
 {
 	struct ethhdr *eth = data;
 	__be16 proto;
@@ -499,32 +515,36 @@ static __always_inline int parse_eth(void *data, void *end, struct frame *f)
 
 	switch (proto) {
 	case bpf_htons(ETH_P_IP):
-		return parse_ip4(f, p, end, data);
+		return parse_ip4(f, p, end, data, full);
 	case bpf_htons(ETH_P_IPV6):
-		return parse_ip6(f, p, end, data);
+		return parse_ip6(ctx, f, p, end, data, full);
 	case bpf_htons(ETH_P_ARP):
 		return parse_arp(f, p, end);
 	}
 	return TA_PARSE_OK;
 }
 
-/* What a guest sends: every header, neighbour discovery included. */
+/* What a guest sends: every header the guard and the classifier read,
+ * neighbour discovery included. */
 static __noinline int parse_frame(struct xdp_md *ctx, struct frame *f)
 {
-	int class = parse_eth((void *)(long)ctx->data,
-			      (void *)(long)ctx->data_end, f);
-
-	if (class == TA_PARSE_OK && f->nd_pending)
-		return ta_parse_nd(ctx, f, f->nd_off, f->nd_left);
-	return class;
+	return parse_eth(ctx, (void *)(long)ctx->data,
+			 (void *)(long)ctx->data_end, f, false);
 }
 
-/* What goes to a guest, from tc: the same but neighbour discovery, which
- * only the guard reads. Headers beyond the linear part were pulled in. */
+/* The full parse, of a frame in XDP: f zeroed but for len. */
+static __noinline int parse_frame_full(struct xdp_md *ctx, struct frame *f)
+{
+	return parse_eth(NULL, (void *)(long)ctx->data,
+			 (void *)(long)ctx->data_end, f, true);
+}
+
+/* What goes to a guest, from tc. Headers beyond the linear part were
+ * pulled in. */
 static __noinline int parse_frame_skb(struct __sk_buff *skb, struct frame *f)
 {
-	return parse_eth((void *)(long)skb->data, (void *)(long)skb->data_end,
-			 f);
+	return parse_eth(NULL, (void *)(long)skb->data,
+			 (void *)(long)skb->data_end, f, true);
 }
 
 #endif /* TA_PARSE_BPF_H */

@@ -730,6 +730,7 @@ struct scratch {
 	__u64 acc[TA_BV_WORDS]; /* ta_ct_judge's candidate rules */
 	struct judge_args args;
 	struct ct_buf ct;
+	struct frame in; /* act_apart's full parse of the frame */
 	struct frame o;
 	struct reject_buf rj;
 };
@@ -1111,10 +1112,20 @@ static __always_inline int act(struct xdp_md *ctx, struct binding *b,
  * the one it had before policies had directions; called by decide, so
  * that its stack frame is a sibling of apply_policy's, not added to it. */
 static __noinline int act_apart(struct xdp_md *ctx, struct binding *b,
-				struct frame *f)
+				const struct frame *lean)
 {
 	struct decision d = {.action = b->action, .port = b->port};
+	struct scratch *s = scratch();
+	struct frame *f;
 
+	/* the frame again, with the connection table's fields */
+	if (!s)
+		return XDP_ABORTED;
+	f = &s->in;
+	__builtin_memset(f, 0, sizeof(*f));
+	f->len = lean->len;
+	if (parse_frame_full(ctx, f) != TA_PARSE_OK)
+		return XDP_ABORTED; /* the first parse passed it */
 	if (d.action == ACT_CT &&
 	    judge_ct(b->tap, b->stats, TA_DIR_OUT, b->version, f, &d))
 		return XDP_ABORTED;
@@ -1231,9 +1242,14 @@ static __always_inline int decide(struct xdp_md *ctx, struct frame *f,
 SEC("xdp.frags")
 int tap_accel_policy(struct xdp_md *ctx)
 {
-	struct frame f = {.len = bpf_xdp_get_buff_len(ctx)};
+	struct frame f;
 	struct binding b;
-	int verdict = decide(ctx, &f, &b);
+	int verdict;
+
+	/* up to the connection table's fields, which act_apart parses */
+	__builtin_memset(&f, 0, __builtin_offsetof(struct frame, inner_src));
+	f.len = bpf_xdp_get_buff_len(ctx);
+	verdict = decide(ctx, &f, &b);
 
 	count_stat(&b, TA_STAT_VERDICT + verdict, f.len);
 	return verdict;
@@ -1293,7 +1309,7 @@ int tap_accel_in_devmap(struct xdp_md *ctx)
 	if (!tap)
 		return XDP_PASS;
 	bind_tap(&b, tap);
-	if (!parsed_in(&b, &f, parse_frame(ctx, &f)))
+	if (!parsed_in(&b, &f, parse_frame_full(ctx, &f)))
 		return XDP_DROP;
 	switch (judge_in(tap, &f)) {
 	case TA_ACT_PASS:

@@ -271,8 +271,8 @@ struct ta_policy {
 	/* Two-way, stateful policy (see "connection tracking" below). With
 	 * ct_flags 0 (a policy with no `in` rule, no `default in` and no
 	 * state match) nothing below is read: frames to the guest pass, no
-	 * connection is looked up, and the cost is that of a policy without
-	 * these fields. */
+	 * connection is looked up, and what the guest sends takes the path it
+	 * took before these fields, but for the test of this flag. */
 	__u32 ct_flags;	   /* TA_POL_F_* */
 	__u32 generation;  /* stored in the connections it accepts */
 	__u32 default_in_action; /* TA_ACT_PASS, TA_ACT_DROP or TA_ACT_REJECT */
