@@ -35,7 +35,7 @@ sys.path.insert(0, os.path.join(TOP, "tests", "lib", "py"))
 from hostsuite import (Suite, Stop, in_ns, indent, ns_add, ns_del, own_bpffs, prepare_cli, run,
                        taps_add, wait_until)  # noqa: E402
 
-BUILD = os.environ.get("BUILD", os.path.join(TOP, "build"))
+BUILD = os.environ.get("BUILD") or os.path.join(TOP, "build")
 HOOK = TOP + "/user/adapters/libvirt-qemu"
 UP = TOP + "/user/adapters/qemu-ifup"
 DOWN = TOP + "/user/adapters/qemu-ifdown"

@@ -37,7 +37,7 @@ from hostsuite import (Suite, Stop, http, in_netns, in_ns, indent, ns_add, ns_de
                        own_bpffs, prepare_cli, run, taps_add, NotifyListener)
 from agentlib import Agent, Status, now_ms, write_file  # noqa: E402
 
-BUILD = os.environ.get("BUILD", os.path.join(TOP, "build"))
+BUILD = os.environ.get("BUILD") or os.path.join(TOP, "build")
 TAPIO = os.path.join(BUILD, "tests/host/tapio")
 GUARD = "mac=52:54:00:00:00:01,ip=10.0.0.1"
 KINDS = ["fifo", "symlink", "folder", "oversized", "owner", "writable"]

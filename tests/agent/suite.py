@@ -35,7 +35,7 @@ from hostsuite import (Suite, Stop, http, in_netns, ns_add, ns_del, own_bpffs,  
                        prepare_cli, run, taps_add, taps_batch, tap_accel_objects, NotifyListener)
 from agentlib import Agent, Status, write_file  # noqa: E402
 
-BUILD = os.environ.get("BUILD", os.path.join(TOP, "build"))
+BUILD = os.environ.get("BUILD") or os.path.join(TOP, "build")
 TAPIO = os.path.join(BUILD, "tests/host/tapio")
 PINWATCH = os.path.join(BUILD, "tests/agent/pinwatch")
 ROOT = "/sys/fs/bpf/tap-accel"

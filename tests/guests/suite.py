@@ -27,7 +27,7 @@ sys.path.insert(0, HERE)
 import console  # noqa: E402
 from hostsuite import Stop, Suite, in_ns, ns_del, own_bpffs, run  # noqa: E402
 
-BUILD = os.environ.get("BUILD", os.path.join(TOP, "build"))
+BUILD = os.environ.get("BUILD") or os.path.join(TOP, "build")
 OUT = f"{BUILD}/guests"
 
 # Names carry the pid: two runs on one host do not share taps or a netns.
@@ -450,7 +450,7 @@ def prerequisites():
     """The guest kernel (image, release) and a copy of the CLI, or the run ends."""
     kver = os.environ.get("KVER")
     if not kver:
-        env = call(["sh", f"{TOP}/mk/kernels.sh", os.environ.get("VM_KERNEL", "6.1")])[1]
+        env = call(["sh", f"{TOP}/mk/kernels.sh", os.environ.get("VM_KERNEL") or "6.1"])[1]
         m = re.search(r"^KVER=(.*)$", env, re.M)
         kver = m.group(1) if m else ""
     kernel = f"/boot/vmlinuz-{kver}"

@@ -30,7 +30,7 @@ from hostsuite import (Suite, Stop, in_ns, ns_add, ns_del, own_bpffs, prepare_cl
                        tap_accel_objects, taps_add, taps_batch)
 from prometheus import prometheus_part  # noqa: E402
 
-BUILD = os.environ.get("BUILD", os.path.join(TOP, "build"))
+BUILD = os.environ.get("BUILD") or os.path.join(TOP, "build")
 TAPIO = f"{BUILD}/tests/host/tapio"
 PROMFILE = f"{BUILD}/tests/host/promfile"
 ROOT = "/sys/fs/bpf/tap-accel"

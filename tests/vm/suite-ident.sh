@@ -70,7 +70,11 @@ id_collect() {
 	d=$ID/$1
 	mkdir -p $d
 	$IP tuntap show >$d/tuntap 2>&1
-	$IP -d tuntap show 2>&1 | sed -E 's/\([0-9]+\)/(PID)/g' >$d/tuntap-d
+	# ip walks every process's fds to name those attached; one that exits
+	# meanwhile makes it say "readlink: ..." (seen on the slow debug
+	# kernel): not a reading of the driver's
+	$IP -d tuntap show 2>&1 | grep -v '^readlink: ' |
+		sed -E 's/\([0-9]+\)/(PID)/g' >$d/tuntap-d
 	id_settle
 	for n in $IDS; do
 		# The qdisc differs on purpose (kmod/README.md): read apart.

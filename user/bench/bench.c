@@ -14,7 +14,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <sched.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,23 +27,13 @@
 #include "matrix.h"
 #include "policy_cells.h"
 #include "report.h"
+#include "stop.h"
 #include "writers.h"
 #include "bpf/tap_accel.h"
 #include "lib/base/error.h"
 
 /* At least this many frames per repetition, whatever the frame size. */
 #define MIN_FRAMES 1000
-
-static volatile sig_atomic_t interrupted;
-
-/* The first signal stops after the current repetition and still reports;
- * a second one leaves at once (the namespace and taps die with us). */
-static void on_signal(int sig)
-{
-	if (interrupted)
-		_exit(128 + sig);
-	interrupted = 1;
-}
 
 /* ---- timing and statistics ---------------------------------------------- */
 
@@ -353,7 +342,7 @@ static void cell_end(struct runner *rn, struct cell_run *cr)
 	}
 	c->counts.written = cr->written;
 	c->counts.write_errors = cr->errors;
-	if (interrupted) {
+	if (stop_requested()) {
 		mark(c, CELL_FAILED, "interrupted");
 	} else if (!cr->written && batch_writer(effective_writer(c)) &&
 		   (cr->err == ENOTTY || cr->err == EINVAL)) {
@@ -392,7 +381,7 @@ static void run_group(struct runner *rn, struct cell_run *group, int n)
 	}
 	for (int i = 0; i < n; i++)
 		cell_warm_up(rn, &group[i]);
-	for (int r = 0; r < reps && !interrupted; r++)
+	for (int r = 0; r < reps && !stop_requested(); r++)
 		for (int i = 0; i < n; i++)
 			if (r < group[i].c->reps)
 				cell_rep(rn, &group[i], r);
@@ -543,12 +532,12 @@ static void run_matrix(struct runner *rn)
 {
 	static struct cell_run group[DRV_MAX * PROG_MAX];
 
-	for (int s = 0; s < NR_SIZES && !interrupted; s++) {
+	for (int s = 0; s < NR_SIZES && !stop_requested(); s++) {
 		bool ok[DRV_MAX][PROG_MAX];
 		unsigned int mtu[DRV_MAX][PROG_MAX];
 
 		set_size(rn, s, ok, mtu);
-		for (int w = 0; w < WR_MAX && !interrupted; w++) {
+		for (int w = 0; w < WR_MAX && !stop_requested(); w++) {
 			int n = 0;
 
 			for (int p = PROG_FLOOR; p < PROG_NONE; p++) {
@@ -791,17 +780,6 @@ static int open_icount(struct bench_run *run)
 	return 0;
 }
 
-static void catch_signals(void)
-{
-	struct sigaction sa = {.sa_handler = on_signal};
-
-	/* Stop after the current cell and still report what was measured. */
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
-}
-
 int bench_run(const struct bench_opts *o)
 {
 	struct bench_run *run = calloc(1, sizeof(*run));
@@ -822,7 +800,7 @@ int bench_run(const struct bench_opts *o)
 		free(run);
 		return rc;
 	}
-	catch_signals();
+	stop_catch_signals();
 	choose_cpus(run);
 	/* The copy floor (tests/vm/copyfloor) is measured where it is loaded:
 	 * the least a driver that copies every frame once can take. Opened
@@ -857,7 +835,7 @@ int bench_run(const struct bench_opts *o)
 	rc = report_files(run) ? -EIO : 0;
 	if (run->opts.json)
 		report_json(run, stdout, run->opts.pretty);
-	if (interrupted)
+	if (stop_requested())
 		rc = -EINTR;
 	free(run);
 	return rc;

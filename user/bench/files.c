@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "files.h"
+#include "stop.h"
 
 static int mkdir_p(const char *path)
 {
@@ -120,7 +121,7 @@ static int run_gnuplot(const char *dir, const char *script)
 			execlp("gnuplot", "gnuplot", script, (char *)NULL);
 		_exit(127);
 	}
-	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status))
+	if (stop_wait_child(pid, &status) || !WIFEXITED(status))
 		return -1;
 	return WEXITSTATUS(status);
 }

@@ -40,6 +40,7 @@
 #include "env.h"
 #include "files.h"
 #include "scale.h"
+#include "stop.h"
 #include "lib/output/json.h"
 #include "lib/plane/plane.h"
 
@@ -266,8 +267,18 @@ static int cli(const struct scale *s, const char *const *args, char **out, doubl
 		execv(s->exe, (char *const *)argv);
 		_exit(127);
 	}
-	if (pid < 0 || waitpid(pid, &status, 0) < 0) {
+	if (pid < 0) {
 		ret = ta_error_system(e, errno, "cannot run tap-accel: %s", strerror(errno));
+		goto out;
+	}
+	ret = stop_wait_child(pid, &status);
+	if (ret) {
+		ret = ta_error_system(e, -ret, "cannot wait for tap-accel: %s", strerror(-ret));
+		goto out;
+	}
+	/* The child had the same Ctrl-C: its failure is not the report. */
+	if (stop_requested()) {
+		ret = ta_error_system(e, EINTR, "interrupted");
 		goto out;
 	}
 	*secs = now_s() - t0;
@@ -867,6 +878,9 @@ static int measure(struct scale *s, struct ta_error *e)
 	for (int i = 0; i < o->nr_rows; i++) {
 		struct scale_row *r = &s->rows[i];
 
+		if (stop_requested())
+			return ta_error_system(e, EINTR, "interrupted");
+
 		r->taps = o->taps[i];
 		fprintf(stderr, "[%d/%d] %u taps: the plane\n", i + 1, o->nr_rows, r->taps);
 		err = measure_plane(s, r, e);
@@ -892,6 +906,7 @@ int scale_run(const struct scale_opts *o)
 	s->ncpus = libbpf_num_possible_cpus();
 	uname(&u);
 	snprintf(s->kernel, sizeof(s->kernel), "Linux %s", u.release);
+	stop_catch_signals();
 	strftime(s->started, sizeof(s->started), "%Y-%m-%d %H:%M:%S", gmtime(&t));
 	if (find_cli(s->exe, sizeof(s->exe), &e) || enter_private(&e) || measure(s, &e)) {
 		fprintf(stderr, "tap-accel-bench --scale: %s\n", e.text);

@@ -402,17 +402,23 @@ static int decode_rules(struct decoder *d)
 	return err;
 }
 
+/* The version's head into d, spec emptied: 0 or -errno. */
+static int decoder_start(struct decoder *d)
+{
+	memset(d->spec, 0, sizeof(*d->spec));
+	if (bpf_map_lookup_elem(d->pl->maps.ta_policy, &d->version, &d->head))
+		return -errno;
+	return d->head.nr_rules > TA_MAX_RULES ? -EPROTO : 0;
+}
+
 int ta_policy_decode(const struct ta_plane *pl, uint32_t index, uint32_t slot,
 		     struct ta_policy_spec *spec)
 {
 	struct decoder d = {.pl = pl, .spec = spec, .version = index * TA_SLOTS + slot};
-	int err;
+	int err = decoder_start(&d);
 
-	memset(spec, 0, sizeof(*spec));
-	if (bpf_map_lookup_elem(pl->maps.ta_policy, &d.version, &d.head))
-		return -errno;
-	if (d.head.nr_rules > TA_MAX_RULES)
-		return -EPROTO;
+	if (err)
+		return err;
 	err = decode_actions(&d);
 	err = err ?: decode_rules(&d);
 	err = err ?: decode_fdb(&d);
@@ -426,13 +432,10 @@ int ta_policy_decode_actions(const struct ta_plane *pl, uint32_t index, uint32_t
 			     struct ta_policy_spec *spec)
 {
 	struct decoder d = {.pl = pl, .spec = spec, .version = index * TA_SLOTS + slot};
-	int err;
+	int err = decoder_start(&d);
 
-	memset(spec, 0, sizeof(*spec));
-	if (bpf_map_lookup_elem(pl->maps.ta_policy, &d.version, &d.head))
-		return -errno;
-	if (d.head.nr_rules > TA_MAX_RULES)
-		return -EPROTO;
+	if (err)
+		return err;
 	err = decode_actions(&d);
 	if (err)
 		ta_policy_spec_free(spec);
