@@ -25,7 +25,9 @@
 # the default in --bench and --ab, 0 elsewhere), VM_ICOUNT_PROFILE (a
 # file: the counter's per-block profile of each counted interval),
 # VM_APPEND (extra kernel arguments: the vm*= ones are in the table of
-# tests/vm/README.md, and one not there is refused).
+# tests/vm/README.md, and one not there is refused), VM_BPF_TEST_ALSO
+# (LABEL=FILE ...: other trees' build/tests/bpf/bpf_test, whose cost
+# tables vmbpfcost= prints beside this tree's).
 # The default CPU is qemu's "max" without ERMS/FSRM: with them the guest
 # copies with `rep movsb`, which TCG emulates byte by byte, so every copy
 # (tun's and tapx's, not the /dev/null floor's) would cost several times
@@ -201,6 +203,15 @@ if [ -n "$pack_qemu" ]; then
 fi
 for b in tap-accel tap-accel-bench; do
 	[ ! -x "$BUILD/user/$b" ] || copy_bin "$BUILD/user/$b"
+done
+# Other trees' runners first (VM_BPF_TEST_ALSO="LABEL=FILE ...", packed
+# as bpf_test-LABEL), for vmbpfcost='s tables beside this tree's.
+for t in ${VM_BPF_TEST_ALSO:-}; do
+	label=${t%%=*} file=${t#*=}
+	case $t in *=?*) ;; *) fail "VM_BPF_TEST_ALSO: '$t' is not LABEL=FILE" ;; esac
+	[ -x "$file" ] || fail "VM_BPF_TEST_ALSO: $file is not an executable"
+	copy_bin "$file"
+	mv "$R/bin/$(basename "$file")" "$R/bin/bpf_test-$label"
 done
 # The in-kernel tests of the policy program, run again on this kernel.
 make -s -C "$TOP/tests/bpf" BUILD="$BUILD" >/dev/null && copy_bin "$BUILD/tests/bpf/bpf_test"

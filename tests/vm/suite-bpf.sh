@@ -17,3 +17,18 @@ else
 		bad "bpf: bpf_test exited with status $rc"
 	fi
 fi
+# vmbpfcost=N: the policy's cost table too (bpf_test --cost N; under the
+# instruction counter, kernel instructions per frame), of this tree's
+# build and then of the others run.sh packed (VM_BPF_TEST_ALSO), one boot.
+if [ -n "${vmbpfcost:-}" ]; then
+	for t in /bin/bpf_test /bin/bpf_test-*; do
+		[ -x "$t" ] || continue
+		echo "  cost of ${t#/bin/}:"
+		if $t --cost "$vmbpfcost" >/tmp/bpf_cost.out 2>&1; then
+			sed 's/^/    /' /tmp/bpf_cost.out
+		else
+			sed 's/^/    /' /tmp/bpf_cost.out
+			bad "bpf: ${t#/bin/} --cost $vmbpfcost failed"
+		fi
+	done
+fi
