@@ -49,8 +49,10 @@ enum frag_kind { FRAG_NONE, FRAG_FIRST, FRAG_LATER };
 
 enum l3_kind { L3_OTHER, L3_IP4, L3_IP6, L3_ARP };
 
-/* What the pipeline knows about a frame after parsing. */
-struct frame {
+/* What the pipeline knows about a frame after parsing: what the guard
+ * and the classifier read, all that parse_frame fills (what a guest
+ * sends, for a one-way policy). */
+struct frame_head {
 	__u32 len;  /* whole frame, all buffers */
 	__u32 info; /* 1 << informational enum ta_parse_class */
 	__u16 vlan;
@@ -72,9 +74,15 @@ struct frame {
 	__u8 src_ip[16] __attribute__((aligned(8)));
 	__u8 dst_ip[16];
 	__u8 nd_target[16];
-	/* From here on: for the connection table and reject, filled by the
-	 * full parse only (the policy program's one-way path neither zeroes
-	 * nor reads them). */
+};
+
+/* The head and, filled by the full parse only, the fields of the
+ * connection table and reject. The head is embedded unnamed (BPF_CFLAGS:
+ * -fms-extensions), so that f->field reads either part; the policy
+ * program's one-way path keeps a struct frame_head on its stack, and
+ * nothing on that path touches the rest. */
+struct frame {
+	struct frame_head;
 	__u8 inner_src[16], inner_dst[16]; /* an error's quoted packet */
 	__u16 l3_off, l4_off; /* from the start of the frame */
 	__u16 l3_len;	      /* IPv4 total length / IPv6 40 + payload length */
@@ -88,6 +96,9 @@ struct frame {
 	__u8 inner_proto;
 	__be16 inner_sport, inner_dport; /* or the echo id, both */
 };
+
+_Static_assert(sizeof(struct frame_head) == __builtin_offsetof(struct frame, inner_src),
+	       "struct frame: the head first, nothing between");
 
 struct vlan_tag {
 	__be16 tci;
@@ -272,7 +283,7 @@ static __always_inline bool mac_eq(const __u8 *a, const __u8 *b)
  * and non-empty. Global, so the verifier checks it once on its own rather
  * than once per path through the IPv6 extension headers that leads here.
  */
-__noinline int ta_parse_nd(struct xdp_md *ctx, struct frame *f, __u32 off,
+__noinline int ta_parse_nd(struct xdp_md *ctx, struct frame_head *f, __u32 off,
 			   int left)
 {
 	void *data = (void *)(long)ctx->data;
@@ -452,7 +463,8 @@ static __always_inline int parse_ip6(struct xdp_md *ctx, struct frame *f,
 			f->nd_pending = 1;
 			return TA_PARSE_OK;
 		}
-		return ta_parse_nd(ctx, f, p - (void *)(long)ctx->data, left);
+		return ta_parse_nd(ctx, (struct frame_head *)f,
+				  p - (void *)(long)ctx->data, left);
 	}
 	return TA_PARSE_OK;
 }

@@ -232,6 +232,9 @@ struct binding {
 	__u32 action; /* enum ta_action, or ACT_CT */
 	__u32 port;
 	__u32 version; /* of the policy, for ACT_CT */
+	/* the program's context, for act_apart: read back from here after
+	 * apply_policy, it holds no register through the parse and the guard */
+	struct xdp_md *ctx;
 };
 
 /* Counter n of the host's counter chunks; 0 counts nothing. */
@@ -276,24 +279,36 @@ static __always_inline struct ta_tap *follow(const struct ta_tap_ref *ref,
 
 /* By the ifindex first, an array lookup; by the whole key in ta_taps when
  * the index does not lead to this namespace's tap. */
-static __always_inline struct ta_tap *find_tap_of(__u64 cookie, __u32 ifindex)
+static __always_inline struct ta_tap *find_tap_key(const struct ta_tap_key *key)
 {
-	struct ta_tap_key key = {};
 	struct ta_tap_ref *ref;
 	struct ta_tap *tap;
 
-	key.netns_cookie = cookie;
-	key.ifindex = ifindex;
-	ref = bpf_map_lookup_elem(&ta_tap_index, &key.ifindex);
-	tap = follow(ref, &key);
+	ref = bpf_map_lookup_elem(&ta_tap_index, &key->ifindex);
+	tap = follow(ref, key);
 	if (tap)
 		return tap;
-	return follow(bpf_map_lookup_elem(&ta_taps, &key), &key);
+	return follow(bpf_map_lookup_elem(&ta_taps, key), key);
 }
 
+static __always_inline struct ta_tap *find_tap_of(__u64 cookie, __u32 ifindex)
+{
+	struct ta_tap_key key = {};
+
+	key.netns_cookie = cookie;
+	key.ifindex = ifindex;
+	return find_tap_key(&key);
+}
+
+/* The key filled in place: the namespace's cookie is read straight into
+ * it, as the policy program did before the in programs shared the lookup. */
 static __always_inline struct ta_tap *find_tap(struct xdp_md *ctx)
 {
-	return find_tap_of(ta_netns_cookie(ctx), ctx->ingress_ifindex);
+	struct ta_tap_key key = {};
+
+	key.netns_cookie = ta_netns_cookie(ctx);
+	key.ifindex = ctx->ingress_ifindex;
+	return find_tap_key(&key);
 }
 
 static __always_inline const struct ta_config *config(void)
@@ -459,8 +474,10 @@ static __always_inline bool rate_allow(const struct binding *b,
 /* ---- classifier ---------------------------------------------------------- */
 
 struct classify_ctx {
-	/* candidate rules so far: TA_BV_WORDS words on the stack of the
-	 * classic path, in the per-CPU scratch for connection tracking */
+	/* candidate rules so far, TA_BV_WORDS words: on the stack of the
+	 * one-way path, in the per-CPU scratch for ta_ct_judge (whose stack
+	 * adds to its callers'); set by classify, so that the one-way path
+	 * of a policy without rules does not store it */
 	__u64 *acc;
 	const struct ta_policy *pol;
 	__u32 version;
@@ -620,12 +637,13 @@ static __always_inline __u32 first_rule(const struct classify_ctx *c)
 /* One lookup per field the policy uses; a frame lacking the field takes
  * the wildcard. No per-rule work. A policy with TA_POL_F_CT (ct) adds
  * two bit-vectors: the rules of the frame's direction and of its state. */
-static __always_inline __u32 classify(struct classify_ctx *c,
+static __always_inline __u32 classify(struct classify_ctx *c, __u64 *acc,
 				      const struct frame *f, bool ct, __u32 dir,
 				      __u32 state)
 {
 	bool ip = f->l3 == L3_IP4 || f->l3 == L3_IP6;
 
+	c->acc = acc;
 	__builtin_memset(c->acc, 0xff, TA_BV_WORDS * sizeof(__u64));
 	if (ct) {
 		and_bitvec(c, c->pol->dir_bitvec[dir & (TA_DIR_MAX - 1)]);
@@ -760,14 +778,15 @@ static __always_inline bool accepts(__u32 action, __u32 dir)
 
 /* The rule (or default) of the version in c for a frame, as a decision;
  * the rule's index, nr_rules for the default. */
-static __always_inline __u32 decide_rule(struct classify_ctx *c,
+static __always_inline __u32 decide_rule(struct classify_ctx *c, __u64 *acc,
 					 const struct frame *f, __u32 dir,
 					 __u32 state, struct decision *d)
 {
 	struct ta_rule_action *ra;
 	__u32 rule, key;
 
-	rule = c->pol->nr_rules ? classify(c, f, true, dir, state) : TA_MAX_RULES;
+	rule = c->pol->nr_rules ? classify(c, acc, f, true, dir, state)
+				: TA_MAX_RULES;
 	if (rule < c->pol->nr_rules) {
 		key = c->pol->rule_base + rule;
 		ra = bpf_map_lookup_elem(&ta_rules, &key);
@@ -813,7 +832,7 @@ static __always_inline bool ct_recheck(struct classify_ctx *c,
 	o->sport = bpf_ntohs(a ? k->port_a : k->port_b);
 	o->dport = bpf_ntohs(a ? k->port_b : k->port_a);
 	o->icmp_type = proto == IPPROTO_ICMP ? 8 : 128; /* echo request */
-	decide_rule(c, o, dir, TA_CT_NEW, d);
+	decide_rule(c, s->acc, o, dir, TA_CT_NEW, d);
 	return accepts(d->action, dir);
 }
 
@@ -845,7 +864,6 @@ __noinline int ta_ct_judge(struct frame *f, struct judge_args *a)
 	if (!f || !a || !s)
 		return -1;
 	d = &a->out;
-	c.acc = s->acc;
 	c.version = a->version;
 	c.pol = bpf_map_lookup_elem(&ta_policy, &c.version);
 	if (!c.pol)
@@ -868,7 +886,7 @@ __noinline int ta_ct_judge(struct frame *f, struct judge_args *a)
 		count_args(a, TA_STAT_CT + TA_CT_C_INVALID, f->len);
 	else if (state == TA_CT_RELATED)
 		count_args(a, TA_STAT_CT + TA_CT_C_RELATED, f->len);
-	rule = decide_rule(&c, f, dir, state, d);
+	rule = decide_rule(&c, s->acc, f, dir, state, d);
 	if (rule == c.pol->nr_rules && dir == TA_DIR_IN)
 		count_args(a, TA_STAT_CT + TA_CT_C_IN_DEFAULT, f->len);
 	base = a->rules[slot];
@@ -1014,8 +1032,9 @@ __noinline int ta_reject_skb(struct __sk_buff *skb, const struct frame *f)
 
 /* Reject in XDP: the answer replaces the frame and goes back out of the
  * device the frame came in on. */
-static __always_inline int reject_tx(struct xdp_md *ctx, const struct binding *b,
-				     const struct frame *f)
+static __always_inline long reject_tx(struct xdp_md *ctx,
+				      const struct binding *b,
+				      const struct frame *f)
 {
 	if (!ta_reject_xdp(ctx, f))
 		return XDP_TX;
@@ -1028,7 +1047,7 @@ static __always_inline int reject_tx(struct xdp_md *ctx, const struct binding *b
 #define VERDICT_APART -2
 #define ACT_CT 0xfe /* binding.action: judge with connection state first */
 
-static __always_inline int apart(struct binding *b, __u32 action, __u32 port)
+static __always_inline long apart(struct binding *b, __u32 action, __u32 port)
 {
 	b->action = action;
 	b->port = port;
@@ -1038,8 +1057,8 @@ static __always_inline int apart(struct binding *b, __u32 action, __u32 port)
 /* In apply_policy (oneway) a redirect to a tap that may have an in policy
  * is left to act_apart, where the receiver's judgement and a reject have
  * stack to spare; without in policies on the host it is as it was. */
-static __always_inline int redirect(struct xdp_md *ctx, struct binding *b,
-				    struct frame *f, __u32 port, bool oneway)
+static __always_inline long redirect(struct xdp_md *ctx, struct binding *b,
+				     struct frame *f, __u32 port, bool oneway)
 {
 	int verdict;
 
@@ -1063,8 +1082,8 @@ static __always_inline int redirect(struct xdp_md *ctx, struct binding *b,
 }
 
 /* Known unicast goes straight to its port; the bridge handles the rest. */
-static __always_inline int forward(struct xdp_md *ctx, struct binding *b,
-				   struct frame *f, bool oneway)
+static __always_inline long forward(struct xdp_md *ctx, struct binding *b,
+				    struct frame *f, bool oneway)
 {
 	struct ta_fdb_key key = {.tap = b->id};
 	__u32 *egress;
@@ -1079,9 +1098,9 @@ static __always_inline int forward(struct xdp_md *ctx, struct binding *b,
 	return redirect(ctx, b, f, *egress, oneway);
 }
 
-static __always_inline int act(struct xdp_md *ctx, struct binding *b,
-			       struct frame *f, __u32 action, __u32 port,
-			       bool oneway)
+static __always_inline long act(struct xdp_md *ctx, struct binding *b,
+				struct frame *f, __u32 action, __u32 port,
+				bool oneway)
 {
 	switch (action) {
 	case TA_ACT_PASS:
@@ -1110,9 +1129,9 @@ static __always_inline int act(struct xdp_md *ctx, struct binding *b,
  * counts the rule), a redirect the receiver's in policy may refuse, a
  * reject. Apart, so that a one-way policy's path through apply_policy is
  * the one it had before policies had directions; called by decide, so
- * that its stack frame is a sibling of apply_policy's, not added to it. */
+ * that its stack frame is a sibling of apply_policy's, not added to it.*/
 static __noinline int act_apart(struct xdp_md *ctx, struct binding *b,
-				const struct frame *lean)
+				   const struct frame *lean)
 {
 	struct decision d = {.action = b->action, .port = b->port};
 	struct scratch *s = scratch();
@@ -1132,15 +1151,16 @@ static __noinline int act_apart(struct xdp_md *ctx, struct binding *b,
 	return act(ctx, b, f, d.action, d.port, false);
 }
 
-/* Not inlined: its stack frame is a sibling of the parser's, not added. */
-static __noinline int apply_policy(struct binding *b, struct frame *f)
+/* Not inlined: its stack frame is a sibling of the parser's, not added.
+ * Returns long, so that decide's test for VERDICT_APART needs no
+ * extension of a 32-bit value. */
+static __noinline long apply_policy(struct binding *b, struct frame *f)
 {
 	__u64 acc[TA_BV_WORDS];
 	struct classify_ctx c;
 	struct ta_rule_action *ra;
-	__u32 slot, rule, action, port, key;
+	__u32 slot, rule, first, action, port, key;
 
-	c.acc = acc;
 	slot = active_slot(b->policy);
 	c.version = b->policy * TA_SLOTS + slot;
 	c.pol = bpf_map_lookup_elem(&ta_policy, &c.version);
@@ -1150,23 +1170,26 @@ static __noinline int apply_policy(struct binding *b, struct frame *f)
 		count_stat(b, TA_STAT_EVENT + TA_EV_RATE_DROP, f->len);
 		return XDP_DROP;
 	}
-	if (c.pol->ct_flags & TA_POL_F_CT) {
+	/* expected not: the one-way path keeps the layout of its blocks */
+	if (__builtin_expect(c.pol->ct_flags & TA_POL_F_CT, 0)) {
 		b->version = c.version;
 		return apart(b, ACT_CT, 0);
 	}
-	rule = c.pol->nr_rules ? classify(&c, f, false, 0, 0) : TA_MAX_RULES;
-	if (rule < c.pol->nr_rules) {
-		key = c.pol->rule_base + rule;
-		ra = bpf_map_lookup_elem(&ta_rules, &key);
-		if (!ra)
-			return XDP_ABORTED;
-		action = ra->action;
-		port = ra->port;
-	} else {
-		rule = c.pol->nr_rules;
-		action = c.pol->default_action;
-		port = c.pol->default_port;
+	/* no rule: straight to the default */
+	rule = c.pol->nr_rules;
+	if (rule) {
+		first = classify(&c, acc, f, false, 0, 0);
+		if (first < rule) {
+			key = c.pol->rule_base + first;
+			ra = bpf_map_lookup_elem(&ta_rules, &key);
+			if (!ra)
+				return XDP_ABORTED;
+			count_rule(b, slot, first, f->len);
+			return act(NULL, b, f, ra->action, ra->port, true);
+		}
 	}
+	action = c.pol->default_action;
+	port = c.pol->default_port;
 	count_rule(b, slot, rule, f->len);
 	/* oneway: what needs the context is left to act_apart */
 	return act(NULL, b, f, action, port, true);
@@ -1217,7 +1240,10 @@ static __always_inline int decide(struct xdp_md *ctx, struct frame *f,
 				  struct binding *b)
 {
 	int class, reason, verdict;
+	long decided;
 
+	/* volatile: stored here, not kept in a register until the call */
+	*(struct xdp_md *volatile *)&b->ctx = ctx;
 	verdict = bind_frame(ctx, b);
 	if (verdict >= 0)
 		return verdict;
@@ -1232,26 +1258,29 @@ static __always_inline int decide(struct xdp_md *ctx, struct frame *f,
 		count_stat(b, TA_STAT_GUARD + reason, f->len);
 		return XDP_DROP;
 	}
-	verdict = apply_policy(b, f);
-	if (verdict == VERDICT_APART)
-		return act_apart(ctx, b, f);
-	return verdict;
+	decided = apply_policy(b, f);
+	if (decided == VERDICT_APART)
+		return act_apart(b->ctx, b, f);
+	return decided;
 }
 
 /* What a guest sends. */
 SEC("xdp.frags")
 int tap_accel_policy(struct xdp_md *ctx)
 {
-	struct frame f;
+	/* The frame's head only: nothing on the way to apply_policy or in it
+	 * reads the rest (act_apart parses the whole frame into the
+	 * scratch), and the stack this saves is what apply_policy's
+	 * candidate rules take. */
+	struct frame_head head = {};
+	struct frame *f = (struct frame *)&head;
 	struct binding b;
 	int verdict;
 
-	/* up to the connection table's fields, which act_apart parses */
-	__builtin_memset(&f, 0, __builtin_offsetof(struct frame, inner_src));
-	f.len = bpf_xdp_get_buff_len(ctx);
-	verdict = decide(ctx, &f, &b);
+	f->len = bpf_xdp_get_buff_len(ctx);
+	verdict = decide(ctx, f, &b);
 
-	count_stat(&b, TA_STAT_VERDICT + verdict, f.len);
+	count_stat(&b, TA_STAT_VERDICT + verdict, f->len);
 	return verdict;
 }
 
