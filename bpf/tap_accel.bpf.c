@@ -228,11 +228,12 @@ struct binding {
 	__u32 policy;
 	__u32 stats;	    /* its counters (tap_accel.h: ta_counters) */
 	__u32 rules[TA_SLOTS];
-	/* what apply_policy leaves to act_apart (VERDICT_APART) */
+	/* what apply_policy leaves to ta_act_apart (VERDICT_APART) */
 	__u32 action; /* enum ta_action, or ACT_CT */
 	__u32 port;
 	__u32 version; /* of the policy, for ACT_CT */
-	/* the program's context, for act_apart: read back from here after
+	__u32 zone;    /* the tap's connection zone, for ACT_CT */
+	/* the program's context, for ta_act_apart: read back from here after
 	 * apply_policy, it holds no register through the parse and the guard */
 	struct xdp_md *ctx;
 };
@@ -748,7 +749,7 @@ struct scratch {
 	__u64 acc[TA_BV_WORDS]; /* ta_ct_judge's candidate rules */
 	struct judge_args args;
 	struct ct_buf ct;
-	struct frame in; /* act_apart's full parse of the frame */
+	struct frame in; /* ta_act_apart's full parse of the frame */
 	struct frame o;
 	struct reject_buf rj;
 };
@@ -914,12 +915,19 @@ __noinline int ta_ct_judge(struct frame *f, struct judge_args *a)
 	return 0;
 }
 
-/* The decision of version `version` for frame f of a tap (NULL: an
- * unbound one, zone 0) whose counters start at `stats`, with its
- * connection state, in direction dir. */
-static __always_inline int judge_ct(const struct ta_tap *tap, __u32 stats,
-				    __u32 dir, __u32 version, struct frame *f,
-				    struct decision *d)
+/* A tap's connection zone: its own unless the loader set one. */
+static __always_inline __u32 ct_zone(const struct ta_tap *tap)
+{
+	return tap->ct_zone ?: tap->id;
+}
+
+/* The decision of version `version` for frame f of the tap `id` (0: an
+ * unbound one, zone 0) whose counters start at `stats` and whose rule
+ * counters of each slot are `rules`, with its connection state, in
+ * direction dir. */
+static __always_inline int judge_ct(__u32 id, const __u32 *rules, __u32 zone,
+				    __u32 stats, __u32 dir, __u32 version,
+				    struct frame *f, struct decision *d)
 {
 	struct scratch *s = scratch();
 	struct judge_args *a;
@@ -930,19 +938,10 @@ static __always_inline int judge_ct(const struct ta_tap *tap, __u32 stats,
 	a->version = version;
 	a->dir = dir;
 	a->stats = stats;
-	if (tap) {
-		a->id = tap->id;
-		a->rules[0] = tap->rules[0];
-		a->rules[1] = tap->rules[1];
-		a->zone = tap->ct_zone ?: tap->id;
-	} else {
-		const struct ta_config *cfg = config();
-
-		a->id = 0;
-		a->rules[0] = cfg ? cfg->unbound_rules[0] : 0;
-		a->rules[1] = cfg ? cfg->unbound_rules[1] : 0;
-		a->zone = 0;
-	}
+	a->id = id;
+	a->rules[0] = rules[0];
+	a->rules[1] = rules[1];
+	a->zone = zone;
 	if (ta_ct_judge(f, a))
 		return -1;
 	d->action = a->out.action;
@@ -977,7 +976,8 @@ static __always_inline int judge_in(const struct ta_tap *tap, struct frame *f)
 	pol = bpf_map_lookup_elem(&ta_policy, &version);
 	if (!pol || !(pol->ct_flags & TA_POL_F_CT))
 		return TA_ACT_PASS;
-	if (judge_ct(tap, stats, TA_DIR_IN, version, f, &d))
+	if (judge_ct(tap->id, tap->rules, ct_zone(tap), stats, TA_DIR_IN,
+		     version, f, &d))
 		d.action = TA_ACT_DROP;
 	switch (d.action) {
 	case TA_ACT_PASS:
@@ -1042,7 +1042,7 @@ static __always_inline long reject_tx(struct xdp_md *ctx,
 	return XDP_DROP;
 }
 
-/* apply_policy: what is left to act_apart, in the binding. Not an XDP
+/* apply_policy: what is left to ta_act_apart, in the binding. Not an XDP
  * verdict. */
 #define VERDICT_APART -2
 #define ACT_CT 0xfe /* binding.action: judge with connection state first */
@@ -1055,7 +1055,7 @@ static __always_inline long apart(struct binding *b, __u32 action, __u32 port)
 }
 
 /* In apply_policy (oneway) a redirect to a tap that may have an in policy
- * is left to act_apart, where the receiver's judgement and a reject have
+ * is left to ta_act_apart, where the receiver's judgement and a reject have
  * stack to spare; without in policies on the host it is as it was. */
 static __always_inline long redirect(struct xdp_md *ctx, struct binding *b,
 				     struct frame *f, __u32 port, bool oneway)
@@ -1129,24 +1129,29 @@ static __always_inline long act(struct xdp_md *ctx, struct binding *b,
  * counts the rule), a redirect the receiver's in policy may refuse, a
  * reject. Apart, so that a one-way policy's path through apply_policy is
  * the one it had before policies had directions; called by decide, so
- * that its stack frame is a sibling of apply_policy's, not added to it.*/
-static __noinline int act_apart(struct xdp_md *ctx, struct binding *b,
-				   const struct frame *lean)
+ * that its stack frame is a sibling of apply_policy's, not added to it.
+ * Global: the verifier checks it once, not once for every state of the
+ * program that reaches the call; so it reads only scalars of the binding
+ * (its tap pointer is not one), the zone among them. */
+__noinline int ta_act_apart(struct xdp_md *ctx, struct binding *b, __u32 len)
 {
-	struct decision d = {.action = b->action, .port = b->port};
 	struct scratch *s = scratch();
+	struct decision d;
 	struct frame *f;
 
-	/* the frame again, with the connection table's fields */
-	if (!s)
+	if (!ctx || !b || !s)
 		return XDP_ABORTED;
+	d.action = b->action;
+	d.port = b->port;
+	/* the frame again, with the connection table's fields */
 	f = &s->in;
 	__builtin_memset(f, 0, sizeof(*f));
-	f->len = lean->len;
+	f->len = len;
 	if (parse_frame_full(ctx, f) != TA_PARSE_OK)
 		return XDP_ABORTED; /* the first parse passed it */
 	if (d.action == ACT_CT &&
-	    judge_ct(b->tap, b->stats, TA_DIR_OUT, b->version, f, &d))
+	    judge_ct(b->id, b->rules, b->zone, b->stats, TA_DIR_OUT, b->version,
+		     f, &d))
 		return XDP_ABORTED;
 	return act(ctx, b, f, d.action, d.port, false);
 }
@@ -1191,7 +1196,7 @@ static __noinline long apply_policy(struct binding *b, struct frame *f)
 	action = c.pol->default_action;
 	port = c.pol->default_port;
 	count_rule(b, slot, rule, f->len);
-	/* oneway: what needs the context is left to act_apart */
+	/* oneway: what needs the context is left to ta_act_apart */
 	return act(NULL, b, f, action, port, true);
 }
 
@@ -1259,8 +1264,10 @@ static __always_inline int decide(struct xdp_md *ctx, struct frame *f,
 		return XDP_DROP;
 	}
 	decided = apply_policy(b, f);
-	if (decided == VERDICT_APART)
-		return act_apart(b->ctx, b, f);
+	if (decided == VERDICT_APART) {
+		b->zone = b->tap ? ct_zone(b->tap) : 0;
+		return ta_act_apart(b->ctx, b, f->len);
+	}
 	return decided;
 }
 
@@ -1269,7 +1276,7 @@ SEC("xdp.frags")
 int tap_accel_policy(struct xdp_md *ctx)
 {
 	/* The frame's head only: nothing on the way to apply_policy or in it
-	 * reads the rest (act_apart parses the whole frame into the
+	 * reads the rest (ta_act_apart parses the whole frame into the
 	 * scratch), and the stack this saves is what apply_policy's
 	 * candidate rules take. */
 	struct frame_head head = {};
