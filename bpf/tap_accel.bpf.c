@@ -1060,7 +1060,7 @@ static __always_inline long apart(struct binding *b, __u32 action, __u32 port)
 static __always_inline long redirect(struct xdp_md *ctx, struct binding *b,
 				     struct frame *f, __u32 port, bool oneway)
 {
-	int verdict;
+	long verdict; /* as the helper returns it: tested without extension */
 
 	if (in_policies()) {
 		if (oneway)
