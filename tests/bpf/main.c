@@ -7,8 +7,9 @@
  *   bpf_test NAME...    only the tests whose name starts with NAME
  *   bpf_test --cost [REPEAT]
  *                       in-kernel ns per frame: the policy with 0 (the
- *                       default), 1, 100 and 1000 rules (the match last)
- *                       beside xdp_basic's xdp_drop, same frame, one run;
+ *                       default), 1, 100 and 1000 rules (the match last),
+ *                       and with none and a redirect the default, beside
+ *                       xdp_basic's xdp_drop, same frame, one run;
  *                       in a VM under QEMU's instruction counter
  *                       (tests/vm/icount) the instructions per frame too
  */
@@ -205,6 +206,19 @@ static int run_cost(uint32_t repeat)
 			 sizes[i]);
 		if (!ret)
 			cost_line(name, min, median, insn);
+	}
+	if (!ret) {
+		/* no rule, the default a redirect to another port */
+		struct ta_policy_spec spec = {.default_action = TA_ACT_REDIRECT,
+					      .default_ifindex = 1 /* lo */};
+
+		ret = install_spec(&spec) ? -EIO
+					  : cost_ns(env.prog, &p, repeat,
+						    XDP_REDIRECT, &min,
+						    &median, &insn);
+		if (!ret)
+			cost_line("tap_accel_policy redirect", min, median,
+				  insn);
 	}
 	xdp_basic__destroy(basic);
 	if (ret)
