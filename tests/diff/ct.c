@@ -9,8 +9,9 @@
  * and break connections: TCP with any flags, UDP, ICMP echo, ICMP errors
  * quoting earlier frames, IPv4 fragments, ARP and neighbour
  * solicitations; now and then the policy is replaced mid-sequence. Per
- * frame the verdicts must agree; per sequence the connection counters,
- * the number of connections in the table and the tap's count of them.
+ * frame the verdicts must agree; per sequence every counter of the tap
+ * (verdicts, parse, events, connection counters), the number of
+ * connections in the table and the tap's count of them.
  *
  * Then pairs: a second bound device (a tap this test makes, gone with
  * it) whose own policy judges what the test tap's policy redirects or
