@@ -561,18 +561,15 @@ static void stat_name(uint32_t i, char *buf, size_t size)
 		}
 }
 
-static int step(struct ct_run *t)
+/* Frame s through the program and the model: they must agree. The
+ * model's answer in *res. */
+static int run_frame(struct ct_run *t, const struct sent *s, struct ta_model_result *out)
 {
 	struct ta_model_result res;
-	struct sent *s = &t->history[t->nr_sent++ % HISTORY];
-	struct side *me, *peer;
+	struct side *me = &t->side[s->at], *peer = &t->side[!s->at];
 	uint32_t verdict = 0;
 	int ret;
 
-	gen_ct_frame(t, s);
-	route(t, s);
-	me = &t->side[s->at];
-	peer = &t->side[!s->at];
 	ret = kernel_run(t, s, &verdict);
 	if (ret) {
 		printf("FAIL test run (%s): %s\n", me->ifname, strerror(-ret));
@@ -588,6 +585,8 @@ static int step(struct ct_run *t)
 	t->frames++;
 	t->by_state[res.ct_state < TA_CT_STATE_MAX ? res.ct_state : TA_CT_STATE_MAX]++;
 	t->verdicts[res.verdict & 7]++;
+	if (out)
+		*out = res;
 	if (!t->pair)
 		return 0;
 	t->pair_frames++;
@@ -607,6 +606,15 @@ static int step(struct ct_run *t)
 		return 1;
 	}
 	return 0;
+}
+
+static int step(struct ct_run *t)
+{
+	struct sent *s = &t->history[t->nr_sent++ % HISTORY];
+
+	gen_ct_frame(t, s);
+	route(t, s);
+	return run_frame(t, s, NULL);
 }
 
 /* Each side's counters since the sequence began, its count of
@@ -721,6 +729,117 @@ static int sequence(struct ct_run *t, bool expiring)
 	return ret ?: set_timeouts(t, 0) ? 1 : 0;
 }
 
+/* ---- a pair's script ---------------------------------------------------- */
+
+/* Policies of the scripted pair; %1$s: the other side's device. Each
+ * takes new connections to its guest's port 22 only, and replies. */
+#define SG_22 "rule pass in proto tcp dport 22\ndefault in drop\ndefault out redirect %1$s\n"
+#define SG_NONE "default in drop\ndefault out redirect %1$s\n"
+#define SG_REJECT "rule reject in proto udp\ndefault in drop\ndefault out redirect %1$s\n"
+
+/* One frame of the script: TCP (or UDP, flags 0) between the guests, out
+ * of side `from`'s tap; the ports are the test tap's guest's and the
+ * peer's. `replace`: side 1's new policy before it. */
+struct scripted {
+	const char *replace;
+	uint32_t from;
+	uint16_t gport, pport;
+	uint8_t flags;
+	uint32_t verdict; /* what the program and the model must both say */
+	const char *what;
+};
+
+static const struct scripted script[] = {
+	{NULL, 0, 40000, 22, 0x02, XDP_REDIRECT, "the test tap's guest opens to the peer's port 22"},
+	{NULL, 1, 40000, 22, 0x12, XDP_REDIRECT, "the peer answers"},
+	{NULL, 0, 40000, 22, 0x10, XDP_REDIRECT, "the opener's ACK"},
+	{NULL, 0, 40001, 80, 0x02, XDP_DROP, "to the peer's port 80: its in policy refuses it"},
+	{NULL, 1, 22, 50000, 0x02, XDP_REDIRECT, "the peer opens to the guest's port 22"},
+	{NULL, 0, 22, 50000, 0x12, XDP_REDIRECT, "the guest answers: the peer takes its reply"},
+	{NULL, 1, 80, 50001, 0x02, XDP_DROP, "the peer to the guest's port 80: refused"},
+	{SG_NONE, 0, 40000, 22, 0x10, XDP_DROP, "the peer's policy without port 22: cut"},
+	{NULL, 1, 22, 50000, 0x10, XDP_REDIRECT, "the peer's own connection goes on"},
+	{NULL, 0, 22, 50000, 0x10, XDP_REDIRECT, "and the guest's replies to it"},
+	{SG_REJECT, 0, 5353, 53, 0, XDP_TX, "UDP to a peer that rejects it: back to the guest"},
+};
+
+/* Side i's policy: `fmt` naming the other side's device, loaded. */
+static int script_policy(struct ct_run *t, int i, const char *fmt)
+{
+	struct side *sd = &t->side[i];
+	struct ta_error e;
+
+	snprintf(sd->text, sizeof(sd->text), fmt, t->side[!i].ifname);
+	ta_policy_spec_free(&sd->spec);
+	if (ta_policy_parse(sd->text, strlen(sd->text), "ct.policy", &sd->spec, &e) ||
+	    ta_policy_resolve("ct.policy", &sd->spec, &e)) {
+		printf("FAIL script policy:\n%s%s\n", sd->text, e.text);
+		return -EINVAL;
+	}
+	return load(t, sd);
+}
+
+/* The pair's cases written out, each frame's verdict known: connections
+ * both ways, each receiver refusing new ones but taking replies, a
+ * policy replaced under a receiver's connection, a receiver's reject;
+ * both taps' counters compared after every frame as in random pairs. */
+static int pair_script(struct ct_run *t)
+{
+	struct ta_model_result res;
+	int ret = script_policy(t, 0, SG_22) ?: script_policy(t, 1, SG_22);
+
+	ret = ret ?: reset(t);
+	for (int i = 0; i < 2 && !ret; i++)
+		ret = ta_tap_stats_read(t->pl, &t->side[i].tap, t->side[i].before);
+	if (ret) {
+		printf("FAIL pair script setup: %s\n", strerror(-ret));
+		return 1;
+	}
+	for (uint32_t i = 0; i < sizeof(script) / sizeof(*script); i++) {
+		const struct scripted *c = &script[i];
+		struct sent *s = &t->history[t->nr_sent++ % HISTORY];
+		bool out = c->from == 0;
+		uint32_t l4;
+
+		if (c->replace && script_policy(t, 1, c->replace))
+			return 1;
+		s->dir = out ? TA_DIR_OUT : TA_DIR_IN;
+		s->other = false;
+		s->at = c->from;
+		s->prog = true;
+		frame_ip(&s->p, s->dir, false, false, c->flags ? 6 : 17, 0);
+		l4 = s->p.len;
+		if (c->flags) {
+			pkt_tcp(&s->p, out ? c->gport : c->pport, out ? c->pport : c->gport);
+			s->p.d[l4 + 13] = c->flags;
+		} else {
+			pkt_udp(&s->p, out ? c->gport : c->pport, out ? c->pport : c->gport);
+		}
+		pkt_fix_lengths(&s->p);
+		if (run_frame(t, s, &res))
+			return 1;
+		if (res.verdict != c->verdict) {
+			report(t, s, &res, c->what);
+			printf("both said %s, expected %s\n", ta_verdict_name(res.verdict),
+			       ta_verdict_name(c->verdict));
+			return 1;
+		}
+	}
+	if (t->side[1].stats[TA_STAT_CT + TA_CT_C_CUT] != 1 ||
+	    t->side[1].stats[TA_STAT_CT + TA_CT_C_NEW] != 3 ||
+	    t->side[1].stats[TA_STAT_CT + TA_CT_C_IN_REJECT] != 1 ||
+	    t->side[0].stats[TA_STAT_CT + TA_CT_C_IN_DROP] != 1) {
+		printf("FAIL pair script: the peer cut %llu, made %llu, rejected %llu; the test "
+		       "tap dropped %llu in (expected 1; 3: one taken in, two its guest opened; 1; 1)\n",
+		       (unsigned long long)t->side[1].stats[TA_STAT_CT + TA_CT_C_CUT],
+		       (unsigned long long)t->side[1].stats[TA_STAT_CT + TA_CT_C_NEW],
+		       (unsigned long long)t->side[1].stats[TA_STAT_CT + TA_CT_C_IN_REJECT],
+		       (unsigned long long)t->side[0].stats[TA_STAT_CT + TA_CT_C_IN_DROP]);
+		return 1;
+	}
+	return 0;
+}
+
 /* The pair's second device: a tap of this namespace, down (no frame of
  * the stack's meets it), which goes when the test closes it or exits. */
 static int pair_open(struct ct_run *t)
@@ -781,7 +900,7 @@ int ct_diff(struct ta_plane *pl, struct rng *r, uint32_t sequences, uint32_t pai
 		ret = sequence(&t, i == sequences - 1);
 	if (!ret && pairs) {
 		t.pair = true;
-		ret = pair_open(&t) ? 1 : 0;
+		ret = pair_open(&t) ? 1 : pair_script(&t);
 		for (i = 0; i < pairs && !ret; i++)
 			ret = sequence(&t, false);
 		pair_close(&t);
