@@ -3,7 +3,8 @@
  * test_model.c - the reference model of two-way, stateful policies
  * (user/lib/policy/model.c) without a kernel: sequences of frames both
  * ways through a security group, and what they do to the connection
- * table (states, timeouts, limits, zones, policy changes, reject).
+ * table (states, timeouts, limits, zones, policy changes, reject), and
+ * redirects judged by the receiving tap's in policy (ta_model_run_rx).
  */
 #include <errno.h>
 #include <stdlib.h>
