@@ -1,7 +1,10 @@
 # Shared by every Makefile of the project: quiet rules and the build tree.
 # `make V=1` prints the commands.
 
-TOP ?= $(abspath $(dir $(lastword $(MAKEFILE_LIST)))/..)
+# Expanded now: later includes (the compiler's .d files) change MAKEFILE_LIST.
+ifndef TOP
+TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST)))/..)
+endif
 
 # `make test SANITIZE=1`: userspace (user/, tests/*) with ASan + UBSan,
 # built apart in build/sanitize so objects of both kinds never mix. Any

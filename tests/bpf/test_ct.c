@@ -224,24 +224,11 @@ static int ct_install(const struct ct_rule *cr, uint32_t nr, uint32_t default_ou
 			if (!cr[i].states || (cr[i].states & ST(s)))
 				state[s] |= 1ull << i;
 	}
-	/* the library refuses actions it cannot name yet: drop, then the
-	 * action written over it */
-	for (i = 0; i < nr; i++)
-		if (rules[i].action == TA_ACT_REJECT)
-			rules[i].action = TA_ACT_DROP;
 	if (install(rules, nr, default_out))
 		return -EIO;
 	version = env.policy * TA_SLOTS + active_slot();
 	if (bpf_map_lookup_elem(env.pl.maps.ta_policy, &version, &head))
 		return -errno;
-	for (i = 0; i < nr; i++) {
-		struct ta_rule_action ra = {.action = TA_ACT_REJECT};
-		uint32_t key = head.rule_base + i;
-
-		if (cr[i].r.action == TA_ACT_REJECT &&
-		    bpf_map_update_elem(env.pl.maps.ta_rules, &key, &ra, 0))
-			return -errno;
-	}
 	base = TA_BITVEC_HEAP - 64 + (version % TA_SLOTS) * 16;
 	head.ct_flags = TA_POL_F_CT;
 	head.generation = ++ct.generation;

@@ -10,8 +10,10 @@
 
 /* `sequences` random security groups on the test tap (lo, which the
  * caller's plane serves), each with a sequence of frames both ways
- * through the program and the model. 0: they agree; 1: the first
+ * through the program and the model; then `pairs` sequences between the
+ * test tap and a second bound tap, each redirecting to the other and
+ * judged by the other's in policy. 0: they agree; 1: the first
  * disagreement was printed. */
-int ct_diff(struct ta_plane *pl, struct rng *r, uint32_t sequences, int quiet);
+int ct_diff(struct ta_plane *pl, struct rng *r, uint32_t sequences, uint32_t pairs, int quiet);
 
 #endif /* TA_DIFF_CT_H */

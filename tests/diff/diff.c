@@ -13,7 +13,8 @@
  *
  * Then two-way policies (ct.c): sequences of frames both ways.
  *
- *   diff_test [--seed N] [--frames N] [--policies N] [--sequences N] [--quiet]
+ *   diff_test [--seed N] [--frames N] [--policies N] [--sequences N] [--pairs N]
+ *             [--quiet]
  */
 #include <errno.h>
 #include <stdio.h>
@@ -490,6 +491,7 @@ struct options {
 	uint64_t frames;
 	uint32_t policies;
 	uint32_t sequences;
+	uint32_t pairs;
 	int quiet;
 };
 
@@ -514,6 +516,8 @@ static int parse_args(int argc, char **argv, struct options *o)
 			o->policies = strtoul(v, NULL, 0);
 		else if (!strcmp(argv[i], "--sequences"))
 			o->sequences = strtoul(v, NULL, 0);
+		else if (!strcmp(argv[i], "--pairs"))
+			o->pairs = strtoul(v, NULL, 0);
 		else
 			goto usage;
 		i++;
@@ -522,7 +526,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 		return 0;
 usage:
 	fprintf(stderr, "Usage: diff_test [--seed N] [--frames N] [--policies "
-			"N] [--sequences N] [--quiet]\n");
+			"N] [--sequences N] [--pairs N] [--quiet]\n");
 	return -1;
 }
 
@@ -572,7 +576,8 @@ static int run_policy(struct diff *t, struct rng *r, uint32_t k,
 
 int main(int argc, char **argv)
 {
-	struct options o = {.seed = 1, .frames = 1000000, .policies = 32, .sequences = 100};
+	struct options o = {.seed = 1, .frames = 1000000, .policies = 32, .sequences = 100,
+			  .pairs = 50};
 	static struct diff t;
 	struct rng r;
 	double start;
@@ -599,14 +604,14 @@ int main(int argc, char **argv)
 					 (k < o.frames % o.policies),
 				 o.quiet);
 	if (!ret)
-		ret = ct_diff(&t.pl, &r, o.sequences, o.quiet);
+		ret = ct_diff(&t.pl, &r, o.sequences, o.pairs, o.quiet);
 	if (!ret) {
 		double s = now_s() - start;
 
 		coverage_print();
-		printf("PASS %llu frames, %u policies, %u two-way sequences, seed %llu: model "
-		       "and program agree (%.1f s)\n",
-		       (unsigned long long)t.frames_done, o.policies, o.sequences,
+		printf("PASS %llu frames, %u policies, %u two-way sequences, %u pairs, seed %llu: "
+		       "model and program agree (%.1f s)\n",
+		       (unsigned long long)t.frames_done, o.policies, o.sequences, o.pairs,
 		       (unsigned long long)o.seed, s);
 	}
 	printf("%d passed, %d failed\n", !ret, !!ret);

@@ -2,10 +2,12 @@
 # The differential suite: the policy program (BPF_PROG_TEST_RUN) against
 # the reference model on random and mutated frames under random policies,
 # and on sequences of frames both ways (connections) under random two-way
-# policies, then `tap-accel policy explain` (explain.sh). Needs root.
+# policies, alone and between two bound taps that redirect to each other
+# (the second a tap the test makes, tadiffN, gone when it exits), then
+# `tap-accel policy explain` (explain.sh). Needs root and /dev/net/tun.
 # Arguments go to diff_test (--seed N, --frames N, --policies N,
-# --sequences N); DIFF_FRAMES and DIFF_SEED set the defaults (10^6 frames,
-# seed 1). Ends with "N passed, N failed".
+# --sequences N, --pairs N); DIFF_FRAMES and DIFF_SEED set the defaults
+# (10^6 frames, seed 1). Ends with "N passed, N failed".
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)

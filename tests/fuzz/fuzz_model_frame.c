@@ -3,7 +3,9 @@
  * fuzz_model_frame - libFuzzer target for the reference model's frame
  * parser and pipeline (user/lib/policy/model.c): any bytes are the linear part
  * of a frame, run through a policy that names every match field, with
- * the guard on. Checks the result is one the program could give.
+ * the guard on. Checks the result is one the program could give; then
+ * both ways under a two-way policy, and out of a tap whose policy
+ * redirects to one with a two-way policy (ta_model_run_rx).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,7 +41,15 @@ static const char two_way_text[] =
 	"rule drop in src 10.9.0.0/16\n"
 	"default in drop\n";
 
-static struct ta_policy_spec spec, two_way;
+/* Redirects to the tap of two_way (ifindex RX_IFINDEX, tap 3). */
+static const char sender_text[] =
+	"rule redirect rx out proto udp\n"
+	"rule pass out proto icmp\n"
+	"default in pass\n"
+	"default out redirect rx\n";
+#define RX_IFINDEX 7
+
+static struct ta_policy_spec spec, two_way, sender;
 static struct ta_model_ct *table;
 static unsigned int inputs;
 
@@ -48,11 +58,38 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	struct ta_error e;
 
 	if (ta_policy_parse(policy_text, sizeof(policy_text) - 1, "builtin", &spec, &e) ||
-	    ta_policy_parse(two_way_text, sizeof(two_way_text) - 1, "builtin", &two_way, &e)) {
+	    ta_policy_parse(two_way_text, sizeof(two_way_text) - 1, "builtin", &two_way, &e) ||
+	    ta_policy_parse(sender_text, sizeof(sender_text) - 1, "builtin", &sender, &e)) {
 		fprintf(stderr, "%s\n", e.text);
 		abort();
 	}
+	for (uint32_t i = 0; i < sender.nr_rules; i++)
+		if (sender.rules[i].action == TA_ACT_REDIRECT)
+			sender.rules[i].ifindex = RX_IFINDEX;
+	sender.default_ifindex = RX_IFINDEX;
 	return 0;
+}
+
+/* Out of a tap whose policy redirects to two_way's tap: the receiver
+ * judges what is redirected, and only that; its pass alone lets it go. */
+static void redirect_run(const uint8_t *data, size_t size, uint32_t id)
+{
+	struct ta_model_tap tap = {.id = id};
+	struct ta_model_receiver rx = {.spec = &two_way, .generation = 1 + inputs / 2048,
+				       .tap = {.id = 3}, .ifindex = RX_IFINDEX};
+	struct ta_model_result res;
+
+	ta_model_run_rx(&sender, 1, &tap, TA_DIR_OUT, (uint64_t)inputs * 1000000ull, table, &rx, 1,
+			data, size, &res);
+	CHECK(res.verdict == XDP_PASS || res.verdict == XDP_DROP || res.verdict == XDP_TX ||
+	      res.verdict == XDP_REDIRECT);
+	CHECK(res.verdict != XDP_TX || res.reject_sent);
+	CHECK(res.rx.judged == (res.action == TA_ACT_REDIRECT));
+	CHECK(!res.rx.judged || res.rx.tap == 3);
+	CHECK(!res.rx.judged || (res.verdict == XDP_REDIRECT) == (res.rx.action == TA_ACT_PASS));
+	CHECK(!res.rx.judged || res.rx.ct_state < TA_CT_STATE_MAX);
+	CHECK(res.verdict != XDP_REDIRECT || !res.rx.judged ||
+	      (res.rx.ct_counts & (1u << TA_CT_C_IN_PASS)));
 }
 
 /* The frame both ways through a table kept across inputs (a fresh one
@@ -76,6 +113,7 @@ static void two_way_run(const uint8_t *data, size_t size)
 		CHECK(res.verdict != XDP_TX || res.reject_sent);
 		CHECK(res.stage != TA_MODEL_RULE || (uint32_t)res.rule < two_way.nr_rules);
 	}
+	redirect_run(data, size, tap.id);
 	if (inputs % 64)
 		return;
 	for (uint32_t i = 0; i < TA_MAX_TAPS; i++)

@@ -42,7 +42,7 @@ with open(os.path.join(TOP, "bpf", "tap_accel.h")) as _h:
 ID = os.getpid()
 NS = f"tahost{ID}"
 A, B, C, D, E, V = (f"ta{ID}{x}" for x in "abcdev")
-NSX, NSY, NSS, NSP = (f"{NS}{x}" for x in "xysp")
+NSX, NSY, NSS, NSP, NSW = (f"{NS}{x}" for x in "xyspw")
 W = f"ta{ID}w"
 BT = f"/sys/fs/bpf/tahost{ID}"
 
@@ -626,10 +626,11 @@ def prometheus(h):
     prometheus_part(h.c, NS, h.ta_bin, TAPIO, PROMFILE)
 
 
-def in_program_link(h, tap):
-    """The program of the tcx link pinned for what goes to tap, or ""."""
+def in_program_link(h, tap, ns=None):
+    """The program of the tcx link pinned for what goes to tap (of netns ns,
+    else the suite's), or ""."""
     pins = [p for p in os.listdir(f"{ROOT}/links") if p.endswith(":in")] if os.path.isdir(f"{ROOT}/links") else []
-    links = json.loads(ip(h.ns, "-j", "link", "show", tap)[1] or "[]")
+    links = json.loads(ip(ns or h.ns, "-j", "link", "show", tap)[1] or "[]")
     ifindex = str(links[0]["ifindex"]) if links else "none"
     for pin in pins:
         if pin.split(":")[1] == ifindex:
@@ -692,6 +693,40 @@ def two_way(h):
     h.expect(0, rf"detached tap-accel from {S}", "detach", S)
     h.expect(0, "", "policy", "unload", "tw")
     ip(NS, "link", "del", S)
+    two_way_elsewhere(h, in_prog, one, sg)
+
+
+def two_way_elsewhere(h, in_prog, one, sg):
+    """A policy turned two-way (and back) by a load in another namespace
+    than the tap's: its in program follows, attached from the tap's own."""
+    c = h.c
+    print("# two-way: a tap bound in another namespace")
+    must(c, ns_add(NSW), f"cannot create netns {NSW}")
+    must(c, taps_add(NSW, W), f"cannot create tap {W} in {NSW}")
+    h.expect(0, "as policy tw: 1 rules", "policy", "load", "tw", one)
+    c.expect_exit(0, rf"attached tap-accel to {W} .*policy tw",
+                  netns_exec(NSW, h.ta_bin, "attach", W, "--policy", "tw"))
+    c.check(f"{W} of {NSW}: one-way, no in program", "", in_program_link(h, W, NSW))
+    h.expect(0, "as policy tw: 14 rules, .*replaced for 1 taps", "policy", "load", "tw", sg)
+    c.check(f"{W} of {NSW}: two-way from {NS}, the in program attached in {NSW}", in_prog,
+            in_program_link(h, W, NSW))
+    # frames from NSW's stack to the guest: only TCP to port 22 is new and allowed
+    ip(NSW, "addr", "add", "10.77.1.1/24", "dev", W)
+    ip(NSW, "link", "set", W, "up")
+    ip(NSW, "neigh", "replace", "10.77.1.2", "lladdr", "52:54:00:77:01:02", "dev", W)
+    h.stats_json(W, h.ta("stats", W, "--json", ns=NSW))
+    before = h.stats.get("conntrack", {}).get("in_drop", {}).get("packets", 0)
+    call(in_ns(NSW, ["python3", "-c", "import socket\nfor p in (9, 10, 11):\n"
+                     " socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b'x', ('10.77.1.2', p))"]))
+    h.stats_json(W, h.ta("stats", W, "--json", ns=NSW))
+    c.check(f"{W} of {NSW}: UDP from its stack judged in and dropped", 3,
+            h.stats.get("conntrack", {}).get("in_drop", {}).get("packets", 0) - before)
+    h.expect(0, "as policy tw: 1 rules", "policy", "load", "tw", one)
+    c.check(f"{W} of {NSW}: one-way again from {NS}, the in program taken off", "",
+            in_program_link(h, W, NSW))
+    c.expect_exit(0, rf"detached tap-accel from {W}", netns_exec(NSW, h.ta_bin, "detach", W))
+    h.expect(0, "", "policy", "unload", "tw")
+    ns_del(NSW)
 
 
 def detach_and_clean(h):
@@ -988,7 +1023,7 @@ def setup():
     # the CLI (a copy in the scratch folder), tapio and promfile
     h = host["h"] = Host(t, *prepare_cli(t, TOP, BUILD, tests=("host",)))
     t.defer(shutil.rmtree, BT, True)
-    t.defer(ns_del, NS, NSX, NSY, NSS, NSP)
+    t.defer(ns_del, NS, NSX, NSY, NSS, NSP, NSW)
     if not ns_add(NS):
         t.bad(f"cannot create netns {NS}")
         raise Stop

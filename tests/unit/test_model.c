@@ -3,7 +3,8 @@
  * test_model.c - the reference model of two-way, stateful policies
  * (user/lib/policy/model.c) without a kernel: sequences of frames both
  * ways through a security group, and what they do to the connection
- * table (states, timeouts, limits, zones, policy changes, reject).
+ * table (states, timeouts, limits, zones, policy changes, reject), and
+ * redirects judged by the receiving tap's in policy (ta_model_run_rx).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -440,6 +441,225 @@ static void test_reject(void)
 	EXPECT(&p, IN, XDP_PASS, TA_CT_STATE_MAX, "a one-way policy passes everything in");
 }
 
+/* ---- redirects to a tap with an in policy ------------------------------- */
+
+/* Tap 3 (ifindex 6, m's) and tap 4 (ifindex 7): each one's policy redirects
+ * to the other; what one sends out reaches the other's in policy first. */
+#define TAP_A 6
+#define TAP_B 7
+
+static struct {
+	struct ta_policy_spec spec;
+	uint32_t generation;
+	struct ta_model_receiver as_rx; /* tap 4 as the receiver of tap 3's */
+	struct ta_model_receiver a_as_rx; /* tap 3 as the receiver of tap 4's */
+	struct ta_model_result res;
+} b;
+
+/* Interface names as a load resolves them: tapA and tapB. */
+static void resolve_taps(struct ta_policy_spec *spec)
+{
+	for (uint32_t i = 0; i < spec->nr_rules; i++)
+		if (spec->rules[i].action == TA_ACT_REDIRECT)
+			spec->rules[i].ifindex = strcmp(spec->rules[i].redirect_dev, "tapA") ? TAP_B
+											       : TAP_A;
+	for (uint32_t i = 0; i < spec->nr_fdb; i++)
+		spec->fdb[i].ifindex = strcmp(spec->fdb[i].dev, "tapA") ? TAP_B : TAP_A;
+	if (spec->default_action == TA_ACT_REDIRECT)
+		spec->default_ifindex = strcmp(spec->default_dev, "tapA") ? TAP_B : TAP_A;
+}
+
+static bool load_b(const char *text)
+{
+	ta_policy_spec_free(&b.spec);
+	if (ta_policy_parse(text, strlen(text), "b.policy", &b.spec, &e)) {
+		CHECK(0, "'%s': %s", text, e.text);
+		return false;
+	}
+	resolve_taps(&b.spec);
+	b.generation++;
+	b.as_rx = (struct ta_model_receiver){.spec = &b.spec, .generation = b.generation,
+					     .tap = {.id = 4}, .ifindex = TAP_B};
+	return true;
+}
+
+/* m's tap (3, policy `a`) and tap 4 (policy `bt`) on one host. */
+static void setup_pair(const char *a, const char *bt)
+{
+	setup(a);
+	resolve_taps(&m.spec);
+	b.generation = 0;
+	load_b(bt);
+}
+
+/* What tap 3's guest sends (out of tap 3, toward tap 4's guest). */
+static uint32_t run_a(const struct pkt *p)
+{
+	ta_model_run_rx(&m.spec, m.generation, &m.tap, OUT, m.now, m.ct, &b.as_rx, 1, p->d, p->len,
+			&m.res);
+	return m.res.verdict;
+}
+
+/* What tap 4's guest sends back (a frame built as "in" to tap 3). */
+static uint32_t run_b(const struct pkt *p)
+{
+	b.a_as_rx = (struct ta_model_receiver){.spec = &m.spec, .generation = m.generation,
+					       .tap = m.tap, .ifindex = TAP_A};
+	ta_model_run_rx(&b.spec, b.generation, &b.as_rx.tap, OUT, m.now, m.ct, &b.a_as_rx, 1, p->d,
+			p->len, &b.res);
+	return b.res.verdict;
+}
+
+static bool rx_counted(const struct ta_model_result *r, uint32_t counter)
+{
+	return r->rx.judged && (r->rx.ct_counts & (1u << counter));
+}
+
+/* replies go where the default out sends them (the implicit rules) */
+static const char PAIR_A[] = "default out redirect tapB\n"
+			     "default in drop\n";
+static const char PAIR_B[] = "rule pass in proto tcp dport 22\n"
+			     "default out redirect tapA\n"
+			     "default in drop\n";
+
+static void test_redirect_receiver(void)
+{
+	struct pkt p;
+	uint32_t v;
+
+	setup_pair(PAIR_A, PAIR_B);
+	tcp4(&p, true, 40000, 22, SYN);
+	v = run_a(&p);
+	CHECK(v == XDP_REDIRECT && m.res.ifindex == TAP_B && m.res.ct_state == TA_CT_NEW &&
+	      counted(TA_CT_C_NEW), "A's SYN to B's port 22 goes: verdict %u", v);
+	CHECK(m.res.rx.judged && m.res.rx.tap == 4 && m.res.rx.ct_state == TA_CT_NEW &&
+	      m.res.rx.rule == 9 && rx_counted(&m.res, TA_CT_C_NEW) &&
+	      rx_counted(&m.res, TA_CT_C_IN_PASS) && !rx_counted(&m.res, TA_CT_C_IN_DEFAULT),
+	      "passed by B's port 22 rule (%d), made in B's zone, counted in B's", m.res.rx.rule);
+	CHECK(m.ct->nr == 2 && m.ct->tracked[3] == 1 && m.ct->tracked[4] == 1,
+	      "one connection each side: %u, A %u, B %u", m.ct->nr, m.ct->tracked[3],
+	      m.ct->tracked[4]);
+
+	tcp4(&p, false, 40000, 22, SYN | ACK);
+	v = run_b(&p);
+	CHECK(v == XDP_REDIRECT && b.res.ifindex == TAP_A && b.res.ct_state == TA_CT_ESTABLISHED &&
+	      b.res.rx.judged && b.res.rx.tap == 3 && b.res.rx.ct_state == TA_CT_ESTABLISHED &&
+	      rx_counted(&b.res, TA_CT_C_IN_PASS),
+	      "B's SYN-ACK back to A: both sides established (verdict %u, %u, %u)", v,
+	      b.res.ct_state, b.res.rx.ct_state);
+	tcp4(&p, true, 40000, 22, ACK);
+	CHECK(run_a(&p) == XDP_REDIRECT && m.res.rx.ct_state == TA_CT_ESTABLISHED,
+	      "A's ACK: state %u", m.res.rx.ct_state);
+
+	/* B refuses new connections but for port 22; its replies pass */
+	tcp4(&p, true, 40001, 80, SYN);
+	v = run_a(&p);
+	CHECK(v == XDP_DROP && counted(TA_CT_C_NEW) && m.res.rx.ct_state == TA_CT_NEW &&
+	      m.res.rx.rule == -1 && rx_counted(&m.res, TA_CT_C_IN_DEFAULT) &&
+	      rx_counted(&m.res, TA_CT_C_IN_DROP) && !rx_counted(&m.res, TA_CT_C_NEW),
+	      "A's SYN to B's port 80: dropped by B's default in (verdict %u rule %d)", v,
+	      m.res.rx.rule);
+	CHECK(m.ct->nr == 3 && m.ct->tracked[3] == 2 && m.ct->tracked[4] == 1,
+	      "A's side made it, B's did not: %u, A %u, B %u", m.ct->nr, m.ct->tracked[3],
+	      m.ct->tracked[4]);
+	/* B opens one to A: A's default in drops it; A's opens it out */
+	tcp4(&p, false, 22, 50000, SYN);
+	v = run_b(&p);
+	CHECK(v == XDP_DROP && b.res.ct_state == TA_CT_NEW && b.res.rx.tap == 3 &&
+	      rx_counted(&b.res, TA_CT_C_IN_DROP) && m.ct->tracked[4] == 2 && m.ct->tracked[3] == 2,
+	      "B's SYN to A: made on B's side, dropped by A's (verdict %u, B %u)", v,
+	      m.ct->tracked[4]);
+
+	/* B's policy replaced: port 22 no longer; the connection is cut at its
+	 * next frame, on B's side, counted in B's */
+	load_b("default out redirect tapA\ndefault in drop\n");
+	tcp4(&p, true, 40000, 22, ACK);
+	v = run_a(&p);
+	CHECK(v == XDP_DROP && m.res.ct_state == TA_CT_ESTABLISHED &&
+	      rx_counted(&m.res, TA_CT_C_CUT) && rx_counted(&m.res, TA_CT_C_IN_DROP) &&
+	      !counted(TA_CT_C_CUT) && m.res.rx.stage == TA_MODEL_CT,
+	      "cut by B's new policy: verdict %u, counts 0x%x, B's 0x%x", v, m.res.ct_counts,
+	      m.res.rx.ct_counts);
+	CHECK(m.ct->nr == 3 && m.ct->tracked[3] == 2 && m.ct->tracked[4] == 1,
+	      "B's entry gone, A's stays: %u, A %u, B %u", m.ct->nr, m.ct->tracked[3],
+	      m.ct->tracked[4]);
+
+	/* the plain entry point: the receiver is not judged */
+	tcp4(&p, true, 40002, 22, SYN);
+	ta_model_run_ct(&m.spec, m.generation, &m.tap, OUT, m.now, m.ct, p.d, p.len, &m.res);
+	CHECK(m.res.verdict == XDP_REDIRECT && !m.res.rx.judged, "ta_model_run_ct: verdict %u",
+	      m.res.verdict);
+}
+
+static void test_redirect_receiver_other(void)
+{
+	struct pkt p;
+	uint32_t v;
+
+	/* reject by the receiver: back to the sender, or unsent in its counts */
+	setup_pair(PAIR_A, "rule reject in proto tcp state new,invalid\ndefault in drop\n");
+	tcp4(&p, true, 40000, 23, SYN);
+	v = run_a(&p);
+	CHECK(v == XDP_TX && m.res.reject_sent && rx_counted(&m.res, TA_CT_C_IN_REJECT) &&
+	      !counted(TA_CT_C_OUT_REJECT) && !counted(TA_CT_C_REJECT_UNSENT) &&
+	      m.res.rx.action == TA_ACT_REJECT,
+	      "B's reject: an RST back out of A (verdict %u)", v);
+	tcp4(&p, true, 40000, 23, RST);
+	v = run_a(&p);
+	CHECK(v == XDP_DROP && !m.res.reject_sent && counted(TA_CT_C_REJECT_UNSENT) &&
+	      rx_counted(&m.res, TA_CT_C_IN_REJECT) &&
+	      !rx_counted(&m.res, TA_CT_C_REJECT_UNSENT),
+	      "an RST gets no answer: unsent, in A's counters (verdict %u)", v);
+
+	/* a one-way sender's redirect is judged too */
+	setup_pair("rule redirect tapB proto udp\n", "default in drop\n");
+	udp4(&p, true, 5000, 53);
+	v = run_a(&p);
+	CHECK(v == XDP_DROP && m.res.ct_state == TA_CT_STATE_MAX && m.res.rule == 0 &&
+	      rx_counted(&m.res, TA_CT_C_IN_DROP) && m.ct->nr == 0,
+	      "one-way A, B drops: verdict %u, %u tracked", v, m.ct->nr);
+
+	/* forward: an fdb hit is a redirect */
+	setup_pair("fdb 52:54:00:00:00:09 dev tapB\ndefault out forward\ndefault in drop\n",
+		   "rule pass in proto udp\ndefault in drop\n");
+	udp4(&p, true, 5000, 53);
+	v = run_a(&p);
+	CHECK(v == XDP_REDIRECT && (m.res.events & (1u << TA_EV_FDB_HIT)) &&
+	      rx_counted(&m.res, TA_CT_C_IN_PASS) && rx_counted(&m.res, TA_CT_C_NEW) &&
+	      m.ct->tracked[4] == 1, "forwarded to B, judged by it (verdict %u)", v);
+	tcp4(&p, true, 40000, 80, SYN);
+	v = run_a(&p);
+	CHECK(v == XDP_DROP && rx_counted(&m.res, TA_CT_C_IN_DEFAULT),
+	      "forwarded TCP dropped by B (verdict %u)", v);
+
+	/* a receiver with a one-way policy, or none known: the redirect goes */
+	setup_pair(PAIR_A, "rule pass\n");
+	tcp4(&p, true, 40000, 80, SYN);
+	v = run_a(&p);
+	CHECK(v == XDP_REDIRECT && !m.res.rx.judged && m.ct->nr == 1,
+	      "one-way B: not judged (verdict %u)", v);
+	setup_pair(PAIR_A, PAIR_B);
+	b.as_rx.ifindex = TAP_B + 1;
+	v = run_a(&p);
+	CHECK(v == XDP_REDIRECT && !m.res.rx.judged, "a port to no bound tap: verdict %u", v);
+
+	/* fragments: B sees the ports A's tracking gave the later one */
+	setup_pair(PAIR_A, "rule pass in proto udp dport 7000\ndefault in drop\n");
+	{
+		uint8_t *l4 = ip4(&p, true, 17, 8, 0x2000);
+
+		put16(l4, 6000);
+		put16(l4 + 2, 7000);
+	}
+	CHECK(run_a(&p) == XDP_REDIRECT && m.res.rx.ct_state == TA_CT_NEW,
+	      "a first fragment to B's port 7000");
+	ip4(&p, true, 17, 8, 0x0001);
+	v = run_a(&p);
+	CHECK(v == XDP_REDIRECT && m.res.rx.ct_state == TA_CT_NEW && m.res.frame.dport == 7000,
+	      "its later fragment, in B's state (verdict %u state %u)", v, m.res.rx.ct_state);
+	ta_policy_spec_free(&b.spec);
+}
+
 /* ta_model_run (policy explain) on a two-way policy: out, nothing tracked. */
 static void test_run_alone(void)
 {
@@ -468,6 +688,8 @@ int main(void)
 	test_timeouts_and_limits();
 	test_policy_change();
 	test_reject();
+	test_redirect_receiver();
+	test_redirect_receiver_other();
 	test_run_alone();
 	ta_policy_spec_free(&m.spec);
 	ta_model_ct_free(m.ct);

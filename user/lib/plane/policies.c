@@ -267,6 +267,9 @@ int ta_policy_load(struct ta_plane *pl, const char *name, struct ta_policy_spec 
 	err = ta_taps_sync_fdb(pl, res->index, version);
 	if (!err && (head.ct_flags & TA_POL_F_CT) && ta_in_attach_policy(pl, res->index, e))
 		return -e->err;
+	if (!err && !(head.ct_flags & TA_POL_F_CT) && (old.head.ct_flags & TA_POL_F_CT) &&
+	    ta_in_detach_policy(pl, res->index, e))
+		return -e->err;
 	if (!err && (head.pps != old.head.pps || head.bps != old.head.bps ||
 		     head.burst_pkts != old.head.burst_pkts ||
 		     head.burst_bytes != old.head.burst_bytes))

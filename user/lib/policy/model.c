@@ -1231,6 +1231,76 @@ void ta_model_run_ct(const struct ta_policy_spec *spec, uint32_t generation,
 	ct_act(spec, dir, action, ifindex, len, res);
 }
 
+/* The receiver a redirect to ifindex reaches, if it is one of rx: what
+ * judge_redirect finds through ta_ports and the tap's binding. */
+static const struct ta_model_receiver *receiver_at(const struct ta_model_receiver *rx,
+						   uint32_t nr, uint32_t ifindex)
+{
+	for (uint32_t i = 0; i < nr; i++)
+		if (rx[i].ifindex == ifindex)
+			return &rx[i];
+	return NULL;
+}
+
+/* judge_in for a frame the sender's policy redirects to `to`: the
+ * receiver's judgement, in its zone and counters, on the frame as the
+ * sender's tracking left it (a later fragment carries the ports its
+ * first one had); then what becomes of the redirect. */
+static void receive(const struct ta_model_receiver *to, uint64_t now, struct ta_model_ct *ct,
+		    size_t len, struct ta_model_result *res)
+{
+	struct ta_model_rx_result *rx = &res->rx;
+	struct ta_model_result in;
+	uint32_t action, ifindex;
+
+	memset(&in, 0, sizeof(in));
+	in.frame = res->frame;
+	in.dir = TA_DIR_IN;
+	in.rule = -1;
+	action = judge(to->spec, to->generation, &to->tap, TA_DIR_IN, now, ct, &in, &ifindex);
+	res->frame = in.frame;
+	rx->judged = true;
+	rx->tap = to->tap.id;
+	rx->stage = in.stage;
+	rx->rule = in.rule;
+	rx->ct_state = in.ct_state;
+	rx->ct_counts = in.ct_counts;
+	if (action == TA_ACT_PASS) {
+		rx->action = TA_ACT_PASS;
+		rx->ct_counts |= 1u << TA_CT_C_IN_PASS;
+		return;
+	}
+	if (action == TA_ACT_REJECT) {
+		/* back out of the sender's tap, or counted there unsent */
+		rx->action = TA_ACT_REJECT;
+		rx->ct_counts |= 1u << TA_CT_C_IN_REJECT;
+		res->reject_sent = ta_model_reject_sent(&res->frame, len);
+		if (!res->reject_sent)
+			count_ct(res, TA_CT_C_REJECT_UNSENT);
+		res->verdict = res->reject_sent ? XDP_TX : XDP_DROP;
+		return;
+	}
+	/* drop, and actions that mean nothing on the way in */
+	rx->action = TA_ACT_DROP;
+	rx->ct_counts |= 1u << TA_CT_C_IN_DROP;
+	res->verdict = XDP_DROP;
+}
+
+void ta_model_run_rx(const struct ta_policy_spec *spec, uint32_t generation,
+		     const struct ta_model_tap *tap, uint32_t dir, uint64_t now_ns,
+		     struct ta_model_ct *ct, const struct ta_model_receiver *rx, uint32_t nr_rx,
+		     const uint8_t *data, size_t len, struct ta_model_result *res)
+{
+	const struct ta_model_receiver *to;
+
+	ta_model_run_ct(spec, generation, tap, dir, now_ns, ct, data, len, res);
+	if (dir != TA_DIR_OUT || res->verdict != XDP_REDIRECT)
+		return;
+	to = receiver_at(rx, nr_rx, res->ifindex);
+	if (to && to->spec && ta_policy_two_way(to->spec))
+		receive(to, now_ns, ct, len, res);
+}
+
 void ta_model_run_in_state(const struct ta_policy_spec *spec, uint32_t dir, uint32_t state,
 			   const uint8_t *data, size_t len, struct ta_model_result *res)
 {

@@ -94,6 +94,17 @@ struct ta_model_result {
 			      * when the policy is not two-way */
 	uint32_t ct_counts;  /* 1 << enum ta_ct_counter: what it counted */
 	bool reject_sent;    /* a reject went back (out: XDP_TX) */
+	/* the receiver of a redirect (ta_model_run_rx): what its in policy
+	 * did with the frame, counted in its own counters */
+	struct ta_model_rx_result {
+		bool judged;	    /* its policy is two-way and judged it */
+		uint32_t tap;	    /* its tap id */
+		enum ta_model_stage stage;
+		int rule;	    /* its rule, -1: its default in */
+		uint32_t action;    /* TA_ACT_PASS, _DROP or _REJECT */
+		uint32_t ct_state;  /* enum ta_ct_state in its zone */
+		uint32_t ct_counts; /* 1 << enum ta_ct_counter */
+	} rx;
 };
 
 /*
@@ -164,12 +175,42 @@ void ta_model_ct_free(struct ta_model_ct *ct);
  * it (out: tap_accel_policy's verdict; in: XDP_PASS or XDP_DROP, or
  * XDP_TX for a reject sent back) and what it does to the table. A policy
  * that is not two-way takes ta_model_run()'s path out and passes in. The
- * receiver of a redirect is assumed to have no in policy.
+ * receiver of a redirect is taken to be no bound tap (or one whose policy
+ * is one-way): the redirect is not judged again. ta_model_run_rx() says
+ * who receives.
  */
 void ta_model_run_ct(const struct ta_policy_spec *spec, uint32_t generation,
 		     const struct ta_model_tap *tap, uint32_t dir, uint64_t now_ns,
 		     struct ta_model_ct *ct, const uint8_t *data, size_t len,
 		     struct ta_model_result *res);
+
+/* A bound tap of the program's namespace that redirects can reach: the
+ * policy version it runs, its id and zone, and the device a redirect
+ * names to reach it (the ifindex ta_ports holds for the port). */
+struct ta_model_receiver {
+	const struct ta_policy_spec *spec;
+	uint32_t generation;
+	struct ta_model_tap tap;
+	uint32_t ifindex;
+};
+
+/*
+ * ta_model_run_ct() on a host where the `nr_rx` taps of `rx` can receive
+ * redirects, and some policy is two-way (ta_ct_config's TA_CT_CFG_F_IN,
+ * which the plane sets then). A frame out whose policy (one-way or
+ * two-way) redirects it (redirect, or forward that finds the fdb entry)
+ * to the ifindex of a receiver with a two-way policy is judged first by
+ * that policy in direction in, in the receiver's zone, with its
+ * generation: it makes or moves the receiver's connection and counts in
+ * res->rx. Its pass lets the redirect go; its drop replaces it (XDP_DROP);
+ * its reject goes back to the sender (XDP_TX, res->reject_sent) or is
+ * counted unsent in the sender's counters (XDP_DROP). Frames in are as in
+ * ta_model_run_ct().
+ */
+void ta_model_run_rx(const struct ta_policy_spec *spec, uint32_t generation,
+		     const struct ta_model_tap *tap, uint32_t dir, uint64_t now_ns,
+		     struct ta_model_ct *ct, const struct ta_model_receiver *rx, uint32_t nr_rx,
+		     const uint8_t *data, size_t len, struct ta_model_result *res);
 
 /* A frame of direction dir judged as if its connection were in `state`
  * (enum ta_ct_state), whatever the frame is: what `policy explain

@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/magic.h>
 #include <sched.h>
 #include <stdbool.h>
@@ -43,6 +44,93 @@ int ta_netns_inode(unsigned long *inode)
 		return -errno;
 	*inode = (unsigned long)st.st_ino;
 	return 0;
+}
+
+struct ns_search {
+	unsigned long long cookie;
+	ino_t *seen;
+	size_t nr_seen, cap_seen;
+	int found;
+};
+
+/* Whether `path` is the namespace searched for; each namespace is entered
+ * once however many names and processes it has. 1 (the fd is kept in
+ * search->found), 0, or -errno when nothing more can be tried. */
+static int ns_try(struct ns_search *search, const char *path)
+{
+	unsigned long long cookie;
+	struct stat st;
+	int fd;
+
+	if (stat(path, &st))
+		return 0; /* gone meanwhile, or not ours to see */
+	for (size_t i = 0; i < search->nr_seen; i++)
+		if (search->seen[i] == st.st_ino)
+			return 0;
+	if (search->nr_seen == search->cap_seen) {
+		size_t cap = search->cap_seen ? search->cap_seen * 2 : 64;
+		ino_t *seen = realloc(search->seen, cap * sizeof(*seen));
+
+		if (!seen)
+			return -ENOMEM;
+		search->seen = seen;
+		search->cap_seen = cap;
+	}
+	search->seen[search->nr_seen++] = st.st_ino;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	if (setns(fd, CLONE_NEWNET) || ta_netns_cookie(&cookie) || cookie != search->cookie) {
+		close(fd);
+		return 0;
+	}
+	search->found = fd;
+	return 1;
+}
+
+static int ns_search_dir(struct ns_search *search, const char *dir, const char *suffix,
+			 bool pids_only)
+{
+	char path[PATH_MAX];
+	struct dirent *d;
+	DIR *dp = opendir(dir);
+	int ret = 0;
+
+	if (!dp)
+		return 0; /* no /run/netns: nothing named */
+	while (!ret && (d = readdir(dp))) {
+		if (d->d_name[0] == '.' || (pids_only && !strspn(d->d_name, "0123456789")))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s%s", dir, d->d_name, suffix);
+		ret = ns_try(search, path);
+	}
+	closedir(dp);
+	return ret;
+}
+
+int ta_netns_open_cookie(unsigned long long cookie)
+{
+	struct ns_search search = {.cookie = cookie, .found = -1};
+	int home = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC), ret;
+
+	if (home < 0)
+		return -errno;
+	ret = ns_search_dir(&search, "/run/netns", "", false);
+	if (!ret)
+		ret = ns_search_dir(&search, "/proc", "/ns/net", true);
+	/* back home whatever was entered; failing that, the caller would
+	 * act in the wrong namespace */
+	if (setns(home, CLONE_NEWNET)) {
+		ret = -errno;
+		if (search.found >= 0)
+			close(search.found);
+		search.found = -1;
+	}
+	close(home);
+	free(search.seen);
+	if (ret < 0)
+		return ret;
+	return search.found >= 0 ? search.found : -ENOENT;
 }
 
 int ta_netns_enter(const char *name, struct ta_error *e)

@@ -21,6 +21,12 @@ int ta_netns_cookie(unsigned long long *cookie);
  * Unique among live namespaces; a dead one's may be reused. 0 or -errno. */
 int ta_netns_inode(unsigned long *inode);
 
+/* An fd of the network namespace whose cookie is `cookie`, to setns()
+ * into: one `ip netns` names, else one a process runs in. The caller's
+ * namespace is as it was. The fd, or -ENOENT when nothing names or holds
+ * that namespace any more, or another -errno. */
+int ta_netns_open_cookie(unsigned long long cookie);
+
 /* Enter network namespace NAME (/run/netns/NAME, as `ip netns` names
  * them) or PATH (containing a '/', e.g. /proc/PID/ns/net). The mount
  * namespace stays. 0, or -errno with the error in `e`. */
