@@ -349,7 +349,7 @@ BENCH_SCALE_TAPS=1,1000 interrupt "Ctrl-C in the scale table" \
 # (the host's conntrack limit raised for it): also no nft table left and
 # the limit put back.
 BENCH_FIREWALL_CONNS=1000000 BENCH_FIREWALL_RULES=1 interrupt "Ctrl-C in the firewall table" \
-	"grep -q '^\[1/1\] 1 rules, 1000000 connections: nftables' '$out/int.out'" --no-vm \
+	"grep -q '^\[1/1\] 1 rules, 1000000 connections: ' '$out/int.out'" --no-vm \
 	--out "$out/i4" -- --frames 500 --reps 1 --sizes 64 --programs xdp-drop-native --writers block
 runs "Ctrl-C in the firewall table: the host's conntrack limit was raised for it" \
 	grep -q "nf_conntrack_max $ctmax0 -> " "$out/int.out"

@@ -82,6 +82,7 @@
 #define STACK_PORT 6001
 #define FILLER_PORT 10001 /* the other rules: drop these ports */
 #define PORTS_PER_IP 60000
+#define NR_TURNS 5 /* tap-accel, nft chain, nft set, both references */
 
 static const uint8_t mac_a[6] = {0x02, 0, 0, 0, 0xfa, 0x01};
 static const uint8_t mac_b[6] = {0x02, 0, 0, 0, 0xfa, 0x02};
@@ -290,8 +291,7 @@ static void flow_nth(struct flow *fl, uint32_t net, unsigned long i)
 
 struct side_env {
 	enum fw_side_kind kind;
-	bool firewall;		  /* false: the reference without one */
-	struct side_env *none;	  /* the reference, in a namespace of its own */
+	int netns;		  /* its network namespace */
 	int fd[2];		  /* taps of guests A and B, nonblocking */
 	char name[2][IFNAMSIZ];
 	uint8_t host_mac[6];	  /* where A's frames to the stack go */
@@ -361,8 +361,8 @@ static const char *mac_text(const uint8_t m[6], char buf[18])
 
 /* A network namespace with taps A and B; for tap-accel the host's address
  * on A, for nftables both in bridge fwbr0 with the address on the bridge.
- * The taps' and the socket's fds work from any namespace: the cells of the
- * firewall and of its reference take turns from one process. */
+ * The taps' and the socket's fds work from any namespace: the cells of
+ * every firewall and of their references take turns from one process. */
 static int env_setup(struct side_env *v, struct ta_error *e)
 {
 	char ma[18], mb[18];
@@ -370,6 +370,9 @@ static int env_setup(struct side_env *v, struct ta_error *e)
 
 	if (unshare(CLONE_NEWNET) < 0)
 		return fail(e, errno, "unshare(CLONE_NEWNET): %s (needs root)", strerror(errno));
+	v->netns = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (v->netns < 0)
+		return fail(e, errno, "/proc/self/ns/net: %s", strerror(errno));
 	/* No router solicitations or DAD frames in the taps' queues. */
 	write_file("/proc/sys/net/ipv6/conf/default/disable_ipv6", "1");
 	write_file("/proc/sys/net/ipv6/conf/all/disable_ipv6", "1");
@@ -520,38 +523,43 @@ static unsigned long cell_pass(struct side_env *v, enum fw_cell c, unsigned long
 	return got;
 }
 
-/* A cell: a warm-up of a tenth, then the repetitions; the fastest. With
- * `none`, the same cell without the firewall takes turns with it, so that
- * what else the machine does weighs on both alike. */
-static int cell_measure(struct side_env *v, enum fw_cell c, struct fw_meas *m,
-			struct fw_meas *none, struct ta_error *e)
+/* One namespace's part in a cell: where its frames go, where its time. */
+struct turn {
+	struct side_env *env;
+	struct fw_meas *m;
+};
+
+/*
+ * A cell: a warm-up of a tenth, then the repetitions; the fastest. The
+ * firewalls and their references take turns repetition by repetition, so
+ * that what else the machine does weighs on all of them alike.
+ */
+static int cell_measure(const struct turn *turns, int nr, enum fw_cell c, struct ta_error *e)
 {
-	const struct fw_opts *o = v->o;
-	struct side_env *env[2] = {v, none ? v->none : NULL};
-	struct fw_meas *out[2] = {m, none};
-	double t[2][FW_MAX_REPS];
+	const struct fw_opts *o = turns[0].env->o;
+	double t[NR_TURNS][FW_MAX_REPS];
 	unsigned long n = o->frames;
 
-	for (int k = 0; k < 2 && env[k]; k++) {
-		out[k]->delivered = 1;
-		drain(env[k]);
-		cell_pass(env[k], c, n / 10 ? n / 10 : 1);
+	for (int k = 0; k < nr; k++) {
+		turns[k].m->delivered = 1;
+		drain(turns[k].env);
+		cell_pass(turns[k].env, c, n / 10 ? n / 10 : 1);
 	}
 	for (int r = 0; r < o->reps; r++)
-		for (int k = 0; k < 2 && env[k]; k++) {
+		for (int k = 0; k < nr; k++) {
 			double t0 = now_s();
-			unsigned long got = cell_pass(env[k], c, n);
+			unsigned long got = cell_pass(turns[k].env, c, n);
 
 			t[k][r] = (now_s() - t0) * 1e9 / n;
-			if ((double)got / n < out[k]->delivered)
-				out[k]->delivered = (double)got / n;
+			if ((double)got / n < turns[k].m->delivered)
+				turns[k].m->delivered = (double)got / n;
 			if (stop_requested())
 				return fail(e, EINTR, "interrupted");
 		}
 	/* The fastest: what other work on the machine does only adds time. */
-	for (int k = 0; k < 2 && env[k]; k++) {
+	for (int k = 0; k < nr; k++) {
 		qsort(t[k], o->reps, sizeof(*t[k]), cmp_double);
-		out[k]->ns = t[k][0];
+		turns[k].m->ns = t[k][0];
 	}
 	return 0;
 }
@@ -577,6 +585,9 @@ static unsigned long tracked(const struct side_env *v)
 
 	if (v->kind == SIDE_TA)
 		return ta_tracked();
+	/* /proc/sys/net is the reader's namespace's */
+	if (setns(v->netns, CLONE_NEWNET))
+		return 0;
 	n = read_long("/proc/sys/net/netfilter/nf_conntrack_count");
 	return n > 0 ? n : 0;
 }
@@ -738,25 +749,15 @@ static int ta_memory(struct fw_side *s, struct ta_error *e)
 	return 0;
 }
 
-/* Where cell c's reference goes: G2S and S2G have one, measured with them. */
-static struct fw_meas *reference(enum fw_cell c, struct fw_meas *none)
-{
-	return c == CELL_G2S || c == CELL_S2G ? &none[c] : NULL;
-}
-
-static int ta_side(struct side_env *v, struct fw_side *s, struct ta_error *e)
+/* The policy loaded and both taps bound, in v's namespace (the current). */
+static int ta_enable(struct side_env *v, struct ta_error *e)
 {
 	if (ta_policy(v, e) ||
 	    run(e, "TAP_ACCEL_CT_ENTRIES=%lu '%s' policy load fw '%s'", ta_entries(v), v->exe,
 		v->policy_file) ||
-	    run(e, "'%s' attach fwa fwb --policy fw", v->exe) || ta_timeouts(e) ||
-	    establish(v, e) || fill(v, s, e))
+	    run(e, "'%s' attach fwa fwb --policy fw", v->exe) || ta_timeouts(e))
 		return -e->err;
-	for (int c = 0; c < NR_CELLS; c++)
-		if (cell_measure(v, c, &s->m[VAR_CHAIN][c], reference(c, s->none[VAR_CHAIN]), e))
-			return -e->err;
-	s->after_new = tracked(v);
-	return ta_memory(s, e);
+	return 0;
 }
 
 /* ---- nftables ----------------------------------------------------------- */
@@ -851,62 +852,96 @@ static int nft_memory(struct fw_side *s, struct ta_error *e)
 	return 0;
 }
 
-static int nft_side(struct side_env *v, struct fw_side *s, struct ta_error *e)
+/* br_netfilter and the table with the rules as `var`, in v's namespace
+ * (the current). */
+static int nft_enable(struct side_env *v, int var, struct ta_error *e)
 {
 	char timeout[16];
 
 	snprintf(timeout, sizeof(timeout), "%d", CT_TIMEOUT_S);
 	if (write_file("/proc/sys/net/bridge/bridge-nf-call-iptables", "1"))
 		return fail(e, errno, "bridge-nf-call-iptables: %s", strerror(errno));
-	if (nft_load(v, VAR_CHAIN, true, e))
+	if (nft_load(v, var, true, e))
 		return -e->err;
 	write_file("/proc/sys/net/netfilter/nf_conntrack_udp_timeout", timeout);
 	write_file("/proc/sys/net/netfilter/nf_conntrack_udp_timeout_stream", timeout);
-	if (establish(v, e) || fill(v, s, e))
-		return -e->err;
-	for (int var = VAR_CHAIN; var < NR_VARS; var++) {
-		if (var != VAR_CHAIN && nft_load(v, var, false, e))
-			return -e->err;
-		for (int c = 0; c < NR_CELLS; c++)
-			if (cell_measure(v, c, &s->m[var][c], reference(c, s->none[var]), e))
-				return -e->err;
-	}
-	s->after_new = tracked(v);
-	return nft_memory(s, e);
+	return 0;
 }
 
-/* The child of one side of one row: its namespaces go when it exits. */
-static int side_child(const struct fw *fw, struct fw_row *row, enum fw_side_kind kind)
+enum { ENV_TA, ENV_TA_NONE, ENV_NFT_CHAIN, ENV_NFT_SET, ENV_NFT_NONE, NR_ENVS };
+
+/* Every namespace of a row, each firewall enabled in its own. */
+static int row_setup(struct side_env env[NR_ENVS], struct ta_error *e)
 {
-	struct side_env none = {.kind = kind, .fd = {-1, -1}, .sock = -1, .o = fw->o,
-				.exe = fw->exe, .rules = row->rules, .conns = row->conns};
-	struct side_env v = none;
-	struct fw_side *s = &row->side[kind];
+	for (int k = 0; k < NR_ENVS; k++) {
+		if (env_setup(&env[k], e))
+			return -e->err;
+		if ((k == ENV_TA && ta_enable(&env[k], e)) ||
+		    (k == ENV_NFT_CHAIN && nft_enable(&env[k], VAR_CHAIN, e)) ||
+		    (k == ENV_NFT_SET && nft_enable(&env[k], VAR_SET, e)))
+			return -e->err;
+	}
+	return 0;
+}
+
+static int row_measure(struct side_env env[NR_ENVS], struct fw_row *row, struct ta_error *e)
+{
+	struct fw_side *ta = &row->side[SIDE_TA], *nft = &row->side[SIDE_NFT], set = {0};
+
+	if (row_setup(env, e) || establish(&env[ENV_TA], e) || fill(&env[ENV_TA], ta, e) ||
+	    establish(&env[ENV_NFT_CHAIN], e) || fill(&env[ENV_NFT_CHAIN], nft, e) ||
+	    establish(&env[ENV_NFT_SET], e) || fill(&env[ENV_NFT_SET], &set, e))
+		return -e->err;
+	nft->fill_short |= set.fill_short;
+	for (int c = 0; c < NR_CELLS; c++) {
+		struct turn turns[NR_TURNS] = {
+			{&env[ENV_TA], &ta->m[VAR_CHAIN][c]},
+			{&env[ENV_NFT_CHAIN], &nft->m[VAR_CHAIN][c]},
+			{&env[ENV_NFT_SET], &nft->m[VAR_SET][c]},
+			{&env[ENV_TA_NONE], &ta->none[VAR_CHAIN][c]},
+			{&env[ENV_NFT_NONE], &nft->none[VAR_CHAIN][c]},
+		};
+		bool reference = c == CELL_G2S || c == CELL_S2G;
+
+		if (cell_measure(turns, reference ? NR_TURNS : 3, c, e))
+			return -e->err;
+		nft->none[VAR_SET][c] = nft->none[VAR_CHAIN][c];
+	}
+	ta->after_new = tracked(&env[ENV_TA]);
+	nft->after_new = tracked(&env[ENV_NFT_CHAIN]);
+	return ta_memory(ta, e) ?: nft_memory(nft, e);
+}
+
+/* The child of one row: its namespaces go when it exits. */
+static int row_child(const struct fw *fw, struct fw_row *row)
+{
+	struct side_env env[NR_ENVS];
 	struct ta_error e = {0};
 	cpu_set_t cpus;
 	int ret = 0;
 
+	for (int k = 0; k < NR_ENVS; k++)
+		env[k] = (struct side_env){
+			.kind = k < ENV_NFT_CHAIN ? SIDE_TA : SIDE_NFT, .netns = -1,
+			.fd = {-1, -1}, .sock = -1, .o = fw->o, .exe = fw->exe,
+			.rules = row->rules, .conns = row->conns};
 	/* Every frame is handled in the writer's context: one CPU for it. */
 	CPU_ZERO(&cpus);
 	CPU_SET(fw->ncpus - 1, &cpus);
 	sched_setaffinity(0, sizeof(cpus), &cpus);
-	v.firewall = true;
-	v.none = &none;
 	if (unshare(CLONE_NEWNS) < 0)
 		ret = fail(&e, errno, "unshare(CLONE_NEWNS): %s (needs root)", strerror(errno));
 	else if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
 		ret = fail(&e, errno, "a private mount namespace: %s", strerror(errno));
-	else if (kind == SIDE_TA && mount("bpf", TA_BPFFS, "bpf", 0, "mode=0700") < 0)
+	else if (mount("bpf", TA_BPFFS, "bpf", 0, "mode=0700") < 0)
 		ret = fail(&e, errno, "a private bpffs on %s: %s", TA_BPFFS, strerror(errno));
 	if (!ret)
-		ret = env_setup(&none, &e) ?: env_setup(&v, &e);
-	if (!ret)
-		ret = kind == SIDE_TA ? ta_side(&v, s, &e) : nft_side(&v, s, &e);
-	if (v.policy_file[0])
-		unlink(v.policy_file);
-	if (ret)
-		snprintf(s->error, sizeof(s->error), "%.250s", e.text);
-	s->ran = !ret;
+		ret = row_measure(env, row, &e);
+	if (env[ENV_TA].policy_file[0])
+		unlink(env[ENV_TA].policy_file);
+	for (int side = 0; ret && side < NR_SIDES; side++)
+		snprintf(row->side[side].error, sizeof(row->side[side].error), "%.250s", e.text);
+	row->side[SIDE_TA].ran = row->side[SIDE_NFT].ran = !ret;
 	return ret ? 1 : 0;
 }
 
@@ -952,7 +987,6 @@ static int ct_max_raise(const struct fw_opts *o, struct ta_error *e)
 
 /* ---- the report --------------------------------------------------------- */
 
-static const char *const side_label[NR_SIDES] = {"tap-accel", "nftables"};
 
 static double meas(const struct fw_row *r, int side, int var, int c)
 {
@@ -1419,8 +1453,8 @@ void fw_opts_default(struct fw_opts *o, bool full)
 			o->conns[o->nr_rows] = conns[c];
 		}
 	}
-	o->frames = full ? 50000 : 10000;
-	o->reps = 15;
+	o->frames = full ? 10000 : 3000;
+	o->reps = FW_MAX_REPS;
 }
 
 static int parse_counts(const char *list, unsigned long max, unsigned long *v, int *n,
@@ -1487,7 +1521,7 @@ static int preflight(struct fw *fw, struct ta_error *e)
 	return ct_max_raise(fw->o, e);
 }
 
-static int run_side(struct fw *fw, struct fw_row *row, enum fw_side_kind kind)
+static int run_row(struct fw *fw, struct fw_row *row)
 {
 	bool told = false;
 	int status = 0;
@@ -1496,7 +1530,7 @@ static int run_side(struct fw *fw, struct fw_row *row, enum fw_side_kind kind)
 	if (pid < 0)
 		return -errno;
 	if (pid == 0)
-		_exit(side_child(fw, row, kind));
+		_exit(row_child(fw, row));
 	/* A Ctrl-C from the terminal reaches the child too; a signal to this
 	 * process alone is passed on, so that the child stops at its next
 	 * step (its namespaces go with it). */
@@ -1510,9 +1544,9 @@ static int run_side(struct fw *fw, struct fw_row *row, enum fw_side_kind kind)
 	}
 	if (stop_requested())
 		return -EINTR;
-	if (!WIFEXITED(status) && !row->side[kind].error[0])
-		snprintf(row->side[kind].error, sizeof(row->side[kind].error),
-			 "the %s side ended on signal %d", side_label[kind],
+	if (!WIFEXITED(status) && !row->side[SIDE_TA].error[0])
+		snprintf(row->side[SIDE_TA].error, sizeof(row->side[SIDE_TA].error),
+			 "the row's process ended on signal %d",
 			 WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 	return 0;
 }
@@ -1526,14 +1560,12 @@ static int measure(struct fw *fw)
 
 		r->rules = o->rules[i];
 		r->conns = o->conns[i];
-		for (int side = 0; side < NR_SIDES; side++) {
-			fprintf(stderr, "[%d/%d] %u rules, %lu connections: %s\n", i + 1,
-				o->nr_rows, r->rules, r->conns, side_label[side]);
-			if (run_side(fw, r, side))
-				return -EINTR;
-			if (r->side[side].error[0])
-				fprintf(stderr, "  %s: %s\n", side_label[side], r->side[side].error);
-		}
+		fprintf(stderr, "[%d/%d] %u rules, %lu connections: tap-accel and nftables\n",
+			i + 1, o->nr_rows, r->rules, r->conns);
+		if (run_row(fw, r))
+			return -EINTR;
+		if (r->side[SIDE_TA].error[0])
+			fprintf(stderr, "  %s\n", r->side[SIDE_TA].error);
 	}
 	return 0;
 }
