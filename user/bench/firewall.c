@@ -302,7 +302,7 @@ struct side_env {
 	const char *exe;
 	unsigned int rules;
 	unsigned long conns;
-	char policy_file[64], rules_file[64];
+	int policy_fd; /* the policy's text, in memory: /dev/fd/N */
 };
 
 static int tap_open(struct side_env *v, int i, const char *name, struct ta_error *e)
@@ -674,19 +674,34 @@ static unsigned long ta_entries(const struct side_env *v)
 	return n;
 }
 
+/*
+ * A text the commands read as /dev/fd/N: a memfd that they inherit, so
+ * that no file is left behind however the run ends. Its fd, or -1 with e.
+ */
+static int text_open(FILE **f, struct ta_error *e)
+{
+	int fd = memfd_create("tap-accel-bench-fw", 0), dup_fd = fd >= 0 ? dup(fd) : -1;
+
+	if (dup_fd < 0 || !(*f = fdopen(dup_fd, "w"))) {
+		fail(e, errno, "memfd: %s", strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		if (dup_fd >= 0)
+			close(dup_fd);
+		return -1;
+	}
+	return fd;
+}
+
 /* examples/security-group.policy, with the row's rules before the flow's. */
 static int ta_policy(struct side_env *v, struct ta_error *e)
 {
 	char ma[18], mb[18];
 	FILE *f;
-	int fd;
 
-	snprintf(v->policy_file, sizeof(v->policy_file), "/tmp/tap-accel-fw-XXXXXX");
-	fd = mkstemp(v->policy_file);
-	if (fd < 0 || !(f = fdopen(fd, "w"))) {
-		v->policy_file[0] = '\0';
-		return fail(e, errno, "a policy file in /tmp: %s", strerror(errno));
-	}
+	v->policy_fd = text_open(&f, e);
+	if (v->policy_fd < 0)
+		return -e->err;
 	fprintf(f, "# tap-accel-bench --firewall: a security group, %u in rules before the "
 		   "flow's\nfdb %s dev fwa\nfdb %s dev fwb\nrule forward out\n",
 		v->rules, mac_text(mac_a, ma), mac_text(mac_b, mb));
@@ -700,7 +715,7 @@ static int ta_policy(struct side_env *v, struct ta_error *e)
 		   "default in drop\n"
 		   "default out forward\n",
 		G2G_DPORT);
-	return fclose(f) ? fail(e, errno, "%s: %s", v->policy_file, strerror(errno)) : 0;
+	return fclose(f) ? fail(e, errno, "the policy's text: %s", strerror(errno)) : 0;
 }
 
 /* UDP connections last CT_TIMEOUT_S (the fill's must outlive the row). */
@@ -753,8 +768,8 @@ static int ta_memory(struct fw_side *s, struct ta_error *e)
 static int ta_enable(struct side_env *v, struct ta_error *e)
 {
 	if (ta_policy(v, e) ||
-	    run(e, "TAP_ACCEL_CT_ENTRIES=%lu '%s' policy load fw '%s'", ta_entries(v), v->exe,
-		v->policy_file) ||
+	    run(e, "TAP_ACCEL_CT_ENTRIES=%lu '%s' policy load fw /dev/fd/%d", ta_entries(v),
+		v->exe, v->policy_fd) ||
 	    run(e, "'%s' attach fwa fwb --policy fw", v->exe) || ta_timeouts(e))
 		return -e->err;
 	return 0;
@@ -785,9 +800,8 @@ static void nft_rules(FILE *f, const struct side_env *v, int var)
 		G2G_DPORT);
 }
 
-/* The table, or (first) its guest chain again: one transaction, which
- * keeps the connections. */
-static int nft_load(struct side_env *v, int var, bool first, struct ta_error *e)
+/* The table with the guest's in rules as `var`, in one transaction. */
+static int nft_load(struct side_env *v, int var, struct ta_error *e)
 {
 	static const char hooks[] =
 		"table inet tap_accel_bench {\n"
@@ -811,24 +825,17 @@ static int nft_load(struct side_env *v, int var, bool first, struct ta_error *e)
 		"  }\n"
 		"}\n";
 	FILE *f;
-	int fd, ret;
+	int fd = text_open(&f, e), ret;
 
-	snprintf(v->rules_file, sizeof(v->rules_file), "/tmp/tap-accel-fw-XXXXXX");
-	fd = mkstemp(v->rules_file);
-	if (fd < 0 || !(f = fdopen(fd, "w"))) {
-		v->rules_file[0] = '\0';
-		return fail(e, errno, "a ruleset file in /tmp: %s", strerror(errno));
-	}
-	if (first)
-		fputs(hooks, f);
-	fprintf(f, "flush chain inet tap_accel_bench sg_in\n");
+	if (fd < 0)
+		return -e->err;
+	fputs(hooks, f);
 	nft_rules(f, v, var);
 	if (fclose(f))
-		ret = fail(e, errno, "%s: %s", v->rules_file, strerror(errno));
+		ret = fail(e, errno, "the ruleset's text: %s", strerror(errno));
 	else
-		ret = run(e, "nft -f '%s'", v->rules_file);
-	unlink(v->rules_file);
-	v->rules_file[0] = '\0';
+		ret = run(e, "nft -f /dev/fd/%d", fd);
+	close(fd);
 	return ret;
 }
 
@@ -861,7 +868,7 @@ static int nft_enable(struct side_env *v, int var, struct ta_error *e)
 	snprintf(timeout, sizeof(timeout), "%d", CT_TIMEOUT_S);
 	if (write_file("/proc/sys/net/bridge/bridge-nf-call-iptables", "1"))
 		return fail(e, errno, "bridge-nf-call-iptables: %s", strerror(errno));
-	if (nft_load(v, var, true, e))
+	if (nft_load(v, var, e))
 		return -e->err;
 	write_file("/proc/sys/net/netfilter/nf_conntrack_udp_timeout", timeout);
 	write_file("/proc/sys/net/netfilter/nf_conntrack_udp_timeout_stream", timeout);
@@ -923,7 +930,7 @@ static int row_child(const struct fw *fw, struct fw_row *row)
 	for (int k = 0; k < NR_ENVS; k++)
 		env[k] = (struct side_env){
 			.kind = k < ENV_NFT_CHAIN ? SIDE_TA : SIDE_NFT, .netns = -1,
-			.fd = {-1, -1}, .sock = -1, .o = fw->o, .exe = fw->exe,
+			.fd = {-1, -1}, .sock = -1, .policy_fd = -1, .o = fw->o, .exe = fw->exe,
 			.rules = row->rules, .conns = row->conns};
 	/* Every frame is handled in the writer's context: one CPU for it. */
 	CPU_ZERO(&cpus);
@@ -937,8 +944,8 @@ static int row_child(const struct fw *fw, struct fw_row *row)
 		ret = fail(&e, errno, "a private bpffs on %s: %s", TA_BPFFS, strerror(errno));
 	if (!ret)
 		ret = row_measure(env, row, &e);
-	if (env[ENV_TA].policy_file[0])
-		unlink(env[ENV_TA].policy_file);
+	if (env[ENV_TA].policy_fd >= 0)
+		close(env[ENV_TA].policy_fd);
 	for (int side = 0; ret && side < NR_SIDES; side++)
 		snprintf(row->side[side].error, sizeof(row->side[side].error), "%.250s", e.text);
 	row->side[SIDE_TA].ran = row->side[SIDE_NFT].ran = !ret;
