@@ -13,11 +13,13 @@
 # on 2 cores.
 # Then the scale table: taps bound to one policy on the host's stock tun
 # (1, 100 and 1000; --full: and 4096), their kernel memory and the time to
-# bind, list and count them (tap-accel-bench --scale).
+# bind, list and count them (tap-accel-bench --scale). Then the firewall
+# table: one security group enforced by tap-accel and by bridge +
+# br_netfilter + nftables, side by side (tap-accel-bench --firewall).
 # One report, in OUT (default build/bench/<UTC stamp>/): report.txt (the
-# headline, then every full matrix, then the scale table), headline.csv,
+# headline, then every full matrix, then the scale and firewall tables), headline.csv,
 # results.csv, results.json, results.md, chart.svg and chart.png; host/,
-# vm/ and scale/ hold each run's own files. results.md is the report for
+# vm/, scale/ and firewall/ hold each run's own files. results.md is the report for
 # docs: dated, with the machine it ran on (kernel, CPU model, cores);
 # --results FILE copies it there when the run succeeded (`make bench`:
 # docs/results.md). The terminal gets the progress, then the headline and where the
@@ -31,7 +33,11 @@
 # BENCH_VM_REPS (the VM matrix's size), BENCH_VM_VHOST_REPS and
 # BENCH_VM_VHOST_FRAMES (the vhost rows' rounds and frames per cell: 3,
 # 4000), BENCH_SCALE_TAPS (the scale rows,
-# e.g. 1,100,1000; "none" leaves the table out).
+# e.g. 1,100,1000; "none" leaves the table out), BENCH_FIREWALL_CONNS (the
+# firewall table's connection counts, each with every rule count, e.g.
+# 1000,1000000; "none" leaves the table out), BENCH_FIREWALL_RULES (its
+# rule counts, e.g. 1,1000) and BENCH_FIREWALL_FRAMES (frames per
+# repetition of its cells).
 set -u
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -289,6 +295,21 @@ if [ "$scale" != none ]; then
 	}
 fi
 
+# The firewall table: one security group by tap-accel and by bridge +
+# br_netfilter + nftables, on the host's stock tun.
+fwconns=${BENCH_FIREWALL_CONNS:-}
+if [ "$fwconns" != none ]; then
+	say "firewall: tap-accel against bridge + br_netfilter + nftables"
+	set -- --firewall ${fwconns:+--conns "$fwconns"} \
+		${BENCH_FIREWALL_RULES:+--rules "$BENCH_FIREWALL_RULES"} \
+		${BENCH_FIREWALL_FRAMES:+--frames "$BENCH_FIREWALL_FRAMES"}
+	[ $mode = --full ] && set -- "$@" --full
+	"$BIN" "$@" --out "$OUT/firewall" >"$OUT/firewall.txt" || {
+		say "firewall: failed"
+		rc=1
+	}
+fi
+
 # ---- the report of the run ----
 case $src in
 host) from="this host, $(uname -r): both drivers in one run" ;;
@@ -316,6 +337,11 @@ esac
 		echo
 		echo "==== scale: taps bound to one policy on this host's stock tun"
 		cat "$OUT/scale.txt"
+	fi
+	if [ -s "$OUT/firewall.txt" ]; then
+		echo
+		echo "==== firewall: tap-accel against bridge + br_netfilter + nftables, stock tun"
+		cat "$OUT/firewall.txt"
 	fi
 } >"$OUT/report.txt"
 # results.md: the same figures for docs/, with the date and the machine.
@@ -346,6 +372,7 @@ fence() { # TITLE FILE: a section of results.md, FILE as it is
 	fence "Host: $(uname -r), stock tun$([ -n "$why" ] || echo " and tapx")" "$OUT/host/table.txt"
 	[ $src = vm ] && fence "VM: tun.ko and tapx.ko in one boot (emulated CPU)" "$OUT/vm/table.txt"
 	fence "Scale: taps bound to one policy on this host's stock tun" "$OUT/scale.txt"
+	fence "Firewall: tap-accel against bridge + br_netfilter + nftables" "$OUT/firewall.txt"
 } >"$OUT/results.md"
 if [ -n "$results" ]; then
 	if [ $rc -eq 0 ]; then
@@ -373,6 +400,8 @@ esc() { printf '%s' "$1" | sed 's/\\/\\\\/g; s/"/\\"/g'; }
 	if [ -s "$OUT/vm/results.json" ]; then cat "$OUT/vm/results.json"; else printf 'null'; fi
 	printf ',\n"scale": '
 	if [ -s "$OUT/scale/scale.json" ]; then cat "$OUT/scale/scale.json"; else printf 'null'; fi
+	printf ',\n"firewall": '
+	if [ -s "$OUT/firewall/firewall.json" ]; then cat "$OUT/firewall/firewall.json"; else printf 'null'; fi
 	printf '}\n'
 } >"$OUT/results.json"
 
@@ -384,6 +413,10 @@ echo "headline from $from"
 echo
 if [ -s "$OUT/scale.txt" ]; then
 	cat "$OUT/scale.txt"
+	echo
+fi
+if [ -s "$OUT/firewall.txt" ]; then
+	cat "$OUT/firewall.txt"
 	echo
 fi
 charts=

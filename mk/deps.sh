@@ -70,7 +70,7 @@ need_suite() {
 	host | agent | agent-fault) need "$HOST_PKGS $PY_PKGS" ;;
 	adapters) need "$HOST_PKGS $PY_PKGS $QEMU_PKGS" ;;
 	bench)
-		need "$HOST_PKGS $PY_PKGS $QEMU_PKGS $GUEST_PKGS gnuplot-nox $(running_headers)"
+		need "$HOST_PKGS $PY_PKGS $QEMU_PKGS $GUEST_PKGS gnuplot-nox nftables $(running_headers)"
 		need_kernel "${VM_KERNEL:-6.1}"
 		need_plugin
 		;;

@@ -150,8 +150,8 @@ runs "chart.svg and chart.png of both drivers" \
 
 # make bench's script, tiny: where tapx cannot load here, it says why in
 # one line and adds the VM comparison.
-BENCH_SCALE_TAPS=1,20 BENCH_VM_VHOST_REPS=1 BENCH_VM_VHOST_FRAMES=200 \
-	BENCH_VM_FRAMES=500 BENCH_VM_REPS=1 sh mk/bench.sh --out "$out/mb" --results "$out/results.md" -- \
+BENCH_SCALE_TAPS=1,20 BENCH_FIREWALL_CONNS=1000 BENCH_FIREWALL_RULES=1 BENCH_FIREWALL_FRAMES=500 \
+	BENCH_VM_VHOST_REPS=1 BENCH_VM_VHOST_FRAMES=200 BENCH_VM_FRAMES=500 BENCH_VM_REPS=1 sh mk/bench.sh --out "$out/mb" --results "$out/results.md" -- \
 	--frames 500 --reps 1 --sizes 64 >"$out/mbout" 2>"$out/mberr"
 rc=$?
 runs "make bench's script exits 0" test $rc -eq 0
@@ -198,6 +198,13 @@ import json, sys
 r = json.load(open(sys.argv[1]))
 assert [row["taps"] for row in r["scale"]["rows"]] == [1, 20]
 ' "$out/mb/results.json"
+runs "make bench: the firewall table in report.txt, results.md and the summary" \
+	sh -c "grep -q '^==== firewall' '$out/mb/report.txt' && grep -q '^## Firewall' '$out/mb/results.md' && grep -q '^    1    1k |' '$out/mbout'"
+runs "make bench: results.json holds the firewall row" python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert [(row["rules"], row["conns"]) for row in r["firewall"]["rows"]] == [(1, 1000)]
+' "$out/mb/results.json"
 
 # The scale table: taps bound to one policy through the CLI. The
 # figures are the machine's; what must hold anywhere is checked.
@@ -236,6 +243,57 @@ runs "bench --scale: ... which says so" grep -q "ascending" "$out/err"
 runs "bench --scale with a matrix option is a usage error" test $? -eq 1
 "$BIN" --taps 1 >/dev/null 2>"$out/err"
 runs "bench --taps without --scale is a usage error" grep -q "go with --scale" "$out/err"
+
+# The firewall table: tap-accel and nftables side by side. The figures are
+# the machine's; what must hold anywhere is checked: every row and cell
+# measured, every frame delivered, the tables filled, sane sizes.
+ctmax0=$(sysctl -n net.netfilter.nf_conntrack_max 2>/dev/null)
+nft0=$(nft list tables 2>&1)
+"$BIN" --json --firewall --rules 1,100 --conns 1000 --frames 2000 --reps 3 --out "$out/fw" \
+	>"$out/fw.json" 2>"$out/fw.err"
+rc=$?
+runs "bench --firewall exits 0" test $rc -eq 0
+[ $rc -eq 0 ] || tail -n 5 "$out/fw.err"
+runs "bench --firewall: nft is installed (make deps)" sh -c "command -v nft >/dev/null"
+runs "bench --firewall: the table on stderr with --json, a line per row" \
+	sh -c "grep -q '^    1    1k |  *[0-9]' '$out/fw.err' && grep -q '^  100    1k |  *[0-9]' '$out/fw.err'"
+runs "bench --firewall: the ratios and the goals are printed" \
+	sh -c "grep -q '^ratio tap-accel / nftables' '$out/fw.err' && grep -q '^  established g2g <= 0.5x bridge+nftables  .* \(met\|not met\)\$' '$out/fw.err'"
+for f in firewall.txt firewall.csv firewall.json; do
+	runs "bench --firewall: $f written" test -s "$out/fw/$f"
+done
+runs "bench --firewall: every cell measured, delivered, and sane" python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert [(row["rules"], row["conns"]) for row in r["rows"]] == [(1, 1000), (100, 1000)]
+cells = ["established_g2g", "established_g2s", "established_s2g", "new_connections"]
+for row in r["rows"]:
+    ta, nft = row["tap_accel"], row["nftables"]
+    for side, keys in ((ta, ["ns"]), (nft, ["chain_ns", "set_ns"])):
+        assert "error" not in side, side
+        # a tap write is at least ~100 ns; nothing here takes a millisecond
+        for k in keys:
+            for c in cells:
+                assert 100 < side[k][c] < 1e6, (k, c, side[k][c])
+        assert side["tracked_after_fill"] >= 1000, side
+        # the new-connection cells each add theirs: 3 reps + a tenth
+        assert side["tracked_at_end"] >= 1000 + 6000, side
+    assert 64 <= ta["bytes_per_connection"] <= 1024, ta
+    assert 64 <= nft["bytes_per_connection"] <= 1024, nft
+    for c in ("established_g2g", "new_connections"):
+        assert 0.05 < row["ratio"][c + "_chain"] < 20, (c, row["ratio"])
+assert len(r["goals"]) == 5 and all(g["met"] in (True, False) for g in r["goals"]), r["goals"]
+' "$out/fw.json"
+runs "bench --firewall: no cell lost frames" sh -c "! grep -q 'delivered only' '$out/fw.err'"
+runs "bench --firewall: the host's conntrack limit untouched" \
+	test "$(sysctl -n net.netfilter.nf_conntrack_max)" = "$ctmax0"
+runs "bench --firewall: no nft table left on the host" test "$(nft list tables 2>&1)" = "$nft0"
+"$BIN" --rules 1 >/dev/null 2>"$out/err"
+runs "bench --rules without --firewall is a usage error" grep -q "go with --firewall" "$out/err"
+"$BIN" --firewall --programs xdp-tx >/dev/null 2>"$out/err"
+runs "bench --firewall with a matrix option is a usage error" test $? -eq 1
+"$BIN" --firewall --conns 0 >/dev/null 2>"$out/err"
+runs "bench --firewall: --conns 0 is a usage error that says so" grep -q "counts from 1" "$out/err"
 
 # Ctrl-C in the middle, as a terminal sends it (to the whole session):
 # nothing of the run is left. The state to compare with first.
@@ -277,8 +335,8 @@ interrupt() {
 	runs "$iwhat: no named netns left" test "$(netns)" = "$netns0"
 	runs "$iwhat: no tapx module left" sh -c "! grep -q '^tapx ' /proc/modules 2>/dev/null"
 }
-BENCH_SCALE_TAPS=none
-export BENCH_SCALE_TAPS
+BENCH_SCALE_TAPS=none BENCH_FIREWALL_CONNS=none
+export BENCH_SCALE_TAPS BENCH_FIREWALL_CONNS
 interrupt "Ctrl-C in the bench" "grep -q '^tap-accel-bench: [0-9]* cells' '$out/int.out'" \
 	--no-vm --out "$out/i1" -- \
 	--frames 50000 --reps 32 --sizes 64 --programs xdp-drop-native --writers block
@@ -287,4 +345,16 @@ interrupt "Ctrl-C in the VM" 'pgrep -s "$sid" -f qemu-system >/dev/null' --out "
 BENCH_SCALE_TAPS=1,1000 interrupt "Ctrl-C in the scale table" \
 	"grep -q '^tap-accel-bench --scale: 1000 taps' '$out/int.out'" --no-vm --out "$out/i3" -- \
 	--frames 500 --reps 1 --sizes 64 --programs xdp-drop-native --writers block
+# In the firewall table, while nftables' side fills its table to 10^6
+# (the host's conntrack limit raised for it): also no nft table left and
+# the limit put back.
+BENCH_FIREWALL_CONNS=1000000 BENCH_FIREWALL_RULES=1 interrupt "Ctrl-C in the firewall table" \
+	"grep -q '^\[1/1\] 1 rules, 1000000 connections: ' '$out/int.out'" --no-vm \
+	--out "$out/i4" -- --frames 500 --reps 1 --sizes 64 --programs xdp-drop-native --writers block
+runs "Ctrl-C in the firewall table: the host's conntrack limit was raised for it" \
+	grep -q "nf_conntrack_max $ctmax0 -> " "$out/int.out"
+runs "Ctrl-C in the firewall table: ... and put back" \
+	test "$(sysctl -n net.netfilter.nf_conntrack_max)" = "$ctmax0"
+runs "Ctrl-C in the firewall table: no nft table left on the host" \
+	test "$(nft list tables 2>&1)" = "$nft0"
 finish

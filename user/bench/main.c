@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "bench.h"
+#include "firewall.h"
 #include "scale.h"
 #include "lib/base/error.h"
 #include "lib/base/exit.h"
@@ -29,10 +30,11 @@
 enum opt_kind { FLAG, TEXT, COUNT };
 
 struct bench_cmdline {
-	bool quick, full, vm, scale, json, pretty, verbose, udp;
+	bool quick, full, vm, scale, firewall, json, pretty, verbose, udp;
 	long frames, reps, cpu, singles;
 	const char *out, *programs, *writers, *sizes, *drivers, *tapx_dev, *taps, *frame;
 	const char *icount;
+	const char *rules, *conns;
 };
 
 struct opt {
@@ -91,6 +93,17 @@ static const struct opt opts[] = {
 	{ "singles", 0, COUNT, AT(singles), "N",
 	  "--scale: taps bound one call each, per row (default 100; --full: all)", 0,
 	  SCALE_MAX_TAPS },
+	{ "firewall", 0, FLAG, AT(firewall), NULL,
+	  "instead of the matrix: one security group enforced by tap-accel and by nftables "
+	  "(taps in a bridge, br_netfilter, an inet table), side by side on stock tun: "
+	  "established flows guest to guest and to and from the stack, new connections per "
+	  "second, memory per connection; 1, 100 and 1000 rules, 10^3, 10^5 and 10^6 "
+	  "connections in the table", 0, 0 },
+	{ "rules", 0, TEXT, AT(rules), "LIST",
+	  "--firewall: the rule counts (default 1,100,1000), each row with every --conns", 0,
+	  0 },
+	{ "conns", 0, TEXT, AT(conns), "LIST",
+	  "--firewall: connections in the table (e.g. 1000,100000,1000000)", 0, 0 },
 	{ "json", 'j', FLAG, AT(json), NULL,
 	  "the results as JSON on stdout, the table on stderr", 0, 0 },
 	{ "pretty", 'p', FLAG, AT(pretty), NULL, "JSON, indented", 0, 0 },
@@ -106,7 +119,8 @@ static const char about[] =
 	"say happened to the frames. Runs in a private network namespace; needs root.\n"
 	"With --scale: 1, 100 and 1000 taps (--full: and 4096) bound to one policy\n"
 	"on stock tun, with their kernel memory per tap and the time to bind, list\n"
-	"and count them.\n"
+	"and count them. With --firewall: one security group enforced by tap-accel\n"
+	"and by bridge + br_netfilter + nftables, side by side, as ratios.\n"
 	"`make bench` runs it on both drivers (mk/bench.sh); man tap-accel-bench.\n";
 
 /* With --json or --pretty anywhere, errors too are JSON, on stdout, as the
@@ -241,7 +255,7 @@ static int run_scale(const struct bench_cmdline *c)
 	struct ta_error e;
 
 	if (c->programs || c->writers || c->sizes || c->drivers || c->vm || c->tapx_dev ||
-	    c->frames || c->reps || c->cpu >= 0 || c->frame || c->icount)
+	    c->frames || c->reps || c->cpu >= 0 || c->frame || c->icount || c->rules || c->conns)
 		return usage_error("--scale takes --taps, --singles, --full, --out and --json, "
 				   "not the matrix's options");
 	scale_opts_default(&o, c->full);
@@ -253,6 +267,28 @@ static int run_scale(const struct bench_cmdline *c)
 	o.pretty = c->pretty;
 	o.out_dir = c->out;
 	return scale_run(&o) ? EXIT_SYSTEM : EXIT_OK;
+}
+
+static int run_firewall(const struct bench_cmdline *c)
+{
+	struct fw_opts o;
+	struct ta_error e;
+
+	if (c->programs || c->writers || c->sizes || c->drivers || c->vm || c->tapx_dev ||
+	    c->cpu >= 0 || c->frame || c->icount || c->taps || c->singles >= 0 || c->scale)
+		return usage_error("--firewall takes --rules, --conns, --frames, --reps, --full, "
+				   "--out and --json, not the matrix's or --scale's options");
+	fw_opts_default(&o, c->full);
+	if ((c->rules || c->conns) && fw_parse_grid(&o, c->rules, c->conns, &e))
+		return usage_error("%s", e.text);
+	if (c->frames)
+		o.frames = c->frames;
+	if (c->reps)
+		o.reps = c->reps;
+	o.json = c->json;
+	o.pretty = c->pretty;
+	o.out_dir = c->out;
+	return fw_run(&o) ? EXIT_SYSTEM : EXIT_OK;
 }
 
 static int run_matrix(const struct bench_cmdline *c)
@@ -270,6 +306,8 @@ static int run_matrix(const struct bench_cmdline *c)
 
 	if (c->taps || c->singles >= 0)
 		return usage_error("--taps and --singles go with --scale");
+	if (c->rules || c->conns)
+		return usage_error("--rules and --conns go with --firewall");
 	if (c->frame && strcmp(c->frame, "baseline") && strcmp(c->frame, "udp"))
 		return usage_error("--frame is baseline or udp, not '%s'", c->frame);
 	o.udp_frames = c->frame && !strcmp(c->frame, "udp");
@@ -316,5 +354,5 @@ int main(int argc, char **argv)
 	}
 	c.json |= c.pretty;
 	libbpf_set_print(c.verbose ? print_libbpf : quiet_libbpf);
-	return c.scale ? run_scale(&c) : run_matrix(&c);
+	return c.firewall ? run_firewall(&c) : c.scale ? run_scale(&c) : run_matrix(&c);
 }

@@ -347,7 +347,7 @@ static unsigned int count_of(const char *text, const char *what)
  * The tap-accel CLI the operator runs: the one beside this program
  * (build/user/, or where make install and the package put both).
  */
-static int find_cli(char *path, size_t size, struct ta_error *e)
+int scale_find_cli(char *path, size_t size, struct ta_error *e)
 {
 	char self[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -358,7 +358,7 @@ static int find_cli(char *path, size_t size, struct ta_error *e)
 	snprintf(path, size, "%s/tap-accel", dirname(self));
 	if (access(path, X_OK))
 		return ta_error_system(e, errno,
-				       "%.200s: %s (the scale table runs the tap-accel beside "
+				       "%.200s: %s (the scale and firewall tables run the tap-accel beside "
 				       "tap-accel-bench: make builds both, make install installs "
 				       "both)",
 				       path, strerror(errno));
@@ -908,7 +908,7 @@ int scale_run(const struct scale_opts *o)
 	snprintf(s->kernel, sizeof(s->kernel), "Linux %s", u.release);
 	stop_catch_signals();
 	strftime(s->started, sizeof(s->started), "%Y-%m-%d %H:%M:%S", gmtime(&t));
-	if (find_cli(s->exe, sizeof(s->exe), &e) || enter_private(&e) || measure(s, &e)) {
+	if (scale_find_cli(s->exe, sizeof(s->exe), &e) || enter_private(&e) || measure(s, &e)) {
 		fprintf(stderr, "tap-accel-bench --scale: %s\n", e.text);
 		ret = -e.err;
 		goto out;

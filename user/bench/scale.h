@@ -8,6 +8,7 @@
 #define TA_BENCH_SCALE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "lib/base/error.h"
 
@@ -30,5 +31,9 @@ int scale_parse_taps(struct scale_opts *o, const char *list, struct ta_error *e)
 /* Measure, print the table (stderr with --json, which puts the JSON on
  * stdout) and write the results folder. 0, or -errno said on stderr. */
 int scale_run(const struct scale_opts *o);
+
+/* The tap-accel CLI beside this program (build/user/, or where make
+ * install and the package put both) into path. 0, or -errno with e. */
+int scale_find_cli(char *path, size_t size, struct ta_error *e);
 
 #endif /* TA_BENCH_SCALE_H */

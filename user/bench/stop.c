@@ -10,14 +10,24 @@
 #include "stop.h"
 
 static volatile sig_atomic_t requested;
+static void (*last_word)(void);
 
 /* The namespace and taps of a run die with it: leaving at once on the
- * second signal loses only the report. */
+ * second signal loses only the report (and puts back what the host lent
+ * the run, through the last word). */
 static void on_signal(int sig)
 {
-	if (requested)
+	if (requested) {
+		if (last_word)
+			last_word();
 		_exit(128 + sig);
+	}
 	requested = 1;
+}
+
+void stop_set_last_word(void (*fn)(void))
+{
+	last_word = fn;
 }
 
 void stop_catch_signals(void)

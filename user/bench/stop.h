@@ -12,6 +12,9 @@
 
 void stop_catch_signals(void);
 bool stop_requested(void);
+/* What the second signal does before it leaves (async-signal-safe calls
+ * only): put back what the run changed outside its namespaces. */
+void stop_set_last_word(void (*fn)(void));
 
 /* waitpid() that a caught signal does not interrupt: a child is always
  * reaped, never left for init. 0, or -errno. */

@@ -1,0 +1,1624 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * firewall.c - `tap-accel-bench --firewall`: one security group (two-way,
+ * stateful: docs/policy.md, examples/security-group.policy) enforced by
+ * tap-accel and by nftables as hosts write it today, on this host's
+ * kernel and stock tun, side by side.
+ *
+ * tap-accel: two taps bound to the policy; guest to guest is the XDP
+ * redirect (the receiver's in rules judged before it), guest to stack the
+ * XDP program's out, stack to guest the in program on the tap's egress.
+ * nftables: the same two taps in a Linux bridge with
+ * net.bridge.bridge-nf-call-iptables=1 (br_netfilter, as iptables_hybrid
+ * and pve-firewall do), an inet table on the forward, input and output
+ * hooks: ct state established,related accept, ct state invalid drop, then
+ * the guest's in rules, as a chain (N rules before the flow's) or with the
+ * N-1 others in a set.
+ *
+ * Each firewall of each row runs in a child process of its own, in a new
+ * network namespace (and, for tap-accel, a mount namespace with a bpffs of
+ * its own): taps, bridge, nft table, sysctls and BPF state all go when the
+ * child exits, Ctrl-C included. The one host setting a row may need is
+ * net.netfilter.nf_conntrack_max (a namespace cannot go past the host's):
+ * raised for the run when the rows need more, and put back.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <net/if.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <linux/if_tun.h>
+#include <netinet/in.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/socket.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "files.h"
+#include "firewall.h"
+#include "scale.h"
+#include "stop.h"
+#include "bpf/tap_accel.h"
+#include "lib/output/json.h"
+#include "lib/plane/plane.h"
+
+#define FRAME_LEN 64	    /* what a guest writes */
+#define STACK_PAYLOAD 18    /* stack to guest: a frame of 60 B */
+#define STACK_LEN (14 + 20 + 8 + STACK_PAYLOAD)
+#define CHUNK 64	    /* frames written before they are read back */
+#define IDLE_WAITS 3	    /* 1 ms polls without a frame: the rest is lost */
+#define FILL_LIMIT_S 90.0   /* a table not full by then is reported as such */
+#define CT_TIMEOUT_S 3600   /* UDP in both tables: the fill must not expire */
+#define LOST_MAX 0.01	    /* delivered below 99 %: the cell says so */
+#define CONNTRACK_MAX "/proc/sys/net/netfilter/nf_conntrack_max"
+
+/* Guests A and B and the host's address (on tap A for tap-accel, on the
+ * bridge for nftables). */
+#define HOST_IP 0x0a000001u /* 10.0.0.1 */
+#define A_IP 0x0a000002u
+#define B_IP 0x0a000003u
+#define FILL_NET 0x0a400000u /* 10.64/10: the connections of the fill */
+#define NEW_NET 0x0a800000u  /* 10.128/9: the new-connection cell's */
+#define OTHER_IP 0x0a000063u /* 10.0.0.99: no one (tap-accel's fill) */
+#define G2G_SPORT 5000
+#define G2G_DPORT 7000	/* the port the guest's in rules let in */
+#define STACK_SPORT 5001
+#define STACK_PORT 6001
+#define FILLER_PORT 10001 /* the other rules: drop these ports */
+#define PORTS_PER_IP 60000
+#define NR_TURNS 5 /* tap-accel, nft chain, nft set, both references */
+
+static const uint8_t mac_a[6] = {0x02, 0, 0, 0, 0xfa, 0x01};
+static const uint8_t mac_b[6] = {0x02, 0, 0, 0, 0xfa, 0x02};
+static const uint8_t mac_other[6] = {0x02, 0, 0, 0, 0xfa, 0x99};
+
+enum fw_side_kind { SIDE_TA, SIDE_NFT, NR_SIDES };
+/* Variants of a side: tap-accel has one; nftables a chain and a set. */
+enum { VAR_CHAIN, VAR_SET, NR_VARS };
+enum fw_cell { CELL_G2G, CELL_G2S, CELL_S2G, CELL_NEW, NR_CELLS };
+
+static const char *const cell_name[NR_CELLS] = {
+	[CELL_G2G] = "established_g2g", [CELL_G2S] = "established_g2s",
+	[CELL_S2G] = "established_s2g", [CELL_NEW] = "new_connections",
+};
+
+struct fw_meas {
+	double ns; /* per frame, the fastest repetition; NAN: not measured */
+	double delivered; /* the worst repetition's share of frames that came */
+};
+
+/* What one child measured; in memory shared with the parent. */
+struct fw_side {
+	bool ran;
+	char error[256];
+	/* the same path without a firewall, measured alternately with it:
+	 * G2S and S2G */
+	struct fw_meas none[NR_VARS][NR_CELLS];
+	struct fw_meas m[NR_VARS][NR_CELLS];
+	unsigned long tracked;	   /* connections in the table after the fill */
+	double fill_s;
+	bool fill_short;	   /* the fill stopped at FILL_LIMIT_S */
+	double bytes_per_conn;	   /* kernel memory of one tracked connection */
+	unsigned long table_size;  /* tap-accel: entries; nftables: buckets */
+	unsigned long after_new;   /* connections in the table at the end */
+};
+
+struct fw_row {
+	unsigned int rules;
+	unsigned long conns;
+	struct fw_side side[NR_SIDES];
+};
+
+struct fw {
+	const struct fw_opts *o;
+	char exe[PATH_MAX];
+	char kernel[128], started[32];
+	int ncpus;
+	struct fw_row *rows; /* shared with the children */
+	char out_dir[PATH_MAX];
+	bool interrupted;
+};
+
+/* ---- small things ------------------------------------------------------- */
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int fail(struct ta_error *e, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int fail(struct ta_error *e, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(e->text, sizeof(e->text), fmt, ap);
+	va_end(ap);
+	e->err = err ? err : EIO;
+	return -e->err;
+}
+
+static int write_file(const char *path, const char *value)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, value, strlen(value)) != (ssize_t)strlen(value))
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+static long read_long(const char *path)
+{
+	char buf[64] = "";
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	return n > 0 ? strtol(buf, NULL, 10) : -1;
+}
+
+/*
+ * `sh -c CMD` in the caller's namespaces; its output is kept and the first
+ * line of its stderr is the error. Not system(): that ignores SIGINT while
+ * it waits, and Ctrl-C must reach stop_requested().
+ */
+static int run(struct ta_error *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int run(struct ta_error *e, const char *fmt, ...)
+{
+	int out = memfd_create("fw-run", MFD_CLOEXEC), status = -1;
+	char cmd[1024], text[256] = "";
+	va_list ap;
+	ssize_t n;
+	pid_t pid;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	if (out < 0)
+		return fail(e, errno, "memfd: %s", strerror(errno));
+	pid = fork();
+	if (pid == 0) {
+		dup2(out, STDOUT_FILENO);
+		dup2(out, STDERR_FILENO);
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	if (pid < 0 || stop_wait_child(pid, &status)) {
+		close(out);
+		return fail(e, errno, "cannot run %s", cmd);
+	}
+	if (WIFEXITED(status) && !WEXITSTATUS(status)) {
+		close(out);
+		return 0;
+	}
+	n = pread(out, text, sizeof(text) - 1, 0);
+	close(out);
+	text[n > 0 ? n : 0] = '\0';
+	text[strcspn(text, "\n")] = '\0';
+	if (stop_requested())
+		return fail(e, EINTR, "interrupted");
+	return fail(e, EIO, "%.120s: %s", cmd, text[0] ? text : "failed");
+}
+
+/* ---- frames ------------------------------------------------------------- */
+
+struct flow {
+	const uint8_t *dmac, *smac;
+	uint32_t sip, dip; /* host order */
+	uint16_t sport, dport;
+};
+
+static uint16_t ip_sum(const uint8_t *h)
+{
+	uint32_t sum = 0;
+
+	for (int i = 0; i < 20; i += 2)
+		sum += h[i] << 8 | h[i + 1];
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return ~sum;
+}
+
+/* A UDP/IPv4 frame of FRAME_LEN bytes (UDP checksum 0: none). */
+static void frame_build(uint8_t *f, const struct flow *fl)
+{
+	uint8_t *ip = f + 14, *udp = ip + 20;
+	uint32_t sip = htonl(fl->sip), dip = htonl(fl->dip);
+	uint16_t sum;
+
+	memset(f, 0, FRAME_LEN);
+	memcpy(f, fl->dmac, 6);
+	memcpy(f + 6, fl->smac, 6);
+	f[12] = 0x08;
+	ip[0] = 0x45;
+	ip[3] = FRAME_LEN - 14;
+	ip[6] = 0x40; /* DF */
+	ip[8] = 64;
+	ip[9] = IPPROTO_UDP;
+	memcpy(ip + 12, &sip, 4);
+	memcpy(ip + 16, &dip, 4);
+	sum = ip_sum(ip);
+	ip[10] = sum >> 8;
+	ip[11] = sum & 0xff;
+	udp[0] = fl->sport >> 8;
+	udp[1] = fl->sport & 0xff;
+	udp[2] = fl->dport >> 8;
+	udp[3] = fl->dport & 0xff;
+	udp[5] = FRAME_LEN - 14 - 20;
+}
+
+/* The i-th connection of a block of addresses: distinct 5-tuples. */
+static void flow_nth(struct flow *fl, uint32_t net, unsigned long i)
+{
+	fl->sip = net + 1 + (uint32_t)(i / PORTS_PER_IP);
+	fl->sport = 1024 + i % PORTS_PER_IP;
+}
+
+/* ---- the namespace of a child ------------------------------------------- */
+
+struct side_env {
+	enum fw_side_kind kind;
+	int netns;		  /* its network namespace */
+	int fd[2];		  /* taps of guests A and B, nonblocking */
+	char name[2][IFNAMSIZ];
+	uint8_t host_mac[6];	  /* where A's frames to the stack go */
+	int sock;		  /* UDP, HOST_IP:STACK_PORT */
+	uint8_t buf[4096];
+	unsigned long new_next;	  /* the next new connection's number */
+	const struct fw_opts *o;
+	const char *exe;
+	unsigned int rules;
+	unsigned long conns;
+	int policy_fd; /* the policy's text, in memory: /dev/fd/N */
+};
+
+static int tap_open(struct side_env *v, int i, const char *name, struct ta_error *e)
+{
+	struct ifreq ifr = {.ifr_flags = IFF_TAP | IFF_NO_PI};
+	int fd = open("/dev/net/tun", O_RDWR | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0)
+		return fail(e, errno, "/dev/net/tun: %s", strerror(errno));
+	snprintf(ifr.ifr_name, IFNAMSIZ, "%s", name);
+	if (ioctl(fd, TUNSETIFF, &ifr) < 0) {
+		close(fd);
+		return fail(e, errno, "tap %s: %s", name, strerror(errno));
+	}
+	v->fd[i] = fd;
+	snprintf(v->name[i], IFNAMSIZ, "%s", ifr.ifr_name);
+	return 0;
+}
+
+static int hw_addr(const char *name, uint8_t mac[6], struct ta_error *e)
+{
+	struct ifreq ifr = {0};
+	int sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), err = 0;
+
+	snprintf(ifr.ifr_name, IFNAMSIZ, "%s", name);
+	if (sock < 0 || ioctl(sock, SIOCGIFHWADDR, &ifr) < 0)
+		err = fail(e, errno, "%s: its MAC: %s", name, strerror(errno));
+	else
+		memcpy(mac, ifr.ifr_hwaddr.sa_data, 6);
+	if (sock >= 0)
+		close(sock);
+	return err;
+}
+
+static int host_socket(struct side_env *v, struct ta_error *e)
+{
+	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(STACK_PORT),
+				 .sin_addr.s_addr = htonl(HOST_IP)};
+	int size = 4 << 20;
+
+	v->sock = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (v->sock < 0)
+		return fail(e, errno, "socket: %s", strerror(errno));
+	setsockopt(v->sock, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size));
+	setsockopt(v->sock, SOL_SOCKET, SO_SNDBUFFORCE, &size, sizeof(size));
+	if (bind(v->sock, (struct sockaddr *)&sa, sizeof(sa)))
+		return fail(e, errno, "bind 10.0.0.1:%d: %s", STACK_PORT, strerror(errno));
+	return 0;
+}
+
+static const char *mac_text(const uint8_t m[6], char buf[18])
+{
+	snprintf(buf, 18, "%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2], m[3], m[4], m[5]);
+	return buf;
+}
+
+/* A network namespace with taps A and B; for tap-accel the host's address
+ * on A, for nftables both in bridge fwbr0 with the address on the bridge.
+ * The taps' and the socket's fds work from any namespace: the cells of
+ * every firewall and of their references take turns from one process. */
+static int env_setup(struct side_env *v, struct ta_error *e)
+{
+	char ma[18], mb[18];
+	const char *host_dev;
+
+	if (unshare(CLONE_NEWNET) < 0)
+		return fail(e, errno, "unshare(CLONE_NEWNET): %s (needs root)", strerror(errno));
+	v->netns = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (v->netns < 0)
+		return fail(e, errno, "/proc/self/ns/net: %s", strerror(errno));
+	/* No router solicitations or DAD frames in the taps' queues. */
+	write_file("/proc/sys/net/ipv6/conf/default/disable_ipv6", "1");
+	write_file("/proc/sys/net/ipv6/conf/all/disable_ipv6", "1");
+	if (tap_open(v, 0, "fwa", e) || tap_open(v, 1, "fwb", e))
+		return -e->err;
+	mac_text(mac_a, ma);
+	mac_text(mac_b, mb);
+	if (v->kind == SIDE_TA) {
+		host_dev = v->name[0];
+		if (run(e, "ip link set lo up && ip link set fwa up && ip link set fwb up && "
+			   "ip addr add 10.0.0.1/24 dev fwa"))
+			return -e->err;
+	} else {
+		host_dev = "fwbr0";
+		/* Not a bridged frame through netfilter until the firewall is on. */
+		if (write_file("/proc/sys/net/bridge/bridge-nf-call-iptables", "0"))
+			return fail(e, ENOENT,
+				    "/proc/sys/net/bridge/bridge-nf-call-iptables: absent (the "
+				    "nftables side needs br_netfilter: modprobe br_netfilter)");
+		if (run(e, "ip link set lo up && ip link add fwbr0 type bridge && "
+			   "ip link set fwa master fwbr0 && ip link set fwb master fwbr0 && "
+			   "ip link set fwa up && ip link set fwb up && ip link set fwbr0 up && "
+			   "ip addr add 10.0.0.1/24 dev fwbr0 && "
+			   "bridge fdb replace %s dev fwa master static && "
+			   "bridge fdb replace %s dev fwb master static",
+			   ma, mb))
+			return -e->err;
+	}
+	if (run(e, "ip neigh replace 10.0.0.2 lladdr %s dev %s nud permanent", ma, host_dev) ||
+	    hw_addr(host_dev, v->host_mac, e))
+		return -e->err;
+	return host_socket(v, e);
+}
+
+/* ---- reading back ------------------------------------------------------- */
+
+static bool readable(int fd, int timeout_ms)
+{
+	struct pollfd p = {.fd = fd, .events = POLLIN};
+
+	return poll(&p, 1, timeout_ms) > 0 && (p.revents & POLLIN);
+}
+
+/* Up to `want` frames of `len` bytes from tap fd; what came. */
+static unsigned long tap_read(struct side_env *v, int fd, unsigned long want, size_t len)
+{
+	unsigned long got = 0;
+	int idle = 0;
+
+	while (got < want && idle < IDLE_WAITS) {
+		ssize_t n = read(fd, v->buf, sizeof(v->buf));
+
+		if (n >= 0) {
+			got += (size_t)n == len;
+			idle = 0;
+		} else if (errno == EAGAIN && !readable(fd, 1)) {
+			idle++;
+		} else if (errno != EAGAIN && errno != EINTR) {
+			break;
+		}
+	}
+	return got;
+}
+
+static unsigned long sock_read(struct side_env *v, unsigned long want)
+{
+	struct mmsghdr msgs[CHUNK];
+	struct iovec iov[CHUNK];
+	unsigned long got = 0;
+	int idle = 0;
+
+	for (int i = 0; i < CHUNK; i++) {
+		iov[i] = (struct iovec){v->buf + i * 64, 64};
+		msgs[i] = (struct mmsghdr){.msg_hdr = {.msg_iov = &iov[i], .msg_iovlen = 1}};
+	}
+	while (got < want && idle < IDLE_WAITS) {
+		int n = recvmmsg(v->sock, msgs, CHUNK, MSG_DONTWAIT, NULL);
+
+		if (n > 0) {
+			got += n;
+			idle = 0;
+		} else if (n < 0 && errno == EAGAIN && !readable(v->sock, 1)) {
+			idle++;
+		} else if (n < 0 && errno != EAGAIN && errno != EINTR) {
+			break;
+		}
+	}
+	return got;
+}
+
+static void drain(struct side_env *v)
+{
+	for (int i = 0; i < 2; i++)
+		while (read(v->fd[i], v->buf, sizeof(v->buf)) >= 0)
+			;
+	while (recv(v->sock, v->buf, sizeof(v->buf), MSG_DONTWAIT) >= 0)
+		;
+}
+
+/* ---- the cells ---------------------------------------------------------- */
+
+static const struct flow g2g_flow = {mac_b, mac_a, A_IP, B_IP, G2G_SPORT, G2G_DPORT};
+
+/* n frames of cell c, in chunks, each read back where it goes; what came
+ * back. */
+static unsigned long cell_pass(struct side_env *v, enum fw_cell c, unsigned long n)
+{
+	struct flow fl = g2g_flow;
+	uint8_t frame[FRAME_LEN];
+	unsigned long got = 0;
+
+	if (c == CELL_G2S)
+		fl = (struct flow){v->host_mac, mac_a, A_IP, HOST_IP, STACK_SPORT, STACK_PORT};
+	frame_build(frame, &fl);
+	for (unsigned long done = 0; done < n;) {
+		unsigned long k = n - done < CHUNK ? n - done : CHUNK, in = 0;
+
+		if (c == CELL_S2G) {
+			struct sockaddr_in to = {.sin_family = AF_INET,
+						 .sin_port = htons(STACK_SPORT),
+						 .sin_addr.s_addr = htonl(A_IP)};
+			struct mmsghdr msgs[CHUNK];
+			struct iovec iov = {frame, STACK_PAYLOAD};
+			int sent;
+
+			for (unsigned long i = 0; i < k; i++)
+				msgs[i] = (struct mmsghdr){.msg_hdr = {.msg_name = &to,
+								       .msg_namelen = sizeof(to),
+								       .msg_iov = &iov,
+								       .msg_iovlen = 1}};
+			sent = sendmmsg(v->sock, msgs, k, 0);
+			in = sent > 0 ? sent : 0;
+			got += tap_read(v, v->fd[0], in, STACK_LEN);
+		} else {
+			for (unsigned long i = 0; i < k; i++) {
+				if (c == CELL_NEW) {
+					flow_nth(&fl, NEW_NET, v->new_next++);
+					frame_build(frame, &fl);
+				}
+				in += write(v->fd[0], frame, FRAME_LEN) == FRAME_LEN;
+			}
+			got += c == CELL_G2S ? sock_read(v, in) : tap_read(v, v->fd[1], in, FRAME_LEN);
+		}
+		done += k;
+		if (stop_requested())
+			break;
+	}
+	return got;
+}
+
+/* One namespace's part in a cell: where its frames go, where its time. */
+struct turn {
+	struct side_env *env;
+	struct fw_meas *m;
+};
+
+/*
+ * A cell: a warm-up of a tenth, then the repetitions; the fastest. The
+ * firewalls and their references take turns repetition by repetition, so
+ * that what else the machine does weighs on all of them alike.
+ */
+static int cell_measure(const struct turn *turns, int nr, enum fw_cell c, struct ta_error *e)
+{
+	const struct fw_opts *o = turns[0].env->o;
+	double t[NR_TURNS][FW_MAX_REPS];
+	unsigned long n = o->frames;
+
+	for (int k = 0; k < nr; k++) {
+		turns[k].m->delivered = 1;
+		drain(turns[k].env);
+		cell_pass(turns[k].env, c, n / 10 ? n / 10 : 1);
+	}
+	for (int r = 0; r < o->reps; r++)
+		for (int k = 0; k < nr; k++) {
+			double t0 = now_s();
+			unsigned long got = cell_pass(turns[k].env, c, n);
+
+			t[k][r] = (now_s() - t0) * 1e9 / n;
+			if ((double)got / n < turns[k].m->delivered)
+				turns[k].m->delivered = (double)got / n;
+			if (stop_requested())
+				return fail(e, EINTR, "interrupted");
+		}
+	/* The fastest: what other work on the machine does only adds time. */
+	for (int k = 0; k < nr; k++) {
+		qsort(t[k], o->reps, sizeof(*t[k]), cmp_double);
+		turns[k].m->ns = t[k][0];
+	}
+	return 0;
+}
+
+/* ---- the connection tables ---------------------------------------------- */
+
+static unsigned long ta_tracked(void)
+{
+	int fd = bpf_obj_get(TA_PIN_ROOT "/ta_ct_taps");
+	uint32_t host = TA_MAX_TAPS;
+	struct ta_ct_tap t = {0};
+
+	if (fd < 0)
+		return 0;
+	bpf_map_lookup_elem(fd, &host, &t);
+	close(fd);
+	return t.tracked;
+}
+
+static unsigned long tracked(const struct side_env *v)
+{
+	long n;
+
+	if (v->kind == SIDE_TA)
+		return ta_tracked();
+	/* /proc/sys/net is the reader's namespace's */
+	if (setns(v->netns, CLONE_NEWNET))
+		return 0;
+	n = read_long("/proc/sys/net/netfilter/nf_conntrack_count");
+	return n > 0 ? n : 0;
+}
+
+/*
+ * Frames of distinct connections from A until the table holds v->conns:
+ * tap-accel's to no one (the stack drops them; one connection, A's out),
+ * nftables' to B through the bridge (one connection). B's queue overflows
+ * meanwhile, after the connection is made.
+ */
+static int fill(struct side_env *v, struct fw_side *s, struct ta_error *e)
+{
+	struct flow fl = {v->kind == SIDE_TA ? mac_other : mac_b, mac_a, 0,
+			  v->kind == SIDE_TA ? OTHER_IP : B_IP, 0, G2G_DPORT};
+	unsigned long have = tracked(v), i = 0;
+	uint8_t frame[FRAME_LEN];
+	double t0 = now_s();
+
+	while (have < v->conns) {
+		for (unsigned long k = v->conns - have; k; k--, i++) {
+			flow_nth(&fl, FILL_NET, i);
+			frame_build(frame, &fl);
+			if (write(v->fd[0], frame, FRAME_LEN) != FRAME_LEN)
+				return fail(e, errno, "writing the fill into %s: %s", v->name[0],
+					    strerror(errno));
+			if (!(i % 4096)) {
+				if (stop_requested())
+					return fail(e, EINTR, "interrupted");
+				if (now_s() - t0 > FILL_LIMIT_S) {
+					s->fill_short = true;
+					goto out;
+				}
+				drain(v);
+			}
+		}
+		/* Some did not make one (an LRU's per-CPU lists, a full queue):
+		 * more until the table says so, within a tenth more frames. */
+		if (tracked(v) <= have || i > v->conns * 11 / 10 + 10000)
+			break;
+		have = tracked(v);
+	}
+out:
+	s->fill_s = now_s() - t0;
+	drain(v);
+	s->tracked = tracked(v);
+	return 0;
+}
+
+/* One frame each way of the guest-to-guest flow and of the flow to the
+ * stack: both established in the firewall's table. */
+static int establish(struct side_env *v, struct ta_error *e)
+{
+	struct flow back = {mac_a, mac_b, B_IP, A_IP, G2G_DPORT, G2G_SPORT};
+	struct sockaddr_in to = {.sin_family = AF_INET, .sin_port = htons(STACK_SPORT),
+				 .sin_addr.s_addr = htonl(A_IP)};
+	uint8_t frame[FRAME_LEN];
+
+	drain(v);
+	frame_build(frame, &g2g_flow);
+	if (write(v->fd[0], frame, FRAME_LEN) != FRAME_LEN || tap_read(v, v->fd[1], 1, FRAME_LEN) != 1)
+		return fail(e, EIO, "the guest-to-guest flow's first frame did not reach B");
+	frame_build(frame, &back);
+	if (write(v->fd[1], frame, FRAME_LEN) != FRAME_LEN || tap_read(v, v->fd[0], 1, FRAME_LEN) != 1)
+		return fail(e, EIO, "the guest-to-guest flow's reply did not reach A");
+	if (cell_pass(v, CELL_G2S, 1) != 1)
+		return fail(e, EIO, "the guest's frame to the stack did not reach the socket");
+	if (sendto(v->sock, frame, STACK_PAYLOAD, 0, (struct sockaddr *)&to, sizeof(to)) < 0 ||
+	    tap_read(v, v->fd[0], 1, STACK_LEN) != 1)
+		return fail(e, EIO, "the stack's reply did not reach guest A");
+	return 0;
+}
+
+/* ---- tap-accel ---------------------------------------------------------- */
+
+/* The table's entries: all the row's connections, those the new-connection
+ * cell makes (two each: the zones of A and B), and the headroom. */
+static unsigned long ta_entries(const struct side_env *v)
+{
+	unsigned long need = v->conns + 2 * v->o->frames * (v->o->reps + 1) + TA_CT_HEADROOM + 64;
+	unsigned long n = TA_CT_MIN_ENTRIES;
+
+	while (n < need && n < TA_CT_MAX_ENTRIES)
+		n *= 2;
+	return n;
+}
+
+/*
+ * A text the commands read as /dev/fd/N: a memfd that they inherit, so
+ * that no file is left behind however the run ends. Its fd, or -1 with e.
+ */
+static int text_open(FILE **f, struct ta_error *e)
+{
+	int fd = memfd_create("tap-accel-bench-fw", 0), dup_fd = fd >= 0 ? dup(fd) : -1;
+
+	if (dup_fd < 0 || !(*f = fdopen(dup_fd, "w"))) {
+		fail(e, errno, "memfd: %s", strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		if (dup_fd >= 0)
+			close(dup_fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* examples/security-group.policy, with the row's rules before the flow's. */
+static int ta_policy(struct side_env *v, struct ta_error *e)
+{
+	char ma[18], mb[18];
+	FILE *f;
+
+	v->policy_fd = text_open(&f, e);
+	if (v->policy_fd < 0)
+		return -e->err;
+	fprintf(f, "# tap-accel-bench --firewall: a security group, %u in rules before the "
+		   "flow's\nfdb %s dev fwa\nfdb %s dev fwb\nrule forward out\n",
+		v->rules, mac_text(mac_a, ma), mac_text(mac_b, mb));
+	for (unsigned int i = 1; i < v->rules; i++)
+		fprintf(f, "rule drop in proto udp dport %u\n", FILLER_PORT + i - 1);
+	fprintf(f, "rule pass in proto udp dport %d\n"
+		   "rule pass in proto tcp dport 22\n"
+		   "rule pass in proto icmp icmp-type 8\n"
+		   "rule pass in proto icmpv6 icmp-type 128\n"
+		   "rule reject in src 10.9.0.0/16\n"
+		   "default in drop\n"
+		   "default out forward\n",
+		G2G_DPORT);
+	return fclose(f) ? fail(e, errno, "the policy's text: %s", strerror(errno)) : 0;
+}
+
+/* UDP connections last CT_TIMEOUT_S (the fill's must outlive the row). */
+static int ta_timeouts(struct ta_error *e)
+{
+	int fd = bpf_obj_get(TA_PIN_ROOT "/ta_ct_config");
+	struct ta_ct_config cfg = {0};
+	uint32_t zero = 0;
+	int ret = 0;
+
+	if (fd < 0 || bpf_map_lookup_elem(fd, &zero, &cfg))
+		ret = fail(e, errno, "ta_ct_config: %s", strerror(errno));
+	cfg.timeout[TA_CT_UDP] = cfg.timeout[TA_CT_UDP_REPLIED] = CT_TIMEOUT_S;
+	if (!ret && bpf_map_update_elem(fd, &zero, &cfg, BPF_EXIST))
+		ret = fail(e, errno, "ta_ct_config: %s", strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
+/* The table's kernel memory (its memlock: the entries, preallocated, and
+ * the buckets) per entry. */
+static int ta_memory(struct fw_side *s, struct ta_error *e)
+{
+	int fd = bpf_obj_get(TA_PIN_ROOT "/ta_ct");
+	struct bpf_map_info info = {0};
+	__u32 len = sizeof(info);
+	char path[64], line[128];
+	long long memlock = -1;
+	FILE *f;
+
+	if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len))
+		return fail(e, errno, "ta_ct: %s", strerror(errno));
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "memlock: %lld", &memlock) == 1)
+			break;
+	if (f)
+		fclose(f);
+	close(fd);
+	if (memlock <= 0 || !info.max_entries)
+		return fail(e, EIO, "ta_ct: no memlock in its fdinfo");
+	s->bytes_per_conn = (double)memlock / info.max_entries;
+	s->table_size = info.max_entries;
+	return 0;
+}
+
+/* The policy loaded and both taps bound, in v's namespace (the current). */
+static int ta_enable(struct side_env *v, struct ta_error *e)
+{
+	if (ta_policy(v, e) ||
+	    run(e, "TAP_ACCEL_CT_ENTRIES=%lu '%s' policy load fw /dev/fd/%d", ta_entries(v),
+		v->exe, v->policy_fd) ||
+	    run(e, "'%s' attach fwa fwb --policy fw", v->exe) || ta_timeouts(e))
+		return -e->err;
+	return 0;
+}
+
+/* ---- nftables ----------------------------------------------------------- */
+
+/* The guest's in rules: a chain of N (N-1 others, then the flow's), or the
+ * N-1 others in one set. */
+static void nft_rules(FILE *f, const struct side_env *v, int var)
+{
+	if (var == VAR_CHAIN) {
+		for (unsigned int i = 1; i < v->rules; i++)
+			fprintf(f, "add rule inet tap_accel_bench sg_in udp dport %u drop\n",
+				FILLER_PORT + i - 1);
+	} else if (v->rules > 1) {
+		fprintf(f, "add rule inet tap_accel_bench sg_in udp dport { ");
+		for (unsigned int i = 1; i < v->rules; i++)
+			fprintf(f, "%s%u", i > 1 ? ", " : "", FILLER_PORT + i - 1);
+		fprintf(f, " } drop\n");
+	}
+	fprintf(f, "add rule inet tap_accel_bench sg_in udp dport %d accept\n"
+		   "add rule inet tap_accel_bench sg_in tcp dport 22 accept\n"
+		   "add rule inet tap_accel_bench sg_in icmp type echo-request accept\n"
+		   "add rule inet tap_accel_bench sg_in icmpv6 type echo-request accept\n"
+		   "add rule inet tap_accel_bench sg_in ip saddr 10.9.0.0/16 reject\n"
+		   "add rule inet tap_accel_bench sg_in drop\n",
+		G2G_DPORT);
+}
+
+/* The table with the guest's in rules as `var`, in one transaction. */
+static int nft_load(struct side_env *v, int var, struct ta_error *e)
+{
+	static const char hooks[] =
+		"table inet tap_accel_bench {\n"
+		"  chain sg_in { }\n"
+		"  chain forward {\n"
+		"    type filter hook forward priority filter; policy accept;\n"
+		"    ct state established,related accept\n"
+		"    ct state invalid drop\n"
+		"    ip daddr 10.0.0.0/24 jump sg_in\n"
+		"  }\n"
+		"  chain input {\n"
+		"    type filter hook input priority filter; policy accept;\n"
+		"    ct state established,related accept\n"
+		"    ct state invalid drop\n"
+		"  }\n"
+		"  chain output {\n"
+		"    type filter hook output priority filter; policy accept;\n"
+		"    ct state established,related accept\n"
+		"    ct state invalid drop\n"
+		"    ip daddr 10.0.0.0/24 jump sg_in\n"
+		"  }\n"
+		"}\n";
+	FILE *f;
+	int fd = text_open(&f, e), ret;
+
+	if (fd < 0)
+		return -e->err;
+	fputs(hooks, f);
+	nft_rules(f, v, var);
+	if (fclose(f))
+		ret = fail(e, errno, "the ruleset's text: %s", strerror(errno));
+	else
+		ret = run(e, "nft -f /dev/fd/%d", fd);
+	close(fd);
+	return ret;
+}
+
+/* One nf_conntrack object as its slab holds it (page share included). */
+static int nft_memory(struct fw_side *s, struct ta_error *e)
+{
+	FILE *f = fopen("/proc/slabinfo", "r");
+	unsigned long active, num, size, per_slab, pages;
+	char line[512];
+	bool found = false;
+
+	while (f && !found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "nf_conntrack %lu %lu %lu %lu %lu", &active, &num, &size,
+			       &per_slab, &pages) == 5;
+	if (f)
+		fclose(f);
+	if (!found || !per_slab)
+		return fail(e, ENOENT, "/proc/slabinfo: no nf_conntrack cache");
+	s->bytes_per_conn = (double)pages * sysconf(_SC_PAGESIZE) / per_slab;
+	s->table_size = read_long("/proc/sys/net/netfilter/nf_conntrack_buckets");
+	return 0;
+}
+
+/* br_netfilter and the table with the rules as `var`, in v's namespace
+ * (the current). */
+static int nft_enable(struct side_env *v, int var, struct ta_error *e)
+{
+	char timeout[16];
+
+	snprintf(timeout, sizeof(timeout), "%d", CT_TIMEOUT_S);
+	if (write_file("/proc/sys/net/bridge/bridge-nf-call-iptables", "1"))
+		return fail(e, errno, "bridge-nf-call-iptables: %s", strerror(errno));
+	if (nft_load(v, var, e))
+		return -e->err;
+	write_file("/proc/sys/net/netfilter/nf_conntrack_udp_timeout", timeout);
+	write_file("/proc/sys/net/netfilter/nf_conntrack_udp_timeout_stream", timeout);
+	return 0;
+}
+
+enum { ENV_TA, ENV_TA_NONE, ENV_NFT_CHAIN, ENV_NFT_SET, ENV_NFT_NONE, NR_ENVS };
+
+/* Every namespace of a row, each firewall enabled in its own. */
+static int row_setup(struct side_env env[NR_ENVS], struct ta_error *e)
+{
+	for (int k = 0; k < NR_ENVS; k++) {
+		if (env_setup(&env[k], e))
+			return -e->err;
+		if ((k == ENV_TA && ta_enable(&env[k], e)) ||
+		    (k == ENV_NFT_CHAIN && nft_enable(&env[k], VAR_CHAIN, e)) ||
+		    (k == ENV_NFT_SET && nft_enable(&env[k], VAR_SET, e)))
+			return -e->err;
+	}
+	return 0;
+}
+
+static int row_measure(struct side_env env[NR_ENVS], struct fw_row *row, struct ta_error *e)
+{
+	struct fw_side *ta = &row->side[SIDE_TA], *nft = &row->side[SIDE_NFT], set = {0};
+
+	if (row_setup(env, e) || establish(&env[ENV_TA], e) || fill(&env[ENV_TA], ta, e) ||
+	    establish(&env[ENV_NFT_CHAIN], e) || fill(&env[ENV_NFT_CHAIN], nft, e) ||
+	    establish(&env[ENV_NFT_SET], e) || fill(&env[ENV_NFT_SET], &set, e))
+		return -e->err;
+	nft->fill_short |= set.fill_short;
+	for (int c = 0; c < NR_CELLS; c++) {
+		struct turn turns[NR_TURNS] = {
+			{&env[ENV_TA], &ta->m[VAR_CHAIN][c]},
+			{&env[ENV_NFT_CHAIN], &nft->m[VAR_CHAIN][c]},
+			{&env[ENV_NFT_SET], &nft->m[VAR_SET][c]},
+			{&env[ENV_TA_NONE], &ta->none[VAR_CHAIN][c]},
+			{&env[ENV_NFT_NONE], &nft->none[VAR_CHAIN][c]},
+		};
+		bool reference = c == CELL_G2S || c == CELL_S2G;
+
+		if (cell_measure(turns, reference ? NR_TURNS : 3, c, e))
+			return -e->err;
+		nft->none[VAR_SET][c] = nft->none[VAR_CHAIN][c];
+	}
+	ta->after_new = tracked(&env[ENV_TA]);
+	nft->after_new = tracked(&env[ENV_NFT_CHAIN]);
+	return ta_memory(ta, e) ?: nft_memory(nft, e);
+}
+
+/* The child of one row: its namespaces go when it exits. */
+static int row_child(const struct fw *fw, struct fw_row *row)
+{
+	struct side_env env[NR_ENVS];
+	struct ta_error e = {0};
+	cpu_set_t cpus;
+	int ret = 0;
+
+	for (int k = 0; k < NR_ENVS; k++)
+		env[k] = (struct side_env){
+			.kind = k < ENV_NFT_CHAIN ? SIDE_TA : SIDE_NFT, .netns = -1,
+			.fd = {-1, -1}, .sock = -1, .policy_fd = -1, .o = fw->o, .exe = fw->exe,
+			.rules = row->rules, .conns = row->conns};
+	/* Every frame is handled in the writer's context: one CPU for it. */
+	CPU_ZERO(&cpus);
+	CPU_SET(fw->ncpus - 1, &cpus);
+	sched_setaffinity(0, sizeof(cpus), &cpus);
+	if (unshare(CLONE_NEWNS) < 0)
+		ret = fail(&e, errno, "unshare(CLONE_NEWNS): %s (needs root)", strerror(errno));
+	else if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		ret = fail(&e, errno, "a private mount namespace: %s", strerror(errno));
+	else if (mount("bpf", TA_BPFFS, "bpf", 0, "mode=0700") < 0)
+		ret = fail(&e, errno, "a private bpffs on %s: %s", TA_BPFFS, strerror(errno));
+	if (!ret)
+		ret = row_measure(env, row, &e);
+	if (env[ENV_TA].policy_fd >= 0)
+		close(env[ENV_TA].policy_fd);
+	for (int side = 0; ret && side < NR_SIDES; side++)
+		snprintf(row->side[side].error, sizeof(row->side[side].error), "%.250s", e.text);
+	row->side[SIDE_TA].ran = row->side[SIDE_NFT].ran = !ret;
+	return ret ? 1 : 0;
+}
+
+/* ---- the host's conntrack limit ----------------------------------------- */
+
+static long saved_ct_max = -1;
+static char saved_ct_text[24];
+
+/* Also the second Ctrl-C's last word: async-signal-safe. */
+static void ct_max_restore(void)
+{
+	if (saved_ct_max >= 0)
+		write_file(CONNTRACK_MAX, saved_ct_text);
+}
+
+/* A namespace's nf_conntrack_max starts at the host's and cannot pass it. */
+static int ct_max_raise(const struct fw_opts *o, struct ta_error *e)
+{
+	unsigned long most = 0, need;
+	long now = read_long(CONNTRACK_MAX);
+	char text[24];
+
+	for (int i = 0; i < o->nr_rows; i++)
+		if (o->conns[i] > most)
+			most = o->conns[i];
+	need = most + 2 * o->frames * (o->reps + 1) + 10000;
+	if (now < 0)
+		return fail(e, ENOENT, "%s: absent (nftables' conntrack is not in this kernel)",
+			    CONNTRACK_MAX);
+	if ((unsigned long)now >= need)
+		return 0;
+	snprintf(saved_ct_text, sizeof(saved_ct_text), "%ld", now);
+	saved_ct_max = now;
+	stop_set_last_word(ct_max_restore);
+	snprintf(text, sizeof(text), "%lu", need);
+	if (write_file(CONNTRACK_MAX, text))
+		return fail(e, errno, "%s: cannot raise it to %lu: %s", CONNTRACK_MAX, need,
+			    strerror(errno));
+	fprintf(stderr, "tap-accel-bench --firewall: net.netfilter.nf_conntrack_max %ld -> %lu "
+			"for the run (put back at its end)\n", now, need);
+	return 0;
+}
+
+/* ---- the report --------------------------------------------------------- */
+
+
+static double meas(const struct fw_row *r, int side, int var, int c)
+{
+	const struct fw_side *s = &r->side[side];
+
+	return s->ran ? s->m[var][c].ns : NAN;
+}
+
+/* What the firewall adds to a frame of cell c (G2S, S2G). */
+static double added(const struct fw_row *r, int side, int var, int c)
+{
+	const struct fw_side *s = &r->side[side];
+
+	return s->ran ? s->m[var][c].ns - s->none[var][c].ns : NAN;
+}
+
+static double conn_rate(double ns)
+{
+	return isnan(ns) || ns <= 0 ? NAN : 1e9 / ns;
+}
+
+/* tap-accel / nftables of a row and cell: time per frame (G2G), what the
+ * firewall adds (G2S, S2G), connections per second (NEW). */
+static double ratio(const struct fw_row *r, int c, int var)
+{
+	switch (c) {
+	case CELL_G2G:
+		return meas(r, SIDE_TA, VAR_CHAIN, c) / meas(r, SIDE_NFT, var, c);
+	case CELL_NEW:
+		return conn_rate(meas(r, SIDE_TA, VAR_CHAIN, c)) /
+		       conn_rate(meas(r, SIDE_NFT, var, c));
+	default: /* nothing measurably added by nftables: no ratio */
+		return added(r, SIDE_NFT, var, c) > 0
+			       ? added(r, SIDE_TA, VAR_CHAIN, c) / added(r, SIDE_NFT, var, c)
+			       : NAN;
+	}
+}
+
+/* The better of nftables' two ways for it (the lower ratio for costs, the
+ * higher for connections per second): the ratio a goal is judged on. */
+static double ratio_best_nft(const struct fw_row *r, int c)
+{
+	double a = ratio(r, c, VAR_CHAIN), b = ratio(r, c, VAR_SET);
+
+	if (isnan(a) || isnan(b))
+		return isnan(a) ? b : a;
+	return c == CELL_NEW ? (a < b ? a : b) : (a > b ? a : b);
+}
+
+enum { GOAL_G2G, GOAL_STACK, GOAL_NEW, GOAL_FLAT, GOAL_MEM, NR_GOALS };
+
+static const char *const goal_text[NR_GOALS] = {
+	[GOAL_G2G] = "established g2g <= 0.5x bridge+nftables",
+	[GOAL_STACK] = "added to a frame to the stack <= 0.3x nftables'",
+	[GOAL_NEW] = "new connections >= 2x nftables",
+	[GOAL_FLAT] = "cost flat <= 5 % over rules and connections",
+	[GOAL_MEM] = "<= 128 B per tracked connection",
+};
+
+struct goal {
+	bool measured, met;
+	char value[64];
+};
+
+static bool row_ran(const struct fw_row *r)
+{
+	return r->side[SIDE_TA].ran && r->side[SIDE_NFT].ran;
+}
+
+/* Spread of tap-accel's cost of cell c over the rows: worst / best - 1. */
+static double spread(const struct fw *fw, int c)
+{
+	double lo = NAN, hi = NAN;
+
+	for (int i = 0; i < fw->o->nr_rows; i++) {
+		double ns = meas(&fw->rows[i], SIDE_TA, VAR_CHAIN, c);
+
+		if (isnan(ns))
+			continue;
+		lo = isnan(lo) || ns < lo ? ns : lo;
+		hi = isnan(hi) || ns > hi ? ns : hi;
+	}
+	return hi / lo - 1;
+}
+
+/* Judged on the worst row that ran, against nftables' better way. */
+static void goals_judge(const struct fw *fw, struct goal g[NR_GOALS])
+{
+	double worst[NR_CELLS], mem = NAN, flat_g2g, flat_new;
+	int rows = 0;
+
+	memset(g, 0, NR_GOALS * sizeof(*g));
+	for (int c = 0; c < NR_CELLS; c++)
+		worst[c] = NAN;
+	for (int i = 0; i < fw->o->nr_rows; i++) {
+		const struct fw_row *r = &fw->rows[i];
+
+		if (!row_ran(r))
+			continue;
+		rows++;
+		for (int c = 0; c < NR_CELLS; c++) {
+			double x = ratio_best_nft(r, c);
+
+			if (c == CELL_NEW)
+				worst[c] = isnan(worst[c]) || x < worst[c] ? x : worst[c];
+			else
+				worst[c] = isnan(worst[c]) || x > worst[c] ? x : worst[c];
+		}
+		mem = r->side[SIDE_TA].bytes_per_conn;
+	}
+	if (!rows)
+		return;
+	g[GOAL_G2G].measured = true;
+	g[GOAL_G2G].met = worst[CELL_G2G] <= 0.5;
+	snprintf(g[GOAL_G2G].value, sizeof(g->value), "%.2fx (worst row)", worst[CELL_G2G]);
+	g[GOAL_STACK].measured = true;
+	g[GOAL_STACK].met = worst[CELL_G2S] <= 0.3;
+	snprintf(g[GOAL_STACK].value, sizeof(g->value), "%.2fx (worst row)", worst[CELL_G2S]);
+	g[GOAL_NEW].measured = true;
+	g[GOAL_NEW].met = worst[CELL_NEW] >= 2;
+	snprintf(g[GOAL_NEW].value, sizeof(g->value), "%.2fx (worst row)", worst[CELL_NEW]);
+	flat_g2g = spread(fw, CELL_G2G);
+	flat_new = spread(fw, CELL_NEW);
+	g[GOAL_FLAT].measured = rows > 1;
+	g[GOAL_FLAT].met = flat_g2g <= 0.05 && flat_new <= 0.05;
+	snprintf(g[GOAL_FLAT].value, sizeof(g->value), "g2g +%.0f %%, new +%.0f %%",
+		 flat_g2g * 100, flat_new * 100);
+	g[GOAL_MEM].measured = !isnan(mem);
+	g[GOAL_MEM].met = mem <= 128;
+	snprintf(g[GOAL_MEM].value, sizeof(g->value), "%.0f B", mem);
+}
+
+static void fmt_ns(char *buf, size_t len, double ns)
+{
+	if (isnan(ns))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%.0f", ns);
+}
+
+static void fmt_ratio(char *buf, size_t len, double x)
+{
+	if (isnan(x) || isinf(x))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%.2f", x);
+}
+
+static void fmt_count(char *buf, size_t len, unsigned long n)
+{
+	if (n >= 1000000 && n % 1000000 == 0)
+		snprintf(buf, len, "%lum", n / 1000000);
+	else if (n >= 1000 && n % 1000 == 0)
+		snprintf(buf, len, "%luk", n / 1000);
+	else
+		snprintf(buf, len, "%lu", n);
+}
+
+/* The lowest share of frames that came back of the row's measured cells. */
+static double row_delivered(const struct fw_row *r)
+{
+	double worst = 1;
+
+	for (int side = 0; side < NR_SIDES; side++)
+		for (int var = 0; var < (side == SIDE_TA ? 1 : NR_VARS); var++)
+			for (int c = 0; c < NR_CELLS; c++)
+				if (r->side[side].ran && r->side[side].m[var][c].delivered < worst)
+					worst = r->side[side].m[var][c].delivered;
+	return worst;
+}
+
+static void print_table(const struct fw *fw, FILE *out)
+{
+	const struct fw_opts *o = fw->o;
+	struct goal g[NR_GOALS];
+
+	fprintf(out, "tap-accel-bench --firewall: %s, %d CPUs, %s UTC\n", fw->kernel, fw->ncpus,
+		fw->started);
+	fprintf(out,
+		"one security group (examples/security-group.policy's, the flow's rule after N "
+		"others) on stock tun\n"
+		"tap-accel: XDP redirect, in rules before it; in program on tcx egress\n"
+		"nftables:  taps in a bridge, br_netfilter, inet table on forward/input/output: "
+		"ct state\n"
+		"           established,related accept, invalid drop, the N rules as a chain "
+		"or a set\n"
+		"ns per 64 B frame, the fastest of %d x %lu frames; 'added': over the same path without "
+		"a firewall\n"
+		"ratio = tap-accel / nftables chain, set (for new connections: per second)\n\n",
+		o->reps, o->frames);
+	fprintf(out, "%5s %5s | %-17s | %-17s | %-17s | %-17s\n", "", "", "established g2g ns",
+		"added g2stack ns", "added stack2g ns", "new conns k/s");
+	fprintf(out, "%5s %5s |", "rules", "conns");
+	for (int c = 0; c < NR_CELLS; c++)
+		fprintf(out, " %5s %5s %5s |", "t-a", "chain", "set");
+	fputc('\n', out);
+	for (int i = 0; i < o->nr_rows; i++) {
+		const struct fw_row *r = &fw->rows[i];
+		char conns[24], v[16];
+
+		fmt_count(conns, sizeof(conns), r->conns);
+		if (!row_ran(r)) {
+			fprintf(out, "%5u %5s | not measured: %s\n", r->rules, conns,
+				r->side[SIDE_TA].error[0]   ? r->side[SIDE_TA].error
+				: r->side[SIDE_NFT].error[0] ? r->side[SIDE_NFT].error
+							     : "not reached");
+			continue;
+		}
+		fprintf(out, "%5u %5s |", r->rules, conns);
+		for (int c = 0; c < NR_CELLS; c++) {
+			for (int k = 0; k < 3; k++) {
+				int side = k ? SIDE_NFT : SIDE_TA, var = k == 2 ? VAR_SET : VAR_CHAIN;
+				double x = c == CELL_G2G   ? meas(r, side, var, c)
+					   : c == CELL_NEW ? conn_rate(meas(r, side, var, c)) / 1e3
+							   : added(r, side, var, c);
+
+				fmt_ns(v, sizeof(v), x);
+				fprintf(out, " %5s", v);
+			}
+			fprintf(out, " |");
+		}
+		fputc('\n', out);
+	}
+	fprintf(out, "\nratio tap-accel / nftables (chain, set); new connections: per second\n");
+	fprintf(out, "%5s %5s | %-11s | %-11s | %-11s | %-11s\n", "rules", "conns",
+		"g2g", "g2stack", "stack2g", "new conns");
+	for (int i = 0; i < o->nr_rows; i++) {
+		const struct fw_row *r = &fw->rows[i];
+		char conns[24], a[16], b[16];
+
+		if (!row_ran(r))
+			continue;
+		fmt_count(conns, sizeof(conns), r->conns);
+		fprintf(out, "%5u %5s |", r->rules, conns);
+		for (int c = 0; c < NR_CELLS; c++) {
+			fmt_ratio(a, sizeof(a), ratio(r, c, VAR_CHAIN));
+			fmt_ratio(b, sizeof(b), ratio(r, c, VAR_SET));
+			fprintf(out, " %5s %5s |", a, b);
+		}
+		fputc('\n', out);
+	}
+	fprintf(out, "\nthe tables of each row (tracked after the fill; after the new-connection "
+		     "cells)\n");
+	fprintf(out, "%5s %5s | %-40s | %-40s\n", "rules", "conns", "tap-accel ta_ct",
+		"nftables nf_conntrack");
+	for (int i = 0; i < o->nr_rows; i++) {
+		const struct fw_row *r = &fw->rows[i];
+		char conns[24], col[NR_SIDES][96];
+
+		if (!row_ran(r))
+			continue;
+		fmt_count(conns, sizeof(conns), r->conns);
+		for (int side = 0; side < NR_SIDES; side++) {
+			const struct fw_side *s = &r->side[side];
+
+			snprintf(col[side], sizeof(col[side]), "%lu in %.1f s%s; %lu", s->tracked,
+				 s->fill_s, s->fill_short ? " (STOPPED: too slow)" : "",
+				 s->after_new);
+		}
+		fprintf(out, "%5u %5s | %-40s | %-40s\n", r->rules, conns, col[0], col[1]);
+		if (row_delivered(r) < 1 - LOST_MAX)
+			fprintf(out, "%11s   some cell delivered only %.1f %% of its frames\n", "",
+				row_delivered(r) * 100);
+	}
+	for (int i = 0; i < o->nr_rows; i++) {
+		const struct fw_row *r = &fw->rows[i];
+
+		if (!row_ran(r))
+			continue;
+		fprintf(out,
+			"\nmemory per tracked connection: tap-accel %.0f B (ta_ct's memlock / its "
+			"%lu entries),\n  nftables %.0f B (an nf_conntrack slab object; its hash "
+			"has %lu buckets besides)\n",
+			r->side[SIDE_TA].bytes_per_conn, r->side[SIDE_TA].table_size,
+			r->side[SIDE_NFT].bytes_per_conn, r->side[SIDE_NFT].table_size);
+		break;
+	}
+	fprintf(out,
+		"a new connection guest to guest is one entry of nf_conntrack and two of ta_ct "
+		"(the zones of\nboth taps); the fill makes one each (tap-accel's to the stack, "
+		"nftables' to guest B).\n");
+	goals_judge(fw, g);
+	fprintf(out, "\ngoals (judged on the worst row, against nftables' better way)\n");
+	for (int i = 0; i < NR_GOALS; i++)
+		fprintf(out, "  %-50s %-26s %s\n", goal_text[i], g[i].measured ? g[i].value : "-",
+			!g[i].measured ? "not measured" : g[i].met ? "met" : "not met");
+}
+
+static void csv_num(FILE *out, double v)
+{
+	if (isnan(v) || isinf(v))
+		fputc(',', out);
+	else
+		fprintf(out, ",%.6g", v);
+}
+
+static void write_csv(const struct fw *fw, FILE *out)
+{
+	fprintf(out, "rules,conns,firewall,cell,ns_per_frame,added_ns,delivered\n");
+	for (int i = 0; i < fw->o->nr_rows; i++) {
+		const struct fw_row *r = &fw->rows[i];
+
+		for (int side = 0; side < NR_SIDES; side++)
+			for (int var = 0; var < (side == SIDE_TA ? 1 : NR_VARS); var++)
+				for (int c = 0; c < NR_CELLS; c++) {
+					const struct fw_side *s = &r->side[side];
+
+					if (!s->ran)
+						continue;
+					fprintf(out, "%u,%lu,%s,%s", r->rules, r->conns,
+						side == SIDE_TA ? "tap-accel"
+						: var == VAR_CHAIN ? "nftables-chain"
+								   : "nftables-set",
+						cell_name[c]);
+					csv_num(out, s->m[var][c].ns);
+					csv_num(out, c == CELL_G2S || c == CELL_S2G
+							     ? added(r, side, var, c)
+							     : NAN);
+					csv_num(out, s->m[var][c].delivered);
+					fputc('\n', out);
+				}
+	}
+}
+
+static void json_side(struct json_writer *w, const struct fw_row *r, int side)
+{
+	const struct fw_side *s = &r->side[side];
+
+	jw_key(w, side == SIDE_TA ? "tap_accel" : "nftables");
+	if (!s->ran) {
+		jw_object_begin(w);
+		jw_kv_string(w, "error", s->error);
+		jw_object_end(w);
+		return;
+	}
+	jw_object_begin(w);
+	jw_kv_u64(w, "tracked_after_fill", s->tracked);
+	jw_kv_double(w, "fill_s", s->fill_s);
+	jw_kv_bool(w, "fill_stopped_too_slow", s->fill_short);
+	jw_kv_u64(w, "tracked_at_end", s->after_new);
+	jw_kv_double(w, "bytes_per_connection", s->bytes_per_conn);
+	jw_kv_u64(w, side == SIDE_TA ? "table_entries" : "hash_buckets", s->table_size);
+	for (int var = 0; var < (side == SIDE_TA ? 1 : NR_VARS); var++) {
+		const char *name = side == SIDE_TA ? "" : var == VAR_CHAIN ? "chain_" : "set_";
+		char key[32];
+
+		snprintf(key, sizeof(key), "%sns", name);
+		jw_key(w, key);
+		jw_object_begin(w);
+		for (int c = 0; c < NR_CELLS; c++)
+			jw_kv_double(w, cell_name[c], s->m[var][c].ns);
+		jw_object_end(w);
+		snprintf(key, sizeof(key), "%sno_firewall_ns", name);
+		jw_key(w, key);
+		jw_object_begin(w);
+		jw_kv_double(w, cell_name[CELL_G2S], s->none[var][CELL_G2S].ns);
+		jw_kv_double(w, cell_name[CELL_S2G], s->none[var][CELL_S2G].ns);
+		jw_object_end(w);
+	}
+	jw_object_end(w);
+}
+
+static void write_json(const struct fw *fw, FILE *out, bool pretty)
+{
+	struct json_writer w;
+	struct goal g[NR_GOALS];
+
+	goals_judge(fw, g);
+	jw_init(&w, out, pretty);
+	jw_object_begin(&w);
+	jw_kv_string(&w, "kernel", fw->kernel);
+	jw_kv_u64(&w, "cpus", fw->ncpus);
+	jw_kv_string(&w, "started", fw->started);
+	jw_kv_u64(&w, "frames", fw->o->frames);
+	jw_kv_u64(&w, "reps", fw->o->reps);
+	jw_key(&w, "rows");
+	jw_array_begin(&w);
+	for (int i = 0; i < fw->o->nr_rows; i++) {
+		const struct fw_row *r = &fw->rows[i];
+
+		jw_object_begin(&w);
+		jw_kv_u64(&w, "rules", r->rules);
+		jw_kv_u64(&w, "conns", r->conns);
+		json_side(&w, r, SIDE_TA);
+		json_side(&w, r, SIDE_NFT);
+		if (row_ran(r)) {
+			jw_key(&w, "ratio");
+			jw_object_begin(&w);
+			for (int c = 0; c < NR_CELLS; c++) {
+				char key[48];
+
+				snprintf(key, sizeof(key), "%s_chain", cell_name[c]);
+				jw_kv_double(&w, key, ratio(r, c, VAR_CHAIN));
+				snprintf(key, sizeof(key), "%s_set", cell_name[c]);
+				jw_kv_double(&w, key, ratio(r, c, VAR_SET));
+			}
+			jw_object_end(&w);
+		}
+		jw_object_end(&w);
+	}
+	jw_array_end(&w);
+	jw_key(&w, "goals");
+	jw_array_begin(&w);
+	for (int i = 0; i < NR_GOALS; i++) {
+		jw_object_begin(&w);
+		jw_kv_string(&w, "goal", goal_text[i]);
+		jw_key(&w, "met");
+		if (g[i].measured)
+			jw_bool(&w, g[i].met);
+		else
+			jw_null(&w);
+		jw_kv_string(&w, "measured", g[i].value);
+		jw_object_end(&w);
+	}
+	jw_array_end(&w);
+	jw_object_end(&w);
+	jw_end_document(&w);
+}
+
+static int write_files(struct fw *fw)
+{
+	FILE *f;
+
+	if (bench_results_dir(fw->o->out_dir, fw->out_dir, sizeof(fw->out_dir)))
+		return -1;
+	if (!(f = bench_open_in(fw->out_dir, "firewall.txt")))
+		return -1;
+	print_table(fw, f);
+	fclose(f);
+	if (!(f = bench_open_in(fw->out_dir, "firewall.csv")))
+		return -1;
+	write_csv(fw, f);
+	fclose(f);
+	if (!(f = bench_open_in(fw->out_dir, "firewall.json")))
+		return -1;
+	write_json(fw, f, true);
+	fclose(f);
+	fprintf(stderr, "tap-accel-bench: results in %s/ (firewall.txt, firewall.csv, "
+			"firewall.json)\n", fw->out_dir);
+	return 0;
+}
+
+/* ---- the run ------------------------------------------------------------ */
+
+void fw_opts_default(struct fw_opts *o, bool full)
+{
+	static const unsigned int rules[] = {1, 100, 1000};
+	static const unsigned long conns[] = {1000, 100000, 1000000};
+
+	memset(o, 0, sizeof(*o));
+	if (full) {
+		for (int c = 0; c < 3; c++)
+			for (int r = 0; r < 3; r++, o->nr_rows++) {
+				o->rules[o->nr_rows] = rules[r];
+				o->conns[o->nr_rows] = conns[c];
+			}
+	} else {
+		for (int r = 0; r < 3; r++, o->nr_rows++) {
+			o->rules[o->nr_rows] = rules[r];
+			o->conns[o->nr_rows] = conns[0];
+		}
+		for (int c = 1; c < 3; c++, o->nr_rows++) {
+			o->rules[o->nr_rows] = 1;
+			o->conns[o->nr_rows] = conns[c];
+		}
+	}
+	o->frames = full ? 10000 : 3000;
+	o->reps = FW_MAX_REPS;
+}
+
+static int parse_counts(const char *list, unsigned long max, unsigned long *v, int *n,
+			const char *what, struct ta_error *e)
+{
+	const char *p = list;
+
+	*n = 0;
+	while (*p) {
+		char *end;
+		unsigned long x = strtoul(p, &end, 10);
+
+		if (end == p || (*end && *end != ',') || x < 1 || x > max || *n == FW_MAX_ROWS)
+			return fail(e, EINVAL,
+				    "--%s '%s': up to %d counts from 1 to %lu, comma-separated",
+				    what, list, FW_MAX_ROWS, max);
+		v[(*n)++] = x;
+		p = *end ? end + 1 : end;
+	}
+	return *n ? 0 : fail(e, EINVAL, "--%s: no count given", what);
+}
+
+int fw_parse_grid(struct fw_opts *o, const char *rules, const char *conns, struct ta_error *e)
+{
+	unsigned long r[FW_MAX_ROWS], c[FW_MAX_ROWS];
+	int nr = 0, nc = 0;
+
+	if (rules && parse_counts(rules, 10000, r, &nr, "rules", e))
+		return -e->err;
+	if (conns && parse_counts(conns, FW_MAX_CONNS, c, &nc, "conns", e))
+		return -e->err;
+	if (!rules) /* the default's rule counts */
+		for (int i = 0; i < o->nr_rows; i++) {
+			bool seen = false;
+
+			for (int j = 0; j < nr; j++)
+				seen |= r[j] == o->rules[i];
+			if (!seen)
+				r[nr++] = o->rules[i];
+		}
+	if (!conns)
+		c[nc++] = 1000;
+	if (nr * nc > FW_MAX_ROWS)
+		return fail(e, EINVAL, "--rules x --conns: at most %d rows", FW_MAX_ROWS);
+	o->nr_rows = 0;
+	for (int j = 0; j < nc; j++)
+		for (int i = 0; i < nr; i++, o->nr_rows++) {
+			o->rules[o->nr_rows] = r[i];
+			o->conns[o->nr_rows] = c[j];
+		}
+	return 0;
+}
+
+static int preflight(struct fw *fw, struct ta_error *e)
+{
+	if (scale_find_cli(fw->exe, sizeof(fw->exe), e))
+		return -e->err;
+	if (run(e, "nft --version"))
+		return fail(e, ENOENT, "nft: %s (the nftables side needs it: apt-get install "
+				       "nftables, or make deps)", e->text);
+	if (access("/proc/sys/net/bridge/bridge-nf-call-iptables", F_OK))
+		return fail(e, ENOENT, "no br_netfilter in this kernel (the nftables side needs "
+				       "it: modprobe br_netfilter)");
+	return ct_max_raise(fw->o, e);
+}
+
+static int run_row(struct fw *fw, struct fw_row *row)
+{
+	bool told = false;
+	int status = 0;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -errno;
+	if (pid == 0)
+		_exit(row_child(fw, row));
+	/* A Ctrl-C from the terminal reaches the child too; a signal to this
+	 * process alone is passed on, so that the child stops at its next
+	 * step (its namespaces go with it). */
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR)
+			return -errno;
+		if (stop_requested() && !told) {
+			kill(pid, SIGINT);
+			told = true;
+		}
+	}
+	if (stop_requested())
+		return -EINTR;
+	if (!WIFEXITED(status) && !row->side[SIDE_TA].error[0])
+		snprintf(row->side[SIDE_TA].error, sizeof(row->side[SIDE_TA].error),
+			 "the row's process ended on signal %d",
+			 WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+	return 0;
+}
+
+static int measure(struct fw *fw)
+{
+	const struct fw_opts *o = fw->o;
+
+	for (int i = 0; i < o->nr_rows; i++) {
+		struct fw_row *r = &fw->rows[i];
+
+		r->rules = o->rules[i];
+		r->conns = o->conns[i];
+		fprintf(stderr, "[%d/%d] %u rules, %lu connections: tap-accel and nftables\n",
+			i + 1, o->nr_rows, r->rules, r->conns);
+		if (run_row(fw, r))
+			return -EINTR;
+		if (r->side[SIDE_TA].error[0])
+			fprintf(stderr, "  %s\n", r->side[SIDE_TA].error);
+	}
+	return 0;
+}
+
+int fw_run(const struct fw_opts *o)
+{
+	struct fw fw = {.o = o};
+	struct ta_error e = {0};
+	struct utsname u;
+	time_t t = time(NULL);
+	bool any = false;
+	int ret;
+
+	fw.ncpus = libbpf_num_possible_cpus();
+	uname(&u);
+	snprintf(fw.kernel, sizeof(fw.kernel), "Linux %s", u.release);
+	strftime(fw.started, sizeof(fw.started), "%Y-%m-%d %H:%M:%S", gmtime(&t));
+	stop_catch_signals();
+	fw.rows = mmap(NULL, FW_MAX_ROWS * sizeof(*fw.rows), PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (fw.rows == MAP_FAILED) {
+		fprintf(stderr, "tap-accel-bench --firewall: out of memory\n");
+		return -ENOMEM;
+	}
+	memset(fw.rows, 0, FW_MAX_ROWS * sizeof(*fw.rows));
+	if (preflight(&fw, &e)) {
+		fprintf(stderr, "tap-accel-bench --firewall: %s\n", e.text);
+		ct_max_restore();
+		munmap(fw.rows, FW_MAX_ROWS * sizeof(*fw.rows));
+		return -e.err;
+	}
+	ret = measure(&fw);
+	ct_max_restore();
+	if (ret) {
+		fprintf(stderr, "tap-accel-bench --firewall: interrupted\n");
+		goto out;
+	}
+	for (int i = 0; i < o->nr_rows; i++)
+		any |= row_ran(&fw.rows[i]);
+	print_table(&fw, o->json ? stderr : stdout);
+	if (o->json)
+		write_json(&fw, stdout, o->pretty);
+	ret = write_files(&fw) ? -EIO : any ? 0 : -EIO;
+	if (!any)
+		fprintf(stderr, "tap-accel-bench --firewall: no row was measured\n");
+out:
+	munmap(fw.rows, FW_MAX_ROWS * sizeof(*fw.rows));
+	return ret;
+}
