@@ -131,8 +131,35 @@ static void test_errors(void)
 		    "expected a number of connections or none after 'tap-limit'");
 }
 
+/* The words of parsed settings give them back. */
+static void test_words(void)
+{
+	static const char *const lines[] = {
+		"max 200000 tap-limit 4096 timeout established 86400 udp 90",
+		"tap-limit none timeout syn_sent default other 5",
+		"max default",
+		"timeout icmp 1",
+	};
+	struct ta_ct_settings s, again;
+	char words[256];
+	int at;
+
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		CHECK(!*parse(&s, lines[i], &at), "%s", lines[i]);
+		ta_ct_settings_words(&s, words, sizeof(words));
+		CHECK(!strcmp(words, lines[i]), "'%s' gave back '%s'", lines[i], words);
+		CHECK(!*parse(&again, words, &at) && !memcmp(&s, &again, sizeof(s)), "%s", words);
+	}
+	memset(&s, 0, sizeof(s));
+	CHECK(!strcmp(ta_ct_settings_words(&s, words, sizeof(words)), ""), "none: ''");
+	CHECK(!*parse(&s, "max 200000 tap-limit 4096", &at), "cut");
+	CHECK(!strcmp(ta_ct_settings_words(&s, words, 12), "max 200000 "), "cut to fit: '%s'",
+	      words);
+}
+
 int main(void)
 {
+	test_words();
 	test_values();
 	test_names();
 	test_seconds();

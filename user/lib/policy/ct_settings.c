@@ -2,6 +2,7 @@
 /* ct_settings.c - the words of the connection table's settings (ct_settings.h). */
 #include <errno.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -200,4 +201,38 @@ int ta_ct_settings_parse(struct ta_ct_settings *s, int argc, char *const *argv, 
 			 strcmp(argv[i], "timeout"));
 	}
 	return 0;
+}
+
+const char *ta_ct_settings_words(const struct ta_ct_settings *s, char *buf, size_t size)
+{
+	size_t n = 0;
+	bool timeouts = false;
+
+#define ADD(...) (n += (size_t)snprintf(buf + n, n < size ? size - n : 0, __VA_ARGS__))
+	if (size)
+		buf[0] = 0;
+	if (s->given & TA_CTS_MAX) {
+		if (s->max_tracked)
+			ADD("max %u", s->max_tracked);
+		else
+			ADD("max default");
+	}
+	if (s->given & TA_CTS_TAP_LIMIT) {
+		if (s->tap_limit)
+			ADD("%stap-limit %u", n ? " " : "", s->tap_limit);
+		else
+			ADD("%stap-limit none", n ? " " : "");
+	}
+	for (int i = 0; i < TA_CT_CONN_MAX; i++) {
+		if (!(s->given & TA_CTS_TIMEOUT(i)))
+			continue;
+		ADD("%s%s%s", n ? " " : "", timeouts ? "" : "timeout ", ta_ct_timeout_names[i]);
+		timeouts = true;
+		if (s->timeout[i])
+			ADD(" %u", s->timeout[i]);
+		else
+			ADD(" default");
+	}
+#undef ADD
+	return buf;
 }

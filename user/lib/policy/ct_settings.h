@@ -17,6 +17,7 @@
 #ifndef TA_CT_SETTINGS_H
 #define TA_CT_SETTINGS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "../../../bpf/tap_accel.h"
@@ -56,5 +57,10 @@ int ta_ct_seconds_parse(const char *text, uint32_t *seconds);
  */
 int ta_ct_settings_parse(struct ta_ct_settings *s, int argc, char *const *argv, int *at,
 			 struct ta_error *e);
+
+/* The settings s gives, as the words that give them ("max 200000
+ * tap-limit none timeout udp 60 icmp default"; "" for none), cut to fit
+ * buf. Returns buf. */
+const char *ta_ct_settings_words(const struct ta_ct_settings *s, char *buf, size_t size);
 
 #endif /* TA_CT_SETTINGS_H */
