@@ -72,12 +72,12 @@ class Prom:
 
     def label_names(self, name):
         """The label names of every sample of scrape NAME, sorted, each
-        followed by a space."""
+        followed by a space (the host's gauges have none)."""
         names = set()
         for x in self.flat(name):
             m = re.match(r"sample [^ ]* (.*) = ", x)
             if m:
-                names |= {label.split("=")[0] for label in m.group(1).split(" ")}
+                names |= {label.split("=")[0] for label in m.group(1).split(" ") if label}
         return "".join(n + " " for n in sorted(names))
 
     def devices(self, name):

@@ -117,7 +117,8 @@ static void test_errors(void)
 		    "4294967295) or default");
 	check_error("max none", 1, "max 'none': expected a number of connections (1 to 4294967295) "
 		    "or default");
-	check_error("max 5 tap-limit 3 max 6", 5, "max given twice");
+	check_error("max 5 tap-limit 3 max 6", 4, "max given twice");
+	check_error("tap-limit 5 tap-limit none", 2, "tap-limit given twice");
 	check_error("timeout udpx 5", 1, "unknown timeout 'udpx': the timeouts are syn_sent, "
 		    "syn_recv, established, fin_wait, time_wait, close, udp, udp_stream, icmp or other");
 	check_error("timeout udp 0", 2, "timeout udp 0: a connection would expire at its first "

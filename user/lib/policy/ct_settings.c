@@ -166,6 +166,8 @@ int ta_ct_settings_parse(struct ta_ct_settings *s, int argc, char *const *argv, 
 		if (strcmp(kw, "max") && strcmp(kw, "tap-limit") && !timeout)
 			return ta_error_input(e, EINVAL, "expected max, tap-limit or timeout, got "
 					      "'%s'", kw);
+		if (!timeout && s->given & (kw[0] == 't' ? TA_CTS_TAP_LIMIT : TA_CTS_MAX))
+			return given_twice(e, kw);
 		*at = ++i;
 		if (i >= argc)
 			return ta_error_input(e, EINVAL, "expected %s after '%s'",
