@@ -46,7 +46,13 @@ static int log_event(void *ctx, void *data, size_t size)
 
 	if (size < sizeof(*ev))
 		return 0;
-	/* events left in the ring while no agent read it */
+	/* left in the ring while no agent read it: told as one line, not
+	 * hundreds at the start (stats counts them per tap) */
+	if (ev->ns < a->ct_opened_ns) {
+		if (!a->ct_backlog++ || ev->ns < a->ct_oldest_ns)
+			a->ct_oldest_ns = ev->ns;
+		return 0;
+	}
 	if (now > ev->ns + 2 * NSEC_PER_SEC)
 		snprintf(ago, sizeof(ago), " (%llu s ago)",
 			 (unsigned long long)((now - ev->ns) / NSEC_PER_SEC));
@@ -82,6 +88,7 @@ void agent_ct_events_watch(struct agent *a, const struct ta_plane *pl)
 	a->ct_rb = ring_buffer__new(pl->maps.ta_ct_events, log_event, a, NULL);
 	if (a->ct_rb) {
 		a->ct_events_id = info.id;
+		a->ct_opened_ns = ta_monotonic_ns();
 		a->ct_events_told = 0;
 		return;
 	}
@@ -102,6 +109,14 @@ int agent_ct_events_fds(const struct agent *a, struct pollfd *fd)
 
 void agent_ct_events_read(struct agent *a)
 {
-	if (a->ct_rb)
-		ring_buffer__consume(a->ct_rb);
+	if (!a->ct_rb)
+		return;
+	ring_buffer__consume(a->ct_rb);
+	if (!a->ct_backlog)
+		return;
+	agent_log("warning: conntrack: %u refusals were told while no agent read them (at most one "
+		  "a second a tap; the oldest %llu s ago): 'tap-accel stats' counts every refusal "
+		  "per tap", a->ct_backlog,
+		  (unsigned long long)((ta_monotonic_ns() - a->ct_oldest_ns) / NSEC_PER_SEC));
+	a->ct_backlog = 0;
 }

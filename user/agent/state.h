@@ -128,6 +128,9 @@ struct agent {
 	struct ring_buffer *ct_rb;
 	uint32_t ct_events_id;	/* the ring's map id: a new plane has another */
 	uint64_t ct_events_told; /* its last error: said once */
+	uint64_t ct_opened_ns;	/* when it was opened: older events are a backlog */
+	uint32_t ct_backlog;	/* events of the backlog read, not logged one by one */
+	uint64_t ct_oldest_ns;	/* the oldest of them */
 	int ct_tap_info;	/* ta_tap_info of that plane, for the taps' names; -1 */
 };
 
