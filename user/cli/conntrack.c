@@ -350,8 +350,13 @@ static int print_event(void *ctx, void *data, size_t size)
 		jw_object_end(&json);
 		jw_end_document(&json);
 	} else {
-		printf("%s: new connection refused at %s\n", tap,
-		       ta_ct_event_text(ev, text, sizeof(text)));
+		uint64_t now = now_ns();
+
+		printf("%s: new connection refused at %s", tap, ta_ct_event_text(ev, text, sizeof(text)));
+		/* left in the ring from before this command */
+		if (now > ev->ns + 2000000000ull)
+			printf(" (%llu s ago)", (unsigned long long)((now - ev->ns) / 1000000000ull));
+		printf("\n");
 	}
 	fflush(stdout);
 	free(names);
@@ -433,8 +438,9 @@ static const struct command events_cmd = {
 	.help = "A line for each refusal the program reports (ta_ct_events, at most one a\n"
 		"second a tap): the tap, the limit (the tap's or the host's), the count\n"
 		"that was at it, and the refused connection's protocol and ends (in the\n"
-		"table's order, not the opener's); with --json an object a line. Runs\n"
-		"until interrupted. The events have one reader: while the agent runs, it\n"
+		"table's order, not the opener's); with --json an object a line. Those\n"
+		"left in the ring from before come first, with their age. Runs until\n"
+		"interrupted. The events have one reader: while the agent runs, it\n"
 		"logs them, and this command takes those it reads away from the log.\n",
 	.max_args = 0,
 	.run = run_events,
