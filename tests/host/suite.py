@@ -796,6 +796,12 @@ def conntrack_options(h):
     h.expect(0, "^# TYPE tapaccel_conntrack_table_max gauge$", "stats", "--prometheus")
 
     print("# refusals at the host's limit")
+    # a connection of another tap: the host's count is not T's
+    U = f"ta{ID}u"
+    must(c, taps_add(NS, U), f"cannot create tap {U}")
+    h.expect(0, rf"attached tap-accel to {U} .*policy security-group", "attach", U, "--policy", "security-group")
+    h.send("sent 1 tx 0 redirect 0 pass 1", U, "--dport", 68, "--settle-ms", 20)
+    host_tracked = json.loads(out(h.ta("conntrack", "show", "--json")) or "{}").get("tracked")
     time.sleep(1.1)  # the tap's last event a second ago
     h.expect(0, rf"^max +{host_tracked + 1}$", "conntrack", "set", "tap-limit", "none", "max", host_tracked + 1)
     events = subprocess.Popen(h.ta("conntrack", "events"), stdout=subprocess.PIPE, text=True)
@@ -810,8 +816,11 @@ def conntrack_options(h):
     c.check("the event, as text", f"{T}: new connection refused at the host's limit (max {host_tracked + 1}), "
             f"{host_tracked + 1} tracked: udp 10.0.0.1:1000 <-> 10.0.0.2:67", told.rstrip("\n"))
     h.stats_json(T)
-    c.check(f"stats {T}: table_full 1, tracked 4", "1 4",
+    c.check(f"stats {T}: table_full 1, tracked 4 (the event's count is the host's, {U}'s with them)", "1 4",
             f"{h.stats.get('conntrack', {}).get('table_full', {}).get('packets')} {h.stats.get('conntrack_tracked')}")
+    h.expect(0, rf"^{U}: 1 connections flushed$", "conntrack", "flush", U)
+    h.expect(0, rf"detached tap-accel from {U}", "detach", U)
+    ip(NS, "link", "del", U)
 
     print("# a timeout set applies to the connections there")
     h.expect(0, r"^timeout   udp          1 s$", "conntrack", "set", "timeout", "udp", 1)
