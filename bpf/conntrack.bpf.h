@@ -399,8 +399,8 @@ invalid:
 
 /* At most one event a second a tap. */
 static __always_inline void ct_event(struct ta_ct_tap *t, __u32 type, __u32 tap,
-				     __u32 limit, const struct ta_ct_key *key,
-				     __u64 now)
+				     __u32 tracked, __u32 limit,
+				     const struct ta_ct_key *key, __u64 now)
 {
 	struct ta_ct_event *ev;
 
@@ -413,7 +413,7 @@ static __always_inline void ct_event(struct ta_ct_tap *t, __u32 type, __u32 tap,
 	ev->ns = now;
 	ev->type = type;
 	ev->tap = tap;
-	ev->tracked = t->tracked;
+	ev->tracked = tracked;
 	ev->limit = limit;
 	__builtin_memcpy(&ev->key, key, sizeof(*key));
 	bpf_ringbuf_submit(ev, 0);
@@ -446,12 +446,14 @@ static __always_inline int ct_create(struct ct *ct, const struct ta_ct_config *c
 	if (!replacing) {
 		limit = cfg ? cfg->tap_limit : 0;
 		if (limit && t->tracked >= limit) {
-			ct_event(t, TA_CT_EV_TAP_LIMIT, tap, limit, &ct->buf->key, now);
+			ct_event(t, TA_CT_EV_TAP_LIMIT, tap, t->tracked, limit,
+				 &ct->buf->key, now);
 			return CT_TAP_LIMIT;
 		}
 		limit = ct_max_tracked(cfg);
 		if (total->tracked >= limit && !ct->old_tap) {
-			ct_event(t, TA_CT_EV_TABLE_FULL, tap, limit, &ct->buf->key, now);
+			ct_event(t, TA_CT_EV_TABLE_FULL, tap, total->tracked, limit,
+				 &ct->buf->key, now);
 			return CT_TABLE_FULL;
 		}
 	}

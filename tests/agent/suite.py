@@ -442,6 +442,119 @@ def sighup():
     t.expect_exit(0, "detached tap-accel from own1", ta("detach", "man0", "k9", "h1", "vmtap0", "own1"), netns=NS)
 
 
+# ---- conntrack: agent.conf's table settings, and the refusals in the log ---------
+def ct_config():
+    """ta_ct_config as bpftool reads it: "max M tap T timeouts [...]"."""
+    r = run(["bpftool", "-j", "map", "lookup", "pinned", ROOT + "/ta_ct_config", "key", "0", "0", "0", "0"])
+    try:
+        v = json.loads(r.out)["formatted"]["value"]
+    except (ValueError, KeyError, TypeError):
+        return r.out.strip()
+    return "max %s tap %s timeouts %s" % (v.get("max_tracked"), v.get("tap_limit"), v.get("timeout"))
+
+
+@t.part("conntrack")
+def conntrack():
+    a, st, tmp = S["agent"], S["st"], S["tmp"]
+    t.say("# conntrack lines of agent.conf: --check")
+    K = tmp + "/ctconf"
+    k = re.escape(K)
+    os.makedirs(K + "/policies")
+    os.makedirs(K + "/bindings.d")
+    shutil.copy(TOP + "/examples/security-group.policy", K + "/policies/sg.policy")
+    write_file(K + "/bindings.d/50-ct.conf", "bind name ctg* policy sg")
+    check_cmd = ta("agent", "--check", "--config", K, "--run-dir", tmp + "/none")
+    for lines, where, message in (
+            (["conntrack"], "1:10", r"conntrack: expected max, tap-limit or timeout"),
+            (["conntrack tap-limit 0"], "1:21", r"conntrack: tap-limit 0: a tap that may track no connection could "
+             r"open none; give a number of connections, or 'tap-limit none' for no limit per tap"),
+            (["conntrack timeout udp 60 tcp 5"], "1:26", r"conntrack: unknown timeout 'tcp': the timeouts are "
+             r"syn_sent, syn_recv, established, fin_wait, time_wait, close, udp, udp_stream, icmp or other"),
+            (["conntrack timeout icmp"], "1:23", r"conntrack: expected seconds or default after 'timeout icmp'"),
+            (["conntrack max 5000", "conntrack tap-limit 10 max 6000"], "2:24", r"conntrack: max given twice"),
+            (["conntrak max 5"], "1:1", r"expected a setting \(unbound, netns, metrics or conntrack\), got 'conntrak'")):
+        write_file(K + "/agent.conf", *lines)
+        t.expect_exit(1, r"^%s/agent.conf:%s: %s$" % (k, where, message), check_cmd)
+    write_file(K + "/agent.conf", "conntrack tap-limit 2 timeout udp 1m", "conntrack timeout established 2d")
+    t.expect_exit(0, r"^%s: ok, 1 policies, 1 bindings in 1 files, unbound pass, watching host; conntrack "
+                  r"tap-limit 2 timeout established 172800 udp 60$" % k, check_cmd)
+    t.expect_exit(0, r',"conntrack":"tap-limit 2 timeout established 172800 udp 60"\}$',
+                  ta("--json", "agent", "--check", "--config", K, "--run-dir", tmp + "/none"))
+
+    t.say("# the agent applies them at its start")
+    a.start(K)
+    a.logged("its summary names them", r"^configuration %s: .*; conntrack tap-limit 2 timeout established 172800 "
+             r"udp 60$" % k)
+    a.logged("what it set, and what was", r"^conntrack: max (\d+) tap-limit 2 timeout established 172800 udp 60 "
+             r"\(was max \1 tap-limit none timeout established default udp default\)$")
+    show = json.loads(run(ta("--json", "conntrack", "show"), netns=NS).out or "{}")
+    room = show.get("entries", 0) - 4096
+    t.check("ta_ct_config: tap_limit 2, established 172800, udp 60",
+            "max %d tap 2 timeouts %s" % (room, [0, 0, 172800, 0, 0, 0, 60, 0, 0, 0]), ct_config())
+
+    t.say("# a refusal at the tap's limit, in the log")
+    a.mark()
+    taps_add(NS, "ctg0")
+    a.until("ctg0 bound to sg", lambda: st.has_policy(NS, "ctg0", "sg"))
+    for port in (71, 72):
+        t.check("connection %d made" % port, "sent 1 tx 0 redirect 0 pass 1",
+                tapio("ctg0", "--dport", str(port), "--settle-ms", "20"))
+    t.check("the third refused", "sent 1 tx 0 redirect 0 pass 0", tapio("ctg0", "--dport", "73", "--settle-ms", "20"))
+    a.logged("the refusal: tap, limit, count, connection",
+             r"^warning: conntrack: ctg0 \(host\) refused a new connection at the tap's limit \(tap-limit 2\), "
+             r"2 tracked: udp 10.0.0.1:1000 <-> 10.0.0.2:73$")
+    stats = run(ta("stats", "ctg0", "--json"), netns=NS).out
+    t.check("counted: 2 made, 1 refused at tap_limit", "2 1", "%s %s" % (packets(stats, "new"), packets(stats, "tap_limit")))
+
+    t.say("# SIGHUP: changed, refused, left")
+    a.mark()
+    write_file(K + "/agent.conf", "conntrack max 1000")
+    a.signal(signal.SIGHUP)
+    a.logged("what the reload set: max, the rest back to their defaults",
+             r"^conntrack: max 1000 tap-limit none timeout established default udp default \(was max %d tap-limit 2 "
+             r"timeout established 172800 udp 60\)$" % room)
+    t.check("ta_ct_config: max 1000, the rest defaults", "max 1000 tap 0 timeouts %s" % ([0] * 10), ct_config())
+    a.mark()
+    write_file(K + "/agent.conf", "conntrack max %d tap-limit 10" % (room + 1))
+    a.signal(signal.SIGHUP)
+    a.logged("past the table: said, nothing written",
+             r"^error: conntrack: %s/agent.conf: max %d is past the connection table's room: .* give at most %d; the "
+             r"table's size is set when the plane is made: TAP_ACCEL_CT_ENTRIES, docs/policy.md; the table's settings "
+             r"stay as they are$" % (k, room + 1, room))
+    a.logged("the reload's pass ends", r"^reconciled:")
+    t.check("ta_ct_config: as it was", "max 1000 tap 0 timeouts %s" % ([0] * 10), ct_config())
+    a.mark()
+    write_file(K + "/agent.conf", "conntrack max 2000 timeout udpp 5")
+    a.signal(signal.SIGHUP)
+    a.logged("a word wrong: located, the reload refused",
+             r"^%s/agent.conf:1:28: conntrack: unknown timeout 'udpp': " % k)
+    a.logged("refused", r"^reload refused: 1 errors above; the configuration running stays$")
+    t.check("ta_ct_config: as it was", "max 1000 tap 0 timeouts %s" % ([0] * 10), ct_config())
+    t.expect_exit(0, r"^tap-limit 5$", ta("conntrack", "set", "tap-limit", "5"), netns=NS)
+    a.mark()
+    write_file(K + "/agent.conf", "unbound pass")
+    a.signal(signal.SIGHUP)
+    a.logged("reloaded", r"^reconciled:")
+    t.check("no conntrack line: the agent leaves the settings as they are (set by hand)",
+            "max 1000 tap 5 timeouts %s" % ([0] * 10), ct_config())
+    t.check("and says nothing of them", "", "\n".join(l for l in a.since().split("\n") if l.startswith("conntrack")))
+    a.stop()
+    t.check("no other error in the log", "", "\n".join(l for l in a.grep("^error") if "is past the" not in l))
+    t.say("# refusals while no agent runs: one line at its start")
+    t.expect_exit(0, r"^tap-limit 2$", ta("conntrack", "set", "tap-limit", "2"), netns=NS)
+    time.sleep(1.1)  # the tap's last refusal was told less than a second ago, maybe
+    t.check("refused with no agent", "sent 1 tx 0 redirect 0 pass 0", tapio("ctg0", "--dport", "74", "--settle-ms", "20"))
+    a.start(K)
+    a.logged("the backlog, told once", r"^warning: conntrack: 1 refusals were told while no agent read them \(at most "
+             r"one a second a tap; the oldest [0-9]+ s ago\): 'tap-accel stats' counts every refusal per tap$")
+    t.check("and no line of its own", "", "\n".join(a.grep("refused a new connection at")))
+    a.stop()
+    t.expect_exit(0, r"^ctg0: 2 connections flushed$", ta("conntrack", "flush", "ctg0"), netns=NS)
+    t.expect_exit(0, r"^max ", ta("conntrack", "set", "max", "default", "tap-limit", "none"), netns=NS)
+    t.expect_exit(0, "detached tap-accel from ctg0", ta("detach", "ctg0"), netns=NS)
+    run(["ip", "-n", NS, "link", "del", "ctg0"])
+
+
 # ---- the storm ------------------------------------------------------------------
 def adds(first, last, prefixes):
     """The ip -batch lines that make taps PREFIX{FIRST..LAST} and bring them up."""

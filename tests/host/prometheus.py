@@ -72,12 +72,12 @@ class Prom:
 
     def label_names(self, name):
         """The label names of every sample of scrape NAME, sorted, each
-        followed by a space."""
+        followed by a space (the host's gauges have none)."""
         names = set()
         for x in self.flat(name):
             m = re.match(r"sample [^ ]* (.*) = ", x)
             if m:
-                names |= {label.split("=")[0] for label in m.group(1).split(" ")}
+                names |= {label.split("=")[0] for label in m.group(1).split(" ") if label}
         return "".join(n + " " for n in sorted(names))
 
     def devices(self, name):
@@ -173,7 +173,10 @@ def checks(t, p, ns, ta_bin, promfile, g, q, qd, nsp, lt, l8, l1, lr):
     for name, kind in (("taps_bound", "gauge"), ("policy_info", "gauge"), ("tap_info", "gauge"),
                        ("frames_total", "counter"), ("bytes_total", "counter"), ("guard_drops_total", "counter"),
                        ("parse_total", "counter"), ("events_total", "counter"),
-                       ("conntrack_total", "counter")):
+                       ("conntrack_total", "counter"), ("conntrack_tracked", "gauge"),
+                       ("conntrack_table_tracked", "gauge"), ("conntrack_table_max", "gauge"),
+                       ("conntrack_tap_limit", "gauge"), ("conntrack_table_entries", "gauge"),
+                       ("conntrack_entry_bytes", "gauge")):
         name = f"tapaccel_{name}"
         lines = here.splitlines()
         t.check(f"# TYPE {name} {kind}", 1, lines.count(f"# TYPE {name} {kind}"))
@@ -182,11 +185,13 @@ def checks(t, p, ns, ta_bin, promfile, g, q, qd, nsp, lt, l8, l1, lr):
         family = name[:-len("_total")] if name.endswith("_total") else name
         t.check(f"parsed: family {name}", 1, sum(re.match(f"family {family} {kind} [1-9]", x) is not None
                                                   for x in flat))
-    t.check("parsed: no other family (a sample apart from its family would make one)", 9,
+    t.check("parsed: no other family (a sample apart from its family would make one)", 15,
             sum(x.startswith("family ") for x in flat))
     t.check("counter samples end in _total", "", "\n".join(
         x for x in flat if x.startswith("sample ") and not re.match(
-            r"sample tapaccel_[a-z_]*_total |sample tapaccel_(taps_bound|policy_info|tap_info) ", x)))
+            r"sample tapaccel_[a-z_]*_total |sample tapaccel_(taps_bound|policy_info|tap_info|conntrack_tracked|"
+            r"conntrack_table_tracked|conntrack_table_max|conntrack_tap_limit|conntrack_table_entries|"
+            r"conntrack_entry_bytes) ", x)))
     t.check("no series twice", "", p.unique("here"))
     t.check("the text ends with a newline", "", "" if here.endswith("\n") else here[-1:])
     t.check("rule counters only with --rules", 0, sum("tapaccel_rule_frames" in x for x in here.splitlines()))

@@ -729,6 +729,147 @@ def two_way_elsewhere(h, in_prog, one, sg):
     ns_del(NSW)
 
 
+# ---- conntrack options: the table's settings, refusals and gauges ------------------
+
+
+def ct_config():
+    """ta_ct_config as bpftool reads it: {max_tracked, tap_limit, timeout: [...]}."""
+    entry = json.loads(out(["bpftool", "-j", "map", "lookup", "pinned", f"{ROOT}/ta_ct_config",
+                            "key", *le32(0)]) or "{}")
+    return entry.get("formatted", {}).get("value", {})
+
+
+def ct_config_text():
+    c = ct_config()
+    return f"max {c.get('max_tracked')} tap {c.get('tap_limit')} timeouts {c.get('timeout')}"
+
+
+def conntrack_options(h):
+    c = h.c
+    T = f"ta{ID}k"
+    print("# conntrack set and show: the table's limits and timeouts")
+    must(c, taps_add(NS, T), f"cannot create tap {T}")
+    h.expect(0, rf"attached tap-accel to {T} .*policy security-group", "attach", T,
+             "--policy", f"{TOP}/examples/security-group.policy")
+    show = json.loads(out(h.ta("conntrack", "show", "--json")) or "{}")
+    entries = show.get("entries", 0)
+    room = entries - 4096
+    c.check("show: the defaults, max the table less 4096, 120 bytes an entry",
+            f"max {room} tap_limit 0 entry_bytes 120 bytes {entries * 120} udp 30 established 432000",
+            f"max {show.get('max')} tap_limit {show.get('tap_limit')} entry_bytes {show.get('entry_bytes')} "
+            f"bytes {show.get('bytes')} udp {show.get('timeouts', {}).get('udp')} "
+            f"established {show.get('timeouts', {}).get('established')}")
+    c.check("ta_ct_config as the plane wrote it", f"max {room} tap 0 timeouts {[0] * 10}", ct_config_text())
+    h.expect(0, r"^timeout   udp          30 s \(default\)$", "conntrack", "show")
+    h.expect(0, r"^tap-limit 3$", "conntrack", "set", "tap-limit", 3, "timeout", "udp", 90, "established", "1d")
+    c.check("ta_ct_config: tap_limit 3, udp 90, established 86400",
+            f"max {room} tap 3 timeouts {[0, 0, 86400, 0, 0, 0, 90, 0, 0, 0]}", ct_config_text())
+    h.expect(0, r"^timeout   established  86400 s$", "conntrack", "show")
+
+    print("# conntrack set: refused, naming the cause and the fix; nothing written")
+    before = ct_config_text()
+    for args, msg in (
+            (["max", 0], "conntrack set: max 0: give a number of connections, or 'max default'"),
+            (["tap-limit", 0], "conntrack set: tap-limit 0: .*'tap-limit none' for no limit per tap"),
+            (["timeout", "udpx", 5], "conntrack set: unknown timeout 'udpx': the timeouts are syn_sent, syn_recv, "
+             "established, fin_wait, time_wait, close, udp, udp_stream, icmp or other"),
+            (["timeout", "udp", 0], r"conntrack set: timeout udp 0: .*'timeout udp default' \(30 s\)"),
+            (["timeout", "icmp", "5w"], r"conntrack set: timeout icmp '5w': expected seconds \(120, or with a unit"),
+            (["tap-limit", 5, "max", room + 1], f"conntrack set: max {room + 1} is past the connection table's room: "
+             f"it has {entries} entries .* give at most {room}; the table's size is set when the plane is made"),
+            (["tap-limit", room + 1], f"conntrack set: tap-limit {room + 1} is past the connection table's room"),
+            (["max", 2], "conntrack set: tap-limit 3 is above the host's max 2: no tap could reach it"),
+            (["frob"], "conntrack set: expected max, tap-limit or timeout, got 'frob'")):
+        h.expect(1, "^tap-accel: " + msg, "conntrack", "set", *args)
+    c.check("after every refusal ta_ct_config is as it was", before, ct_config_text())
+    h.expect(1, r'^\{"error":"conntrack set: max 0: ', "conntrack", "set", "max", 0, "--json")
+
+    print("# refusals at the tap's limit: dropped, counted, told")
+    events = subprocess.Popen(h.ta("conntrack", "events", "--json"), stdout=subprocess.PIPE, text=True)
+    try:
+        time.sleep(0.5)
+        for port in (61, 62, 63):
+            h.send("sent 1 tx 0 redirect 0 pass 1", T, "--dport", port, "--settle-ms", 20)
+        for port in (64, 65):
+            h.send("sent 1 tx 0 redirect 0 pass 0", T, "--dport", port, "--settle-ms", 20)
+        time.sleep(0.5)
+    finally:
+        events.send_signal(2)
+        told, _ = events.communicate(timeout=10)
+    c.check("conntrack events ends 0 on Ctrl-C", 0, events.returncode)
+    c.check("one event (at most one a second a tap), of the first refused", 1, len(told.splitlines()))
+    ev = json.loads(told.splitlines()[0]) if told.strip() else {}
+    c.check("the event: tap, limit, count, the connection", f"{T} tap_limit 3 3 udp 10.0.0.1:1000 10.0.0.2:64",
+            f"{ev.get('tap')} {ev.get('refused_at')} {ev.get('tracked')} {ev.get('limit')} {ev.get('proto')} "
+            f"{ev.get('addr_a')}:{ev.get('port_a')} {ev.get('addr_b')}:{ev.get('port_b')}")
+    h.stats_json(T)
+    ct = h.stats.get("conntrack", {})
+    c.check(f"stats {T}: made 3, refused 2 at tap_limit, 0 at table_full, tracked 3", "3 2 0 3",
+            f"{ct.get('new', {}).get('packets')} {ct.get('tap_limit', {}).get('packets')} "
+            f"{ct.get('table_full', {}).get('packets')} {h.stats.get('conntrack_tracked')}")
+    h.expect(0, r"^  conntrack tracked +3 now$", "stats", T)
+    h.expect(0, rf"^conntrack table: [0-9]+ tracked of max {room} \([0-9.]+%\), tap-limit 3; {entries} entries x "
+             rf"120 bytes = [0-9.]+ MiB; refused \(these taps, in all\): table_full 0, tap_limit 2$", "stats", T)
+    c.check(f"status --json: {T} tracks 3", '"conntrack_tracked":3', h.field_of(T, "conntrack_tracked"))
+    h.expect(0, rf"^{T} +native +security-group +14 +pass +[0-9a-f]{{16}} +- +3 attached$", "status")
+    h.expect(0, rf"^conntrack: [0-9]+ connections tracked; new ones refused from {room} on the host \(max\), from 3 "
+             rf"on a tap \(tap-limit\); a table of {entries} entries x 120 bytes = [0-9.]+ MiB$", "status")
+    prom = out(h.ta("stats", "--prometheus"))
+
+    def sample(series):
+        m = re.search(r"^%s (\d+)$" % re.escape(series), prom, re.M)
+        return m.group(1) if m else ""
+    host_tracked = json.loads(out(h.ta("conntrack", "show", "--json")) or "{}").get("tracked")
+    c.check("prometheus: the tap's gauge, the host's, the limits, the size, the bytes an entry",
+            f"3 {host_tracked} {room} 3 {entries} 120 2",
+            " ".join(sample(x) for x in (f'tapaccel_conntrack_tracked{{device="{T}",policy="security-group"}}',
+                                         "tapaccel_conntrack_table_tracked", "tapaccel_conntrack_table_max",
+                                         "tapaccel_conntrack_tap_limit", "tapaccel_conntrack_table_entries",
+                                         "tapaccel_conntrack_entry_bytes",
+                                         f'tapaccel_conntrack_total{{device="{T}",policy="security-group",'
+                                         'counter="tap_limit"}')))
+    h.expect(0, "^# TYPE tapaccel_conntrack_table_max gauge$", "stats", "--prometheus")
+
+    print("# refusals at the host's limit")
+    # a connection of another tap: the host's count is not T's
+    U = f"ta{ID}u"
+    must(c, taps_add(NS, U), f"cannot create tap {U}")
+    h.expect(0, rf"attached tap-accel to {U} .*policy security-group", "attach", U, "--policy", "security-group")
+    h.send("sent 1 tx 0 redirect 0 pass 1", U, "--dport", 68, "--settle-ms", 20)
+    host_tracked = json.loads(out(h.ta("conntrack", "show", "--json")) or "{}").get("tracked")
+    time.sleep(1.1)  # the tap's last event a second ago
+    h.expect(0, rf"^max +{host_tracked + 1}$", "conntrack", "set", "tap-limit", "none", "max", host_tracked + 1)
+    events = subprocess.Popen(h.ta("conntrack", "events"), stdout=subprocess.PIPE, text=True)
+    try:
+        time.sleep(0.5)
+        h.send("sent 1 tx 0 redirect 0 pass 1", T, "--dport", 66, "--settle-ms", 20)
+        h.send("sent 1 tx 0 redirect 0 pass 0", T, "--dport", 67, "--settle-ms", 20)
+        time.sleep(0.5)
+    finally:
+        events.send_signal(2)
+        told, _ = events.communicate(timeout=10)
+    c.check("the event, as text", f"{T}: new connection refused at the host's limit (max {host_tracked + 1}), "
+            f"{host_tracked + 1} tracked: udp 10.0.0.1:1000 <-> 10.0.0.2:67", told.rstrip("\n"))
+    h.stats_json(T)
+    c.check(f"stats {T}: table_full 1, tracked 4 (the event's count is the host's, {U}'s with them)", "1 4",
+            f"{h.stats.get('conntrack', {}).get('table_full', {}).get('packets')} {h.stats.get('conntrack_tracked')}")
+    h.expect(0, rf"^{U}: 1 connections flushed$", "conntrack", "flush", U)
+    h.expect(0, rf"detached tap-accel from {U}", "detach", U)
+    ip(NS, "link", "del", U)
+
+    print("# a timeout set applies to the connections there")
+    h.expect(0, r"^timeout   udp          1 s$", "conntrack", "set", "timeout", "udp", 1)
+    time.sleep(1.5)
+    c.check(f"conntrack list {T}: its 4 connections expired (unanswered UDP, 1 s)", 4,
+            count_lines(out(h.ta("conntrack", "list", T)), r" unreplied expired$"))
+    h.expect(0, r"^max +[0-9]+ \(default: the table less 4096\)$", "conntrack", "set", "max", "default",
+             "timeout", "udp", "default", "established", "default")
+    c.check("back to the defaults in ta_ct_config", f"max {room} tap 0 timeouts {[0] * 10}", ct_config_text())
+    h.expect(0, rf"^{T}: 4 connections flushed$", "conntrack", "flush", T)
+    h.expect(0, rf"detached tap-accel from {T}", "detach", T)
+    ip(NS, "link", "del", T)
+
+
 def detach_and_clean(h):
     c = h.c
     print("# detach")
@@ -1040,7 +1181,8 @@ PARTS = [("attach", first_attach), ("shared", shared_policy), ("replace", replac
          ("swap", swap_under_traffic), ("fdb-guard-rate", fdb_guard_rate),
          ("rules-examples", many_rules_and_examples), ("bad-input", bad_input),
          ("layout", other_layout), ("foreign", foreign_program), ("survived-rates", survived_and_rates),
-         ("prometheus", prometheus), ("two-way", two_way), ("detach-clean", detach_and_clean), ("netns", netns_ways),
+         ("prometheus", prometheus), ("two-way", two_way),
+         ("conntrack-options", conntrack_options), ("detach-clean", detach_and_clean), ("netns", netns_ways),
          ("taps1000", thousand_taps), ("orphans", orphans),
          ("bpftool-clean-all", bpftool_only_and_clean_all)]
 for i, (name, fn) in enumerate(PARTS):

@@ -65,8 +65,18 @@ else
 		"$(complete_words "" | tr ' ' '\n' | grep -v '^-' | sort | tr '\n' ' ' | sed 's/ $//')"
 	check "completion: policy's subverbs" "check explain list load show unload" \
 		"$(complete_words policy "" | tr ' ' '\n' | grep -v '^-' | sort | tr '\n' ' ' | sed 's/ $//')"
-	check "completion: conntrack's subverbs" "flush list" \
+	check "completion: conntrack's subverbs" "events flush list set show" \
 		"$(complete_words conntrack "" | tr ' ' '\n' | grep -v '^-' | sort | tr '\n' ' ' | sed 's/ $//')"
+	check "completion: conntrack set" "max tap-limit timeout" "$(complete_words conntrack set "")"
+	check "completion: conntrack set timeout" "udp udp_stream" "$(complete_words conntrack set timeout ud)"
+	# the words of conntrack set are checked before the kernel is asked anything
+	expect_exit 1 "^tap-accel: conntrack set: max 0: give a number of connections, or 'max default'" \
+		"$TA" conntrack set max 0
+	expect_exit 1 "^tap-accel: conntrack set: unknown timeout 'tcp': the timeouts are syn_sent," \
+		"$TA" conntrack set timeout tcp 5
+	expect_exit 1 '^\{"error":"conntrack set: expected seconds or default after .timeout udp."\}$' \
+		"$TA" --json conntrack set timeout udp
+	expect_exit 1 "conntrack set: expected SETTING...; see tap-accel conntrack set --help" "$TA" conntrack set
 	check "completion: policy load --default" "--default" "$(complete_words policy load --def)"
 	check "completion: --mode" "native generic" "$(complete_words attach --mode "")"
 	check "completion: --version" "--verbose --version" "$(complete_words --ver)"

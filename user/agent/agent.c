@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "agent/agent.h"
+#include "agent/ctevents.h"
 #include "agent/log.h"
 #include "agent/metrics.h"
 #include "agent/netns.h"
@@ -130,17 +131,22 @@ static void log_summary(const struct agent *a)
 	char watched[1024];
 	size_t n = snprintf(watched, sizeof(watched), "%s", AGENT_HOST_NETNS);
 	uint32_t from_run = 0;
+	char ct[512] = "";
 
+	if (cfg->conntrack.given) {
+		strcpy(ct, "; conntrack ");
+		ta_ct_settings_words(&cfg->conntrack, ct + strlen(ct), sizeof(ct) - strlen(ct));
+	}
 	for (uint32_t i = 0; i < cfg->nr_netns && n < sizeof(watched); i++)
 		n += snprintf(watched + n, sizeof(watched) - n, ", netns %s", cfg->netns[i]);
 	for (uint32_t i = 0; i < cfg->nr_order; i++)
 		from_run += cfg->order[i] >= cfg->run.v && cfg->order[i] < cfg->run.v + cfg->run.nr;
 	agent_log("configuration %s: %u policies, %u bindings in %u files (%u from %s), unbound "
-		  "%s%s; watching %s", cfg->dir, cfg->nr_policies, cfg->nr_binds, cfg->nr_order,
+		  "%s%s; watching %s%s", cfg->dir, cfg->nr_policies, cfg->nr_binds, cfg->nr_order,
 		  from_run, cfg->run_dir,
 		  cfg->unbound == TA_UNBOUND_POLICY ? "policy " : "",
 		  cfg->unbound == TA_UNBOUND_POLICY ? cfg->unbound_policy
-		  : cfg->unbound == TA_UNBOUND_DROP ? "drop" : "pass", watched);
+		  : cfg->unbound == TA_UNBOUND_DROP ? "drop" : "pass", watched, ct);
 }
 
 /* ---- the runtime folder and /run/netns ---------------------------------------- */
@@ -421,13 +427,14 @@ static void reconcile(struct loop *l)
 static void turn(struct loop *l)
 {
 	struct agent *a = l->a;
-	struct pollfd fds[3 + AGENT_MAX_CLIENTS + a->nr_ns];
+	struct pollfd fds[4 + AGENT_MAX_CLIENTS + a->nr_ns];
 	int n = 0, m, news;
 
 	fds[n++] = (struct pollfd){.fd = l->sig, .events = POLLIN};
 	fds[n++] = (struct pollfd){.fd = l->w.fd, .events = POLLIN};
 	for (uint32_t i = 0; i < a->nr_ns; i++)
 		fds[n++] = (struct pollfd){.fd = a->ns[i].nl, .events = POLLIN};
+	n += agent_ct_events_fds(a, fds + n);
 	m = agent_metrics_fds(a, fds + n);
 	if (poll(fds, n + m, poll_timeout(l)) < 0 && errno != EINTR) {
 		agent_log("fatal: poll: %s", strerror(errno));
@@ -452,6 +459,7 @@ static void turn(struct loop *l)
 	}
 	for (uint32_t i = 0; i < a->nr_ns; i++)
 		agent_ns_read(a, &a->ns[i]);
+	agent_ct_events_read(a);
 	if (any_dirty(a) || (l->retry_at && now_ms() >= l->retry_at))
 		reconcile(l);
 	agent_metrics_turn(a, fds + n, m);
@@ -482,7 +490,7 @@ static int loop_setup(struct loop *l)
 
 int agent_run(const struct agent_opts *o)
 {
-	struct agent a = {.o = o, .full = true, .say_all = true};
+	struct agent a = {.o = o, .full = true, .say_all = true, .ct_tap_info = -1};
 	struct agent_report r = {.say = log_config_error, .arg = &a};
 	struct loop l = {.a = &a, .sig = -1, .w = {.fd = -1}};
 	int ret, err, lock_fd = -1;
@@ -521,6 +529,7 @@ int agent_run(const struct agent_opts *o)
 		turn(&l);
 	notify("STOPPING=1");
 	agent_metrics_close(&a);
+	agent_ct_events_close(&a);
 	agent_ns_close_all(&a);
 	agent_config_free(&a.cfg);
 	said_free(&a.said);

@@ -14,6 +14,7 @@
 #include <sys/socket.h>
 
 #include "agent/pattern.h"
+#include "lib/policy/ct_settings.h"
 #include "lib/policy/spec.h"
 
 #define AGENT_CONFIG_DIR "/etc/tap-accel"
@@ -70,6 +71,9 @@ struct agent_config {
 	char **netns; /* watched besides the agent's own */
 	uint32_t nr_netns;
 	struct agent_metrics metrics;
+	/* `conntrack` lines: the table's settings; with none (given 0) the
+	 * agent leaves them as they are */
+	struct ta_ct_settings conntrack;
 	struct agent_policy *policies;
 	uint32_t nr_policies;
 	struct agent_files etc, run;

@@ -11,6 +11,7 @@
  * runs in). Unbinding first matters: a tap that went and a new one given
  * its ifindex have the same key.
  */
+#include <bpf/bpf.h>
 #include <errno.h>
 #include <linux/if_link.h>
 #include <stdio.h>
@@ -20,6 +21,8 @@
 #include "agent/log.h"
 #include "agent/netns.h"
 #include "agent/reconcile.h"
+#include "agent/ctevents.h"
+#include "lib/plane/conntrack.h"
 #include "lib/plane/policies.h"
 #include "lib/plane/taps.h"
 #include "lib/policy/names.h"
@@ -182,6 +185,49 @@ static void set_unbound(struct pass *p)
 		  unbound_words(action, cfg->unbound_policy, now_words, sizeof(now_words)),
 		  unbound_words(was, ta_policy_name(&p->pl, was_index), was_words,
 				sizeof(was_words)));
+}
+
+/* The settings of ta_ct_config as words: the limits, and the timeouts of
+ * `given` (TA_CTS_TIMEOUT bits): to say what changed. */
+static const char *ct_config_words(const struct ta_ct_config *c, uint32_t given, char *buf,
+				   size_t size)
+{
+	struct ta_ct_settings s = {.given = given | TA_CTS_MAX | TA_CTS_TAP_LIMIT,
+				   .max_tracked = c->max_tracked, .tap_limit = c->tap_limit};
+
+	memcpy(s.timeout, c->timeout, sizeof(s.timeout));
+	return ta_ct_settings_words(&s, buf, size);
+}
+
+/* The connection table's settings (agent.conf's conntrack lines): what
+ * they name, and the defaults of the rest. No line: left as they are. */
+static void set_conntrack(struct pass *p)
+{
+	const struct ta_ct_settings *s = &p->a->cfg.conntrack;
+	struct ta_ct_config was, now;
+	char was_words[512], now_words[512];
+	uint32_t zero = 0, timeouts = 0;
+	struct ta_error e;
+
+	if (!s->given)
+		return;
+	if (ta_ct_settings_apply(&p->pl, s, true, &was, &e)) {
+		if (agent_news(&p->a->ct_told, e.text))
+			agent_log("error: conntrack: %s/agent.conf: %s; the table's settings stay as "
+				  "they are", p->a->cfg.dir, e.text);
+		return;
+	}
+	p->a->ct_told = 0;
+	if (bpf_map_lookup_elem(p->pl.maps.ta_ct_config, &zero, &now) ||
+	    !memcmp(&was, &now, sizeof(now)))
+		return;
+	/* the timeouts either sets */
+	for (int i = 0; i < TA_CT_CONN_MAX; i++)
+		if (was.timeout[i] || now.timeout[i])
+			timeouts |= TA_CTS_TIMEOUT(i);
+	agent_log("conntrack: %s (was %s)",
+		  ct_config_words(&now, timeouts, now_words, sizeof(now_words)),
+		  ct_config_words(&was, timeouts, was_words, sizeof(was_words)));
 }
 
 /* tapx gives the taps it makes in a namespace that namespace's default
@@ -563,6 +609,7 @@ static int plane_open(struct pass *p)
 			  "%u counter blocks, %u guard entries, %u fdb entries",
 			  r->ids, r->blocks, r->guard, r->fdb);
 	p->a->health.prog_id = p->pl.prog_id;
+	agent_ct_events_watch(p->a, &p->pl);
 	if (p->pl.created) {
 		agent_log("loaded the tap-accel program (%s) and pinned it under %s",
 			  ta_plane_variant(), TA_PIN_ROOT);
@@ -620,6 +667,7 @@ int agent_reconcile(struct agent *a)
 	if (p.full) {
 		load_policies(&p);
 		set_unbound(&p);
+		set_conntrack(&p);
 		tapx_defaults(&p);
 		err = ta_taps_read(&p.pl, &p.states, &p.nr_states);
 		p.accounted = calloc(p.nr_states ?: 1, sizeof(*p.accounted));

@@ -208,6 +208,37 @@ static int parse_metrics(struct settings *s, const struct ta_word *kw)
 	return s->cfg->metrics.textfile ? 0 : ta_lex_fail(lx, w.col, "out of memory");
 }
 
+/* conntrack SETTING...: the words of `tap-accel conntrack set`, on as many
+ * lines as wanted, each setting once in the file. */
+static int parse_conntrack(struct settings *s, const struct ta_word *kw)
+{
+	struct ta_word words[64];
+	char *argv[64];
+	struct ta_error e;
+	int argc = 0, at, ret, end_col;
+	bool oom = false;
+
+	while (argc < 64 && !oom && ta_lex_word(&s->lx, &words[argc])) {
+		argv[argc] = strndup(words[argc].s, words[argc].len);
+		oom = !argv[argc];
+		argc += !oom;
+	}
+	end_col = argc ? words[argc - 1].col + words[argc - 1].len : kw->col + kw->len;
+	if (oom)
+		ret = ta_lex_fail(&s->lx, kw->col, "out of memory");
+	else if (argc == 64)
+		ret = ta_lex_fail(&s->lx, words[63].col, "a conntrack line of more than 63 words; "
+				  "split it over more lines");
+	else if (ta_ct_settings_parse(&s->cfg->conntrack, argc, argv, &at, &e))
+		ret = ta_lex_fail(&s->lx, at < argc ? words[at].col : end_col, "conntrack: %s",
+				  e.text);
+	else
+		ret = 0;
+	for (int i = 0; i < argc; i++)
+		free(argv[i]);
+	return ret;
+}
+
 static int parse_setting(struct settings *s)
 {
 	struct ta_word w;
@@ -221,7 +252,10 @@ static int parse_setting(struct settings *s)
 		return parse_netns(s, &w);
 	if (ta_word_is(&w, "metrics"))
 		return parse_metrics(s, &w);
-	return ta_lex_fail(&s->lx, w.col, "expected a setting (unbound, netns or metrics), %s",
+	if (ta_word_is(&w, "conntrack"))
+		return parse_conntrack(s, &w);
+	return ta_lex_fail(&s->lx, w.col, "expected a setting (unbound, netns, metrics or "
+			   "conntrack), %s",
 			   ta_word_got(&w, got, sizeof(got)));
 }
 

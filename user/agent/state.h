@@ -17,6 +17,8 @@
 #include "agent/netlink.h"
 #include "bpf/tap_accel.h"
 
+struct ring_buffer;
+
 struct agent_opts {
 	const char *config_dir; /* AGENT_CONFIG_DIR */
 	const char *run_dir;	/* AGENT_RUN_DIR */
@@ -120,6 +122,16 @@ struct agent {
 	bool say_all;			/* this reading says every error (start, SIGHUP) */
 	uint64_t state_told;		/* the state file's last error: said once */
 	uint64_t run_told;		/* the runtime folder's last error: said once */
+	uint64_t ct_told;		/* conntrack settings' last error: said once */
+	/* the refusals of the connection table (ctevents.c): its ring
+	 * buffer, from the plane the last pass opened */
+	struct ring_buffer *ct_rb;
+	uint32_t ct_events_id;	/* the ring's map id: a new plane has another */
+	uint64_t ct_events_told; /* its last error: said once */
+	uint64_t ct_opened_ns;	/* when it was opened: older events are a backlog */
+	uint32_t ct_backlog;	/* events of the backlog read, not logged one by one */
+	uint64_t ct_oldest_ns;	/* the oldest of them */
+	int ct_tap_info;	/* ta_tap_info of that plane, for the taps' names; -1 */
 };
 
 #endif /* TA_AGENT_STATE_H */

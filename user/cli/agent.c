@@ -85,6 +85,12 @@ static void check_json(const struct agent_config *cfg)
 	for (uint32_t i = 0; i < cfg->nr_netns; i++)
 		jw_string(&json, cfg->netns[i]);
 	jw_array_end(&json);
+	if (cfg->conntrack.given) {
+		char words[512];
+
+		jw_kv_string(&json, "conntrack",
+			     ta_ct_settings_words(&cfg->conntrack, words, sizeof(words)));
+	}
 	jw_object_end(&json);
 	jw_end_document(&json);
 }
@@ -98,6 +104,11 @@ static void check_text(const struct agent_config *cfg)
 	printf(", watching host");
 	for (uint32_t i = 0; i < cfg->nr_netns; i++)
 		printf(", netns %s", cfg->netns[i]);
+	if (cfg->conntrack.given) {
+		char words[512];
+
+		printf("; conntrack %s", ta_ct_settings_words(&cfg->conntrack, words, sizeof(words)));
+	}
 	printf("\n");
 }
 

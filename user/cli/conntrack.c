@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * conntrack.c - the connections two-way policies track (docs/policy.md):
- * list those of the host or of one tap, flush a tap's.
+ * list those of the host or of one tap, flush a tap's; the table's
+ * settings (set, show) and its refusals as they come (events).
  */
 #include <arpa/inet.h>
+#include <bpf/libbpf.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,15 +24,6 @@ static uint64_t now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts); /* the program's bpf_ktime_get_ns() */
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static const char *addr_text(const uint8_t addr[16], char *buf, size_t size)
-{
-	static const uint8_t mapped[12] = {[10] = 0xff, [11] = 0xff};
-
-	if (!memcmp(addr, mapped, 12))
-		return inet_ntop(AF_INET, addr + 12, buf, (socklen_t)size);
-	return inet_ntop(AF_INET6, addr, buf, (socklen_t)size);
 }
 
 static const char *proto_text(uint8_t proto, char buf[8])
@@ -71,8 +65,8 @@ static void print_conn(const struct ta_plane *pl, const struct ta_conn *c, const
 	uint16_t sport, dport;
 
 	ta_conn_ends(c, &s, &d, &sport, &dport);
-	addr_text(s, src, sizeof(src));
-	addr_text(d, dst, sizeof(dst));
+	ta_ct_addr_text(s, src, sizeof(src));
+	ta_ct_addr_text(d, dst, sizeof(dst));
 	if (cli.json) {
 		jw_object_begin(&json);
 		jw_kv_string(&json, "tap", tap);
@@ -213,10 +207,250 @@ static const struct command flush_cmd = {
 	.run = run_flush,
 };
 
-static const struct command *const conntrack_cmds[] = { &list_cmd, &flush_cmd, NULL };
+/* ---- settings ------------------------------------------------------------ */
+
+static void show_plain(const struct ta_conns_use *use)
+{
+	printf("table     %u entries of about %u bytes: %.1f MiB, taken when the plane was made\n",
+	       use->entries, TA_CT_ENTRY_BYTES,
+	       use->entries * (double)TA_CT_ENTRY_BYTES / (1 << 20));
+	printf("tracked   %u\n", use->tracked);
+	printf("max       %u%s\n", use->limit, use->limit == use->room ? " (default: the table less "
+	       "4096)" : "");
+	if (use->tap_limit)
+		printf("tap-limit %u\n", use->tap_limit);
+	else
+		printf("tap-limit none\n");
+	for (int i = 0; i < TA_CT_CONN_MAX; i++) {
+		uint32_t set = use->cfg.timeout[i];
+
+		printf("timeout   %-12s %u s%s\n", ta_ct_timeout_names[i],
+		       set ?: ta_ct_timeout_defaults[i], set ? "" : " (default)");
+	}
+}
+
+static void show_json(const struct ta_conns_use *use)
+{
+	jw_object_begin(&json);
+	jw_kv_u64(&json, "entries", use->entries);
+	jw_kv_u64(&json, "entry_bytes", TA_CT_ENTRY_BYTES);
+	jw_kv_u64(&json, "bytes", (uint64_t)use->entries * TA_CT_ENTRY_BYTES);
+	jw_kv_u64(&json, "tracked", use->tracked);
+	jw_kv_u64(&json, "max", use->limit);
+	jw_kv_u64(&json, "tap_limit", use->tap_limit);
+	jw_key(&json, "timeouts");
+	jw_object_begin(&json);
+	for (int i = 0; i < TA_CT_CONN_MAX; i++)
+		jw_kv_u64(&json, ta_ct_timeout_names[i],
+			  use->cfg.timeout[i] ?: ta_ct_timeout_defaults[i]);
+	jw_object_end(&json);
+	jw_key(&json, "defaults");
+	jw_array_begin(&json);
+	if (use->limit == use->room)
+		jw_string(&json, "max");
+	for (int i = 0; i < TA_CT_CONN_MAX; i++)
+		if (!use->cfg.timeout[i])
+			jw_string(&json, ta_ct_timeout_names[i]);
+	jw_array_end(&json);
+	jw_object_end(&json);
+	jw_end_document(&json);
+}
+
+static int show(const struct ta_plane *pl)
+{
+	struct ta_conns_use use;
+	int err = ta_conns_use(pl, &use);
+
+	if (err)
+		return errno_error(err, "cannot read the connection table's settings");
+	(cli.json ? show_json : show_plain)(&use);
+	return EXIT_OK;
+}
+
+static int run_show(const void *opts, int argc, char **argv)
+{
+	struct ta_plane pl;
+	int ret;
+
+	(void)opts;
+	(void)argc;
+	(void)argv;
+	ret = open_plane(&pl, TA_PLANE_READ);
+	if (ret)
+		return ret;
+	ret = show(&pl);
+	ta_plane_close(&pl);
+	return ret;
+}
+
+static int run_set(const void *opts, int argc, char **argv)
+{
+	struct ta_ct_settings s = {};
+	struct ta_error e;
+	struct ta_plane pl;
+	int at, ret;
+
+	(void)opts;
+	/* the words first: a mistake is said before anything is opened */
+	if (ta_ct_settings_parse(&s, argc, argv, &at, &e))
+		return user_error("conntrack set: %s", e.text);
+	ret = require_admin("conntrack set");
+	ret = ret ?: open_plane(&pl, TA_PLANE_WRITE);
+	if (ret)
+		return ret;
+	if (ta_ct_settings_apply(&pl, &s, false, NULL, &e))
+		ret = e.input ? user_error("conntrack set: %s", e.text) : report_error(&e);
+	else
+		ret = show(&pl);
+	ta_plane_close(&pl);
+	return ret;
+}
+
+/* ---- events ---------------------------------------------------------------- */
+
+static volatile sig_atomic_t stop_events;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	stop_events = 1;
+}
+
+struct events {
+	const struct ta_plane *pl;
+};
+
+static int print_event(void *ctx, void *data, size_t size)
+{
+	const struct ta_ct_event *ev = data;
+	const struct events *evs = ctx;
+	char (*names)[IF_NAMESIZE] = NULL, text[256], a[64], b[64], buf[8];
+	const char *tap = "-";
+
+	if (size < sizeof(*ev))
+		return 0;
+	/* names read at each event: a tap may be bound after the start */
+	if (!tap_names(evs->pl, &names) && ev->tap < TA_MAX_TAPS && names[ev->tap][0])
+		tap = names[ev->tap];
+	if (cli.json) {
+		jw_object_begin(&json);
+		jw_kv_string(&json, "tap", tap);
+		jw_kv_u64(&json, "tap_id", ev->tap);
+		jw_kv_string(&json, "refused_at",
+			     ev->type == TA_CT_EV_TAP_LIMIT ? "tap_limit" : "table_full");
+		jw_kv_u64(&json, "tracked", ev->tracked);
+		jw_kv_u64(&json, "limit", ev->limit);
+		jw_kv_u64(&json, "zone", ev->key.zone);
+		jw_kv_string(&json, "proto", proto_text(ev->key.proto, buf));
+		jw_kv_string(&json, "addr_a", ta_ct_addr_text(ev->key.addr_a, a, sizeof(a)));
+		jw_kv_u64(&json, "port_a", ntohs(ev->key.port_a));
+		jw_kv_string(&json, "addr_b", ta_ct_addr_text(ev->key.addr_b, b, sizeof(b)));
+		jw_kv_u64(&json, "port_b", ntohs(ev->key.port_b));
+		jw_kv_u64(&json, "ns", ev->ns);
+		jw_object_end(&json);
+		jw_end_document(&json);
+	} else {
+		uint64_t now = now_ns();
+
+		printf("%s: new connection refused at %s", tap, ta_ct_event_text(ev, text, sizeof(text)));
+		/* left in the ring from before this command */
+		if (now > ev->ns + 2000000000ull)
+			printf(" (%llu s ago)", (unsigned long long)((now - ev->ns) / 1000000000ull));
+		printf("\n");
+	}
+	fflush(stdout);
+	free(names);
+	return 0;
+}
+
+static int run_events(const void *opts, int argc, char **argv)
+{
+	struct sigaction sa = {.sa_handler = on_stop};
+	struct ring_buffer *rb;
+	struct events evs;
+	struct ta_plane pl;
+	int ret, err = 0;
+
+	(void)opts;
+	(void)argc;
+	(void)argv;
+	ret = require_admin("conntrack events");
+	ret = ret ?: open_plane(&pl, TA_PLANE_READ);
+	if (ret)
+		return ret;
+	evs.pl = &pl;
+	rb = ring_buffer__new(pl.maps.ta_ct_events, print_event, &evs, NULL);
+	if (!rb) {
+		ret = errno_error(errno, "cannot read the refusals of the connection table "
+				  "(ta_ct_events)");
+		ta_plane_close(&pl);
+		return ret;
+	}
+	/* no SA_RESTART: Ctrl-C ends the wait at once, and the command with 0 */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	while (!stop_events && (err = ring_buffer__poll(rb, 1000)) >= 0)
+		;
+	if (err < 0 && err != -EINTR)
+		ret = errno_error(err, "cannot read the refusals of the connection table");
+	ring_buffer__free(rb);
+	ta_plane_close(&pl);
+	return ret;
+}
+
+static const struct command show_cmd = {
+	.name = "show",
+	.summary = "the table's size, use, limits and timeouts",
+	.help = "The connection table: its size in entries and the kernel memory it holds\n"
+		"(about 120 bytes an entry, taken when the plane was made), the connections\n"
+		"tracked, the host's limit (max), the per-tap limit (tap-limit) and the\n"
+		"timeouts of each connection state, those not set marked (default).\n",
+	.max_args = 0,
+	.run = run_show,
+};
+
+static const struct command set_cmd = {
+	.name = "set",
+	.args = "SETTING...",
+	.summary = "the host's and each tap's limits, the timeouts",
+	.help = "Settings, any of them, in one write (all or none):\n"
+		"  max N|default        new connections of the host stop at N (default: the\n"
+		"                       table's size less 4096, also the most it takes)\n"
+		"  tap-limit N|none     new connections of one tap stop at N (default none)\n"
+		"  timeout NAME SECS|default [NAME SECS|default]...\n"
+		"                       how long a connection lives after its last frame,\n"
+		"                       in state NAME: syn_sent, syn_recv, established,\n"
+		"                       fin_wait, time_wait, close, udp (not answered),\n"
+		"                       udp_stream (answered), icmp, other; SECS as 120,\n"
+		"                       90s, 2m, 12h or 5d\n"
+		"A connection refused at a limit is dropped, counted (stats: conntrack\n"
+		"table_full, tap_limit) and told (conntrack events, the agent's log).\n"
+		"Prints the settings as 'conntrack show' does. Where the agent runs with\n"
+		"conntrack lines in agent.conf, its next reload sets those again.\n",
+	.min_args = 1,
+	.max_args = -1,
+	.run = run_set,
+};
+
+static const struct command events_cmd = {
+	.name = "events",
+	.summary = "new connections refused at a limit, as they come, until Ctrl-C",
+	.help = "A line for each refusal the program reports (ta_ct_events, at most one a\n"
+		"second a tap): the tap, the limit (the tap's or the host's), the count\n"
+		"that was at it, and the refused connection's protocol and ends (in the\n"
+		"table's order, not the opener's); with --json an object a line. Those\n"
+		"left in the ring from before come first, with their age. Runs until\n"
+		"interrupted. The events have one reader: while the agent runs, it\n"
+		"logs them, and this command takes those it reads away from the log.\n",
+	.max_args = 0,
+	.run = run_events,
+};
+
+static const struct command *const conntrack_cmds[] = { &list_cmd, &flush_cmd, &show_cmd,
+							 &set_cmd, &events_cmd, NULL };
 
 const struct command conntrack_cmd = {
 	.name = "conntrack",
-	.summary = "the connections two-way policies track: list, flush",
+	.summary = "the connections two-way policies track: list, flush, show, set, events",
 	.sub = conntrack_cmds,
 };

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "lib/output/prom.h"
+#include "lib/plane/conntrack.h"
 #include "lib/plane/counters.h"
 #include "lib/plane/decode.h"
 #include "lib/plane/policies.h"
@@ -68,6 +69,7 @@ struct snapshot {
 	double time; /* seconds, monotonic */
 	struct ta_counter stat[TA_TAP_STATS];
 	struct rules rules[2]; /* the version run now, the one before */
+	uint32_t tracked;      /* its connections in the table now: a gauge */
 };
 
 struct tap {
@@ -161,6 +163,7 @@ static int take_snapshot(const struct ta_plane *pl, struct tap *t, struct snapsh
 
 	s->time = now_s();
 	err = ta_tap_stats_read(pl, &t->st, s->stat);
+	err = err ?: ta_conns_tracked(pl, t->st.tap.id, &s->tracked);
 	err = err ?: read_rules(pl, &t->st, 0, &s->rules[0]);
 	err = err ?: read_rules(pl, &t->st, 1, &s->rules[1]);
 	return err;
@@ -286,6 +289,8 @@ static void plain_tap(const struct tap *t, const struct view *v)
 	}
 	for (size_t g = 1; g < sizeof(groups) / sizeof(groups[0]); g++)
 		plain_group(v, &groups[g]);
+	if (v->now->tracked)
+		printf("  %-20s %12u now\n", "conntrack tracked", v->now->tracked);
 }
 
 /* ---- JSON ---- */
@@ -366,7 +371,33 @@ static void json_tap(const struct tap *t, const struct view *v)
 	json_rules(v, "previous_rules", 1);
 	for (size_t g = 1; g < sizeof(groups) / sizeof(groups[0]); g++)
 		json_group(v, &groups[g]);
+	jw_kv_u64(&json, "conntrack_tracked", v->now->tracked);
 	jw_object_end(&json);
+}
+
+/* The connection table after the taps, when it is in use or the taps shown
+ * had connections refused: its use, limits and size, and their refusals. */
+static void print_table(const struct ta_plane *pl, const struct tap *taps, uint32_t n, int cur)
+{
+	uint64_t full = 0, tap_limit = 0;
+	struct ta_conns_use use;
+
+	for (uint32_t i = 0; i < n; i++) {
+		full += taps[i].snap[cur].stat[TA_STAT_CT + TA_CT_C_TABLE_FULL].packets;
+		tap_limit += taps[i].snap[cur].stat[TA_STAT_CT + TA_CT_C_TAP_LIMIT].packets;
+	}
+	if (ta_conns_use(pl, &use) || (!use.tracked && !full && !tap_limit))
+		return;
+	printf("conntrack table: %u tracked of max %u (%.1f%%), tap-limit ", use.tracked, use.limit,
+	       100.0 * use.tracked / (use.limit ?: 1));
+	if (use.tap_limit)
+		printf("%u", use.tap_limit);
+	else
+		printf("none");
+	printf("; %u entries x %u bytes = %.1f MiB; refused (these taps, in all): table_full "
+	       "%llu, tap_limit %llu\n", use.entries, TA_CT_ENTRY_BYTES,
+	       use.entries * (double)TA_CT_ENTRY_BYTES / (1 << 20), (unsigned long long)full,
+	       (unsigned long long)tap_limit);
 }
 
 /* One report over every tap; an array in JSON unless one IFACE was named. */
@@ -391,6 +422,8 @@ static void report(const struct ta_plane *pl, struct tap *taps, uint32_t n, int 
 		if (!single)
 			jw_array_end(&json);
 		jw_end_document(&json);
+	} else {
+		print_table(pl, taps, n, cur);
 	}
 	fflush(stdout);
 }

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "agent/state.h"
+#include "lib/plane/conntrack.h"
 #include "lib/plane/policies.h"
 #include "lib/plane/taps.h"
 #include "lib/policy/names.h"
@@ -51,21 +52,34 @@ static const struct ta_policy_info *policy_of(const struct policy_cache *pc, uin
 	return NULL;
 }
 
+/* The connections a tap has in the table; 0 if they cannot be read. */
+static uint32_t tracked_of(const struct ta_plane *pl, const struct ta_tap_state *st)
+{
+	uint32_t n = 0;
+
+	ta_conns_tracked(pl, st->tap.id, &n);
+	return n;
+}
+
 /* One binding: its line of the table, or its element of the array. */
 static void plain_tap(const struct ta_tap_state *st, const struct ta_policy_info *p,
 		      const struct ta_plane *pl)
 {
-	char hex[20] = "-", guard[16], where[48] = "";
+	char hex[20] = "-", guard[16], where[48] = "", conns[16] = "-";
+	uint32_t tracked = tracked_of(pl, st);
 
-	(void)pl;
 	if (p)
 		digest_hex(p->head.digest, hex);
+	/* a one-way policy tracks nothing: "-" unless connections of
+	 * before are left */
+	if (tracked || (p && p->head.ct_flags & TA_POL_F_CT))
+		snprintf(conns, sizeof(conns), "%u", tracked);
 	ta_guard_words(st->tap.guard_flags, guard, sizeof(guard));
 	if (!st->here)
 		snprintf(where, sizeof(where), "net:%llu/", (unsigned long long)st->key.netns_cookie);
-	printf("%s%-15s %-8s %-16s %6u %-8s %-16s %-12s %s\n", where, st->ifname,
+	printf("%s%-15s %-8s %-16s %6u %-8s %-16s %-12s %8s %s\n", where, st->ifname,
 	       mode_name(st->info.xdp_flags), p ? p->name : "?", p ? p->head.nr_rules : 0,
-	       p ? ta_action_name(p->head.default_action) : "-", hex, guard,
+	       p ? ta_action_name(p->head.default_action) : "-", hex, guard, conns,
 	       state_name(st->link));
 }
 
@@ -90,6 +104,7 @@ static void json_tap(const struct ta_tap_state *st, const struct ta_policy_info 
 		jw_kv_string(&json, "digest", hex);
 	}
 	jw_kv_string(&json, "guard", guard);
+	jw_kv_u64(&json, "conntrack_tracked", tracked_of(pl, st));
 	jw_kv_bool(&json, "agent", st->info.flags & TA_TAP_F_AGENT);
 	jw_kv_u64(&json, "tap_id", st->tap.id);
 	jw_kv_u64(&json, "prog_id", st->link == TA_LINK_LIVE ? pl->prog_id : 0);
@@ -110,6 +125,23 @@ static void print_tapx_default(uint32_t plane_id)
 	else
 		printf("tapx: new taps here run %s (id %u) until bound\n",
 		       id == plane_id ? "the plane's program" : "a program not tap-accel's", id);
+}
+
+/* The connection table, a line after the taps' (the JSON is theirs
+ * alone: `conntrack show --json` has the table's). */
+static void print_conntrack(const struct ta_plane *pl)
+{
+	struct ta_conns_use use;
+	char tap[48] = "no limit per tap";
+
+	if (cli.json || ta_conns_use(pl, &use))
+		return;
+	if (use.tap_limit)
+		snprintf(tap, sizeof(tap), "from %u on a tap (tap-limit)", use.tap_limit);
+	printf("conntrack: %u connections tracked; new ones refused from %u on the host (max), "
+	       "%s; a table of %u entries x %u bytes = %.1f MiB\n", use.tracked, use.limit,
+	       tap, use.entries, TA_CT_ENTRY_BYTES,
+	       use.entries * (double)TA_CT_ENTRY_BYTES / (1 << 20));
 }
 
 /* ---- what the agent sees (its state file, agent/state.c) ---------------------- */
@@ -248,12 +280,14 @@ static int run_status(const void *opts, int argc, char **argv)
 	if (cli.json)
 		jw_array_begin(&json);
 	else
-		printf("%-15s %-8s %-16s %6s %-8s %-16s %-12s %s\n", "IFACE", "MODE", "POLICY",
-		       "RULES", "DEFAULT", "DIGEST", "GUARD", "STATE");
+		printf("%-15s %-8s %-16s %6s %-8s %-16s %-12s %8s %s\n", "IFACE", "MODE", "POLICY",
+		       "RULES", "DEFAULT", "DIGEST", "GUARD", "CONNS", "STATE");
 	for (uint32_t i = 0; i < n; i++)
 		if (o->all || list[i].here)
 			(cli.json ? json_tap : plain_tap)(&list[i],
 							  policy_of(&pc, list[i].tap.policy), &pl);
+	if (list)
+		print_conntrack(&pl);
 	if (o->all)
 		print_agent_view(o, plane_id, list, n);
 	print_tapx_default(plane_id);
@@ -284,9 +318,11 @@ const struct command status_cmd = {
 	.name = "status",
 	.summary = "the bound taps: mode, policy, guard, state",
 	.help = "Every tap bound here: IFACE, MODE, its POLICY with its RULES, DEFAULT and\n"
-		"DIGEST, the GUARD checks on, and STATE: attached, gone (the tap was\n"
+		"DIGEST, the GUARD checks on, CONNS the connections it tracks (two-way\n"
+		"policies; - for one-way), and STATE: attached, gone (the tap was\n"
 		"deleted: 'tap-accel clean') or unlinked (bound without a link, by\n"
-		"bpftool or a failed attach). Where tapx is loaded, a last line says what\n"
+		"bpftool or a failed attach). A line after the table gives the connection\n"
+		"table's use, limits and size. Where tapx is loaded, a last line says what\n"
 		"program its new taps here run until they are bound (its default program).\n"
 		"With --all, where the agent runs: every tap it sees but does not bind, and\n"
 		"why (no binding matches it, its file was left out and why, an error), and\n"

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../plane/conntrack.h"
 #include "../plane/policies.h"
 #include "../plane/taps.h"
 #include "../policy/names.h"
@@ -28,6 +29,7 @@ struct prom_tap {
 	struct ta_counter stat[TA_TAP_STATS];
 	struct ta_rule_counters rules_of; /* the version `rules` count */
 	struct ta_counter *rules;	  /* nr_rules + 1, or NULL: none read */
+	uint32_t tracked;		  /* its connections in the table */
 };
 
 struct prom {
@@ -39,6 +41,7 @@ struct prom {
 	struct ta_policy_info *policies;
 	uint32_t nr_policies;
 	struct ta_counter *sums; /* TA_MAX_RULES + 1, to read rule counters */
+	struct ta_conns_use ct;	 /* the connection table's size, use, limits */
 };
 
 /* The words of tapaccel_taps_bound's state, as `status` says them. */
@@ -150,6 +153,7 @@ static int tap_read(struct prom *p, const struct ta_tap_state *st, bool rules,
 	t->st = *st;
 	policy_label(p->pl, st->tap.policy, t->policy);
 	err = ta_tap_stats_read(p->pl, st, t->stat);
+	err = err ?: ta_conns_tracked(p->pl, st->tap.id, &t->tracked);
 	if (err || !rules)
 		return err;
 	return rules_read(p, t);
@@ -197,6 +201,9 @@ static int collect(struct prom *p, const struct ta_prom_opts *o, struct ta_error
 	err = ta_policies_read(p->pl, &p->policies, &p->nr_policies);
 	if (err)
 		return ta_error_errno(e, err, "cannot read the policies");
+	err = ta_conns_use(p->pl, &p->ct);
+	if (err)
+		return ta_error_errno(e, err, "cannot read the connection table's use");
 	return taps_read(p, o, e);
 }
 
@@ -347,6 +354,39 @@ static void write_counters(const struct prom *p, const struct counter_family *f)
 	}
 }
 
+/* A gauge of the host: one sample, no label. */
+static void host_gauge(FILE *out, const char *name, const char *help, uint64_t v)
+{
+	family(out, name, "gauge", help);
+	fprintf(out, "%s %llu\n", name, (unsigned long long)v);
+}
+
+/* The connection table: each tap's connections, the host's, its limits
+ * and what it costs (refusals are tapaccel_conntrack_total's table_full
+ * and tap_limit). */
+static void write_conntrack(const struct prom *p)
+{
+	family(p->out, "tapaccel_conntrack_tracked", "gauge",
+	       "Connections of two-way policies the tap has in the host's table now.");
+	for (uint32_t i = 0; i < p->nr_taps; i++) {
+		tap_series(p->out, "tapaccel_conntrack_tracked", &p->taps[i]);
+		value(p->out, p->taps[i].tracked);
+	}
+	host_gauge(p->out, "tapaccel_conntrack_table_tracked",
+		   "Connections in the host's table now, all taps together.", p->ct.tracked);
+	host_gauge(p->out, "tapaccel_conntrack_table_max",
+		   "New connections are refused once the host tracks this many (max).", p->ct.limit);
+	host_gauge(p->out, "tapaccel_conntrack_tap_limit",
+		   "New connections of a tap are refused once it tracks this many (tap-limit); "
+		   "0: no limit per tap.", p->ct.tap_limit);
+	host_gauge(p->out, "tapaccel_conntrack_table_entries",
+		   "Entries of the host's connection table, preallocated when the plane was made.",
+		   p->ct.entries);
+	host_gauge(p->out, "tapaccel_conntrack_entry_bytes",
+		   "Kernel memory of one entry of the connection table, in bytes, about.",
+		   TA_CT_ENTRY_BYTES);
+}
+
 /* Rule i of a version is only that version's: the digest is a label, so
  * that a reloaded policy starts new series rather than continuing those of
  * rules that may now be others. */
@@ -381,6 +421,7 @@ static void write_all(const struct prom *p, bool rules)
 	write_tap_info(p);
 	for (size_t f = 0; f < sizeof(counter_families) / sizeof(counter_families[0]); f++)
 		write_counters(p, &counter_families[f]);
+	write_conntrack(p);
 	if (rules)
 		write_rules(p);
 }

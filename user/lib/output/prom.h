@@ -14,6 +14,10 @@
  *   tapaccel_guard_drops_total{device,policy,reason} counter
  *   tapaccel_parse_total{device,policy,class}       counter
  *   tapaccel_events_total{device,policy,event}      counter
+ *   tapaccel_conntrack_total{device,policy,counter} counter
+ *   tapaccel_conntrack_tracked{device,policy}       gauge
+ *   tapaccel_conntrack_table_tracked, _table_max, _tap_limit,
+ *   _table_entries, _entry_bytes                    gauges of the host
  *   tapaccel_rule_frames_total{device,policy,digest,rule}
  *                                                   counter, opt-in
  *

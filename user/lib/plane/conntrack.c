@@ -3,9 +3,11 @@
 #include <arpa/inet.h>
 #include <bpf/bpf.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../policy/names.h"
 #include "conntrack.h"
 
 int ta_conns_read(const struct ta_plane *pl, struct ta_conn **conns, uint32_t *count)
@@ -46,8 +48,97 @@ int ta_conns_use(const struct ta_plane *pl, struct ta_conns_use *use)
 		return -errno;
 	use->tracked = host.tracked;
 	use->entries = info.max_entries;
+	use->room = info.max_entries > TA_CT_HEADROOM ? info.max_entries - TA_CT_HEADROOM : 1;
 	use->limit = cfg.max_tracked ?: TA_CT_DEFAULT_ENTRIES - TA_CT_HEADROOM;
+	use->tap_limit = cfg.tap_limit;
+	use->cfg = cfg;
 	return 0;
+}
+
+int ta_conns_tracked(const struct ta_plane *pl, uint32_t tap, uint32_t *tracked)
+{
+	struct ta_ct_tap t = {};
+
+	if (tap > TA_MAX_TAPS || bpf_map_lookup_elem(pl->maps.ta_ct_taps, &tap, &t))
+		return tap > TA_MAX_TAPS ? -EINVAL : -errno;
+	*tracked = t.tracked;
+	return 0;
+}
+
+int ta_ct_settings_apply(const struct ta_plane *pl, const struct ta_ct_settings *s, bool reset,
+			 struct ta_ct_config *was, struct ta_error *e)
+{
+	static const char bigger[] = "the table's size is set when the plane is made: "
+				     "TAP_ACCEL_CT_ENTRIES, docs/policy.md";
+	struct ta_conns_use use;
+	struct ta_ct_config cfg;
+	uint32_t zero = 0;
+	int err = ta_conns_use(pl, &use);
+
+	if (err)
+		return ta_error_errno(e, err, "cannot read the connection table's settings");
+	if (was)
+		*was = use.cfg;
+	cfg = use.cfg;
+	if (reset) {
+		cfg.max_tracked = 0;
+		cfg.tap_limit = 0;
+		memset(cfg.timeout, 0, sizeof(cfg.timeout));
+	}
+	if (s->given & TA_CTS_MAX)
+		cfg.max_tracked = s->max_tracked;
+	/* the default written out: 0 would be TA_CT_DEFAULT_ENTRIES' */
+	if (!cfg.max_tracked)
+		cfg.max_tracked = use.room;
+	if (s->given & TA_CTS_TAP_LIMIT)
+		cfg.tap_limit = s->tap_limit;
+	for (int i = 0; i < TA_CT_CONN_MAX; i++)
+		if (s->given & TA_CTS_TIMEOUT(i))
+			cfg.timeout[i] = s->timeout[i];
+	if (cfg.max_tracked > use.room)
+		return ta_error_input(e, ERANGE, "max %u is past the connection table's room: it "
+				      "has %u entries and new connections stop %u short of that, so "
+				      "that its LRU never evicts a live one; give at most %u; %s",
+				      cfg.max_tracked, use.entries, TA_CT_HEADROOM, use.room, bigger);
+	if (cfg.tap_limit > use.room)
+		return ta_error_input(e, ERANGE, "tap-limit %u is past the connection table's "
+				      "room (%u entries less %u); give at most %u; %s",
+				      cfg.tap_limit, use.entries, TA_CT_HEADROOM, use.room, bigger);
+	if (cfg.tap_limit > cfg.max_tracked)
+		return ta_error_input(e, ERANGE, "tap-limit %u is above the host's max %u: no tap "
+				      "could reach it; lower tap-limit, or raise max with it",
+				      cfg.tap_limit, cfg.max_tracked);
+	if (bpf_map_update_elem(pl->maps.ta_ct_config, &zero, &cfg, BPF_EXIST))
+		return ta_error_errno(e, errno, "cannot write the connection table's settings");
+	return 0;
+}
+
+const char *ta_ct_addr_text(const uint8_t addr[16], char *buf, size_t size)
+{
+	static const uint8_t mapped[12] = {[10] = 0xff, [11] = 0xff};
+
+	if (!memcmp(addr, mapped, 12))
+		return inet_ntop(AF_INET, addr + 12, buf, (socklen_t)size);
+	return inet_ntop(AF_INET6, addr, buf, (socklen_t)size);
+}
+
+const char *ta_ct_event_text(const struct ta_ct_event *ev, char *buf, size_t size)
+{
+	const char *proto = ta_name_of(ta_protocol_names, ev->key.proto);
+	char a[64], b[64], num[8];
+	bool v6 = !strchr(ta_ct_addr_text(ev->key.addr_a, a, sizeof(a)), '.');
+
+	ta_ct_addr_text(ev->key.addr_b, b, sizeof(b));
+	if (!proto) {
+		snprintf(num, sizeof(num), "%u", ev->key.proto);
+		proto = num;
+	}
+	snprintf(buf, size, "%s (%s %u), %u tracked: %s %s%s%s:%u <-> %s%s%s:%u",
+		 ev->type == TA_CT_EV_TAP_LIMIT ? "the tap's limit" : "the host's limit",
+		 ev->type == TA_CT_EV_TAP_LIMIT ? "tap-limit" : "max", ev->limit, ev->tracked,
+		 proto, v6 ? "[" : "", a, v6 ? "]" : "", ntohs(ev->key.port_a), v6 ? "[" : "", b,
+		 v6 ? "]" : "", ntohs(ev->key.port_b));
+	return buf;
 }
 
 uint64_t ta_conn_timeout_ns(const struct ta_plane *pl, uint32_t conn)

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "../policy/ct_settings.h"
 #include "plane.h"
 
 struct ta_conn {
@@ -26,12 +27,37 @@ int ta_conns_read(const struct ta_plane *pl, struct ta_conn **conns, uint32_t *c
  * TA_CT_ENTRY_BYTES of kernel memory, taken when the plane was made). */
 struct ta_conns_use {
 	uint32_t tracked, limit, entries;
+	uint32_t room;	    /* entries less TA_CT_HEADROOM: the highest limit */
+	uint32_t tap_limit; /* 0: none */
+	struct ta_ct_config cfg; /* as the program reads it */
 };
 int ta_conns_use(const struct ta_plane *pl, struct ta_conns_use *use);
 
 /* The timeout of connection state `conn` in nanoseconds: ta_ct_config's,
  * else Linux conntrack's default. */
 uint64_t ta_conn_timeout_ns(const struct ta_plane *pl, uint32_t conn);
+
+/* The connections the program counts for tap id `tap` (TA_MAX_TAPS: the
+ * host's). 0 or -errno. */
+int ta_conns_tracked(const struct ta_plane *pl, uint32_t tap, uint32_t *tracked);
+
+/*
+ * Write the settings `s` gives into ta_ct_config, in one update. With
+ * `reset`, what `s` does not give takes its default (the agent: agent.conf
+ * says all of them); else it stays as it is. Refused, with nothing
+ * written: a max or tap-limit past the table's room (its size less
+ * TA_CT_HEADROOM), a tap-limit above max. *was (when not NULL) gets the
+ * configuration before. 0, or -errno with `e`.
+ */
+int ta_ct_settings_apply(const struct ta_plane *pl, const struct ta_ct_settings *s, bool reset,
+			 struct ta_ct_config *was, struct ta_error *e);
+
+/* An address of a key: IPv4 (v4-mapped) as such, else IPv6; buf of 64. */
+const char *ta_ct_addr_text(const uint8_t addr[16], char *buf, size_t size);
+
+/* A refusal of ta_ct_events as one line, without the tap's name: "the
+ * tap's limit (tap-limit 4), 4 tracked: udp 10.0.0.1:1000 <-> 10.0.0.2:53". */
+const char *ta_ct_event_text(const struct ta_ct_event *ev, char *buf, size_t size);
 
 /* The zone of a bound tap's connections: its ct_zone, else its id. */
 static inline uint16_t ta_tap_zone(const struct ta_tap *tap)
