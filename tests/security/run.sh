@@ -196,17 +196,19 @@ echo "# another user, no capabilities"
 expect_exit 0 "" ta attach "$S" --policy "$tmp/p.policy" --mode generic
 for verb in "attach $S" "attach $T --policy p" "detach $S" "policy load p $tmp/p.policy" \
 	"policy load $S $tmp/p.policy" "policy unload p" "fdb add $S 52:54:00:00:00:01 $S" \
-	"fdb del $S 52:54:00:00:00:01" "clean" "clean --all" "conntrack flush $S"; do
+	"fdb del $S 52:54:00:00:00:01" "clean" "clean --all" "conntrack flush $S" \
+	"conntrack set tap-limit 5" "conntrack set max 1000 timeout udp 5"; do
 	# shellcheck disable=SC2086
 	expect_exit 2 "needs CAP_NET_ADMIN" as_nobody "$TA_BIN" $verb
 done
 for verb in "status" "stats" "stats $S" "policy show p" "policy show $S" "policy list" \
-	"fdb list $S" "conntrack list" "conntrack list $S"; do
+	"fdb list $S" "conntrack list" "conntrack list $S" "conntrack show" "conntrack events"; do
 	# shellcheck disable=SC2086
 	expect_exit 2 "CAP_BPF|root|[Pp]ermission" as_nobody "$TA_BIN" $verb
 done
 denied "read a map pin" bpftool map dump pinned "$ROOT/ta_tap_slots"
 denied "read the connection table" bpftool map dump pinned "$ROOT/ta_ct"
+denied "open the connection events" bpftool map show pinned "$ROOT/ta_ct_events"
 # what needs no privilege still works
 expect_exit 0 ": ok, 1 rules" as_nobody "$TA_BIN" policy check "$tmp/p.policy"
 
