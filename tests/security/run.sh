@@ -207,6 +207,9 @@ for verb in "status" "stats" "stats $S" "policy show p" "policy show $S" "policy
 	expect_exit 2 "CAP_BPF|root|[Pp]ermission" as_nobody "$TA_BIN" $verb
 done
 denied "read a map pin" bpftool map dump pinned "$ROOT/ta_tap_slots"
+# root can: the pins are there to be refused
+expect_exit 0 "ringbuf" bpftool map show pinned "$ROOT/ta_ct_events"
+expect_exit 0 "lru_hash" bpftool map show pinned "$ROOT/ta_ct"
 denied "read the connection table" bpftool map dump pinned "$ROOT/ta_ct"
 denied "open the connection events" bpftool map show pinned "$ROOT/ta_ct_events"
 # what needs no privilege still works
