@@ -51,6 +51,7 @@
 #include <bpf/libbpf.h>
 
 #include "files.h"
+#include "goals.h"
 #include "firewall.h"
 #include "scale.h"
 #include "stop.h"
@@ -1053,11 +1054,6 @@ static const char *const goal_text[NR_GOALS] = {
 	[GOAL_MEM] = "<= 128 B per tracked connection",
 };
 
-struct goal {
-	bool measured, met;
-	char value[64];
-};
-
 static bool row_ran(const struct fw_row *r)
 {
 	return r->side[SIDE_TA].ran && r->side[SIDE_NFT].ran;
@@ -1080,7 +1076,7 @@ static double spread(const struct fw *fw, int c)
 }
 
 /* Judged on the worst row that ran, against nftables' better way. */
-static void goals_judge(const struct fw *fw, struct goal g[NR_GOALS])
+static void goals_judge(const struct fw *fw, struct bench_goal g[NR_GOALS])
 {
 	double worst[NR_CELLS], mem = NAN, flat_g2g, flat_new;
 	int rows = 0;
@@ -1168,7 +1164,7 @@ static double row_delivered(const struct fw_row *r)
 static void print_table(const struct fw *fw, FILE *out)
 {
 	const struct fw_opts *o = fw->o;
-	struct goal g[NR_GOALS];
+	struct bench_goal g[NR_GOALS];
 
 	fprintf(out, "tap-accel-bench --firewall: %s, %d CPUs, %s UTC\n", fw->kernel, fw->ncpus,
 		fw->started);
@@ -1276,18 +1272,8 @@ static void print_table(const struct fw *fw, FILE *out)
 		"(the zones of\nboth taps); the fill makes one each (tap-accel's to the stack, "
 		"nftables' to guest B).\n");
 	goals_judge(fw, g);
-	fprintf(out, "\ngoals (judged on the worst row, against nftables' better way)\n");
-	for (int i = 0; i < NR_GOALS; i++)
-		fprintf(out, "  %-50s %-26s %s\n", goal_text[i], g[i].measured ? g[i].value : "-",
-			!g[i].measured ? "not measured" : g[i].met ? "met" : "not met");
-}
-
-static void csv_num(FILE *out, double v)
-{
-	if (isnan(v) || isinf(v))
-		fputc(',', out);
-	else
-		fprintf(out, ",%.6g", v);
+	bench_goals_print(out, "goals (judged on the worst row, against nftables' better way)",
+			  goal_text, g, NR_GOALS, 50);
 }
 
 static void write_csv(const struct fw *fw, FILE *out)
@@ -1308,11 +1294,11 @@ static void write_csv(const struct fw *fw, FILE *out)
 						: var == VAR_CHAIN ? "nftables-chain"
 								   : "nftables-set",
 						cell_name[c]);
-					csv_num(out, s->m[var][c].ns);
-					csv_num(out, c == CELL_G2S || c == CELL_S2G
+					bench_csv_num(out, s->m[var][c].ns);
+					bench_csv_num(out, c == CELL_G2S || c == CELL_S2G
 							     ? added(r, side, var, c)
 							     : NAN);
-					csv_num(out, s->m[var][c].delivered);
+					bench_csv_num(out, s->m[var][c].delivered);
 					fputc('\n', out);
 				}
 	}
@@ -1359,7 +1345,7 @@ static void json_side(struct json_writer *w, const struct fw_row *r, int side)
 static void write_json(const struct fw *fw, FILE *out, bool pretty)
 {
 	struct json_writer w;
-	struct goal g[NR_GOALS];
+	struct bench_goal g[NR_GOALS];
 
 	goals_judge(fw, g);
 	jw_init(&w, out, pretty);
@@ -1395,20 +1381,7 @@ static void write_json(const struct fw *fw, FILE *out, bool pretty)
 		jw_object_end(&w);
 	}
 	jw_array_end(&w);
-	jw_key(&w, "goals");
-	jw_array_begin(&w);
-	for (int i = 0; i < NR_GOALS; i++) {
-		jw_object_begin(&w);
-		jw_kv_string(&w, "goal", goal_text[i]);
-		jw_key(&w, "met");
-		if (g[i].measured)
-			jw_bool(&w, g[i].met);
-		else
-			jw_null(&w);
-		jw_kv_string(&w, "measured", g[i].value);
-		jw_object_end(&w);
-	}
-	jw_array_end(&w);
+	bench_goals_json(&w, goal_text, g, NR_GOALS);
 	jw_object_end(&w);
 	jw_end_document(&w);
 }

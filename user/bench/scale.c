@@ -39,6 +39,7 @@
 
 #include "env.h"
 #include "files.h"
+#include "goals.h"
 #include "scale.h"
 #include "stop.h"
 #include "lib/output/json.h"
@@ -501,13 +502,8 @@ static const char *const goal_text[NR_GOALS] = {
 	[GOAL_4096] = "4096 taps within 1 GiB in all",
 };
 
-struct goal {
-	bool measured, met;
-	char value[48];
-};
-
 /* The plane's goals, judged on the rows that ran. */
-static void goals_judge(const struct scale *s, struct goal g[NR_GOALS])
+static void goals_judge(const struct scale *s, struct bench_goal g[NR_GOALS])
 {
 	const struct scale_row *r1000 = row_of(s, 1000), *r4096 = row_of(s, 4096);
 	double worst_mem = NAN, worst_single = NAN;
@@ -555,7 +551,7 @@ static void goals_judge(const struct scale *s, struct goal g[NR_GOALS])
 
 static void print_table(const struct scale *s, FILE *out)
 {
-	struct goal g[NR_GOALS];
+	struct bench_goal g[NR_GOALS];
 
 	fprintf(out, "tap-accel-bench --scale: %s, %d CPUs, %s UTC\n", s->kernel, s->ncpus,
 		s->started);
@@ -593,18 +589,7 @@ static void print_table(const struct scale *s, FILE *out)
 		"MemAvailable per tap from %u taps up (it drifts by about a MiB on its own).\n",
 		AVAIL_MIN_TAPS);
 	goals_judge(s, g);
-	fprintf(out, "\ngoals of the plane\n");
-	for (int i = 0; i < NR_GOALS; i++)
-		fprintf(out, "  %-58s %-24s %s\n", goal_text[i], g[i].measured ? g[i].value : "-",
-			!g[i].measured ? "not measured (no such row)" : g[i].met ? "met" : "MISSED");
-}
-
-static void csv_num(FILE *out, double v)
-{
-	if (isnan(v))
-		fputc(',', out);
-	else
-		fprintf(out, ",%.6g", v);
+	bench_goals_print(out, "goals of the plane", goal_text, g, NR_GOALS, 58);
 }
 
 static void write_csv(const struct scale *s, FILE *out)
@@ -617,15 +602,15 @@ static void write_csv(const struct scale *s, FILE *out)
 
 		if (r->plane_ran) {
 			fprintf(out, "%u", r->taps);
-			csv_num(out, r->memlock_tap);
-			csv_num(out, r->avail_tap);
-			csv_num(out, r->bind_all_s);
-			csv_num(out, r->bind_all_s * 1e3 / r->taps);
-			csv_num(out, r->single_ms);
-			csv_num(out, r->single_max_ms);
-			csv_num(out, r->status_s);
-			csv_num(out, r->stats_s);
-			csv_num(out, r->unbind_all_s);
+			bench_csv_num(out, r->memlock_tap);
+			bench_csv_num(out, r->avail_tap);
+			bench_csv_num(out, r->bind_all_s);
+			bench_csv_num(out, r->bind_all_s * 1e3 / r->taps);
+			bench_csv_num(out, r->single_ms);
+			bench_csv_num(out, r->single_max_ms);
+			bench_csv_num(out, r->status_s);
+			bench_csv_num(out, r->stats_s);
+			bench_csv_num(out, r->unbind_all_s);
 			fputc('\n', out);
 		}
 	}
@@ -634,7 +619,7 @@ static void write_csv(const struct scale *s, FILE *out)
 static void write_json(const struct scale *s, FILE *out, bool pretty)
 {
 	struct json_writer w;
-	struct goal g[NR_GOALS];
+	struct bench_goal g[NR_GOALS];
 
 	goals_judge(s, g);
 	jw_init(&w, out, pretty);
@@ -677,20 +662,7 @@ static void write_json(const struct scale *s, FILE *out, bool pretty)
 		jw_object_end(&w);
 	}
 	jw_array_end(&w);
-	jw_key(&w, "goals");
-	jw_array_begin(&w);
-	for (int i = 0; i < NR_GOALS; i++) {
-		jw_object_begin(&w);
-		jw_kv_string(&w, "goal", goal_text[i]);
-		jw_key(&w, "met");
-		if (g[i].measured)
-			jw_bool(&w, g[i].met);
-		else
-			jw_null(&w);
-		jw_kv_string(&w, "measured", g[i].value);
-		jw_object_end(&w);
-	}
-	jw_array_end(&w);
+	bench_goals_json(&w, goal_text, g, NR_GOALS);
 	jw_object_end(&w);
 	jw_end_document(&w);
 }
