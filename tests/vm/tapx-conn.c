@@ -23,6 +23,8 @@
  *   recv TAP N tcp FLAGS PORT
  *   recv TAP N icmp TYPE   a check: exactly N frames of this kind read from
  *                          TAP (PORT: the guest's, FLAGS exactly these)
+ *   devmap MAP IFNAME PROG entry 0 of the devmap pinned at MAP: IFNAME, with
+ *                          the program pinned at PROG run on what goes there
  *   run CMD                sh -c CMD; a check that it exits 0
  *
  * A tap's frames that no recv asked for are printed ("other: ..."), not
@@ -31,6 +33,7 @@
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
+#include <linux/bpf.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -40,6 +43,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -428,6 +432,35 @@ static void step_reply(char **a)
 	write_seg(t, &t->last);
 }
 
+static int bpf_pinned(const char *path)
+{
+	union bpf_attr attr = { 0 };
+
+	attr.pathname = (uintptr_t)path;
+	return syscall(__NR_bpf, BPF_OBJ_GET, &attr, sizeof(attr));
+}
+
+static void step_devmap(char **a)
+{
+	int map = bpf_pinned(a[0]), prog = bpf_pinned(a[2]), ok = 0;
+	struct bpf_devmap_val val = { .ifindex = if_nametoindex(a[1]) };
+	union bpf_attr attr = { 0 };
+	uint32_t key = 0;
+
+	if (map >= 0 && prog >= 0 && val.ifindex) {
+		val.bpf_prog.fd = prog;
+		attr.map_fd = map;
+		attr.key = (uintptr_t)&key;
+		attr.value = (uintptr_t)&val;
+		ok = !syscall(__NR_bpf, BPF_MAP_UPDATE_ELEM, &attr, sizeof(attr));
+	}
+	check(ok, "devmap %s: %s with %s: %s", a[0], a[1], a[2], ok ? "set" : strerror(errno));
+	if (map >= 0)
+		close(map);
+	if (prog >= 0)
+		close(prog);
+}
+
 static void step_run(const char *cmd)
 {
 	int st;
@@ -484,6 +517,9 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			recv_step(tap_named(a[0]), atoi(a[1]), 0, parse_flags(a[3]), atoi(a[4]));
+		} else if (!strcmp(step, "devmap")) {
+			NEED(3);
+			step_devmap(a);
 		} else if (!strcmp(step, "run")) {
 			NEED(1);
 			step_run(a[0]);
