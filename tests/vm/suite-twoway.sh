@@ -8,6 +8,8 @@
 # - what one tap's guest sends to another's through tap-accel's XDP
 #   redirect (forward, by the fdb): the receiver's in policy decides before
 #   the redirect, counted in the receiver's counters;
+# - what another XDP program redirects into a tap through a devmap entry
+#   that runs tap-accel's prog_in_devmap;
 # - a policy replaced under an open connection cuts it, both ways.
 # The guests are tapx-conn (tests/vm/tapx-conn.c), which writes their TCP
 # segments into the taps and reads what comes to them; the stack's end is
@@ -95,7 +97,7 @@ else
 	echo "# twoway: a security group on tapx g1: what the stack sends to it"
 	expect_exit 0 "attached tap-accel to g1 .*policy sg" ta attach g1 --policy sg
 	in_tc=$(bpftool -j prog show pinned $ROOT/prog_in_tc | grep -o '"id":[0-9]*' | head -n 1 | cut -d: -f2)
-	check "twoway: g1 runs the in program on its ${tcx:+tcx}${tcx:-clsact} egress" "$in_tc" "$(in_prog g1)"
+	check "twoway: g1 runs the in program on its $([ -n "$tcx" ] && echo tcx || echo clsact) egress" "$in_tc" "$(in_prog g1)"
 	# The stack's connection to port 80 is closed as the one to 22 opens,
 	# before it would send its SYN again; the one to 22 is answered, and
 	# takes data; the guest's own to the stack's 8080 is answered. Then
