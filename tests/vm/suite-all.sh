@@ -7,7 +7,7 @@
 . /tests/check.sh
 . /tests/lib.sh
 cd /tmp
-SUITES="load abi xdp verdicts redirect noskb batch vnet backpressure l3 napi attach mq vhost cli plane unbound bpf teardown stress fuzz leak unload ident qemu vhostlink benchload install"
+SUITES="load abi xdp verdicts redirect noskb batch vnet backpressure l3 napi attach mq vhost cli plane twoway unbound bpf teardown stress fuzz leak unload ident qemu vhostlink benchload install"
 for arg in $(cat /proc/cmdline); do
 	case "$arg" in
 	vmsuites=*) SUITES=$(echo "${arg#vmsuites=}" | tr , ' ') ;;
