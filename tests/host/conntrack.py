@@ -10,7 +10,8 @@
              conntrack counters move by what was seen
   ct-zones   the same addresses and ports behind two taps of one name and
              ifindex in two namespaces: a connection opened behind one
-             lets nothing in behind the other
+             lets nothing in behind the other; nor behind a tap bound
+             again (a new guest) in its place
   ct-limits  a per-tap limit (tap_limit of ta_ct_config) and the host's
              (max_tracked, the table less 4096, of a table made small with
              TAP_ACCEL_CT_ENTRIES): one tap's flood is refused and counted,
@@ -697,6 +698,17 @@ def ct_zones(h, ns1, ns2):
                 ", ".join(sorted(f"{x['proto']} {x['src']}:{x['sport']} {x['dst']}:{x['dport']}" for x in lb)))
         c.ok(f"the zones of the two {Z}: {[x['zone'] for x in la]} and {[x['zone'] for x in lb]}",
              la and lb and {x["zone"] for x in la}.isdisjoint({x["zone"] for x in lb}))
+
+        print(f"# {Z} of {ns1} detached and bound again (a new guest): none of the old one's connections")
+        tap_id = la[0]["tap_id"] if la else 0
+        h.expect(0, rf"^detached tap-accel from {Z}$", "detach", Z, ns=ns1)
+        c.check(f"the count of {Z}'s tap id {tap_id}", 0, tracked(tap_id))
+        st.bind(ns1, Z)
+        c.check(f"conntrack list {Z} in {ns1}", [], conns(h, ns1, Z))
+        a0 = na.read()
+        da.sendto(b"answer", ("10.0.0.1", 5000))
+        c.check(f"the answer to the old guest's query: nothing read behind {Z}", "nothing", kinds(ga.read(timeout=0.3)))
+        na.moved("an answer to the old guest's query", a0, {"in_drop": 1, "in_default": 1})
     finally:
         st.remove()
 
