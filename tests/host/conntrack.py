@@ -450,6 +450,7 @@ class Stage:
         self.namespaces, self.guests, self.bound = [], [], []
         self.socks = Sockets()
         self.config = None
+        self.removed = False
         h.c.defer(self.remove)  # also when the suite is interrupted
 
     def ns(self, name):
@@ -470,6 +471,9 @@ class Stage:
                              "attach", *taps, "--policy", self.policy, ns=ns)
 
     def remove(self):
+        if self.removed:
+            return
+        self.removed = True
         self.socks.close()
         for g in self.guests:
             g.close()
@@ -480,9 +484,7 @@ class Stage:
                  "value", *map(str, raw)])
         for ns, taps in self.bound:
             run(self.h.ta("detach", *taps, ns=ns))
-        if self.bound:
-            run(self.h.ta("policy", "unload", self.policy))
-        self.bound = []
+        run(self.h.ta("policy", "unload", self.policy))  # if it was loaded
         ns_del(*self.namespaces)
         self.namespaces = []
 
