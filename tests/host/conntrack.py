@@ -428,6 +428,15 @@ def tracked(tap_id):
         return f"unreadable: {r.out.strip()} {r.err.strip()}"
 
 
+def table_taps():
+    """The tap id of every entry of the connection table (bpftool's dump)."""
+    r = run(["bpftool", "-j", "map", "dump", "pinned", f"{ROOT}/ta_ct"])
+    try:
+        return [e["formatted"]["value"]["tap"] for e in json.loads(r.out)]
+    except (ValueError, KeyError, TypeError):
+        return [f"unreadable: {r.out[:200]} {r.err.strip()}"]
+
+
 def conns(h, ns, tap):
     r = run(h.ta("conntrack", "list", tap, "--json", ns=ns))
     try:
@@ -711,6 +720,16 @@ def ct_zones(h, ns1, ns2):
         da.sendto(b"answer", ("10.0.0.1", 5000))
         c.check(f"the answer to the old guest's query: nothing read behind {Z}", "nothing", kinds(ga.read(timeout=0.3)))
         na.moved("an answer to the old guest's query", a0, {"in_drop": 1, "in_default": 1})
+
+        print(f"# {Z} of {ns2} deleted, its binding cleaned: its connections go with it")
+        tap_id = lb[0]["tap_id"] if lb else 0
+        c.check(f"the count of {Z}'s tap id {tap_id}", 1, tracked(tap_id))
+        c.check(f"the table's entries of tap id {tap_id}", 1, table_taps().count(tap_id))
+        gb.close()
+        c.ok(f"cannot delete {Z} of {ns2}", sh(ns2, "ip", "link", "del", Z))
+        h.expect(0, rf"removed the binding of {Z} \(interface gone\)", "clean", Z, ns=ns2)
+        c.check(f"the count of tap id {tap_id}", 0, tracked(tap_id))
+        c.check(f"the table's entries of tap id {tap_id}", 0, table_taps().count(tap_id))
     finally:
         st.remove()
 
