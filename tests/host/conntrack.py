@@ -35,7 +35,7 @@ import socket
 import struct
 import time
 
-from hostsuite import in_netns, in_ns, ns_add, ns_del, run
+from hostsuite import in_netns, in_ns, ns_add, ns_del, run, wait_until
 
 ROOT = "/sys/fs/bpf/tap-accel"
 # the security group of docs/policy.md, as written there
@@ -470,8 +470,18 @@ class Stage:
         return True
 
     def guest(self, ns, tap, **kw):
+        """The guest behind tap, once the host sends to it: its open gives
+        the tap carrier, and until the kernel's link watch has taken that
+        in (a work item, late on a busy host) the tap's queue drops all."""
         g = Guest(ns, tap, **kw)
         self.guests.append(g)
+
+        def up():
+            links = json.loads(run(["ip", "-n", ns, "-j", "link", "show", tap]).out or "[]")
+            return links and links[0].get("operstate") == "UP"
+        if not wait_until(up, 5.0):
+            self.h.c.bad(f"{tap} of {ns}: not up 5 s after the guest opened it")
+        time.sleep(0.05)  # the queue is set right after the state
         return g
 
     def bind(self, ns, *taps):
