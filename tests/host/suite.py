@@ -10,7 +10,9 @@ stats --json' must equal what was sent, per rule and per verdict, on each
 tap's own counters. Then: policies shared by many taps and replaced under
 traffic, a thousand taps bound and unbound, bad input, every way of
 running tap-accel for a namespace, two taps of one ifindex in two
-namespaces, stats --prometheus (prometheus.py), and the bpftool-only
+namespaces, stats --prometheus (prometheus.py), two-way policies with
+frames counted on both sides of a tap (conntrack.py: what the stack sends
+to a guest, zones, the connection table's limits), and the bpftool-only
 path. Ends with "N passed, N failed"."""
 import json
 import os
@@ -29,6 +31,7 @@ sys.path.insert(0, HERE)
 from hostsuite import (Suite, Stop, in_ns, ns_add, ns_del, own_bpffs, prepare_cli, run,  # noqa: E402
                        tap_accel_objects, taps_add, taps_batch)
 from prometheus import prometheus_part  # noqa: E402
+import conntrack  # noqa: E402
 
 BUILD = os.environ.get("BUILD") or os.path.join(TOP, "build")
 TAPIO = f"{BUILD}/tests/host/tapio"
@@ -43,6 +46,8 @@ ID = os.getpid()
 NS = f"tahost{ID}"
 A, B, C, D, E, V = (f"ta{ID}{x}" for x in "abcdev")
 NSX, NSY, NSS, NSP, NSW = (f"{NS}{x}" for x in "xyspw")
+# the two-way parts' (conntrack.py)
+NSC, NSZ1, NSZ2, NSL = (f"{NS}{x}" for x in ("c", "z1", "z2", "l"))
 W = f"ta{ID}w"
 BT = f"/sys/fs/bpf/tahost{ID}"
 
@@ -627,8 +632,8 @@ def prometheus(h):
 
 
 def in_program_link(h, tap, ns=None):
-    """The program of the tcx link pinned for what goes to tap (of netns ns,
-    else the suite's), or ""."""
+    """The program of the tcx link pinned for what goes to tap (of ns, the
+    suite's namespace by default), or ""."""
     pins = [p for p in os.listdir(f"{ROOT}/links") if p.endswith(":in")] if os.path.isdir(f"{ROOT}/links") else []
     links = json.loads(ip(ns or h.ns, "-j", "link", "show", tap)[1] or "[]")
     ifindex = str(links[0]["ifindex"]) if links else "none"
@@ -868,6 +873,18 @@ def conntrack_options(h):
     h.expect(0, rf"^{T}: 4 connections flushed$", "conntrack", "flush", T)
     h.expect(0, rf"detached tap-accel from {T}", "detach", T)
     ip(NS, "link", "del", T)
+
+
+def ct_stack(h):
+    conntrack.ct_stack(h, NSC, lambda ns, tap: in_program_link(h, tap, ns))
+
+
+def ct_zones(h):
+    conntrack.ct_zones(h, NSZ1, NSZ2)
+
+
+def ct_limits(h):
+    conntrack.ct_limits(h, NSL)
 
 
 def detach_and_clean(h):
@@ -1161,10 +1178,13 @@ host = {}
 
 def setup():
     own_bpffs(os.path.abspath(__file__))
+    # the plane's connection table at its smallest, so that ct-limits can
+    # fill it (its limit, 4096 short of it, is 12288 connections)
+    os.environ["TAP_ACCEL_CT_ENTRIES"] = "16384"
     # the CLI (a copy in the scratch folder), tapio and promfile
     h = host["h"] = Host(t, *prepare_cli(t, TOP, BUILD, tests=("host",)))
     t.defer(shutil.rmtree, BT, True)
-    t.defer(ns_del, NS, NSX, NSY, NSS, NSP, NSW)
+    t.defer(ns_del, NS, NSX, NSY, NSS, NSP, NSW, NSC, NSZ1, NSZ2, NSL)
     if not ns_add(NS):
         t.bad(f"cannot create netns {NS}")
         raise Stop
@@ -1176,17 +1196,24 @@ def setup():
 
 
 # The parts, in order; each builds on the state the ones before it leave
-# (a part asked for alone runs those first).
+# (a part asked for alone runs those first), but for those of STANDALONE,
+# which make all they use and remove it (on the plane as the others left
+# it, or a new one).
+STANDALONE = ("ct-stack", "ct-zones", "ct-limits")
 PARTS = [("attach", first_attach), ("shared", shared_policy), ("replace", replace_policy),
          ("swap", swap_under_traffic), ("fdb-guard-rate", fdb_guard_rate),
          ("rules-examples", many_rules_and_examples), ("bad-input", bad_input),
          ("layout", other_layout), ("foreign", foreign_program), ("survived-rates", survived_and_rates),
          ("prometheus", prometheus), ("two-way", two_way),
-         ("conntrack-options", conntrack_options), ("detach-clean", detach_and_clean), ("netns", netns_ways),
+         ("conntrack-options", conntrack_options),
+         ("ct-stack", ct_stack), ("ct-zones", ct_zones), ("ct-limits", ct_limits),
+         ("detach-clean", detach_and_clean), ("netns", netns_ways),
          ("taps1000", thousand_taps), ("orphans", orphans),
          ("bpftool-clean-all", bpftool_only_and_clean_all)]
-for i, (name, fn) in enumerate(PARTS):
-    t.part(name, needs=[PARTS[i - 1][0]] if i else [])(lambda fn=fn: fn(host["h"]))
+CHAIN = [name for name, _ in PARTS if name not in STANDALONE]
+for name, fn in PARTS:
+    i = CHAIN.index(name) if name in CHAIN else 0
+    t.part(name, needs=[CHAIN[i - 1]] if i else [])(lambda fn=fn: fn(host["h"]))
 
 if __name__ == "__main__":
     t.main(setup)

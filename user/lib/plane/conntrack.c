@@ -182,7 +182,12 @@ static int recount(const struct ta_plane *pl, const struct ta_conn *conns, uint3
 	return err;
 }
 
-int ta_conns_flush_zone(const struct ta_plane *pl, uint16_t zone, uint32_t *deleted)
+/* Delete the connections `doomed` says (its second argument: the ids of
+ * the taps to forget, or the zone to flush), then write every tap's count
+ * (and the host's) again from what is left. */
+static int conns_delete(const struct ta_plane *pl,
+			bool (*doomed)(const struct ta_conn *, const void *), const void *arg,
+			uint32_t *deleted)
 {
 	struct ta_conn *conns;
 	uint32_t n;
@@ -192,7 +197,7 @@ int ta_conns_flush_zone(const struct ta_plane *pl, uint16_t zone, uint32_t *dele
 	if (err)
 		return err;
 	for (uint32_t i = 0; i < n; i++) {
-		if (conns[i].key.zone != zone)
+		if (!doomed(&conns[i], arg))
 			continue;
 		if (bpf_map_delete_elem(pl->maps.ta_ct, &conns[i].key) && errno != ENOENT) {
 			err = -errno;
@@ -208,6 +213,42 @@ int ta_conns_flush_zone(const struct ta_plane *pl, uint16_t zone, uint32_t *dele
 	}
 	free(conns);
 	return err;
+}
+
+static bool in_zone(const struct ta_conn *c, const void *zone)
+{
+	return c->key.zone == *(const uint16_t *)zone;
+}
+
+int ta_conns_flush_zone(const struct ta_plane *pl, uint16_t zone, uint32_t *deleted)
+{
+	return conns_delete(pl, in_zone, &zone, deleted);
+}
+
+static bool of_taps(const struct ta_conn *c, const void *ids)
+{
+	const uint64_t *bits = ids;
+
+	return c->e.tap < TA_MAX_TAPS && bits[c->e.tap / 64] & 1ull << (c->e.tap % 64);
+}
+
+int ta_conns_forget_taps(const struct ta_plane *pl, const uint32_t *ids, uint32_t n)
+{
+	uint64_t bits[TA_MAX_TAPS / 64] = {};
+	uint32_t deleted;
+	bool any = false;
+
+	for (uint32_t i = 0; i < n; i++) {
+		struct ta_ct_tap t;
+
+		if (ids[i] >= TA_MAX_TAPS)
+			continue;
+		bits[ids[i] / 64] |= 1ull << (ids[i] % 64);
+		/* most taps have none: no walk of the table for them */
+		if (!bpf_map_lookup_elem(pl->maps.ta_ct_taps, &ids[i], &t) && t.tracked)
+			any = true;
+	}
+	return any ? conns_delete(pl, of_taps, bits, &deleted) : 0;
 }
 
 void ta_conn_ends(const struct ta_conn *c, const uint8_t **src, const uint8_t **dst,

@@ -70,6 +70,12 @@ static inline uint16_t ta_tap_zone(const struct ta_tap *tap)
  * 0 or -errno. */
 int ta_conns_flush_zone(const struct ta_plane *pl, uint16_t zone, uint32_t *deleted);
 
+/* Delete every connection the taps `ids` made (and write the counts
+ * again), when any has one counted: a tap id, once free, is the next
+ * tap's, and so is its zone; the connections of the guest it served must
+ * not let anything in to the next one. 0 or -errno. */
+int ta_conns_forget_taps(const struct ta_plane *pl, const uint32_t *ids, uint32_t n);
+
 /* The connection as its opener sent it: source and destination address
  * and port (host order; an echo's identifier for both ports). */
 void ta_conn_ends(const struct ta_conn *c, const uint8_t **src, const uint8_t **dst,

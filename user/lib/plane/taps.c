@@ -23,6 +23,7 @@
 
 #include "../sys/util.h"
 #include "../sys/xdp.h"
+#include "conntrack.h"
 #include "counters.h"
 #include "fdb.h"
 #include "guard.h"
@@ -572,6 +573,21 @@ int ta_tap_mark(const struct ta_plane *pl, struct ta_tap_state *st, uint32_t fla
 	return info_write(pl, st->tap.id, &st->info);
 }
 
+/* The connections of the taps released (ids 0: none), which the next taps
+ * given their ids would take for their own. A failure leaves them to
+ * expire, as the connections of a tap whose interface went do. */
+static void forget_connections(const struct ta_plane *pl, const struct ta_tap *taps, uint32_t n)
+{
+	uint32_t *ids = calloc(n ?: 1, sizeof(*ids)), nr = 0;
+
+	for (uint32_t i = 0; ids && i < n; i++)
+		if (taps[i].id)
+			ids[nr++] = taps[i].id;
+	if (ids)
+		ta_conns_forget_taps(pl, ids, nr);
+	free(ids);
+}
+
 int ta_taps_unbind(struct ta_plane *pl, const struct ta_tap_key *keys, uint32_t n,
 		   struct ta_error *e)
 {
@@ -612,6 +628,8 @@ int ta_taps_unbind(struct ta_plane *pl, const struct ta_tap_key *keys, uint32_t 
 			tap_release(pl, &taps[i]);
 	/* ports only ever go with forwarding entries here */
 	ta_ports_prune(pl);
+	if (!err)
+		forget_connections(pl, taps, n);
 	free(taps);
 	return ret;
 }
@@ -1014,8 +1032,11 @@ int ta_taps_reclaim(struct ta_plane *pl, struct ta_reclaimed *r)
 			slot_write(pl, ids[i] * 2 + s, &none);
 		bpf_map_delete_elem(pl->maps.ta_tap_info, &ids[i]);
 		id_free(pl, ids[i]);
-		r->ids++;
+		ids[r->ids++] = ids[i]; /* the freed ones first, for below */
 	}
+	/* not worth failing the open for: a failure leaves them to expire */
+	if (!err && r->ids)
+		ta_conns_forget_taps(pl, ids, r->ids);
 	for (uint32_t i = 0; !err && i < nr_bases; i++) {
 		if (bsearch(&bases[i], l->blocks, l->nr_blocks, sizeof(*l->blocks), cmp_u32))
 			continue;
