@@ -201,7 +201,7 @@ class Guests:
         """Frames the stack (the bridge) sent out of tap: its root qdisc's
         counter. XDP redirects into a tap bypass the qdisc. (A tap's rx
         counters count every frame its guest wrote, redirected or not.)"""
-        m = re.search(r"Sent (\d+)", self.inns("tc", "-s", "qdisc", "show", "dev", tap)[1])
+        m = re.search(r"Sent \d+ bytes (\d+) pkt", self.inns("tc", "-s", "qdisc", "show", "dev", tap)[1])
         return int(m.group(1)) if m else 0
 
     def policy(self, name, text):
