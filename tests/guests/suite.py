@@ -12,7 +12,8 @@ tap-accel. Driven over their serial consoles (console.py).
 secgroup: the security group of docs/policy.md (rule pass out, rule pass
 in proto tcp dport 22, default in drop, default out pass) on both taps,
 with real TCP and UDP connections and pings through the guests' stacks
-(gtool) and the host's (HOST4 on the bridge, the suite's own sockets),
+(gtool) and the host's (HOST4 on the bridge, the suite's own sockets;
+IPv4, the netns has IPv6 off; guest to guest TCP over IPv6 too),
 checked on the far side (bytes and datagrams echoed and received, ICMP
 and checksum counters of the guest's stack) and in stats and conntrack
 list. The host's frames to a guest take the stack: the bridge, then the
@@ -616,6 +617,7 @@ class HostEnd:
 
 
 GUEST = {"a": (IP4A, MACA, TAPA), "b": (IP4B, MACB, TAPB)}
+IP6 = {"a": IP6A, "b": IP6B}
 OTHER = {"a": "b", "b": "a"}
 
 
@@ -769,7 +771,10 @@ def sg_pair(s, path, label, opener, open_other):
     s.snap("pt", tap)
     tx0 = s.brtx(tap)
     before = served(s, other)
+    oip6, ip6 = IP6[opener], IP6[other]
     got = s.g_all(opener, {"ssh": f"gtool tcp-talk {ip} {SSH} 5 100",
+                           "ssh6": f"gtool tcp-talk {ip6} {SSH} 3 100",
+                           "tcp6": f"gtool tcp-talk {ip6} {TCP_OPEN} 3 100",
                            "tcp": f"gtool tcp-talk {ip} {TCP_OPEN} 5 100",
                            "udp": f"gtool udp-talk {ip} {UDP_PORT} 5",
                            "ping": f"ping -c 3 -i 0.3 -w 6 {ip}"})
@@ -778,6 +783,15 @@ def sg_pair(s, path, label, opener, open_other):
     c.check(f"{tag}: checksum errors {other}'s stack counted", 0, diff(after["csum_errors"], before["csum_errors"]))
     c.has(f"{tag} TCP to {other}:{SSH}, all echoed", r"^echoed 5 of 5 bytes 500$", got["ssh"][1])
     c.check(f"{tag}: bytes {other}:{SSH} got from {opener}", 500, after["tcp22"][oip] - before["tcp22"][oip])
+    c.has(f"{tag} TCP to {other}:{SSH} over IPv6, all echoed", r"^echoed 3 of 3 bytes 300$", got["ssh6"][1])
+    c.check(f"{tag}: bytes {other}:{SSH} got from {opener} over IPv6", 300,
+            after["tcp22"][oip6] - before["tcp22"][oip6])
+    if open_other:
+        c.has(f"{tag} TCP to {other}:{TCP_OPEN} over IPv6, all echoed", r"^echoed 3 of 3 bytes 300$", got["tcp6"][1])
+    else:
+        c.has(f"{tag} TCP to {other}:{TCP_OPEN} over IPv6 (refused)", r"^connect failed", got["tcp6"][1])
+    c.check(f"{tag}: bytes {other}:{TCP_OPEN} got from {opener} over IPv6", 300 if open_other else 0,
+            after[f"tcp{TCP_OPEN}"][oip6] - before[f"tcp{TCP_OPEN}"][oip6])
     if open_other:
         c.has(f"{tag} TCP to {other}:{TCP_OPEN}, all echoed", r"^echoed 5 of 5 bytes 500$", got["tcp"][1])
         c.check(f"{tag}: bytes {other}:{TCP_OPEN} got", 500,
@@ -904,7 +918,8 @@ def sc_secgroup(s):
             guest_servers(s, g)
         # static neighbours both ways: no ARP through the bridge in a window
         s.a_static_neigh()
-        s.g("b", f"xip neigh replace {IP4A} lladdr {MACA} nud permanent dev eth0")
+        s.g("b", f"xip neigh replace {IP4A} lladdr {MACA} nud permanent dev eth0 && "
+            f"xip -6 neigh replace {IP6A} lladdr {MACA} nud permanent dev eth0")
         # Stock tun runs native XDP on a frame whose vnet header asks for
         # its checksum to be finished (NEEDS_CSUM, as a guest with transmit
         # checksum offload sends TCP and UDP), and an XDP redirect into
