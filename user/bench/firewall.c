@@ -14,6 +14,11 @@
  * hooks: ct state established,related accept, ct state invalid drop, then
  * the guest's in rules, as a chain (N rules before the flow's) or with the
  * N-1 others in a set.
+ * --drivers tapx puts the taps on tapx instead; --nft-family bridge has
+ * nftables use the bridge family's own conntrack (nf_conntrack_bridge)
+ * instead of br_netfilter and an inet table; in a QEMU guest with the
+ * instruction counter every cell is counted in instructions per frame too
+ * (tests/vm/bench.sh runs it so).
  *
  * Each firewall of each row runs in a child process of its own, in a new
  * network namespace (and, for tap-accel, a mount namespace with a bpffs of
