@@ -233,13 +233,15 @@ static const char *tools_prelude(void)
  * line of its stderr is the error. Not system(): that ignores SIGINT while
  * it waits, and Ctrl-C must reach stop_requested().
  */
+#define LOAD_NOTE "tap-accel: loaded the tap-accel program"
+
 static int run(struct ta_error *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 static int run(struct ta_error *e, const char *fmt, ...)
 {
 	int out = memfd_create("fw-run", MFD_CLOEXEC), status = -1;
 	char cmd[1024], line[sizeof(cmd) + sizeof(((struct ta_error *)0)->text)];
-	char text[256] = "";
+	char text[256] = "", *first;
 	va_list ap;
 	ssize_t n;
 	pid_t pid;
@@ -268,10 +270,15 @@ static int run(struct ta_error *e, const char *fmt, ...)
 	n = pread(out, text, sizeof(text) - 1, 0);
 	close(out);
 	text[n > 0 ? n : 0] = '\0';
-	text[strcspn(text, "\n")] = '\0';
+	/* The CLI's note of the program it loaded (a child's bpffs is new)
+	 * comes before its error. */
+	first = text;
+	if (!strncmp(first, LOAD_NOTE, strlen(LOAD_NOTE)) && strchr(first, '\n'))
+		first = strchr(first, '\n') + 1;
+	first[strcspn(first, "\n")] = '\0';
 	if (stop_requested())
 		return fail(e, EINTR, "interrupted");
-	return fail(e, EIO, "%.120s: %s", cmd, text[0] ? text : "failed");
+	return fail(e, EIO, "%.120s: %s", cmd, first[0] ? first : "failed");
 }
 
 /* ---- frames ------------------------------------------------------------- */
