@@ -15,7 +15,9 @@
 # (1, 100 and 1000; --full: and 4096), their kernel memory and the time to
 # bind, list and count them (tap-accel-bench --scale). Then the firewall
 # table: one security group enforced by tap-accel and by bridge +
-# br_netfilter + nftables, side by side (tap-accel-bench --firewall).
+# br_netfilter + nftables, side by side (tap-accel-bench --firewall); the
+# VM boot runs it too, on tun.ko's taps and on tapx's, with the bridge
+# family's own conntrack, in instructions per frame.
 # One report, in OUT (default build/bench/<UTC stamp>/): report.txt (the
 # headline, then every full matrix, then the scale and firewall tables), headline.csv,
 # results.csv, results.json, results.md, chart.svg and chart.png; host/,
@@ -37,7 +39,9 @@
 # firewall table's connection counts, each with every rule count, e.g.
 # 1000,1000000; "none" leaves the table out), BENCH_FIREWALL_RULES (its
 # rule counts, e.g. 1,1000) and BENCH_FIREWALL_FRAMES (frames per
-# repetition of its cells).
+# repetition of its cells); BENCH_VM_FIREWALL_RULES, _CONNS and _FRAMES
+# the VM's firewall table (1,100, 1000 and 100; its _DRIVERS=none leaves
+# it out).
 set -u
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -244,6 +248,10 @@ vmbenchprograms=xdp-drop-native,xdp-tx,xdp-redirect,stack-udp,fwd-redirect,fwd-b
 vmbenchwriters=block,nonblock,writev,io_uring,batch64
 vmbenchframes=${BENCH_VM_FRAMES:-20000} vmbenchreps=${BENCH_VM_REPS:-7}"
 	fi
+	# The firewall table, small: an emulated CPU is ~50 times slower.
+	vmargs="$vmargs vmfwdrivers=${BENCH_VM_FIREWALL_DRIVERS:-tun,tapx}
+vmfwrules=${BENCH_VM_FIREWALL_RULES:-1,100} vmfwconns=${BENCH_VM_FIREWALL_CONNS:-1000}
+vmfwframes=${BENCH_VM_FIREWALL_FRAMES:-100} vmfwreps=3"
 	vmout=$BUILD/vm-bench/${VM_KERNEL:-6.1}
 	mkdir -p "$vmout" "$OUT/vm"
 	rm -f "$vmout/console-bench.log"
@@ -274,6 +282,10 @@ vmbenchframes=${BENCH_VM_FRAMES:-20000} vmbenchreps=${BENCH_VM_REPS:-7}"
 		sed -n '/^--- vhost-net: tapx-vhost bench/,/^guard cost/p' "$OUT/vm.log" |
 			sed '$d' >"$OUT/vm/vhost.txt"
 		vhost_headline "$OUT/vm"
+		# The firewall tables as the guest printed them, its kernel's
+		# console lines left out.
+		sed -n '/^==== FIREWALL BEGIN/,/^==== FIREWALL END/p' "$OUT/vm.log" | sed '1d;$d' |
+			grep -a -v '^\[ *[0-9]*\.[0-9]*\] ' >"$OUT/vm/firewall.txt"
 		# The guest has no gnuplot: its chart is drawn here.
 		command -v gnuplot >/dev/null && (cd "$OUT/vm" && gnuplot chart.gp 2>/dev/null)
 	else
@@ -343,6 +355,12 @@ esac
 		echo "==== firewall: tap-accel against bridge + br_netfilter + nftables, stock tun"
 		cat "$OUT/firewall.txt"
 	fi
+	if [ $src = vm ] && [ -s "$OUT/vm/firewall.txt" ]; then
+		echo
+		echo "==== VM firewall: tap-accel against bridge + nftables, tun.ko's taps then tapx's in one boot"
+		echo "(emulated CPU: instructions per frame are the figures; ns compare only within the boot)"
+		cat "$OUT/vm/firewall.txt"
+	fi
 } >"$OUT/report.txt"
 # results.md: the same figures for docs/, with the date and the machine.
 fence() { # TITLE FILE: a section of results.md, FILE as it is
@@ -373,6 +391,7 @@ fence() { # TITLE FILE: a section of results.md, FILE as it is
 	[ $src = vm ] && fence "VM: tun.ko and tapx.ko in one boot (emulated CPU)" "$OUT/vm/table.txt"
 	fence "Scale: taps bound to one policy on this host's stock tun" "$OUT/scale.txt"
 	fence "Firewall: tap-accel against bridge + br_netfilter + nftables" "$OUT/firewall.txt"
+	[ $src = vm ] && fence "VM firewall: tap-accel against bridge + nftables, tun.ko's taps then tapx's (emulated CPU: instructions per frame)" "$OUT/vm/firewall.txt"
 } >"$OUT/results.md"
 if [ -n "$results" ]; then
 	if [ $rc -eq 0 ]; then

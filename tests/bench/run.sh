@@ -151,6 +151,7 @@ runs "chart.svg and chart.png of both drivers" \
 # make bench's script, tiny: where tapx cannot load here, it says why in
 # one line and adds the VM comparison.
 BENCH_SCALE_TAPS=1,20 BENCH_FIREWALL_CONNS=1000 BENCH_FIREWALL_RULES=1 BENCH_FIREWALL_FRAMES=500 \
+	BENCH_VM_FIREWALL_RULES=1,10 BENCH_VM_FIREWALL_FRAMES=50 \
 	BENCH_VM_VHOST_REPS=1 BENCH_VM_VHOST_FRAMES=200 BENCH_VM_FRAMES=500 BENCH_VM_REPS=1 sh mk/bench.sh --out "$out/mb" --results "$out/results.md" -- \
 	--frames 500 --reps 1 --sizes 64 >"$out/mbout" 2>"$out/mberr"
 rc=$?
@@ -189,6 +190,19 @@ if grep -q '"headline_from": "vm"' "$out/mb/results.json"; then
 			sh -c "awk -F, '\$1 == \"$row\" { ok = \$(NF - 11) > 0 && \$(NF - 9) > 0 } END { exit !ok }' '$out/mb/headline.csv'"
 	done
 	runs "make bench: the vhost rows in report.txt" grep -q '^vhost-net: ns per guest frame' "$out/mb/report.txt"
+	# The VM's firewall table: tun.ko's taps, then tapx's, each row
+	# measured in ns and, with the instruction counter, in instructions.
+	vfw="$out/mb/vm/firewall.txt"
+	runs "make bench: the VM firewall table in report.txt and results.md" \
+		sh -c "grep -q '^==== VM firewall' '$out/mb/report.txt' && grep -q '^## VM firewall' '$out/mb/results.md'"
+	runs "make bench: the VM firewall table on tun.ko's taps, then tapx's, bridge-family conntrack" \
+		sh -c "grep -o '^one security group.* on [a-z ]*\$' '$vfw' | sed 's/.* on //' | tr '\n' , |
+			grep -qx 'stock tun,tapx,' && test \$(grep -c 'bridge-family table with its own conntrack' '$vfw') = 2"
+	for rules in 1 10; do
+		runs "make bench: VM firewall row of $rules rules measured on both drivers, ns and insns" \
+			sh -c "test \$(grep -E -c '^ +$rules +1k \| +[0-9]+ +[0-9]+ +[0-9]+ \|' '$vfw') = 4"
+	done
+	runs "make bench: VM firewall, no FAIL in the guest" sh -c "! grep -q '^FAIL' '$vfw'"
 fi
 
 runs "make bench: the scale table in report.txt and in the summary" \

@@ -14,10 +14,14 @@
 #   vmnotapaccel=1 skips tap-accel-bench, vmnotapxbench=1 the tapx-bench runs
 #   vmreps=N vmcount=N size the tapx-bench runs (vmreps the vhost bench's too)
 #   vmtapxsizes=L the tapx-bench sizes (64,1500,9000)
-#   vmnovhostbench=1 skips the last part, the guests' traffic through
+#   vmnovhostbench=1 skips the guests' traffic through
 #     vhost-net (tapx-vhost bench) on tun.ko and on tapx; vmvhostcells=L,
 #     vmvhostsizes=L and vmvhostframes=N narrow and size it, vmvhostruns=N
 #     runs every cell N times a round (1)
+#   vmfwdrivers=L the firewall table's taps, one table each (tun,tapx;
+#     none skips it); vmfwrules=L vmfwconns=L vmfwframes=N vmfwreps=N size
+#     it, vmfwfamily=inet puts br_netfilter's inet table in place of the
+#     bridge family's
 . /tests/check.sh
 . /tests/lib.sh
 insmod /modules/tun.ko
@@ -134,8 +138,40 @@ if [ -x /bin/tap-accel-bench ] && [ -z "${vmnotapaccel:-}" ]; then
 		echo "==== FILES END"
 	fi
 fi
+# The firewall table last: its modules (br_netfilter above all) would
+# weigh on the bridge cells before it. tap-accel-bench --firewall on tun.ko's
+# taps, then on tapx's, in this boot: nftables in the bridge family with
+# its own conntrack (nf_conntrack_bridge; vmfwfamily=inet: br_netfilter
+# and an inet table). Small: the CPU is emulated. The tables go between
+# "==== FIREWALL BEGIN" and "==== FIREWALL END" (mk/bench.sh).
+firewall_bench() {
+	drivers=${vmfwdrivers:-tun,tapx}
+	[ "$drivers" != none ] || return 0
+	family=${vmfwfamily:-bridge}
+	for m in $(cat /modules/firewall.list); do
+		[ "$family" = bridge ] && [ $m = br_netfilter ] && continue
+		[ ! -f /modules/$m.ko ] || insmod /modules/$m.ko || bad "bench: insmod $m"
+	done
+	echo "==== FIREWALL BEGIN"
+	for d in $(echo $drivers | tr , ' '); do
+		echo "--- tap-accel-bench --firewall --drivers $d --nft-family $family"
+		if tap-accel-bench --firewall --drivers $d --nft-family $family \
+			--rules ${vmfwrules:-1,100} --conns ${vmfwconns:-1000} \
+			--frames ${vmfwframes:-200} --reps ${vmfwreps:-5} --out /tmp/fw-$d \
+			>/tmp/fw-$d.txt 2>/tmp/fw-$d.err; then
+			good "bench: tap-accel-bench --firewall on $d"
+		else
+			bad "bench: tap-accel-bench --firewall on $d"
+			cat /tmp/fw-$d.err
+		fi
+		cat /tmp/fw-$d.txt
+	done
+	echo "==== FIREWALL END"
+}
+
 if [ -n "${vmnotapxbench:-}" ]; then
 	[ -n "${vmnovhostbench:-}" ] || vhost_bench
+	firewall_bench
 	finish
 fi
 
@@ -285,4 +321,5 @@ if [ -n "${vmicountlabels:-}" ]; then
 	echo "==== KSYMS END"
 fi
 [ -n "${vmnovhostbench:-}" ] || vhost_bench
+firewall_bench
 finish

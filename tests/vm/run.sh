@@ -170,7 +170,9 @@ copy_bin() {
 	done
 }
 # util-linux's setpriv: busybox's cannot change user (suite-plane.sh).
-for b in /usr/sbin/bpftool /usr/sbin/ethtool /usr/sbin/ip /usr/sbin/tc /usr/bin/setpriv; do
+# nft and bridge: the bench's firewall table (tap-accel-bench --firewall).
+for b in /usr/sbin/bpftool /usr/sbin/ethtool /usr/sbin/ip /usr/sbin/tc /usr/bin/setpriv /usr/sbin/nft \
+	/usr/sbin/bridge; do
 	[ -x $b ] || fail "$b missing"
 	rm -f $R/bin/$(basename $b)
 	copy_bin $b
@@ -254,6 +256,32 @@ for m in $MODS; do
 		[ -f $R/modules/$d.ko ] || fail "module $m needs $d: not packed"
 	done
 done
+
+# The bench's firewall table: nftables with conntrack, in the bridge
+# family (nf_conntrack_bridge) and with br_netfilter, each listed after
+# its dependencies (libcrc32c needs the crc32c algorithm loaded first:
+# crc32c_generic; the guest has no modprobe to fetch it). Those this
+# kernel has as modules are packed (libcrc32c went in later kernels;
+# built-in ones need nothing); the guest loads what it finds
+# (tests/vm/bench.sh) and nft says what is missing.
+FW_MODS="crc32c_generic libcrc32c nfnetlink nf_tables nf_defrag_ipv4 nf_defrag_ipv6 nf_conntrack nft_ct
+nft_meta_bridge nf_conntrack_bridge br_netfilter nf_reject_ipv4 nf_reject_ipv6 nft_reject nft_reject_inet"
+for m in $FW_MODS; do
+	f=$(modinfo ${MODBASE:+-b "$MODBASE"} -k "$KVER" -n $m 2>/dev/null) || continue
+	case $f in
+	*.ko | *.ko.xz | *.ko.zst) ;;
+	*) continue ;; # built in
+	esac
+	case $f in
+	*.xz) xz -dc "$f" >$R/modules/$m.ko ;;
+	*.zst) zstd -qdc "$f" >$R/modules/$m.ko ;;
+	*) cp "$f" $R/modules/$m.ko ;;
+	esac
+	for d in $(modinfo ${MODBASE:+-b "$MODBASE"} -k "$KVER" -F depends $m | tr ',' ' '); do
+		[ -f $R/modules/$d.ko ] || fail "module $m needs $d: not packed"
+	done
+done
+echo "$FW_MODS" >$R/modules/firewall.list
 
 # suite-install.sh: Debian's kmod, the kernel's modules that load tun
 # (vhost_net and its dependencies) at their paths in the package, and what

@@ -14,6 +14,11 @@
  * hooks: ct state established,related accept, ct state invalid drop, then
  * the guest's in rules, as a chain (N rules before the flow's) or with the
  * N-1 others in a set.
+ * --drivers tapx puts the taps on tapx instead; --nft-family bridge has
+ * nftables use the bridge family's own conntrack (nf_conntrack_bridge)
+ * instead of br_netfilter and an inet table; in a QEMU guest with the
+ * instruction counter every cell is counted in instructions per frame too
+ * (tests/vm/bench.sh runs it so).
  *
  * Each firewall of each row runs in a child process of its own, in a new
  * network namespace (and, for tap-accel, a mount namespace with a bpffs of
@@ -52,6 +57,7 @@
 
 #include "files.h"
 #include "goals.h"
+#include "icount.h"
 #include "firewall.h"
 #include "scale.h"
 #include "stop.h"
@@ -102,6 +108,7 @@ static const char *const cell_name[NR_CELLS] = {
 struct fw_meas {
 	double ns; /* per frame, the fastest repetition; NAN: not measured */
 	double delivered; /* the worst repetition's share of frames that came */
+	double insns; /* per frame on the writer's vCPU, the fewest; NAN: not counted */
 };
 
 /* What one child measured; in memory shared with the parent. */
@@ -131,6 +138,7 @@ struct fw {
 	char exe[PATH_MAX];
 	char kernel[128], started[32];
 	int ncpus;
+	bool icount; /* the guest's instructions counted too */
 	struct fw_row *rows; /* shared with the children */
 	char out_dir[PATH_MAX];
 	bool interrupted;
@@ -191,16 +199,49 @@ static long read_long(const char *path)
 }
 
 /*
+ * "ip() { '/usr/sbin/ip' \"$@\"; }; ..." for ip, bridge and nft as PATH
+ * finds them: a busybox sh (a guest's initramfs) would run its own applets
+ * of those names before PATH's, and busybox's ip lacks what run() asks.
+ */
+static const char *tools_prelude(void)
+{
+	static const char *const tools[] = {"ip", "bridge", "nft"};
+	static char prelude[3 * (PATH_MAX + 32)];
+	const char *path = getenv("PATH");
+
+	if (prelude[0] || !path)
+		return prelude;
+	for (size_t t = 0; t < sizeof(tools) / sizeof(tools[0]); t++) {
+		for (const char *p = path; *p;) {
+			size_t len = strcspn(p, ":");
+			char file[PATH_MAX];
+
+			snprintf(file, sizeof(file), "%.*s/%s", (int)len, p, tools[t]);
+			if (len && file[0] == '/' && !strchr(file, '\'') && !access(file, X_OK)) {
+				snprintf(prelude + strlen(prelude), sizeof(prelude) - strlen(prelude),
+					 "%s() { '%s' \"$@\"; }; ", tools[t], file);
+				break;
+			}
+			p += len + (p[len] == ':');
+		}
+	}
+	return prelude;
+}
+
+/*
  * `sh -c CMD` in the caller's namespaces; its output is kept and the first
  * line of its stderr is the error. Not system(): that ignores SIGINT while
  * it waits, and Ctrl-C must reach stop_requested().
  */
+#define LOAD_NOTE "tap-accel: loaded the tap-accel program"
+
 static int run(struct ta_error *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 static int run(struct ta_error *e, const char *fmt, ...)
 {
 	int out = memfd_create("fw-run", MFD_CLOEXEC), status = -1;
-	char cmd[1024], text[256] = "";
+	char cmd[1024], line[sizeof(cmd) + sizeof(((struct ta_error *)0)->text)];
+	char text[256] = "", *first;
 	va_list ap;
 	ssize_t n;
 	pid_t pid;
@@ -210,11 +251,12 @@ static int run(struct ta_error *e, const char *fmt, ...)
 	va_end(ap);
 	if (out < 0)
 		return fail(e, errno, "memfd: %s", strerror(errno));
+	snprintf(line, sizeof(line), "%s%s", tools_prelude(), cmd);
 	pid = fork();
 	if (pid == 0) {
 		dup2(out, STDOUT_FILENO);
 		dup2(out, STDERR_FILENO);
-		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		execl("/bin/sh", "sh", "-c", line, (char *)NULL);
 		_exit(127);
 	}
 	if (pid < 0 || stop_wait_child(pid, &status)) {
@@ -228,10 +270,15 @@ static int run(struct ta_error *e, const char *fmt, ...)
 	n = pread(out, text, sizeof(text) - 1, 0);
 	close(out);
 	text[n > 0 ? n : 0] = '\0';
-	text[strcspn(text, "\n")] = '\0';
+	/* The CLI's note of the program it loaded (a child's bpffs is new)
+	 * comes before its error. */
+	first = text;
+	if (!strncmp(first, LOAD_NOTE, strlen(LOAD_NOTE)) && strchr(first, '\n'))
+		first = strchr(first, '\n') + 1;
+	first[strcspn(first, "\n")] = '\0';
 	if (stop_requested())
 		return fail(e, EINTR, "interrupted");
-	return fail(e, EIO, "%.120s: %s", cmd, text[0] ? text : "failed");
+	return fail(e, EIO, "%.120s: %s", cmd, first[0] ? first : "failed");
 }
 
 /* ---- frames ------------------------------------------------------------- */
@@ -301,18 +348,21 @@ struct side_env {
 	unsigned long new_next;	  /* the next new connection's number */
 	const struct fw_opts *o;
 	const char *exe;
+	int cpu;	/* the writer's: every frame is handled there */
+	bool icount;
 	unsigned int rules;
 	unsigned long conns;
-	int policy_fd; /* the policy's text, in memory: /dev/fd/N */
+	int policy_fd; /* the policy's text, in memory: /proc/self/fd/N */
 };
 
 static int tap_open(struct side_env *v, int i, const char *name, struct ta_error *e)
 {
 	struct ifreq ifr = {.ifr_flags = IFF_TAP | IFF_NO_PI};
-	int fd = open("/dev/net/tun", O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	int fd = open(v->o->tap_dev, O_RDWR | O_NONBLOCK | O_CLOEXEC);
 
 	if (fd < 0)
-		return fail(e, errno, "/dev/net/tun: %s", strerror(errno));
+		return fail(e, errno, "%s: %s%s", v->o->tap_dev, strerror(errno),
+			    v->o->tapx && errno == ENOENT ? " (insmod tapx.ko)" : "");
 	snprintf(ifr.ifr_name, IFNAMSIZ, "%s", name);
 	if (ioctl(fd, TUNSETIFF, &ifr) < 0) {
 		close(fd);
@@ -388,8 +438,11 @@ static int env_setup(struct side_env *v, struct ta_error *e)
 			return -e->err;
 	} else {
 		host_dev = "fwbr0";
-		/* Not a bridged frame through netfilter until the firewall is on. */
-		if (write_file("/proc/sys/net/bridge/bridge-nf-call-iptables", "0"))
+		/* Not a bridged frame through netfilter until the firewall is on;
+		 * the bridge family's table needs no br_netfilter (kept out if
+		 * it is loaded). */
+		if (write_file("/proc/sys/net/bridge/bridge-nf-call-iptables", "0") &&
+		    !v->o->nft_bridge)
 			return fail(e, ENOENT,
 				    "/proc/sys/net/bridge/bridge-nf-call-iptables: absent (the "
 				    "nftables side needs br_netfilter: modprobe br_netfilter)");
@@ -543,15 +596,28 @@ static int cell_measure(const struct turn *turns, int nr, enum fw_cell c, struct
 
 	for (int k = 0; k < nr; k++) {
 		turns[k].m->delivered = 1;
+		turns[k].m->insns = NAN;
 		drain(turns[k].env);
 		cell_pass(turns[k].env, c, n / 10 ? n / 10 : 1);
 	}
 	for (int r = 0; r < o->reps; r++)
 		for (int k = 0; k < nr; k++) {
-			double t0 = now_s();
-			unsigned long got = cell_pass(turns[k].env, c, n);
+			double t0, insns;
+			unsigned long got;
 
+			if (turns[k].env->icount)
+				bench_icount_begin();
+			t0 = now_s();
+			got = cell_pass(turns[k].env, c, n);
 			t[k][r] = (now_s() - t0) * 1e9 / n;
+			if (turns[k].env->icount) {
+				insns = bench_icount_end(turns[k].env->cpu, e);
+				if (insns < 0)
+					return -e->err;
+				/* the fewest: interrupts only add */
+				if (!(insns / n >= turns[k].m->insns))
+					turns[k].m->insns = insns / n;
+			}
 			if ((double)got / n < turns[k].m->delivered)
 				turns[k].m->delivered = (double)got / n;
 			if (stop_requested())
@@ -676,7 +742,8 @@ static unsigned long ta_entries(const struct side_env *v)
 }
 
 /*
- * A text the commands read as /dev/fd/N: a memfd that they inherit, so
+ * A text the commands read as /proc/self/fd/N (a guest may have no
+ * /dev/fd): a memfd that they inherit, so
  * that no file is left behind however the run ends. Its fd, or -1 with e.
  */
 static int text_open(FILE **f, struct ta_error *e)
@@ -769,7 +836,7 @@ static int ta_memory(struct fw_side *s, struct ta_error *e)
 static int ta_enable(struct side_env *v, struct ta_error *e)
 {
 	if (ta_policy(v, e) ||
-	    run(e, "TAP_ACCEL_CT_ENTRIES=%lu '%s' policy load fw /dev/fd/%d", ta_entries(v),
+	    run(e, "TAP_ACCEL_CT_ENTRIES=%lu '%s' policy load fw /proc/self/fd/%d", ta_entries(v),
 		v->exe, v->policy_fd) ||
 	    run(e, "'%s' attach fwa fwb --policy fw", v->exe) || ta_timeouts(e))
 		return -e->err;
@@ -782,30 +849,33 @@ static int ta_enable(struct side_env *v, struct ta_error *e)
  * N-1 others in one set. */
 static void nft_rules(FILE *f, const struct side_env *v, int var)
 {
+	const char *t = v->o->nft_bridge ? "bridge tap_accel_bench" : "inet tap_accel_bench";
+
 	if (var == VAR_CHAIN) {
 		for (unsigned int i = 1; i < v->rules; i++)
-			fprintf(f, "add rule inet tap_accel_bench sg_in udp dport %u drop\n",
-				FILLER_PORT + i - 1);
+			fprintf(f, "add rule %s sg_in udp dport %u drop\n", t, FILLER_PORT + i - 1);
 	} else if (v->rules > 1) {
-		fprintf(f, "add rule inet tap_accel_bench sg_in udp dport { ");
+		fprintf(f, "add rule %s sg_in udp dport { ", t);
 		for (unsigned int i = 1; i < v->rules; i++)
 			fprintf(f, "%s%u", i > 1 ? ", " : "", FILLER_PORT + i - 1);
 		fprintf(f, " } drop\n");
 	}
-	fprintf(f, "add rule inet tap_accel_bench sg_in udp dport %d accept\n"
-		   "add rule inet tap_accel_bench sg_in tcp dport 22 accept\n"
-		   "add rule inet tap_accel_bench sg_in icmp type echo-request accept\n"
-		   "add rule inet tap_accel_bench sg_in icmpv6 type echo-request accept\n"
-		   "add rule inet tap_accel_bench sg_in ip saddr 10.9.0.0/16 reject\n"
-		   "add rule inet tap_accel_bench sg_in drop\n",
-		G2G_DPORT);
+	/* The bridge family rejects only on its prerouting and input hooks:
+	 * there the reject rule drops (no frame of the bench meets it). */
+	fprintf(f, "add rule %s sg_in udp dport %d accept\n"
+		   "add rule %s sg_in tcp dport 22 accept\n"
+		   "add rule %s sg_in icmp type echo-request accept\n"
+		   "add rule %s sg_in icmpv6 type echo-request accept\n"
+		   "add rule %s sg_in ip saddr 10.9.0.0/16 %s\n"
+		   "add rule %s sg_in drop\n",
+		t, G2G_DPORT, t, t, t, t, v->o->nft_bridge ? "drop" : "reject", t);
 }
 
 /* The table with the guest's in rules as `var`, in one transaction. */
 static int nft_load(struct side_env *v, int var, struct ta_error *e)
 {
 	static const char hooks[] =
-		"table inet tap_accel_bench {\n"
+		"table %s tap_accel_bench {\n"
 		"  chain sg_in { }\n"
 		"  chain forward {\n"
 		"    type filter hook forward priority filter; policy accept;\n"
@@ -830,13 +900,18 @@ static int nft_load(struct side_env *v, int var, struct ta_error *e)
 
 	if (fd < 0)
 		return -e->err;
-	fputs(hooks, f);
+	fprintf(f, hooks, v->o->nft_bridge ? "bridge" : "inet");
 	nft_rules(f, v, var);
 	if (fclose(f))
 		ret = fail(e, errno, "the ruleset's text: %s", strerror(errno));
 	else
-		ret = run(e, "nft -f /dev/fd/%d", fd);
+		ret = run(e, "nft -f /proc/self/fd/%d", fd);
 	close(fd);
+	/* "Protocol error": ct in the bridge family, without its conntrack. */
+	if (ret && v->o->nft_bridge && strstr(e->text, "Protocol error"))
+		snprintf(e->text + strlen(e->text), sizeof(e->text) - strlen(e->text),
+			 " (no bridge conntrack in this kernel: modprobe nf_conntrack_bridge, "
+			 "Linux 5.3+; or --nft-family inet)");
 	return ret;
 }
 
@@ -867,7 +942,7 @@ static int nft_enable(struct side_env *v, int var, struct ta_error *e)
 	char timeout[16];
 
 	snprintf(timeout, sizeof(timeout), "%d", CT_TIMEOUT_S);
-	if (write_file("/proc/sys/net/bridge/bridge-nf-call-iptables", "1"))
+	if (!v->o->nft_bridge && write_file("/proc/sys/net/bridge/bridge-nf-call-iptables", "1"))
 		return fail(e, errno, "bridge-nf-call-iptables: %s", strerror(errno));
 	if (nft_load(v, var, e))
 		return -e->err;
@@ -932,7 +1007,8 @@ static int row_child(const struct fw *fw, struct fw_row *row)
 		env[k] = (struct side_env){
 			.kind = k < ENV_NFT_CHAIN ? SIDE_TA : SIDE_NFT, .netns = -1,
 			.fd = {-1, -1}, .sock = -1, .policy_fd = -1, .o = fw->o, .exe = fw->exe,
-			.rules = row->rules, .conns = row->conns};
+			.cpu = fw->ncpus - 1, .icount = fw->icount, .rules = row->rules,
+			.conns = row->conns};
 	/* Every frame is handled in the writer's context: one CPU for it. */
 	CPU_ZERO(&cpus);
 	CPU_SET(fw->ncpus - 1, &cpus);
@@ -996,19 +1072,28 @@ static int ct_max_raise(const struct fw_opts *o, struct ta_error *e)
 /* ---- the report --------------------------------------------------------- */
 
 
-static double meas(const struct fw_row *r, int side, int var, int c)
+/* What a cell is read in: ns per frame, or (in a QEMU guest with the
+ * instruction counter) instructions per frame. */
+enum fw_unit { UNIT_NS, UNIT_INSNS };
+
+static double value(const struct fw_meas *m, enum fw_unit u)
+{
+	return u == UNIT_INSNS ? m->insns : m->ns;
+}
+
+static double meas(const struct fw_row *r, int side, int var, int c, enum fw_unit u)
 {
 	const struct fw_side *s = &r->side[side];
 
-	return s->ran ? s->m[var][c].ns : NAN;
+	return s->ran ? value(&s->m[var][c], u) : NAN;
 }
 
 /* What the firewall adds to a frame of cell c (G2S, S2G). */
-static double added(const struct fw_row *r, int side, int var, int c)
+static double added(const struct fw_row *r, int side, int var, int c, enum fw_unit u)
 {
 	const struct fw_side *s = &r->side[side];
 
-	return s->ran ? s->m[var][c].ns - s->none[var][c].ns : NAN;
+	return s->ran ? value(&s->m[var][c], u) - value(&s->none[var][c], u) : NAN;
 }
 
 static double conn_rate(double ns)
@@ -1018,26 +1103,26 @@ static double conn_rate(double ns)
 
 /* tap-accel / nftables of a row and cell: time per frame (G2G), what the
  * firewall adds (G2S, S2G), connections per second (NEW). */
-static double ratio(const struct fw_row *r, int c, int var)
+static double ratio(const struct fw_row *r, int c, int var, enum fw_unit u)
 {
 	switch (c) {
 	case CELL_G2G:
-		return meas(r, SIDE_TA, VAR_CHAIN, c) / meas(r, SIDE_NFT, var, c);
+		return meas(r, SIDE_TA, VAR_CHAIN, c, u) / meas(r, SIDE_NFT, var, c, u);
 	case CELL_NEW:
-		return conn_rate(meas(r, SIDE_TA, VAR_CHAIN, c)) /
-		       conn_rate(meas(r, SIDE_NFT, var, c));
+		return conn_rate(meas(r, SIDE_TA, VAR_CHAIN, c, u)) /
+		       conn_rate(meas(r, SIDE_NFT, var, c, u));
 	default: /* nothing measurably added by nftables: no ratio */
-		return added(r, SIDE_NFT, var, c) > 0
-			       ? added(r, SIDE_TA, VAR_CHAIN, c) / added(r, SIDE_NFT, var, c)
+		return added(r, SIDE_NFT, var, c, u) > 0
+			       ? added(r, SIDE_TA, VAR_CHAIN, c, u) / added(r, SIDE_NFT, var, c, u)
 			       : NAN;
 	}
 }
 
 /* The better of nftables' two ways for it (the lower ratio for costs, the
  * higher for connections per second): the ratio a goal is judged on. */
-static double ratio_best_nft(const struct fw_row *r, int c)
+static double ratio_best_nft(const struct fw_row *r, int c, enum fw_unit u)
 {
-	double a = ratio(r, c, VAR_CHAIN), b = ratio(r, c, VAR_SET);
+	double a = ratio(r, c, VAR_CHAIN, u), b = ratio(r, c, VAR_SET, u);
 
 	if (isnan(a) || isnan(b))
 		return isnan(a) ? b : a;
@@ -1060,12 +1145,12 @@ static bool row_ran(const struct fw_row *r)
 }
 
 /* Spread of tap-accel's cost of cell c over the rows: worst / best - 1. */
-static double spread(const struct fw *fw, int c)
+static double spread(const struct fw *fw, int c, enum fw_unit u)
 {
 	double lo = NAN, hi = NAN;
 
 	for (int i = 0; i < fw->o->nr_rows; i++) {
-		double ns = meas(&fw->rows[i], SIDE_TA, VAR_CHAIN, c);
+		double ns = meas(&fw->rows[i], SIDE_TA, VAR_CHAIN, c, u);
 
 		if (isnan(ns))
 			continue;
@@ -1075,10 +1160,13 @@ static double spread(const struct fw *fw, int c)
 	return hi / lo - 1;
 }
 
-/* Judged on the worst row that ran, against nftables' better way. */
+/* Judged on the worst row that ran, against nftables' better way; in
+ * instructions where they were counted (an emulated CPU's times are not
+ * a real one's). */
 static void goals_judge(const struct fw *fw, struct bench_goal g[NR_GOALS])
 {
 	double worst[NR_CELLS], mem = NAN, flat_g2g, flat_new;
+	enum fw_unit u = fw->icount ? UNIT_INSNS : UNIT_NS;
 	int rows = 0;
 
 	memset(g, 0, NR_GOALS * sizeof(*g));
@@ -1091,7 +1179,7 @@ static void goals_judge(const struct fw *fw, struct bench_goal g[NR_GOALS])
 			continue;
 		rows++;
 		for (int c = 0; c < NR_CELLS; c++) {
-			double x = ratio_best_nft(r, c);
+			double x = ratio_best_nft(r, c, u);
 
 			if (c == CELL_NEW)
 				worst[c] = isnan(worst[c]) || x < worst[c] ? x : worst[c];
@@ -1111,8 +1199,8 @@ static void goals_judge(const struct fw *fw, struct bench_goal g[NR_GOALS])
 	g[GOAL_NEW].measured = true;
 	g[GOAL_NEW].met = worst[CELL_NEW] >= 2;
 	snprintf(g[GOAL_NEW].value, sizeof(g->value), "%.2fx (worst row)", worst[CELL_NEW]);
-	flat_g2g = spread(fw, CELL_G2G);
-	flat_new = spread(fw, CELL_NEW);
+	flat_g2g = spread(fw, CELL_G2G, u);
+	flat_new = spread(fw, CELL_NEW, u);
 	g[GOAL_FLAT].measured = rows > 1;
 	g[GOAL_FLAT].met = flat_g2g <= 0.05 && flat_new <= 0.05;
 	snprintf(g[GOAL_FLAT].value, sizeof(g->value), "g2g +%.0f %%, new +%.0f %%",
@@ -1161,30 +1249,26 @@ static double row_delivered(const struct fw_row *r)
 	return worst;
 }
 
-static void print_table(const struct fw *fw, FILE *out)
+/* The cells of every row in unit u, then the ratios. */
+static void print_cells(const struct fw *fw, FILE *out, enum fw_unit u)
 {
 	const struct fw_opts *o = fw->o;
-	struct bench_goal g[NR_GOALS];
+	int w = u == UNIT_INSNS ? 6 : 5, cw = 3 * (w + 1) - 1;
+	const char *unit = u == UNIT_INSNS ? "insn" : "ns";
+	char head[NR_CELLS][32];
 
-	fprintf(out, "tap-accel-bench --firewall: %s, %d CPUs, %s UTC\n", fw->kernel, fw->ncpus,
-		fw->started);
-	fprintf(out,
-		"one security group (examples/security-group.policy's, the flow's rule after N "
-		"others) on stock tun\n"
-		"tap-accel: XDP redirect, in rules before it; in program on tcx egress\n"
-		"nftables:  taps in a bridge, br_netfilter, inet table on forward/input/output: "
-		"ct state\n"
-		"           established,related accept, invalid drop, the N rules as a chain "
-		"or a set\n"
-		"ns per 64 B frame, the fastest of %d x %lu frames; 'added': over the same path without "
-		"a firewall\n"
-		"ratio = tap-accel / nftables chain, set (for new connections: per second)\n\n",
-		o->reps, o->frames);
-	fprintf(out, "%5s %5s | %-17s | %-17s | %-17s | %-17s\n", "", "", "established g2g ns",
-		"added g2stack ns", "added stack2g ns", "new conns k/s");
+	snprintf(head[CELL_G2G], sizeof(head[0]), "established g2g %s", unit);
+	snprintf(head[CELL_G2S], sizeof(head[0]), "added g2stack %s", unit);
+	snprintf(head[CELL_S2G], sizeof(head[0]), "added stack2g %s", unit);
+	snprintf(head[CELL_NEW], sizeof(head[0]), u == UNIT_INSNS ? "insn per new conn"
+								 : "new conns k/s");
+	fprintf(out, "%5s %5s |", "", "");
+	for (int c = 0; c < NR_CELLS; c++)
+		fprintf(out, " %-*s |", cw, head[c]);
+	fputc('\n', out);
 	fprintf(out, "%5s %5s |", "rules", "conns");
 	for (int c = 0; c < NR_CELLS; c++)
-		fprintf(out, " %5s %5s %5s |", "t-a", "chain", "set");
+		fprintf(out, " %*s %*s %*s |", w, "t-a", w, "chain", w, "set");
 	fputc('\n', out);
 	for (int i = 0; i < o->nr_rows; i++) {
 		const struct fw_row *r = &fw->rows[i];
@@ -1202,18 +1286,21 @@ static void print_table(const struct fw *fw, FILE *out)
 		for (int c = 0; c < NR_CELLS; c++) {
 			for (int k = 0; k < 3; k++) {
 				int side = k ? SIDE_NFT : SIDE_TA, var = k == 2 ? VAR_SET : VAR_CHAIN;
-				double x = c == CELL_G2G   ? meas(r, side, var, c)
-					   : c == CELL_NEW ? conn_rate(meas(r, side, var, c)) / 1e3
-							   : added(r, side, var, c);
+				double x = c == CELL_G2G || (c == CELL_NEW && u == UNIT_INSNS)
+						   ? meas(r, side, var, c, u)
+					   : c == CELL_NEW ? conn_rate(meas(r, side, var, c, u)) / 1e3
+							   : added(r, side, var, c, u);
 
 				fmt_ns(v, sizeof(v), x);
-				fprintf(out, " %5s", v);
+				fprintf(out, " %*s", w, v);
 			}
 			fprintf(out, " |");
 		}
 		fputc('\n', out);
 	}
-	fprintf(out, "\nratio tap-accel / nftables (chain, set); new connections: per second\n");
+	fprintf(out, "\nratio tap-accel / nftables (chain, set)%s; new connections: %s\n",
+		u == UNIT_INSNS ? ", instructions" : "",
+		u == UNIT_INSNS ? "nftables' / tap-accel's" : "per second");
 	fprintf(out, "%5s %5s | %-11s | %-11s | %-11s | %-11s\n", "rules", "conns",
 		"g2g", "g2stack", "stack2g", "new conns");
 	for (int i = 0; i < o->nr_rows; i++) {
@@ -1225,11 +1312,41 @@ static void print_table(const struct fw *fw, FILE *out)
 		fmt_count(conns, sizeof(conns), r->conns);
 		fprintf(out, "%5u %5s |", r->rules, conns);
 		for (int c = 0; c < NR_CELLS; c++) {
-			fmt_ratio(a, sizeof(a), ratio(r, c, VAR_CHAIN));
-			fmt_ratio(b, sizeof(b), ratio(r, c, VAR_SET));
+			fmt_ratio(a, sizeof(a), ratio(r, c, VAR_CHAIN, u));
+			fmt_ratio(b, sizeof(b), ratio(r, c, VAR_SET, u));
 			fprintf(out, " %5s %5s |", a, b);
 		}
 		fputc('\n', out);
+	}
+}
+
+static void print_table(const struct fw *fw, FILE *out)
+{
+	const struct fw_opts *o = fw->o;
+	struct bench_goal g[NR_GOALS];
+
+	fprintf(out, "tap-accel-bench --firewall: %s, %d CPUs, %s UTC\n", fw->kernel, fw->ncpus,
+		fw->started);
+	fprintf(out,
+		"one security group (examples/security-group.policy's, the flow's rule after N "
+		"others) on %s\n"
+		"tap-accel: XDP redirect, in rules before it; in program on tcx egress\n"
+		"nftables:  taps in a bridge, %s\n"
+		"           on forward, input and output: ct state established,related accept,\n"
+		"           invalid drop, the N rules as a chain or a set\n"
+		"ns per 64 B frame, the fastest of %d x %lu frames; 'added': over the same path without "
+		"a firewall\n"
+		"ratio = tap-accel / nftables chain, set (for new connections: per second)\n\n",
+		o->tapx ? "tapx" : "stock tun",
+		o->nft_bridge ? "a bridge-family table with its own conntrack (nf_conntrack_bridge)"
+			      : "br_netfilter, an inet table",
+		o->reps, o->frames);
+	print_cells(fw, out, UNIT_NS);
+	if (fw->icount) {
+		fprintf(out, "\ninstructions per frame on the writer's vCPU %d, QEMU's count (the "
+			     "fewest of the\nrepetitions): what an emulated CPU's ns stand for\n\n",
+			fw->ncpus - 1);
+		print_cells(fw, out, UNIT_INSNS);
 	}
 	fprintf(out, "\nthe tables of each row (tracked after the fill; after the new-connection "
 		     "cells)\n");
@@ -1272,13 +1389,16 @@ static void print_table(const struct fw *fw, FILE *out)
 		"(the zones of\nboth taps); the fill makes one each (tap-accel's to the stack, "
 		"nftables' to guest B).\n");
 	goals_judge(fw, g);
-	bench_goals_print(out, "goals (judged on the worst row, against nftables' better way)",
+	bench_goals_print(out, fw->icount ? "goals (judged on the worst row, against nftables' "
+					    "better way, in instructions)"
+					  : "goals (judged on the worst row, against nftables' better way)",
 			  goal_text, g, NR_GOALS, 50);
 }
 
 static void write_csv(const struct fw *fw, FILE *out)
 {
-	fprintf(out, "rules,conns,firewall,cell,ns_per_frame,added_ns,delivered\n");
+	fprintf(out, "rules,conns,firewall,cell,ns_per_frame,added_ns,delivered,"
+		     "insns_per_frame,added_insns\n");
 	for (int i = 0; i < fw->o->nr_rows; i++) {
 		const struct fw_row *r = &fw->rows[i];
 
@@ -1296,15 +1416,19 @@ static void write_csv(const struct fw *fw, FILE *out)
 						cell_name[c]);
 					bench_csv_num(out, s->m[var][c].ns);
 					bench_csv_num(out, c == CELL_G2S || c == CELL_S2G
-							     ? added(r, side, var, c)
+							     ? added(r, side, var, c, UNIT_NS)
 							     : NAN);
 					bench_csv_num(out, s->m[var][c].delivered);
+					bench_csv_num(out, s->m[var][c].insns);
+					bench_csv_num(out, c == CELL_G2S || c == CELL_S2G
+							     ? added(r, side, var, c, UNIT_INSNS)
+							     : NAN);
 					fputc('\n', out);
 				}
 	}
 }
 
-static void json_side(struct json_writer *w, const struct fw_row *r, int side)
+static void json_side(struct json_writer *w, const struct fw_row *r, int side, bool icount)
 {
 	const struct fw_side *s = &r->side[side];
 
@@ -1338,6 +1462,20 @@ static void json_side(struct json_writer *w, const struct fw_row *r, int side)
 		jw_kv_double(w, cell_name[CELL_G2S], s->none[var][CELL_G2S].ns);
 		jw_kv_double(w, cell_name[CELL_S2G], s->none[var][CELL_S2G].ns);
 		jw_object_end(w);
+		if (!icount)
+			continue;
+		snprintf(key, sizeof(key), "%sinsns", name);
+		jw_key(w, key);
+		jw_object_begin(w);
+		for (int c = 0; c < NR_CELLS; c++)
+			jw_kv_double(w, cell_name[c], s->m[var][c].insns);
+		jw_object_end(w);
+		snprintf(key, sizeof(key), "%sno_firewall_insns", name);
+		jw_key(w, key);
+		jw_object_begin(w);
+		jw_kv_double(w, cell_name[CELL_G2S], s->none[var][CELL_G2S].insns);
+		jw_kv_double(w, cell_name[CELL_S2G], s->none[var][CELL_S2G].insns);
+		jw_object_end(w);
 	}
 	jw_object_end(w);
 }
@@ -1355,6 +1493,10 @@ static void write_json(const struct fw *fw, FILE *out, bool pretty)
 	jw_kv_string(&w, "started", fw->started);
 	jw_kv_u64(&w, "frames", fw->o->frames);
 	jw_kv_u64(&w, "reps", fw->o->reps);
+	jw_kv_string(&w, "taps", fw->o->tapx ? "tapx" : "tun");
+	jw_kv_string(&w, "tap_device", fw->o->tap_dev);
+	jw_kv_bool(&w, "instructions_counted", fw->icount);
+	jw_kv_string(&w, "nftables", fw->o->nft_bridge ? "bridge-family" : "br_netfilter-inet");
 	jw_key(&w, "rows");
 	jw_array_begin(&w);
 	for (int i = 0; i < fw->o->nr_rows; i++) {
@@ -1363,8 +1505,8 @@ static void write_json(const struct fw *fw, FILE *out, bool pretty)
 		jw_object_begin(&w);
 		jw_kv_u64(&w, "rules", r->rules);
 		jw_kv_u64(&w, "conns", r->conns);
-		json_side(&w, r, SIDE_TA);
-		json_side(&w, r, SIDE_NFT);
+		json_side(&w, r, SIDE_TA, fw->icount);
+		json_side(&w, r, SIDE_NFT, fw->icount);
 		if (row_ran(r)) {
 			jw_key(&w, "ratio");
 			jw_object_begin(&w);
@@ -1372,11 +1514,24 @@ static void write_json(const struct fw *fw, FILE *out, bool pretty)
 				char key[48];
 
 				snprintf(key, sizeof(key), "%s_chain", cell_name[c]);
-				jw_kv_double(&w, key, ratio(r, c, VAR_CHAIN));
+				jw_kv_double(&w, key, ratio(r, c, VAR_CHAIN, UNIT_NS));
 				snprintf(key, sizeof(key), "%s_set", cell_name[c]);
-				jw_kv_double(&w, key, ratio(r, c, VAR_SET));
+				jw_kv_double(&w, key, ratio(r, c, VAR_SET, UNIT_NS));
 			}
 			jw_object_end(&w);
+			if (fw->icount) {
+				jw_key(&w, "ratio_insns");
+				jw_object_begin(&w);
+				for (int c = 0; c < NR_CELLS; c++) {
+					char key[48];
+
+					snprintf(key, sizeof(key), "%s_chain", cell_name[c]);
+					jw_kv_double(&w, key, ratio(r, c, VAR_CHAIN, UNIT_INSNS));
+					snprintf(key, sizeof(key), "%s_set", cell_name[c]);
+					jw_kv_double(&w, key, ratio(r, c, VAR_SET, UNIT_INSNS));
+				}
+				jw_object_end(&w);
+			}
 		}
 		jw_object_end(&w);
 	}
@@ -1435,6 +1590,7 @@ void fw_opts_default(struct fw_opts *o, bool full)
 	}
 	o->frames = full ? 10000 : 3000;
 	o->reps = FW_MAX_REPS;
+	o->tap_dev = "/dev/net/tun";
 }
 
 static int parse_counts(const char *list, unsigned long max, unsigned long *v, int *n,
@@ -1492,10 +1648,14 @@ static int preflight(struct fw *fw, struct ta_error *e)
 {
 	if (scale_find_cli(fw->exe, sizeof(fw->exe), e))
 		return -e->err;
+	if (access(fw->o->tap_dev, R_OK | W_OK))
+		return fail(e, errno, "%s: %s%s", fw->o->tap_dev, strerror(errno),
+			    fw->o->tapx && errno == ENOENT ? " (insmod tapx.ko; --tapx-dev names "
+							    "another node)" : "");
 	if (run(e, "nft --version"))
 		return fail(e, ENOENT, "nft: %s (the nftables side needs it: apt-get install "
 				       "nftables, or make deps)", e->text);
-	if (access("/proc/sys/net/bridge/bridge-nf-call-iptables", F_OK))
+	if (!fw->o->nft_bridge && access("/proc/sys/net/bridge/bridge-nf-call-iptables", F_OK))
 		return fail(e, ENOENT, "no br_netfilter in this kernel (the nftables side needs "
 				       "it: modprobe br_netfilter)");
 	return ct_max_raise(fw->o, e);
@@ -1571,7 +1731,14 @@ int fw_run(const struct fw_opts *o)
 		return -ENOMEM;
 	}
 	memset(fw.rows, 0, FW_MAX_ROWS * sizeof(*fw.rows));
+	if (bench_icount_open(o->icount_port, &e)) {
+		fprintf(stderr, "tap-accel-bench --firewall: %s\n", e.text);
+		munmap(fw.rows, FW_MAX_ROWS * sizeof(*fw.rows));
+		return -e.err;
+	}
+	fw.icount = bench_icount_on();
 	if (preflight(&fw, &e)) {
+		bench_icount_close();
 		fprintf(stderr, "tap-accel-bench --firewall: %s\n", e.text);
 		ct_max_restore();
 		munmap(fw.rows, FW_MAX_ROWS * sizeof(*fw.rows));
@@ -1592,6 +1759,7 @@ int fw_run(const struct fw_opts *o)
 	if (!any)
 		fprintf(stderr, "tap-accel-bench --firewall: no row was measured\n");
 out:
+	bench_icount_close();
 	munmap(fw.rows, FW_MAX_ROWS * sizeof(*fw.rows));
 	return ret;
 }

@@ -25,6 +25,16 @@ struct fw_opts {
 	int reps;
 	bool json, pretty;
 	const char *out_dir;
+	/* the taps' device node: /dev/net/tun, or tapx's (--drivers tapx) */
+	const char *tap_dev;
+	bool tapx;
+	/* nftables in the bridge family with its own conntrack
+	 * (nf_conntrack_bridge, Linux 5.3+) instead of br_netfilter and an
+	 * inet table */
+	bool nft_bridge;
+	/* the instruction counter's port in a QEMU guest (--icount, else
+	 * $vmicount): instructions per frame beside ns */
+	const char *icount_port;
 };
 
 /* quick: 1, 100 and 1000 rules at 10^3 connections, then 1 rule at 10^5

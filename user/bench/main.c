@@ -32,7 +32,8 @@ enum opt_kind { FLAG, TEXT, COUNT };
 struct bench_cmdline {
 	bool quick, full, vm, scale, firewall, json, pretty, verbose, udp;
 	long frames, reps, cpu, singles;
-	const char *out, *programs, *writers, *sizes, *drivers, *tapx_dev, *taps, *frame;
+	const char *out, *programs, *writers, *sizes, *drivers, *tapx_dev, *taps, *frame,
+		   *nft_family;
 	const char *icount;
 	const char *rules, *conns;
 };
@@ -63,7 +64,8 @@ static const struct opt opts[] = {
 	  0, 0 },
 	{ "drivers", 0, TEXT, AT(drivers), "LIST",
 	  "tun (the default outside --vm) or tun,tapx: tapx.ko loaded on /dev/net/tapx, both "
-	  "drivers in one run (with its batch writers)", 0, 0 },
+	  "drivers in one run (with its batch writers); --firewall: tun or tapx, the taps of "
+	  "both sides", 0, 0 },
 	{ "cpu", 0, COUNT, AT(cpu), "N", "pin the writer to CPU N", 0, CPU_SETSIZE - 1 },
 	{ "icount", 0, TEXT, AT(icount), "PORT",
 	  "in a QEMU guest with the instruction counter (tests/vm/icount): its serial port "
@@ -104,6 +106,10 @@ static const struct opt opts[] = {
 	  0 },
 	{ "conns", 0, TEXT, AT(conns), "LIST",
 	  "--firewall: connections in the table (e.g. 1000,100000,1000000)", 0, 0 },
+	{ "nft-family", 0, TEXT, AT(nft_family), "FAMILY",
+	  "--firewall: nftables' table: inet (default: the taps in a bridge with br_netfilter) "
+	  "or bridge (the bridge family's own conntrack, nf_conntrack_bridge, Linux 5.3+)", 0,
+	  0 },
 	{ "json", 'j', FLAG, AT(json), NULL,
 	  "the results as JSON on stdout, the table on stderr", 0, 0 },
 	{ "pretty", 'p', FLAG, AT(pretty), NULL, "JSON, indented", 0, 0 },
@@ -255,7 +261,8 @@ static int run_scale(const struct bench_cmdline *c)
 	struct ta_error e;
 
 	if (c->programs || c->writers || c->sizes || c->drivers || c->vm || c->tapx_dev ||
-	    c->frames || c->reps || c->cpu >= 0 || c->frame || c->icount || c->rules || c->conns)
+	    c->frames || c->reps || c->cpu >= 0 || c->frame || c->icount || c->rules || c->conns ||
+	    c->nft_family)
 		return usage_error("--scale takes --taps, --singles, --full, --out and --json, "
 				   "not the matrix's options");
 	scale_opts_default(&o, c->full);
@@ -274,11 +281,24 @@ static int run_firewall(const struct bench_cmdline *c)
 	struct fw_opts o;
 	struct ta_error e;
 
-	if (c->programs || c->writers || c->sizes || c->drivers || c->vm || c->tapx_dev ||
-	    c->cpu >= 0 || c->frame || c->icount || c->taps || c->singles >= 0 || c->scale)
-		return usage_error("--firewall takes --rules, --conns, --frames, --reps, --full, "
-				   "--out and --json, not the matrix's or --scale's options");
+	if (c->programs || c->writers || c->sizes || c->vm || c->cpu >= 0 || c->frame ||
+	    c->taps || c->singles >= 0 || c->scale)
+		return usage_error("--firewall takes --rules, --conns, --frames, --reps, --drivers, "
+				   "--tapx-dev, --nft-family, --icount, --full, --out and --json, "
+				   "not the matrix's or --scale's options");
 	fw_opts_default(&o, c->full);
+	/* One driver per run: the taps of both firewalls are on it. */
+	if (c->drivers && strcmp(c->drivers, "tun") && strcmp(c->drivers, "tapx"))
+		return usage_error("--firewall --drivers is tun or tapx (one per run), not '%s'",
+				   c->drivers);
+	o.tapx = c->drivers && !strcmp(c->drivers, "tapx");
+	if (c->tapx_dev && !o.tapx)
+		return usage_error("--tapx-dev goes with --drivers tapx");
+	o.tap_dev = o.tapx ? (c->tapx_dev ? c->tapx_dev : "/dev/net/tapx") : "/dev/net/tun";
+	if (c->nft_family && strcmp(c->nft_family, "inet") && strcmp(c->nft_family, "bridge"))
+		return usage_error("--nft-family is inet or bridge, not '%s'", c->nft_family);
+	o.nft_bridge = c->nft_family && !strcmp(c->nft_family, "bridge");
+	o.icount_port = c->icount;
 	if ((c->rules || c->conns) && fw_parse_grid(&o, c->rules, c->conns, &e))
 		return usage_error("%s", e.text);
 	if (c->frames)
@@ -306,8 +326,8 @@ static int run_matrix(const struct bench_cmdline *c)
 
 	if (c->taps || c->singles >= 0)
 		return usage_error("--taps and --singles go with --scale");
-	if (c->rules || c->conns)
-		return usage_error("--rules and --conns go with --firewall");
+	if (c->rules || c->conns || c->nft_family)
+		return usage_error("--rules, --conns and --nft-family go with --firewall");
 	if (c->frame && strcmp(c->frame, "baseline") && strcmp(c->frame, "udp"))
 		return usage_error("--frame is baseline or udp, not '%s'", c->frame);
 	o.udp_frames = c->frame && !strcmp(c->frame, "udp");
