@@ -1330,7 +1330,8 @@ static void print_table(const struct fw *fw, FILE *out)
 	fprintf(out,
 		"one security group (examples/security-group.policy's, the flow's rule after N "
 		"others) on %s\n"
-		"tap-accel: XDP redirect, in rules before it; in program on tcx egress\n"
+		"tap-accel: XDP redirect, in rules before it; in program on the tap's egress (tcx,\n"
+		"           clsact before Linux 6.6)\n"
 		"nftables:  taps in a bridge, %s\n"
 		"           on forward, input and output: ct state established,related accept,\n"
 		"           invalid drop, the N rules as a chain or a set\n"
