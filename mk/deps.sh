@@ -25,7 +25,7 @@ PY_PKGS="python3 python3-prometheus-client"
 # QEMU, and what its guests' initramfs holds besides tapx (strace: QEMU's
 # ioctls on tun.ko and tapx in tests/vm/suite-qemu.sh; perf: make vmprofile).
 QEMU_PKGS="qemu-system-x86"
-GUEST_PKGS="cpio busybox-static strace linux-perf"
+GUEST_PKGS="cpio busybox-static strace linux-perf nftables"
 # The guest kernels tapx is tested on (mk/kernels.sh): Debian 12's 6.1 and
 # the 6.12 of its security suite, each image with its modules and headers;
 # 7.3 comes from Debian 13's backports, fetched into /var/cache/tap-accel
@@ -70,7 +70,7 @@ need_suite() {
 	host | agent | agent-fault) need "$HOST_PKGS $PY_PKGS" ;;
 	adapters) need "$HOST_PKGS $PY_PKGS $QEMU_PKGS" ;;
 	bench)
-		need "$HOST_PKGS $PY_PKGS $QEMU_PKGS $GUEST_PKGS gnuplot-nox nftables $(running_headers)"
+		need "$HOST_PKGS $PY_PKGS $QEMU_PKGS $GUEST_PKGS gnuplot-nox $(running_headers)"
 		need_kernel "${VM_KERNEL:-6.1}"
 		need_plugin
 		;;
