@@ -24,8 +24,10 @@ links0=$(bl_links)
 pins0=$(bl_pins)
 bl_args="--programs xdp-drop-native,fwd-redirect --writers block,batch64 --sizes 64"
 
-# The scale table small: the plane on this kernel, two rows.
-BENCH_SCALE_TAPS=1,10 BIN=/bin/tap-accel-bench TAPX_KO=/modules/tapx.ko \
+# The scale table small: the plane on this kernel, two rows. The firewall
+# table has a run of its own in the VM bench (tests/vm/bench.sh, with the
+# nftables modules it loads): not here.
+BENCH_SCALE_TAPS=1,10 BENCH_FIREWALL_CONNS=none BIN=/bin/tap-accel-bench TAPX_KO=/modules/tapx.ko \
 	sh /tests/make-bench.sh --out /tmp/benchload \
 	-- $bl_args --frames 200 --reps 1 >/tmp/benchload.out 2>&1
 rc=$?
@@ -65,7 +67,7 @@ rm -f /tmp/benchint.pid
 	kill -INT -"$(cat /tmp/benchint.pid)"
 ) &
 bl_killer=$!
-BENCH_SCALE_TAPS=none BIN=/bin/tap-accel-bench TAPX_KO=/modules/tapx.ko setsid sh -c 'echo $$ >/tmp/benchint.pid;
+BENCH_SCALE_TAPS=none BENCH_FIREWALL_CONNS=none BIN=/bin/tap-accel-bench TAPX_KO=/modules/tapx.ko setsid sh -c 'echo $$ >/tmp/benchint.pid;
 	exec sh /tests/make-bench.sh "$@"' sh --out /tmp/benchint -- \
 	--programs xdp-drop-native --writers block --sizes 64 --frames 50000 --reps 32 \
 	>/tmp/benchint.out 2>&1
