@@ -35,9 +35,15 @@ else
 	echo "default pass" >$UC/policies/ubp.policy
 	printf 'bind name ubx0 policy ubp guard %s\nbind name ubt0 policy ubp guard %s\n' \
 		$GUARD $GUARD >$UC/bindings.d/50-ub.conf
+	ub_t0=$(date +%s)
 	tap-accel agent --config $UC --run-dir /tmp/ub-run >/tmp/agent.log 2>&1 &
 	apid=$!
-	runs "unbound: the agent is ready" wait_for 60 grep -q '^ready' /tmp/agent.log
+	# the agent loads the plane first: three programs through the verifier,
+	# several times slower under KASAN (make vmtest-debug)
+	ub_ready=60
+	kasan_kernel && ub_ready=300
+	runs "unbound: the agent is ready" wait_for $ub_ready grep -q '^ready' /tmp/agent.log
+	echo "INFO unbound: the agent ready after $(($(date +%s) - ub_t0)) s"
 	runs "unbound: the agent says tapx serves unbound taps from their creation" grep -qx \
 		'tapx: unbound taps of host get the program from their creation (unbound drop)' /tmp/agent.log
 	plane=$(bpftool prog show pinned $PIN | sed -n '1s/:.*//p')
