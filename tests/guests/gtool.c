@@ -241,24 +241,32 @@ static int cmd_udp_send(int argc, char **argv)
 	return 0;
 }
 
-static int cmd_udp_recv(int argc, char **argv)
+/* A socket of `type` on PORT of every address, IPv4 and IPv6 alike. */
+static int bound_socket(int type, const char *port)
 {
-	struct sockaddr_in6 a = { 0 };
-	char buf[2048];
-	uint64_t end;
-	long n = 0;
-	int fd, off = 0;
+	struct sockaddr_in6 a = { .sin6_family = AF_INET6 };
+	int fd = socket(AF_INET6, type, 0), off = 0, on = 1;
 
-	if (argc < 4)
-		return fprintf(stderr, "usage: gtool udp-recv PORT SECONDS\n"), 1;
-	fd = socket(AF_INET6, SOCK_DGRAM, 0);
 	if (fd < 0)
 		die("socket");
 	setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &off, sizeof(off));
-	a.sin6_family = AF_INET6;
-	a.sin6_port = htons((uint16_t)atoi(argv[2]));
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on));
+	a.sin6_port = htons((uint16_t)atoi(port));
 	if (bind(fd, (struct sockaddr *)&a, sizeof(a)))
 		die("bind");
+	return fd;
+}
+
+static int cmd_udp_recv(int argc, char **argv)
+{
+	char buf[2048];
+	uint64_t end;
+	long n = 0;
+	int fd;
+
+	if (argc < 4)
+		return fprintf(stderr, "usage: gtool udp-recv PORT SECONDS\n"), 1;
+	fd = bound_socket(SOCK_DGRAM, argv[2]);
 	end = now_ns() + (uint64_t)(atof(argv[3]) * 1e9);
 	for (;;) {
 		uint64_t t = now_ns();
@@ -276,23 +284,15 @@ static int cmd_udp_recv(int argc, char **argv)
 
 static int cmd_udp_echo(int argc, char **argv)
 {
-	struct sockaddr_in6 a = { 0 };
 	char buf[2048];
 	uint64_t end;
 	long n = 0;
-	int fd, off = 0;
+	int fd;
 
 	if (argc < 4)
 		return fprintf(stderr, "usage: gtool udp-echo PORT SECONDS\n"), 1;
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	fd = socket(AF_INET6, SOCK_DGRAM, 0);
-	if (fd < 0)
-		die("socket");
-	setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &off, sizeof(off));
-	a.sin6_family = AF_INET6;
-	a.sin6_port = htons((uint16_t)atoi(argv[2]));
-	if (bind(fd, (struct sockaddr *)&a, sizeof(a)))
-		die("bind");
+	fd = bound_socket(SOCK_DGRAM, argv[2]);
 	printf("listen %s\n", argv[2]);
 	end = now_ns() + (uint64_t)(atof(argv[3]) * 1e9);
 	for (;;) {
@@ -367,23 +367,16 @@ static int cmd_tcp_echo(int argc, char **argv)
 	struct pollfd p[1 + MAX_CONNS];
 	char peer[MAX_CONNS][64];
 	long total[MAX_CONNS];
-	struct sockaddr_in6 a = { 0 };
 	char buf[4096];
 	uint64_t end;
-	int fd, off = 0, on = 1, n = 1;
+	int fd, n = 1;
 
 	if (argc < 4)
 		return fprintf(stderr, "usage: gtool tcp-echo PORT SECONDS\n"), 1;
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	fd = socket(AF_INET6, SOCK_STREAM, 0);
-	if (fd < 0)
-		die("socket");
-	setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &off, sizeof(off));
-	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on));
-	a.sin6_family = AF_INET6;
-	a.sin6_port = htons((uint16_t)atoi(argv[2]));
-	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) || listen(fd, 16))
-		die("bind");
+	fd = bound_socket(SOCK_STREAM, argv[2]);
+	if (listen(fd, 16))
+		die("listen");
 	printf("listen %s\n", argv[2]);
 	p[0] = (struct pollfd){ .fd = fd, .events = POLLIN };
 	end = now_ns() + (uint64_t)(atof(argv[3]) * 1e9);
