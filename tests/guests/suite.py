@@ -801,13 +801,7 @@ def sg_pair(s, path, label, opener, open_other):
         c.check(f"{tag}: ping, echo replies of 3", 3, packets_received(got["ping"][1]))
         c.check(f"{tag}: echo requests {other}'s stack got", 3, diff(after["echos"], before["echos"]))
     else:
-        c.has(f"{tag} TCP to {other}:{TCP_OPEN} (refused)", r"^connect failed", got["tcp"][1])
-        c.check(f"{tag}: connections {other}:{TCP_OPEN} took", 0,
-                after[f"accepts{TCP_OPEN}"][oip] - before[f"accepts{TCP_OPEN}"][oip])
-        c.has(f"{tag} UDP to {other} (refused)", r"^echoed 0 of 5$", got["udp"][1])
-        c.check(f"{tag}: datagrams {other} got", 0, diff(after["udp"], before["udp"]))
-        c.check(f"{tag}: ping (refused), echo replies", 0, packets_received(got["ping"][1]))
-        c.check(f"{tag}: echo requests {other}'s stack got", 0, diff(after["echos"], before["echos"]))
+        all_refused(c, tag, other, oip, got, before, after, 5)
         # a SYN and its retry, 5 datagrams, 3 echo requests
         c.at_least(f"{tag}: {tap} conntrack in_drop delta", 8, s.sdelta("pt", tap, "conntrack.in_drop.packets"))
     # which way the frames went: the opener's frames to the other (a TCP
@@ -834,14 +828,20 @@ def sg_pair(s, path, label, opener, open_other):
                           "ping": f"ping -c 2 -i 0.3 -w 3 {oip}"})
     after = served(s, opener)
     tag = f"secgroup {label}: {other} opens"
-    c.has(f"{tag} TCP to {opener}:{TCP_OPEN} (refused)", r"^connect failed", got["tcp"][1])
-    c.check(f"{tag}: connections {opener}:{TCP_OPEN} took", 0,
-            after[f"accepts{TCP_OPEN}"][ip] - before[f"accepts{TCP_OPEN}"][ip])
-    c.has(f"{tag} UDP to {opener} (refused)", r"^echoed 0 of 3$", got["udp"][1])
-    c.check(f"{tag}: datagrams {opener} got", 0, diff(after["udp"], before["udp"]))
-    c.check(f"{tag}: ping {opener} (refused), echo replies", 0, packets_received(got["ping"][1]))
-    c.check(f"{tag}: echo requests {opener}'s stack got", 0, diff(after["echos"], before["echos"]))
+    all_refused(c, tag, opener, ip, got, before, after, 3)
     c.at_least(f"{tag}: {otap} conntrack in_drop delta", 7, s.sdelta("po", otap, "conntrack.in_drop.packets"))
+
+
+def all_refused(c, tag, target, tip, got, before, after, datagrams):
+    """What was tried against target (address tip) took nothing there:
+    no TCP connection to the open port, no datagram, no echo request."""
+    c.has(f"{tag} TCP to {target}:{TCP_OPEN} (refused)", r"^connect failed", got["tcp"][1])
+    c.check(f"{tag}: connections {target}:{TCP_OPEN} took", 0,
+            after[f"accepts{TCP_OPEN}"][tip] - before[f"accepts{TCP_OPEN}"][tip])
+    c.has(f"{tag} UDP to {target} (refused)", rf"^echoed 0 of {datagrams}$", got["udp"][1])
+    c.check(f"{tag}: datagrams {target} got", 0, diff(after["udp"], before["udp"]))
+    c.check(f"{tag}: ping {target} (refused), echo replies", 0, packets_received(got["ping"][1]))
+    c.check(f"{tag}: echo requests {target}'s stack got", 0, diff(after["echos"], before["echos"]))
 
 
 def held(s, guest, line):
