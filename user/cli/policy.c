@@ -528,11 +528,11 @@ static const struct command unload_cmd = {
 };
 
 static const struct command *const policy_cmds[] = {
-	&check_cmd, &load_cmd, &show_cmd, &list_cmd, &unload_cmd, &explain_cmd, NULL,
+	&check_cmd, &load_cmd, &show_cmd, &list_cmd, &unload_cmd, &explain_cmd, &import_cmd, NULL,
 };
 
 const struct command policy_cmd = {
 	.name = "policy",
-	.summary = "named policies: check, load, show, list, unload, explain",
+	.summary = "named policies: check, load, show, list, unload, explain, import",
 	.sub = policy_cmds,
 };
