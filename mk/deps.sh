@@ -67,7 +67,7 @@ need_suite() {
 	case $1 in
 	unit) ;;
 	bpf | security | diff) need "$HOST_PKGS" ;;
-	host | agent | agent-fault) need "$HOST_PKGS $PY_PKGS" ;;
+	host | agent | agent-fault | import) need "$HOST_PKGS $PY_PKGS" ;;
 	adapters) need "$HOST_PKGS $PY_PKGS $QEMU_PKGS" ;;
 	bench)
 		need "$HOST_PKGS $PY_PKGS $QEMU_PKGS $GUEST_PKGS gnuplot-nox $(running_headers)"

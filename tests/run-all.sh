@@ -34,7 +34,7 @@ if [ "${1:-}" = --one ]; then
 	exit 0
 fi
 
-SUITES=${SUITES:-"unit bpf host security agent agent-fault adapters bench diff fuzz icount vm-6.1 vm-6.12+vm-7.3 dkms deb vm-debug guests"}
+SUITES=${SUITES:-"unit bpf host security agent agent-fault adapters import bench diff fuzz icount vm-6.1 vm-6.12+vm-7.3 dkms deb vm-debug guests"}
 
 # vm-debug's kernel takes about 45 minutes of CPU to build where none is
 # cached. Started first, at the lowest priority, it builds in the time the
