@@ -1,0 +1,761 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * openstack.c - Neutron security groups as a two-way policy.
+ *
+ * A security group is an allow-list of stateful rules: every rule is a
+ * `rule pass`, the rest is dropped both ways (`default in drop`, `default
+ * out drop`: a group without egress rules lets nothing out), and replies
+ * pass through the rules the parser puts before a two-way policy's own
+ * (docs/policy.md), as Neutron's conntrack rules let them. A rule's remote
+ * is the far end: the source of what comes in, the destination of what
+ * goes out; its port range is always the destination port, and for ICMP
+ * holds the type and code instead.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../base/json_read.h"
+#include "../base/lex.h"
+#include "../policy/guard_parse.h"
+#include "openstack.h"
+
+#define RULE_LIST "`openstack security group rule list -f json`"
+#define PORT_SHOW "`openstack port show -f json`"
+
+struct prefix {
+	int family; /* AF_INET, AF_INET6 */
+	unsigned char addr[16];
+	int len;
+};
+
+struct remote_group {
+	const char *arg; /* "ID=PREFIX,...", for messages */
+	char id[128];
+	struct prefix *prefixes;
+	size_t nr;
+};
+
+struct translation {
+	const struct ta_openstack_input *in;
+	struct ta_import *im;
+	struct ta_error *e;
+	const char *path;		/* the file being read */
+	struct remote_group *groups;	/* from in->remote_groups */
+	size_t nr_groups;
+	struct ta_json port;		/* the port's JSON, or empty */
+	const struct ta_json *port_groups; /* its security_group_ids, or NULL */
+	char **written;			/* the rules written, to leave out repeats */
+	size_t nr_written, cap_written;
+};
+
+/* ---- prefixes ------------------------------------------------------------- */
+
+/* "ADDRESS[/LEN]": 0, or -1 when it is neither. *host_bits: bits set past
+ * the length (cleared in p). */
+static int prefix_parse(const char *s, struct prefix *p, bool *host_bits)
+{
+	char buf[INET6_ADDRSTRLEN + 8], *slash, *end;
+	int max;
+	long len;
+
+	if (strlen(s) >= sizeof(buf))
+		return -1;
+	strcpy(buf, s);
+	slash = strchr(buf, '/');
+	if (slash)
+		*slash = 0;
+	memset(p, 0, sizeof(*p));
+	if (inet_pton(AF_INET, buf, p->addr) == 1)
+		p->family = AF_INET, max = 32;
+	else if (inet_pton(AF_INET6, buf, p->addr) == 1)
+		p->family = AF_INET6, max = 128;
+	else
+		return -1;
+	len = max;
+	if (slash) {
+		if (slash[1] < '0' || slash[1] > '9')
+			return -1;
+		len = strtol(slash + 1, &end, 10);
+		if (*end || len > max)
+			return -1;
+	}
+	p->len = (int)len;
+	*host_bits = false;
+	for (int bit = p->len; bit < max; bit++) {
+		unsigned char mask = (unsigned char)(0x80 >> (bit % 8));
+
+		if (p->addr[bit / 8] & mask)
+			*host_bits = true;
+		p->addr[bit / 8] &= (unsigned char)~mask;
+	}
+	return 0;
+}
+
+static const char *prefix_str(const struct prefix *p, char *buf, size_t size)
+{
+	char a[INET6_ADDRSTRLEN];
+	int max = p->family == AF_INET ? 32 : 128;
+
+	inet_ntop(p->family, p->addr, a, sizeof(a));
+	if (p->len == max)
+		snprintf(buf, size, "%s", a);
+	else
+		snprintf(buf, size, "%s/%d", a, p->len);
+	return buf;
+}
+
+/* ---- --remote-group ID=PREFIX,... ------------------------------------------- */
+
+static int group_fail(struct translation *t, const char *arg, const char *why)
+{
+	return ta_error_input(t->e, EINVAL,
+			      "--remote-group '%s': %s; write ID=PREFIX[,PREFIX...], the group's ID and the addresses of its member ports (or its address group's prefixes)",
+			      arg, why);
+}
+
+static int group_parse(struct translation *t, const char *arg, struct remote_group *g)
+{
+	const char *eq = strchr(arg, '='), *s;
+	bool host_bits;
+
+	g->arg = arg;
+	if (!eq || eq == arg || (size_t)(eq - arg) >= sizeof(g->id))
+		return group_fail(t, arg, "expected an ID before '='");
+	memcpy(g->id, arg, (size_t)(eq - arg));
+	g->id[eq - arg] = 0;
+	for (s = eq + 1; *s;) {
+		size_t n = strcspn(s, ",");
+		char item[INET6_ADDRSTRLEN + 8];
+		struct prefix *p;
+
+		if (!n || n >= sizeof(item))
+			return group_fail(t, arg, "expected a prefix between commas");
+		memcpy(item, s, n);
+		item[n] = 0;
+		p = realloc(g->prefixes, (g->nr + 1) * sizeof(*p));
+		if (!p)
+			return ta_error_errno(t->e, ENOMEM, "cannot read --remote-group");
+		g->prefixes = p;
+		if (prefix_parse(item, &p[g->nr], &host_bits) || host_bits) {
+			char why[128];
+
+			snprintf(why, sizeof(why), "'%s' is not an address or a prefix without host bits",
+				 item);
+			return group_fail(t, arg, why);
+		}
+		g->nr++;
+		s += n;
+		if (*s == ',' && !*++s)
+			return group_fail(t, arg, "expected a prefix after the last comma");
+	}
+	if (!g->nr)
+		return group_fail(t, arg, "expected at least one prefix after '='");
+	return 0;
+}
+
+static int groups_parse(struct translation *t)
+{
+	size_t n = t->in->nr_remote_groups;
+
+	t->groups = calloc(n ? n : 1, sizeof(*t->groups));
+	if (!t->groups)
+		return ta_error_errno(t->e, ENOMEM, "cannot read --remote-group");
+	for (size_t i = 0; i < n; i++) {
+		if (group_parse(t, t->in->remote_groups[i], &t->groups[i]))
+			return -EINVAL;
+		t->nr_groups++;
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(t->groups[j].id, t->groups[i].id))
+				return group_fail(t, t->in->remote_groups[i],
+						  "this group was given already");
+	}
+	return 0;
+}
+
+static const struct remote_group *group_find(const struct translation *t, const char *id)
+{
+	for (size_t i = 0; i < t->nr_groups; i++)
+		if (!strcmp(t->groups[i].id, id))
+			return &t->groups[i];
+	return NULL;
+}
+
+/* ---- messages --------------------------------------------------------------- */
+
+/* "FILE:LINE:COL: MSG", at value v. */
+static int fail_at(struct translation *t, const struct ta_json *v, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int fail_at(struct translation *t, const struct ta_json *v, const char *fmt, ...)
+{
+	char msg[900];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return ta_error_input_at(t->e, EINVAL, "%s:%d:%d: %s", t->path, v->line, v->col, msg);
+}
+
+/* ---- the rules' fields ---------------------------------------------------------- */
+
+/* The string value of `key`: NULL when it is null or absent (and not
+ * required); an error when it is anything else. */
+static int string_field(struct translation *t, const struct ta_json *obj, const char *key,
+			const char *id, bool required, const char **out)
+{
+	const struct ta_json *v = ta_json_get(obj, key);
+
+	*out = NULL;
+	if ((!v && required) || (v && v->type != TA_JSON_STRING && v->type != TA_JSON_NULL)) {
+		if (!v)
+			return fail_at(t, obj, "rule %s: expected a key \"%s\", as " RULE_LIST " prints it",
+				       id, key);
+		return fail_at(t, v, "rule %s: expected a string for \"%s\", got %s", id, key,
+			       ta_json_type_name(v->type));
+	}
+	if (v && v->type == TA_JSON_STRING)
+		*out = v->str;
+	return 0;
+}
+
+struct proto_name {
+	const char *neutron;	/* as Neutron takes it */
+	int number;
+};
+
+/* The names Neutron takes for a rule's protocol (besides 0..255). */
+static const struct proto_name neutron_protos[] = {
+	{ "ah", 51 },	     { "dccp", 33 },	   { "egp", 8 },	  { "esp", 50 },
+	{ "gre", 47 },	     { "hopopt", 0 },	   { "icmp", 1 },	  { "icmpv6", 58 },
+	{ "igmp", 2 },	     { "ipip", 4 },	   { "ipv6-encap", 41 },  { "ipv6-frag", 44 },
+	{ "ipv6-icmp", 58 }, { "ipv6-nonxt", 59 }, { "ipv6-opts", 60 },	  { "ipv6-route", 43 },
+	{ "ospf", 89 },	     { "pgm", 113 },	   { "rsvp", 46 },	  { "sctp", 132 },
+	{ "tcp", 6 },	     { "udp", 17 },	   { "udplite", 136 },	  { "vrrp", 112 },
+};
+
+/* A protocol number as the policy language names it. */
+static const char *policy_proto(int number, char *buf, size_t size)
+{
+	switch (number) {
+	case 1: return "icmp";
+	case 6: return "tcp";
+	case 17: return "udp";
+	case 47: return "gre";
+	case 50: return "esp";
+	case 51: return "ah";
+	case 58: return "icmpv6";
+	case 132: return "sctp";
+	case 136: return "udplite";
+	}
+	snprintf(buf, size, "%d", number);
+	return buf;
+}
+
+static bool is_number(const char *s, long max, long *n)
+{
+	char *end;
+
+	if (*s < '0' || *s > '9' || strlen(s) > 5)
+		return false;
+	*n = strtol(s, &end, 10);
+	return !*end && *n <= max;
+}
+
+/* The protocol of a rule: -1 for any. */
+static int rule_proto(struct translation *t, const struct ta_json *at, const char *id,
+		      const char *s, bool ipv6, int *proto)
+{
+	long n;
+
+	*proto = -1;
+	if (!s || !*s || !strcmp(s, "any"))
+		return 0;
+	if (is_number(s, 255, &n)) {
+		*proto = (int)n;
+	} else {
+		for (size_t i = 0; i < sizeof(neutron_protos) / sizeof(neutron_protos[0]); i++)
+			if (!strcmp(s, neutron_protos[i].neutron))
+				*proto = neutron_protos[i].number;
+		if (*proto < 0)
+			return fail_at(t, at,
+				       "rule %s: unknown protocol '%s'; Neutron takes a name (tcp, udp, icmp, ipv6-icmp, sctp, ...), a number 0..255 or any",
+				       id, s);
+	}
+	if (ipv6 && *proto == 1)
+		*proto = 58; /* Neutron's drivers take icmp in an IPv6 rule for ICMPv6 */
+	if (!ipv6 && *proto == 58)
+		return fail_at(t, at, "rule %s: protocol '%s' is ICMPv6, in an IPv4 rule", id, s);
+	if (ipv6 && (*proto == 0 || *proto == 43 || *proto == 44 || *proto == 59 || *proto == 60))
+		return fail_at(t, at,
+			       "rule %s: protocol '%s' is an IPv6 extension header, which tap-accel does not match (it matches the upper-layer protocol)",
+			       id, s);
+	return 0;
+}
+
+static bool has_ports(int proto)
+{
+	return proto == 6 || proto == 17 || proto == 132 || proto == 136;
+}
+
+/* What a rule's "Port Range" adds to its statement: " dport A[-B]" or
+ * " icmp-type N", or "" for any. */
+static int rule_ports(struct translation *t, const struct ta_json *at, const char *id,
+		      const char *s, int proto, char *out, size_t size)
+{
+	unsigned int lo, hi, type, code;
+	char tail;
+
+	out[0] = 0;
+	if (!s || !*s)
+		return 0;
+	if (proto == 1 || proto == 58) {
+		if (sscanf(s, "type=%u%c", &type, &tail) == 1 && type <= 255) {
+			snprintf(out, size, " icmp-type %u", type);
+			return 0;
+		}
+		if (sscanf(s, "type=%u:code=%u%c", &type, &code, &tail) == 2 && type <= 255 &&
+		    code <= 255)
+			return fail_at(t, at,
+				       "rule %s: 'type=%u:code=%u' matches an ICMP code, which tap-accel does not match (only the type): drop the code from the rule, or match the type alone",
+				       id, type, code);
+		return fail_at(t, at,
+			       "rule %s: expected an ICMP type as 'type=N' or 'type=N:code=M', got '%s'",
+			       id, s);
+	}
+	if (sscanf(s, "%u:%u%c", &lo, &hi, &tail) != 2 || lo > 65535 || hi > 65535 || lo > hi)
+		return fail_at(t, at, "rule %s: expected a port range 'MIN:MAX' (0..65535), got '%s'",
+			       id, s);
+	if (proto < 0)
+		return fail_at(t, at, "rule %s: a port range '%s' needs a protocol with ports", id,
+			       s);
+	if (!has_ports(proto))
+		return fail_at(t, at,
+			       "rule %s: port range '%s' of protocol %d: tap-accel matches the ports of tcp, udp, sctp and udplite only",
+			       id, s, proto);
+	if (lo == hi)
+		snprintf(out, size, " dport %u", lo);
+	else
+		snprintf(out, size, " dport %u-%u", lo, hi);
+	return 0;
+}
+
+/* ---- writing rules ---------------------------------------------------------- */
+
+/* Write `text` unless an earlier rule said the same (two groups of a port
+ * often share rules, such as the default group's egress ones): the parser
+ * refuses a rule that can never match. */
+static int write_rule(struct translation *t, const char *where, const char *text)
+{
+	char **w;
+
+	for (size_t i = 0; i < t->nr_written; i++)
+		if (!strcmp(t->written[i], text)) {
+			ta_import_comment(t->im, "%s: %s, as an earlier rule", where, text);
+			return 0;
+		}
+	if (t->nr_written == t->cap_written) {
+		size_t n = t->cap_written ? 2 * t->cap_written : 64;
+
+		w = realloc(t->written, n * sizeof(*w));
+		if (!w)
+			return ta_error_errno(t->e, ENOMEM, "cannot translate %s", t->path);
+		t->written = w;
+		t->cap_written = n;
+	}
+	t->written[t->nr_written] = strdup(text);
+	if (!t->written[t->nr_written])
+		return ta_error_errno(t->e, ENOMEM, "cannot translate %s", t->path);
+	t->nr_written++;
+	ta_import_statement(t->im, where, "%s", text);
+	return 0;
+}
+
+/* One statement per remote prefix of a remote group's (or address
+ * group's) addresses of the rule's family. */
+static int write_group_rules(struct translation *t, const struct ta_json *at, const char *id,
+			     const char *where, const char *head, const char *tail,
+			     const char *group, const char *kind, bool ipv6)
+{
+	const struct remote_group *g = group_find(t, group);
+	bool any = false;
+	char text[512], p[64];
+
+	if (!g)
+		return fail_at(t, at,
+			       "rule %s: remote %s %s: its addresses are unknown here; give them with --remote-group %s=PREFIX[,PREFIX...]",
+			       id, kind, group, group);
+	for (size_t i = 0; i < g->nr; i++) {
+		if ((g->prefixes[i].family == AF_INET6) != ipv6)
+			continue;
+		snprintf(text, sizeof(text), "%s %s%s", head, prefix_str(&g->prefixes[i], p, sizeof(p)),
+			 tail);
+		if (write_rule(t, where, text))
+			return -EINVAL;
+		any = true;
+	}
+	if (!any)
+		ta_import_comment(t->im, "%s: remote %s %s has no IPv%d address: the rule matches nothing",
+				  where, kind, group, ipv6 ? 6 : 4);
+	return 0;
+}
+
+struct rule_fields {
+	const char *id, *direction, *ethertype, *protocol, *range, *ports, *remote_group,
+		*address_group, *group;
+};
+
+static int read_fields(struct translation *t, const struct ta_json *r, struct rule_fields *f)
+{
+	const struct ta_json *idv = ta_json_get(r, "ID");
+
+	if (r->type != TA_JSON_OBJECT)
+		return fail_at(t, r, "expected a rule (an object, as " RULE_LIST " prints it), got %s",
+			       ta_json_type_name(r->type));
+	if (!idv || idv->type != TA_JSON_STRING || !*idv->str)
+		return fail_at(t, idv ? idv : r,
+			       "expected the rule's \"ID\" (a string), as " RULE_LIST " prints it");
+	f->id = idv->str;
+	return string_field(t, r, "Direction", f->id, true, &f->direction) ||
+	       string_field(t, r, "Ethertype", f->id, true, &f->ethertype) ||
+	       string_field(t, r, "IP Protocol", f->id, true, &f->protocol) ||
+	       string_field(t, r, "IP Range", f->id, true, &f->range) ||
+	       string_field(t, r, "Port Range", f->id, true, &f->ports) ||
+	       string_field(t, r, "Remote Security Group", f->id, true, &f->remote_group) ||
+	       string_field(t, r, "Remote Address Group", f->id, false, &f->address_group) ||
+	       string_field(t, r, "Security Group", f->id, false, &f->group) ? -EINVAL : 0;
+}
+
+/* Whether the port (if given) has group `id`. */
+static bool port_has_group(const struct translation *t, const char *id)
+{
+	if (!t->port_groups || !id)
+		return true;
+	for (size_t i = 0; i < t->port_groups->nr_items; i++)
+		if (!strcmp(t->port_groups->items[i].str, id))
+			return true;
+	return false;
+}
+
+/* The far end of a rule given by its IP Range: "" for any of its family
+ * (then `ethertype`), else " src|dst PREFIX". */
+static int rule_range(struct translation *t, const struct ta_json *at, const struct rule_fields *f,
+		      bool ipv6, bool in, char *out, size_t size)
+{
+	struct prefix p;
+	bool host_bits;
+	char buf[64];
+
+	snprintf(out, size, " ethertype %s", ipv6 ? "ipv6" : "ipv4");
+	if (!f->range)
+		return 0;
+	if (prefix_parse(f->range, &p, &host_bits))
+		return fail_at(t, at, "rule %s: expected an address or prefix as \"IP Range\", got '%s'",
+			       f->id, f->range);
+	if ((p.family == AF_INET6) != ipv6)
+		return fail_at(t, at, "rule %s: \"IP Range\" %s is not of its ethertype %s", f->id,
+			       f->range, f->ethertype);
+	if (!p.len)
+		return 0;
+	if (host_bits)
+		ta_import_warn(t->im,
+			       "%s:%d:%d: rule %s: \"IP Range\" %s has bits set past its length: taken as %s, as Neutron's drivers match it",
+			       t->path, at->line, at->col, f->id, f->range,
+			       prefix_str(&p, buf, sizeof(buf)));
+	snprintf(out, size, " %s %s", in ? "src" : "dst", prefix_str(&p, buf, sizeof(buf)));
+	return 0;
+}
+
+static int translate_rule(struct translation *t, const struct ta_json *r)
+{
+	struct rule_fields f = { 0 };
+	char where[512], head[64], tail[128], ports[32], far[80], text[512], pbuf[8];
+	bool in, ipv6;
+	int proto;
+
+	if (read_fields(t, r, &f))
+		return -EINVAL;
+	snprintf(where, sizeof(where), "%s rule %s", t->path, f.id);
+	if (!port_has_group(t, f.group)) {
+		ta_import_comment(t->im, "%s: of security group %s, which the port does not have", where,
+				  f.group);
+		return 0;
+	}
+	if (!f.direction || (strcmp(f.direction, "ingress") && strcmp(f.direction, "egress")))
+		return fail_at(t, ta_json_get(r, "Direction"),
+			       "rule %s: expected \"Direction\" ingress or egress, got '%s'", f.id,
+			       f.direction ? f.direction : "null");
+	if (!f.ethertype || (strcmp(f.ethertype, "IPv4") && strcmp(f.ethertype, "IPv6")))
+		return fail_at(t, ta_json_get(r, "Ethertype"),
+			       "rule %s: expected \"Ethertype\" IPv4 or IPv6, got '%s'", f.id,
+			       f.ethertype ? f.ethertype : "null");
+	in = !strcmp(f.direction, "ingress");
+	ipv6 = !strcmp(f.ethertype, "IPv6");
+	if (rule_proto(t, ta_json_get(r, "IP Protocol"), f.id, f.protocol, ipv6, &proto) ||
+	    rule_ports(t, ta_json_get(r, "Port Range"), f.id, f.ports, proto, ports, sizeof(ports)))
+		return -EINVAL;
+	snprintf(tail, sizeof(tail), "%s%s%s", proto < 0 ? "" : " proto ",
+		 proto < 0 ? "" : policy_proto(proto, pbuf, sizeof(pbuf)), ports);
+	snprintf(head, sizeof(head), "rule pass %s %s", in ? "in" : "out", in ? "src" : "dst");
+	/* A rule has one remote: the client prints its family's any-prefix
+	 * as the IP Range of a rule with a remote group. */
+	if (f.remote_group)
+		return write_group_rules(t, ta_json_get(r, "Remote Security Group"), f.id, where, head,
+					 tail, f.remote_group, "security group", ipv6);
+	if (f.address_group)
+		return write_group_rules(t, ta_json_get(r, "Remote Address Group"), f.id, where, head,
+					 tail, f.address_group, "address group", ipv6);
+	if (rule_range(t, ta_json_get(r, "IP Range"), &f, ipv6, in, far, sizeof(far)))
+		return -EINVAL;
+	snprintf(text, sizeof(text), "rule pass %s%s%s", in ? "in" : "out", far, tail);
+	return write_rule(t, where, text);
+}
+
+static int translate_file(struct translation *t, const char *path)
+{
+	struct ta_json root;
+	char *text;
+	size_t len;
+	int ret;
+
+	t->path = path;
+	ret = ta_text_read(path, "rule list", TA_OPENSTACK_MAX_FILE, &text, &len, t->e);
+	if (ret)
+		return ret;
+	ret = ta_json_parse(text, len, path, &root, t->e);
+	free(text);
+	if (ret)
+		return ret;
+	if (root.type != TA_JSON_ARRAY) {
+		ret = fail_at(t, &root, "expected the list of rules " RULE_LIST " prints (an array), got %s",
+			      ta_json_type_name(root.type));
+	} else {
+		ta_import_comment(t->im, "%s: %zu rules", path, root.nr_items);
+		for (size_t i = 0; i < root.nr_items && !ret; i++)
+			ret = translate_rule(t, &root.items[i]);
+	}
+	ta_json_free(&root);
+	return ret;
+}
+
+/* ---- the port ------------------------------------------------------------- */
+
+/* The EUI-64 link-local address of `mac`: Neutron lets a port send from
+ * it whatever its fixed IPs, so that neighbour discovery works. */
+static void link_local(const unsigned char mac[6], char *buf, size_t size)
+{
+	unsigned char a[16] = { 0xfe, 0x80 };
+
+	a[8] = mac[0] ^ 0x02;
+	a[9] = mac[1];
+	a[10] = mac[2];
+	a[11] = 0xff;
+	a[12] = 0xfe;
+	a[13] = mac[3];
+	a[14] = mac[4];
+	a[15] = mac[5];
+	inet_ntop(AF_INET6, a, buf, (socklen_t)size);
+}
+
+static bool guard_has(const struct ta_guard_spec *g, const char *s)
+{
+	unsigned char a[16];
+
+	if (inet_pton(AF_INET, s, a) == 1) {
+		for (uint32_t i = 0; i < g->nr_ip4; i++)
+			if (!memcmp(&g->ip4[i], a, 4))
+				return true;
+	} else if (inet_pton(AF_INET6, s, a) == 1) {
+		for (uint32_t i = 0; i < g->nr_ip6; i++)
+			if (!memcmp(g->ip6[i], a, 16))
+				return true;
+	}
+	return false;
+}
+
+static int guard_ip(struct translation *t, struct ta_guard_spec *g, const struct ta_json *at,
+		    const char *where, const char *addr)
+{
+	struct ta_error ge;
+
+	if (guard_has(g, addr))
+		return 0;
+	if (ta_guard_add_ip(g, addr, &ge))
+		return fail_at(t, at, "%s: %s", where, ge.text);
+	ta_import_statement(t->im, where, "guard ip %s", addr);
+	return 0;
+}
+
+static int port_fixed_ips(struct translation *t, struct ta_guard_spec *g)
+{
+	const struct ta_json *ips = ta_json_get(&t->port, "fixed_ips");
+
+	if (!ips || ips->type != TA_JSON_ARRAY)
+		return fail_at(t, ips ? ips : &t->port,
+			       "expected \"fixed_ips\" as a list of {\"ip_address\": ...}, as " PORT_SHOW " prints it");
+	for (size_t i = 0; i < ips->nr_items; i++) {
+		const struct ta_json *a = ta_json_get(&ips->items[i], "ip_address");
+		char where[256];
+
+		if (!a || a->type != TA_JSON_STRING)
+			return fail_at(t, &ips->items[i], "expected an \"ip_address\" in each of \"fixed_ips\"");
+		snprintf(where, sizeof(where), "%s fixed_ips", t->path);
+		if (guard_ip(t, g, a, where, a->str))
+			return -EINVAL;
+	}
+	return 0;
+}
+
+/* An allowed address pair lets the port send from another address (and
+ * MAC): the guard holds addresses of one MAC, not prefixes. */
+static int port_pair(struct translation *t, struct ta_guard_spec *g, const struct ta_json *pair)
+{
+	const struct ta_json *a = ta_json_get(pair, "ip_address");
+	const struct ta_json *m = ta_json_get(pair, "mac_address");
+	unsigned char mac[6] = { 0 };
+	struct prefix p;
+	bool host_bits;
+	char where[256], addr[64];
+
+	snprintf(where, sizeof(where), "%s allowed_address_pairs", t->path);
+	if (!a || a->type != TA_JSON_STRING)
+		return fail_at(t, pair, "expected an \"ip_address\" in each of \"allowed_address_pairs\"");
+	if (m && m->type == TA_JSON_STRING &&
+	    (sscanf(m->str, "%hhx:%hhx:%hhx:%hhx:%hhx:%hhx", &mac[0], &mac[1], &mac[2], &mac[3],
+		    &mac[4], &mac[5]) != 6 ||
+	     memcmp(mac, g->mac, 6)))
+		return fail_at(t, m,
+			       "allowed address pair %s with MAC %s: a tap's guard has one MAC, the port's; remove the pair's MAC or leave the guard out (no --port)",
+			       a->str, m->str);
+	if (prefix_parse(a->str, &p, &host_bits))
+		return fail_at(t, a, "allowed address pair '%s': expected an address or a prefix",
+			       a->str);
+	if (p.len != (p.family == AF_INET ? 32 : 128))
+		return fail_at(t, a,
+			       "allowed address pair %s is a prefix: a tap's guard takes addresses, not prefixes; list the pair's addresses one by one, or leave the guard out (no --port)",
+			       a->str);
+	return guard_ip(t, g, a, where, prefix_str(&p, addr, sizeof(addr)));
+}
+
+static int port_guard(struct translation *t)
+{
+	const struct ta_json *mac = ta_json_get(&t->port, "mac_address");
+	const struct ta_json *pairs = ta_json_get(&t->port, "allowed_address_pairs");
+	struct ta_guard_spec g = { 0 };
+	struct ta_error ge;
+	char where[256], lla[INET6_ADDRSTRLEN];
+
+	if (!mac || mac->type != TA_JSON_STRING)
+		return fail_at(t, mac ? mac : &t->port,
+			       "expected the port's \"mac_address\", as " PORT_SHOW " prints it");
+	snprintf(where, sizeof(where), "%s mac_address", t->path);
+	if (ta_guard_set_mac(&g, mac->str, &ge))
+		return fail_at(t, mac, "%s", ge.text);
+	ta_import_statement(t->im, where, "guard mac %s", mac->str);
+	link_local(g.mac, lla, sizeof(lla));
+	if (guard_ip(t, &g, mac, where, lla) || port_fixed_ips(t, &g))
+		return -EINVAL;
+	if (pairs && pairs->type != TA_JSON_ARRAY && pairs->type != TA_JSON_NULL)
+		return fail_at(t, pairs, "expected \"allowed_address_pairs\" as a list of {\"ip_address\": ..., \"mac_address\": ...}");
+	for (size_t i = 0; pairs && i < pairs->nr_items; i++)
+		if (port_pair(t, &g, &pairs->items[i]))
+			return -EINVAL;
+	return 0;
+}
+
+/* The port's groups, to pick their rules from a list of every rule of the
+ * project (`rule list` without a group prints them all). */
+static int port_groups(struct translation *t)
+{
+	const struct ta_json *ids = ta_json_get(&t->port, "security_group_ids");
+
+	if (!ids || ids->type == TA_JSON_NULL)
+		return 0;
+	if (ids->type != TA_JSON_ARRAY)
+		return fail_at(t, ids, "expected \"security_group_ids\" as a list of IDs");
+	for (size_t i = 0; i < ids->nr_items; i++)
+		if (ids->items[i].type != TA_JSON_STRING)
+			return fail_at(t, &ids->items[i], "expected \"security_group_ids\" as a list of IDs");
+	t->port_groups = ids;
+	return 0;
+}
+
+/* Read the port: 1 when its port security is off (Neutron then filters
+ * nothing), else 0 with its guard written. */
+static int read_port(struct translation *t)
+{
+	const struct ta_json *sec;
+	char *text;
+	size_t len;
+	int ret;
+
+	t->path = t->in->port_path;
+	ret = ta_text_read(t->path, "port", TA_OPENSTACK_MAX_FILE, &text, &len, t->e);
+	if (ret)
+		return ret;
+	ret = ta_json_parse(text, len, t->path, &t->port, t->e);
+	free(text);
+	if (ret)
+		return ret;
+	if (t->port.type != TA_JSON_OBJECT)
+		return fail_at(t, &t->port, "expected the port " PORT_SHOW " prints (an object), got %s",
+			       ta_json_type_name(t->port.type));
+	sec = ta_json_get(&t->port, "port_security_enabled");
+	if (sec && sec->type != TA_JSON_BOOL && sec->type != TA_JSON_NULL)
+		return fail_at(t, sec, "expected \"port_security_enabled\" true or false");
+	if (sec && sec->type == TA_JSON_BOOL && !sec->boolean) {
+		char where[256];
+
+		snprintf(where, sizeof(where), "%s port_security_enabled false", t->path);
+		ta_import_comment(t->im, "the port's security is off: Neutron filters nothing, no group and no guard");
+		ta_import_statement(t->im, where, "default pass");
+		return 1;
+	}
+	return port_groups(t) ?: port_guard(t);
+}
+
+/* What Neutron's drivers do besides the rules that the rules the parser
+ * puts first in a two-way policy do not: a port never answers DHCP. */
+static void neutron_base(struct translation *t)
+{
+	const char *why = "Neutron: a port may not act as a DHCP server";
+
+	ta_import_statement(t->im, why, "rule drop out ethertype ipv4 proto udp sport 67 dport 68");
+	ta_import_statement(t->im, why, "rule drop out ethertype ipv6 proto udp sport 547 dport 546");
+}
+
+int ta_import_openstack(const struct ta_openstack_input *in, struct ta_import *im,
+			struct ta_error *e)
+{
+	struct translation t = { .in = in, .im = im, .e = e };
+	int ret;
+
+	ta_import_comment(im, "OpenStack security groups (tap-accel policy import openstack)");
+	ret = groups_parse(&t);
+	if (!ret && in->port_path)
+		ret = read_port(&t);
+	if (ret == 1) {
+		ret = 0;
+		goto out;
+	}
+	if (!ret)
+		neutron_base(&t);
+	for (size_t i = 0; i < in->nr_rule_paths && !ret; i++)
+		ret = translate_file(&t, in->rule_paths[i]);
+	if (!ret) {
+		ta_import_statement(im, "Neutron: what no rule allows in is dropped", "default in drop");
+		ta_import_statement(im, "Neutron: what no rule allows out is dropped", "default out drop");
+	}
+out:
+	for (size_t i = 0; i < t.nr_groups; i++)
+		free(t.groups[i].prefixes);
+	free(t.groups);
+	for (size_t i = 0; i < t.nr_written; i++)
+		free(t.written[i]);
+	free(t.written);
+	ta_json_free(&t.port);
+	return ret;
+}
