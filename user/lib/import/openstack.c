@@ -522,7 +522,7 @@ static int translate_file(struct translation *t, const char *path)
 	int ret;
 
 	t->path = path;
-	ret = ta_text_read(path, "rule list", TA_OPENSTACK_MAX_FILE, &text, &len, t->e);
+	ret = ta_text_read(path, "file of security group rules", TA_OPENSTACK_MAX_FILE, &text, &len, t->e);
 	if (ret)
 		return ret;
 	ret = ta_json_parse(text, len, path, &root, t->e);
@@ -693,7 +693,7 @@ static int read_port(struct translation *t)
 	int ret;
 
 	t->path = t->in->port_path;
-	ret = ta_text_read(t->path, "port", TA_OPENSTACK_MAX_FILE, &text, &len, t->e);
+	ret = ta_text_read(t->path, "port file", TA_OPENSTACK_MAX_FILE, &text, &len, t->e);
 	if (ret)
 		return ret;
 	ret = ta_json_parse(text, len, t->path, &t->port, t->e);
