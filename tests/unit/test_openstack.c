@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/* test_openstack.c - OpenStack security group rules and ports, as the
+ * client prints them, into policy statements; and every refusal. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "lib/import/openstack.h"
+
+static char dir[] = "/tmp/ta-test-openstack-XXXXXX";
+static char rules_path[64], port_path[64];
+static struct ta_error e;
+static char warned[1024];
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	CHECK(f && fputs(text, f) >= 0 && !fclose(f), "write %s", path);
+}
+
+static void keep_warning(void *ctx, const char *msg)
+{
+	(void)ctx;
+	snprintf(warned, sizeof(warned), "%s", msg);
+}
+
+/* One rule as the client prints it; NULL fields are JSON null. */
+static char *rule(const char *id, const char *proto, const char *eth, const char *range,
+		  const char *ports, const char *dir_, const char *remote)
+{
+	static char buf[1024];
+	char p[64] = "null", r[64] = "null", g[64] = "null";
+
+	if (proto)
+		snprintf(p, sizeof(p), "\"%s\"", proto);
+	if (range)
+		snprintf(r, sizeof(r), "\"%s\"", range);
+	if (remote)
+		snprintf(g, sizeof(g), "\"%s\"", remote);
+	snprintf(buf, sizeof(buf),
+		 "[{\"ID\": \"%s\", \"IP Protocol\": %s, \"Ethertype\": \"%s\", \"IP Range\": %s, "
+		 "\"Port Range\": \"%s\", \"Direction\": \"%s\", \"Remote Security Group\": %s, "
+		 "\"Remote Address Group\": null}]",
+		 id, p, eth, r, ports, dir_, g);
+	return buf;
+}
+
+/* Translate `rules` (and `port`, unless NULL) with the --remote-group
+ * values `groups`: 0 and the policy text in *text, or -errno. */
+static int translate(const char *rules, const char *port, const char *const *groups,
+		     size_t nr_groups, char **text)
+{
+	const char *paths[] = { rules_path };
+	struct ta_openstack_input in = {
+		.rule_paths = paths, .nr_rule_paths = 1, .port_path = port ? port_path : NULL,
+		.remote_groups = groups, .nr_remote_groups = nr_groups,
+	};
+	struct ta_import im = { .warn = keep_warning };
+	int ret;
+
+	write_file(rules_path, rules);
+	if (port)
+		write_file(port_path, port);
+	warned[0] = 0;
+	*text = NULL;
+	ret = ta_import_open(&im, &e);
+	if (!ret)
+		ret = ta_import_openstack(&in, &im, &e);
+	if (!ret)
+		ret = ta_import_close(&im, rules_path, &e);
+	if (!ret)
+		*text = strdup(im.text);
+	ta_import_free(&im);
+	return ret;
+}
+
+/* The translation of one rule must have `want` as its statement. */
+static void expect_rule(const char *rules, const char *want)
+{
+	char *text, line[512];
+	int ret = translate(rules, NULL, NULL, 0, &text);
+
+	snprintf(line, sizeof(line), "\n%s  # %s rule ", want, rules_path);
+	CHECK(!ret && strstr(text, line), "%s\n  want: %s\n  got: %s", rules, want,
+	      ret ? e.text : text);
+	free(text);
+}
+
+/* The translation must fail with `want` after the file's name. */
+static void expect_error(const char *rules, const char *port, const char *group, const char *want)
+{
+	const char *groups[] = { group };
+	char *text;
+	const char *got;
+	int ret = translate(rules, port, groups, group ? 1 : 0, &text);
+
+	got = strncmp(e.text, dir, strlen(dir)) ? e.text : e.text + strlen(dir) + 1;
+	CHECK(ret == -EINVAL && e.input && !strcmp(got, want), "%s\n  want: %s\n  got:  %s", rules,
+	      want, ret ? got : "(success)");
+	free(text);
+}
+
+static void test_rules(void)
+{
+	expect_rule(rule("a", "tcp", "IPv4", "0.0.0.0/0", "22:22", "ingress", NULL),
+		    "rule pass in ethertype ipv4 proto tcp dport 22");
+	expect_rule(rule("a", "udp", "IPv6", "2001:db8::/32", "1000:2000", "egress", NULL),
+		    "rule pass out dst 2001:db8::/32 proto udp dport 1000-2000");
+	expect_rule(rule("a", NULL, "IPv4", NULL, "", "ingress", NULL), "rule pass in ethertype ipv4");
+	expect_rule(rule("a", "any", "IPv6", "::/0", "", "egress", NULL), "rule pass out ethertype ipv6");
+	expect_rule(rule("a", "6", "IPv4", "192.0.2.7/32", "", "ingress", NULL),
+		    "rule pass in src 192.0.2.7 proto tcp");
+	expect_rule(rule("a", "icmp", "IPv4", "0.0.0.0/0", "type=8", "ingress", NULL),
+		    "rule pass in ethertype ipv4 proto icmp icmp-type 8");
+	/* Neutron's drivers take icmp in an IPv6 rule as ICMPv6 */
+	expect_rule(rule("a", "icmp", "IPv6", "::/0", "type=128", "ingress", NULL),
+		    "rule pass in ethertype ipv6 proto icmpv6 icmp-type 128");
+	expect_rule(rule("a", "ipv6-icmp", "IPv6", "::/0", "", "ingress", NULL),
+		    "rule pass in ethertype ipv6 proto icmpv6");
+	expect_rule(rule("a", "vrrp", "IPv4", "10.0.0.0/24", "", "egress", NULL),
+		    "rule pass out dst 10.0.0.0/24 proto 112");
+	expect_rule(rule("a", "sctp", "IPv4", NULL, "3868:3868", "ingress", NULL),
+		    "rule pass in ethertype ipv4 proto sctp dport 3868");
+}
+
+static void test_defaults_and_groups(void)
+{
+	const char *groups[] = { "g1=10.0.0.6,2001:db8::6,192.0.2.0/28" };
+	char *text;
+	int ret;
+
+	ret = translate(rule("r1", "tcp", "IPv4", "0.0.0.0/0", "5432:5432", "ingress", "g1"), NULL,
+			groups, 1, &text);
+	CHECK(!ret, "a remote group: %s", e.text);
+	if (!ret) {
+		CHECK(strstr(text, "\nrule pass in src 10.0.0.6 proto tcp dport 5432  # ") &&
+		      strstr(text, "\nrule pass in src 192.0.2.0/28 proto tcp dport 5432  # ") &&
+		      !strstr(text, "2001:db8::6"),
+		      "one statement per member of the rule's family:\n%s", text);
+		CHECK(strstr(text, "\ndefault in drop  # ") && strstr(text, "\ndefault out drop  # ") &&
+		      strstr(text, "\nrule drop out ethertype ipv4 proto udp sport 67 dport 68  # "),
+		      "Neutron's defaults:\n%s", text);
+	}
+	free(text);
+	ret = translate(rule("r1", NULL, "IPv6", NULL, "", "ingress", "g2"), NULL,
+			(const char *[]){ "g2=10.0.0.6" }, 1, &text);
+	CHECK(!ret && strstr(text, "rule r1: remote security group g2 has no IPv6 address: the rule matches nothing") &&
+	      !strstr(text, "rule pass in"),
+	      "a group without members of the family: %s", ret ? e.text : text);
+	free(text);
+	/* host bits are cleared, as Neutron's drivers match the prefix */
+	ret = translate(rule("r1", NULL, "IPv4", "10.1.2.3/16", "", "egress", NULL), NULL, NULL, 0,
+			&text);
+	CHECK(!ret && strstr(text, "\nrule pass out dst 10.1.0.0/16  # ") &&
+	      strstr(warned, ":1:69: rule r1: \"IP Range\" 10.1.2.3/16 has bits set past its length: taken as 10.1.0.0/16, as Neutron's drivers match it"),
+	      "host bits: %s / %s", ret ? e.text : text, warned);
+	free(text);
+}
+
+static const char port_ok[] =
+	"{\"mac_address\": \"fa:16:3e:00:00:05\", \"port_security_enabled\": true,\n"
+	" \"fixed_ips\": [{\"subnet_id\": \"s\", \"ip_address\": \"10.0.0.5\"},\n"
+	"               {\"subnet_id\": \"s6\", \"ip_address\": \"2001:db8::5\"}],\n"
+	" \"allowed_address_pairs\": [{\"ip_address\": \"10.0.0.9/32\", \"mac_address\": \"fa:16:3e:00:00:05\"},\n"
+	"                            {\"ip_address\": \"10.0.0.5\", \"mac_address\": \"fa:16:3e:00:00:05\"}],\n"
+	" \"security_group_ids\": [\"g1\"]}";
+
+static void test_port(void)
+{
+	char *text;
+	int ret;
+
+	ret = translate(rule("r1", "tcp", "IPv4", NULL, "22:22", "ingress", NULL), port_ok, NULL, 0,
+			&text);
+	CHECK(!ret, "a port: %s", e.text);
+	if (!ret)
+		CHECK(strstr(text, "\nguard mac fa:16:3e:00:00:05  # ") &&
+		      strstr(text, "\nguard ip fe80::f816:3eff:fe00:5  # ") &&
+		      strstr(text, "\nguard ip 10.0.0.5  # ") && strstr(text, "\nguard ip 2001:db8::5  # ") &&
+		      strstr(text, "\nguard ip 10.0.0.9  # ") && !strstr(strstr(text, "ip 10.0.0.5") + 1, "ip 10.0.0.5"),
+		      "the guard: MAC, link-local, fixed IPs, pairs, each once:\n%s", text);
+	free(text);
+	ret = translate(rule("r1", "tcp", "IPv4", NULL, "22:22", "ingress", NULL),
+			"{\"mac_address\": \"fa:16:3e:00:00:05\", \"port_security_enabled\": false}",
+			NULL, 0, &text);
+	CHECK(!ret && strstr(text, "\ndefault pass  # ") && !strstr(text, "\nrule ") &&
+	      !strstr(text, "\nguard"),
+	      "port security off: %s", ret ? e.text : text);
+	free(text);
+}
+
+static void test_errors(void)
+{
+	expect_error(rule("r1", "foo", "IPv4", NULL, "", "ingress", NULL), NULL, NULL,
+		     "rules.json:1:30: rule r1: unknown protocol 'foo'; Neutron takes a name (tcp, udp, icmp, ipv6-icmp, sctp, ...), a number 0..255 or any");
+	expect_error(rule("r1", "256", "IPv4", NULL, "", "ingress", NULL), NULL, NULL,
+		     "rules.json:1:30: rule r1: unknown protocol '256'; Neutron takes a name (tcp, udp, icmp, ipv6-icmp, sctp, ...), a number 0..255 or any");
+	expect_error(rule("r1", "icmp", "IPv4", NULL, "type=3:code=4", "ingress", NULL), NULL, NULL,
+		     "rules.json:1:91: rule r1: 'type=3:code=4' matches an ICMP code, which tap-accel does not match (only the type): drop the code from the rule, or match the type alone");
+	expect_error(rule("r1", NULL, "IPv4", NULL, "22:22", "ingress", NULL), NULL, NULL,
+		     "rules.json:1:89: rule r1: a port range '22:22' needs a protocol with ports");
+	expect_error(rule("r1", "tcp", "IPv4", NULL, "30:20", "ingress", NULL), NULL, NULL,
+		     "rules.json:1:90: rule r1: expected a port range 'MIN:MAX' (0..65535), got '30:20'");
+	expect_error(rule("r1", "gre", "IPv4", NULL, "1:2", "ingress", NULL), NULL, NULL,
+		     "rules.json:1:90: rule r1: port range '1:2' of protocol 47: tap-accel matches the ports of tcp, udp, sctp and udplite only");
+	expect_error(rule("r1", NULL, "IPv5", NULL, "", "ingress", NULL), NULL, NULL,
+		     "rules.json:1:49: rule r1: expected \"Ethertype\" IPv4 or IPv6, got 'IPv5'");
+	expect_error(rule("r1", NULL, "IPv4", NULL, "", "inbound", NULL), NULL, NULL,
+		     "rules.json:1:106: rule r1: expected \"Direction\" ingress or egress, got 'inbound'");
+	expect_error(rule("r1", NULL, "IPv4", "10.0.0.0/33", "", "ingress", NULL), NULL, NULL,
+		     "rules.json:1:69: rule r1: expected an address or prefix as \"IP Range\", got '10.0.0.0/33'");
+	expect_error(rule("r1", NULL, "IPv4", NULL, "", "ingress", "g9"), NULL, NULL,
+		     "rules.json:1:142: rule r1: remote security group g9: its addresses are unknown here; give them with --remote-group g9=PREFIX[,PREFIX...]");
+	expect_error("[{\"ID\": \"r1\", \"Direction\": 7}]", NULL, NULL,
+		     "rules.json:1:28: rule r1: expected a string for \"Direction\", got a number");
+	expect_error("[{\"Direction\": \"ingress\"}]", NULL, NULL,
+		     "rules.json:1:2: expected the rule's \"ID\" (a string), as `openstack security group rule list -f json` prints it");
+	expect_error("[\"r1\"]", NULL, NULL,
+		     "rules.json:1:2: expected a rule (an object, as `openstack security group rule list -f json` prints it), got a string");
+	expect_error(rule("r1", NULL, "IPv4", NULL, "", "ingress", NULL), NULL, "=10.0.0.1",
+		     "--remote-group '=10.0.0.1': expected an ID before '='; write ID=PREFIX[,PREFIX...], the group's ID and the addresses of its member ports (or its address group's prefixes)");
+	expect_error(rule("r1", NULL, "IPv4", NULL, "", "ingress", NULL), NULL, "g=10.0.0.1/8",
+		     "--remote-group 'g=10.0.0.1/8': '10.0.0.1/8' is not an address or a prefix without host bits; write ID=PREFIX[,PREFIX...], the group's ID and the addresses of its member ports (or its address group's prefixes)");
+	expect_error(rule("r1", NULL, "IPv4", NULL, "", "ingress", NULL),
+		     "{\"mac_address\": \"fa:16:3e:00:00:05\", \"fixed_ips\": [],\n"
+		     " \"allowed_address_pairs\": [{\"ip_address\": \"0.0.0.0/0\", \"mac_address\": \"fa:16:3e:00:00:05\"}]}",
+		     NULL,
+		     "port.json:2:43: allowed address pair 0.0.0.0/0 is a prefix: a tap's guard takes addresses, not prefixes; list the pair's addresses one by one, or leave the guard out (no --port)");
+	expect_error(rule("r1", NULL, "IPv4", NULL, "", "ingress", NULL),
+		     "{\"mac_address\": \"01:00:5e:00:00:05\", \"fixed_ips\": []}", NULL,
+		     "port.json:1:17: guard MAC '01:00:5e:00:00:05' is multicast (the low bit of its first octet is set), never a guest's own");
+	expect_error(rule("r1", NULL, "IPv4", NULL, "", "ingress", NULL), "[]", NULL,
+		     "port.json:1:1: expected the port `openstack port show -f json` prints (an object), got an array");
+}
+
+int main(void)
+{
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	snprintf(rules_path, sizeof(rules_path), "%s/rules.json", dir);
+	snprintf(port_path, sizeof(port_path), "%s/port.json", dir);
+	test_rules();
+	test_defaults_and_groups();
+	test_port();
+	test_errors();
+	unlink(rules_path);
+	unlink(port_path);
+	rmdir(dir);
+	return check_report();
+}
