@@ -118,6 +118,10 @@ static void test_rules(void)
 	/* Neutron's drivers take icmp in an IPv6 rule as ICMPv6 */
 	expect_rule(rule("a", "icmp", "IPv6", "::/0", "type=128", "ingress", NULL),
 		    "rule pass in ethertype ipv6 proto icmpv6 icmp-type 128");
+	expect_rule(rule("a", "1", "IPv6", "::/0", "", "ingress", NULL),
+		    "rule pass in ethertype ipv6 proto icmp");
+	expect_rule(rule("a", "0", "IPv4", "0.0.0.0/0", "", "ingress", NULL),
+		    "rule pass in ethertype ipv4");
 	expect_rule(rule("a", "ipv6-icmp", "IPv6", "::/0", "", "ingress", NULL),
 		    "rule pass in ethertype ipv6 proto icmpv6");
 	expect_rule(rule("a", "vrrp", "IPv4", "10.0.0.0/24", "", "egress", NULL),
@@ -182,6 +186,12 @@ static void test_port(void)
 		      strstr(text, "\nguard ip 10.0.0.5  # ") && strstr(text, "\nguard ip 2001:db8::5  # ") &&
 		      strstr(text, "\nguard ip 10.0.0.9  # ") && !strstr(strstr(text, "ip 10.0.0.5") + 1, "ip 10.0.0.5"),
 		      "the guard: MAC, link-local, fixed IPs, pairs, each once:\n%s", text);
+	free(text);
+	ret = translate(rule("r1", "tcp", "IPv4", NULL, "22:22", "ingress", NULL),
+			"{\"mac_address\": \"fa:16:3e:00:00:05\", \"fixed_ips\": [{\"ip_address\": \"10.0.0.5\"}]}",
+			NULL, 0, &text);
+	CHECK(!ret && strstr(text, "\nguard ip 10.0.0.5  # ") && !strstr(text, "fe80"),
+	      "no IPv6 address, no link-local one: %s", ret ? e.text : text);
 	free(text);
 	ret = translate(rule("r1", "tcp", "IPv4", NULL, "22:22", "ingress", NULL),
 			"{\"mac_address\": \"fa:16:3e:00:00:05\", \"port_security_enabled\": false}",

@@ -272,7 +272,8 @@ static int rule_proto(struct translation *t, const struct ta_json *at, const cha
 	long n;
 
 	*proto = -1;
-	if (!s || !*s || !strcmp(s, "any"))
+	/* Neutron's drivers take protocol 0 for any, as no protocol */
+	if (!s || !*s || !strcmp(s, "any") || !strcmp(s, "0"))
 		return 0;
 	if (is_number(s, 255, &n)) {
 		*proto = (int)n;
@@ -285,8 +286,10 @@ static int rule_proto(struct translation *t, const struct ta_json *at, const cha
 				       "rule %s: unknown protocol '%s'; Neutron takes a name (tcp, udp, icmp, ipv6-icmp, sctp, ...), a number 0..255 or any",
 				       id, s);
 	}
-	if (ipv6 && *proto == 1)
-		*proto = 58; /* Neutron's drivers take icmp in an IPv6 rule for ICMPv6 */
+	/* Neutron's drivers take the name icmp in an IPv6 rule for ICMPv6
+	 * (the number 1 stays 1) */
+	if (ipv6 && (!strcmp(s, "icmp") || !strcmp(s, "icmpv6")))
+		*proto = 58;
 	if (!ipv6 && *proto == 58)
 		return fail_at(t, at, "rule %s: protocol '%s' is ICMPv6, in an IPv4 rule", id, s);
 	if (ipv6 && (*proto == 0 || *proto == 43 || *proto == 44 || *proto == 59 || *proto == 60))
@@ -543,8 +546,10 @@ static int translate_file(struct translation *t, const char *path)
 
 /* ---- the port ------------------------------------------------------------- */
 
-/* The EUI-64 link-local address of `mac`: Neutron lets a port send from
- * it whatever its fixed IPs, so that neighbour discovery works. */
+/* The EUI-64 link-local address of `mac`: Neutron lets a port that has an
+ * IPv6 address send from it too, so that neighbour discovery works. A
+ * port without one has no IPv6 source check in Neutron, nor in a guard
+ * without IPv6 addresses. */
 static void link_local(const unsigned char mac[6], char *buf, size_t size)
 {
 	unsigned char a[16] = { 0xfe, 0x80 };
@@ -655,15 +660,17 @@ static int port_guard(struct translation *t)
 	if (ta_guard_set_mac(&g, mac->str, &ge))
 		return fail_at(t, mac, "%s", ge.text);
 	ta_import_statement(t->im, where, "guard mac %s", mac->str);
-	link_local(g.mac, lla, sizeof(lla));
-	if (guard_ip(t, &g, mac, where, lla) || port_fixed_ips(t, &g))
+	if (port_fixed_ips(t, &g))
 		return -EINVAL;
 	if (pairs && pairs->type != TA_JSON_ARRAY && pairs->type != TA_JSON_NULL)
 		return fail_at(t, pairs, "expected \"allowed_address_pairs\" as a list of {\"ip_address\": ..., \"mac_address\": ...}");
 	for (size_t i = 0; pairs && i < pairs->nr_items; i++)
 		if (port_pair(t, &g, &pairs->items[i]))
 			return -EINVAL;
-	return 0;
+	if (!g.nr_ip6)
+		return 0;
+	link_local(g.mac, lla, sizeof(lla));
+	return guard_ip(t, &g, mac, where, lla);
 }
 
 /* The port's groups, to pick their rules from a list of every rule of the
@@ -717,14 +724,18 @@ static int read_port(struct translation *t)
 	return port_groups(t) ?: port_guard(t);
 }
 
-/* What Neutron's drivers do besides the rules that the rules the parser
- * puts first in a two-way policy do not: a port never answers DHCP. */
+/* What Neutron's drivers do before a port's rules that the rules the
+ * parser puts first in a two-way policy do not: a port never answers
+ * DHCP, and may send any ICMPv6 (router advertisements aside, which the
+ * parser's rules pass: docs/guests.md). */
 static void neutron_base(struct translation *t)
 {
-	const char *why = "Neutron: a port may not act as a DHCP server";
+	const char *dhcp = "Neutron: a port may not act as a DHCP server";
 
-	ta_import_statement(t->im, why, "rule drop out ethertype ipv4 proto udp sport 67 dport 68");
-	ta_import_statement(t->im, why, "rule drop out ethertype ipv6 proto udp sport 547 dport 546");
+	ta_import_statement(t->im, dhcp, "rule drop out ethertype ipv4 proto udp sport 67 dport 68");
+	ta_import_statement(t->im, dhcp, "rule drop out ethertype ipv6 proto udp sport 547 dport 546");
+	ta_import_statement(t->im, "Neutron: a port may send ICMPv6 whatever its rules",
+			    "rule pass out proto icmpv6");
 }
 
 int ta_import_openstack(const struct ta_openstack_input *in, struct ta_import *im,
