@@ -103,31 +103,39 @@ static void expect_error(const char *rules, const char *port, const char *group,
 	free(text);
 }
 
+/* A rule's fields, as the client prints them, and what it gives: its
+ * statement, or its error. */
+struct rule_case {
+	const char *proto, *eth, *range, *ports, *dir, *want;
+	const char *remote;
+};
+
+static const struct rule_case rules[] = {
+	{ "tcp", "IPv4", "0.0.0.0/0", "22:22", "ingress", "rule pass in ethertype ipv4 proto tcp dport 22", NULL },
+	{ "udp", "IPv6", "2001:db8::/32", "1000:2000", "egress",
+	  "rule pass out dst 2001:db8::/32 proto udp dport 1000-2000", NULL },
+	{ NULL, "IPv4", NULL, "", "ingress", "rule pass in ethertype ipv4", NULL },
+	{ "any", "IPv6", "::/0", "", "egress", "rule pass out ethertype ipv6", NULL },
+	{ "0", "IPv4", "0.0.0.0/0", "", "ingress", "rule pass in ethertype ipv4", NULL },
+	{ "6", "IPv4", "192.0.2.7/32", "", "ingress", "rule pass in src 192.0.2.7 proto tcp", NULL },
+	{ "icmp", "IPv4", "0.0.0.0/0", "type=8", "ingress",
+	  "rule pass in ethertype ipv4 proto icmp icmp-type 8", NULL },
+	/* Neutron's drivers take the name icmp in an IPv6 rule as ICMPv6 */
+	{ "icmp", "IPv6", "::/0", "type=128", "ingress",
+	  "rule pass in ethertype ipv6 proto icmpv6 icmp-type 128", NULL },
+	{ "1", "IPv6", "::/0", "", "ingress", "rule pass in ethertype ipv6 proto icmp", NULL },
+	{ "ipv6-icmp", "IPv6", "::/0", "", "ingress", "rule pass in ethertype ipv6 proto icmpv6", NULL },
+	{ "vrrp", "IPv4", "10.0.0.0/24", "", "egress", "rule pass out dst 10.0.0.0/24 proto 112", NULL },
+	{ "sctp", "IPv4", NULL, "3868:3868", "ingress",
+	  "rule pass in ethertype ipv4 proto sctp dport 3868", NULL },
+};
+
 static void test_rules(void)
 {
-	expect_rule(rule("a", "tcp", "IPv4", "0.0.0.0/0", "22:22", "ingress", NULL),
-		    "rule pass in ethertype ipv4 proto tcp dport 22");
-	expect_rule(rule("a", "udp", "IPv6", "2001:db8::/32", "1000:2000", "egress", NULL),
-		    "rule pass out dst 2001:db8::/32 proto udp dport 1000-2000");
-	expect_rule(rule("a", NULL, "IPv4", NULL, "", "ingress", NULL), "rule pass in ethertype ipv4");
-	expect_rule(rule("a", "any", "IPv6", "::/0", "", "egress", NULL), "rule pass out ethertype ipv6");
-	expect_rule(rule("a", "6", "IPv4", "192.0.2.7/32", "", "ingress", NULL),
-		    "rule pass in src 192.0.2.7 proto tcp");
-	expect_rule(rule("a", "icmp", "IPv4", "0.0.0.0/0", "type=8", "ingress", NULL),
-		    "rule pass in ethertype ipv4 proto icmp icmp-type 8");
-	/* Neutron's drivers take icmp in an IPv6 rule as ICMPv6 */
-	expect_rule(rule("a", "icmp", "IPv6", "::/0", "type=128", "ingress", NULL),
-		    "rule pass in ethertype ipv6 proto icmpv6 icmp-type 128");
-	expect_rule(rule("a", "1", "IPv6", "::/0", "", "ingress", NULL),
-		    "rule pass in ethertype ipv6 proto icmp");
-	expect_rule(rule("a", "0", "IPv4", "0.0.0.0/0", "", "ingress", NULL),
-		    "rule pass in ethertype ipv4");
-	expect_rule(rule("a", "ipv6-icmp", "IPv6", "::/0", "", "ingress", NULL),
-		    "rule pass in ethertype ipv6 proto icmpv6");
-	expect_rule(rule("a", "vrrp", "IPv4", "10.0.0.0/24", "", "egress", NULL),
-		    "rule pass out dst 10.0.0.0/24 proto 112");
-	expect_rule(rule("a", "sctp", "IPv4", NULL, "3868:3868", "ingress", NULL),
-		    "rule pass in ethertype ipv4 proto sctp dport 3868");
+	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++)
+		expect_rule(rule("a", rules[i].proto, rules[i].eth, rules[i].range, rules[i].ports,
+				 rules[i].dir, rules[i].remote),
+			    rules[i].want);
 }
 
 static void test_defaults_and_groups(void)
@@ -202,28 +210,45 @@ static void test_port(void)
 	free(text);
 }
 
+static const struct rule_case bad_rules[] = {
+	{ "foo", "IPv4", NULL, "", "ingress",
+	  "rules.json:1:30: rule r1: unknown protocol 'foo'; Neutron takes a name (tcp, udp, icmp, ipv6-icmp, sctp, ...), a number 0..255 or any",
+	  NULL },
+	{ "256", "IPv4", NULL, "", "ingress",
+	  "rules.json:1:30: rule r1: unknown protocol '256'; Neutron takes a name (tcp, udp, icmp, ipv6-icmp, sctp, ...), a number 0..255 or any",
+	  NULL },
+	{ "icmp", "IPv4", NULL, "type=3:code=4", "ingress",
+	  "rules.json:1:91: rule r1: 'type=3:code=4' matches an ICMP code, which tap-accel does not match (only the type): drop the code from the rule, or match the type alone",
+	  NULL },
+	{ NULL, "IPv4", NULL, "22:22", "ingress",
+	  "rules.json:1:89: rule r1: a port range '22:22' needs a protocol with ports",
+	  NULL },
+	{ "tcp", "IPv4", NULL, "30:20", "ingress",
+	  "rules.json:1:90: rule r1: expected a port range 'MIN:MAX' (0..65535), got '30:20'",
+	  NULL },
+	{ "gre", "IPv4", NULL, "1:2", "ingress",
+	  "rules.json:1:90: rule r1: port range '1:2' of protocol 47: tap-accel matches the ports of tcp, udp, sctp and udplite only",
+	  NULL },
+	{ NULL, "IPv5", NULL, "", "ingress",
+	  "rules.json:1:49: rule r1: expected \"Ethertype\" IPv4 or IPv6, got 'IPv5'",
+	  NULL },
+	{ NULL, "IPv4", NULL, "", "inbound",
+	  "rules.json:1:106: rule r1: expected \"Direction\" ingress or egress, got 'inbound'",
+	  NULL },
+	{ NULL, "IPv4", "10.0.0.0/33", "", "ingress",
+	  "rules.json:1:69: rule r1: expected an address or prefix as \"IP Range\", got '10.0.0.0/33'",
+	  NULL },
+	{ NULL, "IPv4", NULL, "", "ingress",
+	  "rules.json:1:142: rule r1: remote security group g9: its addresses are unknown here; give them with --remote-group g9=PREFIX[,PREFIX...]",
+	  "g9" },
+};
+
 static void test_errors(void)
 {
-	expect_error(rule("r1", "foo", "IPv4", NULL, "", "ingress", NULL), NULL, NULL,
-		     "rules.json:1:30: rule r1: unknown protocol 'foo'; Neutron takes a name (tcp, udp, icmp, ipv6-icmp, sctp, ...), a number 0..255 or any");
-	expect_error(rule("r1", "256", "IPv4", NULL, "", "ingress", NULL), NULL, NULL,
-		     "rules.json:1:30: rule r1: unknown protocol '256'; Neutron takes a name (tcp, udp, icmp, ipv6-icmp, sctp, ...), a number 0..255 or any");
-	expect_error(rule("r1", "icmp", "IPv4", NULL, "type=3:code=4", "ingress", NULL), NULL, NULL,
-		     "rules.json:1:91: rule r1: 'type=3:code=4' matches an ICMP code, which tap-accel does not match (only the type): drop the code from the rule, or match the type alone");
-	expect_error(rule("r1", NULL, "IPv4", NULL, "22:22", "ingress", NULL), NULL, NULL,
-		     "rules.json:1:89: rule r1: a port range '22:22' needs a protocol with ports");
-	expect_error(rule("r1", "tcp", "IPv4", NULL, "30:20", "ingress", NULL), NULL, NULL,
-		     "rules.json:1:90: rule r1: expected a port range 'MIN:MAX' (0..65535), got '30:20'");
-	expect_error(rule("r1", "gre", "IPv4", NULL, "1:2", "ingress", NULL), NULL, NULL,
-		     "rules.json:1:90: rule r1: port range '1:2' of protocol 47: tap-accel matches the ports of tcp, udp, sctp and udplite only");
-	expect_error(rule("r1", NULL, "IPv5", NULL, "", "ingress", NULL), NULL, NULL,
-		     "rules.json:1:49: rule r1: expected \"Ethertype\" IPv4 or IPv6, got 'IPv5'");
-	expect_error(rule("r1", NULL, "IPv4", NULL, "", "inbound", NULL), NULL, NULL,
-		     "rules.json:1:106: rule r1: expected \"Direction\" ingress or egress, got 'inbound'");
-	expect_error(rule("r1", NULL, "IPv4", "10.0.0.0/33", "", "ingress", NULL), NULL, NULL,
-		     "rules.json:1:69: rule r1: expected an address or prefix as \"IP Range\", got '10.0.0.0/33'");
-	expect_error(rule("r1", NULL, "IPv4", NULL, "", "ingress", "g9"), NULL, NULL,
-		     "rules.json:1:142: rule r1: remote security group g9: its addresses are unknown here; give them with --remote-group g9=PREFIX[,PREFIX...]");
+	for (size_t i = 0; i < sizeof(bad_rules) / sizeof(bad_rules[0]); i++)
+		expect_error(rule("r1", bad_rules[i].proto, bad_rules[i].eth, bad_rules[i].range,
+				  bad_rules[i].ports, bad_rules[i].dir, bad_rules[i].remote),
+			     NULL, NULL, bad_rules[i].want);
 	expect_error("[{\"ID\": \"r1\", \"Direction\": 7}]", NULL, NULL,
 		     "rules.json:1:28: rule r1: expected a string for \"Direction\", got a number");
 	expect_error("[{\"Direction\": \"ingress\"}]", NULL, NULL,

@@ -425,7 +425,6 @@ int ta_json_parse(const char *text, size_t len, const char *name, struct ta_json
 	return 0;
 fail:
 	ta_json_free(root);
-	memset(root, 0, sizeof(*root));
 	return -e->err;
 }
 
@@ -439,10 +438,7 @@ void ta_json_free(struct ta_json *v)
 	free(v->items);
 	free(v->keys);
 	free(v->str);
-	v->items = NULL;
-	v->keys = NULL;
-	v->str = NULL;
-	v->nr_items = 0;
+	*v = (struct ta_json){ .type = TA_JSON_NULL };
 }
 
 const struct ta_json *ta_json_get(const struct ta_json *obj, const char *key)
