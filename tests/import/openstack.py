@@ -126,11 +126,11 @@ BAD = [
     ("malformed UTF-8", b'[{"ID": "\xc3\x28"}]', None, [],
      r"^RULES:1:10: expected UTF-8 text in a string, got byte 0xc3$"),
     ("not a list", '{"ID": "x"}', None, [],
-     r"^RULES:1:1: expected the list of rules `openstack security group rule list -f json` "
+     r"^RULES:1:1: expected the list of rules `openstack security group rule list --long -f json` "
      r"prints \(an array\), got an object$"),
     ("a column missing", '[{"ID": "r1", "Direction": "ingress"}]', None, [],
      r"^RULES:1:2: rule r1: expected a key \"Ethertype\", as `openstack security group rule "
-     r"list -f json` prints it$"),
+     r"list --long -f json` prints it$"),
     ("an unknown protocol", [rule("r2", "foo", "IPv4", None, "", "ingress")], None, [],
      r"^RULES:1:\d+: rule r2: unknown protocol 'foo'; Neutron takes a name"),
     ("ICMPv6 in an IPv4 rule", [rule("r3", "ipv6-icmp", "IPv4", None, "", "ingress")], None, [],

@@ -252,9 +252,9 @@ static void test_errors(void)
 	expect_error("[{\"ID\": \"r1\", \"Direction\": 7}]", NULL, NULL,
 		     "rules.json:1:28: rule r1: expected a string for \"Direction\", got a number");
 	expect_error("[{\"Direction\": \"ingress\"}]", NULL, NULL,
-		     "rules.json:1:2: expected the rule's \"ID\" (a string), as `openstack security group rule list -f json` prints it");
+		     "rules.json:1:2: expected the rule's \"ID\" (a string), as `openstack security group rule list --long -f json` prints it");
 	expect_error("[\"r1\"]", NULL, NULL,
-		     "rules.json:1:2: expected a rule (an object, as `openstack security group rule list -f json` prints it), got a string");
+		     "rules.json:1:2: expected a rule (an object, as `openstack security group rule list --long -f json` prints it), got a string");
 	expect_error(rule("r1", NULL, "IPv4", NULL, "", "ingress", NULL), NULL, "=10.0.0.1",
 		     "--remote-group '=10.0.0.1': expected an ID before '='; write ID=PREFIX[,PREFIX...], the group's ID and the addresses of its member ports (or its address group's prefixes)");
 	expect_error(rule("r1", NULL, "IPv4", NULL, "", "ingress", NULL), NULL, "g=10.0.0.1/8",

@@ -23,7 +23,7 @@
 #include "../policy/guard_parse.h"
 #include "openstack.h"
 
-#define RULE_LIST "`openstack security group rule list -f json`"
+#define RULE_LIST "`openstack security group rule list --long -f json`"
 #define PORT_SHOW "`openstack port show -f json`"
 
 struct prefix {
@@ -165,9 +165,12 @@ static int groups_parse(struct translation *t)
 	if (!t->groups)
 		return ta_error_errno(t->e, ENOMEM, "cannot read --remote-group");
 	for (size_t i = 0; i < n; i++) {
-		if (group_parse(t, t->in->remote_groups[i], &t->groups[i]))
-			return -EINVAL;
-		t->nr_groups++;
+		int ret;
+
+		t->nr_groups++; /* freed at the end, even half read */
+		ret = group_parse(t, t->in->remote_groups[i], &t->groups[i]);
+		if (ret)
+			return ret;
 		for (size_t j = 0; j < i; j++)
 			if (!strcmp(t->groups[j].id, t->groups[i].id))
 				return group_fail(t, t->in->remote_groups[i],
