@@ -115,11 +115,12 @@ const struct command import_openstack_cmd = {
 	.name = "openstack",
 	.args = "RULES.json...",
 	.summary = "OpenStack security groups (openstack security group rule list -f json)",
-	.help = "Print the policy that enforces the security group rules in RULES.json, as\n"
-		"`openstack security group rule list --long -f json` prints them (several\n"
-		"files: their union, as a port with several groups), each statement with\n"
-		"the file and rule ID it came from. A rule tap-accel cannot enforce as\n"
-		"Neutron does is an error naming it. docs/guests.md, OpenStack.\n",
+	.help = "Print the policy that enforces the security group rules in RULES.json:\n"
+		"what `openstack security group rule list --long -f json` prints (or\n"
+		"`rule show ID -f json`, or the API's answer). Several files give their\n"
+		"union, as a port with several groups. Each statement names the file and\n"
+		"the rule ID it came from; a rule tap-accel cannot enforce as Neutron\n"
+		"does is an error naming it. docs/guests.md, OpenStack.\n",
 	.options = import_openstack_opts,
 	.opts_size = sizeof(struct import_openstack_opts),
 	.min_args = 1,

@@ -409,30 +409,102 @@ static int write_group_rules(struct translation *t, const struct ta_json *at, co
 	return 0;
 }
 
+/* The keys of a rule: the client's listing, or the API's own fields
+ * (GET /v2.0/security-group-rules, `openstack security group rule show
+ * -f json`), which keep an ICMP type or code of 0 the listing drops. */
+struct rule_keys {
+	const char *id, *direction, *ethertype, *protocol, *range, *ports, *remote_group,
+		*address_group, *group, *port_min, *port_max;
+	bool api;
+};
+
+static const struct rule_keys client_keys = {
+	"ID", "Direction", "Ethertype", "IP Protocol", "IP Range", "Port Range",
+	"Remote Security Group", "Remote Address Group", "Security Group", NULL, NULL, false,
+};
+static const struct rule_keys api_keys = {
+	"id", "direction", "ethertype", "protocol", "remote_ip_prefix", NULL, "remote_group_id",
+	"remote_address_group_id", "security_group_id", "port_range_min", "port_range_max", true,
+};
+/* `rule show` names the ethertype as the SDK does */
+static const struct rule_keys show_keys = {
+	"id", "direction", "ether_type", "protocol", "remote_ip_prefix", NULL, "remote_group_id",
+	"remote_address_group_id", "security_group_id", "port_range_min", "port_range_max", true,
+};
+
 struct rule_fields {
+	const struct rule_keys *k;
 	const char *id, *direction, *ethertype, *protocol, *range, *ports, *remote_group,
 		*address_group, *group;
+	char ports_buf[40]; /* the API's port_range_min/max, as the client writes them */
 };
 
 static int read_fields(struct translation *t, const struct ta_json *r, struct rule_fields *f)
 {
-	const struct ta_json *idv = ta_json_get(r, "ID");
+	const struct ta_json *idv;
+	const struct rule_keys *k;
+	bool client;
 
 	if (r->type != TA_JSON_OBJECT)
 		return fail_at(t, r, "expected a rule (an object, as " RULE_LIST " prints it), got %s",
 			       ta_json_type_name(r->type));
+	k = ta_json_get(r, "ID") || !ta_json_get(r, "id") ? &client_keys
+	    : ta_json_get(r, "ether_type")		 ? &show_keys
+							 : &api_keys;
+	client = !k->api;
+	idv = ta_json_get(r, k->id);
 	if (!idv || idv->type != TA_JSON_STRING || !*idv->str)
 		return fail_at(t, idv ? idv : r,
 			       "expected the rule's \"ID\" (a string), as " RULE_LIST " prints it");
+	f->k = k;
 	f->id = idv->str;
-	return string_field(t, r, "Direction", f->id, true, &f->direction) ||
-	       string_field(t, r, "Ethertype", f->id, true, &f->ethertype) ||
-	       string_field(t, r, "IP Protocol", f->id, true, &f->protocol) ||
-	       string_field(t, r, "IP Range", f->id, true, &f->range) ||
-	       string_field(t, r, "Port Range", f->id, true, &f->ports) ||
-	       string_field(t, r, "Remote Security Group", f->id, true, &f->remote_group) ||
-	       string_field(t, r, "Remote Address Group", f->id, false, &f->address_group) ||
-	       string_field(t, r, "Security Group", f->id, false, &f->group) ? -EINVAL : 0;
+	return string_field(t, r, k->direction, f->id, true, &f->direction) ||
+	       string_field(t, r, k->ethertype, f->id, true, &f->ethertype) ||
+	       string_field(t, r, k->protocol, f->id, client, &f->protocol) ||
+	       string_field(t, r, k->range, f->id, client, &f->range) ||
+	       (client && string_field(t, r, k->ports, f->id, true, &f->ports)) ||
+	       string_field(t, r, k->remote_group, f->id, client, &f->remote_group) ||
+	       string_field(t, r, k->address_group, f->id, false, &f->address_group) ||
+	       string_field(t, r, k->group, f->id, false, &f->group) ? -EINVAL : 0;
+}
+
+/* A port_range_min or _max of the API: 0..65535, or -1 for none. */
+static int api_port(struct translation *t, const struct ta_json *r, const char *id, const char *key,
+		    long *port)
+{
+	const struct ta_json *v = ta_json_get(r, key);
+
+	*port = -1;
+	if (!v || v->type == TA_JSON_NULL)
+		return 0;
+	if (v->type != TA_JSON_NUMBER || !is_number(v->str, 65535, port))
+		return fail_at(t, v, "rule %s: expected \"%s\" null or a number 0..65535", id, key);
+	return 0;
+}
+
+/* The API's port range, written as the client's "Port Range" would be if
+ * it kept zeros: "MIN:MAX", "type=N", "type=N:code=M" or "". */
+static int api_ports(struct translation *t, const struct ta_json *r, struct rule_fields *f,
+		     int proto)
+{
+	long lo, hi;
+
+	f->ports = f->ports_buf;
+	f->ports_buf[0] = 0;
+	if (api_port(t, r, f->id, f->k->port_min, &lo) || api_port(t, r, f->id, f->k->port_max, &hi))
+		return -EINVAL;
+	if (proto == 1 || proto == 58) {
+		if (lo < 0 && hi >= 0)
+			return fail_at(t, ta_json_get(r, f->k->port_max),
+				       "rule %s: an ICMP code without a type", f->id);
+		if (lo >= 0)
+			snprintf(f->ports_buf, sizeof(f->ports_buf), hi >= 0 ? "type=%ld:code=%ld" : "type=%ld",
+				 lo, hi);
+	} else if (lo >= 0 || hi >= 0) {
+		snprintf(f->ports_buf, sizeof(f->ports_buf), "%ld:%ld", lo >= 0 ? lo : hi,
+			 hi >= 0 ? hi : lo);
+	}
+	return 0;
 }
 
 /* Whether the port (if given) has group `id`. */
@@ -459,31 +531,46 @@ static int rule_range(struct translation *t, const struct ta_json *at, const str
 	if (!f->range)
 		return 0;
 	if (prefix_parse(f->range, &p, &host_bits))
-		return fail_at(t, at, "rule %s: expected an address or prefix as \"IP Range\", got '%s'",
-			       f->id, f->range);
+		return fail_at(t, at, "rule %s: expected an address or prefix as \"%s\", got '%s'",
+			       f->id, f->k->range, f->range);
 	if ((p.family == AF_INET6) != ipv6)
-		return fail_at(t, at, "rule %s: \"IP Range\" %s is not of its ethertype %s", f->id,
-			       f->range, f->ethertype);
+		return fail_at(t, at, "rule %s: \"%s\" %s is not of its ethertype %s", f->id,
+			       f->k->range, f->range, f->ethertype);
 	if (!p.len)
 		return 0;
 	if (host_bits)
 		ta_import_warn(t->im,
-			       "%s:%d:%d: rule %s: \"IP Range\" %s has bits set past its length: taken as %s, as Neutron's drivers match it",
-			       t->path, at->line, at->col, f->id, f->range,
+			       "%s:%d:%d: rule %s: \"%s\" %s has bits set past its length: taken as %s, as Neutron's drivers match it",
+			       t->path, at->line, at->col, f->id, f->k->range, f->range,
 			       prefix_str(&p, buf, sizeof(buf)));
 	snprintf(out, size, " %s %s", in ? "src" : "dst", prefix_str(&p, buf, sizeof(buf)));
 	return 0;
+}
+
+/* The client prints no ICMP type 0 and no code 0 (it tests them for
+ * truth): a rule of its listing with either may be narrower in Neutron. */
+static void warn_icmp_zeros(struct translation *t, const struct ta_json *at,
+			    const struct rule_fields *f, int proto)
+{
+	if (f->k->api || (proto != 1 && proto != 58) || strstr(f->ports, ":code="))
+		return;
+	ta_import_warn(t->im,
+		       "%s:%d:%d: rule %s: the client's listing shows no ICMP %s of 0: if the rule has one, Neutron allows less than '%s'; `openstack security group rule show %s -f json` has the exact fields, and this command takes it",
+		       t->path, at->line, at->col, f->id, *f->ports ? "code" : "type or code",
+		       *f->ports ? f->ports : "any ICMP type", f->id);
 }
 
 static int translate_rule(struct translation *t, const struct ta_json *r)
 {
 	struct rule_fields f = { 0 };
 	char where[512], head[64], tail[128], ports[32], far[80], text[512], pbuf[8];
+	const struct rule_keys *k;
 	bool in, ipv6;
 	int proto;
 
 	if (read_fields(t, r, &f))
 		return -EINVAL;
+	k = f.k;
 	snprintf(where, sizeof(where), "%s rule %s", t->path, f.id);
 	if (!port_has_group(t, f.group)) {
 		ta_import_comment(t->im, "%s: of security group %s, which the port does not have", where,
@@ -491,38 +578,67 @@ static int translate_rule(struct translation *t, const struct ta_json *r)
 		return 0;
 	}
 	if (!f.direction || (strcmp(f.direction, "ingress") && strcmp(f.direction, "egress")))
-		return fail_at(t, ta_json_get(r, "Direction"),
-			       "rule %s: expected \"Direction\" ingress or egress, got '%s'", f.id,
-			       f.direction ? f.direction : "null");
+		return fail_at(t, ta_json_get(r, k->direction),
+			       "rule %s: expected \"%s\" ingress or egress, got '%s'", f.id,
+			       k->direction, f.direction ? f.direction : "null");
 	if (!f.ethertype || (strcmp(f.ethertype, "IPv4") && strcmp(f.ethertype, "IPv6")))
-		return fail_at(t, ta_json_get(r, "Ethertype"),
-			       "rule %s: expected \"Ethertype\" IPv4 or IPv6, got '%s'", f.id,
+		return fail_at(t, ta_json_get(r, k->ethertype),
+			       "rule %s: expected \"%s\" IPv4 or IPv6, got '%s'", f.id, k->ethertype,
 			       f.ethertype ? f.ethertype : "null");
 	in = !strcmp(f.direction, "ingress");
 	ipv6 = !strcmp(f.ethertype, "IPv6");
-	if (rule_proto(t, ta_json_get(r, "IP Protocol"), f.id, f.protocol, ipv6, &proto) ||
-	    rule_ports(t, ta_json_get(r, "Port Range"), f.id, f.ports, proto, ports, sizeof(ports)))
+	if (rule_proto(t, ta_json_get(r, k->protocol) ?: r, f.id, f.protocol, ipv6, &proto) ||
+	    (k->api && api_ports(t, r, &f, proto)) ||
+	    rule_ports(t, ta_json_get(r, k->api ? k->port_min : k->ports) ?: r, f.id, f.ports, proto,
+		       ports, sizeof(ports)))
 		return -EINVAL;
+	warn_icmp_zeros(t, k->api ? r : ta_json_get(r, k->ports), &f, proto);
 	snprintf(tail, sizeof(tail), "%s%s%s", proto < 0 ? "" : " proto ",
 		 proto < 0 ? "" : policy_proto(proto, pbuf, sizeof(pbuf)), ports);
 	snprintf(head, sizeof(head), "rule pass %s %s", in ? "in" : "out", in ? "src" : "dst");
 	/* A rule has one remote: the client prints its family's any-prefix
 	 * as the IP Range of a rule with a remote group. */
 	if (f.remote_group)
-		return write_group_rules(t, ta_json_get(r, "Remote Security Group"), f.id, where, head,
-					 tail, f.remote_group, "security group", ipv6);
+		return write_group_rules(t, ta_json_get(r, k->remote_group), f.id, where, head, tail,
+					 f.remote_group, "security group", ipv6);
 	if (f.address_group)
-		return write_group_rules(t, ta_json_get(r, "Remote Address Group"), f.id, where, head,
-					 tail, f.address_group, "address group", ipv6);
-	if (rule_range(t, ta_json_get(r, "IP Range"), &f, ipv6, in, far, sizeof(far)))
+		return write_group_rules(t, ta_json_get(r, k->address_group), f.id, where, head, tail,
+					 f.address_group, "address group", ipv6);
+	if (rule_range(t, ta_json_get(r, k->range) ?: r, &f, ipv6, in, far, sizeof(far)))
 		return -EINVAL;
 	snprintf(text, sizeof(text), "rule pass %s%s%s", in ? "in" : "out", far, tail);
 	return write_rule(t, where, text);
 }
 
+/* The rules of a file: the client's listing (an array), the API's answer
+ * ({"security_group_rules": [...]}) or one rule (`rule show`). */
+static int file_rules(struct translation *t, const struct ta_json *root,
+		      const struct ta_json **items, size_t *nr)
+{
+	const struct ta_json *list = ta_json_get(root, "security_group_rules");
+
+	if (root->type == TA_JSON_ARRAY) {
+		*items = root->items;
+		*nr = root->nr_items;
+	} else if (list && list->type == TA_JSON_ARRAY) {
+		*items = list->items;
+		*nr = list->nr_items;
+	} else if (ta_json_get(root, "id")) {
+		*items = root;
+		*nr = 1;
+	} else {
+		return fail_at(t, root,
+			       "expected the list of rules " RULE_LIST " prints (an array), got %s",
+			       ta_json_type_name(root->type));
+	}
+	return 0;
+}
+
 static int translate_file(struct translation *t, const char *path)
 {
+	const struct ta_json *items = NULL;
 	struct ta_json root;
+	size_t nr = 0;
 	char *text;
 	size_t len;
 	int ret;
@@ -535,14 +651,11 @@ static int translate_file(struct translation *t, const char *path)
 	free(text);
 	if (ret)
 		return ret;
-	if (root.type != TA_JSON_ARRAY) {
-		ret = fail_at(t, &root, "expected the list of rules " RULE_LIST " prints (an array), got %s",
-			      ta_json_type_name(root.type));
-	} else {
-		ta_import_comment(t->im, "%s: %zu rules", path, root.nr_items);
-		for (size_t i = 0; i < root.nr_items && !ret; i++)
-			ret = translate_rule(t, &root.items[i]);
-	}
+	ret = file_rules(t, &root, &items, &nr);
+	if (!ret)
+		ta_import_comment(t->im, "%s: %zu rules", path, nr);
+	for (size_t i = 0; i < nr && !ret; i++)
+		ret = translate_rule(t, &items[i]);
 	ta_json_free(&root);
 	return ret;
 }
