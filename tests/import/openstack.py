@@ -24,6 +24,7 @@ CONFIGS = {
     "ssh-only": (["ssh-only.json", "timestamp-api.json"], None, []),
     "project": (["project.json"], "port-db.json", [f"{WEB_GROUP}=10.0.0.5,10.0.0.6"]),
     "no-port-security": (["web.json"], "port-nosec.json", []),
+    "db-group": (["db-group.json"], "port-db.json", []),
 }
 
 
@@ -50,8 +51,9 @@ def translate(t, name):
     for f in files:
         with open(os.path.join(CORPUS, f)) as rules:
             listed = json.load(rules)
-        if isinstance(listed, dict):  # the API's answer
-            listed = [{"ID": rule["id"]} for rule in listed["security_group_rules"]]
+        if isinstance(listed, dict):  # the API's answer, or a group's
+            listed = [{"ID": rule["id"]} for rule in listed.get("security_group_rules")
+                      or listed["rules"]]
         # Every rule the port has is a statement naming its file and ID
         # (or, for a rule of another group, a comment saying so).
         for rule in listed:
@@ -157,6 +159,9 @@ BAD = [
     ("a remote group not given", [rule("r8", None, "IPv4", None, "", "ingress", "g1")], None, [],
      r"^RULES:1:\d+: rule r8: remote security group g1: its addresses are unknown here; give "
      r"them with --remote-group g1=PREFIX\[,PREFIX\.\.\.\]$"),
+    ("a stateless group", json.dumps({"id": "g5", "stateful": False, "rules": []}), None, [],
+     r"^RULES:1:26: security group g5 is stateless, and tap-accel's translation is stateful: it "
+     r"would let in the replies the group needs rules for$"),
     ("a bad --remote-group", ok_rules(), None, ["g1=10.0.0.1,"],
      r"^tap-accel: --remote-group 'g1=10.0.0.1,': expected a prefix after the last comma"),
     ("a prefix pair", ok_rules(),

@@ -200,6 +200,17 @@ static void test_api_fields(void)
 	expect_error("[{\"id\": \"a3\", \"direction\": \"ingress\", \"ethertype\": \"IPv4\", "
 		     "\"protocol\": \"tcp\", \"port_range_min\": \"22\"}]",
 		     NULL, NULL, "rules.json:1:97: rule a3: expected \"port_range_min\" null or a number 0..65535");
+	/* a group as `security group show -f json` prints it */
+	ret = translate("{\"id\": \"g7\", \"stateful\": true, \"rules\": [{\"id\": \"a4\", "
+			"\"direction\": \"egress\", \"ethertype\": \"IPv4\", \"protocol\": null, "
+			"\"port_range_min\": null, \"port_range_max\": null, \"remote_ip_prefix\": null}]}",
+			"{\"mac_address\": \"fa:16:3e:00:00:05\", \"fixed_ips\": [], \"security_group_ids\": [\"g8\"]}",
+			NULL, 0, &text);
+	CHECK(!ret && strstr(text, "/rules.json rule a4: of security group g7, which the port does not have"),
+	      "a group's own file names its rules' group: %s", ret ? e.text : text);
+	free(text);
+	expect_error("{\"id\": \"g7\", \"stateful\": false, \"rules\": []}", NULL, NULL,
+		     "rules.json:1:26: security group g7 is stateless, and tap-accel's translation is stateful: it would let in the replies the group needs rules for");
 	/* the client's listing: an ICMP rule without a code may have a code 0 */
 	ret = translate(rule("r9", "icmp", "IPv4", NULL, "type=3", "ingress", NULL), NULL, NULL, 0,
 			&text);

@@ -117,10 +117,11 @@ const struct command import_openstack_cmd = {
 	.summary = "OpenStack security groups (openstack security group rule list -f json)",
 	.help = "Print the policy that enforces the security group rules in RULES.json:\n"
 		"what `openstack security group rule list --long -f json` prints (or\n"
-		"`rule show ID -f json`, or the API's answer). Several files give their\n"
-		"union, as a port with several groups. Each statement names the file and\n"
-		"the rule ID it came from; a rule tap-accel cannot enforce as Neutron\n"
-		"does is an error naming it. docs/guests.md, OpenStack.\n",
+		"`security group show GROUP -f json`, `rule show ID -f json`, the API's\n"
+		"answer). Several files give their union, as a port with several\n"
+		"groups. Each statement names the file and the rule ID it came from; a\n"
+		"rule tap-accel cannot enforce as Neutron does is an error naming it.\n"
+		"docs/guests.md, OpenStack.\n",
 	.options = import_openstack_opts,
 	.opts_size = sizeof(struct import_openstack_opts),
 	.min_args = 1,

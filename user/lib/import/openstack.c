@@ -48,6 +48,7 @@ struct translation {
 	size_t nr_groups;
 	struct ta_json port;		/* the port's JSON, or empty */
 	const struct ta_json *port_groups; /* its security_group_ids, or NULL */
+	const char *file_group;		/* a group's own file: its ID, else NULL */
 	char **written;			/* the rules written, to leave out repeats */
 	size_t nr_written, cap_written;
 };
@@ -458,14 +459,18 @@ static int read_fields(struct translation *t, const struct ta_json *r, struct ru
 			       "expected the rule's \"ID\" (a string), as " RULE_LIST " prints it");
 	f->k = k;
 	f->id = idv->str;
-	return string_field(t, r, k->direction, f->id, true, &f->direction) ||
-	       string_field(t, r, k->ethertype, f->id, true, &f->ethertype) ||
-	       string_field(t, r, k->protocol, f->id, client, &f->protocol) ||
-	       string_field(t, r, k->range, f->id, client, &f->range) ||
-	       (client && string_field(t, r, k->ports, f->id, true, &f->ports)) ||
-	       string_field(t, r, k->remote_group, f->id, client, &f->remote_group) ||
-	       string_field(t, r, k->address_group, f->id, false, &f->address_group) ||
-	       string_field(t, r, k->group, f->id, false, &f->group) ? -EINVAL : 0;
+	if (string_field(t, r, k->direction, f->id, true, &f->direction) ||
+	    string_field(t, r, k->ethertype, f->id, true, &f->ethertype) ||
+	    string_field(t, r, k->protocol, f->id, client, &f->protocol) ||
+	    string_field(t, r, k->range, f->id, client, &f->range) ||
+	    (client && string_field(t, r, k->ports, f->id, true, &f->ports)) ||
+	    string_field(t, r, k->remote_group, f->id, client, &f->remote_group) ||
+	    string_field(t, r, k->address_group, f->id, false, &f->address_group) ||
+	    string_field(t, r, k->group, f->id, false, &f->group))
+		return -EINVAL;
+	if (t->file_group)
+		f->group = t->file_group;
+	return 0;
 }
 
 /* A port_range_min or _max of the API: 0..65535, or -1 for none. */
@@ -610,13 +615,39 @@ static int translate_rule(struct translation *t, const struct ta_json *r)
 	return write_rule(t, where, text);
 }
 
-/* The rules of a file: the client's listing (an array), the API's answer
- * ({"security_group_rules": [...]}) or one rule (`rule show`). */
+/* A group as `openstack security group show -f json` prints it: its
+ * rules with the API's own fields, unless it is stateless (the translation is stateful, and would
+ * let in the replies a stateless group needs rules for). */
+static int group_file(struct translation *t, const struct ta_json *root)
+{
+	const struct ta_json *id = ta_json_get(root, "id");
+	const struct ta_json *stateful = ta_json_get(root, "stateful");
+
+	if (!id || id->type != TA_JSON_STRING)
+		return fail_at(t, root, "expected the group's \"id\", as `openstack security group show -f json` prints it");
+	if (stateful && stateful->type == TA_JSON_BOOL && !stateful->boolean)
+		return fail_at(t, stateful,
+			       "security group %s is stateless, and tap-accel's translation is stateful: it would let in the replies the group needs rules for",
+			       id->str);
+	t->file_group = id->str;
+	return 0;
+}
+
+/* The rules of a file: the client's listing (an array), a group
+ * (`security group show`), the API's answer ({"security_group_rules":
+ * [...]}) or one rule (`rule show`). */
 static int file_rules(struct translation *t, const struct ta_json *root,
 		      const struct ta_json **items, size_t *nr)
 {
 	const struct ta_json *list = ta_json_get(root, "security_group_rules");
+	const struct ta_json *rules = ta_json_get(root, "rules");
 
+	t->file_group = NULL;
+	if (rules && rules->type == TA_JSON_ARRAY) {
+		*items = rules->items;
+		*nr = rules->nr_items;
+		return group_file(t, root);
+	}
 	if (root->type == TA_JSON_ARRAY) {
 		*items = root->items;
 		*nr = root->nr_items;
