@@ -22,8 +22,9 @@ static const struct option_spec import_openstack_opts[] = {
 	  "and allowed address pairs become the guard; only its groups' rules apply", NULL, 0, 0 },
 	{ "remote-group", 0, OPT_STRINGS, offsetof(struct import_openstack_opts, remote_groups),
 	  "ID=PREFIX[,PREFIX...]",
-	  "the addresses of the member ports of remote security group ID (or the\n"
-	  "prefixes of address group ID); once per group", NULL, 0, 0 },
+	  "the addresses of remote security group ID's member ports (fixed IPs\n"
+	  "and allowed address pairs), or address group ID's prefixes; once per\n"
+	  "group", NULL, 0, 0 },
 	{ "check", 0, OPT_FLAG, offsetof(struct import_openstack_opts, check), NULL,
 	  "only validate: print 'FILE: ok, N statements, N warnings'", NULL, 0, 0 },
 	OPTIONS_END,
