@@ -162,6 +162,9 @@ BAD = [
     ("a stateless group", json.dumps({"id": "g5", "stateful": False, "rules": []}), None, [],
      r"^RULES:1:26: security group g5 is stateless, and tap-accel's translation is stateful: it "
      r"would let in the replies the group needs rules for$"),
+    ("too many rules", [rule(f"n{i}", "tcp", "IPv4", None, f"{i + 1}:{i + 1}", "ingress")
+                        for i in range(1013)], None, [],
+     r"^tap-accel: RULES rule n1012: one rule more than the 1015 a two-way policy holds"),
     ("a bad --remote-group", ok_rules(), None, ["g1=10.0.0.1,"],
      r"^tap-accel: --remote-group 'g1=10.0.0.1,': expected a prefix after the last comma"),
     ("a prefix pair", ok_rules(),

@@ -318,6 +318,39 @@ static void test_errors(void)
 		     "port.json:1:1: expected the port `openstack port show -f json` prints (an object), got an array");
 }
 
+/* A two-way policy holds 1015 rules of its own: the importer's 3 and as
+ * many of the groups as fit. */
+static void test_limits(void)
+{
+	size_t size = 1013 * 200 + 4;
+	char *rules = malloc(size), *text;
+	size_t n = 0;
+	int ret;
+
+	CHECK(rules, "malloc");
+	if (!rules)
+		return;
+	for (int nr = 1012; nr <= 1013; nr++) {
+		n = snprintf(rules, size, "[");
+		for (int i = 0; i < nr; i++)
+			n += snprintf(rules + n, size - n,
+				      "%s{\"ID\": \"n%d\", \"IP Protocol\": \"tcp\", \"Ethertype\": \"IPv4\", "
+				      "\"IP Range\": null, \"Port Range\": \"%d:%d\", \"Direction\": \"ingress\", "
+				      "\"Remote Security Group\": null}",
+				      i ? "," : "", i, i + 1, i + 1);
+		snprintf(rules + n, size - n, "]");
+		ret = translate(rules, NULL, NULL, 0, &text);
+		if (nr == 1012)
+			CHECK(!ret, "1012 rules and the importer's 3: %s", e.text);
+		else
+			CHECK(ret == -E2BIG && e.input &&
+			      strstr(e.text, "/rules.json rule n1012: one rule more than the 1015 a two-way policy holds (each address of a remote group is one): use fewer groups or remote-group members"),
+			      "1013 rules: %s", ret ? e.text : "(success)");
+		free(text);
+	}
+	free(rules);
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir)) {
@@ -330,6 +363,7 @@ int main(void)
 	test_defaults_and_groups();
 	test_port();
 	test_api_fields();
+	test_limits();
 	test_errors();
 	unlink(rules_path);
 	unlink(port_path);

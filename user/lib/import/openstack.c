@@ -21,6 +21,7 @@
 #include "../base/json_read.h"
 #include "../base/lex.h"
 #include "../policy/guard_parse.h"
+#include "../policy/parse.h"
 #include "openstack.h"
 
 #define RULE_LIST "`openstack security group rule list --long -f json`"
@@ -51,6 +52,7 @@ struct translation {
 	const char *file_group;		/* a group's own file: its ID, else NULL */
 	char **written;			/* the rules written, to leave out repeats */
 	size_t nr_written, cap_written;
+	uint32_t room;			/* how many a two-way policy holds */
 };
 
 /* ---- prefixes ------------------------------------------------------------- */
@@ -364,6 +366,10 @@ static int write_rule(struct translation *t, const char *where, const char *text
 			ta_import_comment(t->im, "%s: %s, as an earlier rule", where, text);
 			return 0;
 		}
+	if (t->nr_written == t->room)
+		return ta_error_input(t->e, E2BIG,
+				      "%s: one rule more than the %u a two-way policy holds (each address of a remote group is one): use fewer groups or remote-group members",
+				      where, t->room);
 	if (t->nr_written == t->cap_written) {
 		size_t n = t->cap_written ? 2 * t->cap_written : 64;
 
@@ -875,20 +881,36 @@ static int read_port(struct translation *t)
  * parser puts first in a two-way policy do not: a port never answers
  * DHCP, and may send any ICMPv6 (router advertisements aside, which the
  * parser's rules pass: docs/guests.md). */
-static void neutron_base(struct translation *t)
+static int neutron_base(struct translation *t)
 {
 	const char *dhcp = "Neutron: a port may not act as a DHCP server";
 
-	ta_import_statement(t->im, dhcp, "rule drop out ethertype ipv4 proto udp sport 67 dport 68");
-	ta_import_statement(t->im, dhcp, "rule drop out ethertype ipv6 proto udp sport 547 dport 546");
-	ta_import_statement(t->im, "Neutron: a port may send ICMPv6 whatever its rules",
-			    "rule pass out proto icmpv6");
+	return write_rule(t, dhcp, "rule drop out ethertype ipv4 proto udp sport 67 dport 68") ?:
+	       write_rule(t, dhcp, "rule drop out ethertype ipv6 proto udp sport 547 dport 546") ?:
+	       write_rule(t, "Neutron: a port may send ICMPv6 whatever its rules",
+			  "rule pass out proto icmpv6");
+}
+
+/* How many rules of its own a two-way policy holds: the parser's limit
+ * less the rules it puts first, asked of the parser. */
+static uint32_t two_way_room(void)
+{
+	static const char two_way[] = "default in drop\n";
+	struct ta_policy_spec spec;
+	struct ta_error e;
+	uint32_t n = TA_MAX_RULES;
+
+	if (!ta_policy_parse(two_way, sizeof(two_way) - 1, "", &spec, &e)) {
+		n -= ta_policy_implicit_rules(&spec);
+		ta_policy_spec_free(&spec);
+	}
+	return n;
 }
 
 int ta_import_openstack(const struct ta_openstack_input *in, struct ta_import *im,
 			struct ta_error *e)
 {
-	struct translation t = { .in = in, .im = im, .e = e };
+	struct translation t = { .in = in, .im = im, .e = e, .room = two_way_room() };
 	int ret;
 
 	ta_import_comment(im, "OpenStack security groups (tap-accel policy import openstack)");
@@ -900,7 +922,7 @@ int ta_import_openstack(const struct ta_openstack_input *in, struct ta_import *i
 		goto out;
 	}
 	if (!ret)
-		neutron_base(&t);
+		ret = neutron_base(&t);
 	for (size_t i = 0; i < in->nr_rule_paths && !ret; i++)
 		ret = translate_file(&t, in->rule_paths[i]);
 	if (!ret) {
