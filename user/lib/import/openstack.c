@@ -18,48 +18,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../base/json_read.h"
 #include "../base/lex.h"
-#include "../policy/guard_parse.h"
 #include "../policy/parse.h"
-#include "openstack.h"
-
-#define RULE_LIST "`openstack security group rule list --long -f json`"
-#define PORT_SHOW "`openstack port show -f json`"
-
-struct prefix {
-	int family; /* AF_INET, AF_INET6 */
-	unsigned char addr[16];
-	int len;
-};
-
-struct remote_group {
-	const char *arg; /* "ID=PREFIX,...", for messages */
-	char id[128];
-	struct prefix *prefixes;
-	size_t nr;
-};
-
-struct translation {
-	const struct ta_openstack_input *in;
-	struct ta_import *im;
-	struct ta_error *e;
-	const char *path;		/* the file being read */
-	struct remote_group *groups;	/* from in->remote_groups */
-	size_t nr_groups;
-	struct ta_json port;		/* the port's JSON, or empty */
-	const struct ta_json *port_groups; /* its security_group_ids, or NULL */
-	const char *file_group;		/* a group's own file: its ID, else NULL */
-	char **written;			/* the rules written, to leave out repeats */
-	size_t nr_written, cap_written;
-	uint32_t room;			/* how many a two-way policy holds */
-};
+#include "openstack_int.h"
 
 /* ---- prefixes ------------------------------------------------------------- */
 
-/* "ADDRESS[/LEN]": 0, or -1 when it is neither. *host_bits: bits set past
- * the length (cleared in p). */
-static int prefix_parse(const char *s, struct prefix *p, bool *host_bits)
+int ta_os_prefix_parse(const char *s, struct prefix *p, bool *host_bits)
 {
 	char buf[INET6_ADDRSTRLEN + 8], *slash, *end;
 	int max;
@@ -98,7 +63,7 @@ static int prefix_parse(const char *s, struct prefix *p, bool *host_bits)
 	return 0;
 }
 
-static const char *prefix_str(const struct prefix *p, char *buf, size_t size)
+const char *ta_os_prefix_str(const struct prefix *p, char *buf, size_t size)
 {
 	char a[INET6_ADDRSTRLEN];
 	int max = p->family == AF_INET ? 32 : 128;
@@ -143,7 +108,7 @@ static int group_parse(struct translation *t, const char *arg, struct remote_gro
 		if (!p)
 			return ta_error_errno(t->e, ENOMEM, "cannot read --remote-group");
 		g->prefixes = p;
-		if (prefix_parse(item, &p[g->nr], &host_bits) || host_bits) {
+		if (ta_os_prefix_parse(item, &p[g->nr], &host_bits) || host_bits) {
 			char why[128];
 
 			snprintf(why, sizeof(why), "'%s' is not an address or a prefix without host bits",
@@ -192,10 +157,7 @@ static const struct remote_group *group_find(const struct translation *t, const 
 
 /* ---- messages --------------------------------------------------------------- */
 
-/* "FILE:LINE:COL: MSG", at value v. */
-static int fail_at(struct translation *t, const struct ta_json *v, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int fail_at(struct translation *t, const struct ta_json *v, const char *fmt, ...)
+int ta_os_fail_at(struct translation *t, const struct ta_json *v, const char *fmt, ...)
 {
 	char msg[900];
 	va_list ap;
@@ -218,10 +180,12 @@ static int string_field(struct translation *t, const struct ta_json *obj, const 
 	*out = NULL;
 	if ((!v && required) || (v && v->type != TA_JSON_STRING && v->type != TA_JSON_NULL)) {
 		if (!v)
-			return fail_at(t, obj, "rule %s: expected a key \"%s\", as " RULE_LIST " prints it",
-				       id, key);
-		return fail_at(t, v, "rule %s: expected a string for \"%s\", got %s", id, key,
-			       ta_json_type_name(v->type));
+			return ta_os_fail_at(t, obj,
+					     "rule %s: expected a key \"%s\", as " RULE_LIST
+					     " prints it",
+					     id, key);
+		return ta_os_fail_at(t, v, "rule %s: expected a string for \"%s\", got %s", id, key,
+				     ta_json_type_name(v->type));
 	}
 	if (v && v->type == TA_JSON_STRING)
 		*out = v->str;
@@ -288,20 +252,23 @@ static int rule_proto(struct translation *t, const struct ta_json *at, const cha
 			if (!strcmp(s, neutron_protos[i].neutron))
 				*proto = neutron_protos[i].number;
 		if (*proto < 0)
-			return fail_at(t, at,
-				       "rule %s: unknown protocol '%s'; Neutron takes a name (tcp, udp, icmp, ipv6-icmp, sctp, ...), a number 0..255 or any",
-				       id, s);
+			return ta_os_fail_at(
+				t, at,
+				"rule %s: unknown protocol '%s'; Neutron takes a name (tcp, udp, icmp, ipv6-icmp, sctp, ...), a number 0..255 or any",
+				id, s);
 	}
 	/* Neutron's drivers take the name icmp in an IPv6 rule for ICMPv6
 	 * (the number 1 stays 1) */
 	if (ipv6 && (!strcmp(s, "icmp") || !strcmp(s, "icmpv6")))
 		*proto = 58;
 	if (!ipv6 && *proto == 58)
-		return fail_at(t, at, "rule %s: protocol '%s' is ICMPv6, in an IPv4 rule", id, s);
+		return ta_os_fail_at(t, at, "rule %s: protocol '%s' is ICMPv6, in an IPv4 rule", id,
+				     s);
 	if (ipv6 && (*proto == 0 || *proto == 43 || *proto == 44 || *proto == 59 || *proto == 60))
-		return fail_at(t, at,
-			       "rule %s: protocol '%s' is an IPv6 extension header, which tap-accel does not match (it matches the upper-layer protocol)",
-			       id, s);
+		return ta_os_fail_at(
+			t, at,
+			"rule %s: protocol '%s' is an IPv6 extension header, which tap-accel does not match (it matches the upper-layer protocol)",
+			id, s);
 	return 0;
 }
 
@@ -328,23 +295,27 @@ static int rule_ports(struct translation *t, const struct ta_json *at, const cha
 		}
 		if (sscanf(s, "type=%u:code=%u%c", &type, &code, &tail) == 2 && type <= 255 &&
 		    code <= 255)
-			return fail_at(t, at,
-				       "rule %s: 'type=%u:code=%u' matches an ICMP code, which tap-accel does not match (only the type): drop the code from the rule, or match the type alone",
-				       id, type, code);
-		return fail_at(t, at,
-			       "rule %s: expected an ICMP type as 'type=N' or 'type=N:code=M', got '%s'",
-			       id, s);
+			return ta_os_fail_at(
+				t, at,
+				"rule %s: 'type=%u:code=%u' matches an ICMP code, which tap-accel does not match (only the type): drop the code from the rule, or match the type alone",
+				id, type, code);
+		return ta_os_fail_at(
+			t, at,
+			"rule %s: expected an ICMP type as 'type=N' or 'type=N:code=M', got '%s'",
+			id, s);
 	}
 	if (sscanf(s, "%u:%u%c", &lo, &hi, &tail) != 2 || lo > 65535 || hi > 65535 || lo > hi)
-		return fail_at(t, at, "rule %s: expected a port range 'MIN:MAX' (0..65535), got '%s'",
-			       id, s);
+		return ta_os_fail_at(
+			t, at, "rule %s: expected a port range 'MIN:MAX' (0..65535), got '%s'", id,
+			s);
 	if (proto < 0)
-		return fail_at(t, at, "rule %s: a port range '%s' needs a protocol with ports", id,
-			       s);
+		return ta_os_fail_at(
+			t, at, "rule %s: a port range '%s' needs a protocol with ports", id, s);
 	if (!has_ports(proto))
-		return fail_at(t, at,
-			       "rule %s: port range '%s' of protocol %d: tap-accel matches the ports of tcp, udp, sctp and udplite only",
-			       id, s, proto);
+		return ta_os_fail_at(
+			t, at,
+			"rule %s: port range '%s' of protocol %d: tap-accel matches the ports of tcp, udp, sctp and udplite only",
+			id, s, proto);
 	if (lo == hi)
 		snprintf(out, size, " dport %u", lo);
 	else
@@ -398,14 +369,15 @@ static int write_group_rules(struct translation *t, const struct ta_json *at, co
 	char text[512], p[64];
 
 	if (!g)
-		return fail_at(t, at,
-			       "rule %s: remote %s %s: its addresses are unknown here; give them with --remote-group %s=PREFIX[,PREFIX...]",
-			       id, kind, group, group);
+		return ta_os_fail_at(
+			t, at,
+			"rule %s: remote %s %s: its addresses are unknown here; give them with --remote-group %s=PREFIX[,PREFIX...]",
+			id, kind, group, group);
 	for (size_t i = 0; i < g->nr; i++) {
 		if ((g->prefixes[i].family == AF_INET6) != ipv6)
 			continue;
-		snprintf(text, sizeof(text), "%s %s%s", head, prefix_str(&g->prefixes[i], p, sizeof(p)),
-			 tail);
+		snprintf(text, sizeof(text), "%s %s%s", head,
+			 ta_os_prefix_str(&g->prefixes[i], p, sizeof(p)), tail);
 		if (write_rule(t, where, text))
 			return -EINVAL;
 		any = true;
@@ -453,16 +425,18 @@ static int read_fields(struct translation *t, const struct ta_json *r, struct ru
 	bool client;
 
 	if (r->type != TA_JSON_OBJECT)
-		return fail_at(t, r, "expected a rule (an object, as " RULE_LIST " prints it), got %s",
-			       ta_json_type_name(r->type));
+		return ta_os_fail_at(
+			t, r, "expected a rule (an object, as " RULE_LIST " prints it), got %s",
+			ta_json_type_name(r->type));
 	k = ta_json_get(r, "ID") || !ta_json_get(r, "id") ? &client_keys
 	    : ta_json_get(r, "ether_type")		 ? &show_keys
 							 : &api_keys;
 	client = !k->api;
 	idv = ta_json_get(r, k->id);
 	if (!idv || idv->type != TA_JSON_STRING || !*idv->str)
-		return fail_at(t, idv ? idv : r,
-			       "expected the rule's \"ID\" (a string), as " RULE_LIST " prints it");
+		return ta_os_fail_at(t, idv ? idv : r,
+				     "expected the rule's \"ID\" (a string), as " RULE_LIST
+				     " prints it");
 	f->k = k;
 	f->id = idv->str;
 	if (string_field(t, r, k->direction, f->id, true, &f->direction) ||
@@ -489,7 +463,8 @@ static int api_port(struct translation *t, const struct ta_json *r, const char *
 	if (!v || v->type == TA_JSON_NULL)
 		return 0;
 	if (v->type != TA_JSON_NUMBER || !is_number(v->str, 65535, port))
-		return fail_at(t, v, "rule %s: expected \"%s\" null or a number 0..65535", id, key);
+		return ta_os_fail_at(t, v, "rule %s: expected \"%s\" null or a number 0..65535", id,
+				     key);
 	return 0;
 }
 
@@ -506,8 +481,8 @@ static int api_ports(struct translation *t, const struct ta_json *r, struct rule
 		return -EINVAL;
 	if (proto == 1 || proto == 58) {
 		if (lo < 0 && hi >= 0)
-			return fail_at(t, ta_json_get(r, f->k->port_max),
-				       "rule %s: an ICMP code without a type", f->id);
+			return ta_os_fail_at(t, ta_json_get(r, f->k->port_max),
+					     "rule %s: an ICMP code without a type", f->id);
 		if (lo >= 0)
 			snprintf(f->ports_buf, sizeof(f->ports_buf), hi >= 0 ? "type=%ld:code=%ld" : "type=%ld",
 				 lo, hi);
@@ -518,16 +493,6 @@ static int api_ports(struct translation *t, const struct ta_json *r, struct rule
 	return 0;
 }
 
-/* Whether the port (if given) has group `id`. */
-static bool port_has_group(const struct translation *t, const char *id)
-{
-	if (!t->port_groups || !id)
-		return true;
-	for (size_t i = 0; i < t->port_groups->nr_items; i++)
-		if (!strcmp(t->port_groups->items[i].str, id))
-			return true;
-	return false;
-}
 
 /* The far end of a rule given by its IP Range: "" for any of its family
  * (then `ethertype`), else " src|dst PREFIX". */
@@ -541,20 +506,22 @@ static int rule_range(struct translation *t, const struct ta_json *at, const str
 	snprintf(out, size, " ethertype %s", ipv6 ? "ipv6" : "ipv4");
 	if (!f->range)
 		return 0;
-	if (prefix_parse(f->range, &p, &host_bits))
-		return fail_at(t, at, "rule %s: expected an address or prefix as \"%s\", got '%s'",
-			       f->id, f->k->range, f->range);
+	if (ta_os_prefix_parse(f->range, &p, &host_bits))
+		return ta_os_fail_at(t, at,
+				     "rule %s: expected an address or prefix as \"%s\", got '%s'",
+				     f->id, f->k->range, f->range);
 	if ((p.family == AF_INET6) != ipv6)
-		return fail_at(t, at, "rule %s: \"%s\" %s is not of its ethertype %s", f->id,
-			       f->k->range, f->range, f->ethertype);
+		return ta_os_fail_at(t, at, "rule %s: \"%s\" %s is not of its ethertype %s", f->id,
+				     f->k->range, f->range, f->ethertype);
 	if (!p.len)
 		return 0;
 	if (host_bits)
-		ta_import_warn(t->im,
-			       "%s:%d:%d: rule %s: \"%s\" %s has bits set past its length: taken as %s, as Neutron's drivers match it",
-			       t->path, at->line, at->col, f->id, f->k->range, f->range,
-			       prefix_str(&p, buf, sizeof(buf)));
-	snprintf(out, size, " %s %s", in ? "src" : "dst", prefix_str(&p, buf, sizeof(buf)));
+		ta_import_warn(
+			t->im,
+			"%s:%d:%d: rule %s: \"%s\" %s has bits set past its length: taken as %s, as Neutron's drivers match it",
+			t->path, at->line, at->col, f->id, f->k->range, f->range,
+			ta_os_prefix_str(&p, buf, sizeof(buf)));
+	snprintf(out, size, " %s %s", in ? "src" : "dst", ta_os_prefix_str(&p, buf, sizeof(buf)));
 	return 0;
 }
 
@@ -574,7 +541,7 @@ static void warn_icmp_zeros(struct translation *t, const struct ta_json *at,
 static int translate_rule(struct translation *t, const struct ta_json *r)
 {
 	struct rule_fields f = { 0 };
-	char where[512], head[64], tail[128], ports[32], far[80], text[512], pbuf[8];
+	char where[512], head[64], tail[128], ports[32], far[80], text[512], pbuf[12];
 	const struct rule_keys *k;
 	bool in, ipv6;
 	int proto;
@@ -583,19 +550,19 @@ static int translate_rule(struct translation *t, const struct ta_json *r)
 		return -EINVAL;
 	k = f.k;
 	snprintf(where, sizeof(where), "%s rule %s", t->path, f.id);
-	if (!port_has_group(t, f.group)) {
+	if (!ta_os_port_has_group(t, f.group)) {
 		ta_import_comment(t->im, "%s: of security group %s, which the port does not have", where,
 				  f.group);
 		return 0;
 	}
 	if (!f.direction || (strcmp(f.direction, "ingress") && strcmp(f.direction, "egress")))
-		return fail_at(t, ta_json_get(r, k->direction),
-			       "rule %s: expected \"%s\" ingress or egress, got '%s'", f.id,
-			       k->direction, f.direction ? f.direction : "null");
+		return ta_os_fail_at(t, ta_json_get(r, k->direction),
+				     "rule %s: expected \"%s\" ingress or egress, got '%s'", f.id,
+				     k->direction, f.direction ? f.direction : "null");
 	if (!f.ethertype || (strcmp(f.ethertype, "IPv4") && strcmp(f.ethertype, "IPv6")))
-		return fail_at(t, ta_json_get(r, k->ethertype),
-			       "rule %s: expected \"%s\" IPv4 or IPv6, got '%s'", f.id, k->ethertype,
-			       f.ethertype ? f.ethertype : "null");
+		return ta_os_fail_at(t, ta_json_get(r, k->ethertype),
+				     "rule %s: expected \"%s\" IPv4 or IPv6, got '%s'", f.id,
+				     k->ethertype, f.ethertype ? f.ethertype : "null");
 	in = !strcmp(f.direction, "ingress");
 	ipv6 = !strcmp(f.ethertype, "IPv6");
 	if (rule_proto(t, ta_json_get(r, k->protocol) ?: r, f.id, f.protocol, ipv6, &proto) ||
@@ -630,11 +597,14 @@ static int group_file(struct translation *t, const struct ta_json *root)
 	const struct ta_json *stateful = ta_json_get(root, "stateful");
 
 	if (!id || id->type != TA_JSON_STRING)
-		return fail_at(t, root, "expected the group's \"id\", as `openstack security group show -f json` prints it");
+		return ta_os_fail_at(
+			t, root,
+			"expected the group's \"id\", as `openstack security group show -f json` prints it");
 	if (stateful && stateful->type == TA_JSON_BOOL && !stateful->boolean)
-		return fail_at(t, stateful,
-			       "security group %s is stateless, and tap-accel's translation is stateful: it would let in the replies the group needs rules for",
-			       id->str);
+		return ta_os_fail_at(
+			t, stateful,
+			"security group %s is stateless, and tap-accel's translation is stateful: it would let in the replies the group needs rules for",
+			id->str);
 	t->file_group = id->str;
 	return 0;
 }
@@ -664,9 +634,10 @@ static int file_rules(struct translation *t, const struct ta_json *root,
 		*items = root;
 		*nr = 1;
 	} else {
-		return fail_at(t, root,
-			       "expected the list of rules " RULE_LIST " prints (an array), got %s",
-			       ta_json_type_name(root->type));
+		return ta_os_fail_at(t, root,
+				     "expected the list of rules " RULE_LIST
+				     " prints (an array), got %s",
+				     ta_json_type_name(root->type));
 	}
 	return 0;
 }
@@ -695,186 +666,6 @@ static int translate_file(struct translation *t, const char *path)
 		ret = translate_rule(t, &items[i]);
 	ta_json_free(&root);
 	return ret;
-}
-
-/* ---- the port ------------------------------------------------------------- */
-
-/* The EUI-64 link-local address of `mac`: Neutron lets a port that has an
- * IPv6 address send from it too, so that neighbour discovery works. A
- * port without one has no IPv6 source check in Neutron, nor in a guard
- * without IPv6 addresses. */
-static void link_local(const unsigned char mac[6], char *buf, size_t size)
-{
-	unsigned char a[16] = { 0xfe, 0x80 };
-
-	a[8] = mac[0] ^ 0x02;
-	a[9] = mac[1];
-	a[10] = mac[2];
-	a[11] = 0xff;
-	a[12] = 0xfe;
-	a[13] = mac[3];
-	a[14] = mac[4];
-	a[15] = mac[5];
-	inet_ntop(AF_INET6, a, buf, (socklen_t)size);
-}
-
-static bool guard_has(const struct ta_guard_spec *g, const char *s)
-{
-	unsigned char a[16];
-
-	if (inet_pton(AF_INET, s, a) == 1) {
-		for (uint32_t i = 0; i < g->nr_ip4; i++)
-			if (!memcmp(&g->ip4[i], a, 4))
-				return true;
-	} else if (inet_pton(AF_INET6, s, a) == 1) {
-		for (uint32_t i = 0; i < g->nr_ip6; i++)
-			if (!memcmp(g->ip6[i], a, 16))
-				return true;
-	}
-	return false;
-}
-
-static int guard_ip(struct translation *t, struct ta_guard_spec *g, const struct ta_json *at,
-		    const char *where, const char *addr)
-{
-	struct ta_error ge;
-
-	if (guard_has(g, addr))
-		return 0;
-	if (ta_guard_add_ip(g, addr, &ge))
-		return fail_at(t, at, "%s: %s", where, ge.text);
-	ta_import_statement(t->im, where, "guard ip %s", addr);
-	return 0;
-}
-
-static int port_fixed_ips(struct translation *t, struct ta_guard_spec *g)
-{
-	const struct ta_json *ips = ta_json_get(&t->port, "fixed_ips");
-
-	if (!ips || ips->type != TA_JSON_ARRAY)
-		return fail_at(t, ips ? ips : &t->port,
-			       "expected \"fixed_ips\" as a list of {\"ip_address\": ...}, as " PORT_SHOW " prints it");
-	for (size_t i = 0; i < ips->nr_items; i++) {
-		const struct ta_json *a = ta_json_get(&ips->items[i], "ip_address");
-		char where[256];
-
-		if (!a || a->type != TA_JSON_STRING)
-			return fail_at(t, &ips->items[i], "expected an \"ip_address\" in each of \"fixed_ips\"");
-		snprintf(where, sizeof(where), "%s fixed_ips", t->path);
-		if (guard_ip(t, g, a, where, a->str))
-			return -EINVAL;
-	}
-	return 0;
-}
-
-/* An allowed address pair lets the port send from another address (and
- * MAC): the guard holds addresses of one MAC, not prefixes. */
-static int port_pair(struct translation *t, struct ta_guard_spec *g, const struct ta_json *pair)
-{
-	const struct ta_json *a = ta_json_get(pair, "ip_address");
-	const struct ta_json *m = ta_json_get(pair, "mac_address");
-	unsigned char mac[6] = { 0 };
-	struct prefix p;
-	bool host_bits;
-	char where[256], addr[64];
-
-	snprintf(where, sizeof(where), "%s allowed_address_pairs", t->path);
-	if (!a || a->type != TA_JSON_STRING)
-		return fail_at(t, pair, "expected an \"ip_address\" in each of \"allowed_address_pairs\"");
-	if (m && m->type == TA_JSON_STRING &&
-	    (sscanf(m->str, "%hhx:%hhx:%hhx:%hhx:%hhx:%hhx", &mac[0], &mac[1], &mac[2], &mac[3],
-		    &mac[4], &mac[5]) != 6 ||
-	     memcmp(mac, g->mac, 6)))
-		return fail_at(t, m,
-			       "allowed address pair %s with MAC %s: a tap's guard has one MAC, the port's; remove the pair's MAC or leave the guard out (no --port)",
-			       a->str, m->str);
-	if (prefix_parse(a->str, &p, &host_bits))
-		return fail_at(t, a, "allowed address pair '%s': expected an address or a prefix",
-			       a->str);
-	if (p.len != (p.family == AF_INET ? 32 : 128))
-		return fail_at(t, a,
-			       "allowed address pair %s is a prefix: a tap's guard takes addresses, not prefixes; list the pair's addresses one by one, or leave the guard out (no --port)",
-			       a->str);
-	return guard_ip(t, g, a, where, prefix_str(&p, addr, sizeof(addr)));
-}
-
-static int port_guard(struct translation *t)
-{
-	const struct ta_json *mac = ta_json_get(&t->port, "mac_address");
-	const struct ta_json *pairs = ta_json_get(&t->port, "allowed_address_pairs");
-	struct ta_guard_spec g = { 0 };
-	struct ta_error ge;
-	char where[256], lla[INET6_ADDRSTRLEN];
-
-	if (!mac || mac->type != TA_JSON_STRING)
-		return fail_at(t, mac ? mac : &t->port,
-			       "expected the port's \"mac_address\", as " PORT_SHOW " prints it");
-	snprintf(where, sizeof(where), "%s mac_address", t->path);
-	if (ta_guard_set_mac(&g, mac->str, &ge))
-		return fail_at(t, mac, "%s", ge.text);
-	ta_import_statement(t->im, where, "guard mac %s", mac->str);
-	if (port_fixed_ips(t, &g))
-		return -EINVAL;
-	if (pairs && pairs->type != TA_JSON_ARRAY && pairs->type != TA_JSON_NULL)
-		return fail_at(t, pairs, "expected \"allowed_address_pairs\" as a list of {\"ip_address\": ..., \"mac_address\": ...}");
-	for (size_t i = 0; pairs && i < pairs->nr_items; i++)
-		if (port_pair(t, &g, &pairs->items[i]))
-			return -EINVAL;
-	if (!g.nr_ip6)
-		return 0;
-	link_local(g.mac, lla, sizeof(lla));
-	return guard_ip(t, &g, mac, where, lla);
-}
-
-/* The port's groups, to pick their rules from a list of every rule of the
- * project (`rule list` without a group prints them all). */
-static int port_groups(struct translation *t)
-{
-	const struct ta_json *ids = ta_json_get(&t->port, "security_group_ids");
-
-	if (!ids || ids->type == TA_JSON_NULL)
-		return 0;
-	if (ids->type != TA_JSON_ARRAY)
-		return fail_at(t, ids, "expected \"security_group_ids\" as a list of IDs");
-	for (size_t i = 0; i < ids->nr_items; i++)
-		if (ids->items[i].type != TA_JSON_STRING)
-			return fail_at(t, &ids->items[i], "expected \"security_group_ids\" as a list of IDs");
-	t->port_groups = ids;
-	return 0;
-}
-
-/* Read the port: 1 when its port security is off (Neutron then filters
- * nothing), else 0 with its guard written. */
-static int read_port(struct translation *t)
-{
-	const struct ta_json *sec;
-	char *text;
-	size_t len;
-	int ret;
-
-	t->path = t->in->port_path;
-	ret = ta_text_read(t->path, "port file", TA_OPENSTACK_MAX_FILE, &text, &len, t->e);
-	if (ret)
-		return ret;
-	ret = ta_json_parse(text, len, t->path, &t->port, t->e);
-	free(text);
-	if (ret)
-		return ret;
-	if (t->port.type != TA_JSON_OBJECT)
-		return fail_at(t, &t->port, "expected the port " PORT_SHOW " prints (an object), got %s",
-			       ta_json_type_name(t->port.type));
-	sec = ta_json_get(&t->port, "port_security_enabled");
-	if (sec && sec->type != TA_JSON_BOOL && sec->type != TA_JSON_NULL)
-		return fail_at(t, sec, "expected \"port_security_enabled\" true or false");
-	if (sec && sec->type == TA_JSON_BOOL && !sec->boolean) {
-		char where[256];
-
-		snprintf(where, sizeof(where), "%s port_security_enabled false", t->path);
-		ta_import_comment(t->im, "the port's security is off: Neutron filters nothing, no group and no guard");
-		ta_import_statement(t->im, where, "default pass");
-		return 1;
-	}
-	return port_groups(t) ?: port_guard(t);
 }
 
 /* What Neutron's drivers do before a port's rules that the rules the
@@ -916,7 +707,7 @@ int ta_import_openstack(const struct ta_openstack_input *in, struct ta_import *i
 	ta_import_comment(im, "OpenStack security groups (tap-accel policy import openstack)");
 	ret = groups_parse(&t);
 	if (!ret && in->port_path)
-		ret = read_port(&t);
+		ret = ta_os_read_port(&t);
 	if (ret == 1) {
 		ret = 0;
 		goto out;
