@@ -30,9 +30,12 @@ t = Suite("import")
 
 @t.part("language")
 def language():
-    """The security group of examples/, as written, against its corpus."""
+    """The security group of examples/, as written, and rejects both ways
+    (answers longer than the frames they answer), against their corpora."""
     corpus.check_policy(t, os.path.join(TOP, "examples", "security-group.policy"),
                         os.path.join(HERE, "language", "security-group.expect"))
+    corpus.check_policy(t, os.path.join(HERE, "language", "reject.policy"),
+                        os.path.join(HERE, "language", "reject.expect"))
 
 
 for name in FORMATS:
