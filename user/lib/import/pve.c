@@ -518,6 +518,11 @@ static int translate_rule(struct xlate *x, const struct rule_ctx *rc, const stru
 
 /* ---- the VM's rules, groups inlined ------------------------------------------ */
 
+static bool is_netid(const char *s)
+{
+	return !strncmp(s, "net", 3) && s[3] && strspn(s + 3, "0123456789") == strlen(s + 3);
+}
+
 static bool for_iface(const struct xlate *x, const struct pve_rule *pr)
 {
 	return !pr->iface[0] || !strcmp(pr->iface, x->netid);
@@ -567,14 +572,16 @@ static int translate_rules(struct xlate *x)
 		const struct pve_rule *pr = &x->vmfw->rules.v[i];
 
 		snprintf(rc.where, sizeof(rc.where), "%s:%u", x->vmfw->path, pr->line);
-		if (!pr->enabled || !for_iface(x, pr))
+		if (!pr->enabled)
 			continue;
-		if (pr->iface[0] && strncmp(pr->iface, "net", 3)) {
+		if (pr->iface[0] && !is_netid(pr->iface)) {
 			ta_import_warn(x->im, "%s: -i %s: value does not match the regex pattern "
 				       "'net\\d+'; the rule is skipped, as Proxmox VE skips it",
 				       rc.where, pr->iface);
 			continue;
 		}
+		if (!for_iface(x, pr))
+			continue;
 		if (pr->type == 'G')
 			ret = translate_group(x, &rc, pr);
 		else if (pr->type == 'I' || pr->type == 'O')
