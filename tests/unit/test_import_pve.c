@@ -146,12 +146,14 @@ static void expect_warning(const char *fw, const char *cluster, const char *want
 }
 
 #define GUARD "guard mac bc:24:11:5e:7a:01\n"
+/* Proxmox VE's smurf filter, before every VM's rules */
+#define SMURFS "rule drop in src 224.0.0.0/4\nrule drop in src 255.255.255.255\n"
 #define DEFAULTS "default in drop\ndefault out pass\n"
 
 static void test_small_files(void)
 {
 	expect_statements(ON "[RULES]\nIN SSH(ACCEPT)\n", NULL,
-			  GUARD "rule pass in proto tcp dport 22\n" DEFAULTS);
+			  GUARD SMURFS "rule pass in proto tcp dport 22\n" DEFAULTS);
 	/* where each statement came from */
 	CHECK(xlate(ON "[RULES]\nIN SSH(ACCEPT)\n", NULL, CONF) == 0 &&
 		      has_line("rule pass in proto tcp dport 22  # 100.fw:4") &&
@@ -170,6 +172,7 @@ static void test_small_files(void)
 			     "IN ACCEPT -p icmp -icmp-type any\n"
 			     "OUT ACCEPT -p 47\n",
 			  NULL,
+			  SMURFS
 			  "rule pass in proto tcp dport 80\n"
 			  "rule pass in proto tcp dport 443\n"
 			  "rule pass in proto tcp dport 8000-8010\n"
@@ -183,12 +186,13 @@ static void test_small_files(void)
 			  "default in reject\ndefault out drop\n");
 	/* host bits past the length are ignored, as iptables does */
 	expect_statements(ON "macfilter: 0\n[RULES]\nIN ACCEPT -source 10.9.1.0/16\n", NULL,
-			  "rule pass in src 10.9.0.0/16\n" DEFAULTS);
+			  SMURFS "rule pass in src 10.9.0.0/16\n" DEFAULTS);
 	/* macros: both families, ports the rule adds, families a macro keeps to */
 	expect_statements(ON "macfilter: 0\n[RULES]\nIN Ping(ACCEPT)\nIN DNS(DROP) -source 192.0.2.0/24\n"
 			     "IN Ping(REJECT) -source 2001:db8::/32\nIN DHCPv6(ACCEPT) -source 10.0.0.1\n"
 			     "IN ssh(ACCEPT) -source 10.0.0.2\n",
 			  NULL,
+			  SMURFS
 			  "rule pass in proto icmp icmp-type 8\n"
 			  "rule pass in proto icmpv6 icmp-type 128\n"
 			  "rule drop in proto udp src 192.0.2.0/24 dport 53\n"
@@ -197,10 +201,10 @@ static void test_small_files(void)
 			  "rule pass in proto tcp src 10.0.0.2 dport 22\n" DEFAULTS);
 	/* a service name as a port */
 	expect_statements(ON "macfilter: 0\n[RULES]\nIN ACCEPT -p tcp -dport ssh\n", NULL,
-			  "rule pass in proto tcp dport 22\n" DEFAULTS);
+			  SMURFS "rule pass in proto tcp dport 22\n" DEFAULTS);
 	/* a rule that repeats an earlier one's matches can never decide: left out */
 	expect_statements(ON "macfilter: 0\n[RULES]\nIN ACCEPT -p tcp -dport 22\nIN DROP -p tcp -dport 22\n",
-			  NULL, "rule pass in proto tcp dport 22\n" DEFAULTS);
+			  NULL, SMURFS "rule pass in proto tcp dport 22\n" DEFAULTS);
 }
 
 static const char *cluster_fw =
@@ -219,6 +223,7 @@ static void test_cluster(void)
 			     "IN ACCEPT -p udp -source +mgmt\nIN ACCEPT -p udp -source +dc/mgmt\n"
 			     "IN ACCEPT -p tcp -source dc/mon\n",
 			  cluster_fw,
+			  SMURFS
 			  "rule pass in proto tcp src 192.0.2.0/24 dport 22\n"
 			  "rule pass in proto tcp src 2001:db8:a::/48 dport 22\n"
 			  "rule pass in proto tcp dport 80\n"
@@ -237,6 +242,20 @@ static void test_cluster(void)
 		      has_line("rule pass in proto tcp dport 9  # cluster.fw:15 (group web, 100.fw:4)") &&
 		      strstr(res.text, "guard mac bc:24:11:5e:7a:02  #"),
 	      "%s %s", res.e.text, res.text);
+}
+
+static void test_blacklist(void)
+{
+	/* cluster.fw's ipset blacklist: dropped on the way to every VM, first */
+	expect_statements(ON "macfilter: 0\n[RULES]\nIN ACCEPT\n",
+			  "[OPTIONS]\nenable: 1\n[IPSET blacklist]\n192.0.2.66\n2001:db8::66\n",
+			  "rule drop in src 192.0.2.66\nrule drop in src 2001:db8::66\n" SMURFS
+			  "rule pass in\n" DEFAULTS);
+	CHECK(has_line("rule drop in src 192.0.2.66  # cluster.fw: ipset blacklist"), "%s", res.text);
+	expect_error(ON, "[OPTIONS]\nenable: 1\n[IPSET blacklist]\n!192.0.2.66\n",
+		     "cluster.fw: ipset blacklist: blacklist +blacklist: ipset blacklist excludes "
+		     "192.0.2.66 (cluster.fw:4), and a tap-accel rule cannot leave addresses out of its "
+		     "match: list what the set includes instead");
 }
 
 static void test_off(void)
@@ -268,7 +287,7 @@ static void test_guard(void)
 {
 	expect_statements(ON "ipfilter: 1\n", NULL,
 			  GUARD "guard ip fe80::be24:11ff:fe5e:7a01\nrule drop out ethertype ipv4\n"
-			  DEFAULTS);
+			  SMURFS DEFAULTS);
 	CHECK(xlate(ON "ipfilter: 1\n", NULL, CONF) == 0 &&
 		      has_line("rule drop out ethertype ipv4  # 100.fw: ipfilter-net0 has no IPv4 "
 			       "address"),
@@ -277,13 +296,13 @@ static void test_guard(void)
 	expect_statements(ON "[ALIASES]\nme 10.0.0.5\n[IPSET ipfilter-net0]\n10.0.0.4\nme\n2001:db8::5/128\n",
 			  NULL,
 			  GUARD "guard ip fe80::be24:11ff:fe5e:7a01\nguard ip 10.0.0.4\n"
-			  "guard ip 10.0.0.5\nguard ip 2001:db8::5\n" DEFAULTS);
+			  "guard ip 10.0.0.5\nguard ip 2001:db8::5\n" SMURFS DEFAULTS);
 	/* the other interface's set is not this one's */
-	expect_statements(ON "[IPSET ipfilter-net1]\n10.0.0.4\n", NULL, GUARD DEFAULTS);
+	expect_statements(ON "[IPSET ipfilter-net1]\n10.0.0.4\n", NULL, GUARD SMURFS DEFAULTS);
 	/* no MAC known: no link-local, and IPv6 is the set's */
 	CHECK(xlate(ON "ipfilter: 1\n", NULL, NULL) == 0 &&
 		      !strcmp(statements(), "rule drop out ethertype ipv4\nrule drop out ethertype ipv6\n"
-					    DEFAULTS) && res.nr_warnings == 1,
+					    SMURFS DEFAULTS) && res.nr_warnings == 1,
 	      "%s", res.text);
 	CHECK(!strcmp(res.warnings, "100.fw: macfilter is on, but no VM configuration was given "
 				    "(--conf VMID.conf): no MAC guard\n"), "%s", res.warnings);
@@ -337,7 +356,7 @@ static void test_warnings(void)
 		snprintf(want, sizeof(want), "100.fw:5: %s; the rule is skipped, as Proxmox VE skips it",
 			 cases[i].warning);
 		expect_warning(fw, NULL, want);
-		CHECK(res.ret || !strcmp(statements(), GUARD "rule pass in proto tcp dport 1\n" DEFAULTS),
+		CHECK(res.ret || !strcmp(statements(), GUARD SMURFS "rule pass in proto tcp dport 1\n" DEFAULTS),
 		      "%s: only the first rule: %s", cases[i].rule, res.text);
 	}
 	expect_warning(ON "[RULES]\nFORWARD ACCEPT -p tcp\n", NULL,
@@ -469,15 +488,16 @@ static void test_limits(void)
 		      "%s", res.e.text);
 		ta_import_free(&im);
 	}
-	/* 1015 rules fit a two-way policy, 1016 do not */
+	/* 1015 rules fit a two-way policy, 1016 do not (the smurf filter's 2
+	 * and 1013 of the file) */
 	fw = malloc(1 << 20);
 	n = snprintf(fw, 1 << 20, ON "macfilter: 0\n[RULES]\n");
-	for (int i = 0; i < 1015; i++)
+	for (int i = 0; i < 1013; i++)
 		n += snprintf(fw + n, (1 << 20) - n, "IN ACCEPT -p tcp -dport %d\n", i + 1);
 	CHECK(xlate(fw, NULL, CONF) == 0 && res.nr_statements == 1017, "1015 rules: %s", res.e.text);
 	snprintf(fw + n, (1 << 20) - n, "IN ACCEPT -p udp -dport 1,2\n");
 	expect_error(fw, NULL,
-		     "100.fw:1020: IN ACCEPT: the translation needs more than 1015 rules, tap-accel's "
+		     "100.fw:1018: IN ACCEPT: the translation needs more than 1015 rules, tap-accel's "
 		     "most in a two-way policy (each address of a list or ipset and each port of a "
 		     "list is a rule of its own): use fewer or wider prefixes and port ranges");
 	/* a list multiplies: 40 sources x 15 ports x 2 = 1200 */
@@ -502,6 +522,7 @@ int main(void)
 	}
 	test_small_files();
 	test_cluster();
+	test_blacklist();
 	test_off();
 	test_guard();
 	test_warnings();

@@ -692,6 +692,44 @@ static int write_guard(struct xlate *x, const struct ta_pve_net *net)
 	return 0;
 }
 
+/*
+ * What Proxmox VE drops on the way to every VM before the VM's own rules
+ * (new connections only, as here): the sources of cluster.fw's ipset
+ * "blacklist", and multicast and broadcast sources (the smurf filter,
+ * host.fw's nosmurfs, on unless turned off there).
+ */
+static int write_cluster_filters(struct xlate *x)
+{
+	struct rule_ctx rc = { .file = x->cluster };
+	struct one_rule r = { .dir = 'I', .action = "drop", .proto = -1, .icmp_type = -1 };
+	static const char *const smurfs[] = { "224.0.0.0/4", "255.255.255.255" };
+	struct pve_prefix p;
+	char why[512];
+	int ret;
+
+	if (x->cluster && pve_fw_ipset(x->cluster, "blacklist")) {
+		struct pve_addrs a = { 0 };
+
+		snprintf(rc.where, sizeof(rc.where), "%s: ipset blacklist", x->cluster->path);
+		ret = ipset_addrs(x, &rc, "blacklist", "+blacklist", &a);
+		for (unsigned int i = 0; ret == 0 && i < a.n; i++) {
+			r.src = &a.v[i];
+			ret = write_rule(x, &rc, "ipset blacklist", &r);
+		}
+		free(a.v);
+		if (ret < 0)
+			return ret;
+	}
+	for (size_t i = 0; i < sizeof(smurfs) / sizeof(smurfs[0]); i++) {
+		snprintf(rc.where, sizeof(rc.where), "Proxmox VE's smurf filter (host.fw nosmurfs)");
+		pve_prefix(smurfs[i], &p, why, sizeof(why));
+		r.src = &p;
+		if ((ret = write_rule(x, &rc, "smurfs", &r)))
+			return ret;
+	}
+	return 0;
+}
+
 /* What Proxmox VE does that a two-way policy cannot undo: refused. */
 static int check_options(struct xlate *x)
 {
@@ -777,7 +815,7 @@ static int translate(struct xlate *x, const struct ta_pve_conf *conf)
 				  "guest sends, tap-accel lets them through (docs/proxmox.md)");
 	if ((ret = write_guard(x, net)))
 		return ret;
-	if ((ret = translate_rules(x)))
+	if ((ret = write_cluster_filters(x)) || (ret = translate_rules(x)))
 		return ret;
 	write_default(x, true);
 	write_default(x, false);
