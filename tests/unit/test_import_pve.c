@@ -377,6 +377,46 @@ static void test_warnings(void)
 	CHECK(has_line("rule pass in src 10.1.0.0/16  # 100.fw:7"), "%s", res.text);
 }
 
+/* Lines Proxmox VE cannot read either: the file is refused. */
+static const struct {
+	const char *text, *error;
+} unreadable[] = {
+	{ "enable: 1\n",
+	  "100.fw:1: 'enable: 1' is in no section: start it with [OPTIONS], [RULES], ..." },
+	{ "[FROB]\n",
+	  "100.fw:1: unknown section [FROB] (Proxmox VE has [OPTIONS], [ALIASES], " "[IPSET name], [RULES] and, in cluster.fw, [group name])" },
+	{ ON "enable: yes\n",
+	  "100.fw:3: option enable takes 0 or 1" },
+	{ ON "policy_in: ALLOW\n",
+	  "100.fw:3: policy_in takes ACCEPT, DROP or REJECT" },
+	{ ON "frob: 1\n",
+	  "100.fw:3: unknown option 'frob' (a VM's are enable, policy_in, policy_out, " "macfilter, ipfilter, dhcp, ndp, radv, log_level_in, log_level_out, ips, ips_queues)" },
+	{ ON "[group web]\nIN ACCEPT\n",
+	  "100.fw:3: security groups are cluster.fw's: move [group web] there" },
+	{ ON "[IPSET ab]\n[IPSET AB]\n",
+	  "100.fw:4: a second [IPSET ab]" },
+	{ ON "[IPSET a]\n",
+	  "100.fw:3: 'a' is not a name Proxmox VE takes (a letter, then letters, digits, " "'-' or '_', 2 to 63 of them)" },
+	{ ON "[IPSET 1a]\n",
+	  "100.fw:3: '1a' is not a name Proxmox VE takes (a letter, then letters, digits, " "'-' or '_', 2 to 63 of them)" },
+	{ ON "[ALIASES]\nonlyname\n",
+	  "100.fw:4: expected 'NAME ADDRESS' in [ALIASES], got 'onlyname'" },
+	{ ON "[RULES]\nIN\n",
+	  "100.fw:4: expected 'IN|OUT ACTION [OPTIONS]' or 'GROUP NAME', got 'IN'" },
+	{ ON "[RULES]\nIN ACCEPT -frob 1\n",
+	  "100.fw:4: unknown rule option '-frob'" },
+	{ ON "[RULES]\nIN ACCEPT -p tcp -p udp\n",
+	  "100.fw:4: option -p given twice" },
+	{ ON "[RULES]\nIN ACCEPT -p\n",
+	  "100.fw:4: option -p needs a value" },
+	{ ON "[RULES]\nIN ACCEPT tcp\n",
+	  "100.fw:4: expected a rule option (-i, -p, -dport, -sport, -source, -dest, " "-icmp-type, -log), got 'tcp'" },
+	{ ON "[RULES]\nGROUP web -p tcp\n",
+	  "100.fw:4: a GROUP rule takes -i only, not -p" },
+	{ ON "[RULES]\nIN ACCEPT -log loud\n",
+	  "100.fw:4: -log takes a log level (emerg ... debug, nolog), not 'loud'" },
+};
+
 static void test_errors(void)
 {
 	/* what tap-accel cannot enforce the same way */
@@ -409,39 +449,8 @@ static void test_errors(void)
 		     "100.fw:3: ips: 1 hands accepted traffic to an intrusion prevention system "
 		     "(NFQUEUE), which tap-accel cannot: set ips: 0 to import this firewall");
 	/* lines that cannot be read */
-	expect_error("enable: 1\n", NULL,
-		     "100.fw:1: 'enable: 1' is in no section: start it with [OPTIONS], [RULES], ...");
-	expect_error("[FROB]\n", NULL,
-		     "100.fw:1: unknown section [FROB] (Proxmox VE has [OPTIONS], [ALIASES], "
-		     "[IPSET name], [RULES] and, in cluster.fw, [group name])");
-	expect_error(ON "enable: yes\n", NULL, "100.fw:3: option enable takes 0 or 1");
-	expect_error(ON "policy_in: ALLOW\n", NULL, "100.fw:3: policy_in takes ACCEPT, DROP or REJECT");
-	expect_error(ON "frob: 1\n", NULL,
-		     "100.fw:3: unknown option 'frob' (a VM's are enable, policy_in, policy_out, "
-		     "macfilter, ipfilter, dhcp, ndp, radv, log_level_in, log_level_out, ips, ips_queues)");
-	expect_error(ON "[group web]\nIN ACCEPT\n", NULL,
-		     "100.fw:3: security groups are cluster.fw's: move [group web] there");
-	expect_error(ON "[IPSET ab]\n[IPSET AB]\n", NULL, "100.fw:4: a second [IPSET ab]");
-	expect_error(ON "[IPSET a]\n", NULL,
-		     "100.fw:3: 'a' is not a name Proxmox VE takes (a letter, then letters, digits, "
-		     "'-' or '_', 2 to 63 of them)");
-	expect_error(ON "[IPSET 1a]\n", NULL,
-		     "100.fw:3: '1a' is not a name Proxmox VE takes (a letter, then letters, digits, "
-		     "'-' or '_', 2 to 63 of them)");
-	expect_error(ON "[ALIASES]\nonlyname\n", NULL,
-		     "100.fw:4: expected 'NAME ADDRESS' in [ALIASES], got 'onlyname'");
-	expect_error(ON "[RULES]\nIN\n", NULL,
-		     "100.fw:4: expected 'IN|OUT ACTION [OPTIONS]' or 'GROUP NAME', got 'IN'");
-	expect_error(ON "[RULES]\nIN ACCEPT -frob 1\n", NULL, "100.fw:4: unknown rule option '-frob'");
-	expect_error(ON "[RULES]\nIN ACCEPT -p tcp -p udp\n", NULL, "100.fw:4: option -p given twice");
-	expect_error(ON "[RULES]\nIN ACCEPT -p\n", NULL, "100.fw:4: option -p needs a value");
-	expect_error(ON "[RULES]\nIN ACCEPT tcp\n", NULL,
-		     "100.fw:4: expected a rule option (-i, -p, -dport, -sport, -source, -dest, "
-		     "-icmp-type, -log), got 'tcp'");
-	expect_error(ON "[RULES]\nGROUP web -p tcp\n", NULL,
-		     "100.fw:4: a GROUP rule takes -i only, not -p");
-	expect_error(ON "[RULES]\nIN ACCEPT -log loud\n", NULL,
-		     "100.fw:4: -log takes a log level (emerg ... debug, nolog), not 'loud'");
+	for (size_t i = 0; i < sizeof(unreadable) / sizeof(unreadable[0]); i++)
+		expect_error(unreadable[i].text, NULL, unreadable[i].error);
 	/* the configuration */
 	CHECK(xlate_iface(ON, NULL, CONF, 2) == -ENOENT &&
 		      !strcmp(res.e.text, "100.conf has no net2: give the interface with --iface netN"),
