@@ -212,7 +212,7 @@ static const char *cluster_fw =
 	"[ALIASES]\nadmins 192.0.2.0/24 # the operators\nmon 198.51.100.7\n"
 	"[IPSET mgmt]\nadmins\n2001:db8:a::/48\n"
 	"[IPSET bad]\n!10.0.0.1\n10.0.0.0/8\n"
-	"[group web] # a group\nIN HTTP(ACCEPT)\nOUT DROP -p tcp -dport 25\nIN ACCEPT -i net1 -p tcp -dport 9\n"
+	"[group web] # a group\nIN HTTP(ACCEPT)\nOUT DROP -p tcp -dport 25\nFORWARD DROP\n"
 	"[group ops]\nIN SSH(ACCEPT) -source +mgmt\n";
 
 static void test_cluster(void)
@@ -236,12 +236,21 @@ static void test_cluster(void)
 	CHECK(xlate(ON "[RULES]\nGROUP web\n", cluster_fw, CONF) == 0 &&
 		      has_line("rule pass in proto tcp dport 80  # cluster.fw:13 (group web, 100.fw:4)"),
 	      "%s", res.text);
-	/* the other interface gets its -i rules */
-	CHECK(xlate_iface(ON "[RULES]\nGROUP web\n",
+	/* the other interface gets its -i rules and groups, and its MAC */
+	CHECK(xlate_iface(ON "[RULES]\nGROUP web -i net1\nIN ACCEPT -p tcp -dport 9 -i net1\n",
 			  cluster_fw, CONF "net1: e1000=BC:24:11:5E:7A:02,firewall=1\n", 1) == 0 &&
-		      has_line("rule pass in proto tcp dport 9  # cluster.fw:15 (group web, 100.fw:4)") &&
+		      has_line("rule pass in proto tcp dport 80  # cluster.fw:13 (group web, 100.fw:4)") &&
+		      has_line("rule pass in proto tcp dport 9  # 100.fw:5") &&
 		      strstr(res.text, "guard mac bc:24:11:5e:7a:02  #"),
 	      "%s %s", res.e.text, res.text);
+	expect_statements(ON "macfilter: 0\n[RULES]\nGROUP web -i net1\nIN ACCEPT -p tcp -dport 9 -i net1\n",
+			  cluster_fw, SMURFS DEFAULTS);
+	/* a group's rules take no -i */
+	expect_warning(ON "macfilter: 0\n[RULES]\nGROUP nics\n",
+		       "[OPTIONS]\nenable: 1\n[group nics]\nIN ACCEPT -i net0 -p tcp\n",
+		       "cluster.fw:4 (group nics, 100.fw:5): parameter -i not allowed for this rule "
+		       "type (a security group's rules; give -i on the GROUP line); the rule is "
+		       "skipped, as Proxmox VE skips it");
 }
 
 static void test_blacklist(void)

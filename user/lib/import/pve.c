@@ -548,7 +548,16 @@ static int translate_group(struct xlate *x, const struct rule_ctx *from, const s
 
 		snprintf(rc.where, sizeof(rc.where), "%.300s:%u (group %s, %.300s)", x->cluster->path,
 			 pr->line, group->name, from->where);
-		if (!pr->enabled || !for_iface(x, pr))
+		if (!pr->enabled)
+			continue;
+		if (pr->iface[0]) {
+			ta_import_warn(x->im, "%s: parameter -i not allowed for this rule type (a "
+				       "security group's rules; give -i on the GROUP line); the "
+				       "rule is skipped, as Proxmox VE skips it", rc.where);
+			continue;
+		}
+		/* FORWARD rules are the vnets', never a VM's */
+		if (!strcasecmp(pr->type_word, "forward"))
 			continue;
 		if (pr->type != 'I' && pr->type != 'O') {
 			snprintf(why, sizeof(why), "a security group's rules are IN or OUT, not %s",
