@@ -475,6 +475,33 @@ static void test_errors(void)
 	      "an error in cluster.fw: %s", res.e.text);
 }
 
+static void test_conf(void)
+{
+	struct ta_pve_conf conf;
+	struct ta_error e;
+	const char *text = "arch: amd64\nhostname: ct1\n"
+			   "net0: name=eth0,bridge=vmbr0,firewall=1,hwaddr=BC:24:11:AA:BB:CC,ip=dhcp\n"
+			   "net3: virtio=bc:24:11:00:00:03,bridge=vmbr1,firewall=0\n"
+			   "net4: model=virtio,bridge=vmbr1\n"
+			   "[snap]\nnet5: virtio=bc:24:11:00:00:05,firewall=1\n";
+
+	CHECK(ta_pve_conf_parse(text, strlen(text), "101.conf", &conf, &e) == 0, "%s", e.text);
+	CHECK(conf.net[0].present && conf.net[0].firewall && conf.net[0].has_mac &&
+		      conf.net[0].mac[0] == 0xbc && conf.net[0].mac[5] == 0xcc && conf.net[0].line == 3,
+	      "a container's net0 (hwaddr=)");
+	CHECK(conf.net[3].present && !conf.net[3].firewall && conf.net[3].has_mac &&
+		      conf.net[3].mac[5] == 3, "a VM's net3, firewall=0");
+	CHECK(conf.net[4].present && !conf.net[4].has_mac, "net4 without a MAC");
+	CHECK(!conf.net[1].present && !conf.net[5].present, "net1 absent, net5 a snapshot's");
+	text = "net: virtio=bc:24:11:00:00:03\n";
+	CHECK(ta_pve_conf_parse(text, strlen(text), "101.conf", &conf, &e) == 0 && !conf.net[0].present,
+	      "'net:' is not an interface");
+	text = "net2x: virtio=bc:24:11:00:00:03\n";
+	CHECK(ta_pve_conf_parse(text, strlen(text), "101.conf", &conf, &e) == -EINVAL &&
+		      !strcmp(e.text, "101.conf:1: expected 'netN: MODEL=MAC,...' with N below 32"),
+	      "%s", e.text);
+}
+
 static void test_limits(void)
 {
 	size_t size = PVE_MAX_FILE_BYTES + 1;
@@ -545,6 +572,7 @@ int main(void)
 	test_guard();
 	test_warnings();
 	test_errors();
+	test_conf();
 	test_limits();
 	unlink("100.fw");
 	unlink("cluster.fw");
