@@ -30,7 +30,8 @@ static const struct option_spec import_openstack_opts[] = {
 	OPTIONS_END,
 };
 
-/* The warnings, kept for --json (text goes to stderr as they come). */
+/* The warnings, on stderr as they come (as every warning of the CLI) and
+ * kept for --json. */
 struct warnings {
 	char **text;
 	size_t nr;
@@ -39,8 +40,10 @@ struct warnings {
 static void keep_warning(void *ctx, const char *msg)
 {
 	struct warnings *w = ctx;
-	char **t = realloc(w->text, (w->nr + 1) * sizeof(*t));
+	char **t;
 
+	fprintf(stderr, "tap-accel: warning: %s\n", msg);
+	t = realloc(w->text, (w->nr + 1) * sizeof(*t));
 	if (!t)
 		return;
 	w->text = t;
@@ -86,10 +89,8 @@ static int run_import_openstack(const void *opts, int argc, char **argv)
 	struct ta_error e;
 	int ret;
 
-	if (cli.json) {
-		im.warn = keep_warning;
-		im.warn_ctx = &w;
-	}
+	im.warn = keep_warning;
+	im.warn_ctx = &w;
 	ret = ta_import_open(&im, &e);
 	if (!ret)
 		ret = ta_import_openstack(&in, &im, &e);
