@@ -472,7 +472,7 @@ def conntrack():
              r"syn_sent, syn_recv, established, fin_wait, time_wait, close, udp, udp_stream, icmp or other"),
             (["conntrack timeout icmp"], "1:23", r"conntrack: expected seconds or default after 'timeout icmp'"),
             (["conntrack max 5000", "conntrack tap-limit 10 max 6000"], "2:24", r"conntrack: max given twice"),
-            (["conntrak max 5"], "1:1", r"expected a setting \(unbound, netns, metrics or conntrack\), got 'conntrak'")):
+            (["conntrak max 5"], "1:1", r"expected a setting \(unbound, netns, metrics, conntrack or source\), got 'conntrak'")):
         write_file(K + "/agent.conf", *lines)
         t.expect_exit(1, r"^%s/agent.conf:%s: %s$" % (k, where, message), check_cmd)
     write_file(K + "/agent.conf", "conntrack tap-limit 2 timeout udp 1m", "conntrack timeout established 2d")
