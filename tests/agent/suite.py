@@ -755,6 +755,139 @@ def storm():
     t.check("every one bound within 1 s (worst %.1f ms)" % worst, "yes", "yes" if worst < 1000 else "no")
 
 
+# ---- source pve -------------------------------------------------------------------
+# A Proxmox VE folder as pmxcfs shows it: the datacenter's cluster.fw with a
+# security group both VMs use, each VM's firewall and its configuration (its
+# MACs). tapio's frames are the guest's: OUT rules judge them.
+PVE_MAC = {"100i0": "52:54:00:00:01:00", "101i0": "52:54:00:00:01:01", "101i1": "52:54:00:00:01:11",
+           "102i0": "52:54:00:00:01:02"}
+
+
+def pve_fw(path, *rules):
+    write_file(path, "[OPTIONS]", "", "enable: 1", "", "[RULES]", "", *rules)
+
+
+def pve_cluster(path, port):
+    write_file(path, "[OPTIONS]", "", "enable: 1", "", "[group shared]", "", "OUT DROP -p udp -dport %d" % port)
+
+
+def pve_conf(path, *nets):
+    write_file(path, *["net%s: virtio=%s,bridge=vmbr0,firewall=1" % (n, PVE_MAC[tap]) for n, tap in nets])
+
+
+@t.part("pve")
+def pve():
+    a, st, tmp = S["agent"], S["st"], S["tmp"]
+    P, C = tmp + "/pve", tmp + "/pveconf"
+    FW, QS = P + "/firewall", P + "/qemu-server"
+    for d in (FW, QS, C):
+        os.makedirs(d)
+    pve_cluster(FW + "/cluster.fw", 9)
+    pve_fw(FW + "/100.fw", "GROUP shared", "OUT DROP -p udp -dport 7")
+    pve_fw(FW + "/101.fw", "GROUP shared")
+    pve_conf(QS + "/100.conf", ("0", "100i0"))
+    pve_conf(QS + "/101.conf", ("0", "101i0"), ("1", "101i1"))
+    write_file(C + "/agent.conf", "source pve %s" % P)
+
+    def frames(tap, dport, count=10, smac=None):
+        """tapio's UDP frames to DPORT from the guest of tap<TAP>, its own MAC
+        unless SMAC: how many passed."""
+        out = tapio("tap" + tap, "--count", str(count), "--smac", smac or PVE_MAC[tap], "--dport", str(dport))
+        m = re.search(r"pass ([0-9]+)$", out)
+        return m.group(1) if m else out
+
+    def verdicts(tap, *ports):
+        """Of 10 frames to each of PORTS, how many passed: "PORT:N ..."."""
+        return " ".join("%d:%s" % (p, frames(tap, p)) for p in ports)
+
+    def show(tap):
+        return run(ta("policy", "show", "tap" + tap), netns=NS).out
+
+    t.say("# source pve: the VMs' taps bound to their translated firewalls within 2 s")
+    a.start(C)
+    a.logged("the configuration says the source", r"^configuration %s: .*; source pve %s$" % (re.escape(C), re.escape(P)))
+    a.mark()
+    taps_add(NS, "tap100i0", "tap101i0", "tap101i1", "tap999")
+    for tap in ("100i0", "101i0", "101i1"):
+        vm, n = tap.split("i")
+        a.until("tap%s bound to pve-%s-net%s within 2 s" % (tap, vm, n),
+                lambda: st.has_policy(NS, "tap" + tap, "pve-%s-net%s" % (vm, n)), 2)
+        t.check("tap%s: the guard its macfilter implies, the agent's" % tap, '"guard":"mac" "agent":true',
+                "%s %s" % (st.field(NS, "tap" + tap, "guard"), st.field(NS, "tap" + tap, "agent")))
+    a.logged("the log says by what", r"^bound tap101i1 \(host\): policy pve-101-net1, guard mac, by source pve: VM 101 net1$")
+    t.check("tap999 is no VM's tap: left alone", "", st.policy_of(NS, "tap999"))
+    t.check("tap100i0: the group's port 9 and its own 7 dropped, 10 passes", "9:0 7:0 10:10", verdicts("100i0", 9, 7, 10))
+    t.check("tap101i0: the group's port 9 dropped, 7 passes", "9:0 7:10", verdicts("101i0", 9, 7))
+    t.check("tap101i1 too", "9:0 7:10", verdicts("101i1", 9, 7))
+    t.check("tap100i0 from another MAC: the guard drops it", "0", frames("100i0", 10, smac="52:54:00:00:09:09"))
+    t.ok("policy show tap100i0: port 7's rule", re.search(r"dport 7\b", show("100i0")))
+
+    t.say("# a VM's .fw edited: its policy alone is replaced")
+    a.mark()
+    pve_fw(FW + "/100.fw", "GROUP shared", "OUT DROP -p udp -dport 6")
+    a.logged("pve-100-net0 replaced", r"^policy pve-100-net0: replaced for source pve: VM 100 net0, 1 taps use it now", 2)
+    t.check("tap100i0: 6 dropped now, 7 passes, 9 still dropped", "6:0 7:10 9:0", verdicts("100i0", 6, 7, 9))
+    t.ok("policy show tap100i0: port 6's rule, not 7's",
+         re.search(r"dport 6\b", show("100i0")) and not re.search(r"dport 7\b", show("100i0")))
+    t.check("the other VM's policies untouched", "", "\n".join(l for l in a.since().split("\n") if "pve-101" in l))
+
+    t.say("# cluster.fw's group changed: every VM using it is reloaded")
+    a.mark()
+    pve_cluster(FW + "/cluster.fw", 19)
+    for name in ("pve-100-net0", "pve-101-net0", "pve-101-net1"):
+        a.logged("%s replaced" % name, r"^policy %s: replaced for " % name, 2)
+    t.check("tap101i1: 19 dropped now, 9 passes", "19:0 9:10", verdicts("101i1", 19, 9))
+    t.check("tap100i0: 19 and 6 dropped, 9 passes", "19:0 6:0 9:10", verdicts("100i0", 19, 6, 9))
+
+    t.say("# a broken file is refused, located; the last good policy stays")
+    a.mark()
+    pve_fw(FW + "/100.fw", "GROUP shared", "OUT DROP -p udp -dport 6", "OUT NOSUCHMACRO(ACCEPT)")
+    a.logged("the error, with FILE:LINE",
+             r"^error: source pve: VM 100 net0: %s/100.fw:9: .*; its last good policy pve-100-net0 stays$" % re.escape(FW), 3)
+    t.check("tap100i0 still bound to pve-100-net0", '"policy":"pve-100-net0"', st.policy_of(NS, "tap100i0"))
+    t.check("... which still drops 6 and 19", "6:0 19:0 10:10", verdicts("100i0", 6, 19, 10))
+    a.mark()
+    time.sleep(2.5)
+    t.check("the error is said once, not at every check", "", a.since())
+    pve_fw(FW + "/100.fw", "GROUP shared", "OUT DROP -p udp -dport 6")
+    a.logged("mended: the same policy as before", r"^source pve: VM 100 net0: %s/100.fw translates again, as before$"
+             % re.escape(FW), 3)
+
+    t.say("# a VM whose firewall never translated: its tap is left as unbound taps are")
+    pve_fw(FW + "/102.fw", "OUT NOSUCHMACRO(ACCEPT)")
+    pve_conf(QS + "/102.conf", ("0", "102i0"))
+    a.mark()
+    taps_add(NS, "tap102i0")
+    a.logged("its error", r"^error: source pve: VM 102 net0: %s/102.fw:7: .*; its taps are left as for a tap no "
+             r"binding matches \(unbound pass\)$" % re.escape(FW), 3)
+    time.sleep(0.5)
+    t.check("tap102i0 unbound", "", st.policy_of(NS, "tap102i0"))
+    pve_fw(FW + "/102.fw", "OUT DROP -p udp -dport 5")
+    a.until("mended: tap102i0 bound within 2 s", lambda: st.has_policy(NS, "tap102i0", "pve-102-net0"), 2)
+    t.check("tap102i0: 5 dropped", "5:0 6:10", verdicts("102i0", 5, 6))
+
+    t.say("# a VM's configuration gone (migrated or removed) while its tap is here: the last good policy stays")
+    a.mark()
+    os.remove(QS + "/101.conf")
+    a.logged("said", r"^error: source pve: VM 101 net0: %s/101.conf: no such file: VM 101 is not on this node, or was "
+             r"removed; its last good policy pve-101-net0 stays$" % re.escape(QS), 3)
+    t.check("tap101i0 keeps pve-101-net0", '"policy":"pve-101-net0"', st.policy_of(NS, "tap101i0"))
+
+    t.say("# taps go: unbound, their VM's policy unloaded with the last")
+    a.mark()
+    run(["ip", "-n", NS, "link", "del", "tap101i0"])
+    run(["ip", "-n", NS, "link", "del", "tap101i1"])
+    a.logged("tap101i0 unbound", r"^unbound tap101i0 \(host\): deleted$")
+    a.logged("its policy unloaded", r"^policy pve-101-net0: unloaded, no tap of VM 101 net0 is here any more$", 3)
+    t.check("policy list: pve-101-net* gone", "",
+            "\n".join(re.findall(r"pve-101-net[0-9]", run(ta("policy", "list"), netns=NS).out)))
+    t.check("tap100i0 still on its policy", '"policy":"pve-100-net0"', st.policy_of(NS, "tap100i0"))
+    a.stop()
+    run(["ip", "-n", NS, "link", "del", "tap100i0"])
+    run(["ip", "-n", NS, "link", "del", "tap102i0"])
+    run(["ip", "-n", NS, "link", "del", "tap999"])
+
+
 # ---- nothing left ------------------------------------------------------------------
 @t.part("clean")
 def clean():

@@ -181,7 +181,7 @@ static int translate(struct pve_iface *v, struct ta_policy_spec *spec, struct ta
 		     uint64_t *digest, struct warnings *w, struct ta_error *e)
 {
 	struct ta_pve_vm vm = {.iface = v->iface};
-	struct ta_import im;
+	struct ta_import im = {.warn = warn_keep, .warn_ctx = w};
 	int ret;
 
 	if (!v->stamp[F_CONF].there)
@@ -194,13 +194,11 @@ static int translate(struct pve_iface *v, struct ta_policy_spec *spec, struct ta
 	ret = ta_import_open(&im, e);
 	if (ret)
 		return ret;
-	im.warn = warn_keep;
-	im.warn_ctx = w;
 	ret = ta_import_pve(&vm, &im, e);
 	if (!ret)
 		ret = ta_import_close(&im, v->name, e);
 	else
-		ta_import_close(&im, v->name, &(struct ta_error){0});
+		ta_import_close(&im, v->name, &(struct ta_error){0}); /* its error is said */
 	if (!ret)
 		ret = ta_policy_parse(im.text, im.len, v->name, spec, e);
 	if (!ret) {
@@ -423,6 +421,8 @@ void agent_pve_check(struct agent *a)
 		v->here = tap_here(a, v);
 		if (v->here && (all || stamps_differ(v)) && retranslate(a, v))
 			a->full = true; /* its taps rebound, its policy loaded */
+		if (!v->here)
+			a->full = true; /* agent_pve_sweep() unloads its policy */
 	}
 }
 
@@ -443,6 +443,10 @@ int agent_pve_timeout(const struct agent *a)
 
 /* ---- forgetting ------------------------------------------------------------- */
 
+/* A VM interface none of whose taps is here any more is forgotten, its
+ * policy unloaded: a VM migrated away or stopped leaves nothing behind,
+ * and one that comes back is translated anew. */
+
 static void forget(struct agent *a, uint32_t i)
 {
 	iface_free(a->pve.v[i]);
@@ -461,12 +465,12 @@ void agent_pve_sweep(struct agent *a, struct ta_plane *pl)
 			i++;
 			continue;
 		}
-		/* refused while a tap is bound to it: tried again next time */
-		if (!ta_policy_find(pl, v->name, &index) && ta_policy_unload(pl, v->name, &e)) {
-			i++;
-			continue;
-		}
-		if (v->loaded)
+		/* refused while a tap is bound to it (by hand): it stays */
+		if (ta_policy_find(pl, v->name, &index))
+			;
+		else if (ta_policy_unload(pl, v->name, &e))
+			agent_log("warning: policy %s stays: %s", v->name, e.text);
+		else
 			agent_log("policy %s: unloaded, no tap of VM %u net%u is here any more",
 				  v->name, v->vmid, v->iface);
 		forget(a, i);
