@@ -150,6 +150,10 @@ def command():
     bad_setting("netns a b a", 11, r"namespace a listed twice \(first at line 1\)")
     bad_setting("netns host", 7, r"'host' is not a namespace to list: the agent always watches its own \('host' in bindings\)")
     bad_setting("metrics gauge x", 9, r"expected textfile DIR or listen ADDR:PORT after 'metrics', got 'gauge'")
+    bad_setting("source pve etc/pve", 12,
+                r"expected the absolute path of Proxmox VE's configuration folder \(/etc/pve\), got 'etc/pve'")
+    bad_setting("source libvirt /etc/libvirt", 8,
+                r"expected pve DIR after 'source' \(the one platform the agent reads\), got 'libvirt'")
     write_file(C + "/agent.conf", "unbound policy vm", "netns g1 g2",
                "metrics textfile /var/lib/prometheus/node-exporter", "metrics listen [::1]:9469")
     t.expect_exit(0, r"^%s: ok, 1 policies, 1 bindings in 1 files, unbound policy vm, watching host, netns g1, netns g2$"
@@ -788,6 +792,10 @@ def pve():
     pve_conf(QS + "/100.conf", ("0", "100i0"))
     pve_conf(QS + "/101.conf", ("0", "101i0"), ("1", "101i1"))
     write_file(C + "/agent.conf", "source pve %s" % P)
+    check_cmd = ta("agent", "--check", "--config", C, "--run-dir", tmp + "/none")
+    r = run(check_cmd, merge=True)
+    t.check("--check: every VM interface translates", "0 %s: ok, 0 policies, 0 bindings in 0 files, unbound pass, "
+            "watching host; source pve %s" % (C, P), "%d %s" % (r.rc, r.out.rstrip("\n")))
 
     def frames(tap, dport, count=10, smac=None):
         """tapio's UDP frames to DPORT from the guest of tap<TAP>, its own MAC
@@ -862,6 +870,10 @@ def pve():
              r"binding matches \(unbound pass\)$" % re.escape(FW), 3)
     time.sleep(0.5)
     t.check("tap102i0 unbound", "", st.policy_of(NS, "tap102i0"))
+    r = run(check_cmd, merge=True)
+    t.ok("--check warns of it with FILE:LINE, exit 0",
+         r.rc == 0 and re.search(r"^warning: source pve: VM 102 net0: %s/102.fw:7: .*: its tap tap102i0 would not be bound$"
+                                 % re.escape(FW), r.out, re.M), r.out)
     pve_fw(FW + "/102.fw", "OUT DROP -p udp -dport 5")
     a.until("mended: tap102i0 bound within 2 s", lambda: st.has_policy(NS, "tap102i0", "pve-102-net0"), 2)
     t.check("tap102i0: 5 dropped", "5:0 6:10", verdicts("102i0", 5, 6))

@@ -16,7 +16,9 @@
  * the translation's digest saying whether anything is to be done.
  */
 #define _GNU_SOURCE /* asprintf */
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +26,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "agent/config_read.h"
 #include "agent/log.h"
 #include "agent/pve.h"
 #include "lib/import/pve.h"
@@ -439,6 +442,92 @@ int agent_pve_timeout(const struct agent *a)
 		return -1;
 	until = a->pve.next_stat - now;
 	return until < 0 ? 0 : (int)until;
+}
+
+/* ---- --check ------------------------------------------------------------------- */
+
+/* The N of each netN of a VM's configuration, in `have` (a bit each, N <
+ * 64): its own lines only, before the first [SNAPSHOT] or [PENDING]
+ * section. */
+static uint64_t conf_ifaces(const char *path)
+{
+	char line[512];
+	uint64_t have = 0;
+	uint32_t n;
+	FILE *f = fopen(path, "re");
+
+	while (f && fgets(line, sizeof(line), f) && line[0] != '[') {
+		const char *p = line + 3;
+
+		if (!strncmp(line, "net", 3) && decimal(&p, &n) && *p == ':' && n < 64)
+			have |= 1ull << n;
+	}
+	if (f)
+		fclose(f);
+	return have;
+}
+
+static int is_vm_conf(const struct dirent *d)
+{
+	const char *p = d->d_name;
+	uint32_t vmid;
+
+	return decimal(&p, &vmid) && !strcmp(p, ".conf");
+}
+
+/* One VM interface, translated as the agent would: a warning if it fails. */
+static void check_iface(const char *dir, uint32_t vmid, uint32_t iface, struct agent_report *r)
+{
+	struct pve_iface *v = iface_new(dir, vmid, iface);
+	struct ta_policy_spec spec = {0};
+	struct ta_guard_spec guard;
+	struct warnings w = {0};
+	struct ta_error e;
+	uint64_t digest;
+
+	if (!v)
+		return;
+	for (int i = 0; i < F_MAX; i++)
+		stamp_of(v->path[i], &v->stamp[i]);
+	if (translate(v, &spec, &guard, &digest, &w, &e))
+		config_warn(r, "%s: %s: its tap tap%ui%u would not be bound", v->by, e.text, vmid,
+			    iface);
+	for (uint32_t i = 0; i < w.nr; i++)
+		config_warn(r, "%s: %s", v->by, w.texts[i]);
+	warnings_free(&w);
+	ta_policy_spec_free(&spec);
+	iface_free(v);
+}
+
+void agent_pve_check_dir(const char *dir, struct agent_report *r)
+{
+	char path[PATH_MAX];
+	struct dirent **names;
+	struct ta_error e;
+	struct stat st;
+	int n;
+
+	snprintf(path, sizeof(path), "%s/firewall", dir);
+	if (stat(path, &st) || !S_ISDIR(st.st_mode))
+		config_warn(r, "%s: not a folder: is %s Proxmox VE's /etc/pve? (no VM has a "
+			    "firewall there)", path, dir);
+	snprintf(path, sizeof(path), "%s/qemu-server", dir);
+	n = config_list(path, is_vm_conf, &names, &e);
+	if (n < 0) {
+		config_warn(r, "%s", e.text);
+		return;
+	}
+	for (int i = 0; i < n; i++) {
+		char *conf = config_path(path, names[i]->d_name);
+		uint32_t vmid = (uint32_t)strtoul(names[i]->d_name, NULL, 10);
+		uint64_t have = conf ? conf_ifaces(conf) : 0;
+
+		free(conf);
+		for (uint32_t iface = 0; iface < 64; iface++)
+			if (have & 1ull << iface)
+				check_iface(dir, vmid, iface, r);
+	}
+	config_names_free(names, n);
 }
 
 /* ---- forgetting ------------------------------------------------------------- */

@@ -53,4 +53,9 @@ void agent_pve_sweep(struct agent *a, struct ta_plane *pl);
 void agent_pve_sync(struct agent *a);
 void agent_pve_free(struct agent *a);
 
+/* `agent --check`: every VM interface of DIR/qemu-server translated as
+ * the agent would; what fails is a warning (the agent runs all the same,
+ * without binding that VM's taps), with its FILE:LINE. */
+void agent_pve_check_dir(const char *dir, struct agent_report *r);
+
 #endif /* TA_AGENT_PVE_H */
