@@ -249,7 +249,7 @@ static bool retranslate(const struct agent *a, struct pve_iface *v)
 	v->error[0] = 0;
 	if (v->good && digest == v->digest) {
 		if (was_failing)
-			agent_log("%s: %s translates again, as before", v->by, v->path[F_FW]);
+			agent_log("%s: its files translate again, as before", v->by);
 		ta_policy_spec_free(&spec);
 		warnings_free(&w);
 		return false;
