@@ -220,8 +220,8 @@ static void translate_failed(const struct agent *a, struct pve_iface *v, const c
 		snprintf(v->error, sizeof(v->error), "%s; its last good policy %s stays", text,
 			 v->name);
 	else
-		snprintf(v->error, sizeof(v->error), "%s; its taps are left as for a tap no binding "
-			 "matches (unbound %s)", text,
+		snprintf(v->error, sizeof(v->error), "%s; its taps keep the binding they have (an "
+			 "agent's before this one), or else are served as unbound taps (unbound %s)", text,
 			 a->cfg.unbound == TA_UNBOUND_POLICY ? a->cfg.unbound_policy
 			 : a->cfg.unbound == TA_UNBOUND_DROP ? "drop" : "pass");
 	if (agent_news(&v->error_hash, v->error))
@@ -349,15 +349,19 @@ int agent_pve_want(struct agent *a, struct ta_plane *pl, uint32_t vmid, uint32_t
 /* ---- noticing changes -------------------------------------------------------- */
 
 /* inotify on DIR/firewall and DIR/qemu-server (a symbolic link to this
- * node's folder on Proxmox: followed), once they are there. */
+ * node's folder on Proxmox: followed), once they are there.
+ * TAP_ACCEL_AGENT_PVE_INOTIFY=0 leaves it out, as pmxcfs leaves out what
+ * another node wrote: for the tests of what notices that. */
 static void watch_dirs(struct agent *a)
 {
+	const char *inotify = getenv("TAP_ACCEL_AGENT_PVE_INOTIFY");
+
 	struct agent_pve *p = &a->pve;
 	const uint32_t mask = IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE |
 			      IN_DELETE | IN_ATTRIB | IN_ONLYDIR;
 	char path[PATH_MAX];
 
-	if (!a->cfg.pve_dir)
+	if (!a->cfg.pve_dir || (inotify && !strcmp(inotify, "0")))
 		return;
 	if (p->fd < 0)
 		p->fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
