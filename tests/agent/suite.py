@@ -875,6 +875,10 @@ def pve():
              r"\(an agent's before this one\), or else are served as unbound taps \(unbound pass\)$" % re.escape(FW), 3)
     time.sleep(0.5)
     t.check("tap102i0 unbound", "", st.policy_of(NS, "tap102i0"))
+    out = run(ta("status", "--all", "--run-dir", S["run"]), netns=NS).out
+    t.ok("status --all says why, with FILE:LINE",
+         re.search(r"^tap102i0 +host +error +source pve: VM 102 net0: not translated yet: %s/102.fw:7: -source "
+                   % re.escape(FW), out, re.M), out)
     r = run(check_cmd, merge=True)
     t.ok("--check warns of it with FILE:LINE, exit 0",
          r.rc == 0 and re.search(r"^warning: source pve: VM 102 net0: %s/102.fw:7: .*: its tap tap102i0 would not be bound$"

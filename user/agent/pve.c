@@ -62,7 +62,7 @@ struct pve_iface {
 	uint64_t digest;	/* of its text */
 	uint64_t loaded;	/* the digest loaded on the plane; 0: none */
 	uint64_t error_hash;	/* its last error, told once */
-	char error[sizeof(((struct ta_error *)0)->text) + 200]; /* and its text, with what the taps keep */
+	char error[sizeof(((struct ta_error *)0)->text)]; /* and its text, for the taps */
 	bool here;		/* a tap of it was seen in this check */
 };
 
@@ -213,19 +213,21 @@ static int translate(struct pve_iface *v, struct ta_policy_spec *spec, struct ta
 	return ret;
 }
 
-/* A translation that failed: told once, what the taps keep said. */
+/* A translation that failed: told once, with what the taps keep. */
 static void translate_failed(const struct agent *a, struct pve_iface *v, const char *text)
 {
+	char line[sizeof(v->error) + 200];
+
+	snprintf(v->error, sizeof(v->error), "%s", text);
 	if (v->good)
-		snprintf(v->error, sizeof(v->error), "%s; its last good policy %s stays", text,
-			 v->name);
+		snprintf(line, sizeof(line), "%s; its last good policy %s stays", text, v->name);
 	else
-		snprintf(v->error, sizeof(v->error), "%s; its taps keep the binding they have (an "
-			 "agent's before this one), or else are served as unbound taps (unbound %s)", text,
+		snprintf(line, sizeof(line), "%s; its taps keep the binding they have (an agent's "
+			 "before this one), or else are served as unbound taps (unbound %s)", text,
 			 a->cfg.unbound == TA_UNBOUND_POLICY ? a->cfg.unbound_policy
 			 : a->cfg.unbound == TA_UNBOUND_DROP ? "drop" : "pass");
-	if (agent_news(&v->error_hash, v->error))
-		agent_log("error: %s: %s", v->by, v->error);
+	if (agent_news(&v->error_hash, line))
+		agent_log("error: %s: %s", v->by, line);
 }
 
 /* Translate v again: true when the policy or the guard changed. */
@@ -335,8 +337,7 @@ int agent_pve_want(struct agent *a, struct ta_plane *pl, uint32_t vmid, uint32_t
 	}
 	v->here = true;
 	if (!v->good) {
-		snprintf(why, size, "%s: no translation of its firewall was good yet (said above)",
-			 v->by);
+		snprintf(why, size, "%s: not translated yet: %s", v->by, v->error);
 		return -1;
 	}
 	if (load(pl, v, why, size) || ta_policy_find(pl, v->name, &w->policy))
