@@ -771,8 +771,8 @@ def pve_fw(path, *rules, options=()):
     write_file(path, "[OPTIONS]", "", "enable: 1", *options, "", "[RULES]", "", *rules)
 
 
-def pve_cluster(path, port):
-    write_file(path, "[OPTIONS]", "", "enable: 1", "", "[group shared]", "", "OUT DROP -p udp -dport %d" % port)
+def pve_cluster(path, port, *head):
+    write_file(path, *head, "[OPTIONS]", "", "enable: 1", "", "[group shared]", "", "OUT DROP -p udp -dport %d" % port)
 
 
 def pve_conf(path, *nets):
@@ -852,6 +852,10 @@ def pve():
         a.logged("%s replaced" % name, r"^policy %s: replaced for " % name, 2)
     t.check("tap101i1: 19 dropped now, 9 passes", "19:0 9:10", verdicts("101i1", 19, 9))
     t.check("tap100i0: 19 and 6 dropped, 9 passes", "19:0 6:0 9:10", verdicts("100i0", 19, 6, 9))
+    a.mark()
+    pve_cluster(FW + "/cluster.fw", 19, "# the datacenter's firewall", "")
+    time.sleep(2.5)
+    t.check("cluster.fw edited where no rule changes (every line moved): nothing reloaded", "", a.since())
 
     t.say("# a broken file is refused, located; the last good policy stays")
     a.mark()

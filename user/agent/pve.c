@@ -176,9 +176,11 @@ static void warnings_free(struct warnings *w)
 
 /*
  * The policy text of v into spec and guard (split: a policy refuses
- * guard lines, a guard is the tap's), its digest into *digest. A VM
- * without its VMID.conf here is on another node, or removed: no
- * translation. 0, or -errno with e.
+ * guard lines, a guard is the tap's), into *digest the digest of what
+ * both say (the canonical text's, docs/policy.md: not of the comments
+ * naming each line's place, which an edit elsewhere in cluster.fw
+ * shifts for every VM). A VM without its VMID.conf here is on another
+ * node, or removed: no translation. 0, or -errno with e.
  */
 static int translate(struct pve_iface *v, struct ta_policy_spec *spec, struct ta_guard_spec *guard,
 		     uint64_t *digest, struct warnings *w, struct ta_error *e)
@@ -205,9 +207,10 @@ static int translate(struct pve_iface *v, struct ta_policy_spec *spec, struct ta
 	if (!ret)
 		ret = ta_policy_parse(im.text, im.len, v->name, spec, e);
 	if (!ret) {
+		*digest = spec->digest | 1; /* with the guard */
 		*guard = spec->guard;
 		memset(&spec->guard, 0, sizeof(spec->guard));
-		*digest = ta_digest(im.text, im.len) | 1;
+		ret = ta_policy_digest(spec) ? ta_error_system(e, ENOMEM, "out of memory") : 0;
 	}
 	ta_import_free(&im);
 	return ret;
@@ -244,6 +247,7 @@ static bool retranslate(const struct agent *a, struct pve_iface *v)
 		stamp_of(v->path[i], &v->stamp[i]);
 	if (translate(v, &spec, &guard, &digest, &w, &e)) {
 		translate_failed(a, v, e.text);
+		ta_policy_spec_free(&spec);
 		warnings_free(&w);
 		return false;
 	}
