@@ -920,6 +920,26 @@ def pve():
     t.check("policy list: pve-101-net* gone", "",
             "\n".join(re.findall(r"pve-101-net[0-9]", run(ta("policy", "list"), netns=NS).out)))
     t.check("tap100i0 still on its policy", '"policy":"pve-100-net0"', st.policy_of(NS, "tap100i0"))
+
+    t.say("# a binding of bindings.d comes first; SIGHUP without 'source pve': its taps unbound, its policies unloaded")
+    os.makedirs(C + "/policies")
+    os.makedirs(C + "/bindings.d")
+    write_file(C + "/policies/manual.policy", "rule drop proto udp dport 3")
+    write_file(C + "/bindings.d/50-manual.conf", "bind name tap100i0 policy manual")
+    a.mark()
+    a.signal(signal.SIGHUP)
+    a.logged("tap100i0 to the binding's policy",
+             r"^rebound tap100i0 \(host\): policy manual, guard -, by %s/bindings.d/50-manual.conf:1$" % re.escape(C))
+    t.check("tap102i0 still on its VM's", '"policy":"pve-102-net0"', st.policy_of(NS, "tap102i0"))
+    t.check("tap100i0: 3 dropped, 4 passes", "3:0 4:10", verdicts("100i0", 3, 4))
+    a.mark()
+    write_file(C + "/agent.conf", "unbound pass")
+    a.signal(signal.SIGHUP)
+    a.logged("tap102i0 unbound", r"^unbound tap102i0 \(host\): no binding matches it$")
+    a.logged("its policy unloaded", r"^policy pve-102-net0: unloaded, agent.conf's 'source pve' changed$")
+    a.logged("and VM 100's, no tap uses it", r"^policy pve-100-net0: unloaded, agent.conf's 'source pve' changed$")
+    t.check("policy list: no pve- policy left", "",
+            "\n".join(re.findall(r"pve-[0-9]+-net[0-9]+", run(ta("policy", "list"), netns=NS).out)))
     a.stop()
     run(["ip", "-n", NS, "link", "del", "tap100i0"])
     run(["ip", "-n", NS, "link", "del", "tap102i0"])

@@ -64,6 +64,7 @@ struct pve_iface {
 	uint64_t error_hash;	/* its last error, told once */
 	char error[sizeof(((struct ta_error *)0)->text)]; /* and its text, for the taps */
 	bool here;		/* a tap of it was seen in this check */
+	bool stale;		/* of a `source pve` agent.conf no longer says */
 };
 
 /* ---- names ---------------------------------------------------------------- */
@@ -278,7 +279,7 @@ static bool retranslate(const struct agent *a, struct pve_iface *v)
 static struct pve_iface *iface_find(struct agent *a, uint32_t vmid, uint32_t iface)
 {
 	for (uint32_t i = 0; i < a->pve.nr; i++)
-		if (a->pve.v[i]->vmid == vmid && a->pve.v[i]->iface == iface)
+		if (a->pve.v[i]->vmid == vmid && a->pve.v[i]->iface == iface && !a->pve.v[i]->stale)
 			return a->pve.v[i];
 	return NULL;
 }
@@ -407,6 +408,8 @@ static bool tap_here(const struct agent *a, const struct pve_iface *v)
 {
 	uint32_t vmid, iface;
 
+	if (v->stale)
+		return false;
 	for (uint32_t i = 0; i < a->nr_ns; i++)
 		for (uint32_t l = 0; l < a->ns[i].nr_links; l++)
 			if (agent_pve_tap(a->ns[i].links[l].nl.name, &vmid, &iface) &&
@@ -431,6 +434,8 @@ void agent_pve_check(struct agent *a)
 		struct pve_iface *v = p->v[i];
 
 		v->here = tap_here(a, v);
+		if (v->stale)
+			continue;
 		if (v->here && (all || stamps_differ(v)) && retranslate(a, v))
 			a->full = true; /* its taps rebound, its policy loaded */
 		if (!v->here)
@@ -563,11 +568,15 @@ void agent_pve_sweep(struct agent *a, struct ta_plane *pl)
 			i++;
 			continue;
 		}
-		/* refused while a tap is bound to it (by hand): it stays */
-		if (ta_policy_find(pl, v->name, &index))
+		/* refused while a tap is bound to it (by hand): it stays; the
+		 * policy of a stale VM of another folder may be this one's */
+		if (ta_policy_find(pl, v->name, &index) ||
+		    (v->stale && iface_find(a, v->vmid, v->iface)))
 			;
 		else if (ta_policy_unload(pl, v->name, &e))
 			agent_log("warning: policy %s stays: %s", v->name, e.text);
+		else if (v->stale)
+			agent_log("policy %s: unloaded, agent.conf's 'source pve' changed", v->name);
 		else
 			agent_log("policy %s: unloaded, no tap of VM %u net%u is here any more",
 				  v->name, v->vmid, v->iface);
@@ -581,8 +590,15 @@ void agent_pve_sync(struct agent *a)
 
 	if (a->pve.dir && now && !strcmp(a->pve.dir, now))
 		return;
-	agent_pve_free(a);
+	/* their policies unloaded by the full pass that follows, once no
+	 * tap is bound to them any more */
+	for (uint32_t i = 0; i < a->pve.nr; i++)
+		a->pve.v[i]->stale = true;
+	free(a->pve.dir);
 	a->pve.dir = now ? strdup(now) : NULL;
+	if (a->pve.fd >= 0)
+		close(a->pve.fd);
+	a->pve.fd = a->pve.wd_fw = a->pve.wd_conf = -1;
 	watch_dirs(a);
 }
 
