@@ -63,7 +63,7 @@ else
 	}
 	check "completion: the verbs" "agent attach bench clean conntrack detach fdb guard policy stats status" \
 		"$(complete_words "" | tr ' ' '\n' | grep -v '^-' | sort | tr '\n' ' ' | sed 's/ $//')"
-	check "completion: policy's subverbs" "check explain list load show unload" \
+	check "completion: policy's subverbs" "check explain import list load show unload" \
 		"$(complete_words policy "" | tr ' ' '\n' | grep -v '^-' | sort | tr '\n' ' ' | sed 's/ $//')"
 	check "completion: conntrack's subverbs" "events flush list set show" \
 		"$(complete_words conntrack "" | tr ' ' '\n' | grep -v '^-' | sort | tr '\n' ' ' | sed 's/ $//')"

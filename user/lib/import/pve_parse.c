@@ -122,6 +122,29 @@ static int section_name(struct reader *r, const char *line, size_t kind_len, cha
 	return 0;
 }
 
+/* "[ipset ...", "[group ...": `kind` (lowercase) and a blank */
+static bool is_section(const char *line, const char *kind)
+{
+	size_t n = strlen(kind);
+
+	return !strncasecmp(line, kind, n) && (line[n] == ' ' || line[n] == '\t');
+}
+
+/* The name of a new [IPSET name] or [group name], not given before. */
+static int named_section(struct reader *r, const char *line, const char *kind, char *name)
+{
+	bool ipset = kind[0] == 'I';
+	char what[PVE_NAME_LEN + 16];
+	int ret = section_name(r, line, strlen(kind) + 1, name);
+
+	if (ret)
+		return ret;
+	if (ipset ? !pve_fw_ipset(r->fw, name) : !pve_fw_group(r->fw, name))
+		return 0;
+	snprintf(what, sizeof(what), "[%s %s]", kind, name);
+	return fail(r, "a second %s", what);
+}
+
 static int read_section(struct reader *r, const char *line)
 {
 	struct pve_fw *fw = r->fw;
@@ -140,13 +163,11 @@ static int read_section(struct reader *r, const char *line)
 		r->section = S_RULES;
 		return 0;
 	}
-	if (!strncasecmp(line, "[ipset", 6) && (line[6] == ' ' || line[6] == '\t')) {
+	if (is_section(line, "[ipset")) {
 		struct pve_ipset *s;
 
-		if ((ret = section_name(r, line, 6, name)))
+		if ((ret = named_section(r, line, "IPSET", name)))
 			return ret;
-		if (pve_fw_ipset(fw, name))
-			return fail(r, "a second [IPSET %s]", name);
 		if (!(s = PUSH(r, fw->ipsets, fw->nr_ipsets)))
 			return ta_error_errno(r->e, ENOMEM, "%s", r->path);
 		strcpy(s->name, name);
@@ -154,15 +175,13 @@ static int read_section(struct reader *r, const char *line)
 		r->section = S_IPSET;
 		return 0;
 	}
-	if (!strncasecmp(line, "[group", 6) && (line[6] == ' ' || line[6] == '\t')) {
+	if (is_section(line, "[group")) {
 		struct pve_group *g;
 
 		if (!fw->cluster)
 			return fail(r, "security groups are cluster.fw's: move %s there", line);
-		if ((ret = section_name(r, line, 6, name)))
+		if ((ret = named_section(r, line, "group", name)))
 			return ret;
-		if (pve_fw_group(fw, name))
-			return fail(r, "a second [group %s]", name);
 		if (!(g = PUSH(r, fw->groups, fw->nr_groups)))
 			return ta_error_errno(r->e, ENOMEM, "%s", r->path);
 		strcpy(g->name, name);
