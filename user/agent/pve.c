@@ -460,27 +460,6 @@ int agent_pve_timeout(const struct agent *a)
 
 /* ---- --check ------------------------------------------------------------------- */
 
-/* The N of each netN of a VM's configuration, in `have` (a bit each, N <
- * 64): its own lines only, before the first [SNAPSHOT] or [PENDING]
- * section. */
-static uint64_t conf_ifaces(const char *path)
-{
-	char line[512];
-	uint64_t have = 0;
-	uint32_t n;
-	FILE *f = fopen(path, "re");
-
-	while (f && fgets(line, sizeof(line), f) && line[0] != '[') {
-		const char *p = line + 3;
-
-		if (!strncmp(line, "net", 3) && decimal(&p, &n) && *p == ':' && n < 64)
-			have |= 1ull << n;
-	}
-	if (f)
-		fclose(f);
-	return have;
-}
-
 static int is_vm_conf(const struct dirent *d)
 {
 	const char *p = d->d_name;
@@ -534,12 +513,15 @@ void agent_pve_check_dir(const char *dir, struct agent_report *r)
 	for (int i = 0; i < n; i++) {
 		char *conf = config_path(path, names[i]->d_name);
 		uint32_t vmid = (uint32_t)strtoul(names[i]->d_name, NULL, 10);
-		uint64_t have = conf ? conf_ifaces(conf) : 0;
+		struct ta_pve_conf nets;
 
+		if (conf && ta_pve_conf_read(conf, &nets, &e))
+			config_warn(r, "%s: VM %u's taps would not be bound", e.text, vmid);
+		else if (conf)
+			for (uint32_t iface = 0; iface < TA_PVE_MAX_NETS; iface++)
+				if (nets.net[iface].present)
+					check_iface(dir, vmid, iface, r);
 		free(conf);
-		for (uint32_t iface = 0; iface < 64; iface++)
-			if (have & 1ull << iface)
-				check_iface(dir, vmid, iface, r);
 	}
 	config_names_free(names, n);
 }
