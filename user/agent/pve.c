@@ -59,11 +59,10 @@ struct pve_iface {
 	bool good;		   /* a translation was: spec and guard hold it */
 	struct ta_policy_spec spec; /* its guard taken out */
 	struct ta_guard_spec guard;
-	uint64_t digest;	/* of its text */
+	uint64_t digest;	/* of what it says, guard included (translate()) */
 	uint64_t loaded;	/* the digest loaded on the plane; 0: none */
 	uint64_t error_hash;	/* its last error, told once */
 	char error[sizeof(((struct ta_error *)0)->text)]; /* and its text, for the taps */
-	bool here;		/* a tap of it was seen in this check */
 	bool stale;		/* of a `source pve` agent.conf no longer says */
 };
 
@@ -340,7 +339,6 @@ int agent_pve_want(struct agent *a, struct ta_plane *pl, uint32_t vmid, uint32_t
 		snprintf(why, size, "source pve: out of memory");
 		return -1;
 	}
-	v->here = true;
 	if (!v->good) {
 		snprintf(why, size, "%s: not translated yet: %s", v->by, v->error);
 		return -1;
@@ -432,13 +430,13 @@ void agent_pve_check(struct agent *a)
 		p->next_translate = now + TRANSLATE_MS;
 	for (uint32_t i = 0; i < p->nr; i++) {
 		struct pve_iface *v = p->v[i];
+		bool here = tap_here(a, v);
 
-		v->here = tap_here(a, v);
 		if (v->stale)
 			continue;
-		if (v->here && (all || stamps_differ(v)) && retranslate(a, v))
+		if (here && (all || stamps_differ(v)) && retranslate(a, v))
 			a->full = true; /* its taps rebound, its policy loaded */
-		if (!v->here)
+		if (!here)
 			a->full = true; /* agent_pve_sweep() unloads its policy */
 	}
 }

@@ -39,8 +39,9 @@ int agent_pve_want(struct agent *a, struct ta_plane *pl, uint32_t vmid, uint32_t
 /*
  * Translate again what changed (inotify said so, or the files' size,
  * mtime or inode differ), and every VM's files at a slower pace whatever
- * they say; a translation that differs asks for a full pass (a->full).
- * Also forgets the VMs none of whose taps is here any more.
+ * they say; a translation that differs asks for a full pass (a->full),
+ * and so does a VM none of whose taps is here any more, for
+ * agent_pve_sweep().
  */
 void agent_pve_check(struct agent *a);
 /* The inotify descriptor to poll, or -1; ms until the next check, -1. */
