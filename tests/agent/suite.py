@@ -764,7 +764,7 @@ def storm():
 # security group both VMs use, each VM's firewall and its configuration (its
 # MACs). tapio's frames are the guest's: OUT rules judge them.
 PVE_MAC = {"100i0": "52:54:00:00:01:00", "101i0": "52:54:00:00:01:01", "101i1": "52:54:00:00:01:11",
-           "102i0": "52:54:00:00:01:02"}
+           "102i0": "52:54:00:00:01:02", "103i0": "52:54:00:00:01:03"}
 
 
 def pve_fw(path, *rules, options=()):
@@ -890,6 +890,15 @@ def pve():
     pve_fw(FW + "/102.fw", "OUT DROP -p udp -dport 5")
     a.until("mended: tap102i0 bound within 2 s", lambda: st.has_policy(NS, "tap102i0", "pve-102-net0"), 2)
     t.check("tap102i0: 5 dropped", "5:0 6:10", verdicts("102i0", 5, 6))
+
+    t.say("# a VM without a .fw of its own: no firewall, as Proxmox VE reads it")
+    pve_conf(QS + "/103.conf", ("0", "103i0"))
+    taps_add(NS, "tap103i0")
+    a.until("tap103i0 bound to pve-103-net0 within 2 s", lambda: st.has_policy(NS, "tap103i0", "pve-103-net0"), 2)
+    t.check("... without a guard", '"guard":"-"', st.field(NS, "tap103i0", "guard"))
+    t.check("... which passes what the group would drop, from any MAC", "10",
+            frames("103i0", 9, smac="52:54:00:00:09:09"))
+    run(["ip", "-n", NS, "link", "del", "tap103i0"])
 
     t.say("# a VM's configuration gone (migrated or removed) while its tap is here: the last good policy stays")
     a.mark()
