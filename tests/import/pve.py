@@ -28,6 +28,7 @@ VMS = {
     "101.expect": ("101.fw", "101.conf", None, []),
     "102.expect": ("102.fw", "102.conf", None, []),
     "103.expect": ("103.fw", None, None, []),
+    "104.expect": ("104.fw", "104.conf", None, []),
 }
 
 
