@@ -356,6 +356,7 @@ static void read_signals(struct loop *l)
 static int poll_timeout(const struct loop *l)
 {
 	int64_t wait = agent_metrics_timeout(l->a);
+	int pve = agent_pve_timeout(l->a);
 
 	if (l->ping_every) {
 		int64_t until = l->next_ping - now_ms();
@@ -365,8 +366,8 @@ static int poll_timeout(const struct loop *l)
 	}
 	if (agent_ns_missing(l->a) || (l->a->nr_ns > 1 && l->w.netns < 0) || l->w.run < 0)
 		wait = wait < 0 || MISSING_MS < wait ? MISSING_MS : wait;
-	if (agent_pve_timeout(l->a) >= 0)
-		wait = wait < 0 || agent_pve_timeout(l->a) < wait ? agent_pve_timeout(l->a) : wait;
+	if (pve >= 0)
+		wait = wait < 0 || pve < wait ? pve : wait;
 	if (l->retry_at) {
 		int64_t until = l->retry_at - now_ms();
 
