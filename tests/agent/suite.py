@@ -10,7 +10,11 @@ metrics; SIGHUP with a changed binding, a removed one, a hand-made binding,
 a malformed configuration; namespaces that come and go; and a storm of 200
 taps created and deleted 10 times with every matching tap bound within 1 s
 of its announcement (the worst and median latencies are printed), a
-SIGKILL in the middle, a socket overrun, and nothing leaked after it all.
+SIGKILL in the middle, a socket overrun, and nothing leaked after it all;
+and `source pve` on a Proxmox VE folder in a temporary directory: VMs'
+taps bound to their translated firewalls with their guards, judged on
+real frames, as .fw files, cluster.fw's group and VM configurations are
+edited, broken, mended and removed.
 Ends with "N passed, N failed".
 
     python3 tests/agent/suite.py [PART...]    (--list: the parts)
