@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "import.h"
 #include "lib/import/openstack.h"
-#include "verbs.h"
 
 struct import_openstack_opts {
 	const char *port;
@@ -30,48 +30,9 @@ static const struct option_spec import_openstack_opts[] = {
 	OPTIONS_END,
 };
 
-/* The warnings, on stderr as they come (as every warning of the CLI) and
- * kept for --json. */
-struct warnings {
-	char **text;
-	size_t nr;
-};
-
-static void keep_warning(void *ctx, const char *msg)
+static int translate_openstack(const void *input, struct ta_import *im, struct ta_error *e)
 {
-	struct warnings *w = ctx;
-	char **t;
-
-	fprintf(stderr, "tap-accel: warning: %s\n", msg);
-	t = realloc(w->text, (w->nr + 1) * sizeof(*t));
-	if (!t)
-		return;
-	w->text = t;
-	w->text[w->nr] = strdup(msg);
-	if (w->text[w->nr])
-		w->nr++;
-}
-
-static void print_json(const struct ta_import *im, const struct warnings *w, int argc,
-		       char **argv)
-{
-	jw_object_begin(&json);
-	jw_kv_string(&json, "format", "openstack");
-	jw_kv_string(&json, "file", argv[0]);
-	jw_key(&json, "files");
-	jw_array_begin(&json);
-	for (int i = 0; i < argc; i++)
-		jw_string(&json, argv[i]);
-	jw_array_end(&json);
-	jw_kv_string(&json, "policy", im->text);
-	jw_kv_u64(&json, "statements", im->nr_statements);
-	jw_key(&json, "warnings");
-	jw_array_begin(&json);
-	for (size_t i = 0; i < w->nr; i++)
-		jw_string(&json, w->text[i]);
-	jw_array_end(&json);
-	jw_object_end(&json);
-	jw_end_document(&json);
+	return ta_import_openstack(input, im, e);
 }
 
 static int run_import_openstack(const void *opts, int argc, char **argv)
@@ -84,33 +45,10 @@ static int run_import_openstack(const void *opts, int argc, char **argv)
 		.remote_groups = o->remote_groups.values,
 		.nr_remote_groups = o->remote_groups.nr,
 	};
-	struct warnings w = { 0 };
-	struct ta_import im = { 0 };
-	struct ta_error e;
-	int ret;
+	int ret = import_run("openstack", translate_openstack, &in, o->check, argc, argv);
 
-	im.warn = keep_warning;
-	im.warn_ctx = &w;
-	ret = ta_import_open(&im, &e);
-	if (!ret)
-		ret = ta_import_openstack(&in, &im, &e);
-	if (!ret)
-		ret = ta_import_close(&im, argv[0], &e);
-	if (ret)
-		ret = report_error(&e);
-	else if (cli.json)
-		print_json(&im, &w, argc, argv);
-	else if (o->check)
-		printf("%s: ok, %u statements, %u warnings\n", argv[0], im.nr_statements,
-		       im.nr_warnings);
-	else
-		fwrite(im.text, 1, im.len, stdout);
-	ta_import_free(&im);
-	for (size_t i = 0; i < w.nr; i++)
-		free(w.text[i]);
-	free(w.text);
 	free(o->remote_groups.values);
-	return ret ? ret : EXIT_OK;
+	return ret;
 }
 
 const struct command import_openstack_cmd = {

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "import.h"
 #include "lib/import/pve.h"
-#include "verbs.h"
 
 struct pve_opts {
 	const char *cluster;
@@ -31,25 +31,6 @@ static const struct option_spec pve_options[] = {
 	OPTIONS_END,
 };
 
-/* The warnings, kept for --json and printed on stderr as they come. */
-struct pve_warnings {
-	char **v;
-	unsigned int n;
-};
-
-static void keep_warning(void *ctx, const char *msg)
-{
-	struct pve_warnings *w = ctx;
-	char **v = realloc(w->v, (w->n + 1) * sizeof(*v));
-
-	fprintf(stderr, "tap-accel: warning: %s\n", msg);
-	if (!v)
-		return;
-	w->v = v;
-	if ((w->v[w->n] = strdup(msg)))
-		w->n++;
-}
-
 static int parse_iface(const char *s, unsigned int *n)
 {
 	char *end;
@@ -68,57 +49,21 @@ static int parse_iface(const char *s, unsigned int *n)
 	return 0;
 }
 
-static void print_result(const char *file, const struct ta_import *im,
-			 const struct pve_warnings *w, bool check)
+static int translate_pve(const void *input, struct ta_import *im, struct ta_error *e)
 {
-	if (cli.json) {
-		jw_object_begin(&json);
-		jw_kv_string(&json, "format", "pve");
-		jw_kv_string(&json, "file", file);
-		if (!check)
-			jw_kv_string(&json, "policy", im->text);
-		jw_kv_u64(&json, "statements", im->nr_statements);
-		jw_key(&json, "warnings");
-		jw_array_begin(&json);
-		for (unsigned int i = 0; i < w->n; i++)
-			jw_string(&json, w->v[i]);
-		jw_array_end(&json);
-		jw_object_end(&json);
-		jw_end_document(&json);
-	} else if (check) {
-		printf("%s: ok, %u statements, %u warnings\n", file, im->nr_statements,
-		       im->nr_warnings);
-	} else {
-		fputs(im->text, stdout);
-	}
+	return ta_import_pve(input, im, e);
 }
 
 static int run_pve(const void *opts, int argc, char **argv)
 {
 	const struct pve_opts *o = opts;
-	struct pve_warnings w = { 0 };
-	struct ta_import im = { .warn = keep_warning, .warn_ctx = &w };
 	struct ta_pve_vm vm = { .fw_path = argv[0], .cluster_path = o->cluster,
 				.conf_path = o->conf };
-	struct ta_error e;
-	int ret;
 
-	(void)argc;
 	if (parse_iface(o->iface, &vm.iface))
 		return user_error("policy import pve: --iface is netN, N from 0 to %d, not '%s'",
 				  TA_PVE_MAX_NETS - 1, o->iface);
-	ret = ta_import_open(&im, &e);
-	if (!ret)
-		ret = ta_import_pve(&vm, &im, &e);
-	if (!ret)
-		ret = ta_import_close(&im, argv[0], &e);
-	if (!ret)
-		print_result(argv[0], &im, &w, o->check);
-	ta_import_free(&im);
-	for (unsigned int i = 0; i < w.n; i++)
-		free(w.v[i]);
-	free(w.v);
-	return ret ? report_error(&e) : EXIT_OK;
+	return import_run("pve", translate_pve, &vm, o->check, argc, argv);
 }
 
 const struct command import_pve_cmd = {
