@@ -5,7 +5,6 @@
  */
 #include <stddef.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "import.h"
 #include "lib/import/openstack.h"
