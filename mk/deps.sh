@@ -14,7 +14,7 @@ KERNELS_SH="sh $(dirname "$0")/kernels.sh"
 
 # What building bpf/, user/ and kmod/ takes (kmod/ also a kernel's headers).
 BUILD_PKGS="make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config
-liburing-dev"
+liburing-dev libxml2-dev"
 
 # What the suites need besides, by kind (tests/README.md, "The suites"):
 # suites on real taps of this host, as root (setpriv, unshare: util-linux).

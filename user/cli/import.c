@@ -7,6 +7,7 @@
 #include "verbs.h"
 
 static const struct command *const import_cmds[] = {
+	&import_nwfilter_cmd,
 	NULL,
 };
 
