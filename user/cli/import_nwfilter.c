@@ -111,9 +111,10 @@ static int run_nwfilter(const void *opts, int argc, char **argv)
 }
 
 static const struct option_spec nwfilter_options[] = {
-	{ "dir", 0, OPT_STRING, offsetof(struct nwfilter_opts, dir), "DIR",
-	  "where <filterref filter='X'> is found as X.xml when no FILE defines X\n"
-	  "(default /etc/libvirt/nwfilter; empty: nowhere)", NULL, 0, 0 },
+	{ "dir", 0, OPT_STRING, offsetof(struct nwfilter_opts, dir), "DIR[:DIR...]",
+	  "where <filterref filter='X'> is found as X.xml when no FILE defines X,\n"
+	  "the first folder that has it (default /etc/libvirt/nwfilter; empty:\n"
+	  "nowhere)", NULL, 0, 0 },
 	{ "param", 0, OPT_STRING, offsetof(struct nwfilter_opts, param), "NAME=VALUE,...",
 	  "the parameters a domain's <filterref> gives ($MAC, $IP, ...); a NAME\n"
 	  "given more than once is a list (IP=10.0.0.2,IP=10.0.0.3)", NULL, 0, 0 },

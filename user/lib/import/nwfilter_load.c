@@ -214,12 +214,14 @@ static int add_file(struct nwf_load *ld, const char *path, struct nwf_file **out
 	return 0;
 }
 
-/* The filter called `name`: one of the files given, else DIR/NAME.xml. */
+/* The filter called `name`: one of the files given, else NAME.xml in the
+ * first folder of DIR[:DIR...] that has it. */
 static int find_filter(struct nwf_load *ld, const struct ta_nwf_input *in, const char *name,
 		       const char *where, struct nwf_file **out, struct ta_error *e)
 {
-	char path[4096];
+	char path[4096] = "";
 	struct nwf_file *f;
+	const char *d;
 	int ret;
 
 	for (size_t i = 0; i < ld->nr_files; i++)
@@ -232,12 +234,20 @@ static int find_filter(struct nwf_load *ld, const struct ta_nwf_input *in, const
 					 "%s: <filterref filter='%s'>: no such filter (give its "
 					 "file too, or --dir)",
 					 where, name);
-	snprintf(path, sizeof(path), "%s/%s.xml", in->dir, name);
-	if (access(path, F_OK))
+	for (d = in->dir; *d;) {
+		size_t n = strcspn(d, ":");
+
+		snprintf(path, sizeof(path), "%.*s/%s.xml", (int)n, d, name);
+		if (!access(path, F_OK))
+			break;
+		*path = 0;
+		d += n + (d[n] == ':');
+	}
+	if (!*path)
 		return ta_error_input_at(e, ENOENT,
-					 "%s: <filterref filter='%s'>: no such filter: %s does not "
-					 "exist",
-					 where, name, path);
+					 "%s: <filterref filter='%s'>: no such filter: no %s.xml "
+					 "in %s",
+					 where, name, name, in->dir);
 	ret = add_file(ld, path, &f, e);
 	if (ret)
 		return ret;
