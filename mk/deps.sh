@@ -68,7 +68,10 @@ need_suite() {
 	unit) ;;
 	bpf | security | diff) need "$HOST_PKGS" ;;
 	host | agent | agent-fault | import) need "$HOST_PKGS $PY_PKGS" ;;
-	adapters) need "$HOST_PKGS $PY_PKGS $QEMU_PKGS" ;;
+	adapters)
+		need "$HOST_PKGS $PY_PKGS $QEMU_PKGS"
+		nwfilter=1
+		;;
 	bench)
 		need "$HOST_PKGS $PY_PKGS $QEMU_PKGS $GUEST_PKGS gnuplot-nox $(running_headers)"
 		need_kernel "${VM_KERNEL:-6.1}"
@@ -131,8 +134,12 @@ if [ "${1:-}" = --print ]; then
 fi
 fetch=""
 plugin=""
+# libvirt's shipped nwfilter filters (mk/nwfilter.sh), for the suites
+# that translate them
+nwfilter=""
 if [ $# = 0 ]; then
 	plugin=1
+	nwfilter=1
 	# Everything: every suite, every kernel make test boots, and make bench.
 	PKGS="$BUILD_PKGS $HOST_PKGS $PY_PKGS $QEMU_PKGS $GUEST_PKGS gnuplot-nox
 	libclang-rt-14-dev $DEBUG_KERNEL_PKGS $DEB_PKGS $(running_headers)"
@@ -159,6 +166,7 @@ fetch_cached() {
 		$KERNELS_SH --fetch "$s" || exit 1
 	done
 	[ -z "$plugin" ] || sh "$(dirname "$0")/qemu-plugin.sh" --fetch || exit 1
+	[ -z "$nwfilter" ] || sh "$(dirname "$0")/nwfilter.sh" --fetch || exit 1
 }
 
 missing=""
@@ -170,6 +178,7 @@ if [ -n "$print" ]; then
 	echo "missing:${missing:- none}"
 	echo "kernels fetched: ${fetch:-none}"
 	echo "QEMU's plugin header fetched: $([ -n "$plugin" ] && echo yes || echo no)"
+	echo "libvirt's nwfilter filters fetched: $([ -n "$nwfilter" ] && echo yes || echo no)"
 	exit 0
 fi
 if [ -z "$missing" ]; then

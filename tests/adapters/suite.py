@@ -98,6 +98,16 @@ def setup():
         raise Stop
     write(S["conf"], "policy web   # for domains whose metadata names none\n")
     S["err"], S["rc"] = "", 0
+    # libvirt's shipped filters, as Debian packages them (mk/nwfilter.sh),
+    # and the suite's own (xml/nwfilter/)
+    r = run(["sh", TOP + "/mk/nwfilter.sh"])
+    if r.rc:
+        t.bad("libvirt's filters: %s" % r.err.strip())
+        raise Stop
+    S["nwf"] = tmp("nwfilter")
+    shutil.copytree(r.out.strip(), S["nwf"])
+    for f in glob.glob(XML + "/nwfilter/*.xml"):
+        shutil.copy(f, S["nwf"])
 
 
 def kill_pidfiles():
@@ -156,7 +166,7 @@ def no_tmp(desc):
 
 def hook_env(cli=None):
     return {"TAP_ACCEL_RUN_DIR": S["run"], "TAP_ACCEL_LIBVIRT_CONF": S["conf"], "TAP_ACCEL_SYSLOG": "0",
-            "TAP_ACCEL_CLI": cli or S["ta"]}
+            "TAP_ACCEL_CLI": cli or S["ta"], "TAP_ACCEL_NWFILTER_DIR": S["nwf"]}
 
 
 def hook(domain, op, xml="/dev/null", cli=None):
