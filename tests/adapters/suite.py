@@ -188,6 +188,28 @@ def hook0(domain, op, xml="/dev/null", cli=None):
     t.check("hook %s %s: exit status (%s)" % (domain, op, S["err"][:300]), 0, S["rc"])
 
 
+def nwf_policy(name, params):
+    """The name under which the hook loads filter NAME translated with
+    PARAMS: nwfilter-NAME- and the start of the SHA-256 of its statements
+    (neither comments nor guard)."""
+    r = run([S["ta"], "policy", "import", "nwfilter", S["nwf"] + "/%s.xml" % name, "--dir", S["nwf"],
+             "--param", params])
+    t.check("policy import nwfilter %s: exit status (%s)" % (name, r.err.strip()[-300:]), 0, r.rc)
+    rules = "".join(l.split("#", 1)[0].strip() + "\n" for l in r.out.splitlines()
+                    if l.split("#", 1)[0].split()[:1] != ["guard"])
+    return "nwfilter-%s-%s" % (name, hashlib.sha256(rules.encode()).hexdigest()[:12])
+
+
+def loaded(desc, policy):
+    """Policy POLICY is loaded in the suite's bpffs, with the rules of its
+    file in the hook's folder."""
+    r = run([S["ta"], "policy", "check", os.path.join(S["run"], "nwfilter", policy + ".policy")])
+    digest = re.search(r"digest ([0-9a-f]{16})", r.out)
+    r2 = run([S["ta"], "--json", "policy", "list"])
+    t.has("%s: %s loaded, as its file says" % (desc, policy),
+          r'"%s".*"%s"' % (re.escape(policy), digest.group(1) if digest else "(no digest)"), r2.out)
+
+
 def bind_lines(path):
     try:
         return "\n".join(l for l in read(path).splitlines() if l.startswith("bind"))
@@ -244,21 +266,24 @@ bind name tap{id} policy vm{vmid}
 def libvirt():
     B, CONF = S["b"], S["conf"]
     write(CONF, "policy web   # for domains whose metadata names none\n")
+    clean = nwf_policy("clean-traffic", "MAC=52:54:00:6b:3c:01,IP=192.168.122.10")
     want = """# tap-accel's libvirt hook: domain web-1, uuid 6f1d1c8a-3b0e-4c55-9a0b-5d2f3c1e7a10
 # Written when the domain starts, removed when it stops (docs/guests.md).
-bind name vnet0 policy web guard mac=52:54:00:6b:3c:01,ip=192.168.122.10
+bind name vnet0 policy %s guard mac=52:54:00:6b:3c:01,ip=192.168.122.10
 bind name vnet1 policy web guard mac=52:54:00:6b:3c:02
 bind name web1-mgmt policy web guard mac=52:54:00:6b:3c:05
-"""
+""" % clean
     F = B + "/10-libvirt-web-1.conf"
     hook0("web-1", "prepare", XML + "/web-1.xml")
     absent("prepare writes nothing (libvirt names its taps after it)", F)
     hook0("web-1", "start", XML + "/web-1.xml")
-    same("web-1 start: network, bridge and ethernet taps; user has no tap, macvtap is none", want, F)
+    same("web-1 start: network, bridge and ethernet taps (vnet0 with its clean-traffic translated); user has "
+         "no tap, macvtap is none", want, F)
+    loaded("web-1 start", clean)
     grammar("web-1 start", F)
     t.check("web-1 start: mode of the file", "644", "%o" % (os.stat(F).st_mode & 0o777) if os.path.exists(F) else "")
-    has("web-1 start: says what it wrote", "wrote %s: vnet0 policy web guard mac,ip4, vnet1 policy web guard mac, "
-        "web1-mgmt policy web guard mac" % re.escape(F))
+    has("web-1 start: says what it wrote", "wrote %s: vnet0 policy %s guard mac,ip4, vnet1 policy web guard mac, "
+        "web1-mgmt policy web guard mac" % (re.escape(F), clean))
     has("web-1 start: macvtap0 is not a tap",
         r"interface #4 \(type direct, tap macvtap0, MAC 52:54:00:6b:3c:04\): not a tap, not bound")
     ino = os.stat(F).st_ino if os.path.exists(F) else 0
@@ -275,18 +300,20 @@ bind name web1-mgmt policy web guard mac=52:54:00:6b:3c:05
     t.check("web-1 release: says nothing", "", S["err"].rstrip("\n"))
     t.check("nothing else in bindings.d", "", " ".join(ls(B)))
 
-    t.say("== no policy named anywhere: no binding, and the lost guard said")
+    t.say("== no policy named anywhere: no binding but the filter's, and the lost guard said")
     write(CONF, "")
     hook0("web-1", "start", XML + "/web-1.xml")
-    absent("web-1 without a policy: no file", F)
-    has("web-1 without a policy: vnet0's guard named as not applied",
-        r"interface #1 \(type network, tap vnet0, MAC 52:54:00:6b:3c:01\): no policy named: .*no binding written, so "
-        r"the agent's glob bindings decide and its guard \(mac=52:54:00:6b:3c:01,ip=192.168.122.10\) is not applied")
+    t.check("web-1 without a policy: vnet0 alone, bound to its filter",
+            "bind name vnet0 policy %s guard mac=52:54:00:6b:3c:01,ip=192.168.122.10" % clean, bind_lines(F))
+    has("web-1 without a policy: vnet1's guard named as not applied",
+        r"interface #2 \(type bridge, tap vnet1, MAC 52:54:00:6B:3C:02\): no policy named: .*no binding written, so "
+        r"the agent's glob bindings decide and its guard \(mac=52:54:00:6b:3c:02\) is not applied")
     has("web-1 without a policy: the fix",
         r"Name one with <tapaccel:tap-accel policy='NAME'> in the domain's <metadata> \(docs/guests.md\) or "
         r"'policy NAME' in %s" % re.escape(CONF))
-    t.check("web-1 without a policy: one warning per tap", 3,
+    t.check("web-1 without a policy: one warning per tap without a filter", 2,
             sum(1 for l in S["err"].splitlines() if "no policy named" in l))
+    hook0("web-1", "stopped")
     write(CONF, "policy web\n")
 
 
