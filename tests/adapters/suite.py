@@ -317,6 +317,68 @@ bind name web1-mgmt policy web guard mac=52:54:00:6b:3c:05
     write(CONF, "policy web\n")
 
 
+@t.part("nwfilter")
+def nwfilter():
+    """An interface's <filterref> enforced: a custom filter over clean-traffic
+    with a list parameter; errors keep the last good binding."""
+    B, CONF = S["b"], S["conf"]
+    write(CONF, "policy web\n")
+    F = B + "/10-libvirt-shop-2.conf"
+    SHOP = S["nwf"] + "/shop-web.xml"
+    good = read(SHOP)
+    shop = nwf_policy("shop-web", "MAC=52:54:00:5e:2b:01,IP=192.168.122.20,IP=192.168.122.21,ADMIN=198.51.100.0")
+    want = """# tap-accel's libvirt hook: domain shop-2, uuid 5e2b8c41-7a3d-4f09-b6e1-2c9d0a7f3e55
+# Written when the domain starts, removed when it stops (docs/guests.md).
+bind name vnet20 policy %s guard mac=52:54:00:5e:2b:01,ip=192.168.122.20,ip=192.168.122.21
+""" % shop
+    hook0("shop-2", "start", XML + "/shop-2.xml")
+    same("shop-2 start: vnet20 bound to shop-web translated; vnet21 and vnet22 not bound", want, F)
+    grammar("shop-2 start", F)
+    loaded("shop-2 start", shop)
+    policy = read(os.path.join(S["run"], "nwfilter", shop + ".policy"))
+    t.has("shop-2: SSH from the admins' network alone, the $ADMIN parameter substituted",
+          r"(?m)^rule pass in state new,established ethertype ipv4 src 198\.51\.100\.0/24 proto tcp dport 22 ", policy)
+    t.check("shop-2: the policy file has no guard (the binding carries it)", [],
+            [l for l in policy.splitlines() if l.startswith("guard")])
+    has("shop-2 start: vnet21's clean-traffic needs IP, which libvirt would learn",
+        r"interface #2 \(type bridge, tap vnet21, MAC 52:54:00:5e:2b:02\): filter clean-traffic: "
+        r".*/no-ip-spoofing\.xml:8: srcipaddr='\$IP': no parameter IP is given .*; not bound")
+    has("shop-2 start: vnet22's filter does not exist",
+        r"interface #3 \(type bridge, tap vnet22, MAC 52:54:00:5e:2b:03\): <filterref filter='no-such-filter'>: "
+        r"no such filter in %s; not bound" % re.escape(S["nwf"]))
+    has("shop-2 start: the translation's warnings said",
+        r"warning: filter shop-web: .*/shop-web\.xml:18: the filter drops DHCP from the guest here")
+    t.check("shop-2 start: exit status 0 (strict no)", 0, S["rc"])
+
+    def broken(desc, text, pattern):
+        write(SHOP, text)
+        hook0("shop-2", "reconnect", XML + "/shop-2.xml")
+        same("%s: vnet20 keeps its last good binding" % desc, want, F)
+        has("%s: says why" % desc, r"interface #1 \(type network, tap vnet20, MAC 52:54:00:5e:2b:01\): "
+            r"filter shop-web: %s; its last good binding stays: bind name vnet20 policy %s" % (pattern, shop))
+        write(SHOP, good)
+
+    t.say("== a filter that breaks keeps the last good binding")
+    write(S["nwf"] + "/loop-a.xml", "<filter name='loop-a'>\n  <filterref filter='loop-b'/>\n</filter>\n")
+    write(S["nwf"] + "/loop-b.xml", "<filter name='loop-b'>\n  <filterref filter='loop-a'/>\n</filter>\n")
+    broken("an include loop", good.replace("<filterref filter='allow-dhcp'/>", "<filterref filter='loop-a'/>"),
+           r".*/loop-b\.xml:2: <filterref filter='loop-a'>: a loop: loop-a references itself")
+    broken("an unknown filterref", good.replace("'allow-dhcp'", "'allow-dhcpp'"),
+           r".*/shop-web\.xml:17: <filterref filter='allow-dhcpp'>: no such filter: no allow-dhcpp\.xml in %s"
+           % re.escape(S["nwf"]))
+    broken("malformed XML", good.replace("</filter>", "</filtr>"),
+           r".*/shop-web\.xml:\d+: malformed XML: .*")
+    broken("a file of 2 MiB", good.replace("<!--", "<!--" + "x" * (2 << 20)),
+           r".*/shop-web\.xml: larger than 1024 KiB, which no nwfilter filter is")
+    broken("a negated match", good.replace("<tcp dstportstart='80'/>", "<tcp match='no' dstportstart='80'/>"),
+           r".*/shop-web\.xml:5: <tcp match='no'>: a negated match is not translated.*")
+    broken("a connection limit", good.replace("<tcp dstportstart='80'/>", "<tcp dstportstart='80' connlimit-above='10'/>"),
+           r".*/shop-web\.xml:5: <tcp connlimit-above='10'>: tap-accel cannot match connlimit-above .*")
+    hook0("shop-2", "stopped")
+    absent("shop-2 stopped: file removed", F)
+    t.check("shop-2: the hook leaves no temporary file", [], [f for f in ls(S["run"] + "/nwfilter") if f.startswith(".")])
+
+
 @t.part("metadata")
 def metadata():
     B, CONF = S["b"], S["conf"]
