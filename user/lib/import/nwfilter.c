@@ -322,9 +322,19 @@ struct emitted {
 	char **keys; /* the matches written, to leave out rules that could never match */
 	size_t n;
 	bool two_way, has_state;
+	unsigned int all_dirs; /* directions a rule matched every frame of */
 	struct nwf_stmt *stmts;
 	size_t nr;
 };
+
+static bool matches_all(const struct nwf_match *m)
+{
+	struct nwf_match any;
+
+	nwf_match_init(&any);
+	any.dirs = m->dirs;
+	return !memcmp(&any, m, sizeof(any));
+}
 
 static const char *action_word(enum nwf_action a)
 {
@@ -336,6 +346,8 @@ static int emit(struct xlate *x, struct emitted *em, enum nwf_action action,
 {
 	char text[512], comment[1300];
 
+	if ((m->dirs & ~em->all_dirs) == 0)
+		return 0; /* after a rule that matches every frame of its directions */
 	nwf_match_format(m, text, sizeof(text));
 	for (size_t i = 0; i < em->n; i++)
 		if (!strcmp(em->keys[i], text))
@@ -347,6 +359,8 @@ static int emit(struct xlate *x, struct emitted *em, enum nwf_action action,
 	em->stmts[em->nr].m = *m;
 	snprintf(em->stmts[em->nr].where, sizeof(em->stmts[em->nr].where), "%s", where);
 	em->nr++;
+	if (matches_all(m))
+		em->all_dirs |= m->dirs;
 	if (m->dirs & NWF_IN)
 		em->two_way = true;
 	if (*m->states)
