@@ -211,7 +211,12 @@ static __always_inline int reject_xdp(struct xdp_md *ctx, const struct frame *f,
 	n = reject_build(f, rj, have);
 	if (n < 14 || n > REJECT_BUF)
 		return -1;
-	if (bpf_xdp_adjust_tail(ctx, n - (int)f->len))
+	/* An answer longer than the frame (an ICMP error quoting a small
+	 * one) grows at the end, or, where the buffer has no room there
+	 * (stock tun's native XDP keeps only its alignment's), at the front
+	 * into the headroom every XDP buffer has. */
+	if (bpf_xdp_adjust_tail(ctx, n - (int)f->len) &&
+	    bpf_xdp_adjust_head(ctx, (int)f->len - n))
 		return -1;
 	return bpf_xdp_store_bytes(ctx, 0, rj->out, n) ? -1 : 0;
 }

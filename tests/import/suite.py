@@ -23,16 +23,19 @@ import corpus  # noqa: E402
 
 BUILD = os.environ.get("BUILD") or os.path.join(TOP, "build")
 # One module of parts per format: NAME.py with register(t).
-FORMATS = []
+FORMATS = ["pve"]
 
 t = Suite("import")
 
 
 @t.part("language")
 def language():
-    """The security group of examples/, as written, against its corpus."""
+    """The security group of examples/, as written, and rejects both ways
+    (answers longer than the frames they answer), against their corpora."""
     corpus.check_policy(t, os.path.join(TOP, "examples", "security-group.policy"),
                         os.path.join(HERE, "language", "security-group.expect"))
+    corpus.check_policy(t, os.path.join(HERE, "language", "reject.policy"),
+                        os.path.join(HERE, "language", "reject.expect"))
 
 
 for name in FORMATS:

@@ -31,6 +31,7 @@ dmesg | tail -n +$((dmesg_at + 1)) | grep -v 'IFF_TUN is not supported' | tail -
 
 runs "stress: rmmod tapx after the run" rmmod tapx
 sleep 1
+grep -h FRAG /proc/net/sockstat /proc/net/sockstat6 | sed 's/^/    after rmmod: /'
 mem_after=$(free_kb)
 # Deleted devices and their buffers go after RCU grace periods, which a
 # busy host stretches: up to 20 s more before memory counts as lost.
@@ -50,6 +51,15 @@ else
 	awk 'NR == FNR { b[$1] = $2; next }
 		$2 != b[$1] { printf "    meminfo %s %d -> %d kB\n", $1, b[$1], $2 }' \
 		/tmp/meminfo.before /proc/meminfo
+	grep -h FRAG /proc/net/sockstat /proc/net/sockstat6 | sed 's/^/    now: /'
+	echo "    skbuff_head_cache now $(skb_objs) objects"
+	# Lost, or only held longer: say which (still a failure).
+	waited=0
+	while [ $((mem_before - $(free_kb))) -ge 8192 ] && [ $waited -lt 90 ]; do
+		sleep 10
+		waited=$((waited + 10))
+	done
+	echo "    $waited s later: $(free_kb) kB free"
 fi
 runs "stress: SUnreclaim $slab_before -> $slab_after kB (within 2 MB)" \
 	test $((slab_after - slab_before)) -lt 2048

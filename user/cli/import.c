@@ -8,6 +8,7 @@
 
 static const struct command *const import_cmds[] = {
 	&import_nwfilter_cmd,
+	&import_pve_cmd,
 	NULL,
 };
 

@@ -9,6 +9,9 @@
 #ifndef TA_IMPORT_PVE_H
 #define TA_IMPORT_PVE_H
 
+#include <stdbool.h>
+#include <stdint.h>
+
 #include "import.h"
 
 struct ta_pve_vm {
@@ -27,5 +30,28 @@ struct ta_pve_vm {
  * ("FILE:LINE: ...") and the construct in `e`.
  */
 int ta_import_pve(const struct ta_pve_vm *vm, struct ta_import *im, struct ta_error *e);
+
+/* The interfaces of a VM's configuration (/etc/pve/qemu-server/VMID.conf,
+ * or a container's /etc/pve/lxc/VMID.conf): its current netN lines, not
+ * those of its snapshots. */
+#define TA_PVE_MAX_NETS 32
+
+struct ta_pve_net {
+	bool present;	/* the configuration has netN */
+	bool firewall;	/* firewall=1 */
+	bool has_mac;
+	uint8_t mac[6];
+	unsigned int line;
+};
+
+struct ta_pve_conf {
+	struct ta_pve_net net[TA_PVE_MAX_NETS];
+};
+
+/* Read `path` (a line netN that cannot be read is an error naming
+ * FILE:LINE; other keys are not looked at). 0 or -errno with `e`. */
+int ta_pve_conf_read(const char *path, struct ta_pve_conf *conf, struct ta_error *e);
+int ta_pve_conf_parse(const char *text, size_t len, const char *path, struct ta_pve_conf *conf,
+		      struct ta_error *e);
 
 #endif /* TA_IMPORT_PVE_H */
