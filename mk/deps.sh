@@ -67,7 +67,11 @@ need_suite() {
 	case $1 in
 	unit) ;;
 	bpf | security | diff) need "$HOST_PKGS" ;;
-	host | agent | agent-fault | import) need "$HOST_PKGS $PY_PKGS" ;;
+	host | agent | agent-fault) need "$HOST_PKGS $PY_PKGS" ;;
+	import)
+		need "$HOST_PKGS $PY_PKGS"
+		nwfilter=1
+		;;
 	adapters)
 		need "$HOST_PKGS $PY_PKGS $QEMU_PKGS"
 		nwfilter=1
