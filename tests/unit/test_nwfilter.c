@@ -341,6 +341,32 @@ static void test_errors(void)
 		     "huge.xml: larger than 1024 KiB, which no nwfilter filter is");
 }
 
+/* Every ebtables accept takes the iptables rules before it: many of each
+ * make more rules than a policy holds, which is said. */
+static void test_too_many(void)
+{
+	char *xml = malloc(1 << 16), *got;
+	size_t n = 0;
+	int ret;
+
+	n += sprintf(xml + n, "<filter name='many'>\n");
+	for (int i = 0; i < 64; i++)
+		n += sprintf(xml + n,
+			     "<rule action='accept' direction='out' priority='-100'>"
+			     "<mac dstmacaddr='52:54:00:00:01:%02x'/></rule>\n", i);
+	for (int i = 0; i < 64; i++)
+		n += sprintf(xml + n, "<rule action='accept' direction='out'><tcp dstportstart='%d'/></rule>\n",
+			     1000 + i);
+	sprintf(xml + n, "</filter>\n");
+	put("many", xml);
+	got = translate("many", NULL, &ret);
+	CHECK(ret == -E2BIG && strstr(got, ": the translation makes more than 4096 rules, more "
+					   "than a policy holds (1024)"),
+	      "%d %s", ret, got);
+	free(got);
+	free(xml);
+}
+
 static void test_params(void)
 {
 	struct ta_nwf_param p[4];
@@ -366,6 +392,7 @@ int main(void)
 	test_layers();
 	test_guard();
 	test_errors();
+	test_too_many();
 	test_params();
 	{
 		char cmd[128];

@@ -25,6 +25,8 @@
 #include "nwfilter_rule.h"
 
 #define MAX_GUARD 64
+/* Rules written at most: more than a policy holds (1024), to say so. */
+#define MAX_EMITTED 4096
 
 struct guard {
 	char mac[18];
@@ -352,6 +354,11 @@ static int emit(struct xlate *x, struct emitted *em, enum nwf_action action,
 	for (size_t i = 0; i < em->n; i++)
 		if (!strcmp(em->keys[i], text))
 			return 0; /* an earlier rule matches all it would */
+	if (em->nr == MAX_EMITTED)
+		return ta_error_input(x->e, E2BIG,
+				      "%s: the translation makes more than %d rules, more than a "
+				      "policy holds (1024)",
+				      where, MAX_EMITTED);
 	em->keys[em->n++] = strdup(text);
 	if (!em->keys[em->n - 1])
 		return ta_error_errno(x->e, ENOMEM, "nwfilter");
@@ -549,9 +556,8 @@ int ta_import_nwfilter(const struct ta_nwf_input *in, struct ta_import *im,
 	x.out.l3 = calloc(NWF_MAX_STMTS, sizeof(*x.out.l3));
 	x.out.l3_prio = calloc(NWF_MAX_STMTS, sizeof(int));
 	x.out.l3_seq = calloc(NWF_MAX_STMTS, sizeof(unsigned int));
-	em.keys = calloc(2 * NWF_MAX_STMTS * NWF_MAX_STMTS / 64 + NWF_MAX_STMTS, sizeof(char *));
-	em.stmts = calloc(2 * NWF_MAX_STMTS * NWF_MAX_STMTS / 64 + NWF_MAX_STMTS,
-			  sizeof(*em.stmts));
+	em.keys = calloc(MAX_EMITTED, sizeof(char *));
+	em.stmts = calloc(MAX_EMITTED, sizeof(*em.stmts));
 	ret = nwf_load(in, &ld, im, e);
 	x.ld = &ld;
 	if (!x.out.l2 || !x.out.l3 || !x.out.l3_prio || !x.out.l3_seq || !em.keys || !em.stmts)
@@ -563,11 +569,6 @@ int ta_import_nwfilter(const struct ta_nwf_input *in, struct ta_import *im,
 	}
 	if (!ret)
 		ret = write_guard(&x);
-	if (!ret && x.out.nr_l2 * (x.out.nr_l3 + 1) > 2 * NWF_MAX_STMTS * NWF_MAX_STMTS / 64)
-		ret = ta_error_input(e, E2BIG,
-				     "%s: %zu ebtables and %zu iptables rules make more rules than "
-				     "a policy holds",
-				     ld.files[0].path, x.out.nr_l2, x.out.nr_l3);
 	if (!ret)
 		ret = compose(&x, &em);
 	if (!ret && em.two_way) {
