@@ -168,6 +168,31 @@ static void test_layers(void)
 	       "rule pass out state established ethertype ipv6 dst 2001:db8::/32 proto tcp sport 443\n");
 }
 
+static void test_ranges(void)
+{
+	put("range", "<filter name='range'>\n"
+		     "  <rule action='drop' direction='in' statematch='false'>\n"
+		     "    <tcp srcipfrom='10.0.0.1' srcipto='10.0.0.6' dstportstart='22'/>\n"
+		     "  </rule>\n"
+		     "  <rule action='drop' direction='out'>\n"
+		     "    <udp-ipv6 dstipfrom='2001:db8::' dstipto='2001:db8::1:ffff'/>\n"
+		     "  </rule>\n"
+		     "</filter>\n");
+	expect("an address range: a rule per prefix, the fewest", "range", NULL,
+	       "rule drop in ethertype ipv4 src 10.0.0.1 proto tcp dport 22\n"
+	       "rule drop in ethertype ipv4 src 10.0.0.2/31 proto tcp dport 22\n"
+	       "rule drop in ethertype ipv4 src 10.0.0.4/31 proto tcp dport 22\n"
+	       "rule drop in ethertype ipv4 src 10.0.0.6 proto tcp dport 22\n"
+	       "rule drop out ethertype ipv6 dst 2001:db8::/111 proto udp\n"
+	       "rule pass in,out state untracked ethertype 0x88b5\n");
+	put("badrange", "<filter name='badrange'>\n"
+			"  <rule action='drop' direction='in'><tcp srcipfrom='10.0.0.9' srcipto='10.0.0.1'/></rule>\n"
+			"</filter>\n");
+	expect_error("a range backwards", "badrange", NULL,
+		     "badrange.xml:2: <tcp srcipfrom='10.0.0.9' srcipto='10.0.0.1'>: expected a "
+		     "range of addresses of at most 64 prefixes");
+}
+
 static const char *const spoof_mac =
 	"<filter name='g-mac' chain='mac' priority='-800'>\n"
 	"  <rule direction='out' action='return'><mac srcmacaddr='$MAC'/></rule>\n"
@@ -390,6 +415,7 @@ int main(void)
 		return 2;
 	}
 	test_layers();
+	test_ranges();
 	test_guard();
 	test_errors();
 	test_too_many();

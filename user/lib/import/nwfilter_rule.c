@@ -247,7 +247,7 @@ static const char *const l2_attrs[] = { "srcmacaddr", "dstmacaddr", "protocolid"
 					"srcportstart", "srcportend", "dstportstart", "dstportend",
 					"comment", "match", NULL };
 static const char *const l3_attrs[] = { "srcmacaddr", "srcipaddr", "srcipmask", "dstipaddr",
-					"dstipmask", "srcportstart", "srcportend", "dstportstart",
+					"dstipmask", "srcipfrom", "srcipto", "dstipfrom", "dstipto", "srcportstart", "srcportend", "dstportstart",
 					"dstportend", "type", "state", "comment", "match", NULL };
 
 static int element_match(const struct proto_elem *pe, const struct attrs *a, const char *where,
@@ -449,9 +449,10 @@ static int push_l3(struct nwf_out *out, const struct nwf_rule *r, const struct r
 	return push(out, r, true, h->action, &rev, h->where, e);
 }
 
-static int one(const struct nwf_rule *r, const struct rule_head *h, const struct proto_elem *pe,
-	       const struct attrs *a, const struct nwf_match *family, struct nwf_out *out,
-	       struct ta_import *im, struct ta_error *e)
+static int one_match(const struct nwf_rule *r, const struct rule_head *h,
+		     const struct proto_elem *pe, const struct attrs *a,
+		     const struct nwf_match *family, struct nwf_out *out, struct ta_import *im,
+		     struct ta_error *e)
 {
 	struct nwf_match m, both;
 	bool narrowed = false;
@@ -496,6 +497,126 @@ static int one(const struct nwf_rule *r, const struct rule_head *h, const struct
 		ta_import_comment(im, "%s: reject at libvirt's ebtables layer drops", h->where);
 	return push(out, r, false, h->action == NWF_REJECT ? NWF_DROP : h->action, &both,
 		    h->where, e);
+}
+
+/* ---- address ranges ------------------------------------------------------------ */
+
+#define MAX_RANGE_PREFIXES 64
+
+/* An address as a 128-bit number (IPv4 in the low 32 bits). */
+static int addr_num(const char *s, int family, unsigned __int128 *out)
+{
+	unsigned char b[16];
+	int n = family == AF_INET ? 4 : 16;
+
+	if (inet_pton(family, s, b) != 1)
+		return -1;
+	*out = 0;
+	for (int i = 0; i < n; i++)
+		*out = (*out << 8) | b[i];
+	return 0;
+}
+
+static void num_addr(unsigned __int128 v, int family, char *out, size_t size)
+{
+	unsigned char b[16];
+	int n = family == AF_INET ? 4 : 16;
+
+	for (int i = n - 1; i >= 0; i--, v >>= 8)
+		b[i] = (unsigned char)v;
+	inet_ntop(family, b, out, (socklen_t)size);
+}
+
+/* FROM..TO as the fewest prefixes, "ADDR/LEN" each; their count, or -1
+ * when it is not a range or takes more than `max`. */
+static int range_prefixes(const char *from, const char *to, int family, char (*out)[64],
+			  int max)
+{
+	int bits = family == AF_INET ? 32 : 128, n = 0;
+	unsigned __int128 lo, hi;
+
+	if (addr_num(from, family, &lo) || addr_num(to, family, &hi) || lo > hi)
+		return -1;
+	for (;;) {
+		int len = bits;
+		char a[INET6_ADDRSTRLEN];
+
+		/* the largest block that starts at lo and ends by hi */
+		while (len > 0) {
+			unsigned __int128 size = (unsigned __int128)1 << (bits - len + 1);
+
+			if ((lo & (size - 1)) || lo + size - 1 > hi || lo + size - 1 < lo)
+				break;
+			len--;
+		}
+		if (n == max)
+			return -1;
+		num_addr(lo, family, a, sizeof(a));
+		snprintf(out[n++], 64, "%s/%d", a, len);
+		if (len == 0 || lo + (((unsigned __int128)1 << (bits - len)) - 1) >= hi)
+			return n;
+		lo += (unsigned __int128)1 << (bits - len);
+	}
+}
+
+/* srcipfrom/srcipto (and dst): one rule per prefix of the range, written
+ * as srcipaddr/srcipmask; then one_match(). */
+static int one(const struct nwf_rule *r, const struct rule_head *h, const struct proto_elem *pe,
+	       const struct attrs *a, const struct nwf_match *family, struct nwf_out *out,
+	       struct ta_import *im, struct ta_error *e)
+{
+	static const char *const sides[] = { "src", "dst" };
+	int fam = pe && pe->ethertype == 0x86dd ? AF_INET6 : AF_INET;
+
+	for (int k = 0; k < 2; k++) {
+		char fname[16], tname[16], aname[16], mname[16], len[8];
+		char prefixes[MAX_RANGE_PREFIXES][64];
+		const char *from, *to;
+		struct attrs b;
+		int n, ret;
+
+		snprintf(fname, sizeof(fname), "%sipfrom", sides[k]);
+		snprintf(tname, sizeof(tname), "%sipto", sides[k]);
+		from = get(a, fname);
+		to = get(a, tname);
+		if (!from && !to)
+			continue;
+		if (!from || !to || get(a, k ? "dstipaddr" : "srcipaddr"))
+			return ta_error_input_at(e, EINVAL,
+						 "%s: <%s>: %s and %s go together, without %sipaddr",
+						 h->where, pe ? pe->name : "rule", fname, tname,
+						 sides[k]);
+		n = range_prefixes(from, to, fam, prefixes, MAX_RANGE_PREFIXES);
+		if (n < 0)
+			return ta_error_input_at(e, EINVAL,
+						 "%s: <%s %s='%s' %s='%s'>: expected a range of "
+						 "addresses of at most %d prefixes",
+						 h->where, pe ? pe->name : "rule", fname, from, tname, to,
+						 MAX_RANGE_PREFIXES);
+		snprintf(aname, sizeof(aname), "%sipaddr", sides[k]);
+		snprintf(mname, sizeof(mname), "%sipmask", sides[k]);
+		for (int i = 0; i < n; i++) {
+			char *slash = strchr(prefixes[i], '/');
+
+			b.n = 0;
+			for (size_t j = 0; j < a->n; j++)
+				if (strcmp(a->name[j], fname) && strcmp(a->name[j], tname)) {
+					b.name[b.n] = a->name[j];
+					b.value[b.n++] = a->value[j];
+				}
+			*slash = 0;
+			snprintf(len, sizeof(len), "%s", slash + 1);
+			b.name[b.n] = aname;
+			b.value[b.n++] = prefixes[i];
+			b.name[b.n] = mname;
+			b.value[b.n++] = len;
+			ret = one(r, h, pe, &b, family, out, im, e);
+			if (ret)
+				return ret;
+		}
+		return 0;
+	}
+	return one_match(r, h, pe, a, family, out, im, e);
 }
 
 int nwf_rule(const struct nwf_rule *r, const struct nwf_match *family, struct nwf_out *out,
