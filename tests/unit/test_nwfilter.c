@@ -242,6 +242,20 @@ static void test_guard(void)
 	       "rule pass in,out state untracked ethertype 0x88b5\n");
 	CHECK(!*warnings, "the four checks of the guard: no warning: %s", warnings);
 
+	put("two", "<filter name='two'>\n"
+		   "  <rule action='drop' direction='in' statematch='false'>\n"
+		   "    <udp srcipaddr='$GW' dstipaddr='$IP' dstportstart='$PORT'/>\n"
+		   "  </rule>\n"
+		   "</filter>\n");
+	expect("one list parameter beside single ones", "two",
+	       "GW=192.0.2.1,IP=10.0.0.2,IP=10.0.0.3,PORT=53",
+	       "rule drop in ethertype ipv4 src 192.0.2.1 dst 10.0.0.2 proto udp dport 53\n"
+	       "rule drop in ethertype ipv4 src 192.0.2.1 dst 10.0.0.3 proto udp dport 53\n"
+	       "rule pass in,out state untracked ethertype 0x88b5\n");
+	expect_error("two list parameters", "two", "GW=192.0.2.1,GW=192.0.2.2,IP=10.0.0.2,IP=10.0.0.3,PORT=53",
+		     "two.xml:2: <udp>: two parameters with several values each ($GW, $IP) in "
+		     "one rule are not translated");
+
 	put("half", "<filter name='half'>\n  <filterref filter='g-ip'/>\n</filter>\n");
 	expect("no-ip-spoofing alone: the guard, which checks ARP too", "half", "IP=10.0.0.2",
 	       "guard ip 10.0.0.2\n");

@@ -674,21 +674,22 @@ int nwf_rule(const struct nwf_rule *r, const struct nwf_match *family, struct nw
 					 h.where);
 	/* a parameter with many values ($IP): one rule per value */
 	for (size_t i = 0; i < raw.n; i++) {
+		size_t n;
+
 		if (raw.value[i][0] != '$')
 			continue;
-		if (!nwf_values(r, raw.name[i], raw.value[i], vals, NWF_MAX_VALUES, e))
+		n = nwf_values(r, raw.name[i], raw.value[i], vals, NWF_MAX_VALUES, e);
+		if (!n)
 			return -e->err;
-		if (multi && strcmp(multi, raw.value[i]) &&
-		    nwf_values(r, raw.name[i], raw.value[i], vals, NWF_MAX_VALUES, e) > 1)
+		if (n == 1 || (multi && !strcmp(multi, raw.value[i])))
+			continue;
+		if (multi)
 			return ta_error_input_at(e, EOPNOTSUPP,
 						 "%s: <%s>: two parameters with several values "
 						 "each (%s, %s) in one rule are not translated",
 						 h.where, pe->name, multi, raw.value[i]);
-		if (nwf_values(r, raw.name[i], raw.value[i], vals, NWF_MAX_VALUES, e) > 1 ||
-		    !multi) {
-			multi = raw.value[i];
-			nr_vals = nwf_values(r, raw.name[i], raw.value[i], vals, NWF_MAX_VALUES, e);
-		}
+		multi = raw.value[i];
+		nr_vals = n;
 	}
 	for (size_t k = 0; k < nr_vals; k++) {
 		a = raw;
