@@ -10,7 +10,11 @@ metrics; SIGHUP with a changed binding, a removed one, a hand-made binding,
 a malformed configuration; namespaces that come and go; and a storm of 200
 taps created and deleted 10 times with every matching tap bound within 1 s
 of its announcement (the worst and median latencies are printed), a
-SIGKILL in the middle, a socket overrun, and nothing leaked after it all.
+SIGKILL in the middle, a socket overrun, and nothing leaked after it all;
+and `source pve` on a Proxmox VE folder in a temporary directory: VMs'
+taps bound to their translated firewalls with their guards, judged on
+real frames, as .fw files, cluster.fw's group and VM configurations are
+edited, broken, mended and removed.
 Ends with "N passed, N failed".
 
     python3 tests/agent/suite.py [PART...]    (--list: the parts)
@@ -150,6 +154,10 @@ def command():
     bad_setting("netns a b a", 11, r"namespace a listed twice \(first at line 1\)")
     bad_setting("netns host", 7, r"'host' is not a namespace to list: the agent always watches its own \('host' in bindings\)")
     bad_setting("metrics gauge x", 9, r"expected textfile DIR or listen ADDR:PORT after 'metrics', got 'gauge'")
+    bad_setting("source pve etc/pve", 12,
+                r"expected the absolute path of Proxmox VE's configuration folder \(/etc/pve\), got 'etc/pve'")
+    bad_setting("source libvirt /etc/libvirt", 8,
+                r"expected pve DIR after 'source' \(the one platform the agent reads\), got 'libvirt'")
     write_file(C + "/agent.conf", "unbound policy vm", "netns g1 g2",
                "metrics textfile /var/lib/prometheus/node-exporter", "metrics listen [::1]:9469")
     t.expect_exit(0, r"^%s: ok, 1 policies, 1 bindings in 1 files, unbound policy vm, watching host, netns g1, netns g2$"
@@ -472,7 +480,7 @@ def conntrack():
              r"syn_sent, syn_recv, established, fin_wait, time_wait, close, udp, udp_stream, icmp or other"),
             (["conntrack timeout icmp"], "1:23", r"conntrack: expected seconds or default after 'timeout icmp'"),
             (["conntrack max 5000", "conntrack tap-limit 10 max 6000"], "2:24", r"conntrack: max given twice"),
-            (["conntrak max 5"], "1:1", r"expected a setting \(unbound, netns, metrics or conntrack\), got 'conntrak'")):
+            (["conntrak max 5"], "1:1", r"expected a setting \(unbound, netns, metrics, conntrack or source\), got 'conntrak'")):
         write_file(K + "/agent.conf", *lines)
         t.expect_exit(1, r"^%s/agent.conf:%s: %s$" % (k, where, message), check_cmd)
     write_file(K + "/agent.conf", "conntrack tap-limit 2 timeout udp 1m", "conntrack timeout established 2d")
@@ -753,6 +761,202 @@ def storm():
           % (n, median, worst))
     t.check("every tap of the 9 rounds measured", "1620", n)
     t.check("every one bound within 1 s (worst %.1f ms)" % worst, "yes", "yes" if worst < 1000 else "no")
+
+
+# ---- source pve -------------------------------------------------------------------
+# A Proxmox VE folder as pmxcfs shows it: the datacenter's cluster.fw with a
+# security group both VMs use, each VM's firewall and its configuration (its
+# MACs). tapio's frames are the guest's: OUT rules judge them.
+PVE_MAC = {"100i0": "52:54:00:00:01:00", "101i0": "52:54:00:00:01:01", "101i1": "52:54:00:00:01:11",
+           "102i0": "52:54:00:00:01:02", "103i0": "52:54:00:00:01:03"}
+
+
+def pve_fw(path, *rules, options=()):
+    write_file(path, "[OPTIONS]", "", "enable: 1", *options, "", "[RULES]", "", *rules)
+
+
+def pve_cluster(path, port, *head):
+    write_file(path, *head, "[OPTIONS]", "", "enable: 1", "", "[group shared]", "", "OUT DROP -p udp -dport %d" % port)
+
+
+def pve_conf(path, *nets):
+    write_file(path, *["net%s: virtio=%s,bridge=vmbr0,firewall=1" % (n, PVE_MAC[tap]) for n, tap in nets])
+
+
+@t.part("pve")
+def pve():
+    a, st, tmp = S["agent"], S["st"], S["tmp"]
+    P, C = tmp + "/pve", tmp + "/pveconf"
+    FW, QS = P + "/firewall", P + "/qemu-server"
+    for d in (FW, QS, C):
+        os.makedirs(d)
+    pve_cluster(FW + "/cluster.fw", 9)
+    pve_fw(FW + "/100.fw", "GROUP shared", "OUT DROP -p udp -dport 7")
+    # VM 101 with ipfilter: its guard also holds the addresses of its
+    # ipfilter-netN sets (and the link-local address of each MAC)
+    write_file(FW + "/101.fw", "[OPTIONS]", "enable: 1", "ipfilter: 1", "[IPSET ipfilter-net0]", "10.0.0.1",
+               "[IPSET ipfilter-net1]", "10.0.0.1", "[RULES]", "GROUP shared")
+    pve_conf(QS + "/100.conf", ("0", "100i0"))
+    pve_conf(QS + "/101.conf", ("0", "101i0"), ("1", "101i1"))
+    write_file(C + "/agent.conf", "source pve %s" % P)
+    check_cmd = ta("agent", "--check", "--config", C, "--run-dir", tmp + "/none")
+    r = run(check_cmd, merge=True)
+    t.check("--check: every VM interface translates", "0 %s: ok, 0 policies, 0 bindings in 0 files, unbound pass, "
+            "watching host; source pve %s" % (C, P), "%d %s" % (r.rc, r.out.rstrip("\n")))
+
+    def frames(tap, dport, count=10, smac=None):
+        """tapio's UDP frames to DPORT from the guest of tap<TAP>, its own MAC
+        unless SMAC: how many passed."""
+        out = tapio("tap" + tap, "--count", str(count), "--smac", smac or PVE_MAC[tap], "--dport", str(dport))
+        m = re.search(r"pass ([0-9]+)$", out)
+        return m.group(1) if m else out
+
+    def verdicts(tap, *ports):
+        """Of 10 frames to each of PORTS, how many passed: "PORT:N ..."."""
+        return " ".join("%d:%s" % (p, frames(tap, p)) for p in ports)
+
+    def show(tap):
+        return run(ta("policy", "show", "tap" + tap), netns=NS).out
+
+    t.say("# source pve: the VMs' taps bound to their translated firewalls within 2 s")
+    a.start(C)
+    a.logged("the configuration says the source", r"^configuration %s: .*; source pve %s$" % (re.escape(C), re.escape(P)))
+    a.mark()
+    taps_add(NS, "tap100i0", "tap101i0", "tap101i1", "tap999")
+    for tap, guard in (("100i0", "mac"), ("101i0", "mac,ip4,ip6"), ("101i1", "mac,ip4,ip6")):
+        vm, n = tap.split("i")
+        a.until("tap%s bound to pve-%s-net%s within 2 s" % (tap, vm, n),
+                lambda: st.has_policy(NS, "tap" + tap, "pve-%s-net%s" % (vm, n)), 2)
+        t.check("tap%s: the guard macfilter and ipfilter imply, the agent's" % tap, '"guard":"%s" "agent":true' % guard,
+                "%s %s" % (st.field(NS, "tap" + tap, "guard"), st.field(NS, "tap" + tap, "agent")))
+    a.logged("the log says by what",
+             r"^bound tap101i1 \(host\): policy pve-101-net1, guard mac,ip4,ip6, by source pve: VM 101 net1$")
+    t.check("tap999 is no VM's tap: left alone", "", st.policy_of(NS, "tap999"))
+    t.check("tap100i0: the group's port 9 and its own 7 dropped, 10 passes", "9:0 7:0 10:10", verdicts("100i0", 9, 7, 10))
+    t.check("tap101i0: the group's port 9 dropped, 7 passes", "9:0 7:10", verdicts("101i0", 9, 7))
+    t.check("tap101i1 too", "9:0 7:10", verdicts("101i1", 9, 7))
+    t.check("tap100i0 from another MAC: the guard drops it", "0", frames("100i0", 10, smac="52:54:00:00:09:09"))
+    out = tapio("tap101i0", "--count", "10", "--smac", PVE_MAC["101i0"], "--src", "10.0.0.66", "--dport", "10")
+    t.check("tap101i0 from an address not in ipfilter-net0: the guard drops it", "sent 10 tx 0 redirect 0 pass 0", out)
+    t.ok("policy show tap100i0: port 7's rule", re.search(r"dport 7\b", show("100i0")))
+
+    t.say("# a VM's .fw edited: its policy alone is replaced")
+    a.mark()
+    pve_fw(FW + "/100.fw", "GROUP shared", "OUT DROP -p udp -dport 6")
+    a.logged("pve-100-net0 replaced", r"^policy pve-100-net0: replaced for source pve: VM 100 net0, 1 taps use it now", 2)
+    t.check("tap100i0: 6 dropped now, 7 passes, 9 still dropped", "6:0 7:10 9:0", verdicts("100i0", 6, 7, 9))
+    t.ok("policy show tap100i0: port 6's rule, not 7's",
+         re.search(r"dport 6\b", show("100i0")) and not re.search(r"dport 7\b", show("100i0")))
+    t.check("the other VM's policies untouched", "", "\n".join(l for l in a.since().split("\n") if "pve-101" in l))
+
+    t.say("# cluster.fw's group changed: every VM using it is reloaded")
+    a.mark()
+    pve_cluster(FW + "/cluster.fw", 19)
+    for name in ("pve-100-net0", "pve-101-net0", "pve-101-net1"):
+        a.logged("%s replaced" % name, r"^policy %s: replaced for " % name, 2)
+    t.check("tap101i1: 19 dropped now, 9 passes", "19:0 9:10", verdicts("101i1", 19, 9))
+    t.check("tap100i0: 19 and 6 dropped, 9 passes", "19:0 6:0 9:10", verdicts("100i0", 19, 6, 9))
+    a.mark()
+    pve_cluster(FW + "/cluster.fw", 19, "# the datacenter's firewall", "")
+    time.sleep(2.5)
+    t.check("cluster.fw edited where no rule changes (every line moved): nothing reloaded", "", a.since())
+
+    t.say("# a broken file is refused, located; the last good policy stays")
+    a.mark()
+    pve_fw(FW + "/100.fw", "GROUP shared", "OUT DROP -p udp -dport 6", "OUT DROP -source 10.0.0.1-10.0.0.9")
+    a.logged("the error, with FILE:LINE",
+             r"^error: source pve: VM 100 net0: %s/100.fw:9: -source 10.0.0.1-10.0.0.9: an address range, which tap-accel does not match: .*; its last good policy pve-100-net0 stays$" % re.escape(FW), 3)
+    t.check("tap100i0 still bound to pve-100-net0", '"policy":"pve-100-net0"', st.policy_of(NS, "tap100i0"))
+    t.check("... which still drops 6 and 19", "6:0 19:0 10:10", verdicts("100i0", 6, 19, 10))
+    a.mark()
+    time.sleep(2.5)
+    t.check("the error is said once, not at every check", "", a.since())
+    pve_fw(FW + "/100.fw", "GROUP shared", "OUT DROP -p udp -dport 6")
+    a.logged("mended: the same policy as before", r"^source pve: VM 100 net0: its files translate again, as before$", 3)
+
+    t.say("# a VM whose firewall never translated: its tap is left as unbound taps are")
+    pve_fw(FW + "/102.fw", "OUT DROP -source 10.0.0.1-10.0.0.9")
+    pve_conf(QS + "/102.conf", ("0", "102i0"))
+    a.mark()
+    taps_add(NS, "tap102i0")
+    a.logged("its error", r"^error: source pve: VM 102 net0: %s/102.fw:7: .*; its taps keep the binding they have "
+             r"\(an agent's before this one\), or else are served as unbound taps \(unbound pass\)$" % re.escape(FW), 3)
+    time.sleep(0.5)
+    t.check("tap102i0 unbound", "", st.policy_of(NS, "tap102i0"))
+    out = run(ta("status", "--all", "--run-dir", S["run"]), netns=NS).out
+    t.ok("status --all says why, with FILE:LINE",
+         re.search(r"^tap102i0 +host +error +source pve: VM 102 net0: not translated yet: %s/102.fw:7: -source "
+                   % re.escape(FW), out, re.M), out)
+    r = run(check_cmd, merge=True)
+    t.ok("--check warns of it with FILE:LINE, exit 0",
+         r.rc == 0 and re.search(r"^warning: source pve: VM 102 net0: %s/102.fw:7: .*: its tap tap102i0 would not be bound$"
+                                 % re.escape(FW), r.out, re.M), r.out)
+    pve_fw(FW + "/102.fw", "OUT DROP -p udp -dport 5")
+    a.until("mended: tap102i0 bound within 2 s", lambda: st.has_policy(NS, "tap102i0", "pve-102-net0"), 2)
+    t.check("tap102i0: 5 dropped", "5:0 6:10", verdicts("102i0", 5, 6))
+
+    t.say("# a VM without a .fw of its own: no firewall, as Proxmox VE reads it")
+    pve_conf(QS + "/103.conf", ("0", "103i0"))
+    taps_add(NS, "tap103i0")
+    a.until("tap103i0 bound to pve-103-net0 within 2 s", lambda: st.has_policy(NS, "tap103i0", "pve-103-net0"), 2)
+    t.check("... without a guard", '"guard":"-"', st.field(NS, "tap103i0", "guard"))
+    t.check("... which passes what the group would drop, from any MAC", "10",
+            frames("103i0", 9, smac="52:54:00:00:09:09"))
+    run(["ip", "-n", NS, "link", "del", "tap103i0"])
+
+    t.say("# a VM's configuration gone (migrated or removed) while its tap is here: the last good policy stays")
+    a.mark()
+    os.remove(QS + "/101.conf")
+    a.logged("said", r"^error: source pve: VM 101 net0: %s/101.conf: no such file: VM 101 is not on this node, or was "
+             r"removed; its last good policy pve-101-net0 stays$" % re.escape(QS), 3)
+    t.check("tap101i0 keeps pve-101-net0", '"policy":"pve-101-net0"', st.policy_of(NS, "tap101i0"))
+
+    t.say("# a change inotify does not tell (another node's, through pmxcfs): seen within 2 s all the same")
+    a.stop()
+    a.start(C, {"TAP_ACCEL_AGENT_PVE_INOTIFY": "0"})
+    a.logged("restarted: nothing bound again; VM 101, without its configuration, is an error",
+             r"^reconciled: 2 taps bound by the agent \(0 bound now, 0 unbound\), 2 errors$")
+    t.check("... whose taps keep the policy the agent before gave them", '"policy":"pve-101-net0" "policy":"pve-101-net1"',
+            "%s %s" % (st.policy_of(NS, "tap101i0"), st.policy_of(NS, "tap101i1")))
+    a.mark()
+    pve_fw(FW + "/100.fw", "GROUP shared", "OUT DROP -p udp -dport 4")
+    a.logged("pve-100-net0 replaced without inotify",
+             r"^policy pve-100-net0: replaced for source pve: VM 100 net0, 1 taps use it now", 2.5)
+    t.check("tap100i0: 4 dropped now, 6 passes", "4:0 6:10", verdicts("100i0", 4, 6))
+
+    t.say("# taps go: unbound, their VM's policy unloaded with the last")
+    a.mark()
+    run(["ip", "-n", NS, "link", "del", "tap101i0"])
+    run(["ip", "-n", NS, "link", "del", "tap101i1"])
+    a.logged("tap101i0 unbound", r"^unbound tap101i0 \(host\): deleted$")
+    a.logged("its policy unloaded", r"^policy pve-101-net0: unloaded, no tap of VM 101 net0 is here any more$", 3)
+    t.check("policy list: pve-101-net* gone", "",
+            "\n".join(re.findall(r"pve-101-net[0-9]", run(ta("policy", "list"), netns=NS).out)))
+    t.check("tap100i0 still on its policy", '"policy":"pve-100-net0"', st.policy_of(NS, "tap100i0"))
+
+    t.say("# a binding of bindings.d comes first; SIGHUP without 'source pve': its taps unbound, its policies unloaded")
+    os.makedirs(C + "/policies")
+    os.makedirs(C + "/bindings.d")
+    write_file(C + "/policies/manual.policy", "rule drop proto udp dport 3")
+    write_file(C + "/bindings.d/50-manual.conf", "bind name tap100i0 policy manual")
+    a.mark()
+    a.signal(signal.SIGHUP)
+    a.logged("tap100i0 to the binding's policy",
+             r"^rebound tap100i0 \(host\): policy manual, guard -, by %s/bindings.d/50-manual.conf:1$" % re.escape(C))
+    t.check("tap102i0 still on its VM's", '"policy":"pve-102-net0"', st.policy_of(NS, "tap102i0"))
+    t.check("tap100i0: 3 dropped, 4 passes", "3:0 4:10", verdicts("100i0", 3, 4))
+    a.mark()
+    write_file(C + "/agent.conf", "unbound pass")
+    a.signal(signal.SIGHUP)
+    a.logged("tap102i0 unbound", r"^unbound tap102i0 \(host\): no binding matches it$")
+    a.logged("its policy unloaded", r"^policy pve-102-net0: unloaded, agent.conf's 'source pve' changed$")
+    a.logged("and VM 100's, no tap uses it", r"^policy pve-100-net0: unloaded, agent.conf's 'source pve' changed$")
+    t.check("policy list: no pve- policy left", "",
+            "\n".join(re.findall(r"pve-[0-9]+-net[0-9]+", run(ta("policy", "list"), netns=NS).out)))
+    a.stop()
+    run(["ip", "-n", NS, "link", "del", "tap100i0"])
+    run(["ip", "-n", NS, "link", "del", "tap102i0"])
+    run(["ip", "-n", NS, "link", "del", "tap999"])
 
 
 # ---- nothing left ------------------------------------------------------------------

@@ -67,6 +67,8 @@ else
 		"$(complete_words policy "" | tr ' ' '\n' | grep -v '^-' | sort | tr '\n' ' ' | sed 's/ $//')"
 	check "completion: conntrack's subverbs" "events flush list set show" \
 		"$(complete_words conntrack "" | tr ' ' '\n' | grep -v '^-' | sort | tr '\n' ' ' | sed 's/ $//')"
+	check "completion: policy import openstack" "openstack" "$(complete_words policy import op)"
+	check "completion: policy import openstack --port" "--port" "$(complete_words policy import openstack x.json --po)"
 	check "completion: conntrack set" "max tap-limit timeout" "$(complete_words conntrack set "")"
 	check "completion: conntrack set timeout" "udp udp_stream" "$(complete_words conntrack set timeout ud)"
 	# the words of conntrack set are checked before the kernel is asked anything

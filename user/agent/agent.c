@@ -28,6 +28,7 @@
 #include "agent/log.h"
 #include "agent/metrics.h"
 #include "agent/netns.h"
+#include "agent/pve.h"
 #include "agent/reconcile.h"
 #include "agent/state_file.h"
 #include "lib/base/error.h"
@@ -131,22 +132,24 @@ static void log_summary(const struct agent *a)
 	char watched[1024];
 	size_t n = snprintf(watched, sizeof(watched), "%s", AGENT_HOST_NETNS);
 	uint32_t from_run = 0;
-	char ct[512] = "";
+	char ct[512] = "", pve[PATH_MAX + 16] = "";
 
 	if (cfg->conntrack.given) {
 		strcpy(ct, "; conntrack ");
 		ta_ct_settings_words(&cfg->conntrack, ct + strlen(ct), sizeof(ct) - strlen(ct));
 	}
+	if (cfg->pve_dir)
+		snprintf(pve, sizeof(pve), "; source pve %s", cfg->pve_dir);
 	for (uint32_t i = 0; i < cfg->nr_netns && n < sizeof(watched); i++)
 		n += snprintf(watched + n, sizeof(watched) - n, ", netns %s", cfg->netns[i]);
 	for (uint32_t i = 0; i < cfg->nr_order; i++)
 		from_run += cfg->order[i] >= cfg->run.v && cfg->order[i] < cfg->run.v + cfg->run.nr;
 	agent_log("configuration %s: %u policies, %u bindings in %u files (%u from %s), unbound "
-		  "%s%s; watching %s%s", cfg->dir, cfg->nr_policies, cfg->nr_binds, cfg->nr_order,
+		  "%s%s; watching %s%s%s", cfg->dir, cfg->nr_policies, cfg->nr_binds, cfg->nr_order,
 		  from_run, cfg->run_dir,
 		  cfg->unbound == TA_UNBOUND_POLICY ? "policy " : "",
 		  cfg->unbound == TA_UNBOUND_POLICY ? cfg->unbound_policy
-		  : cfg->unbound == TA_UNBOUND_DROP ? "drop" : "pass", watched, ct);
+		  : cfg->unbound == TA_UNBOUND_DROP ? "drop" : "pass", watched, ct, pve);
 }
 
 /* ---- the runtime folder and /run/netns ---------------------------------------- */
@@ -270,6 +273,7 @@ static void reload(struct agent *a)
 	}
 	agent_config_free(&a->cfg);
 	a->cfg = cfg;
+	agent_pve_sync(a);
 	log_summary(a);
 	agent_metrics_sync(a);
 	if (agent_ns_sync(a))
@@ -352,6 +356,7 @@ static void read_signals(struct loop *l)
 static int poll_timeout(const struct loop *l)
 {
 	int64_t wait = agent_metrics_timeout(l->a);
+	int pve = agent_pve_timeout(l->a);
 
 	if (l->ping_every) {
 		int64_t until = l->next_ping - now_ms();
@@ -361,6 +366,8 @@ static int poll_timeout(const struct loop *l)
 	}
 	if (agent_ns_missing(l->a) || (l->a->nr_ns > 1 && l->w.netns < 0) || l->w.run < 0)
 		wait = wait < 0 || MISSING_MS < wait ? MISSING_MS : wait;
+	if (pve >= 0)
+		wait = wait < 0 || pve < wait ? pve : wait;
 	if (l->retry_at) {
 		int64_t until = l->retry_at - now_ms();
 
@@ -427,11 +434,12 @@ static void reconcile(struct loop *l)
 static void turn(struct loop *l)
 {
 	struct agent *a = l->a;
-	struct pollfd fds[4 + AGENT_MAX_CLIENTS + a->nr_ns];
+	struct pollfd fds[5 + AGENT_MAX_CLIENTS + a->nr_ns];
 	int n = 0, m, news;
 
 	fds[n++] = (struct pollfd){.fd = l->sig, .events = POLLIN};
 	fds[n++] = (struct pollfd){.fd = l->w.fd, .events = POLLIN};
+	fds[n++] = (struct pollfd){.fd = agent_pve_fd(a), .events = POLLIN};
 	for (uint32_t i = 0; i < a->nr_ns; i++)
 		fds[n++] = (struct pollfd){.fd = a->ns[i].nl, .events = POLLIN};
 	n += agent_ct_events_fds(a, fds + n);
@@ -460,6 +468,7 @@ static void turn(struct loop *l)
 	for (uint32_t i = 0; i < a->nr_ns; i++)
 		agent_ns_read(a, &a->ns[i]);
 	agent_ct_events_read(a);
+	agent_pve_check(a);
 	if (any_dirty(a) || (l->retry_at && now_ms() >= l->retry_at))
 		reconcile(l);
 	agent_metrics_turn(a, fds + n, m);
@@ -490,7 +499,8 @@ static int loop_setup(struct loop *l)
 
 int agent_run(const struct agent_opts *o)
 {
-	struct agent a = {.o = o, .full = true, .say_all = true, .ct_tap_info = -1};
+	struct agent a = {.o = o, .full = true, .say_all = true, .ct_tap_info = -1,
+			  .pve = {.fd = -1, .wd_fw = -1, .wd_conf = -1}};
 	struct agent_report r = {.say = log_config_error, .arg = &a};
 	struct loop l = {.a = &a, .sig = -1, .w = {.fd = -1}};
 	int ret, err, lock_fd = -1;
@@ -515,6 +525,7 @@ int agent_run(const struct agent_opts *o)
 			  "--check' checks it", r.errors);
 		return ret;
 	}
+	agent_pve_sync(&a);
 	log_summary(&a);
 	agent_metrics_init(&a.metrics);
 	err = loop_setup(&l);
@@ -531,6 +542,7 @@ int agent_run(const struct agent_opts *o)
 	agent_metrics_close(&a);
 	agent_ct_events_close(&a);
 	agent_ns_close_all(&a);
+	agent_pve_free(&a);
 	agent_config_free(&a.cfg);
 	said_free(&a.said);
 	free(a.gone);

@@ -74,6 +74,8 @@ struct agent_config {
 	/* `conntrack` lines: the table's settings; with none (given 0) the
 	 * agent leaves them as they are */
 	struct ta_ct_settings conntrack;
+	/* `source pve DIR`: Proxmox VE's /etc/pve; NULL: none */
+	char *pve_dir;
 	struct agent_policy *policies;
 	uint32_t nr_policies;
 	struct agent_files etc, run;

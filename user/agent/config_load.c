@@ -112,6 +112,7 @@ void agent_config_free(struct agent_config *cfg)
 	free(cfg->order);
 	free(cfg->metrics.textfile);
 	free(cfg->metrics.listen);
+	free(cfg->pve_dir);
 	free(cfg->dir);
 	free(cfg->run_dir);
 	memset(cfg, 0, sizeof(*cfg));

@@ -13,6 +13,7 @@
  */
 #include <bpf/bpf.h>
 #include <errno.h>
+#include <limits.h>
 #include <linux/if_link.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@
 
 #include "agent/log.h"
 #include "agent/netns.h"
+#include "agent/pve.h"
 #include "agent/reconcile.h"
 #include "agent/ctevents.h"
 #include "lib/plane/conntrack.h"
@@ -32,7 +34,8 @@
 struct plan {
 	struct agent_ns *ns;
 	struct agent_link *link;
-	const struct agent_binding *by;
+	const struct agent_binding *by; /* NULL: `source pve` */
+	const char *source;		/* then what it says of the VM */
 	uint32_t policy;
 	const struct ta_guard_spec *guard; /* NULL: none */
 	bool has_state;
@@ -441,6 +444,40 @@ static void unbind_all(struct pass *p)
 
 /* ---- what each tap asks for ----------------------------------------------------------- */
 
+/* What decided a plan, for the log: "FILE:LINE" of its binding, or the
+ * VM of `source pve`. */
+static const char *plan_by(const struct plan *pl, char *buf, size_t size)
+{
+	if (!pl->by)
+		return pl->source;
+	snprintf(buf, size, "%s:%d", pl->by->path, pl->by->line);
+	return buf;
+}
+
+/* A tap of a Proxmox VM that no binding matches, with `source pve`: its
+ * VM's translated policy and guard. */
+static bool plan_pve(struct pass *p, struct agent_ns *ns, struct agent_link *k, const char *who)
+{
+	struct plan *pl = &p->plans[p->nr_plans];
+	struct agent_pve_want w;
+	uint32_t vmid, iface;
+	char why[512];
+
+	if (!p->a->cfg.pve_dir || !agent_pve_tap(k->nl.name, &vmid, &iface))
+		return false;
+	if (agent_pve_want(p->a, &p->pl, vmid, iface, &w, why, sizeof(why))) {
+		tap_error(p, k, who, why);
+		return true;
+	}
+	pl->ns = ns;
+	pl->link = k;
+	pl->source = w.by;
+	pl->policy = w.policy;
+	pl->guard = w.guard;
+	p->nr_plans++;
+	return true;
+}
+
 /* Work out what link k asks for: a plan to bind it, a binding to go, or
  * nothing to do. In the agent's own namespace. */
 static void plan_link(struct pass *p, struct agent_ns *ns, struct agent_link *k)
@@ -456,6 +493,8 @@ static void plan_link(struct pass *p, struct agent_ns *ns, struct agent_link *k)
 	agent_config_match(&p->a->cfg, &tap, &w);
 	memset(pl, 0, sizeof(*pl));
 	pl->has_state = state_of(p, &key, &pl->state);
+	if (!w.by && plan_pve(p, ns, k, who))
+		return;
 	if (!w.by) {
 		if (pl->has_state && pl->state.info.flags & TA_TAP_F_AGENT)
 			unbind_add(p, &key, who, "no binding matches it");
@@ -509,13 +548,14 @@ static int plan_all(struct pass *p)
 static int take_over(struct pass *p, struct plan *pl, const char *who, const char *guard)
 {
 	struct ta_tap_state st = pl->state;
+	char by[PATH_MAX + 16];
 
 	if (ta_tap_mark(&p->pl, &st, TA_TAP_F_AGENT)) {
 		tap_error(p, pl->link, who, "cannot record the binding as the agent's");
 		return -1;
 	}
-	agent_log("took over %s: bound by hand to policy %s, guard %s, as %s:%d asks", who,
-		  ta_policy_name(&p->pl, pl->policy), guard, pl->by->path, pl->by->line);
+	agent_log("took over %s: bound by hand to policy %s, guard %s, as %s asks", who,
+		  ta_policy_name(&p->pl, pl->policy), guard, plan_by(pl, by, sizeof(by)));
 	return 0;
 }
 
@@ -527,7 +567,7 @@ static void bind_one(struct pass *p, struct plan *pl)
 	struct ta_bind b = {.ifname = pl->link->nl.name, .policy = pl->policy, .guard = pl->guard,
 			    .xdp_flags = live ? st->info.xdp_flags : XDP_FLAGS_DRV_MODE,
 			    .flags = TA_TAP_F_AGENT};
-	char who[IF_NAMESIZE + NAME_MAX + 16], guard[16];
+	char who[IF_NAMESIZE + NAME_MAX + 16], guard[16], by[PATH_MAX + 16];
 	enum ta_bind_result r;
 	struct ta_error e;
 
@@ -545,15 +585,16 @@ static void bind_one(struct pass *p, struct plan *pl)
 		tap_error(p, pl->link, who, e.text);
 		return;
 	} else {
-		agent_log("%s %s: policy %s, guard %s, by %s:%d", r == TA_BOUND ? "bound" : "rebound",
-			  who, ta_policy_name(&p->pl, pl->policy), guard, pl->by->path, pl->by->line);
+		agent_log("%s %s: policy %s, guard %s, by %s", r == TA_BOUND ? "bound" : "rebound",
+			  who, ta_policy_name(&p->pl, pl->policy), guard, plan_by(pl, by, sizeof(by)));
 		p->bound++;
 	}
 	pl->link->settled = true;
 	pl->link->error_hash = 0;
 	pl->link->state = TAP_BOUND;
-	snprintf(pl->link->why, sizeof(pl->link->why), "policy %s, guard %s, by %s:%d",
-		 ta_policy_name(&p->pl, pl->policy), guard, pl->by->path, pl->by->line);
+	/* the state file's line: cut where it must be */
+	snprintf(pl->link->why, sizeof(pl->link->why), "policy %s, guard %s, by %.300s",
+		 ta_policy_name(&p->pl, pl->policy), guard, plan_by(pl, by, sizeof(by)));
 	p->serving++;
 }
 
@@ -633,7 +674,8 @@ static void pass_free(struct pass *p)
  * an `unbound` other than pass, and serves a plane someone else made. */
 static bool plane_wanted(const struct agent *a)
 {
-	return a->cfg.nr_binds || a->cfg.unbound != TA_UNBOUND_PASS || ta_plane_exists();
+	return a->cfg.nr_binds || a->cfg.pve_dir || a->cfg.unbound != TA_UNBOUND_PASS ||
+	       ta_plane_exists();
 }
 
 /* Every link judged: none is the configuration's. */
@@ -688,6 +730,8 @@ int agent_reconcile(struct agent *a)
 		stale_bindings(&p);
 	unbind_all(&p);
 	bind_all(&p);
+	if (p.full)
+		agent_pve_sweep(a, &p.pl);
 	if (p.full)
 		agent_log("reconciled: %u taps bound by the agent (%u bound now, %u unbound), %u "
 			  "errors", p.serving, p.bound, p.nr_unbind, p.errors);

@@ -28,7 +28,7 @@
 struct settings {
 	struct ta_lex lx;
 	struct agent_config *cfg;
-	int unbound_line, textfile_line, listen_line;
+	int unbound_line, textfile_line, listen_line, source_line;
 	int *netns_lines;
 };
 
@@ -239,6 +239,32 @@ static int parse_conntrack(struct settings *s, const struct ta_word *kw)
 	return ret;
 }
 
+/* source pve DIR: the firewalls of Proxmox VE's VMs (pve.c), DIR its
+ * /etc/pve. Another platform would be another word after `source`. */
+static int parse_source(struct settings *s, const struct ta_word *kw)
+{
+	struct ta_lex *lx = &s->lx;
+	struct ta_word what, dir;
+	char got[96];
+
+	if (s->source_line)
+		return ta_lex_fail(lx, kw->col, "'source' given twice (first at line %d)",
+				   s->source_line);
+	s->source_line = lx->line;
+	if (ta_lex_expect(lx, &what, "pve DIR", kw))
+		return -EINVAL;
+	if (!ta_word_is(&what, "pve"))
+		return ta_lex_fail(lx, what.col, "expected pve DIR after 'source' (the one platform "
+				   "the agent reads), %s", ta_word_got(&what, got, sizeof(got)));
+	if (ta_lex_expect(lx, &dir, "a folder (/etc/pve)", &what))
+		return -EINVAL;
+	if (dir.s[0] != '/' || dir.len >= PATH_MAX)
+		return ta_lex_fail(lx, dir.col, "expected the absolute path of Proxmox VE's "
+				   "configuration folder (/etc/pve), got '%.*s'", dir.len, dir.s);
+	s->cfg->pve_dir = strndup(dir.s, dir.len);
+	return s->cfg->pve_dir ? 0 : ta_lex_fail(lx, dir.col, "out of memory");
+}
+
 static int parse_setting(struct settings *s)
 {
 	struct ta_word w;
@@ -254,8 +280,10 @@ static int parse_setting(struct settings *s)
 		return parse_metrics(s, &w);
 	if (ta_word_is(&w, "conntrack"))
 		return parse_conntrack(s, &w);
-	return ta_lex_fail(&s->lx, w.col, "expected a setting (unbound, netns, metrics or "
-			   "conntrack), %s",
+	if (ta_word_is(&w, "source"))
+		return parse_source(s, &w);
+	return ta_lex_fail(&s->lx, w.col, "expected a setting (unbound, netns, metrics, "
+			   "conntrack or source), %s",
 			   ta_word_got(&w, got, sizeof(got)));
 }
 

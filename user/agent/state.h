@@ -86,6 +86,18 @@ struct agent_gone {
 	char name[IF_NAMESIZE + NAME_MAX + 16];
 };
 
+/* `source pve DIR` (pve.c): the interfaces of the VMs whose taps are
+ * here, and what tells it their files changed. */
+struct pve_iface;
+struct agent_pve {
+	char *dir; /* the DIR they are of */
+	struct pve_iface **v;
+	uint32_t nr;
+	int fd;		   /* inotify; -1 */
+	int wd_fw, wd_conf; /* DIR/firewall, DIR/qemu-server; -1 */
+	int64_t next_stat, next_translate; /* monotonic ms */
+};
+
 /* The texts of the errors of files of the last reading: said once. */
 struct agent_said {
 	char **texts;
@@ -118,6 +130,7 @@ struct agent {
 	bool ready; /* the first reconcile is done */
 	struct agent_exporter metrics;
 	struct agent_health health;
+	struct agent_pve pve;
 	struct agent_said said, saying; /* file errors: of the last reading, of this one */
 	bool say_all;			/* this reading says every error (start, SIGHUP) */
 	uint64_t state_told;		/* the state file's last error: said once */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "agent/agent.h"
+#include "agent/pve.h"
 #include "lib/base/lex.h"
 #include "verbs.h"
 
@@ -91,6 +92,8 @@ static void check_json(const struct agent_config *cfg)
 		jw_kv_string(&json, "conntrack",
 			     ta_ct_settings_words(&cfg->conntrack, words, sizeof(words)));
 	}
+	if (cfg->pve_dir)
+		jw_kv_string(&json, "source_pve", cfg->pve_dir);
 	jw_object_end(&json);
 	jw_end_document(&json);
 }
@@ -109,6 +112,8 @@ static void check_text(const struct agent_config *cfg)
 
 		printf("; conntrack %s", ta_ct_settings_words(&cfg->conntrack, words, sizeof(words)));
 	}
+	if (cfg->pve_dir)
+		printf("; source pve %s", cfg->pve_dir);
 	printf("\n");
 }
 
@@ -133,6 +138,8 @@ static int run_check(const struct agent_cli *o)
 	}
 	if (ret)
 		return agent_exit_code(ret);
+	if (cfg.pve_dir)
+		agent_pve_check_dir(cfg.pve_dir, &r);
 	if (cli.json)
 		check_json(&cfg);
 	else

@@ -271,6 +271,16 @@ static int store(const struct option_spec *o, const char *verb, const char *valu
 	case OPT_STRING:
 		*(const char **)dst = value;
 		return 0;
+	case OPT_STRINGS: {
+		struct opt_strings *l = (struct opt_strings *)dst;
+		const char **v = realloc(l->values, (l->nr + 1) * sizeof(*v));
+
+		if (!v)
+			return system_error("%s: out of memory", verb);
+		v[l->nr++] = value;
+		l->values = v;
+		return 0;
+	}
 	case OPT_CHOICE:
 		for (const struct opt_choice *c = o->choices; c->word; c++)
 			if (!strcmp(c->word, value)) {

@@ -37,6 +37,13 @@ enum opt_type {
 	OPT_CHOICE, /* int, the value of the word given among `choices` */
 	OPT_NUMBER, /* double in [min, max] */
 	OPT_COUNT,  /* long in [min, max] */
+	OPT_STRINGS, /* struct opt_strings: every value given, in order */
+};
+
+/* An option that may be given more than once. */
+struct opt_strings {
+	const char **values;
+	size_t nr;
 };
 
 struct opt_choice {

@@ -9,6 +9,7 @@
 static const struct command *const import_cmds[] = {
 	&import_nwfilter_cmd,
 	&import_pve_cmd,
+	&import_openstack_cmd,
 	NULL,
 };
 

@@ -14,6 +14,7 @@ extern const struct command explain_cmd;		/* explain.c, a subverb of policy */
 extern const struct command import_cmd;			/* import.c, a subverb of policy */
 extern const struct command import_nwfilter_cmd;	/* import_nwfilter.c */
 extern const struct command import_pve_cmd;		/* import_pve.c, a format of import */
+extern const struct command import_openstack_cmd;	/* import_openstack.c, a format of import */
 extern const struct command fdb_cmd;			/* fdb.c */
 extern const struct command conntrack_cmd;		/* conntrack.c */
 extern const struct command guard_cmd;			/* guard.c */
