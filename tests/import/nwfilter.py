@@ -108,7 +108,12 @@ def check_output(t, d):
     t.check("--json: format, file, statements", ("nwfilter", f, n),
             (got.get("format"), got.get("file"), got.get("statements")))
     t.check("--json: the warnings", 8, len(got.get("warnings", [])))
-    t.check("--json: nothing on stderr", "", r.err)
+    t.check("--json: the warnings on stderr too, as every warning of the CLI",
+            got.get("warnings"), warnings_of(r.err))
+    # --param once for each parameter, or several in one
+    a = run(import_argv(d, "db", "IP=10.0.0.5,IP=10.0.0.6"))
+    b = run(import_argv(d, "db", "IP=10.0.0.5", ["--param", "IP=10.0.0.6"]))
+    t.check("--param given twice is the list given once", (0, a.out), (b.rc, b.out))
 
 
 def check_bad_input(t, d):

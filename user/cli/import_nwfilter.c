@@ -4,6 +4,7 @@
  * nwfilter filter, with the filters it references, as a tap-accel policy
  * (lib/import/nwfilter.c).
  */
+#include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +17,7 @@
 
 struct nwfilter_opts {
 	const char *dir;
-	const char *param;
+	struct opt_strings params;
 	bool check;
 };
 
@@ -24,7 +25,8 @@ static const struct nwfilter_opts nwfilter_defaults = {
 	.dir = "/etc/libvirt/nwfilter",
 };
 
-/* With --json the warnings go into the document. */
+/* The warnings, on stderr as they come (as every warning of the CLI) and
+ * kept for --json. */
 struct warnings {
 	char *text[MAX_WARNINGS];
 	size_t n;
@@ -34,6 +36,7 @@ static void keep_warning(void *ctx, const char *msg)
 {
 	struct warnings *w = ctx;
 
+	fprintf(stderr, "tap-accel: warning: %s\n", msg);
 	if (w->n < MAX_WARNINGS)
 		w->text[w->n++] = strdup(msg);
 }
@@ -66,26 +69,27 @@ static int run_nwfilter(const void *opts, int argc, char **argv)
 		.dir = o->dir && *o->dir ? o->dir : NULL,
 		.params = params,
 	};
-	struct ta_import im = { 0 };
+	struct ta_import im = { .warn = keep_warning };
 	struct warnings w = { .n = 0 };
-	char *pbuf = NULL;
+	char *pbuf[MAX_PARAMS] = { NULL };
 	struct ta_error e;
-	int ret;
+	int ret = 0;
 
-	if (o->param) {
-		pbuf = strdup(o->param);
-		if (!pbuf)
-			return system_error("out of memory");
-		ret = ta_nwf_parse_params(pbuf, params, MAX_PARAMS, &e);
-		if (ret < 0) {
-			free(pbuf);
-			return report_error(&e);
-		}
-		in.nr_params = (size_t)ret;
+	im.warn_ctx = &w;
+	/* --param NAME=VALUE, given once for each or as a list NAME=VALUE,... */
+	for (size_t i = 0; i < o->params.nr && i < MAX_PARAMS && ret >= 0; i++) {
+		pbuf[i] = strdup(o->params.values[i]);
+		if (!pbuf[i])
+			ret = ta_error_errno(&e, ENOMEM, "--param");
+		else
+			ret = ta_nwf_parse_params(pbuf[i], params + in.nr_params,
+						  MAX_PARAMS - in.nr_params, &e);
+		if (ret > 0)
+			in.nr_params += (size_t)ret;
 	}
-	if (cli.json) {
-		im.warn = keep_warning;
-		im.warn_ctx = &w;
+	if (ret < 0) {
+		ret = report_error(&e);
+		goto out;
 	}
 	ret = ta_import_open(&im, &e);
 	if (!ret)
@@ -103,10 +107,12 @@ static int run_nwfilter(const void *opts, int argc, char **argv)
 		fwrite(im.text, 1, im.len, stdout);
 	}
 	ret = ret ?: EXIT_OK;
+out:
 	ta_import_free(&im);
 	for (size_t i = 0; i < w.n; i++)
 		free(w.text[i]);
-	free(pbuf);
+	for (size_t i = 0; i < MAX_PARAMS; i++)
+		free(pbuf[i]);
 	return ret;
 }
 
@@ -115,9 +121,10 @@ static const struct option_spec nwfilter_options[] = {
 	  "where <filterref filter='X'> is found as X.xml when no FILE defines X,\n"
 	  "the first folder that has it (default /etc/libvirt/nwfilter; empty:\n"
 	  "nowhere)", NULL, 0, 0 },
-	{ "param", 0, OPT_STRING, offsetof(struct nwfilter_opts, param), "NAME=VALUE,...",
-	  "the parameters a domain's <filterref> gives ($MAC, $IP, ...); a NAME\n"
-	  "given more than once is a list (IP=10.0.0.2,IP=10.0.0.3)", NULL, 0, 0 },
+	{ "param", 0, OPT_STRINGS, offsetof(struct nwfilter_opts, params), "NAME=VALUE[,...]",
+	  "a parameter a domain's <filterref> gives ($MAC, $IP, ...); once for\n"
+	  "each, or several in one (MAC=...,IP=...); a NAME given more than once\n"
+	  "is a list (IP=10.0.0.2,IP=10.0.0.3)", NULL, 0, 0 },
 	{ "check", 0, OPT_FLAG, offsetof(struct nwfilter_opts, check), NULL,
 	  "only validate: print 'FILE: ok, N statements, N warnings'", NULL, 0, 0 },
 	OPTIONS_END,
