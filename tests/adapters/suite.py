@@ -376,6 +376,11 @@ bind name vnet20 policy %s guard mac=52:54:00:5e:2b:01,ip=192.168.122.20,ip=192.
            r".*/shop-web\.xml:5: <tcp connlimit-above='10'>: tap-accel cannot match connlimit-above .*")
     hook0("shop-2", "stopped")
     absent("shop-2 stopped: file removed", F)
+    absent("shop-2 stopped: the policy no binding names is unloaded, its file removed",
+           os.path.join(S["run"], "nwfilter", shop + ".policy"))
+    has("shop-2 stopped: says so", r"unloaded policy %s: no binding names it" % shop)
+    r = run([S["ta"], "policy", "list"])
+    t.ok("shop-2 stopped: %s no longer loaded" % shop, shop not in r.out, r.out)
     t.check("shop-2: the hook leaves no temporary file", [], [f for f in ls(S["run"] + "/nwfilter") if f.startswith(".")])
 
 
