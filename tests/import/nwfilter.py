@@ -36,6 +36,11 @@ FILTERS = {
                                 for w in ("from", "to")] + DHCP6),
     "db.expect": ("db", "IP=10.0.0.5,IP=10.0.0.6", [
         "db.xml:14: the filter drops DHCP to the guest here"]),
+    "v6.expect": ("v6", "MAC=52:54:00:0a:00:06,IPV6=2001:db8::6,IPV6=fe80::5054:ff:fe0a:6", [
+        "no-mac-spoofing.xml:3: the filter checks the guest's MAC in the Ethernet header only",
+        "v6.xml:13: the filter drops ICMPv6 neighbour discovery, router and MLD messages to the "
+        "guest here",
+        "v6.xml:13: the filter drops DHCPv6 to the guest here"]),
 }
 
 
