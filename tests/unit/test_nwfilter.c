@@ -313,9 +313,9 @@ static void test_errors(void)
 	} refused[] = {
 		{ "param", "a parameter not given",
 		  "<filter name='param'>\n  <rule action='drop' direction='out'><ip srcipaddr='$GW'/></rule>\n</filter>\n",
-		  "param.xml:2: srcipaddr='$GW': no parameter GW is given (libvirt would learn GW "
-		  "from the guest's traffic where it can; tap-accel needs it: give <parameter "
-		  "name='GW' value='...'/> in the domain's <filterref>, or --param GW=...)" },
+		  "param.xml:2: srcipaddr='$GW': no parameter GW is given (libvirt needs it "
+		  "too: give <parameter name='GW' value='...'/> in the domain's <filterref>, "
+		  "or --param GW=...)" },
 		{ "neg", "match='no'",
 		  "<filter name='neg'>\n  <rule action='drop' direction='out'>\n    <ip match='no' srcipaddr='10.0.0.1'/>\n  </rule>\n</filter>\n",
 		  "neg.xml:2: <ip match='no'>: a negated match is not translated: tap-accel's "

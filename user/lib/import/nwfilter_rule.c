@@ -81,11 +81,18 @@ size_t nwf_values(const struct nwf_rule *r, const char *attr, const char *ref,
 			memcpy(values, r->scope->v[i].values, n * sizeof(*values));
 			return n;
 		}
-	ta_error_input_at(e, EINVAL,
-			  "%s: %s='%s': no parameter %s is given (libvirt would learn %s from the "
-			  "guest's traffic where it can; tap-accel needs it: give <parameter "
-			  "name='%s' value='...'/> in the domain's <filterref>, or --param %s=...)",
-			  where, attr, ref, ref + 1, ref + 1, ref + 1, ref + 1);
+	if (!strcmp(ref, "$IP"))
+		ta_error_input_at(e, EINVAL,
+				  "%s: %s='%s': no parameter IP is given (libvirt would learn IP from "
+				  "the guest's traffic where it can; tap-accel needs it: give <parameter "
+				  "name='IP' value='...'/> in the domain's <filterref>, or --param IP=...)",
+				  where, attr, ref);
+	else
+		ta_error_input_at(e, EINVAL,
+				  "%s: %s='%s': no parameter %s is given (libvirt needs it too: give "
+				  "<parameter name='%s' value='...'/> in the domain's <filterref>, or "
+				  "--param %s=...)",
+				  where, attr, ref, ref + 1, ref + 1, ref + 1);
 	return 0;
 }
 
