@@ -38,3 +38,6 @@ CFLAGS += -Wall -Wextra -Wno-unused-parameter -std=gnu11 -I$(TOP) -I$(BUILD)
 CFLAGS += $(SANITIZE_FLAGS)
 LDFLAGS += $(SANITIZE_FLAGS)
 LIBBPF_LIBS := $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz)
+# libxml2: the nwfilter importer reads libvirt's filters with it.
+XML_CFLAGS := $(shell pkg-config --cflags libxml-2.0 2>/dev/null || echo -I/usr/include/libxml2)
+XML_LIBS := $(shell pkg-config --libs libxml-2.0 2>/dev/null || echo -lxml2)

@@ -14,7 +14,7 @@ KERNELS_SH="sh $(dirname "$0")/kernels.sh"
 
 # What building bpf/, user/ and kmod/ takes (kmod/ also a kernel's headers).
 BUILD_PKGS="make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config
-liburing-dev"
+liburing-dev libxml2-dev"
 
 # What the suites need besides, by kind (tests/README.md, "The suites"):
 # suites on real taps of this host, as root (setpriv, unshare: util-linux).
@@ -67,8 +67,15 @@ need_suite() {
 	case $1 in
 	unit) ;;
 	bpf | security | diff) need "$HOST_PKGS" ;;
-	host | agent | agent-fault | import) need "$HOST_PKGS $PY_PKGS" ;;
-	adapters) need "$HOST_PKGS $PY_PKGS $QEMU_PKGS" ;;
+	host | agent | agent-fault) need "$HOST_PKGS $PY_PKGS" ;;
+	import)
+		need "$HOST_PKGS $PY_PKGS"
+		nwfilter=1
+		;;
+	adapters)
+		need "$HOST_PKGS $PY_PKGS $QEMU_PKGS"
+		nwfilter=1
+		;;
 	bench)
 		need "$HOST_PKGS $PY_PKGS $QEMU_PKGS $GUEST_PKGS gnuplot-nox $(running_headers)"
 		need_kernel "${VM_KERNEL:-6.1}"
@@ -131,8 +138,12 @@ if [ "${1:-}" = --print ]; then
 fi
 fetch=""
 plugin=""
+# libvirt's shipped nwfilter filters (mk/nwfilter.sh), for the suites
+# that translate them
+nwfilter=""
 if [ $# = 0 ]; then
 	plugin=1
+	nwfilter=1
 	# Everything: every suite, every kernel make test boots, and make bench.
 	PKGS="$BUILD_PKGS $HOST_PKGS $PY_PKGS $QEMU_PKGS $GUEST_PKGS gnuplot-nox
 	libclang-rt-14-dev $DEBUG_KERNEL_PKGS $DEB_PKGS $(running_headers)"
@@ -159,6 +170,7 @@ fetch_cached() {
 		$KERNELS_SH --fetch "$s" || exit 1
 	done
 	[ -z "$plugin" ] || sh "$(dirname "$0")/qemu-plugin.sh" --fetch || exit 1
+	[ -z "$nwfilter" ] || sh "$(dirname "$0")/nwfilter.sh" --fetch || exit 1
 }
 
 missing=""
@@ -170,6 +182,7 @@ if [ -n "$print" ]; then
 	echo "missing:${missing:- none}"
 	echo "kernels fetched: ${fetch:-none}"
 	echo "QEMU's plugin header fetched: $([ -n "$plugin" ] && echo yes || echo no)"
+	echo "libvirt's nwfilter filters fetched: $([ -n "$nwfilter" ] && echo yes || echo no)"
 	exit 0
 fi
 if [ -z "$missing" ]; then

@@ -98,6 +98,16 @@ def setup():
         raise Stop
     write(S["conf"], "policy web   # for domains whose metadata names none\n")
     S["err"], S["rc"] = "", 0
+    # libvirt's shipped filters, as Debian packages them (mk/nwfilter.sh),
+    # and the suite's own (xml/nwfilter/)
+    r = run(["sh", TOP + "/mk/nwfilter.sh"])
+    if r.rc:
+        t.bad("libvirt's filters: %s" % r.err.strip())
+        raise Stop
+    S["nwf"] = tmp("nwfilter")
+    shutil.copytree(r.out.strip(), S["nwf"])
+    for f in glob.glob(XML + "/nwfilter/*.xml"):
+        shutil.copy(f, S["nwf"])
 
 
 def kill_pidfiles():
@@ -156,7 +166,7 @@ def no_tmp(desc):
 
 def hook_env(cli=None):
     return {"TAP_ACCEL_RUN_DIR": S["run"], "TAP_ACCEL_LIBVIRT_CONF": S["conf"], "TAP_ACCEL_SYSLOG": "0",
-            "TAP_ACCEL_CLI": cli or S["ta"]}
+            "TAP_ACCEL_CLI": cli or S["ta"], "TAP_ACCEL_NWFILTER_DIR": S["nwf"]}
 
 
 def hook(domain, op, xml="/dev/null", cli=None):
@@ -176,6 +186,28 @@ def hook0(domain, op, xml="/dev/null", cli=None):
     """hook, exiting 0 (a second check)."""
     hook(domain, op, xml, cli)
     t.check("hook %s %s: exit status (%s)" % (domain, op, S["err"][:300]), 0, S["rc"])
+
+
+def nwf_policy(name, params):
+    """The name under which the hook loads filter NAME translated with
+    PARAMS: nwfilter-NAME- and the start of the SHA-256 of its statements
+    (neither comments nor guard)."""
+    r = run([S["ta"], "policy", "import", "nwfilter", S["nwf"] + "/%s.xml" % name, "--dir", S["nwf"],
+             "--param", params])
+    t.check("policy import nwfilter %s: exit status (%s)" % (name, r.err.strip()[-300:]), 0, r.rc)
+    rules = "".join(l.split("#", 1)[0].strip() + "\n" for l in r.out.splitlines()
+                    if l.split("#", 1)[0].split()[:1] != ["guard"])
+    return "nwfilter-%s-%s" % (name, hashlib.sha256(rules.encode()).hexdigest()[:12])
+
+
+def loaded(desc, policy):
+    """Policy POLICY is loaded in the suite's bpffs, with the rules of its
+    file in the hook's folder."""
+    r = run([S["ta"], "policy", "check", os.path.join(S["run"], "nwfilter", policy + ".policy")])
+    digest = re.search(r"digest ([0-9a-f]{16})", r.out)
+    r2 = run([S["ta"], "--json", "policy", "list"])
+    t.has("%s: %s loaded, as its file says" % (desc, policy),
+          r'"%s".*"%s"' % (re.escape(policy), digest.group(1) if digest else "(no digest)"), r2.out)
 
 
 def bind_lines(path):
@@ -234,21 +266,24 @@ bind name tap{id} policy vm{vmid}
 def libvirt():
     B, CONF = S["b"], S["conf"]
     write(CONF, "policy web   # for domains whose metadata names none\n")
+    clean = nwf_policy("clean-traffic", "MAC=52:54:00:6b:3c:01,IP=192.168.122.10")
     want = """# tap-accel's libvirt hook: domain web-1, uuid 6f1d1c8a-3b0e-4c55-9a0b-5d2f3c1e7a10
 # Written when the domain starts, removed when it stops (docs/guests.md).
-bind name vnet0 policy web guard mac=52:54:00:6b:3c:01,ip=192.168.122.10
+bind name vnet0 policy %s guard mac=52:54:00:6b:3c:01,ip=192.168.122.10
 bind name vnet1 policy web guard mac=52:54:00:6b:3c:02
 bind name web1-mgmt policy web guard mac=52:54:00:6b:3c:05
-"""
+""" % clean
     F = B + "/10-libvirt-web-1.conf"
     hook0("web-1", "prepare", XML + "/web-1.xml")
     absent("prepare writes nothing (libvirt names its taps after it)", F)
     hook0("web-1", "start", XML + "/web-1.xml")
-    same("web-1 start: network, bridge and ethernet taps; user has no tap, macvtap is none", want, F)
+    same("web-1 start: network, bridge and ethernet taps (vnet0 with its clean-traffic translated); user has "
+         "no tap, macvtap is none", want, F)
+    loaded("web-1 start", clean)
     grammar("web-1 start", F)
     t.check("web-1 start: mode of the file", "644", "%o" % (os.stat(F).st_mode & 0o777) if os.path.exists(F) else "")
-    has("web-1 start: says what it wrote", "wrote %s: vnet0 policy web guard mac,ip4, vnet1 policy web guard mac, "
-        "web1-mgmt policy web guard mac" % re.escape(F))
+    has("web-1 start: says what it wrote", "wrote %s: vnet0 policy %s guard mac,ip4, vnet1 policy web guard mac, "
+        "web1-mgmt policy web guard mac" % (re.escape(F), clean))
     has("web-1 start: macvtap0 is not a tap",
         r"interface #4 \(type direct, tap macvtap0, MAC 52:54:00:6b:3c:04\): not a tap, not bound")
     ino = os.stat(F).st_ino if os.path.exists(F) else 0
@@ -265,19 +300,88 @@ bind name web1-mgmt policy web guard mac=52:54:00:6b:3c:05
     t.check("web-1 release: says nothing", "", S["err"].rstrip("\n"))
     t.check("nothing else in bindings.d", "", " ".join(ls(B)))
 
-    t.say("== no policy named anywhere: no binding, and the lost guard said")
+    t.say("== no policy named anywhere: no binding but the filter's, and the lost guard said")
     write(CONF, "")
     hook0("web-1", "start", XML + "/web-1.xml")
-    absent("web-1 without a policy: no file", F)
-    has("web-1 without a policy: vnet0's guard named as not applied",
-        r"interface #1 \(type network, tap vnet0, MAC 52:54:00:6b:3c:01\): no policy named: .*no binding written, so "
-        r"the agent's glob bindings decide and its guard \(mac=52:54:00:6b:3c:01,ip=192.168.122.10\) is not applied")
+    t.check("web-1 without a policy: vnet0 alone, bound to its filter",
+            "bind name vnet0 policy %s guard mac=52:54:00:6b:3c:01,ip=192.168.122.10" % clean, bind_lines(F))
+    has("web-1 without a policy: vnet1's guard named as not applied",
+        r"interface #2 \(type bridge, tap vnet1, MAC 52:54:00:6B:3C:02\): no policy named: .*no binding written, so "
+        r"the agent's glob bindings decide and its guard \(mac=52:54:00:6b:3c:02\) is not applied")
     has("web-1 without a policy: the fix",
         r"Name one with <tapaccel:tap-accel policy='NAME'> in the domain's <metadata> \(docs/guests.md\) or "
         r"'policy NAME' in %s" % re.escape(CONF))
-    t.check("web-1 without a policy: one warning per tap", 3,
+    t.check("web-1 without a policy: one warning per tap without a filter", 2,
             sum(1 for l in S["err"].splitlines() if "no policy named" in l))
+    hook0("web-1", "stopped")
     write(CONF, "policy web\n")
+
+
+@t.part("nwfilter")
+def nwfilter():
+    """An interface's <filterref> enforced: a custom filter over clean-traffic
+    with a list parameter; errors keep the last good binding."""
+    B, CONF = S["b"], S["conf"]
+    write(CONF, "policy web\n")
+    F = B + "/10-libvirt-shop-2.conf"
+    SHOP = S["nwf"] + "/shop-web.xml"
+    good = read(SHOP)
+    shop = nwf_policy("shop-web", "MAC=52:54:00:5e:2b:01,IP=192.168.122.20,IP=192.168.122.21,ADMIN=198.51.100.0")
+    want = """# tap-accel's libvirt hook: domain shop-2, uuid 5e2b8c41-7a3d-4f09-b6e1-2c9d0a7f3e55
+# Written when the domain starts, removed when it stops (docs/guests.md).
+bind name vnet20 policy %s guard mac=52:54:00:5e:2b:01,ip=192.168.122.20,ip=192.168.122.21
+""" % shop
+    hook0("shop-2", "start", XML + "/shop-2.xml")
+    same("shop-2 start: vnet20 bound to shop-web translated; vnet21 and vnet22 not bound", want, F)
+    grammar("shop-2 start", F)
+    loaded("shop-2 start", shop)
+    policy = read(os.path.join(S["run"], "nwfilter", shop + ".policy"))
+    t.has("shop-2: SSH from the admins' network alone, the $ADMIN parameter substituted",
+          r"(?m)^rule pass in state new,established ethertype ipv4 src 198\.51\.100\.0/24 proto tcp dport 22 ", policy)
+    t.check("shop-2: the policy file has no guard (the binding carries it)", [],
+            [l for l in policy.splitlines() if l.startswith("guard")])
+    has("shop-2 start: vnet21's clean-traffic needs IP, which libvirt would learn",
+        r"interface #2 \(type bridge, tap vnet21, MAC 52:54:00:5e:2b:02\): filter clean-traffic: "
+        r".*/no-ip-spoofing\.xml:8: srcipaddr='\$IP': no parameter IP is given .*; not bound")
+    has("shop-2 start: vnet22's filter does not exist",
+        r"interface #3 \(type bridge, tap vnet22, MAC 52:54:00:5e:2b:03\): <filterref filter='no-such-filter'>: "
+        r"no such filter in %s; not bound" % re.escape(S["nwf"]))
+    has("shop-2 start: the translation's warnings said",
+        r"warning: filter shop-web: .*/shop-web\.xml:18: the filter drops DHCP from the guest here")
+    t.check("shop-2 start: exit status 0 (strict no)", 0, S["rc"])
+
+    def broken(desc, text, pattern):
+        write(SHOP, text)
+        hook0("shop-2", "reconnect", XML + "/shop-2.xml")
+        same("%s: vnet20 keeps its last good binding" % desc, want, F)
+        has("%s: says why" % desc, r"interface #1 \(type network, tap vnet20, MAC 52:54:00:5e:2b:01\): "
+            r"filter shop-web: %s; its last good binding stays: bind name vnet20 policy %s" % (pattern, shop))
+        write(SHOP, good)
+
+    t.say("== a filter that breaks keeps the last good binding")
+    write(S["nwf"] + "/loop-a.xml", "<filter name='loop-a'>\n  <filterref filter='loop-b'/>\n</filter>\n")
+    write(S["nwf"] + "/loop-b.xml", "<filter name='loop-b'>\n  <filterref filter='loop-a'/>\n</filter>\n")
+    broken("an include loop", good.replace("<filterref filter='allow-dhcp'/>", "<filterref filter='loop-a'/>"),
+           r".*/loop-b\.xml:2: <filterref filter='loop-a'>: a loop: loop-a references itself")
+    broken("an unknown filterref", good.replace("'allow-dhcp'", "'allow-dhcpp'"),
+           r".*/shop-web\.xml:17: <filterref filter='allow-dhcpp'>: no such filter: no allow-dhcpp\.xml in %s"
+           % re.escape(S["nwf"]))
+    broken("malformed XML", good.replace("</filter>", "</filtr>"),
+           r".*/shop-web\.xml:\d+: malformed XML: .*")
+    broken("a file of 2 MiB", good.replace("<!--", "<!--" + "x" * (2 << 20)),
+           r".*/shop-web\.xml: larger than 1024 KiB, which no nwfilter filter is")
+    broken("a negated match", good.replace("<tcp dstportstart='80'/>", "<tcp match='no' dstportstart='80'/>"),
+           r".*/shop-web\.xml:5: <tcp match='no'>: a negated match is not translated.*")
+    broken("a connection limit", good.replace("<tcp dstportstart='80'/>", "<tcp dstportstart='80' connlimit-above='10'/>"),
+           r".*/shop-web\.xml:5: <tcp connlimit-above='10'>: tap-accel cannot match connlimit-above .*")
+    hook0("shop-2", "stopped")
+    absent("shop-2 stopped: file removed", F)
+    absent("shop-2 stopped: the policy no binding names is unloaded, its file removed",
+           os.path.join(S["run"], "nwfilter", shop + ".policy"))
+    has("shop-2 stopped: says so", r"unloaded policy %s: no binding names it" % shop)
+    r = run([S["ta"], "policy", "list"])
+    t.ok("shop-2 stopped: %s no longer loaded" % shop, shop not in r.out, r.out)
+    t.check("shop-2: the hook leaves no temporary file", [], [f for f in ls(S["run"] + "/nwfilter") if f.startswith(".")])
 
 
 @t.part("metadata")

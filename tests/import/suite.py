@@ -23,7 +23,7 @@ import corpus  # noqa: E402
 
 BUILD = os.environ.get("BUILD") or os.path.join(TOP, "build")
 # One module of parts per format: NAME.py with register(t).
-FORMATS = ["pve", "openstack"]
+FORMATS = ["pve", "openstack", "nwfilter"]
 
 t = Suite("import")
 

@@ -80,6 +80,10 @@ else
 		"$TA" --json conntrack set timeout udp
 	expect_exit 1 "conntrack set: expected SETTING...; see tap-accel conntrack set --help" "$TA" conntrack set
 	check "completion: policy load --default" "--default" "$(complete_words policy load --def)"
+	check "completion: policy import nwfilter --" "--check --dir --param" \
+		"$(complete_words policy import nwfilter -- | tr ' ' '\n' | grep -E '^--(check|dir|param)$' | sort | tr '\n' ' ' | sed 's/ $//')"
+	check "completion: policy import's formats" "nwfilter" \
+		"$(complete_words policy import nw)"
 	check "completion: --mode" "native generic" "$(complete_words attach --mode "")"
 	check "completion: --version" "--verbose --version" "$(complete_words --ver)"
 	expect_exit 0 '^tap-accel [0-9.]+ \(map layout [0-9]+' "$TA" --version

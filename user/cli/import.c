@@ -87,6 +87,7 @@ int import_run(const char *format, import_fn translate, const void *input, bool 
 }
 
 static const struct command *const import_cmds[] = {
+	&import_nwfilter_cmd,
 	&import_pve_cmd,
 	&import_openstack_cmd,
 	NULL,

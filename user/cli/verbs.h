@@ -12,6 +12,7 @@ extern const struct command attach_cmd, detach_cmd;	/* attach.c */
 extern const struct command policy_cmd;			/* policy.c */
 extern const struct command explain_cmd;		/* explain.c, a subverb of policy */
 extern const struct command import_cmd;			/* import.c, a subverb of policy */
+extern const struct command import_nwfilter_cmd;	/* import_nwfilter.c */
 extern const struct command import_pve_cmd;		/* import_pve.c, a format of import */
 extern const struct command import_openstack_cmd;	/* import_openstack.c, a format of import */
 extern const struct command fdb_cmd;			/* fdb.c */
