@@ -9,11 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "import.h"
 #include "lib/import/nwfilter.h"
-#include "verbs.h"
 
 #define MAX_PARAMS 256
-#define MAX_WARNINGS 256
 
 struct nwfilter_opts {
 	const char *dir;
@@ -25,38 +24,9 @@ static const struct nwfilter_opts nwfilter_defaults = {
 	.dir = "/etc/libvirt/nwfilter",
 };
 
-/* The warnings, on stderr as they come (as every warning of the CLI) and
- * kept for --json. */
-struct warnings {
-	char *text[MAX_WARNINGS];
-	size_t n;
-};
-
-static void keep_warning(void *ctx, const char *msg)
+static int translate_nwfilter(const void *input, struct ta_import *im, struct ta_error *e)
 {
-	struct warnings *w = ctx;
-
-	fprintf(stderr, "tap-accel: warning: %s\n", msg);
-	if (w->n < MAX_WARNINGS)
-		w->text[w->n++] = strdup(msg);
-}
-
-static void print_json(const char *file, const struct ta_import *im, const struct warnings *w,
-		       bool check)
-{
-	jw_object_begin(&json);
-	jw_kv_string(&json, "format", "nwfilter");
-	jw_kv_string(&json, "file", file);
-	if (!check)
-		jw_kv_string(&json, "policy", im->text);
-	jw_kv_u64(&json, "statements", im->nr_statements);
-	jw_key(&json, "warnings");
-	jw_array_begin(&json);
-	for (size_t i = 0; i < w->n; i++)
-		jw_string(&json, w->text[i] ? w->text[i] : "");
-	jw_array_end(&json);
-	jw_object_end(&json);
-	jw_end_document(&json);
+	return ta_import_nwfilter(input, im, e);
 }
 
 static int run_nwfilter(const void *opts, int argc, char **argv)
@@ -69,15 +39,15 @@ static int run_nwfilter(const void *opts, int argc, char **argv)
 		.dir = o->dir && *o->dir ? o->dir : NULL,
 		.params = params,
 	};
-	struct ta_import im = { .warn = keep_warning };
-	struct warnings w = { .n = 0 };
 	char *pbuf[MAX_PARAMS] = { NULL };
 	struct ta_error e;
 	int ret = 0;
 
-	im.warn_ctx = &w;
+	if (o->params.nr > MAX_PARAMS)
+		ret = ta_error_input(&e, E2BIG, "policy import nwfilter: more than %d --param",
+				     MAX_PARAMS);
 	/* --param NAME=VALUE, given once for each or as a list NAME=VALUE,... */
-	for (size_t i = 0; i < o->params.nr && i < MAX_PARAMS && ret >= 0; i++) {
+	for (size_t i = 0; i < o->params.nr && ret >= 0; i++) {
 		pbuf[i] = strdup(o->params.values[i]);
 		if (!pbuf[i])
 			ret = ta_error_errno(&e, ENOMEM, "--param");
@@ -87,32 +57,13 @@ static int run_nwfilter(const void *opts, int argc, char **argv)
 		if (ret > 0)
 			in.nr_params += (size_t)ret;
 	}
-	if (ret < 0) {
+	if (ret < 0)
 		ret = report_error(&e);
-		goto out;
-	}
-	ret = ta_import_open(&im, &e);
-	if (!ret)
-		ret = ta_import_nwfilter(&in, &im, &e);
-	if (!ret)
-		ret = ta_import_close(&im, argv[0], &e);
-	if (ret) {
-		ret = report_error(&e);
-	} else if (cli.json) {
-		print_json(argv[0], &im, &w, o->check);
-	} else if (o->check) {
-		printf("%s: ok, %u statements, %u warnings\n", argv[0], im.nr_statements,
-		       im.nr_warnings);
-	} else {
-		fwrite(im.text, 1, im.len, stdout);
-	}
-	ret = ret ?: EXIT_OK;
-out:
-	ta_import_free(&im);
-	for (size_t i = 0; i < w.n; i++)
-		free(w.text[i]);
+	else
+		ret = import_run("nwfilter", translate_nwfilter, &in, o->check, argc, argv);
 	for (size_t i = 0; i < MAX_PARAMS; i++)
 		free(pbuf[i]);
+	free(o->params.values);
 	return ret;
 }
 
