@@ -4,7 +4,7 @@
 #   - no bpffs at /sys/fs/bpf (every stacked mount of it undone; its pins go
 #     with it, since each bpffs mount is an instance of its own),
 #   - none of the network namespaces the suites create (tahost*, tasec*,
-#     taag*, taad*, tag-*), with the taps, veths and attached programs
+#     taag*, taad*, tag-*, taimp*), with the taps, veths and attached programs
 #     inside them,
 #   - none of the taps, veths or pins those suites name in the root
 #     namespace (ta<pid>*, ta-test-*) left behind by a killed run.
@@ -42,7 +42,7 @@ said() { echo "fresh-machine: $*"; }
 
 for ns in $(ip netns list 2>/dev/null | awk '{ print $1 }'); do
 	case $ns in
-	tahost* | tasec* | taag* | taad* | tag-*) ip netns del "$ns" && said "removed netns $ns" ;;
+	tahost* | tasec* | taag* | taad* | tag-* | taimp*) ip netns del "$ns" && said "removed netns $ns" ;;
 	esac
 done
 
