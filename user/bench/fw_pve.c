@@ -295,7 +295,7 @@ static int write_match(const struct gen *g, const char *chain, const struct pve_
 		char src[1200], dst[1200], l4[256] = "", p[128];
 		bool src_ok, dst_ok;
 
-		if ((m->family && m->family != family) || (icmp4 && family == 6) ||
+		if ((m->family && (int)m->family != family) || (icmp4 && family == 6) ||
 		    (icmp6 && family == 4))
 			continue;
 		if (addr_match(g, r->source, "saddr", family, src, sizeof(src), &src_ok) ||
