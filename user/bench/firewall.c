@@ -14,6 +14,9 @@
  * hooks: ct state established,related accept, ct state invalid drop, then
  * the guest's in rules, as a chain (N rules before the flow's) or with the
  * N-1 others in a set.
+ * --pve DIR/VMID.fw adds a row: that Proxmox VE VM's firewall, tap-accel
+ * enforcing its translation and nftables the same files in Proxmox VE's
+ * shape (fw_pve.c), with flows its rules let in.
  * --drivers tapx puts the taps on tapx instead; --nft-family bridge has
  * nftables use the bridge family's own conntrack (nf_conntrack_bridge)
  * instead of br_netfilter and an inet table; in a QEMU guest with the
