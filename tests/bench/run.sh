@@ -309,6 +309,10 @@ for row in r["rows"]:
 assert len(r["goals"]) == 5 and all(g["met"] in (True, False) for g in r["goals"]), r["goals"]
 ' "$out/fw.json"
 runs "bench --firewall: no cell lost frames" sh -c "! grep -q 'delivered only' '$out/fw.err'"
+runs "bench --firewall: VM 104's policy beside the figures, valid, without its guard" \
+	sh -c "build/user/tap-accel policy check '$out/fw/vm104.policy' >/dev/null && ! grep -q '^guard' '$out/fw/vm104.policy' && grep -q '^rule pass in proto tcp src 10.20.12.0/24 dport 5432 ' '$out/fw/vm104.policy'"
+runs "bench --firewall: VM 104's nftables ruleset beside them, valid, in Proxmox VE's shape" \
+	sh -c "unshare -n nft -c -f '$out/fw/vm104.nft' && grep -q '^  chain group-database-in ' '$out/fw/vm104.nft' && grep -q '^    jump group-admin-in ' '$out/fw/vm104.nft' && grep -q '^  set v4-dc-office ' '$out/fw/vm104.nft'"
 runs "bench --firewall: the host's conntrack limit untouched" \
 	test "$(sysctl -n net.netfilter.nf_conntrack_max)" = "$ctmax0"
 runs "bench --firewall: no nft table left on the host" test "$(nft list tables 2>&1)" = "$nft0"

@@ -866,6 +866,16 @@ static int text_open(FILE **f, struct ta_error *e)
 	return fd;
 }
 
+/* The Proxmox VE row's policy's forwarding entries: A's and B's MACs. */
+static const char *pve_fdb(char buf[64])
+{
+	char ma[18], mb[18];
+
+	snprintf(buf, 64, "fdb %s dev fwa\nfdb %s dev fwb\n", mac_text(mac_a, ma),
+		 mac_text(mac_b, mb));
+	return buf;
+}
+
 /* examples/security-group.policy, with the row's rules before the flow's. */
 static int ta_policy(struct side_env *v, struct ta_error *e)
 {
@@ -878,9 +888,7 @@ static int ta_policy(struct side_env *v, struct ta_error *e)
 	if (v->pve) {
 		char fdb[64];
 
-		snprintf(fdb, sizeof(fdb), "fdb %s dev fwa\nfdb %s dev fwb\n", mac_text(mac_a, ma),
-			 mac_text(mac_b, mb));
-		if (fw_pve_policy(f, v->pve, fdb, e)) {
+		if (fw_pve_policy(f, v->pve, pve_fdb(fdb), e)) {
 			fclose(f);
 			return -e->err;
 		}
@@ -1068,7 +1076,8 @@ static int nft_enable(struct side_env *v, int var, struct ta_error *e)
 
 	snprintf(timeout, sizeof(timeout), "%d", CT_TIMEOUT_S);
 	/* The Proxmox VE row's ruleset is an inet table on br_netfilter. */
-	if ((!v->o->nft_bridge || v->pve) && write_file("/proc/sys/net/bridge/bridge-nf-call-iptables", "1"))
+	if ((!v->o->nft_bridge || v->pve) &&
+	    write_file("/proc/sys/net/bridge/bridge-nf-call-iptables", "1"))
 		return fail(e, errno, "bridge-nf-call-iptables: %s", strerror(errno));
 	if (nft_load(v, var, e))
 		return -e->err;
@@ -1492,10 +1501,14 @@ static void print_table(const struct fw *fw, FILE *out)
 	if (o->pve)
 		fprintf(out,
 			"vm%u: Proxmox VE VM %u's firewall, %s with %s (groups, ipsets)\n"
-			"      and %s; tap-accel: its translation (policy import pve) without the guard;\n"
-			"      nftables: the same in Proxmox VE's shape (per-guest and group chains, ipsets\n"
-			"      as sets, conntrack first; its 'chain' column; no 'set' variant); established:\n"
-			"      UDP from the monitor alias to port 161; new: TCP SYNs to 5432 from the\n"
+			"      and %s; tap-accel: its translation (policy import pve) "
+			"without the guard;\n"
+			"      nftables: the same in Proxmox VE's shape (per-guest and group chains, "
+			"ipsets\n"
+			"      as sets, conntrack first; its 'chain' column; no 'set' variant); "
+			"established:\n"
+			"      UDP from the monitor alias to port 161; new: TCP SYNs to 5432 from "
+			"the\n"
 			"      offices' ipset\n\n",
 			fw->pve.vmid, fw->pve.vmid, fw->pve.fw, fw->pve.cluster, fw->pve.conf);
 	print_cells(fw, out, UNIT_NS);
@@ -1713,6 +1726,32 @@ static void write_json(const struct fw *fw, FILE *out, bool pretty)
 	jw_end_document(&w);
 }
 
+/* What the Proxmox VE row ran, beside the figures: vmVMID.policy (what
+ * tap-accel enforced) and vmVMID.nft (nftables' ruleset). */
+static int pve_texts(const struct fw *fw)
+{
+	char name[32], fdb[64];
+	struct ta_error e = {0};
+	int ret = 0;
+	FILE *f;
+
+	snprintf(name, sizeof(name), "vm%u.policy", fw->pve.vmid);
+	if (!(f = bench_open_in(fw->out_dir, name)))
+		return -1;
+	ret = fw_pve_policy(f, &fw->pve, pve_fdb(fdb), &e);
+	fclose(f);
+	snprintf(name, sizeof(name), "vm%u.nft", fw->pve.vmid);
+	if (!ret && !(f = bench_open_in(fw->out_dir, name)))
+		return -1;
+	if (!ret) {
+		ret = fw_pve_nft(f, &fw->pve, PVE_GUESTS, &e);
+		fclose(f);
+	}
+	if (ret)
+		fprintf(stderr, "tap-accel-bench --firewall: %s\n", e.text);
+	return ret;
+}
+
 static int write_files(struct fw *fw)
 {
 	FILE *f;
@@ -1731,8 +1770,11 @@ static int write_files(struct fw *fw)
 		return -1;
 	write_json(fw, f, true);
 	fclose(f);
+	if (fw->o->pve && pve_texts(fw))
+		return -1;
 	fprintf(stderr, "tap-accel-bench: results in %s/ (firewall.txt, firewall.csv, "
-			"firewall.json)\n", fw->out_dir);
+			"firewall.json%s)\n", fw->out_dir,
+		fw->o->pve ? ", the Proxmox VE row's .policy and .nft" : "");
 	return 0;
 }
 
@@ -1880,7 +1922,8 @@ static int measure(struct fw *fw)
 					"tap-accel and nftables\n",
 				i + 1, fw->nr_rows, fw->pve.vmid, r->conns);
 		else
-			fprintf(stderr, "[%d/%d] %u rules, %lu connections: tap-accel and nftables\n",
+			fprintf(stderr,
+				"[%d/%d] %u rules, %lu connections: tap-accel and nftables\n",
 				i + 1, fw->nr_rows, r->rules, r->conns);
 		if (run_row(fw, r))
 			return -EINTR;

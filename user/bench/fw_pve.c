@@ -31,20 +31,6 @@
 #include "lib/import/pve.h"
 #include "lib/import/pve_parse.h"
 
-static int fail(struct ta_error *e, int err, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(struct ta_error *e, int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(e->text, sizeof(e->text), fmt, ap);
-	va_end(ap);
-	e->err = err;
-	return -err;
-}
-
 int fw_pve_find(const char *fw_path, struct fw_pve *p, struct ta_error *e)
 {
 	const char *base = strrchr(fw_path, '/');
@@ -55,18 +41,20 @@ int fw_pve_find(const char *fw_path, struct fw_pve *p, struct ta_error *e)
 	base = base ? base + 1 : fw_path;
 	p->vmid = strtoul(base, &end, 10);
 	if (end == base || strcmp(end, ".fw"))
-		return fail(e, EINVAL, "--pve '%s': a VM's firewall file, DIR/VMID.fw", fw_path);
+		return ta_error_input(e, EINVAL, "--pve '%s': a VM's firewall file, DIR/VMID.fw",
+				      fw_path);
 	snprintf(p->fw, sizeof(p->fw), "%s", fw_path);
 	snprintf(p->cluster, sizeof(p->cluster), "%.*s/cluster.fw", dir_len, dir);
 	snprintf(p->conf, sizeof(p->conf), "%.*s/%u.conf", dir_len, dir, p->vmid);
 	if (access(p->fw, R_OK))
-		return fail(e, errno, "%s: %s", p->fw, strerror(errno));
+		return ta_error_input(e, errno, "%s: %s", p->fw, strerror(errno));
 	if (access(p->cluster, R_OK))
-		return fail(e, errno, "%s: %s (--pve takes DIR/VMID.fw with cluster.fw beside it)",
-			    p->cluster, strerror(errno));
+		return ta_error_input(e, errno,
+				      "%s: %s (--pve takes DIR/VMID.fw with cluster.fw beside it)",
+				      p->cluster, strerror(errno));
+	/* without it, as `policy import pve` without --conf: no MAC guard */
 	if (access(p->conf, R_OK))
-		return fail(e, errno, "%s: %s (--pve takes DIR/VMID.fw with VMID.conf beside it)",
-			    p->conf, strerror(errno));
+		p->conf[0] = '\0';
 	return 0;
 }
 
@@ -93,7 +81,7 @@ static void policy_line(FILE *out, const char *line, size_t len)
 int fw_pve_policy(FILE *out, const struct fw_pve *p, const char *fdb, struct ta_error *e)
 {
 	struct ta_pve_vm vm = {.fw_path = p->fw, .cluster_path = p->cluster,
-			       .conf_path = p->conf, .iface = 0};
+			       .conf_path = p->conf[0] ? p->conf : NULL, .iface = 0};
 	struct ta_import im;
 	int ret;
 
@@ -223,7 +211,7 @@ static int addr_match(const struct gen *g, const char *text, const char *dir, in
 		if (!s)
 			s = vm ? pve_fw_ipset(g->vm, name) : pve_fw_ipset(g->dc, name);
 		if (!s)
-			return fail(g->e, ENOENT, "ipset %s: in neither %s nor %s", text,
+			return ta_error_input(g->e, ENOENT, "ipset %s: in neither %s nor %s", text,
 				    g->vm->path, g->dc->path);
 		*matches = set_has(g, s, family);
 		set_name(g, vm, family, s->name, set, sizeof(set));
@@ -268,6 +256,19 @@ static void ports(const char *text, char *buf, size_t len)
 		snprintf(buf + j, len - j, " }");
 }
 
+static void appendf(char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void appendf(char *buf, size_t len, const char *fmt, ...)
+{
+	size_t used = strlen(buf);
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf + used, len - used, fmt, ap);
+	va_end(ap);
+}
+
 struct match {
 	const char *proto, *dport, *sport, *icmp;
 	enum pve_family family;
@@ -305,17 +306,17 @@ static int write_match(const struct gen *g, const char *chain, const struct pve_
 			continue;
 		if (icmp4 || icmp6)
 			snprintf(l4, sizeof(l4), m->icmp ? "%s type %s " : "meta l4proto %s ",
-				 m->icmp ? (icmp4 ? "icmp" : "icmpv6") : (icmp4 ? "icmp" : "ipv6-icmp"),
+				 icmp4 ? "icmp" : m->icmp ? "icmpv6" : "ipv6-icmp",
 				 m->icmp ? m->icmp : "");
 		else if (m->proto) {
 			snprintf(l4, sizeof(l4), "meta l4proto %s ", m->proto);
 			if (m->sport) {
 				ports(m->sport, p, sizeof(p));
-				snprintf(l4 + strlen(l4), sizeof(l4) - strlen(l4), "th sport %s ", p);
+				appendf(l4, sizeof(l4), "th sport %s ", p);
 			}
 			if (m->dport) {
 				ports(m->dport, p, sizeof(p));
-				snprintf(l4 + strlen(l4), sizeof(l4) - strlen(l4), "th dport %s ", p);
+				appendf(l4, sizeof(l4), "th dport %s ", p);
 			}
 		}
 		fprintf(g->out, "    %s%s%s%s  # %s:%u\n", src, dst, l4, verdict(r->action),
@@ -331,14 +332,17 @@ static int write_match(const struct gen *g, const char *chain, const struct pve_
  * or its own protocol and ports. */
 static int write_rule(const struct gen *g, const char *chain, const struct pve_rule *r)
 {
+	const char *path = !strncmp(chain, "guest-", 6) ? g->vm->path : g->dc->path;
+
 	if (r->macro[0]) {
 		unsigned int nr = 0;
 		const char *canonical;
 		const struct pve_macro_entry *me = pve_macro(r->macro, &nr, &canonical);
 
 		if (!me)
-			return fail(g->e, EINVAL, "line %u: macro %s: not one this bench writes",
-				    r->line, r->macro);
+			return ta_error_input_at(g->e, EINVAL,
+						 "%s:%u: macro %s: not one this bench writes", path,
+						 r->line, r->macro);
 		for (unsigned int i = 0; i < nr; i++) {
 			struct match m = {me[i].proto, me[i].dport, me[i].sport, me[i].icmp,
 					  me[i].family};
@@ -349,7 +353,8 @@ static int write_rule(const struct gen *g, const char *chain, const struct pve_r
 		return 0;
 	}
 	if (r->icmp_type && !r->proto)
-		return fail(g->e, EINVAL, "line %u: -icmp-type without -p", r->line);
+		return ta_error_input_at(g->e, EINVAL, "%s:%u: -icmp-type without -p", path,
+					 r->line);
 	{
 		struct match m = {r->proto, r->dport, r->sport, r->icmp_type, PVE_ANY};
 
@@ -401,7 +406,7 @@ static int write_guest(const struct gen *g, bool out)
 		return 0;
 	}
 	if (out)
-		fprintf(g->out, "    # ipfilter and macfilter: left out, as the policy's guard is\n");
+		fputs("    # ipfilter and macfilter: left out, as the policy's guard is\n", g->out);
 	fprintf(g->out, "    ct mark set %u\n", g->vmid);
 	for (unsigned int i = 0; i < g->vm->rules.n; i++) {
 		const struct pve_rule *r = &g->vm->rules.v[i];
@@ -410,8 +415,9 @@ static int write_guest(const struct gen *g, bool out)
 			continue;
 		if (r->type == 'G') {
 			if (!pve_fw_group(g->dc, r->action))
-				return fail(g->e, ENOENT, "%s:%u: group %s: not in %s", g->vm->path,
-					    r->line, r->action, g->dc->path);
+				return ta_error_input_at(g->e, ENOENT, "%s:%u: group %s: not in %s",
+							 g->vm->path, r->line, r->action,
+							 g->dc->path);
 			fprintf(g->out, "    jump group-%s-%s  # %s:%u\n", r->action, dir,
 				g->vm->path, r->line);
 		} else if (r->type == (out ? 'O' : 'I') && write_rule(g, chain, r)) {
@@ -448,29 +454,26 @@ static const char common[] =
 	"invalid-conntrack }\n"
 	"    jump block-smurfs\n  }\n";
 
+/* A map of the guests' addresses to their chains of `dir`. */
+static void write_map(const struct gen *g, const char *guests, const char *dir)
+{
+	fprintf(g->out, "  map vm-map-%s {\n    type ipv4_addr : verdict; flags interval;\n"
+			"    elements = { ", dir);
+	for (const char *a = guests; *a;) {
+		size_t n = strcspn(a, ",");
+
+		fprintf(g->out, "%s%.*s : goto guest-%u-%s", a == guests ? "" : ", ", (int)n, a,
+			g->vmid, dir);
+		a += n + (a[n] == ',');
+	}
+	fprintf(g->out, " }\n  }\n");
+}
+
 static void write_hooks(const struct gen *g, const char *guests)
 {
+	write_map(g, guests, "out");
+	write_map(g, guests, "in");
 	fprintf(g->out,
-		"  map vm-map-out {\n    type ipv4_addr : verdict; flags interval;\n"
-		"    elements = { ");
-	for (const char *a = guests; *a;) {
-		size_t n = strcspn(a, ",");
-
-		fprintf(g->out, "%s%.*s : goto guest-%u-out", a == guests ? "" : ", ", (int)n, a,
-			g->vmid);
-		a += n + (a[n] == ',');
-	}
-	fprintf(g->out, " }\n  }\n  map vm-map-in {\n    type ipv4_addr : verdict; flags interval;\n"
-			"    elements = { ");
-	for (const char *a = guests; *a;) {
-		size_t n = strcspn(a, ",");
-
-		fprintf(g->out, "%s%.*s : goto guest-%u-in", a == guests ? "" : ", ", (int)n, a,
-			g->vmid);
-		a += n + (a[n] == ',');
-	}
-	fprintf(g->out,
-		" }\n  }\n"
 		"  chain vm-out {\n    type filter hook prerouting priority 0; policy accept;\n"
 		"    jump allow-icmp\n    ip saddr vmap @vm-map-out\n  }\n"
 		"  chain vm-in {\n    type filter hook forward priority 0; policy accept;\n"

@@ -17,12 +17,12 @@
 struct fw_pve {
 	char fw[PATH_MAX];	/* DIR/VMID.fw */
 	char cluster[PATH_MAX]; /* DIR/cluster.fw */
-	char conf[PATH_MAX];	/* DIR/VMID.conf */
+	char conf[PATH_MAX];	/* DIR/VMID.conf, or "" where there is none */
 	unsigned int vmid;
 };
 
-/* The files of `fw_path` (DIR/VMID.fw; cluster.fw and VMID.conf beside
- * it). 0, or -errno with e naming what is missing. */
+/* The files of `fw_path` (DIR/VMID.fw; cluster.fw beside it, and
+ * VMID.conf if it is there). 0, or -errno with e naming what is missing. */
 int fw_pve_find(const char *fw_path, struct fw_pve *p, struct ta_error *e);
 
 /*
