@@ -275,7 +275,7 @@ runs "bench --firewall: nft is installed (make deps)" sh -c "command -v nft >/de
 runs "bench --firewall: the table on stderr with --json, a line per row" \
 	sh -c "grep -q '^    1    1k |  *[0-9]' '$out/fw.err' && grep -q '^  100    1k |  *[0-9]' '$out/fw.err'"
 runs "bench --firewall: the Proxmox VE VM's row, measured on both sides (no set variant)" \
-	grep -q '^vm104    1k |  *[0-9][0-9]*  *[0-9][0-9]*      - |' "$out/fw.err"
+	grep -q '^vm104    1k |  *[0-9][0-9]*  *[0-9][0-9]*  *- |' "$out/fw.err"
 runs "bench --firewall: the ratios and the goals are printed" \
 	sh -c "grep -q '^ratio tap-accel / nftables' '$out/fw.err' && grep -q '^  established g2g <= 0.5x bridge+nftables  .* \(met\|not met\)\$' '$out/fw.err'"
 for f in firewall.txt firewall.csv firewall.json; do
@@ -383,7 +383,7 @@ BENCH_SCALE_TAPS=1,1000 interrupt "Ctrl-C in the scale table" \
 # (the host's conntrack limit raised for it): also no nft table left and
 # the limit put back.
 BENCH_FIREWALL_CONNS=1000000 BENCH_FIREWALL_RULES=1 interrupt "Ctrl-C in the firewall table" \
-	"grep -q '^\[1/1\] 1 rules, 1000000 connections: ' '$out/int.out'" --no-vm \
+	"grep -q '^\[1/2\] 1 rules, 1000000 connections: ' '$out/int.out'" --no-vm \
 	--out "$out/i4" -- --frames 500 --reps 1 --sizes 64 --programs xdp-drop-native --writers block
 runs "Ctrl-C in the firewall table: the host's conntrack limit was raised for it" \
 	grep -q "nf_conntrack_max $ctmax0 -> " "$out/int.out"

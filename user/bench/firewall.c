@@ -1871,7 +1871,9 @@ static int preflight(struct fw *fw, struct ta_error *e)
 	if (run(e, "nft --version"))
 		return fail(e, ENOENT, "nft: %s (the nftables side needs it: apt-get install "
 				       "nftables, or make deps)", e->text);
-	if (!fw->o->nft_bridge && access("/proc/sys/net/bridge/bridge-nf-call-iptables", F_OK))
+	/* the Proxmox VE row's ruleset is an inet table on br_netfilter */
+	if ((!fw->o->nft_bridge || fw->o->pve) &&
+	    access("/proc/sys/net/bridge/bridge-nf-call-iptables", F_OK))
 		return fail(e, ENOENT, "no br_netfilter in this kernel (the nftables side needs "
 				       "it: modprobe br_netfilter)");
 	return ct_max_raise(fw->o, e);
