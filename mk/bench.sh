@@ -38,8 +38,10 @@
 # e.g. 1,100,1000; "none" leaves the table out), BENCH_FIREWALL_CONNS (the
 # firewall table's connection counts, each with every rule count, e.g.
 # 1000,1000000; "none" leaves the table out), BENCH_FIREWALL_RULES (its
-# rule counts, e.g. 1,1000) and BENCH_FIREWALL_FRAMES (frames per
-# repetition of its cells); BENCH_VM_FIREWALL_RULES, _CONNS and _FRAMES
+# rule counts, e.g. 1,1000), BENCH_FIREWALL_FRAMES (frames per
+# repetition of its cells) and BENCH_FIREWALL_PVE (the Proxmox VE VM whose
+# firewall makes the table's last row: tests/import/pve/104.fw; "none"
+# leaves the row out); BENCH_VM_FIREWALL_RULES, _CONNS and _FRAMES
 # the VM's firewall table (1,100, 1000 and 100; its _DRIVERS=none leaves
 # it out).
 set -u
@@ -308,13 +310,17 @@ if [ "$scale" != none ]; then
 fi
 
 # The firewall table: one security group by tap-accel and by bridge +
-# br_netfilter + nftables, on the host's stock tun.
+# br_netfilter + nftables, on the host's stock tun; its last row the
+# corpus's largest Proxmox VE VM (its groups and ipsets in cluster.fw),
+# tap-accel's translation against nftables in Proxmox VE's shape.
 fwconns=${BENCH_FIREWALL_CONNS:-}
+fwpve=${BENCH_FIREWALL_PVE:-$TOP/tests/import/pve/104.fw}
 if [ "$fwconns" != none ]; then
 	say "firewall: tap-accel against bridge + br_netfilter + nftables"
 	set -- --firewall ${fwconns:+--conns "$fwconns"} \
 		${BENCH_FIREWALL_RULES:+--rules "$BENCH_FIREWALL_RULES"} \
 		${BENCH_FIREWALL_FRAMES:+--frames "$BENCH_FIREWALL_FRAMES"}
+	[ "$fwpve" = none ] || set -- "$@" --pve "$fwpve"
 	[ $mode = --full ] && set -- "$@" --full
 	"$BIN" "$@" --out "$OUT/firewall" >"$OUT/firewall.txt" || {
 		say "firewall: failed"

@@ -214,10 +214,13 @@ assert [row["taps"] for row in r["scale"]["rows"]] == [1, 20]
 ' "$out/mb/results.json"
 runs "make bench: the firewall table in report.txt, results.md and the summary" \
 	sh -c "grep -q '^==== firewall' '$out/mb/report.txt' && grep -q '^## Firewall' '$out/mb/results.md' && grep -q '^    1    1k |' '$out/mbout'"
-runs "make bench: results.json holds the firewall row" python3 -c '
+runs "make bench: the firewall table's Proxmox VE row in report.txt" \
+	grep -q '^vm104    1k |  *[0-9]' "$out/mb/report.txt"
+runs "make bench: results.json holds the firewall rows, the security group's and VM 104's" python3 -c '
 import json, sys
 r = json.load(open(sys.argv[1]))
-assert [(row["rules"], row["conns"]) for row in r["firewall"]["rows"]] == [(1, 1000)]
+assert [(row["rules"], row["conns"]) for row in r["firewall"]["rows"]] == [(1, 1000), (0, 1000)]
+assert r["firewall"]["rows"][1]["proxmox"]["vmid"] == 104
 ' "$out/mb/results.json"
 
 # The scale table: taps bound to one policy through the CLI. The
@@ -264,13 +267,15 @@ runs "bench --taps without --scale is a usage error" grep -q "go with --scale" "
 ctmax0=$(sysctl -n net.netfilter.nf_conntrack_max 2>/dev/null)
 nft0=$(nft list tables 2>&1)
 "$BIN" --json --firewall --rules 1,100 --conns 1000 --frames 2000 --reps 3 --out "$out/fw" \
-	>"$out/fw.json" 2>"$out/fw.err"
+	--pve tests/import/pve/104.fw >"$out/fw.json" 2>"$out/fw.err"
 rc=$?
 runs "bench --firewall exits 0" test $rc -eq 0
 [ $rc -eq 0 ] || tail -n 5 "$out/fw.err"
 runs "bench --firewall: nft is installed (make deps)" sh -c "command -v nft >/dev/null"
 runs "bench --firewall: the table on stderr with --json, a line per row" \
 	sh -c "grep -q '^    1    1k |  *[0-9]' '$out/fw.err' && grep -q '^  100    1k |  *[0-9]' '$out/fw.err'"
+runs "bench --firewall: the Proxmox VE VM's row, measured on both sides (no set variant)" \
+	grep -q '^vm104    1k |  *[0-9][0-9]*  *[0-9][0-9]*  *- |' "$out/fw.err"
 runs "bench --firewall: the ratios and the goals are printed" \
 	sh -c "grep -q '^ratio tap-accel / nftables' '$out/fw.err' && grep -q '^  established g2g <= 0.5x bridge+nftables  .* \(met\|not met\)\$' '$out/fw.err'"
 for f in firewall.txt firewall.csv firewall.json; do
@@ -279,11 +284,16 @@ done
 runs "bench --firewall: every cell measured, delivered, and sane" python3 -c '
 import json, sys
 r = json.load(open(sys.argv[1]))
-assert [(row["rules"], row["conns"]) for row in r["rows"]] == [(1, 1000), (100, 1000)]
+assert [(row["rules"], row["conns"]) for row in r["rows"]] == [(1, 1000), (100, 1000), (0, 1000)]
+# the last, VM 104 of tests/import/pve: its ruleset has no set variant
+pve = r["rows"][2]["proxmox"]
+assert pve["vmid"] == 104 and pve["cluster"].endswith("/cluster.fw"), pve
+assert "set_ns" not in r["rows"][2]["nftables"], r["rows"][2]["nftables"]
 cells = ["established_g2g", "established_g2s", "established_s2g", "new_connections"]
 for row in r["rows"]:
     ta, nft = row["tap_accel"], row["nftables"]
-    for side, keys in ((ta, ["ns"]), (nft, ["chain_ns", "set_ns"])):
+    nft_keys = ["chain_ns"] if "proxmox" in row else ["chain_ns", "set_ns"]
+    for side, keys in ((ta, ["ns"]), (nft, nft_keys)):
         assert "error" not in side, side
         # a tap write is at least ~100 ns; nothing here takes a millisecond
         for k in keys:
@@ -299,11 +309,21 @@ for row in r["rows"]:
 assert len(r["goals"]) == 5 and all(g["met"] in (True, False) for g in r["goals"]), r["goals"]
 ' "$out/fw.json"
 runs "bench --firewall: no cell lost frames" sh -c "! grep -q 'delivered only' '$out/fw.err'"
+runs "bench --firewall: VM 104's policy beside the figures, valid, without its guard" \
+	sh -c "build/user/tap-accel policy check '$out/fw/vm104.policy' >/dev/null && ! grep -q '^guard' '$out/fw/vm104.policy' && grep -q '^rule pass in proto tcp src 10.20.12.0/24 dport 5432 ' '$out/fw/vm104.policy'"
+runs "bench --firewall: VM 104's nftables ruleset beside them, valid, in Proxmox VE's shape" \
+	sh -c "unshare -n nft -c -f '$out/fw/vm104.nft' && grep -q '^  chain group-database-in ' '$out/fw/vm104.nft' && grep -q '^    jump group-admin-in ' '$out/fw/vm104.nft' && grep -q '^  set v4-dc-office ' '$out/fw/vm104.nft'"
 runs "bench --firewall: the host's conntrack limit untouched" \
 	test "$(sysctl -n net.netfilter.nf_conntrack_max)" = "$ctmax0"
 runs "bench --firewall: no nft table left on the host" test "$(nft list tables 2>&1)" = "$nft0"
 "$BIN" --rules 1 >/dev/null 2>"$out/err"
 runs "bench --rules without --firewall is a usage error" grep -q "go with --firewall" "$out/err"
+mkdir -p "$out/pve-alone" && cp tests/import/pve/104.fw "$out/pve-alone/"
+"$BIN" --firewall --rules 1 --pve "$out/pve-alone/104.fw" >/dev/null 2>"$out/err"
+runs "bench --firewall --pve without cluster.fw beside it fails and says so" \
+	sh -c "test $? -ne 0 && grep -q 'cluster.fw: No such file or directory (--pve takes DIR/VMID.fw with cluster.fw beside it)' '$out/err'"
+"$BIN" --firewall --rules 1 --pve tests/import/pve/cluster.fw >/dev/null 2>"$out/err"
+runs "bench --firewall --pve names a VM's file" grep -q "a VM's firewall file, DIR/VMID.fw" "$out/err"
 "$BIN" --firewall --programs xdp-tx >/dev/null 2>"$out/err"
 runs "bench --firewall with a matrix option is a usage error" test $? -eq 1
 "$BIN" --firewall --conns 0 >/dev/null 2>"$out/err"
@@ -363,7 +383,7 @@ BENCH_SCALE_TAPS=1,1000 interrupt "Ctrl-C in the scale table" \
 # (the host's conntrack limit raised for it): also no nft table left and
 # the limit put back.
 BENCH_FIREWALL_CONNS=1000000 BENCH_FIREWALL_RULES=1 interrupt "Ctrl-C in the firewall table" \
-	"grep -q '^\[1/1\] 1 rules, 1000000 connections: ' '$out/int.out'" --no-vm \
+	"grep -q '^\[1/2\] 1 rules, 1000000 connections: ' '$out/int.out'" --no-vm \
 	--out "$out/i4" -- --frames 500 --reps 1 --sizes 64 --programs xdp-drop-native --writers block
 runs "Ctrl-C in the firewall table: the host's conntrack limit was raised for it" \
 	grep -q "nf_conntrack_max $ctmax0 -> " "$out/int.out"

@@ -14,6 +14,9 @@
  * hooks: ct state established,related accept, ct state invalid drop, then
  * the guest's in rules, as a chain (N rules before the flow's) or with the
  * N-1 others in a set.
+ * --pve DIR/VMID.fw adds a row: that Proxmox VE VM's firewall, tap-accel
+ * enforcing its translation and nftables the same files in Proxmox VE's
+ * shape (fw_pve.c), with flows its rules let in.
  * --drivers tapx puts the taps on tapx instead; --nft-family bridge has
  * nftables use the bridge family's own conntrack (nf_conntrack_bridge)
  * instead of br_netfilter and an inet table; in a QEMU guest with the
@@ -56,6 +59,7 @@
 #include <bpf/libbpf.h>
 
 #include "files.h"
+#include "fw_pve.h"
 #include "goals.h"
 #include "icount.h"
 #include "firewall.h"
@@ -90,6 +94,23 @@
 #define FILLER_PORT 10001 /* the other rules: drop these ports */
 #define PORTS_PER_IP 60000
 #define NR_TURNS 5 /* tap-accel, nft chain, nft set, both references */
+#define FW_ROWS_MAPPED (FW_MAX_ROWS + 1) /* the grid and the Proxmox VE row */
+
+/* The Proxmox VE row: VM 104's clients. The established flow is the
+ * monitor's UDP to the VM's SNMP port (its admin group lets it in); the
+ * new connections are TCP SYNs to PostgreSQL from the offices' ipset (its
+ * database group's, past the base and admin groups' rules and ipsets). */
+#define PVE_CONNS 1000
+#define PVE_MONITOR 0xc6336407u	 /* 198.51.100.7 */
+#define PVE_VM_IP 0x0a1e0004u	 /* 10.30.0.4: the VM itself */
+#define PVE_FILL_NET 0x0a140000u /* 10.20.0/24, an office's */
+#define PVE_NEW_NET 0x0a140c00u	 /* 10.20.12/24, another's */
+#define PVE_OUTSIDER 0x0a630001u /* 10.99.0.1: in none of its ipsets */
+#define PVE_SNMP 161
+#define PVE_PGSQL 5432
+/* Whom the nftables ruleset's maps send to the VM's chains: guest A's
+ * addresses (the stack's, the monitor's, the offices') and B's. */
+#define PVE_GUESTS "10.0.0.2,198.51.100.7,10.20.0.0/16,10.30.0.4"
 
 static const uint8_t mac_a[6] = {0x02, 0, 0, 0, 0xfa, 0x01};
 static const uint8_t mac_b[6] = {0x02, 0, 0, 0, 0xfa, 0x02};
@@ -128,6 +149,7 @@ struct fw_side {
 };
 
 struct fw_row {
+	bool pve; /* the Proxmox VE VM's firewall, not the security group */
 	unsigned int rules;
 	unsigned long conns;
 	struct fw_side side[NR_SIDES];
@@ -140,6 +162,8 @@ struct fw {
 	int ncpus;
 	bool icount; /* the guest's instructions counted too */
 	struct fw_row *rows; /* shared with the children */
+	int nr_rows;	     /* the grid's, and the Proxmox VE row */
+	struct fw_pve pve;
 	char out_dir[PATH_MAX];
 	bool interrupted;
 };
@@ -287,6 +311,17 @@ struct flow {
 	const uint8_t *dmac, *smac;
 	uint32_t sip, dip; /* host order */
 	uint16_t sport, dport;
+	uint8_t proto; /* 0: UDP; IPPROTO_TCP: a SYN */
+};
+
+/* What a row's frames are: the guest-to-guest flow, the new connections'
+ * (and, for nftables, the fill's: they must be let in to be tracked). */
+struct fw_flows {
+	struct flow g2g;
+	uint32_t new_net;
+	uint16_t new_dport;
+	uint8_t new_proto;
+	struct flow nft_fill; /* sip, sport: each connection's */
 };
 
 static uint16_t ip_sum(const uint8_t *h)
@@ -300,11 +335,31 @@ static uint16_t ip_sum(const uint8_t *h)
 	return ~sum;
 }
 
-/* A UDP/IPv4 frame of FRAME_LEN bytes (UDP checksum 0: none). */
+/* The TCP checksum of the segment after ip (conntrack checks it on
+ * prerouting). */
+static void tcp_sum(uint8_t *ip, unsigned int len)
+{
+	uint8_t *tcp = ip + 20;
+	uint32_t sum = IPPROTO_TCP + len;
+
+	for (int i = 12; i < 20; i += 2)
+		sum += ip[i] << 8 | ip[i + 1];
+	for (unsigned int i = 0; i < len; i += 2)
+		sum += tcp[i] << 8 | (i + 1 < len ? tcp[i + 1] : 0);
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	sum = ~sum & 0xffff;
+	tcp[16] = sum >> 8;
+	tcp[17] = sum & 0xff;
+}
+
+/* An IPv4 frame of FRAME_LEN bytes: UDP (checksum 0: none), or a TCP SYN
+ * with the rest as its data (a SYN may carry some). */
 static void frame_build(uint8_t *f, const struct flow *fl)
 {
 	uint8_t *ip = f + 14, *udp = ip + 20;
 	uint32_t sip = htonl(fl->sip), dip = htonl(fl->dip);
+	bool tcp = fl->proto == IPPROTO_TCP;
 	uint16_t sum;
 
 	memset(f, 0, FRAME_LEN);
@@ -315,7 +370,7 @@ static void frame_build(uint8_t *f, const struct flow *fl)
 	ip[3] = FRAME_LEN - 14;
 	ip[6] = 0x40; /* DF */
 	ip[8] = 64;
-	ip[9] = IPPROTO_UDP;
+	ip[9] = tcp ? IPPROTO_TCP : IPPROTO_UDP;
 	memcpy(ip + 12, &sip, 4);
 	memcpy(ip + 16, &dip, 4);
 	sum = ip_sum(ip);
@@ -325,7 +380,15 @@ static void frame_build(uint8_t *f, const struct flow *fl)
 	udp[1] = fl->sport & 0xff;
 	udp[2] = fl->dport >> 8;
 	udp[3] = fl->dport & 0xff;
-	udp[5] = FRAME_LEN - 14 - 20;
+	if (!tcp) {
+		udp[5] = FRAME_LEN - 14 - 20;
+		return;
+	}
+	udp[7] = 1;	    /* seq */
+	udp[12] = 5 << 4;   /* 20 B of header */
+	udp[13] = 0x02;	    /* SYN */
+	udp[14] = udp[15] = 0xff; /* window */
+	tcp_sum(ip, FRAME_LEN - 14 - 20);
 }
 
 /* The i-th connection of a block of addresses: distinct 5-tuples. */
@@ -353,6 +416,8 @@ struct side_env {
 	unsigned int rules;
 	unsigned long conns;
 	int policy_fd; /* the policy's text, in memory: /proc/self/fd/N */
+	const struct fw_flows *fl;
+	const struct fw_pve *pve; /* the Proxmox VE row's files, or NULL */
 };
 
 static int tap_open(struct side_env *v, int i, const char *name, struct ta_error *e)
@@ -528,18 +593,32 @@ static void drain(struct side_env *v)
 
 /* ---- the cells ---------------------------------------------------------- */
 
-static const struct flow g2g_flow = {mac_b, mac_a, A_IP, B_IP, G2G_SPORT, G2G_DPORT};
+static const struct fw_flows sg_flows = {
+	.g2g = {mac_b, mac_a, A_IP, B_IP, G2G_SPORT, G2G_DPORT, 0},
+	.new_net = NEW_NET, .new_dport = G2G_DPORT,
+	.nft_fill = {mac_b, mac_a, FILL_NET, B_IP, 0, G2G_DPORT, 0},
+};
+
+static const struct fw_flows pve_flows = {
+	.g2g = {mac_b, mac_a, PVE_MONITOR, PVE_VM_IP, G2G_SPORT, PVE_SNMP, 0},
+	.new_net = PVE_NEW_NET, .new_dport = PVE_PGSQL, .new_proto = IPPROTO_TCP,
+	.nft_fill = {mac_b, mac_a, PVE_FILL_NET, PVE_VM_IP, 0, PVE_PGSQL, IPPROTO_TCP},
+};
 
 /* n frames of cell c, in chunks, each read back where it goes; what came
  * back. */
 static unsigned long cell_pass(struct side_env *v, enum fw_cell c, unsigned long n)
 {
-	struct flow fl = g2g_flow;
+	struct flow fl = v->fl->g2g;
 	uint8_t frame[FRAME_LEN];
 	unsigned long got = 0;
 
+	if (c == CELL_NEW) {
+		fl.dport = v->fl->new_dport;
+		fl.proto = v->fl->new_proto;
+	}
 	if (c == CELL_G2S)
-		fl = (struct flow){v->host_mac, mac_a, A_IP, HOST_IP, STACK_SPORT, STACK_PORT};
+		fl = (struct flow){v->host_mac, mac_a, A_IP, HOST_IP, STACK_SPORT, STACK_PORT, 0};
 	frame_build(frame, &fl);
 	for (unsigned long done = 0; done < n;) {
 		unsigned long k = n - done < CHUNK ? n - done : CHUNK, in = 0;
@@ -563,7 +642,7 @@ static unsigned long cell_pass(struct side_env *v, enum fw_cell c, unsigned long
 		} else {
 			for (unsigned long i = 0; i < k; i++) {
 				if (c == CELL_NEW) {
-					flow_nth(&fl, NEW_NET, v->new_next++);
+					flow_nth(&fl, v->fl->new_net, v->new_next++);
 					frame_build(frame, &fl);
 				}
 				in += write(v->fd[0], frame, FRAME_LEN) == FRAME_LEN;
@@ -667,15 +746,17 @@ static unsigned long tracked(const struct side_env *v)
  */
 static int fill(struct side_env *v, struct fw_side *s, struct ta_error *e)
 {
-	struct flow fl = {v->kind == SIDE_TA ? mac_other : mac_b, mac_a, 0,
-			  v->kind == SIDE_TA ? OTHER_IP : B_IP, 0, G2G_DPORT};
+	struct flow fl = v->kind == SIDE_TA ? (struct flow){mac_other, mac_a, FILL_NET, OTHER_IP, 0,
+							    G2G_DPORT, 0}
+					    : v->fl->nft_fill;
+	uint32_t net = fl.sip;
 	unsigned long have = tracked(v), i = 0;
 	uint8_t frame[FRAME_LEN];
 	double t0 = now_s();
 
 	while (have < v->conns) {
 		for (unsigned long k = v->conns - have; k; k--, i++) {
-			flow_nth(&fl, FILL_NET, i);
+			flow_nth(&fl, net, i);
 			frame_build(frame, &fl);
 			if (write(v->fd[0], frame, FRAME_LEN) != FRAME_LEN)
 				return fail(e, errno, "writing the fill into %s: %s", v->name[0],
@@ -703,17 +784,41 @@ out:
 	return 0;
 }
 
+/* The Proxmox VE row: a SYN to PostgreSQL from outside the VM's ipsets
+ * (its own rule drops it, its policy rejects) must not reach it, or the
+ * side would be measuring a firewall that lets everything in. */
+static int pve_refused(struct side_env *v, struct ta_error *e)
+{
+	struct flow outsider = {mac_b, mac_a, PVE_OUTSIDER, PVE_VM_IP, G2G_SPORT, PVE_PGSQL,
+				IPPROTO_TCP};
+	uint8_t frame[FRAME_LEN];
+	unsigned long got;
+
+	drain(v);
+	frame_build(frame, &outsider);
+	if (write(v->fd[0], frame, FRAME_LEN) != FRAME_LEN)
+		return fail(e, errno, "writing into %s: %s", v->name[0], strerror(errno));
+	got = tap_read(v, v->fd[1], 1, FRAME_LEN);
+	drain(v);
+	return got ? fail(e, EIO, "%s: a SYN to port %d from outside its ipsets reached the VM",
+			  v->kind == SIDE_TA ? "tap-accel" : "nftables", PVE_PGSQL)
+		   : 0;
+}
+
 /* One frame each way of the guest-to-guest flow and of the flow to the
  * stack: both established in the firewall's table. */
 static int establish(struct side_env *v, struct ta_error *e)
 {
-	struct flow back = {mac_a, mac_b, B_IP, A_IP, G2G_DPORT, G2G_SPORT};
+	const struct flow *there = &v->fl->g2g;
+	struct flow back = {mac_a, mac_b, there->dip, there->sip, there->dport, there->sport, 0};
 	struct sockaddr_in to = {.sin_family = AF_INET, .sin_port = htons(STACK_SPORT),
 				 .sin_addr.s_addr = htonl(A_IP)};
 	uint8_t frame[FRAME_LEN];
 
+	if (v->pve && pve_refused(v, e))
+		return -e->err;
 	drain(v);
-	frame_build(frame, &g2g_flow);
+	frame_build(frame, there);
 	if (write(v->fd[0], frame, FRAME_LEN) != FRAME_LEN || tap_read(v, v->fd[1], 1, FRAME_LEN) != 1)
 		return fail(e, EIO, "the guest-to-guest flow's first frame did not reach B");
 	frame_build(frame, &back);
@@ -761,6 +866,16 @@ static int text_open(FILE **f, struct ta_error *e)
 	return fd;
 }
 
+/* The Proxmox VE row's policy's forwarding entries: A's and B's MACs. */
+static const char *pve_fdb(char buf[64])
+{
+	char ma[18], mb[18];
+
+	snprintf(buf, 64, "fdb %s dev fwa\nfdb %s dev fwb\n", mac_text(mac_a, ma),
+		 mac_text(mac_b, mb));
+	return buf;
+}
+
 /* examples/security-group.policy, with the row's rules before the flow's. */
 static int ta_policy(struct side_env *v, struct ta_error *e)
 {
@@ -770,6 +885,15 @@ static int ta_policy(struct side_env *v, struct ta_error *e)
 	v->policy_fd = text_open(&f, e);
 	if (v->policy_fd < 0)
 		return -e->err;
+	if (v->pve) {
+		char fdb[64];
+
+		if (fw_pve_policy(f, v->pve, pve_fdb(fdb), e)) {
+			fclose(f);
+			return -e->err;
+		}
+		return fclose(f) ? fail(e, errno, "the policy's text: %s", strerror(errno)) : 0;
+	}
 	fprintf(f, "# tap-accel-bench --firewall: a security group, %u in rules before the "
 		   "flow's\nfdb %s dev fwa\nfdb %s dev fwb\nrule forward out\n",
 		v->rules, mac_text(mac_a, ma), mac_text(mac_b, mb));
@@ -900,15 +1024,24 @@ static int nft_load(struct side_env *v, int var, struct ta_error *e)
 
 	if (fd < 0)
 		return -e->err;
-	fprintf(f, hooks, v->o->nft_bridge ? "bridge" : "inet");
-	nft_rules(f, v, var);
+	if (v->pve) {
+		ret = fw_pve_nft(f, v->pve, PVE_GUESTS, e);
+		if (ret) {
+			fclose(f);
+			close(fd);
+			return ret;
+		}
+	} else {
+		fprintf(f, hooks, v->o->nft_bridge ? "bridge" : "inet");
+		nft_rules(f, v, var);
+	}
 	if (fclose(f))
 		ret = fail(e, errno, "the ruleset's text: %s", strerror(errno));
 	else
 		ret = run(e, "nft -f /proc/self/fd/%d", fd);
 	close(fd);
 	/* "Protocol error": ct in the bridge family, without its conntrack. */
-	if (ret && v->o->nft_bridge && strstr(e->text, "Protocol error"))
+	if (ret && v->o->nft_bridge && !v->pve && strstr(e->text, "Protocol error"))
 		snprintf(e->text + strlen(e->text), sizeof(e->text) - strlen(e->text),
 			 " (no bridge conntrack in this kernel: modprobe nf_conntrack_bridge, "
 			 "Linux 5.3+; or --nft-family inet)");
@@ -942,12 +1075,16 @@ static int nft_enable(struct side_env *v, int var, struct ta_error *e)
 	char timeout[16];
 
 	snprintf(timeout, sizeof(timeout), "%d", CT_TIMEOUT_S);
-	if (!v->o->nft_bridge && write_file("/proc/sys/net/bridge/bridge-nf-call-iptables", "1"))
+	/* The Proxmox VE row's ruleset is an inet table on br_netfilter. */
+	if ((!v->o->nft_bridge || v->pve) &&
+	    write_file("/proc/sys/net/bridge/bridge-nf-call-iptables", "1"))
 		return fail(e, errno, "bridge-nf-call-iptables: %s", strerror(errno));
 	if (nft_load(v, var, e))
 		return -e->err;
 	write_file("/proc/sys/net/netfilter/nf_conntrack_udp_timeout", timeout);
 	write_file("/proc/sys/net/netfilter/nf_conntrack_udp_timeout_stream", timeout);
+	/* the Proxmox VE row's fill: SYNs that are not answered */
+	write_file("/proc/sys/net/netfilter/nf_conntrack_tcp_timeout_syn_sent", timeout);
 	return 0;
 }
 
@@ -957,6 +1094,9 @@ enum { ENV_TA, ENV_TA_NONE, ENV_NFT_CHAIN, ENV_NFT_SET, ENV_NFT_NONE, NR_ENVS };
 static int row_setup(struct side_env env[NR_ENVS], struct ta_error *e)
 {
 	for (int k = 0; k < NR_ENVS; k++) {
+		/* Proxmox VE's ipsets are sets already: no set variant. */
+		if (k == ENV_NFT_SET && env[k].pve)
+			continue;
 		if (env_setup(&env[k], e))
 			return -e->err;
 		if ((k == ENV_TA && ta_enable(&env[k], e)) ||
@@ -973,20 +1113,25 @@ static int row_measure(struct side_env env[NR_ENVS], struct fw_row *row, struct 
 
 	if (row_setup(env, e) || establish(&env[ENV_TA], e) || fill(&env[ENV_TA], ta, e) ||
 	    establish(&env[ENV_NFT_CHAIN], e) || fill(&env[ENV_NFT_CHAIN], nft, e) ||
-	    establish(&env[ENV_NFT_SET], e) || fill(&env[ENV_NFT_SET], &set, e))
+	    (!row->pve &&
+	     (establish(&env[ENV_NFT_SET], e) || fill(&env[ENV_NFT_SET], &set, e))))
 		return -e->err;
 	nft->fill_short |= set.fill_short;
 	for (int c = 0; c < NR_CELLS; c++) {
-		struct turn turns[NR_TURNS] = {
-			{&env[ENV_TA], &ta->m[VAR_CHAIN][c]},
-			{&env[ENV_NFT_CHAIN], &nft->m[VAR_CHAIN][c]},
-			{&env[ENV_NFT_SET], &nft->m[VAR_SET][c]},
-			{&env[ENV_TA_NONE], &ta->none[VAR_CHAIN][c]},
-			{&env[ENV_NFT_NONE], &nft->none[VAR_CHAIN][c]},
-		};
+		struct turn turns[NR_TURNS];
 		bool reference = c == CELL_G2S || c == CELL_S2G;
+		int nr = 0, firewalls;
 
-		if (cell_measure(turns, reference ? NR_TURNS : 3, c, e))
+		turns[nr++] = (struct turn){&env[ENV_TA], &ta->m[VAR_CHAIN][c]};
+		turns[nr++] = (struct turn){&env[ENV_NFT_CHAIN], &nft->m[VAR_CHAIN][c]};
+		if (!row->pve)
+			turns[nr++] = (struct turn){&env[ENV_NFT_SET], &nft->m[VAR_SET][c]};
+		else
+			nft->m[VAR_SET][c] = (struct fw_meas){NAN, 1, NAN};
+		firewalls = nr;
+		turns[nr++] = (struct turn){&env[ENV_TA_NONE], &ta->none[VAR_CHAIN][c]};
+		turns[nr++] = (struct turn){&env[ENV_NFT_NONE], &nft->none[VAR_CHAIN][c]};
+		if (cell_measure(turns, reference ? nr : firewalls, c, e))
 			return -e->err;
 		nft->none[VAR_SET][c] = nft->none[VAR_CHAIN][c];
 	}
@@ -1008,7 +1153,8 @@ static int row_child(const struct fw *fw, struct fw_row *row)
 			.kind = k < ENV_NFT_CHAIN ? SIDE_TA : SIDE_NFT, .netns = -1,
 			.fd = {-1, -1}, .sock = -1, .policy_fd = -1, .o = fw->o, .exe = fw->exe,
 			.cpu = fw->ncpus - 1, .icount = fw->icount, .rules = row->rules,
-			.conns = row->conns};
+			.conns = row->conns, .fl = row->pve ? &pve_flows : &sg_flows,
+			.pve = row->pve ? &fw->pve : NULL};
 	/* Every frame is handled in the writer's context: one CPU for it. */
 	CPU_ZERO(&cpus);
 	CPU_SET(fw->ncpus - 1, &cpus);
@@ -1149,10 +1295,10 @@ static double spread(const struct fw *fw, int c, enum fw_unit u)
 {
 	double lo = NAN, hi = NAN;
 
-	for (int i = 0; i < fw->o->nr_rows; i++) {
+	for (int i = 0; i < fw->nr_rows; i++) {
 		double ns = meas(&fw->rows[i], SIDE_TA, VAR_CHAIN, c, u);
 
-		if (isnan(ns))
+		if (isnan(ns) || fw->rows[i].pve)
 			continue;
 		lo = isnan(lo) || ns < lo ? ns : lo;
 		hi = isnan(hi) || ns > hi ? ns : hi;
@@ -1172,10 +1318,11 @@ static void goals_judge(const struct fw *fw, struct bench_goal g[NR_GOALS])
 	memset(g, 0, NR_GOALS * sizeof(*g));
 	for (int c = 0; c < NR_CELLS; c++)
 		worst[c] = NAN;
-	for (int i = 0; i < fw->o->nr_rows; i++) {
+	for (int i = 0; i < fw->nr_rows; i++) {
 		const struct fw_row *r = &fw->rows[i];
 
-		if (!row_ran(r))
+		/* the goals are the security group's; the Proxmox VE row has none */
+		if (!row_ran(r) || r->pve)
 			continue;
 		rows++;
 		for (int c = 0; c < NR_CELLS; c++) {
@@ -1226,6 +1373,16 @@ static void fmt_ratio(char *buf, size_t len, double x)
 		snprintf(buf, len, "%.2f", x);
 }
 
+/* A row's first column: its rule count, or vmVMID for the Proxmox VE row. */
+static const char *row_label(const struct fw *fw, const struct fw_row *r, char buf[16])
+{
+	if (r->pve)
+		snprintf(buf, 16, "vm%u", fw->pve.vmid);
+	else
+		snprintf(buf, 16, "%u", r->rules);
+	return buf;
+}
+
 static void fmt_count(char *buf, size_t len, unsigned long n)
 {
 	if (n >= 1000000 && n % 1000000 == 0)
@@ -1252,7 +1409,6 @@ static double row_delivered(const struct fw_row *r)
 /* The cells of every row in unit u, then the ratios. */
 static void print_cells(const struct fw *fw, FILE *out, enum fw_unit u)
 {
-	const struct fw_opts *o = fw->o;
 	int w = u == UNIT_INSNS ? 6 : 5, cw = 3 * (w + 1) - 1;
 	const char *unit = u == UNIT_INSNS ? "insn" : "ns";
 	char head[NR_CELLS][32];
@@ -1270,19 +1426,19 @@ static void print_cells(const struct fw *fw, FILE *out, enum fw_unit u)
 	for (int c = 0; c < NR_CELLS; c++)
 		fprintf(out, " %*s %*s %*s |", w, "t-a", w, "chain", w, "set");
 	fputc('\n', out);
-	for (int i = 0; i < o->nr_rows; i++) {
+	for (int i = 0; i < fw->nr_rows; i++) {
 		const struct fw_row *r = &fw->rows[i];
-		char conns[24], v[16];
+		char conns[24], v[16], label[16];
 
 		fmt_count(conns, sizeof(conns), r->conns);
 		if (!row_ran(r)) {
-			fprintf(out, "%5u %5s | not measured: %s\n", r->rules, conns,
+			fprintf(out, "%5s %5s | not measured: %s\n", row_label(fw, r, label), conns,
 				r->side[SIDE_TA].error[0]   ? r->side[SIDE_TA].error
 				: r->side[SIDE_NFT].error[0] ? r->side[SIDE_NFT].error
 							     : "not reached");
 			continue;
 		}
-		fprintf(out, "%5u %5s |", r->rules, conns);
+		fprintf(out, "%5s %5s |", row_label(fw, r, label), conns);
 		for (int c = 0; c < NR_CELLS; c++) {
 			for (int k = 0; k < 3; k++) {
 				int side = k ? SIDE_NFT : SIDE_TA, var = k == 2 ? VAR_SET : VAR_CHAIN;
@@ -1303,14 +1459,14 @@ static void print_cells(const struct fw *fw, FILE *out, enum fw_unit u)
 		u == UNIT_INSNS ? "nftables' / tap-accel's" : "per second");
 	fprintf(out, "%5s %5s | %-11s | %-11s | %-11s | %-11s\n", "rules", "conns",
 		"g2g", "g2stack", "stack2g", "new conns");
-	for (int i = 0; i < o->nr_rows; i++) {
+	for (int i = 0; i < fw->nr_rows; i++) {
 		const struct fw_row *r = &fw->rows[i];
-		char conns[24], a[16], b[16];
+		char conns[24], a[16], b[16], label[16];
 
 		if (!row_ran(r))
 			continue;
 		fmt_count(conns, sizeof(conns), r->conns);
-		fprintf(out, "%5u %5s |", r->rules, conns);
+		fprintf(out, "%5s %5s |", row_label(fw, r, label), conns);
 		for (int c = 0; c < NR_CELLS; c++) {
 			fmt_ratio(a, sizeof(a), ratio(r, c, VAR_CHAIN, u));
 			fmt_ratio(b, sizeof(b), ratio(r, c, VAR_SET, u));
@@ -1342,6 +1498,19 @@ static void print_table(const struct fw *fw, FILE *out)
 		o->nft_bridge ? "a bridge-family table with its own conntrack (nf_conntrack_bridge)"
 			      : "br_netfilter, an inet table",
 		o->reps, o->frames);
+	if (o->pve)
+		fprintf(out,
+			"vm%u: Proxmox VE VM %u's firewall, %s with %s (groups, ipsets)\n"
+			"      and %s; tap-accel: its translation (policy import pve) "
+			"without the guard;\n"
+			"      nftables: the same in Proxmox VE's shape (per-guest and group "
+			"chains, ipsets\n"
+			"      as sets, conntrack first; its 'chain' column; no 'set' variant); "
+			"established:\n"
+			"      UDP from the monitor alias to port 161; new: TCP SYNs to 5432 from "
+			"the\n"
+			"      offices' ipset\n\n",
+			fw->pve.vmid, fw->pve.vmid, fw->pve.fw, fw->pve.cluster, fw->pve.conf);
 	print_cells(fw, out, UNIT_NS);
 	if (fw->icount) {
 		fprintf(out, "\ninstructions per frame on the writer's vCPU %d, QEMU's count (the "
@@ -1353,9 +1522,9 @@ static void print_table(const struct fw *fw, FILE *out)
 		     "cells)\n");
 	fprintf(out, "%5s %5s | %-40s | %-40s\n", "rules", "conns", "tap-accel ta_ct",
 		"nftables nf_conntrack");
-	for (int i = 0; i < o->nr_rows; i++) {
+	for (int i = 0; i < fw->nr_rows; i++) {
 		const struct fw_row *r = &fw->rows[i];
-		char conns[24], col[NR_SIDES][96];
+		char conns[24], col[NR_SIDES][96], label[16];
 
 		if (!row_ran(r))
 			continue;
@@ -1367,12 +1536,13 @@ static void print_table(const struct fw *fw, FILE *out)
 				 s->fill_s, s->fill_short ? " (STOPPED: too slow)" : "",
 				 s->after_new);
 		}
-		fprintf(out, "%5u %5s | %-40s | %-40s\n", r->rules, conns, col[0], col[1]);
+		fprintf(out, "%5s %5s | %-40s | %-40s\n", row_label(fw, r, label), conns, col[0],
+			col[1]);
 		if (row_delivered(r) < 1 - LOST_MAX)
 			fprintf(out, "%11s   some cell delivered only %.1f %% of its frames\n", "",
 				row_delivered(r) * 100);
 	}
-	for (int i = 0; i < o->nr_rows; i++) {
+	for (int i = 0; i < fw->nr_rows; i++) {
 		const struct fw_row *r = &fw->rows[i];
 
 		if (!row_ran(r))
@@ -1385,6 +1555,9 @@ static void print_table(const struct fw *fw, FILE *out)
 			r->side[SIDE_NFT].bytes_per_conn, r->side[SIDE_NFT].table_size);
 		break;
 	}
+	if (o->pve)
+		fprintf(out, "goals are judged on the security group's rows, not on vm%u's.\n",
+			fw->pve.vmid);
 	fprintf(out,
 		"a new connection guest to guest is one entry of nf_conntrack and two of ta_ct "
 		"(the zones of\nboth taps); the fill makes one each (tap-accel's to the stack, "
@@ -1400,17 +1573,19 @@ static void write_csv(const struct fw *fw, FILE *out)
 {
 	fprintf(out, "rules,conns,firewall,cell,ns_per_frame,added_ns,delivered,"
 		     "insns_per_frame,added_insns\n");
-	for (int i = 0; i < fw->o->nr_rows; i++) {
+	for (int i = 0; i < fw->nr_rows; i++) {
 		const struct fw_row *r = &fw->rows[i];
+		char label[16];
 
 		for (int side = 0; side < NR_SIDES; side++)
-			for (int var = 0; var < (side == SIDE_TA ? 1 : NR_VARS); var++)
+			for (int var = 0; var < (side == SIDE_TA || r->pve ? 1 : NR_VARS); var++)
 				for (int c = 0; c < NR_CELLS; c++) {
 					const struct fw_side *s = &r->side[side];
 
 					if (!s->ran)
 						continue;
-					fprintf(out, "%u,%lu,%s,%s", r->rules, r->conns,
+					fprintf(out, "%s,%lu,%s,%s", row_label(fw, r, label),
+						r->conns,
 						side == SIDE_TA ? "tap-accel"
 						: var == VAR_CHAIN ? "nftables-chain"
 								   : "nftables-set",
@@ -1447,7 +1622,7 @@ static void json_side(struct json_writer *w, const struct fw_row *r, int side, b
 	jw_kv_u64(w, "tracked_at_end", s->after_new);
 	jw_kv_double(w, "bytes_per_connection", s->bytes_per_conn);
 	jw_kv_u64(w, side == SIDE_TA ? "table_entries" : "hash_buckets", s->table_size);
-	for (int var = 0; var < (side == SIDE_TA ? 1 : NR_VARS); var++) {
+	for (int var = 0; var < (side == SIDE_TA || r->pve ? 1 : NR_VARS); var++) {
 		const char *name = side == SIDE_TA ? "" : var == VAR_CHAIN ? "chain_" : "set_";
 		char key[32];
 
@@ -1500,12 +1675,21 @@ static void write_json(const struct fw *fw, FILE *out, bool pretty)
 	jw_kv_string(&w, "nftables", fw->o->nft_bridge ? "bridge-family" : "br_netfilter-inet");
 	jw_key(&w, "rows");
 	jw_array_begin(&w);
-	for (int i = 0; i < fw->o->nr_rows; i++) {
+	for (int i = 0; i < fw->nr_rows; i++) {
 		const struct fw_row *r = &fw->rows[i];
 
 		jw_object_begin(&w);
 		jw_kv_u64(&w, "rules", r->rules);
 		jw_kv_u64(&w, "conns", r->conns);
+		if (r->pve) {
+			jw_key(&w, "proxmox");
+			jw_object_begin(&w);
+			jw_kv_u64(&w, "vmid", fw->pve.vmid);
+			jw_kv_string(&w, "fw", fw->pve.fw);
+			jw_kv_string(&w, "cluster", fw->pve.cluster);
+			jw_kv_string(&w, "conf", fw->pve.conf);
+			jw_object_end(&w);
+		}
 		json_side(&w, r, SIDE_TA, fw->icount);
 		json_side(&w, r, SIDE_NFT, fw->icount);
 		if (row_ran(r)) {
@@ -1542,6 +1726,32 @@ static void write_json(const struct fw *fw, FILE *out, bool pretty)
 	jw_end_document(&w);
 }
 
+/* What the Proxmox VE row ran, beside the figures: vmVMID.policy (what
+ * tap-accel enforced) and vmVMID.nft (nftables' ruleset). */
+static int pve_texts(const struct fw *fw)
+{
+	char name[32], fdb[64];
+	struct ta_error e = {0};
+	int ret = 0;
+	FILE *f;
+
+	snprintf(name, sizeof(name), "vm%u.policy", fw->pve.vmid);
+	if (!(f = bench_open_in(fw->out_dir, name)))
+		return -1;
+	ret = fw_pve_policy(f, &fw->pve, pve_fdb(fdb), &e);
+	fclose(f);
+	snprintf(name, sizeof(name), "vm%u.nft", fw->pve.vmid);
+	if (!ret && !(f = bench_open_in(fw->out_dir, name)))
+		return -1;
+	if (!ret) {
+		ret = fw_pve_nft(f, &fw->pve, PVE_GUESTS, &e);
+		fclose(f);
+	}
+	if (ret)
+		fprintf(stderr, "tap-accel-bench --firewall: %s\n", e.text);
+	return ret;
+}
+
 static int write_files(struct fw *fw)
 {
 	FILE *f;
@@ -1560,8 +1770,11 @@ static int write_files(struct fw *fw)
 		return -1;
 	write_json(fw, f, true);
 	fclose(f);
+	if (fw->o->pve && pve_texts(fw))
+		return -1;
 	fprintf(stderr, "tap-accel-bench: results in %s/ (firewall.txt, firewall.csv, "
-			"firewall.json)\n", fw->out_dir);
+			"firewall.json%s)\n", fw->out_dir,
+		fw->o->pve ? ", the Proxmox VE row's .policy and .nft" : "");
 	return 0;
 }
 
@@ -1647,6 +1860,8 @@ int fw_parse_grid(struct fw_opts *o, const char *rules, const char *conns, struc
 
 static int preflight(struct fw *fw, struct ta_error *e)
 {
+	if (fw->o->pve && fw_pve_find(fw->o->pve, &fw->pve, e))
+		return -e->err;
 	if (scale_find_cli(fw->exe, sizeof(fw->exe), e))
 		return -e->err;
 	if (access(fw->o->tap_dev, R_OK | W_OK))
@@ -1656,7 +1871,9 @@ static int preflight(struct fw *fw, struct ta_error *e)
 	if (run(e, "nft --version"))
 		return fail(e, ENOENT, "nft: %s (the nftables side needs it: apt-get install "
 				       "nftables, or make deps)", e->text);
-	if (!fw->o->nft_bridge && access("/proc/sys/net/bridge/bridge-nf-call-iptables", F_OK))
+	/* the Proxmox VE row's ruleset is an inet table on br_netfilter */
+	if ((!fw->o->nft_bridge || fw->o->pve) &&
+	    access("/proc/sys/net/bridge/bridge-nf-call-iptables", F_OK))
 		return fail(e, ENOENT, "no br_netfilter in this kernel (the nftables side needs "
 				       "it: modprobe br_netfilter)");
 	return ct_max_raise(fw->o, e);
@@ -1696,13 +1913,20 @@ static int measure(struct fw *fw)
 {
 	const struct fw_opts *o = fw->o;
 
-	for (int i = 0; i < o->nr_rows; i++) {
+	for (int i = 0; i < fw->nr_rows; i++) {
 		struct fw_row *r = &fw->rows[i];
 
-		r->rules = o->rules[i];
-		r->conns = o->conns[i];
-		fprintf(stderr, "[%d/%d] %u rules, %lu connections: tap-accel and nftables\n",
-			i + 1, o->nr_rows, r->rules, r->conns);
+		r->pve = i == o->nr_rows;
+		r->rules = r->pve ? 0 : o->rules[i];
+		r->conns = r->pve ? PVE_CONNS : o->conns[i];
+		if (r->pve)
+			fprintf(stderr, "[%d/%d] Proxmox VE VM %u's firewall, %lu connections: "
+					"tap-accel and nftables\n",
+				i + 1, fw->nr_rows, fw->pve.vmid, r->conns);
+		else
+			fprintf(stderr,
+				"[%d/%d] %u rules, %lu connections: tap-accel and nftables\n",
+				i + 1, fw->nr_rows, r->rules, r->conns);
 		if (run_row(fw, r))
 			return -EINTR;
 		if (r->side[SIDE_TA].error[0])
@@ -1725,16 +1949,17 @@ int fw_run(const struct fw_opts *o)
 	snprintf(fw.kernel, sizeof(fw.kernel), "Linux %s", u.release);
 	strftime(fw.started, sizeof(fw.started), "%Y-%m-%d %H:%M:%S", gmtime(&t));
 	stop_catch_signals();
-	fw.rows = mmap(NULL, FW_MAX_ROWS * sizeof(*fw.rows), PROT_READ | PROT_WRITE,
+	fw.nr_rows = o->nr_rows + (o->pve != NULL);
+	fw.rows = mmap(NULL, FW_ROWS_MAPPED * sizeof(*fw.rows), PROT_READ | PROT_WRITE,
 		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (fw.rows == MAP_FAILED) {
 		fprintf(stderr, "tap-accel-bench --firewall: out of memory\n");
 		return -ENOMEM;
 	}
-	memset(fw.rows, 0, FW_MAX_ROWS * sizeof(*fw.rows));
+	memset(fw.rows, 0, FW_ROWS_MAPPED * sizeof(*fw.rows));
 	if (bench_icount_open(o->icount_port, &e)) {
 		fprintf(stderr, "tap-accel-bench --firewall: %s\n", e.text);
-		munmap(fw.rows, FW_MAX_ROWS * sizeof(*fw.rows));
+		munmap(fw.rows, FW_ROWS_MAPPED * sizeof(*fw.rows));
 		return -e.err;
 	}
 	fw.icount = bench_icount_on();
@@ -1742,7 +1967,7 @@ int fw_run(const struct fw_opts *o)
 		bench_icount_close();
 		fprintf(stderr, "tap-accel-bench --firewall: %s\n", e.text);
 		ct_max_restore();
-		munmap(fw.rows, FW_MAX_ROWS * sizeof(*fw.rows));
+		munmap(fw.rows, FW_ROWS_MAPPED * sizeof(*fw.rows));
 		return -e.err;
 	}
 	ret = measure(&fw);
@@ -1751,7 +1976,7 @@ int fw_run(const struct fw_opts *o)
 		fprintf(stderr, "tap-accel-bench --firewall: interrupted\n");
 		goto out;
 	}
-	for (int i = 0; i < o->nr_rows; i++)
+	for (int i = 0; i < fw.nr_rows; i++)
 		any |= row_ran(&fw.rows[i]);
 	print_table(&fw, o->json ? stderr : stdout);
 	if (o->json)
@@ -1761,6 +1986,6 @@ int fw_run(const struct fw_opts *o)
 		fprintf(stderr, "tap-accel-bench --firewall: no row was measured\n");
 out:
 	bench_icount_close();
-	munmap(fw.rows, FW_MAX_ROWS * sizeof(*fw.rows));
+	munmap(fw.rows, FW_ROWS_MAPPED * sizeof(*fw.rows));
 	return ret;
 }

@@ -35,6 +35,10 @@ struct fw_opts {
 	/* the instruction counter's port in a QEMU guest (--icount, else
 	 * $vmicount): instructions per frame beside ns */
 	const char *icount_port;
+	/* --pve DIR/VMID.fw: a row more, that Proxmox VE VM's firewall (with
+	 * cluster.fw and VMID.conf beside it) translated by tap-accel and in
+	 * Proxmox VE's nftables shape; NULL: none */
+	const char *pve;
 };
 
 /* quick: 1, 100 and 1000 rules at 10^3 connections, then 1 rule at 10^5

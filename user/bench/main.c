@@ -33,7 +33,7 @@ struct bench_cmdline {
 	bool quick, full, vm, scale, firewall, json, pretty, verbose, udp;
 	long frames, reps, cpu, singles;
 	const char *out, *programs, *writers, *sizes, *drivers, *tapx_dev, *taps, *frame,
-		   *nft_family;
+		   *nft_family, *pve;
 	const char *icount;
 	const char *rules, *conns;
 };
@@ -110,6 +110,10 @@ static const struct opt opts[] = {
 	  "--firewall: nftables' table: inet (default: the taps in a bridge with br_netfilter) "
 	  "or bridge (the bridge family's own conntrack, nf_conntrack_bridge, Linux 5.3+)", 0,
 	  0 },
+	{ "pve", 0, TEXT, AT(pve), "DIR/VMID.fw",
+	  "--firewall: a row more, that Proxmox VE VM's firewall (cluster.fw and VMID.conf "
+	  "beside it): tap-accel enforcing its translation against nftables in Proxmox VE's "
+	  "shape (e.g. tests/import/pve/104.fw)", 0, 0 },
 	{ "json", 'j', FLAG, AT(json), NULL,
 	  "the results as JSON on stdout, the table on stderr", 0, 0 },
 	{ "pretty", 'p', FLAG, AT(pretty), NULL, "JSON, indented", 0, 0 },
@@ -284,7 +288,7 @@ static int run_firewall(const struct bench_cmdline *c)
 	if (c->programs || c->writers || c->sizes || c->vm || c->cpu >= 0 || c->frame ||
 	    c->taps || c->singles >= 0 || c->scale)
 		return usage_error("--firewall takes --rules, --conns, --frames, --reps, --drivers, "
-				   "--tapx-dev, --nft-family, --icount, --full, --out and --json, "
+				   "--tapx-dev, --nft-family, --pve, --icount, --full, --out and --json, "
 				   "not the matrix's or --scale's options");
 	fw_opts_default(&o, c->full);
 	/* One driver per run: the taps of both firewalls are on it. */
@@ -299,6 +303,7 @@ static int run_firewall(const struct bench_cmdline *c)
 		return usage_error("--nft-family is inet or bridge, not '%s'", c->nft_family);
 	o.nft_bridge = c->nft_family && !strcmp(c->nft_family, "bridge");
 	o.icount_port = c->icount;
+	o.pve = c->pve;
 	if ((c->rules || c->conns) && fw_parse_grid(&o, c->rules, c->conns, &e))
 		return usage_error("%s", e.text);
 	if (c->frames)
@@ -326,8 +331,8 @@ static int run_matrix(const struct bench_cmdline *c)
 
 	if (c->taps || c->singles >= 0)
 		return usage_error("--taps and --singles go with --scale");
-	if (c->rules || c->conns || c->nft_family)
-		return usage_error("--rules, --conns and --nft-family go with --firewall");
+	if (c->rules || c->conns || c->nft_family || c->pve)
+		return usage_error("--rules, --conns, --nft-family and --pve go with --firewall");
 	if (c->frame && strcmp(c->frame, "baseline") && strcmp(c->frame, "udp"))
 		return usage_error("--frame is baseline or udp, not '%s'", c->frame);
 	o.udp_frames = c->frame && !strcmp(c->frame, "udp");
