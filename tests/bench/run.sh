@@ -337,8 +337,10 @@ netns() { ip netns list 2>/dev/null | sort | tr '\n' ' '; }
 links0=$(links) pins0=$(pins) netns0=$(netns)
 # interrupt WHAT COND ARGS...: run mk/bench.sh ARGS in a session of its
 # own, in the foreground (so that SIGINT is not ignored in it, as it would
-# be in a background job of this shell), and SIGINT the session once the
-# shell condition COND holds ($sid is the session).
+# be in a background job of this shell), with SIGINT's default action (a
+# suite started from a background job inherits it ignored, and a shell
+# cannot trap a signal ignored when it started), and SIGINT the session
+# once the shell condition COND holds ($sid is the session).
 interrupt() {
 	iwhat=$1 cond=$2 # not $desc: runs() sets it
 	shift 2
@@ -355,7 +357,8 @@ interrupt() {
 		kill -INT "-$sid" # dash's kill takes no --
 	) &
 	killer=$!
-	setsid -w sh -c 'echo $$ >"$0"; exec sh mk/bench.sh "$@"' "$out/int.pid" "$@" \
+	setsid -w env --default-signal=INT sh -c 'echo $$ >"$0"; exec sh mk/bench.sh "$@"' \
+		"$out/int.pid" "$@" \
 		>"$out/int.out" 2>&1
 	rc=$?
 	wait $killer
