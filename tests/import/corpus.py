@@ -325,3 +325,17 @@ def check_policy(t, policy_path, expect_path):
     check_explain(t, Env.cli, policy_path, cases)
     ns, tap = names()
     check_on_tap(t, Env.cli, policy_path, cases, ns, tap)
+
+
+def import_json(t, argv, keys="format file policy statements warnings", **kw):
+    """'policy import ... --json' (argv with --json in it): (its one object,
+    whose keys must be keys, in order, or None when it is not one; the
+    Result)."""
+    r = run(argv, **kw)
+    try:
+        got = json.loads(r.out)
+    except ValueError:
+        t.bad(f"--json: not JSON: {r.out!r} {r.err!r}")
+        return None, r
+    t.check("--json: its keys", keys, " ".join(got))
+    return got, r

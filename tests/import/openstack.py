@@ -70,11 +70,9 @@ def check_config(t, name):
 def check_outputs(t):
     """--check and --json say what the text says."""
     files, port, groups = CONFIGS["web"]
-    r = run(import_argv(files, port, groups, ["--json"]), cwd=CORPUS)
-    try:
-        got = json.loads(r.out)
-    except ValueError:
-        t.bad(f"import openstack --json gave no JSON: {r.out}{r.err}")
+    got, _ = corpus.import_json(t, import_argv(files, port, groups, ["--json"]), cwd=CORPUS,
+                                keys="format file files policy statements warnings")
+    if got is None:
         return
     text = run(import_argv(files, port, groups), cwd=CORPUS).out
     t.check("--json: format", "openstack", got.get("format"))
