@@ -60,7 +60,7 @@
 #include <linux/bpf.h> /* struct bpf_spin_lock */
 
 /* Bumped whenever a map, key or value below changes; stored in ta_config. */
-#define TA_LAYOUT_VERSION 5
+#define TA_LAYOUT_VERSION 6
 
 #define TA_MAX_RULES 1024 /* in one policy */
 #define TA_BV_WORDS (TA_MAX_RULES / 64)
@@ -72,10 +72,13 @@
 /* Distinct bit-vectors in one version (the compiler de-duplicates them). */
 #define TA_MAX_BITVECS 8192
 /* Entries of the shared arrays, all versions together: what they cost is
- * allocated when the plane is made, whatever the policies hold. */
-#define TA_BITVEC_HEAP 32768  /* 4 MiB */
-#define TA_RULE_HEAP 65536    /* 512 KiB */
-#define TA_TABLE_HEAP 262144  /* 1 MiB */
+ * allocated when the plane is made, whatever the policies hold (an array
+ * entry takes at least 8 bytes). A two-way policy's value tables take
+ * at least 1,792 entries however few rules it has (its implicit DHCP
+ * rules use both port tables): TA_TABLE_HEAP holds about 580 of them. */
+#define TA_BITVEC_HEAP 32768   /* 4 MiB */
+#define TA_RULE_HEAP 65536     /* 512 KiB */
+#define TA_TABLE_HEAP 1048576  /* 8 MiB */
 /* Entries of one version's hash or LPM field map. */
 #define TA_MAX_FIELD_ENTRIES 16384
 #define TA_MAX_FDB 4096	       /* forwarding entries of one tap */

@@ -35,9 +35,9 @@ bpftool btf dump file /sys/kernel/btf/vmlinux | grep -q "FUNC 'bpf_cast_to_kern_
 bpftool prog loadall "$OBJ" "$DIR" pinmaps "$DIR/maps"
 M=$DIR/maps
 
-# 2. ta_config: layout version 5; unbound taps pass
+# 2. ta_config: layout version 6; unbound taps pass
 size=24
-bpftool map update pinned "$M/ta_config" key 0 0 0 0 value hex $(hex 05)
+bpftool map update pinned "$M/ta_config" key 0 0 0 0 value hex $(hex 06)
 
 # 3. one chunk of counters, recorded as counters 1-44 (the tap's) and
 #    45-46 (its rule 0 and default)

@@ -1074,6 +1074,41 @@ def thousand_taps(h):
         h.ns = NS
 
 
+def many_two_way(h):
+    """Distinct two-way policies, as a host where each VM interface has its
+    own (source pve) loads them: hundreds fit, the one past the shared
+    arrays is refused by name, and an unloaded one's room is used again."""
+    c = h.c
+    print("# distinct two-way policies until the plane is full")
+    names = []
+    refused = ""
+    try:
+        for i in range(2000):
+            f = h.write("tw.policy", "rule pass out\n"
+                        f"rule pass in proto tcp dport {2000 + i}\ndefault in drop\n")
+            rc, text = call(h.ta("policy", "load", f"tw{i}", f))
+            if rc != 0:
+                refused = text
+                break
+            names.append(f"tw{i}")
+        print(f"# {len(names)} loaded; then: {refused.strip()}")
+        c.check("over 450 distinct two-way policies loaded", True, len(names) > 450)
+        c.check("the next one refused: the rules do not fit", True,
+                re.search(rf"policy tw{len(names)}: the rules do not fit \(No space left on device\)",
+                          refused) is not None)
+        if names:
+            refused_name = f"tw{len(names)}"
+            h.expect(0, f"unloaded policy {names[0]}", "policy", "unload", names.pop(0))
+            h.expect(0, f"loaded .* as policy {refused_name}: 11 rules", "policy", "load",
+                     refused_name, f)
+            names.append(refused_name)
+    finally:
+        for n in names:
+            call(h.ta("policy", "unload", n))
+    c.check("every one unloaded", "", "\n".join(
+        x for x in out(h.ta("policy", "list")).splitlines() if re.match(r"tw[0-9]", x)))
+
+
 def map_entries(name):
     """How many entries the plane's map NAME holds (bpftool's dump)."""
     return out(["bpftool", "-j", "map", "dump", "pinned", f"{ROOT}/{name}"]).count('"key"')
@@ -1199,7 +1234,7 @@ def setup():
 # (a part asked for alone runs those first), but for those of STANDALONE,
 # which make all they use and remove it (on the plane as the others left
 # it, or a new one).
-STANDALONE = ("ct-stack", "ct-zones", "ct-limits")
+STANDALONE = ("ct-stack", "ct-zones", "ct-limits", "two-way-many")
 PARTS = [("attach", first_attach), ("shared", shared_policy), ("replace", replace_policy),
          ("swap", swap_under_traffic), ("fdb-guard-rate", fdb_guard_rate),
          ("rules-examples", many_rules_and_examples), ("bad-input", bad_input),
@@ -1207,6 +1242,7 @@ PARTS = [("attach", first_attach), ("shared", shared_policy), ("replace", replac
          ("prometheus", prometheus), ("two-way", two_way),
          ("conntrack-options", conntrack_options),
          ("ct-stack", ct_stack), ("ct-zones", ct_zones), ("ct-limits", ct_limits),
+         ("two-way-many", many_two_way),
          ("detach-clean", detach_and_clean), ("netns", netns_ways),
          ("taps1000", thousand_taps), ("orphans", orphans),
          ("bpftool-clean-all", bpftool_only_and_clean_all)]
