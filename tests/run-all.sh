@@ -60,8 +60,8 @@ trap 'exit 130' INT TERM
 failure_digest() {
 	echo "--- why $1 failed (from its output above):"
 	grep -E '^--- suite [a-z0-9-]+$' "$2" | tail -n 1
-	grep -E '^FAIL|BUG:|WARNING:|RIP:|Oops|[Kk]ernel panic|still running after|timed out|did not finish|ended without' "$2" |
-		awk '!seen[$0]++' | head -n 8
+	grep -E '^FAIL|BUG:|WARNING:|RIP:|Oops|[Kk]ernel panic|still running after|timed out|did not finish|ended without|printed nothing|^vcpus:' "$2" |
+		awk '!seen[$0]++' | head -n 16
 	tail -n 2 "$2"
 }
 

@@ -22,6 +22,9 @@ for a in $(cat /proc/cmdline); do
 	esac
 done
 
+# Where KASLR put the kernel's text: tests/vm/vcpus.py names where a stuck
+# guest's vCPUs are from it.
+echo "==== KTEXT $(grep -m 1 ' T _text$' /proc/kallsyms | cut -d' ' -f1)"
 echo "==== OUTPUT BEGIN"
 # Each ends with the "N passed, N failed" of tests/lib/check.sh's finish.
 if [ "$mode" = bench ] || [ "$mode" = profile ] || [ "$mode" = ab ]; then

@@ -20,6 +20,7 @@
 # default), TAPX_KO (a tapx.ko built elsewhere, by DKMS say, to test instead
 # of building one) and TAPX_TUN_KO (its tapx_tun.ko; by default the one
 # beside TAPX_KO), VM_OUT (work folder, per kernel by default). VM_TIMEOUT (s),
+# VM_STALL (s without console output before the guest counts as stuck),
 # VM_CPU (qemu -cpu), VM_ACCEL (qemu -accel), VM_QEMU_OPTS (more qemu
 # options), VM_ICOUNT (1: load the instruction counter, tests/vm/icount;
 # the default in --bench and --ab, 0 elsewhere), VM_ICOUNT_PROFILE (a
@@ -323,6 +324,52 @@ echo "root:x:0:" >$R/etc/group
 (cd $R && find . | cpio -o -H newc --quiet | gzip -1) >"$OUT/initramfs.gz"
 
 LOG=$OUT/console-$MODE.log
+
+# A guest that prints nothing for VM_STALL seconds is stuck as a whole: when
+# only a suite hangs, its own watchdog (suite-all.sh) speaks up long before,
+# but a hang that stops every CPU leaves it none to run on. Then where the
+# vCPUs are is shown (tests/vm/vcpus.py, through QEMU's monitor) and QEMU
+# is stopped. By default the guest watchdog's limit plus 300 s in test
+# mode; 0 (never) in the bench modes, whose cells may be quiet for long.
+knob() { echo " ${VM_APPEND:-} " | sed -n "s/.* $1=\([0-9][0-9]*\) .*/\1/p"; }
+if [ "$MODE" = test ]; then
+	# the guest's limit, as suite-all.sh computes it
+	limit=$(knob vmsuitelimit)
+	fuzz=$(knob vmfuzz)
+	stress=$(knob vmstress)
+	limit=${limit:-$((600 + 2 * (${fuzz:-0} + ${stress:-0})))}
+	VM_STALL=${VM_STALL:-$((limit + 300))}
+fi
+VM_STALL=${VM_STALL:-0}
+MON=$(mktemp -u /tmp/tapx-vm-monitor.XXXXXX)
+SYSMAP=$KDIR/System.map
+[ -e "$SYSMAP" ] || SYSMAP=$(dirname "$KERNEL")/System.map-$KVER
+rm -f "$OUT/stalled"
+stall_watch() {
+	size=-1
+	quiet=0
+	while sleep 15; do
+		now=$(stat -c %s "$LOG" 2>/dev/null || echo 0)
+		if [ "$now" != "$size" ]; then
+			size=$now
+			quiet=0
+			continue
+		fi
+		quiet=$((quiet + 15))
+		[ $quiet -ge "$VM_STALL" ] || continue
+		: >"$OUT/stalled"
+		echo "vm: the guest printed nothing for $quiet s; where its vCPUs are:"
+		python3 "$HERE/vcpus.py" "$MON" "$SYSMAP" \
+			"$(tr -d '\r' <"$LOG" | sed -n 's/.*==== KTEXT \([0-9a-f]*\).*/\1/p' | head -n 1)"
+		return
+	done
+}
+watcher=
+if [ "$VM_STALL" -gt 0 ]; then
+	stall_watch &
+	watcher=$!
+fi
+
 echo "vm: booting $KVER ($MODE), log in ${LOG#$TOP/}"
 start=$(date +%s)
 # The guest's results are shown as they come (its failed and skipped
@@ -335,10 +382,12 @@ set +e
 		-accel "$VM_ACCEL" $VM_QEMU_OPTS $ICOUNT_OPTS -cpu "$VM_CPU" -m 1G -smp 2 -nographic -no-reboot \
 		-kernel "$KERNEL" -initrd "$OUT/initramfs.gz" \
 		-append "console=ttyS0 panic=-1 loglevel=3 vmmode=$MODE ${AB_REV:+vmabrev=$AB_REV} $ICOUNT_APPEND ${VM_APPEND:-}" \
-		-nic none </dev/null 2>&1
+		-nic none -monitor unix:"$MON",server=on,wait=off </dev/null 2>&1
 	echo $? >"$OUT/qemu.rc"
 } | tee "$LOG" | sed -u -n 's/\r$//; /==== OUTPUT BEGIN/,/^==== OUTPUT END/{/==== OUTPUT /!p}'
 qrc=$(cat "$OUT/qemu.rc")
+[ -z "$watcher" ] || kill "$watcher" 2>/dev/null
+rm -f "$MON"
 set -e
 end=$(date +%s)
 echo "vm: qemu exited with $qrc after $((end - start)) s"
@@ -349,6 +398,10 @@ sed -n '/^==== DMESG BEGIN/,/^==== DMESG END/p' "$LOG.txt" >"$OUT/dmesg-$MODE.tx
 status=0
 if [ $qrc -eq 124 ] || [ $qrc -eq 137 ]; then
 	echo "vm: timed out after $VM_TIMEOUT s"
+	status=1
+fi
+if [ -e "$OUT/stalled" ]; then
+	echo "vm: stopped after $VM_STALL s without a word from the guest (VM_STALL)"
 	status=1
 fi
 if ! grep -q '^==== DMESG END' "$LOG.txt"; then
