@@ -786,8 +786,13 @@ static __always_inline __u32 decide_rule(struct classify_ctx *c, __u64 *acc,
 	struct ta_rule_action *ra;
 	__u32 rule, key;
 
-	rule = c->pol->nr_rules ? classify(c, acc, f, true, dir, state)
-				: TA_MAX_RULES;
+	rule = c->pol->state_rule[dir & (TA_DIR_MAX - 1)]
+				 [state & (TA_CT_STATE_SLOTS - 1)];
+	if (rule)
+		rule--; /* the state decides: no need to classify */
+	else
+		rule = c->pol->nr_rules ? classify(c, acc, f, true, dir, state)
+					: TA_MAX_RULES;
 	if (rule < c->pol->nr_rules) {
 		key = c->pol->rule_base + rule;
 		ra = bpf_map_lookup_elem(&ta_rules, &key);

@@ -284,6 +284,10 @@ struct ta_policy {
 	 * a state match is in every one) */
 	__u32 dir_bitvec[TA_DIR_MAX];
 	__u32 state_bitvec[TA_CT_STATE_SLOTS]; /* past TA_CT_STATE_MAX: unused */
+	/* Per direction and state: 1 + the rule every such frame meets first
+	 * whatever its fields (the security group's replies), which the
+	 * program then takes without classifying; 0: classify. */
+	__u16 state_rule[TA_DIR_MAX][TA_CT_STATE_SLOTS];
 };
 
 /* ta_policy_names: ARRAY, TA_MAX_POLICIES entries, key = policy. Only the

@@ -68,7 +68,7 @@ bpftool map update pinned "$M/ta_src_ip" key 0 0 0 0 value pinned "$DIR/src_ip0"
 #    the header: 1 rule, default pass, fields src, proto and dport (0x150),
 #    2 bit-vectors from 0, tables from 0 (proto at 0, dport at 256); no
 #    connection tracking (ct_flags 0, the rest of it zeros)
-size=192
+size=224
 bpftool map update pinned "$M/ta_policy" key 0 0 0 0 value hex $(hex \
 	01 00 00 00  00 00 00 00  00 00 00 00  50 01 00 00 \
 	$(yes 00 | head -n 40) \

@@ -466,9 +466,40 @@ static void test_two_way(void)
 		      c->head.state_bitvec[st]);
 	CHECK(c->rules[12].action == TA_ACT_REJECT && c->rules[0].action == TA_ACT_DROP,
 	      "actions reject %u, drop %u", c->rules[12].action, c->rules[0].action);
+	/* the rules the state alone decides (1 + rule): replies and invalid
+	 * frames; a new or untracked frame meets ARP's rule (a field) first */
+	CHECK(c->head.state_rule[TA_DIR_IN][TA_CT_ESTABLISHED] == 2 &&
+		      c->head.state_rule[TA_DIR_IN][TA_CT_RELATED] == 2 &&
+		      c->head.state_rule[TA_DIR_OUT][TA_CT_ESTABLISHED] == 3 &&
+		      c->head.state_rule[TA_DIR_OUT][TA_CT_RELATED] == 3 &&
+		      c->head.state_rule[TA_DIR_IN][TA_CT_INVALID] == 1 &&
+		      c->head.state_rule[TA_DIR_OUT][TA_CT_INVALID] == 1,
+	      "state rules in est %u rel %u, out est %u rel %u, invalid %u %u",
+	      c->head.state_rule[TA_DIR_IN][TA_CT_ESTABLISHED],
+	      c->head.state_rule[TA_DIR_IN][TA_CT_RELATED],
+	      c->head.state_rule[TA_DIR_OUT][TA_CT_ESTABLISHED],
+	      c->head.state_rule[TA_DIR_OUT][TA_CT_RELATED],
+	      c->head.state_rule[TA_DIR_IN][TA_CT_INVALID],
+	      c->head.state_rule[TA_DIR_OUT][TA_CT_INVALID]);
+	for (int d = 0; d < TA_DIR_MAX; d++)
+		CHECK(!c->head.state_rule[d][TA_CT_NEW] && !c->head.state_rule[d][TA_CT_UNTRACKED],
+		      "dir %d: new %u, untracked %u classify", d, c->head.state_rule[d][TA_CT_NEW],
+		      c->head.state_rule[d][TA_CT_UNTRACKED]);
 	check_invariants("two-way", c);
 out:
 	done(c);
+
+	/* state matches of its own: ARP's rule, first, has a field */
+	c = compile_text("rule pass in state established\ndefault in drop\n");
+	if (c) {
+		uint32_t any = 0;
+
+		for (int d = 0; d < TA_DIR_MAX; d++)
+			for (int st = 0; st < TA_CT_STATE_SLOTS; st++)
+				any |= c->head.state_rule[d][st];
+		CHECK(!any, "a user's state match: no state rule");
+		done(c);
+	}
 
 	/* replies out take the default's action when it lets frames go */
 	c = compile_text("default out forward\ndefault in drop\n");

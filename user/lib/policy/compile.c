@@ -301,6 +301,22 @@ static int compile_wildcards(struct ta_compiled *c)
 	return 0;
 }
 
+/* 1 + the first rule of direction d and state st, when it has no field
+ * to match: then every frame of d and st meets it first (an established
+ * connection's frames, in a security group), and the program takes it
+ * without classifying. 0 when the first such rule has fields, or none. */
+static uint16_t state_rule(const struct ta_policy_spec *spec, uint32_t d, uint32_t st)
+{
+	for (uint32_t i = 0; i < spec->nr_rules; i++) {
+		const struct ta_rule_spec *r = &spec->rules[i];
+		uint32_t states = r->states ?: TA_STATES_ALL;
+
+		if ((ta_rule_dirs(r) & (1u << d)) && (states & (1u << st)))
+			return r->fields ? 0 : i + 1;
+	}
+	return 0;
+}
+
 /* The rules of each direction and of each connection state: two more
  * bit-vectors the program ANDs with the fields' for a two-way policy. */
 static int compile_two_way(struct ta_compiled *c)
@@ -332,6 +348,9 @@ static int compile_two_way(struct ta_compiled *c)
 		if (ret)
 			return ret;
 	}
+	for (uint32_t d = 0; d < TA_DIR_MAX; d++)
+		for (uint32_t st = 0; st < TA_CT_STATE_MAX; st++)
+			c->head.state_rule[d][st] = state_rule(spec, d, st);
 	return 0;
 }
 
