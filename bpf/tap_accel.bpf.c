@@ -482,6 +482,8 @@ struct classify_ctx {
 	__u64 *acc;
 	const struct ta_policy *pol;
 	__u32 version;
+	/* the policy's rules fit one word (most do): only acc[0] is used */
+	bool one_word;
 	union { /* one key buffer for every lookup keeps the stack small */
 		__u32 index;
 		struct ta_mac mac;
@@ -500,6 +502,10 @@ static __always_inline void and_bitvec(struct classify_ctx *c, __u32 idx)
 	if (!bv) {
 		/* a corrupt index matches nothing: the default applies */
 		__builtin_memset(c->acc, 0, TA_BV_WORDS * sizeof(__u64));
+		return;
+	}
+	if (c->one_word) {
+		c->acc[0] &= bv->word[0];
 		return;
 	}
 	for (w = 0; w < TA_BV_WORDS; w++)
@@ -629,6 +635,8 @@ static __always_inline __u32 first_rule(const struct classify_ctx *c)
 {
 	int w;
 
+	if (c->one_word)
+		return c->acc[0] ? lowest_bit(c->acc[0]) : TA_MAX_RULES;
 	for (w = 0; w < TA_BV_WORDS; w++)
 		if (c->acc[w])
 			return w * 64 + lowest_bit(c->acc[w]);
@@ -645,7 +653,11 @@ static __always_inline __u32 classify(struct classify_ctx *c, __u64 *acc,
 	bool ip = f->l3 == L3_IP4 || f->l3 == L3_IP6;
 
 	c->acc = acc;
-	__builtin_memset(c->acc, 0xff, TA_BV_WORDS * sizeof(__u64));
+	c->one_word = c->pol->nr_rules <= 64;
+	if (c->one_word)
+		c->acc[0] = ~0ull;
+	else
+		__builtin_memset(c->acc, 0xff, TA_BV_WORDS * sizeof(__u64));
 	if (ct) {
 		and_bitvec(c, c->pol->dir_bitvec[dir & (TA_DIR_MAX - 1)]);
 		and_bitvec(c, c->pol->state_bitvec[state & (TA_CT_STATE_SLOTS - 1)]);
