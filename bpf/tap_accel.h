@@ -75,7 +75,7 @@
  * allocated when the plane is made, whatever the policies hold (an array
  * entry takes at least 8 bytes). A two-way policy's value tables take
  * at least 1,792 entries however few rules it has (its implicit DHCP
- * rules use both port tables): TA_TABLE_HEAP holds about 580 of them. */
+ * rules use both port tables): TA_TABLE_HEAP holds 512 to 585. */
 #define TA_BITVEC_HEAP 32768   /* 4 MiB */
 #define TA_RULE_HEAP 65536     /* 512 KiB */
 #define TA_TABLE_HEAP 1048576  /* 8 MiB */
