@@ -1,7 +1,15 @@
 # The vm*= kernel arguments of the VM suites and their table in
 # tests/vm/README.md (sourced): run.sh refuses a word of VM_APPEND that is
 # not in the table, tests/unit/vm-knobs.sh keeps the table and the files
-# that read the arguments in step.
+# that read the arguments in step. Sourced in the guest too (suite-all.sh).
+
+# knobs_suite_limit SUITELIMIT FUZZ STRESS: the guest watchdog's seconds a
+# suite may take (the values of vmsuitelimit=, vmfuzz= and vmstress=, each
+# possibly empty): the guest's watchdog and the host's stall limit
+# (run.sh, above it) both start from it.
+knobs_suite_limit() {
+	echo "${1:-$((600 + 2 * (${2:-0} + ${3:-0})))}"
+}
 
 # knobs_documented README: the names of the table, one a line.
 knobs_documented() {

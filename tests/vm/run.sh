@@ -312,7 +312,7 @@ for src in "$HERE"/*.bpf.c; do
 		-c "$src" -o $R/bpf/$o || fail "cannot build $o"
 done
 cp "$HERE"/init.sh $R/init
-cp "$HERE"/suite-*.sh "$HERE"/lib.sh "$HERE"/bench.sh "$HERE"/profile.sh "$HERE"/ab.sh $R/tests/
+cp "$HERE"/suite-*.sh "$HERE"/lib.sh "$HERE"/knobs.sh "$HERE"/bench.sh "$HERE"/profile.sh "$HERE"/ab.sh $R/tests/
 cp "$TOP/tests/lib/check.sh" $R/tests/check.sh
 cp "$TOP/tests/lib/ns.sh" $R/tests/ns.sh
 # make bench's own script, for suite-benchload.sh.
@@ -333,11 +333,7 @@ LOG=$OUT/console-$MODE.log
 # mode; 0 (never) in the bench modes, whose cells may be quiet for long.
 knob() { echo " ${VM_APPEND:-} " | sed -n "s/.* $1=\([0-9][0-9]*\) .*/\1/p"; }
 if [ "$MODE" = test ]; then
-	# the guest's limit, as suite-all.sh computes it
-	limit=$(knob vmsuitelimit)
-	fuzz=$(knob vmfuzz)
-	stress=$(knob vmstress)
-	limit=${limit:-$((600 + 2 * (${fuzz:-0} + ${stress:-0})))}
+	limit=$(knobs_suite_limit "$(knob vmsuitelimit)" "$(knob vmfuzz)" "$(knob vmstress)")
 	VM_STALL=${VM_STALL:-$((limit + 300))}
 fi
 VM_STALL=${VM_STALL:-0}

@@ -31,7 +31,8 @@ uptime_s() { cut -d. -f1 /proc/uptime; }
 # fuzz and stress runs asked for with vmfuzz= and vmstress=) the watchdog
 # shows the blocked tasks' stacks and where each process waits, and powers
 # the guest off: the host then fails the run with no result line.
-_wd_limit=${vmsuitelimit:-$((600 + 2 * (${vmfuzz:-0} + ${vmstress:-0})))}
+. /tests/knobs.sh
+_wd_limit=$(knobs_suite_limit "${vmsuitelimit:-}" "${vmfuzz:-}" "${vmstress:-}")
 suite_watchdog() {
 	echo 1 >/proc/sys/kernel/sysrq
 	while sleep 10; do
