@@ -47,6 +47,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <arpa/inet.h>
+#include <linux/if_link.h>
 #include <linux/if_tun.h>
 #include <netinet/in.h>
 #include <sys/ioctl.h>
@@ -66,6 +67,7 @@
 #include "scale.h"
 #include "stop.h"
 #include "bpf/tap_accel.h"
+#include "bpf/xdp_basic.skel.h"
 #include "lib/output/json.h"
 #include "lib/plane/plane.h"
 
@@ -93,7 +95,7 @@
 #define STACK_PORT 6001
 #define FILLER_PORT 10001 /* the other rules: drop these ports */
 #define PORTS_PER_IP 60000
-#define NR_TURNS 5 /* tap-accel, nft chain, nft set, both references */
+#define NR_TURNS 6 /* tap-accel, nft chain, nft set, both references, the floor */
 #define FW_ROWS_MAPPED (FW_MAX_ROWS + 1) /* the grid and the Proxmox VE row */
 
 /* The Proxmox VE row: VM 104's clients. The established flow is the
@@ -140,6 +142,10 @@ struct fw_side {
 	 * G2S and S2G */
 	struct fw_meas none[NR_VARS][NR_CELLS];
 	struct fw_meas m[NR_VARS][NR_CELLS];
+	/* tap-accel's: the least any XDP program takes on the path, a bare
+	 * redirect guest to guest (G2G, NEW) or a bare pass to the stack
+	 * (G2S); nftables': none[][G2G, NEW] is the bridge without it */
+	struct fw_meas floor[NR_CELLS];
 	unsigned long tracked;	   /* connections in the table after the fill */
 	double fill_s;
 	bool fill_short;	   /* the fill stopped at FILL_LIMIT_S */
@@ -418,6 +424,8 @@ struct side_env {
 	int policy_fd; /* the policy's text, in memory: /proc/self/fd/N */
 	const struct fw_flows *fl;
 	const struct fw_pve *pve; /* the Proxmox VE row's files, or NULL */
+	struct xdp_basic *bare;	  /* the floor's programs; NULL: not the floor */
+	int bare_ifindex;	  /* tap A's, where they go */
 };
 
 static int tap_open(struct side_env *v, int i, const char *name, struct ta_error *e)
@@ -967,6 +975,41 @@ static int ta_enable(struct side_env *v, struct ta_error *e)
 	return 0;
 }
 
+/* ---- the floor ----------------------------------------------------------- */
+
+/* xdp_basic's programs, for tap A: a bare redirect to tap B, a bare pass. */
+static int bare_enable(struct side_env *v, struct ta_error *e)
+{
+	uint32_t zero = 0, b = if_nametoindex(v->name[1]);
+
+	v->bare_ifindex = if_nametoindex(v->name[0]);
+	if (!b || !v->bare_ifindex)
+		return fail(e, errno, "%s, %s: %s", v->name[0], v->name[1], strerror(errno));
+	v->bare = xdp_basic__open_and_load();
+	if (!v->bare)
+		return fail(e, errno, "loading xdp_basic (the floor's programs): %s",
+			    strerror(errno));
+	if (bpf_map_update_elem(bpf_map__fd(v->bare->maps.basic_ports), &zero, &b, BPF_ANY))
+		return fail(e, errno, "xdp_basic's basic_ports: %s", strerror(errno));
+	return 0;
+}
+
+/* The floor's program of cell c on tap A, in place of the one before. */
+static int bare_attach(struct side_env *v, enum fw_cell c, struct ta_error *e)
+{
+	struct bpf_program *p = c == CELL_G2S ? v->bare->progs.xdp_pass
+					      : v->bare->progs.xdp_redirect;
+	int err;
+
+	/* the attach's netlink socket is the current namespace's */
+	if (setns(v->netns, CLONE_NEWNET))
+		return fail(e, errno, "entering the floor's namespace: %s", strerror(errno));
+	err = bpf_xdp_attach(v->bare_ifindex, bpf_program__fd(p), XDP_FLAGS_DRV_MODE, NULL);
+	if (err)
+		return fail(e, -err, "xdp_basic on %s: %s", v->name[0], strerror(-err));
+	return 0;
+}
+
 /* ---- nftables ----------------------------------------------------------- */
 
 /* The guest's in rules: a chain of N (N-1 others, then the flow's), or the
@@ -1088,7 +1131,7 @@ static int nft_enable(struct side_env *v, int var, struct ta_error *e)
 	return 0;
 }
 
-enum { ENV_TA, ENV_TA_NONE, ENV_NFT_CHAIN, ENV_NFT_SET, ENV_NFT_NONE, NR_ENVS };
+enum { ENV_TA, ENV_TA_NONE, ENV_TA_BARE, ENV_NFT_CHAIN, ENV_NFT_SET, ENV_NFT_NONE, NR_ENVS };
 
 /* Every namespace of a row, each firewall enabled in its own. */
 static int row_setup(struct side_env env[NR_ENVS], struct ta_error *e)
@@ -1100,6 +1143,7 @@ static int row_setup(struct side_env env[NR_ENVS], struct ta_error *e)
 		if (env_setup(&env[k], e))
 			return -e->err;
 		if ((k == ENV_TA && ta_enable(&env[k], e)) ||
+		    (k == ENV_TA_BARE && bare_enable(&env[k], e)) ||
 		    (k == ENV_NFT_CHAIN && nft_enable(&env[k], VAR_CHAIN, e)) ||
 		    (k == ENV_NFT_SET && nft_enable(&env[k], VAR_SET, e)))
 			return -e->err;
@@ -1120,7 +1164,7 @@ static int row_measure(struct side_env env[NR_ENVS], struct fw_row *row, struct 
 	for (int c = 0; c < NR_CELLS; c++) {
 		struct turn turns[NR_TURNS];
 		bool reference = c == CELL_G2S || c == CELL_S2G;
-		int nr = 0, firewalls;
+		int nr = 0;
 
 		turns[nr++] = (struct turn){&env[ENV_TA], &ta->m[VAR_CHAIN][c]};
 		turns[nr++] = (struct turn){&env[ENV_NFT_CHAIN], &nft->m[VAR_CHAIN][c]};
@@ -1128,10 +1172,17 @@ static int row_measure(struct side_env env[NR_ENVS], struct fw_row *row, struct 
 			turns[nr++] = (struct turn){&env[ENV_NFT_SET], &nft->m[VAR_SET][c]};
 		else
 			nft->m[VAR_SET][c] = (struct fw_meas){NAN, 1, NAN};
-		firewalls = nr;
-		turns[nr++] = (struct turn){&env[ENV_TA_NONE], &ta->none[VAR_CHAIN][c]};
+		/* the same paths without the firewalls: the stack's without a
+		 * program; guest to guest, the bridge alone */
+		if (reference)
+			turns[nr++] = (struct turn){&env[ENV_TA_NONE], &ta->none[VAR_CHAIN][c]};
 		turns[nr++] = (struct turn){&env[ENV_NFT_NONE], &nft->none[VAR_CHAIN][c]};
-		if (cell_measure(turns, reference ? nr : firewalls, c, e))
+		if (c != CELL_S2G) {
+			if (bare_attach(&env[ENV_TA_BARE], c, e))
+				return -e->err;
+			turns[nr++] = (struct turn){&env[ENV_TA_BARE], &ta->floor[c]};
+		}
+		if (cell_measure(turns, nr, c, e))
 			return -e->err;
 		nft->none[VAR_SET][c] = nft->none[VAR_CHAIN][c];
 	}
@@ -1275,6 +1326,43 @@ static double ratio_best_nft(const struct fw_row *r, int c, enum fw_unit u)
 	return c == CELL_NEW ? (a < b ? a : b) : (a > b ? a : b);
 }
 
+/*
+ * The floor's ratio to nftables, as ratio() has tap-accel's: what a goal
+ * would be at if tap-accel's program cost no more than a bare one (a
+ * redirect guest to guest, a pass to the stack). No XDP program can go
+ * below it on this path.
+ */
+static double floor_ratio(const struct fw_row *r, int c, int var, enum fw_unit u)
+{
+	const struct fw_side *ta = &r->side[SIDE_TA];
+	double bare;
+
+	if (!ta->ran || c == CELL_S2G)
+		return NAN;
+	bare = value(&ta->floor[c], u);
+	switch (c) {
+	case CELL_G2G:
+		return bare / meas(r, SIDE_NFT, var, c, u);
+	case CELL_NEW:
+		return conn_rate(bare) / conn_rate(meas(r, SIDE_NFT, var, c, u));
+	default:
+		return added(r, SIDE_NFT, var, c, u) > 0
+			       ? (bare - value(&ta->none[VAR_CHAIN][c], u)) /
+					 added(r, SIDE_NFT, var, c, u)
+			       : NAN;
+	}
+}
+
+/* As ratio_best_nft, for the floor. */
+static double floor_ratio_best(const struct fw_row *r, int c, enum fw_unit u)
+{
+	double a = floor_ratio(r, c, VAR_CHAIN, u), b = floor_ratio(r, c, VAR_SET, u);
+
+	if (isnan(a) || isnan(b))
+		return isnan(a) ? b : a;
+	return c == CELL_NEW ? (a < b ? a : b) : (a > b ? a : b);
+}
+
 enum { GOAL_G2G, GOAL_STACK, GOAL_NEW, GOAL_FLAT, GOAL_MEM, NR_GOALS };
 
 static const char *const goal_text[NR_GOALS] = {
@@ -1311,13 +1399,13 @@ static double spread(const struct fw *fw, int c, enum fw_unit u)
  * a real one's). */
 static void goals_judge(const struct fw *fw, struct bench_goal g[NR_GOALS])
 {
-	double worst[NR_CELLS], mem = NAN, flat_g2g, flat_new;
+	double worst[NR_CELLS], floor[NR_CELLS], mem = NAN, flat_g2g, flat_new;
 	enum fw_unit u = fw->icount ? UNIT_INSNS : UNIT_NS;
 	int rows = 0;
 
 	memset(g, 0, NR_GOALS * sizeof(*g));
 	for (int c = 0; c < NR_CELLS; c++)
-		worst[c] = NAN;
+		worst[c] = floor[c] = NAN;
 	for (int i = 0; i < fw->nr_rows; i++) {
 		const struct fw_row *r = &fw->rows[i];
 
@@ -1326,12 +1414,15 @@ static void goals_judge(const struct fw *fw, struct bench_goal g[NR_GOALS])
 			continue;
 		rows++;
 		for (int c = 0; c < NR_CELLS; c++) {
-			double x = ratio_best_nft(r, c, u);
+			double x = ratio_best_nft(r, c, u), f = floor_ratio_best(r, c, u);
 
-			if (c == CELL_NEW)
+			if (c == CELL_NEW) {
 				worst[c] = isnan(worst[c]) || x < worst[c] ? x : worst[c];
-			else
+				floor[c] = isnan(floor[c]) || f < floor[c] ? f : floor[c];
+			} else {
 				worst[c] = isnan(worst[c]) || x > worst[c] ? x : worst[c];
+				floor[c] = isnan(floor[c]) || f > floor[c] ? f : floor[c];
+			}
 		}
 		mem = r->side[SIDE_TA].bytes_per_conn;
 	}
@@ -1339,13 +1430,16 @@ static void goals_judge(const struct fw *fw, struct bench_goal g[NR_GOALS])
 		return;
 	g[GOAL_G2G].measured = true;
 	g[GOAL_G2G].met = worst[CELL_G2G] <= 0.5;
-	snprintf(g[GOAL_G2G].value, sizeof(g->value), "%.2fx (worst row)", worst[CELL_G2G]);
+	snprintf(g[GOAL_G2G].value, sizeof(g->value), "%.2fx (worst row), floor %.2fx",
+		 worst[CELL_G2G], floor[CELL_G2G]);
 	g[GOAL_STACK].measured = true;
 	g[GOAL_STACK].met = worst[CELL_G2S] <= 0.3;
-	snprintf(g[GOAL_STACK].value, sizeof(g->value), "%.2fx (worst row)", worst[CELL_G2S]);
+	snprintf(g[GOAL_STACK].value, sizeof(g->value), "%.2fx (worst row), floor %.2fx",
+		 worst[CELL_G2S], floor[CELL_G2S]);
 	g[GOAL_NEW].measured = true;
 	g[GOAL_NEW].met = worst[CELL_NEW] >= 2;
-	snprintf(g[GOAL_NEW].value, sizeof(g->value), "%.2fx (worst row)", worst[CELL_NEW]);
+	snprintf(g[GOAL_NEW].value, sizeof(g->value), "%.2fx (worst row), floor %.2fx",
+		 worst[CELL_NEW], floor[CELL_NEW]);
 	flat_g2g = spread(fw, CELL_G2G, u);
 	flat_new = spread(fw, CELL_NEW, u);
 	g[GOAL_FLAT].measured = rows > 1;
@@ -1476,6 +1570,59 @@ static void print_cells(const struct fw *fw, FILE *out, enum fw_unit u)
 	}
 }
 
+/* The floor of each row in unit u: what a bare XDP program takes where
+ * tap-accel's runs, beside the bridge alone, and the ratios it allows. */
+static void print_floor(const struct fw *fw, FILE *out, enum fw_unit u)
+{
+	int w = u == UNIT_INSNS ? 6 : 5;
+	const char *unit = u == UNIT_INSNS ? "insn" : "ns";
+
+	fprintf(out,
+		"\nthe floor: xdp_basic's programs (a counter and the verdict) on tap-accel's taps:\n"
+		"a bare redirect guest to guest and for new connections, a bare pass to the stack;\n"
+		"the ratios tap-accel would have if its program cost no more (none can on this path);\n"
+		"nftables' path without it: the bridge alone. added g2g: over those paths\n");
+	fprintf(out, "%5s %5s | %-*s | %-*s | %-*s | %-*s\n", "", "", 2 * w + 13, "g2g", 2 * w + 1,
+		"added g2g", w + 12, "added g2stack", w + 12, "new conns");
+	fprintf(out, "%5s %5s | %*s %*s %5s %5s | %*s %*s | %*s %5s %5s | %*s %5s %5s\n", "rules",
+		"conns", w, "floor", w, "bridge", "ratio", "", w, "t-a", w, "nft", w, "floor",
+		"ratio", "", w, u == UNIT_INSNS ? "insn" : "k/s", "ratio", "");
+	for (int i = 0; i < fw->nr_rows; i++) {
+		const struct fw_row *r = &fw->rows[i];
+		const struct fw_side *ta = &r->side[SIDE_TA], *nft = &r->side[SIDE_NFT];
+		double bare_new = value(&ta->floor[CELL_NEW], u);
+		char conns[24], label[16], v[6][16], x[6][16];
+
+		if (!row_ran(r))
+			continue;
+		fmt_count(conns, sizeof(conns), r->conns);
+		fmt_ns(v[0], sizeof(v[0]), value(&ta->floor[CELL_G2G], u));
+		fmt_ns(v[1], sizeof(v[1]), value(&nft->none[VAR_CHAIN][CELL_G2G], u));
+		fmt_ns(v[2], sizeof(v[2]),
+		       meas(r, SIDE_TA, VAR_CHAIN, CELL_G2G, u) - value(&ta->floor[CELL_G2G], u));
+		fmt_ns(v[3], sizeof(v[3]),
+		       meas(r, SIDE_NFT, VAR_CHAIN, CELL_G2G, u) -
+			       value(&nft->none[VAR_CHAIN][CELL_G2G], u));
+		fmt_ns(v[4], sizeof(v[4]),
+		       value(&ta->floor[CELL_G2S], u) - value(&ta->none[VAR_CHAIN][CELL_G2S], u));
+		fmt_ns(v[5], sizeof(v[5]), u == UNIT_INSNS ? bare_new : conn_rate(bare_new) / 1e3);
+		fmt_ratio(x[0], sizeof(x[0]), floor_ratio(r, CELL_G2G, VAR_CHAIN, u));
+		fmt_ratio(x[1], sizeof(x[1]), floor_ratio(r, CELL_G2G, VAR_SET, u));
+		fmt_ratio(x[2], sizeof(x[2]), floor_ratio(r, CELL_G2S, VAR_CHAIN, u));
+		fmt_ratio(x[3], sizeof(x[3]), floor_ratio(r, CELL_G2S, VAR_SET, u));
+		fmt_ratio(x[4], sizeof(x[4]), floor_ratio(r, CELL_NEW, VAR_CHAIN, u));
+		fmt_ratio(x[5], sizeof(x[5]), floor_ratio(r, CELL_NEW, VAR_SET, u));
+		fprintf(out, "%5s %5s | %*s %*s %5s %5s | %*s %*s | %*s %5s %5s | %*s %5s %5s\n",
+			row_label(fw, r, label), conns, w, v[0], w, v[1], x[0], x[1], w, v[2], w,
+			v[3], w, v[4], x[2], x[3], w, v[5], x[4], x[5]);
+	}
+	fprintf(out, "ratios: floor / nftables (chain, set)%s; added g2g: nftables' chain; %s "
+		     "per frame\n",
+		u == UNIT_INSNS ? ", instructions; new connections: nftables' / the floor's"
+				: "; new connections: per second",
+		unit);
+}
+
 static void print_table(const struct fw *fw, FILE *out)
 {
 	const struct fw_opts *o = fw->o;
@@ -1512,11 +1659,13 @@ static void print_table(const struct fw *fw, FILE *out)
 			"      offices' ipset\n\n",
 			fw->pve.vmid, fw->pve.vmid, fw->pve.fw, fw->pve.cluster, fw->pve.conf);
 	print_cells(fw, out, UNIT_NS);
+	print_floor(fw, out, UNIT_NS);
 	if (fw->icount) {
 		fprintf(out, "\ninstructions per frame on the writer's vCPU %d, QEMU's count (the "
 			     "fewest of the\nrepetitions): what an emulated CPU's ns stand for\n\n",
 			fw->ncpus - 1);
 		print_cells(fw, out, UNIT_INSNS);
+		print_floor(fw, out, UNIT_INSNS);
 	}
 	fprintf(out, "\nthe tables of each row (tracked after the fill; after the new-connection "
 		     "cells)\n");
@@ -1601,7 +1750,37 @@ static void write_csv(const struct fw *fw, FILE *out)
 							     : NAN);
 					fputc('\n', out);
 				}
+		/* the floor: xdp_basic's bare programs on tap-accel's path */
+		for (int c = 0; c < NR_CELLS && r->side[SIDE_TA].ran; c++) {
+			const struct fw_side *ta = &r->side[SIDE_TA];
+
+			if (c == CELL_S2G)
+				continue;
+			fprintf(out, "%s,%lu,floor,%s", row_label(fw, r, label), r->conns,
+				cell_name[c]);
+			bench_csv_num(out, ta->floor[c].ns);
+			bench_csv_num(out, c == CELL_G2S ? ta->floor[c].ns - ta->none[0][c].ns : NAN);
+			bench_csv_num(out, ta->floor[c].delivered);
+			bench_csv_num(out, ta->floor[c].insns);
+			bench_csv_num(out,
+				      c == CELL_G2S ? ta->floor[c].insns - ta->none[0][c].insns : NAN);
+			fputc('\n', out);
+		}
 	}
+}
+
+/* "KEY": {cell: figure, ...} of the cells a reference has. */
+static void json_cells(struct json_writer *w, const char *key, const struct fw_meas *m,
+		       bool g2g_new, bool stack, bool insns)
+{
+	jw_key(w, key);
+	jw_object_begin(w);
+	for (int c = 0; c < NR_CELLS; c++)
+		if ((c == CELL_G2G || c == CELL_NEW) ? g2g_new
+		    : c == CELL_G2S		      ? stack || g2g_new
+						      : stack)
+			jw_kv_double(w, cell_name[c], insns ? m[c].insns : m[c].ns);
+	jw_object_end(w);
 }
 
 static void json_side(struct json_writer *w, const struct fw_row *r, int side, bool icount)
@@ -1633,11 +1812,9 @@ static void json_side(struct json_writer *w, const struct fw_row *r, int side, b
 			jw_kv_double(w, cell_name[c], s->m[var][c].ns);
 		jw_object_end(w);
 		snprintf(key, sizeof(key), "%sno_firewall_ns", name);
-		jw_key(w, key);
-		jw_object_begin(w);
-		jw_kv_double(w, cell_name[CELL_G2S], s->none[var][CELL_G2S].ns);
-		jw_kv_double(w, cell_name[CELL_S2G], s->none[var][CELL_S2G].ns);
-		jw_object_end(w);
+		json_cells(w, key, s->none[var], side == SIDE_NFT, true, false);
+		if (side == SIDE_TA)
+			json_cells(w, "floor_ns", s->floor, true, false, false);
 		if (!icount)
 			continue;
 		snprintf(key, sizeof(key), "%sinsns", name);
@@ -1647,11 +1824,9 @@ static void json_side(struct json_writer *w, const struct fw_row *r, int side, b
 			jw_kv_double(w, cell_name[c], s->m[var][c].insns);
 		jw_object_end(w);
 		snprintf(key, sizeof(key), "%sno_firewall_insns", name);
-		jw_key(w, key);
-		jw_object_begin(w);
-		jw_kv_double(w, cell_name[CELL_G2S], s->none[var][CELL_G2S].insns);
-		jw_kv_double(w, cell_name[CELL_S2G], s->none[var][CELL_S2G].insns);
-		jw_object_end(w);
+		json_cells(w, key, s->none[var], side == SIDE_NFT, true, true);
+		if (side == SIDE_TA)
+			json_cells(w, "floor_insns", s->floor, true, false, true);
 	}
 	jw_object_end(w);
 }
