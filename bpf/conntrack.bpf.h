@@ -70,6 +70,14 @@ struct ct {
 			 * side a */
 };
 
+/* The table's clock, the coarse one: its tick is nothing beside timeouts
+ * of seconds and the refresh's eighth of one, and it reads no clock source,
+ * which in a guest was a sixth of a tracked frame's time. */
+static __always_inline __u64 ct_now(void)
+{
+	return bpf_ktime_get_coarse_ns();
+}
+
 static __always_inline const struct ta_ct_config *ct_config(void)
 {
 	__u32 zero = 0;
@@ -115,7 +123,8 @@ static __always_inline __u64 ct_timeout_ns(const struct ta_ct_config *cfg,
 static __always_inline bool ct_live(const struct ta_ct_config *cfg,
 				    const struct ta_ct_entry *e, __u64 now)
 {
-	return now - e->last_ns <= ct_timeout_ns(cfg, e->state);
+	/* signed: a time written from user space's finer clock may be ahead */
+	return (__s64)(now - e->last_ns) <= (__s64)ct_timeout_ns(cfg, e->state);
 }
 
 /* An address, in two words: all the copies here are 8-byte aligned, and a

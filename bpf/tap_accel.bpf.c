@@ -873,7 +873,7 @@ __noinline int ta_ct_judge(struct frame *f, struct judge_args *a)
 	struct scratch *s = scratch();
 	struct classify_ctx c;
 	struct decision *d;
-	__u64 now = bpf_ktime_get_ns();
+	__u64 now = ct_now();
 	__u32 rule, slot, dir, base;
 	struct ct ct;
 	__u8 state;

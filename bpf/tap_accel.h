@@ -593,7 +593,7 @@ enum ta_ct_conn {
 #define TA_CT_E_FIN_REPLY (1u << 4) /* the answerer sent a FIN */
 
 struct ta_ct_entry {
-	__u64 last_ns;	  /* bpf_ktime_get_ns() of its last frame */
+	__u64 last_ns;	  /* bpf_ktime_get_coarse_ns() of its last frame */
 	__u32 generation; /* of the policy version that accepted it */
 	__u16 tap;	  /* the tap id whose count it is in */
 	__u8 state;	  /* enum ta_ct_conn */
@@ -681,7 +681,7 @@ enum ta_ct_event_type {
 };
 
 struct ta_ct_event {
-	__u64 ns;	/* bpf_ktime_get_ns() */
+	__u64 ns;	/* bpf_ktime_get_coarse_ns() */
 	__u32 type;	/* enum ta_ct_event_type */
 	__u32 tap;	/* tap id */
 	__u32 tracked;	/* the count that was at the limit */

@@ -92,7 +92,7 @@ static uint64_t now_ns(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts); /* bpf_ktime_get_ns()'s clock */
+	clock_gettime(CLOCK_MONOTONIC, &ts); /* bpf_ktime_get_coarse_ns()'s clock, finer */
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 

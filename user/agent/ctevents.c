@@ -42,7 +42,7 @@ static int log_event(void *ctx, void *data, size_t size)
 	const struct ta_ct_event *ev = data;
 	struct agent *a = ctx;
 	char name[IF_NAMESIZE + NAME_MAX + 32], text[256], ago[48] = "";
-	uint64_t now = ta_monotonic_ns();
+	uint64_t now = ta_monotonic_coarse_ns(); /* the events' clock */
 
 	if (size < sizeof(*ev))
 		return 0;
@@ -88,7 +88,7 @@ void agent_ct_events_watch(struct agent *a, const struct ta_plane *pl)
 	a->ct_rb = ring_buffer__new(pl->maps.ta_ct_events, log_event, a, NULL);
 	if (a->ct_rb) {
 		a->ct_events_id = info.id;
-		a->ct_opened_ns = ta_monotonic_ns();
+		a->ct_opened_ns = ta_monotonic_coarse_ns();
 		a->ct_events_told = 0;
 		return;
 	}

@@ -146,6 +146,9 @@ struct fw_side {
 	 * redirect guest to guest (G2G, NEW) or a bare pass to the stack
 	 * (G2S); nftables': none[][G2G, NEW] is the bridge without it */
 	struct fw_meas floor[NR_CELLS];
+	/* tap-accel's: each program's own ns per run in a cell (PT_*), from
+	 * the kernel's statistics; NAN: not measured */
+	double prog_ns[NR_CELLS][3];
 	unsigned long tracked;	   /* connections in the table after the fill */
 	double fill_s;
 	bool fill_short;	   /* the fill stopped at FILL_LIMIT_S */
@@ -1134,6 +1137,71 @@ static int nft_enable(struct side_env *v, int var, struct ta_error *e)
 enum { ENV_TA, ENV_TA_NONE, ENV_TA_BARE, ENV_NFT_CHAIN, ENV_NFT_SET, ENV_NFT_NONE, NR_ENVS };
 
 /* Every namespace of a row, each firewall enabled in its own. */
+/* ---- each program's own time ------------------------------------------- */
+
+enum { PT_XDP, PT_TC, PT_FLOOR, NR_PT }; /* tap-accel's two programs, the floor's */
+
+static bool prog_stats(int fd, double *runs, double *ns)
+{
+	struct bpf_prog_info info = {0};
+	__u32 len = sizeof(info);
+
+	if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len))
+		return false;
+	*runs = info.run_cnt;
+	*ns = info.run_time_ns;
+	return true;
+}
+
+/* n frames of cell c by env v; each program's ns per run over them. */
+static void prog_pass(struct side_env *v, enum fw_cell c, unsigned long n, const int fd[NR_PT],
+		      double out[NR_PT])
+{
+	double runs[NR_PT][2], ns[NR_PT][2];
+	bool ok[NR_PT];
+
+	for (int k = 0; k < NR_PT; k++)
+		ok[k] = prog_stats(fd[k], &runs[k][0], &ns[k][0]);
+	cell_pass(v, c, n);
+	for (int k = 0; k < NR_PT; k++)
+		if (ok[k] && prog_stats(fd[k], &runs[k][1], &ns[k][1]) && runs[k][1] > runs[k][0])
+			out[k] = (ns[k][1] - ns[k][0]) / (runs[k][1] - runs[k][0]);
+}
+
+/*
+ * Where tap-accel's time goes: its programs' own time per run in each
+ * cell, and the floor's, from the kernel's statistics (BPF_ENABLE_STATS).
+ * A pass of its own after the cells: the statistics add two clock reads
+ * to every run, the floor's as tap-accel's.
+ */
+static void prog_times(struct side_env env[NR_ENVS], struct fw_side *ta)
+{
+	struct side_env *bare = &env[ENV_TA_BARE];
+	int stats = bpf_enable_stats(BPF_STATS_RUN_TIME);
+	int fd[NR_PT] = {bpf_obj_get(TA_PROG_PIN), bpf_obj_get(TA_IN_TC_PIN), -1};
+	unsigned long n = env[ENV_TA].o->frames;
+	struct ta_error e = {0};
+
+	for (int c = 0; c < NR_CELLS; c++)
+		for (int k = 0; k < NR_PT; k++)
+			ta->prog_ns[c][k] = NAN;
+	for (int c = 0; stats >= 0 && c < NR_CELLS; c++) {
+		int only[NR_PT] = {-1, -1, -1};
+
+		prog_pass(&env[ENV_TA], c, n, fd, ta->prog_ns[c]);
+		if (c == CELL_S2G || bare_attach(bare, c, &e))
+			continue;
+		only[PT_FLOOR] = bpf_program__fd(c == CELL_G2S ? bare->bare->progs.xdp_pass
+							       : bare->bare->progs.xdp_redirect);
+		prog_pass(bare, c, n, only, ta->prog_ns[c]);
+	}
+	for (int k = 0; k < NR_PT; k++)
+		if (fd[k] >= 0)
+			close(fd[k]);
+	if (stats >= 0)
+		close(stats);
+}
+
 static int row_setup(struct side_env env[NR_ENVS], struct ta_error *e)
 {
 	for (int k = 0; k < NR_ENVS; k++) {
@@ -1188,6 +1256,7 @@ static int row_measure(struct side_env env[NR_ENVS], struct fw_row *row, struct 
 	}
 	ta->after_new = tracked(&env[ENV_TA]);
 	nft->after_new = tracked(&env[ENV_NFT_CHAIN]);
+	prog_times(env, ta);
 	return ta_memory(ta, e) ?: nft_memory(nft, e);
 }
 
@@ -1585,8 +1654,8 @@ static void print_floor(const struct fw *fw, FILE *out, enum fw_unit u)
 	fprintf(out, "%5s %5s | %-*s | %-*s | %-*s | %-*s\n", "", "", 2 * w + 13, "g2g", 2 * w + 1,
 		"added g2g", w + 12, "added g2stack", w + 12, "new conns");
 	fprintf(out, "%5s %5s | %*s %*s %5s %5s | %*s %*s | %*s %5s %5s | %*s %5s %5s\n", "rules",
-		"conns", w, "floor", w, "bridge", "ratio", "", w, "t-a", w, "nft", w, "floor",
-		"ratio", "", w, u == UNIT_INSNS ? "insn" : "k/s", "ratio", "");
+		"conns", w, "floor", w, "bridge", "chain", "set", w, "t-a", w, "nft", w, "floor",
+		"chain", "set", w, u == UNIT_INSNS ? "insn" : "k/s", "chain", "set");
 	for (int i = 0; i < fw->nr_rows; i++) {
 		const struct fw_row *r = &fw->rows[i];
 		const struct fw_side *ta = &r->side[SIDE_TA], *nft = &r->side[SIDE_NFT];
@@ -1616,11 +1685,47 @@ static void print_floor(const struct fw *fw, FILE *out, enum fw_unit u)
 			row_label(fw, r, label), conns, w, v[0], w, v[1], x[0], x[1], w, v[2], w,
 			v[3], w, v[4], x[2], x[3], w, v[5], x[4], x[5]);
 	}
-	fprintf(out, "ratios: floor / nftables (chain, set)%s; added g2g: nftables' chain; %s "
-		     "per frame\n",
+	fprintf(out, "chain, set: the floor / nftables' chain, set%s; added g2g: nftables' chain; "
+		     "%s per frame\n",
 		u == UNIT_INSNS ? ", instructions; new connections: nftables' / the floor's"
 				: "; new connections: per second",
 		unit);
+}
+
+/* Each program's own ns per frame of each cell, where they were taken. */
+static void print_prog_times(const struct fw *fw, FILE *out)
+{
+	bool any = false;
+
+	for (int i = 0; i < fw->nr_rows; i++)
+		any |= row_ran(&fw->rows[i]) &&
+		       !isnan(fw->rows[i].side[SIDE_TA].prog_ns[CELL_G2G][PT_XDP]);
+	if (!any)
+		return;
+	fprintf(out, "\nwhere tap-accel's time goes: each program's own ns per frame (the kernel's\n"
+		     "statistics, in a pass of their own: they add a clock read or two to every run)\n");
+	fprintf(out, "%5s %5s | %-12s | %-12s | %-7s | %-12s\n", "", "", "g2g", "g2stack",
+		"stack2g", "new conns");
+	fprintf(out, "%5s %5s | %5s %6s | %5s %6s | %7s | %5s %6s\n", "rules", "conns", "xdp",
+		"floor", "xdp", "floor", "in tc", "xdp", "floor");
+	for (int i = 0; i < fw->nr_rows; i++) {
+		const struct fw_row *r = &fw->rows[i];
+		const double(*t)[NR_PT] = r->side[SIDE_TA].prog_ns;
+		char conns[24], label[16], v[7][16];
+
+		if (!row_ran(r))
+			continue;
+		fmt_count(conns, sizeof(conns), r->conns);
+		fmt_ns(v[0], sizeof(v[0]), t[CELL_G2G][PT_XDP]);
+		fmt_ns(v[1], sizeof(v[1]), t[CELL_G2G][PT_FLOOR]);
+		fmt_ns(v[2], sizeof(v[2]), t[CELL_G2S][PT_XDP]);
+		fmt_ns(v[3], sizeof(v[3]), t[CELL_G2S][PT_FLOOR]);
+		fmt_ns(v[4], sizeof(v[4]), t[CELL_S2G][PT_TC]);
+		fmt_ns(v[5], sizeof(v[5]), t[CELL_NEW][PT_XDP]);
+		fmt_ns(v[6], sizeof(v[6]), t[CELL_NEW][PT_FLOOR]);
+		fprintf(out, "%5s %5s | %5s %6s | %5s %6s | %7s | %5s %6s\n",
+			row_label(fw, r, label), conns, v[0], v[1], v[2], v[3], v[4], v[5], v[6]);
+	}
 }
 
 static void print_table(const struct fw *fw, FILE *out)
@@ -1660,6 +1765,7 @@ static void print_table(const struct fw *fw, FILE *out)
 			fw->pve.vmid, fw->pve.vmid, fw->pve.fw, fw->pve.cluster, fw->pve.conf);
 	print_cells(fw, out, UNIT_NS);
 	print_floor(fw, out, UNIT_NS);
+	print_prog_times(fw, out);
 	if (fw->icount) {
 		fprintf(out, "\ninstructions per frame on the writer's vCPU %d, QEMU's count (the "
 			     "fewest of the\nrepetitions): what an emulated CPU's ns stand for\n\n",

@@ -11,20 +11,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "lib/plane/conntrack.h"
 #include "lib/plane/taps.h"
 #include "lib/policy/names.h"
+#include "lib/sys/util.h"
 #include "verbs.h"
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts); /* the program's bpf_ktime_get_ns() */
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static const char *proto_text(uint8_t proto, char buf[8])
 {
@@ -101,7 +93,7 @@ static int run_list(const void *opts, int argc, char **argv)
 	struct ta_plane pl;
 	uint32_t n = 0;
 	int zone = -1, ret, err;
-	uint64_t now = now_ns();
+	uint64_t now = ta_monotonic_coarse_ns();
 
 	(void)opts;
 	ret = open_plane(&pl, TA_PLANE_READ);
@@ -350,7 +342,7 @@ static int print_event(void *ctx, void *data, size_t size)
 		jw_object_end(&json);
 		jw_end_document(&json);
 	} else {
-		uint64_t now = now_ns();
+		uint64_t now = ta_monotonic_coarse_ns();
 
 		printf("%s: new connection refused at %s", tap, ta_ct_event_text(ev, text, sizeof(text)));
 		/* left in the ring from before this command */

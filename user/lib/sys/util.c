@@ -90,10 +90,20 @@ bool ta_has_cap(int cap)
 	return data[cap / 32].effective & (1u << (cap % 32));
 }
 
-uint64_t ta_monotonic_ns(void)
+static uint64_t clock_ns(clockid_t clock)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(clock, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+uint64_t ta_monotonic_ns(void)
+{
+	return clock_ns(CLOCK_MONOTONIC);
+}
+
+uint64_t ta_monotonic_coarse_ns(void)
+{
+	return clock_ns(CLOCK_MONOTONIC_COARSE);
 }

@@ -29,5 +29,8 @@ bool ta_has_cap(int cap);
 
 /* CLOCK_MONOTONIC in ns. */
 uint64_t ta_monotonic_ns(void);
+/* CLOCK_MONOTONIC_COARSE in ns: the connection table's clock
+ * (bpf_ktime_get_coarse_ns()). */
+uint64_t ta_monotonic_coarse_ns(void);
 
 #endif /* TA_UTIL_H */
