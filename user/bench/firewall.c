@@ -1136,7 +1136,6 @@ static int nft_enable(struct side_env *v, int var, struct ta_error *e)
 
 enum { ENV_TA, ENV_TA_NONE, ENV_TA_BARE, ENV_NFT_CHAIN, ENV_NFT_SET, ENV_NFT_NONE, NR_ENVS };
 
-/* Every namespace of a row, each firewall enabled in its own. */
 /* ---- each program's own time ------------------------------------------- */
 
 enum { PT_XDP, PT_TC, PT_FLOOR, NR_PT }; /* tap-accel's two programs, the floor's */
@@ -1171,8 +1170,8 @@ static void prog_pass(struct side_env *v, enum fw_cell c, unsigned long n, const
 /*
  * Where tap-accel's time goes: its programs' own time per run in each
  * cell, and the floor's, from the kernel's statistics (BPF_ENABLE_STATS).
- * A pass of its own after the cells: the statistics add two clock reads
- * to every run, the floor's as tap-accel's.
+ * A pass of its own after the cells: the statistics add clock reads to
+ * every run, the floor's as tap-accel's.
  */
 static void prog_times(struct side_env env[NR_ENVS], struct fw_side *ta)
 {
@@ -1202,6 +1201,7 @@ static void prog_times(struct side_env env[NR_ENVS], struct fw_side *ta)
 		close(stats);
 }
 
+/* Every namespace of a row, each firewall enabled in its own. */
 static int row_setup(struct side_env env[NR_ENVS], struct ta_error *e)
 {
 	for (int k = 0; k < NR_ENVS; k++) {
@@ -1460,7 +1460,6 @@ static double spread(const struct fw *fw, int c, enum fw_unit u, bool of_floor)
 
 		if (of_floor)
 			ns /= value(&fw->rows[i].side[SIDE_TA].floor[c], u);
-
 		if (isnan(ns) || fw->rows[i].pve)
 			continue;
 		lo = isnan(lo) || ns < lo ? ns : lo;
@@ -1474,13 +1473,13 @@ static double spread(const struct fw *fw, int c, enum fw_unit u, bool of_floor)
  * a real one's). */
 static void goals_judge(const struct fw *fw, struct bench_goal g[NR_GOALS])
 {
-	double worst[NR_CELLS], floor[NR_CELLS], mem = NAN, flat_g2g, flat_new, raw_g2g, raw_new;
+	double worst[NR_CELLS], floor_worst[NR_CELLS], mem = NAN, flat_g2g, flat_new, raw_g2g, raw_new;
 	enum fw_unit u = fw->icount ? UNIT_INSNS : UNIT_NS;
 	int rows = 0;
 
 	memset(g, 0, NR_GOALS * sizeof(*g));
 	for (int c = 0; c < NR_CELLS; c++)
-		worst[c] = floor[c] = NAN;
+		worst[c] = floor_worst[c] = NAN;
 	for (int i = 0; i < fw->nr_rows; i++) {
 		const struct fw_row *r = &fw->rows[i];
 
@@ -1493,10 +1492,14 @@ static void goals_judge(const struct fw *fw, struct bench_goal g[NR_GOALS])
 
 			if (c == CELL_NEW) {
 				worst[c] = isnan(worst[c]) || x < worst[c] ? x : worst[c];
-				floor[c] = isnan(floor[c]) || f < floor[c] ? f : floor[c];
+				floor_worst[c] = isnan(floor_worst[c]) || f < floor_worst[c]
+							 ? f
+							 : floor_worst[c];
 			} else {
 				worst[c] = isnan(worst[c]) || x > worst[c] ? x : worst[c];
-				floor[c] = isnan(floor[c]) || f > floor[c] ? f : floor[c];
+				floor_worst[c] = isnan(floor_worst[c]) || f > floor_worst[c]
+							 ? f
+							 : floor_worst[c];
 			}
 		}
 		mem = r->side[SIDE_TA].bytes_per_conn;
@@ -1506,15 +1509,15 @@ static void goals_judge(const struct fw *fw, struct bench_goal g[NR_GOALS])
 	g[GOAL_G2G].measured = true;
 	g[GOAL_G2G].met = worst[CELL_G2G] <= 0.5;
 	snprintf(g[GOAL_G2G].value, sizeof(g->value), "%.2fx (worst row), floor %.2fx",
-		 worst[CELL_G2G], floor[CELL_G2G]);
+		 worst[CELL_G2G], floor_worst[CELL_G2G]);
 	g[GOAL_STACK].measured = true;
 	g[GOAL_STACK].met = worst[CELL_G2S] <= 0.3;
 	snprintf(g[GOAL_STACK].value, sizeof(g->value), "%.2fx (worst row), floor %.2fx",
-		 worst[CELL_G2S], floor[CELL_G2S]);
+		 worst[CELL_G2S], floor_worst[CELL_G2S]);
 	g[GOAL_NEW].measured = true;
 	g[GOAL_NEW].met = worst[CELL_NEW] >= 2;
 	snprintf(g[GOAL_NEW].value, sizeof(g->value), "%.2fx (worst row), floor %.2fx",
-		 worst[CELL_NEW], floor[CELL_NEW]);
+		 worst[CELL_NEW], floor_worst[CELL_NEW]);
 	flat_g2g = spread(fw, CELL_G2G, u, true);
 	flat_new = spread(fw, CELL_NEW, u, true);
 	raw_g2g = spread(fw, CELL_G2G, u, false);
