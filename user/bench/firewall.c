@@ -1384,15 +1384,19 @@ static double ratio(const struct fw_row *r, int c, int var, enum fw_unit u)
 	}
 }
 
-/* The better of nftables' two ways for it (the lower ratio for costs, the
- * higher for connections per second): the ratio a goal is judged on. */
+/* Of the ratios of cell c to nftables' chain and set, the one against its
+ * better way (the higher for costs, the lower for connections per second). */
+static double against_best_nft(double chain, double set, int c)
+{
+	if (isnan(chain) || isnan(set))
+		return isnan(chain) ? set : chain;
+	return c == CELL_NEW ? (chain < set ? chain : set) : (chain > set ? chain : set);
+}
+
+/* The ratio a goal is judged on. */
 static double ratio_best_nft(const struct fw_row *r, int c, enum fw_unit u)
 {
-	double a = ratio(r, c, VAR_CHAIN, u), b = ratio(r, c, VAR_SET, u);
-
-	if (isnan(a) || isnan(b))
-		return isnan(a) ? b : a;
-	return c == CELL_NEW ? (a < b ? a : b) : (a > b ? a : b);
+	return against_best_nft(ratio(r, c, VAR_CHAIN, u), ratio(r, c, VAR_SET, u), c);
 }
 
 /*
@@ -1425,11 +1429,7 @@ static double floor_ratio(const struct fw_row *r, int c, int var, enum fw_unit u
 /* As ratio_best_nft, for the floor. */
 static double floor_ratio_best(const struct fw_row *r, int c, enum fw_unit u)
 {
-	double a = floor_ratio(r, c, VAR_CHAIN, u), b = floor_ratio(r, c, VAR_SET, u);
-
-	if (isnan(a) || isnan(b))
-		return isnan(a) ? b : a;
-	return c == CELL_NEW ? (a < b ? a : b) : (a > b ? a : b);
+	return against_best_nft(floor_ratio(r, c, VAR_CHAIN, u), floor_ratio(r, c, VAR_SET, u), c);
 }
 
 enum { GOAL_G2G, GOAL_STACK, GOAL_NEW, GOAL_FLAT, GOAL_MEM, NR_GOALS };
