@@ -71,8 +71,8 @@ struct ct {
 };
 
 /* The table's clock, the coarse one: its tick is nothing beside timeouts
- * of seconds and the refresh's eighth of one, and it reads no clock source,
- * which in a guest was a sixth of a tracked frame's time. */
+ * of seconds and the refresh's eighth of one, and it reads no clock
+ * source, which was a sixth of a tracked frame's program time. */
 static __always_inline __u64 ct_now(void)
 {
 	return bpf_ktime_get_coarse_ns();
