@@ -40,6 +40,7 @@
 #include "user/lib/policy/model.h"
 #include "user/lib/policy/names.h"
 #include "user/lib/policy/parse.h"
+#include "user/lib/sys/util.h"
 
 #define STEPS	 96 /* frames in a sequence */
 #define HISTORY	 16 /* earlier frames an ICMP error may quote */
@@ -87,14 +88,6 @@ struct ct_run {
 	uint8_t last_flags; /* of the last frame, if TCP */
 	uint32_t last_dir;
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts); /* bpf_ktime_get_coarse_ns()'s clock, finer */
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
 
 /* ---- policies --------------------------------------------------------- */
 
@@ -516,8 +509,9 @@ static void model_run(struct ct_run *t, const struct sent *s, struct ta_model_re
 					       .zone = peer->tap.tap.ct_zone},
 				       .ifindex = peer->ifindex};
 
+	/* the model on the table's clock, as the program */
 	ta_model_run_rx(&me->spec, me->generation, &tap, s->prog ? TA_DIR_OUT : TA_DIR_IN,
-			now_ns(), t->model, &rx, t->pair ? 1 : 0, s->p.d, s->p.len, res);
+			ta_monotonic_coarse_ns(), t->model, &rx, t->pair ? 1 : 0, s->p.d, s->p.len, res);
 }
 
 static int compare(struct ct_run *t, const struct sent *last);

@@ -1876,26 +1876,30 @@ static void write_csv(const struct fw *fw, FILE *out)
 			fprintf(out, "%s,%lu,floor,%s", row_label(fw, r, label), r->conns,
 				cell_name[c]);
 			bench_csv_num(out, ta->floor[c].ns);
-			bench_csv_num(out, c == CELL_G2S ? ta->floor[c].ns - ta->none[0][c].ns : NAN);
+			bench_csv_num(out, c == CELL_G2S ? ta->floor[c].ns - ta->none[VAR_CHAIN][c].ns
+							 : NAN);
 			bench_csv_num(out, ta->floor[c].delivered);
 			bench_csv_num(out, ta->floor[c].insns);
 			bench_csv_num(out,
-				      c == CELL_G2S ? ta->floor[c].insns - ta->none[0][c].insns : NAN);
+				      c == CELL_G2S ? ta->floor[c].insns - ta->none[VAR_CHAIN][c].insns
+						    : NAN);
 			fputc('\n', out);
 		}
 	}
 }
 
-/* "KEY": {cell: figure, ...} of the cells a reference has. */
+#define CELL_BIT(c) (1u << (c))
+#define CELLS_ALL (CELL_BIT(NR_CELLS) - 1)
+#define CELLS_STACK (CELL_BIT(CELL_G2S) | CELL_BIT(CELL_S2G))
+
+/* "KEY": {cell: figure, ...} of the cells (CELL_BIT) a reference has. */
 static void json_cells(struct json_writer *w, const char *key, const struct fw_meas *m,
-		       bool g2g_new, bool stack, bool insns)
+		       unsigned int cells, bool insns)
 {
 	jw_key(w, key);
 	jw_object_begin(w);
 	for (int c = 0; c < NR_CELLS; c++)
-		if ((c == CELL_G2G || c == CELL_NEW) ? g2g_new
-		    : c == CELL_G2S		      ? stack || g2g_new
-						      : stack)
+		if (cells & CELL_BIT(c))
 			jw_kv_double(w, cell_name[c], insns ? m[c].insns : m[c].ns);
 	jw_object_end(w);
 }
@@ -1929,9 +1933,9 @@ static void json_side(struct json_writer *w, const struct fw_row *r, int side, b
 			jw_kv_double(w, cell_name[c], s->m[var][c].ns);
 		jw_object_end(w);
 		snprintf(key, sizeof(key), "%sno_firewall_ns", name);
-		json_cells(w, key, s->none[var], side == SIDE_NFT, true, false);
+		json_cells(w, key, s->none[var], side == SIDE_NFT ? CELLS_ALL : CELLS_STACK, false);
 		if (side == SIDE_TA)
-			json_cells(w, "floor_ns", s->floor, true, false, false);
+			json_cells(w, "floor_ns", s->floor, CELLS_ALL & ~CELL_BIT(CELL_S2G), false);
 		if (!icount)
 			continue;
 		snprintf(key, sizeof(key), "%sinsns", name);
@@ -1941,9 +1945,9 @@ static void json_side(struct json_writer *w, const struct fw_row *r, int side, b
 			jw_kv_double(w, cell_name[c], s->m[var][c].insns);
 		jw_object_end(w);
 		snprintf(key, sizeof(key), "%sno_firewall_insns", name);
-		json_cells(w, key, s->none[var], side == SIDE_NFT, true, true);
+		json_cells(w, key, s->none[var], side == SIDE_NFT ? CELLS_ALL : CELLS_STACK, true);
 		if (side == SIDE_TA)
-			json_cells(w, "floor_insns", s->floor, true, false, true);
+			json_cells(w, "floor_insns", s->floor, CELLS_ALL & ~CELL_BIT(CELL_S2G), true);
 	}
 	jw_object_end(w);
 }
