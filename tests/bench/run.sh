@@ -198,9 +198,12 @@ if grep -q '"headline_from": "vm"' "$out/mb/results.json"; then
 	runs "make bench: the VM firewall table on tun.ko's taps, then tapx's, bridge-family conntrack" \
 		sh -c "grep -o '^one security group.* on [a-z ]*\$' '$vfw' | sed 's/.* on //' | tr '\n' , |
 			grep -qx 'stock tun,tapx,' && test \$(grep -c 'bridge-family table with its own conntrack' '$vfw') = 2"
+	# a row of the cells: four groups of three figures (the floors' and
+	# the programs' times have fewer)
+	cells='( +-?[0-9]+){3} \|'
 	for rules in 1 10; do
 		runs "make bench: VM firewall row of $rules rules measured on both drivers, ns and insns" \
-			sh -c "test \$(grep -E -c '^ +$rules +1k \| +[0-9]+ +[0-9]+ +[0-9]+ \|' '$vfw') = 4"
+			sh -c "test \$(grep -E -c '^ +$rules +1k \|($cells){4}\$' '$vfw') = 4"
 	done
 	runs "make bench: VM firewall, no FAIL in the guest" sh -c "! grep -q '^FAIL' '$vfw'"
 fi
@@ -302,6 +305,13 @@ for row in r["rows"]:
         assert side["tracked_after_fill"] >= 1000, side
         # the new-connection cells each add theirs: 3 reps + a tenth
         assert side["tracked_at_end"] >= 1000 + 6000, side
+    # the floors: a bare program, and one that keeps a table like ta_ct;
+    # making two entries a connection takes the latter far longer
+    for floor in ("floor_ns", "table_floor_ns"):
+        assert sorted(ta[floor]) == sorted(c for c in cells if c != "established_s2g"), ta[floor]
+        for c, ns in ta[floor].items():
+            assert 100 < ns < 1e6, (floor, c, ns)
+    assert ta["table_floor_ns"]["new_connections"] > 1.3 * ta["floor_ns"]["new_connections"], ta
     assert 64 <= ta["bytes_per_connection"] <= 1024, ta
     assert 64 <= nft["bytes_per_connection"] <= 1024, nft
     for c in ("established_g2g", "new_connections"):

@@ -68,8 +68,10 @@
 #include "stop.h"
 #include "bpf/tap_accel.h"
 #include "bpf/xdp_basic.skel.h"
+#include "bpf/xdp_table.skel.h"
 #include "lib/output/json.h"
 #include "lib/plane/plane.h"
+#include "lib/sys/util.h"
 
 #define FRAME_LEN 64	    /* what a guest writes */
 #define STACK_PAYLOAD 18    /* stack to guest: a frame of 60 B */
@@ -95,7 +97,7 @@
 #define STACK_PORT 6001
 #define FILLER_PORT 10001 /* the other rules: drop these ports */
 #define PORTS_PER_IP 60000
-#define NR_TURNS 6 /* tap-accel, nft chain, nft set, both references, the floor */
+#define NR_TURNS 7 /* tap-accel, nft chain, nft set, both references, both floors */
 #define FW_ROWS_MAPPED (FW_MAX_ROWS + 1) /* the grid and the Proxmox VE row */
 
 /* The Proxmox VE row: VM 104's clients. The established flow is the
@@ -122,6 +124,9 @@ enum fw_side_kind { SIDE_TA, SIDE_NFT, NR_SIDES };
 /* Variants of a side: tap-accel has one; nftables a chain and a set. */
 enum { VAR_CHAIN, VAR_SET, NR_VARS };
 enum fw_cell { CELL_G2G, CELL_G2S, CELL_S2G, CELL_NEW, NR_CELLS };
+/* The floors: xdp_basic's bare programs; xdp_table's, the same with the
+ * connection table's work alone. */
+enum fw_floor { FLOOR_BARE, FLOOR_TABLE, NR_FLOORS };
 
 static const char *const cell_name[NR_CELLS] = {
 	[CELL_G2G] = "established_g2g", [CELL_G2S] = "established_g2s",
@@ -144,11 +149,12 @@ struct fw_side {
 	struct fw_meas m[NR_VARS][NR_CELLS];
 	/* tap-accel's: the least any XDP program takes on the path, a bare
 	 * redirect guest to guest (G2G, NEW) or a bare pass to the stack
-	 * (G2S); nftables': none[][G2G, NEW] is the bridge without it */
-	struct fw_meas floor[NR_CELLS];
+	 * (G2S), and the least one that keeps ta_ct's table takes (FLOOR_*);
+	 * nftables': none[][G2G, NEW] is the bridge without it */
+	struct fw_meas floor[NR_FLOORS][NR_CELLS];
 	/* tap-accel's: each program's own ns per run in a cell (PT_*), from
 	 * the kernel's statistics; NAN: not measured */
-	double prog_ns[NR_CELLS][3];
+	double prog_ns[NR_CELLS][4];
 	unsigned long tracked;	   /* connections in the table after the fill */
 	double fill_s;
 	bool fill_short;	   /* the fill stopped at FILL_LIMIT_S */
@@ -427,7 +433,10 @@ struct side_env {
 	int policy_fd; /* the policy's text, in memory: /proc/self/fd/N */
 	const struct fw_flows *fl;
 	const struct fw_pve *pve; /* the Proxmox VE row's files, or NULL */
-	struct xdp_basic *bare;	  /* the floor's programs; NULL: not the floor */
+	/* a floor's: its object and its program of each cell, for tap A */
+	struct xdp_basic *bare;
+	struct xdp_table *table;
+	struct bpf_program *floor_prog[NR_CELLS];
 	int bare_ifindex;	  /* tap A's, where they go */
 };
 
@@ -980,28 +989,78 @@ static int ta_enable(struct side_env *v, struct ta_error *e)
 
 /* ---- the floor ----------------------------------------------------------- */
 
-/* xdp_basic's programs, for tap A: a bare redirect to tap B, a bare pass. */
-static int bare_enable(struct side_env *v, struct ta_error *e)
+/* A floor's taps; its port map's entry 0: tap B. */
+static int floor_ports(struct side_env *v, struct bpf_map *ports, struct ta_error *e)
 {
 	uint32_t zero = 0, b = if_nametoindex(v->name[1]);
 
 	v->bare_ifindex = if_nametoindex(v->name[0]);
 	if (!b || !v->bare_ifindex)
 		return fail(e, errno, "%s, %s: %s", v->name[0], v->name[1], strerror(errno));
+	if (bpf_map_update_elem(bpf_map__fd(ports), &zero, &b, BPF_ANY))
+		return fail(e, errno, "%s: %s", bpf_map__name(ports), strerror(errno));
+	return 0;
+}
+
+/* xdp_basic's programs, for tap A: a bare redirect to tap B, a bare pass. */
+static int bare_enable(struct side_env *v, struct ta_error *e)
+{
 	v->bare = xdp_basic__open_and_load();
 	if (!v->bare)
 		return fail(e, errno, "loading xdp_basic (the floor's programs): %s",
 			    strerror(errno));
-	if (bpf_map_update_elem(bpf_map__fd(v->bare->maps.basic_ports), &zero, &b, BPF_ANY))
-		return fail(e, errno, "xdp_basic's basic_ports: %s", strerror(errno));
+	v->floor_prog[CELL_G2S] = v->bare->progs.xdp_pass;
+	v->floor_prog[CELL_G2G] = v->floor_prog[CELL_NEW] = v->bare->progs.xdp_redirect;
+	return floor_ports(v, v->bare->maps.basic_ports, e);
+}
+
+/* The table floor's table holds what tap-accel's does after the fill: as
+ * many connections of the zone its frames are judged in first. */
+static int table_fill(struct side_env *v, struct ta_error *e)
+{
+	int fd = bpf_map__fd(v->table->maps.table_ct);
+	/* the table's clock, as tap-accel's entries have it */
+	struct ta_ct_entry entry = {.last_ns = ta_monotonic_coarse_ns(), .state = TA_CT_UDP};
+	/* zone 1: xdp_table's first (TABLE_ZONE_A) */
+	struct ta_ct_key k = {.zone = 1, .proto = IPPROTO_UDP, .port_b = htons(G2G_DPORT)};
+
+	k.addr_a[10] = k.addr_a[11] = k.addr_b[10] = k.addr_b[11] = 0xff;
+	*(uint32_t *)&k.addr_b[12] = htonl(OTHER_IP);
+	for (unsigned long i = 0; i < v->conns; i++) {
+		*(uint32_t *)&k.addr_a[12] = htonl(FILL_NET + (uint32_t)(i / PORTS_PER_IP));
+		k.port_a = htons(1024 + i % PORTS_PER_IP);
+		if (bpf_map_update_elem(fd, &k, &entry, BPF_ANY))
+			return fail(e, errno, "filling xdp_table's table: %s", strerror(errno));
+		if (!(i % 65536) && stop_requested())
+			return fail(e, EINTR, "interrupted");
+	}
 	return 0;
 }
 
-/* The floor's program of cell c on tap A, in place of the one before. */
+/* xdp_table's programs, their table as big as ta_ct and as full. */
+static int table_enable(struct side_env *v, struct ta_error *e)
+{
+	int fd = bpf_obj_get(TA_PIN_ROOT "/ta_ct");
+	struct bpf_map_info info = {0};
+	__u32 len = sizeof(info);
+
+	if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len))
+		return fail(e, errno, "ta_ct (the table floor's size): %s", strerror(errno));
+	close(fd);
+	v->table = xdp_table__open();
+	if (!v->table || bpf_map__set_max_entries(v->table->maps.table_ct, info.max_entries) ||
+	    xdp_table__load(v->table))
+		return fail(e, errno, "loading xdp_table (the table floor's programs): %s",
+			    strerror(errno));
+	v->floor_prog[CELL_G2S] = v->table->progs.table_pass;
+	v->floor_prog[CELL_G2G] = v->floor_prog[CELL_NEW] = v->table->progs.table_redirect;
+	return floor_ports(v, v->table->maps.table_ports, e) ?: table_fill(v, e);
+}
+
+/* A floor's program of cell c on tap A, in place of the one before. */
 static int bare_attach(struct side_env *v, enum fw_cell c, struct ta_error *e)
 {
-	struct bpf_program *p = c == CELL_G2S ? v->bare->progs.xdp_pass
-					      : v->bare->progs.xdp_redirect;
+	struct bpf_program *p = v->floor_prog[c];
 	int err;
 
 	/* the attach's netlink socket is the current namespace's */
@@ -1009,7 +1068,8 @@ static int bare_attach(struct side_env *v, enum fw_cell c, struct ta_error *e)
 		return fail(e, errno, "entering the floor's namespace: %s", strerror(errno));
 	err = bpf_xdp_attach(v->bare_ifindex, bpf_program__fd(p), XDP_FLAGS_DRV_MODE, NULL);
 	if (err)
-		return fail(e, -err, "xdp_basic on %s: %s", v->name[0], strerror(-err));
+		return fail(e, -err, "%s on %s: %s", bpf_program__name(p), v->name[0],
+			    strerror(-err));
 	return 0;
 }
 
@@ -1134,11 +1194,21 @@ static int nft_enable(struct side_env *v, int var, struct ta_error *e)
 	return 0;
 }
 
-enum { ENV_TA, ENV_TA_NONE, ENV_TA_BARE, ENV_NFT_CHAIN, ENV_NFT_SET, ENV_NFT_NONE, NR_ENVS };
+enum {
+	ENV_TA,
+	ENV_TA_NONE,
+	ENV_TA_BARE,
+	ENV_TA_TABLE,
+	ENV_NFT_CHAIN,
+	ENV_NFT_SET,
+	ENV_NFT_NONE,
+	NR_ENVS
+};
 
 /* ---- each program's own time ------------------------------------------- */
 
-enum { PT_XDP, PT_TC, PT_FLOOR, NR_PT }; /* tap-accel's two programs, the floor's */
+/* tap-accel's two programs, the floors' */
+enum { PT_XDP, PT_TC, PT_FLOOR, PT_TABLE, NR_PT };
 
 static bool prog_stats(int fd, double *runs, double *ns)
 {
@@ -1169,15 +1239,17 @@ static void prog_pass(struct side_env *v, enum fw_cell c, unsigned long n, const
 
 /*
  * Where tap-accel's time goes: its programs' own time per run in each
- * cell, and the floor's, from the kernel's statistics (BPF_ENABLE_STATS).
+ * cell, and the floors', from the kernel's statistics (BPF_ENABLE_STATS).
  * A pass of its own after the cells: the statistics add clock reads to
- * every run, the floor's as tap-accel's.
+ * every run, the floors' as tap-accel's.
  */
 static void prog_times(struct side_env env[NR_ENVS], struct fw_side *ta)
 {
-	struct side_env *bare = &env[ENV_TA_BARE];
+	static const struct {
+		int env, pt;
+	} floors[] = {{ENV_TA_BARE, PT_FLOOR}, {ENV_TA_TABLE, PT_TABLE}};
 	int stats = bpf_enable_stats(BPF_STATS_RUN_TIME);
-	int fd[NR_PT] = {bpf_obj_get(TA_PROG_PIN), bpf_obj_get(TA_IN_TC_PIN), -1};
+	int fd[NR_PT] = {bpf_obj_get(TA_PROG_PIN), bpf_obj_get(TA_IN_TC_PIN), -1, -1};
 	unsigned long n = env[ENV_TA].o->frames;
 	struct ta_error e = {0};
 
@@ -1185,14 +1257,16 @@ static void prog_times(struct side_env env[NR_ENVS], struct fw_side *ta)
 		for (int k = 0; k < NR_PT; k++)
 			ta->prog_ns[c][k] = NAN;
 	for (int c = 0; stats >= 0 && c < NR_CELLS; c++) {
-		int only[NR_PT] = {-1, -1, -1};
-
 		prog_pass(&env[ENV_TA], c, n, fd, ta->prog_ns[c]);
-		if (c == CELL_S2G || bare_attach(bare, c, &e))
-			continue;
-		only[PT_FLOOR] = bpf_program__fd(c == CELL_G2S ? bare->bare->progs.xdp_pass
-							       : bare->bare->progs.xdp_redirect);
-		prog_pass(bare, c, n, only, ta->prog_ns[c]);
+		for (size_t k = 0; c != CELL_S2G && k < sizeof(floors) / sizeof(floors[0]); k++) {
+			struct side_env *v = &env[floors[k].env];
+			int only[NR_PT] = {-1, -1, -1, -1};
+
+			if (bare_attach(v, c, &e))
+				continue;
+			only[floors[k].pt] = bpf_program__fd(v->floor_prog[c]);
+			prog_pass(v, c, n, only, ta->prog_ns[c]);
+		}
 	}
 	for (int k = 0; k < NR_PT; k++)
 		if (fd[k] >= 0)
@@ -1212,6 +1286,7 @@ static int row_setup(struct side_env env[NR_ENVS], struct ta_error *e)
 			return -e->err;
 		if ((k == ENV_TA && ta_enable(&env[k], e)) ||
 		    (k == ENV_TA_BARE && bare_enable(&env[k], e)) ||
+		    (k == ENV_TA_TABLE && table_enable(&env[k], e)) ||
 		    (k == ENV_NFT_CHAIN && nft_enable(&env[k], VAR_CHAIN, e)) ||
 		    (k == ENV_NFT_SET && nft_enable(&env[k], VAR_SET, e)))
 			return -e->err;
@@ -1245,10 +1320,12 @@ static int row_measure(struct side_env env[NR_ENVS], struct fw_row *row, struct 
 		if (reference)
 			turns[nr++] = (struct turn){&env[ENV_TA_NONE], &ta->none[VAR_CHAIN][c]};
 		turns[nr++] = (struct turn){&env[ENV_NFT_NONE], &nft->none[VAR_CHAIN][c]};
-		if (c != CELL_S2G) {
-			if (bare_attach(&env[ENV_TA_BARE], c, e))
+		for (int k = 0; k < NR_FLOORS && c != CELL_S2G; k++) {
+			struct side_env *floor = &env[k == FLOOR_BARE ? ENV_TA_BARE : ENV_TA_TABLE];
+
+			if (bare_attach(floor, c, e))
 				return -e->err;
-			turns[nr++] = (struct turn){&env[ENV_TA_BARE], &ta->floor[c]};
+			turns[nr++] = (struct turn){floor, &ta->floor[k][c]};
 		}
 		if (cell_measure(turns, nr, c, e))
 			return -e->err;
@@ -1400,19 +1477,21 @@ static double ratio_best_nft(const struct fw_row *r, int c, enum fw_unit u)
 }
 
 /*
- * The floor's ratio to nftables, as ratio() has tap-accel's: what a goal
+ * A floor's ratio to nftables, as ratio() has tap-accel's: what a goal
  * would be at if tap-accel's program cost no more than a bare one (a
- * redirect guest to guest, a pass to the stack). No XDP program can go
- * below it on this path.
+ * redirect guest to guest, a pass to the stack), or than one that only
+ * keeps ta_ct's table. No XDP program (keeping that table) can go below
+ * it on this path.
  */
-static double floor_ratio(const struct fw_row *r, int c, int var, enum fw_unit u)
+static double floor_ratio(const struct fw_row *r, enum fw_floor k, int c, int var,
+			  enum fw_unit u)
 {
 	const struct fw_side *ta = &r->side[SIDE_TA];
 	double bare;
 
 	if (!ta->ran || c == CELL_S2G)
 		return NAN;
-	bare = value(&ta->floor[c], u);
+	bare = value(&ta->floor[k][c], u);
 	switch (c) {
 	case CELL_G2G:
 		return bare / meas(r, SIDE_NFT, var, c, u);
@@ -1426,10 +1505,11 @@ static double floor_ratio(const struct fw_row *r, int c, int var, enum fw_unit u
 	}
 }
 
-/* As ratio_best_nft, for the floor. */
-static double floor_ratio_best(const struct fw_row *r, int c, enum fw_unit u)
+/* As ratio_best_nft, for a floor. */
+static double floor_ratio_best(const struct fw_row *r, enum fw_floor k, int c, enum fw_unit u)
 {
-	return against_best_nft(floor_ratio(r, c, VAR_CHAIN, u), floor_ratio(r, c, VAR_SET, u), c);
+	return against_best_nft(floor_ratio(r, k, c, VAR_CHAIN, u),
+				floor_ratio(r, k, c, VAR_SET, u), c);
 }
 
 enum { GOAL_G2G, GOAL_STACK, GOAL_NEW, GOAL_FLAT, GOAL_MEM, NR_GOALS };
@@ -1447,19 +1527,26 @@ static bool row_ran(const struct fw_row *r)
 	return r->side[SIDE_TA].ran && r->side[SIDE_NFT].ran;
 }
 
-/* Spread of tap-accel's cost of cell c over the rows: worst / best - 1;
- * `of_floor`: of its cost over the same row's floor, which has no rules
- * and no table, so that what the machine did while a row ran (rows run
- * minutes apart) is taken out and what rules and connections cost is not. */
-static double spread(const struct fw *fw, int c, enum fw_unit u, bool of_floor)
+/* What spread() spreads: tap-accel's cost; its cost over the same row's
+ * floor, which has no rules and no table, so that what the machine did
+ * while a row ran (rows run minutes apart) is taken out and what rules
+ * and connections cost is not; the table floor's cost over the floor,
+ * what the table alone does from row to row. */
+enum spread_of { SPREAD_RAW, SPREAD_OVER_FLOOR, SPREAD_TABLE_FLOOR };
+
+/* Spread of a cost of cell c over the rows: worst / best - 1. */
+static double spread(const struct fw *fw, int c, enum fw_unit u, enum spread_of of)
 {
 	double lo = NAN, hi = NAN;
 
 	for (int i = 0; i < fw->nr_rows; i++) {
-		double ns = meas(&fw->rows[i], SIDE_TA, VAR_CHAIN, c, u);
+		const struct fw_meas *floor = fw->rows[i].side[SIDE_TA].floor[FLOOR_BARE];
+		const struct fw_meas *table = fw->rows[i].side[SIDE_TA].floor[FLOOR_TABLE];
+		double ns = of == SPREAD_TABLE_FLOOR ? value(&table[c], u)
+						     : meas(&fw->rows[i], SIDE_TA, VAR_CHAIN, c, u);
 
-		if (of_floor)
-			ns /= value(&fw->rows[i].side[SIDE_TA].floor[c], u);
+		if (of != SPREAD_RAW)
+			ns /= value(&floor[c], u);
 		if (isnan(ns) || fw->rows[i].pve)
 			continue;
 		lo = isnan(lo) || ns < lo ? ns : lo;
@@ -1468,18 +1555,35 @@ static double spread(const struct fw *fw, int c, enum fw_unit u, bool of_floor)
 	return hi / lo - 1;
 }
 
+/* A ratio goal's figure: the worst row's, and both floors'. */
+static void goal_value(char *buf, size_t size, double worst,
+		       const double floor_worst[NR_FLOORS][NR_CELLS], int c)
+{
+	snprintf(buf, size, "%.2fx (worst row), floors %.2fx, %.2fx", worst,
+		 floor_worst[FLOOR_BARE][c], floor_worst[FLOOR_TABLE][c]);
+}
+
+/* Keeps in *worst the worse of it and ratio x of cell c: the lower rate
+ * of new connections, the higher cost of the others. */
+static void worst_of(double *worst, double x, int c)
+{
+	if (isnan(*worst) || (c == CELL_NEW ? x < *worst : x > *worst))
+		*worst = x;
+}
+
 /* Judged on the worst row that ran, against nftables' better way; in
  * instructions where they were counted (an emulated CPU's times are not
  * a real one's). */
 static void goals_judge(const struct fw *fw, struct bench_goal g[NR_GOALS])
 {
-	double worst[NR_CELLS], floor_worst[NR_CELLS], mem = NAN, flat_g2g, flat_new, raw_g2g, raw_new;
+	double worst[NR_CELLS], floor_worst[NR_FLOORS][NR_CELLS], mem = NAN;
+	double flat[2], raw[2], table[2];
 	enum fw_unit u = fw->icount ? UNIT_INSNS : UNIT_NS;
 	int rows = 0;
 
 	memset(g, 0, NR_GOALS * sizeof(*g));
 	for (int c = 0; c < NR_CELLS; c++)
-		worst[c] = floor_worst[c] = NAN;
+		worst[c] = floor_worst[FLOOR_BARE][c] = floor_worst[FLOOR_TABLE][c] = NAN;
 	for (int i = 0; i < fw->nr_rows; i++) {
 		const struct fw_row *r = &fw->rows[i];
 
@@ -1488,19 +1592,9 @@ static void goals_judge(const struct fw *fw, struct bench_goal g[NR_GOALS])
 			continue;
 		rows++;
 		for (int c = 0; c < NR_CELLS; c++) {
-			double x = ratio_best_nft(r, c, u), f = floor_ratio_best(r, c, u);
-
-			if (c == CELL_NEW) {
-				worst[c] = isnan(worst[c]) || x < worst[c] ? x : worst[c];
-				floor_worst[c] = isnan(floor_worst[c]) || f < floor_worst[c]
-							 ? f
-							 : floor_worst[c];
-			} else {
-				worst[c] = isnan(worst[c]) || x > worst[c] ? x : worst[c];
-				floor_worst[c] = isnan(floor_worst[c]) || f > floor_worst[c]
-							 ? f
-							 : floor_worst[c];
-			}
+			worst_of(&worst[c], ratio_best_nft(r, c, u), c);
+			for (int k = 0; k < NR_FLOORS; k++)
+				worst_of(&floor_worst[k][c], floor_ratio_best(r, k, c, u), c);
 		}
 		mem = r->side[SIDE_TA].bytes_per_conn;
 	}
@@ -1508,24 +1602,26 @@ static void goals_judge(const struct fw *fw, struct bench_goal g[NR_GOALS])
 		return;
 	g[GOAL_G2G].measured = true;
 	g[GOAL_G2G].met = worst[CELL_G2G] <= 0.5;
-	snprintf(g[GOAL_G2G].value, sizeof(g->value), "%.2fx (worst row), floor %.2fx",
-		 worst[CELL_G2G], floor_worst[CELL_G2G]);
+	goal_value(g[GOAL_G2G].value, sizeof(g->value), worst[CELL_G2G], floor_worst, CELL_G2G);
 	g[GOAL_STACK].measured = true;
 	g[GOAL_STACK].met = worst[CELL_G2S] <= 0.3;
-	snprintf(g[GOAL_STACK].value, sizeof(g->value), "%.2fx (worst row), floor %.2fx",
-		 worst[CELL_G2S], floor_worst[CELL_G2S]);
+	goal_value(g[GOAL_STACK].value, sizeof(g->value), worst[CELL_G2S], floor_worst, CELL_G2S);
 	g[GOAL_NEW].measured = true;
 	g[GOAL_NEW].met = worst[CELL_NEW] >= 2;
-	snprintf(g[GOAL_NEW].value, sizeof(g->value), "%.2fx (worst row), floor %.2fx",
-		 worst[CELL_NEW], floor_worst[CELL_NEW]);
-	flat_g2g = spread(fw, CELL_G2G, u, true);
-	flat_new = spread(fw, CELL_NEW, u, true);
-	raw_g2g = spread(fw, CELL_G2G, u, false);
-	raw_new = spread(fw, CELL_NEW, u, false);
+	goal_value(g[GOAL_NEW].value, sizeof(g->value), worst[CELL_NEW], floor_worst, CELL_NEW);
+	for (int k = 0; k < 2; k++) {
+		int c = k ? CELL_NEW : CELL_G2G;
+
+		flat[k] = spread(fw, c, u, SPREAD_OVER_FLOOR);
+		raw[k] = spread(fw, c, u, SPREAD_RAW);
+		table[k] = spread(fw, c, u, SPREAD_TABLE_FLOOR);
+	}
 	g[GOAL_FLAT].measured = rows > 1;
-	g[GOAL_FLAT].met = flat_g2g <= 0.05 && flat_new <= 0.05;
-	snprintf(g[GOAL_FLAT].value, sizeof(g->value), "g2g +%.0f %%, new +%.0f %% (raw +%.0f, +%.0f)",
-		 flat_g2g * 100, flat_new * 100, raw_g2g * 100, raw_new * 100);
+	g[GOAL_FLAT].met = flat[0] <= 0.05 && flat[1] <= 0.05;
+	snprintf(g[GOAL_FLAT].value, sizeof(g->value),
+		 "g2g +%.0f %%, new +%.0f %% (raw +%.0f, +%.0f; table +%.0f, +%.0f)",
+		 flat[0] * 100, flat[1] * 100, raw[0] * 100, raw[1] * 100, table[0] * 100,
+		 table[1] * 100);
 	g[GOAL_MEM].measured = !isnan(mem);
 	g[GOAL_MEM].met = mem <= 128;
 	snprintf(g[GOAL_MEM].value, sizeof(g->value), "%.0f B", mem);
@@ -1670,28 +1766,29 @@ static void print_floor(const struct fw *fw, FILE *out, enum fw_unit u)
 	for (int i = 0; i < fw->nr_rows; i++) {
 		const struct fw_row *r = &fw->rows[i];
 		const struct fw_side *ta = &r->side[SIDE_TA], *nft = &r->side[SIDE_NFT];
-		double bare_new = value(&ta->floor[CELL_NEW], u);
+		const struct fw_meas *bare = ta->floor[FLOOR_BARE];
+		double bare_new = value(&bare[CELL_NEW], u);
 		char conns[24], label[16], v[6][16], x[6][16];
 
 		if (!row_ran(r))
 			continue;
 		fmt_count(conns, sizeof(conns), r->conns);
-		fmt_ns(v[0], sizeof(v[0]), value(&ta->floor[CELL_G2G], u));
+		fmt_ns(v[0], sizeof(v[0]), value(&bare[CELL_G2G], u));
 		fmt_ns(v[1], sizeof(v[1]), value(&nft->none[VAR_CHAIN][CELL_G2G], u));
 		fmt_ns(v[2], sizeof(v[2]),
-		       meas(r, SIDE_TA, VAR_CHAIN, CELL_G2G, u) - value(&ta->floor[CELL_G2G], u));
+		       meas(r, SIDE_TA, VAR_CHAIN, CELL_G2G, u) - value(&bare[CELL_G2G], u));
 		fmt_ns(v[3], sizeof(v[3]),
 		       meas(r, SIDE_NFT, VAR_CHAIN, CELL_G2G, u) -
 			       value(&nft->none[VAR_CHAIN][CELL_G2G], u));
 		fmt_ns(v[4], sizeof(v[4]),
-		       value(&ta->floor[CELL_G2S], u) - value(&ta->none[VAR_CHAIN][CELL_G2S], u));
+		       value(&bare[CELL_G2S], u) - value(&ta->none[VAR_CHAIN][CELL_G2S], u));
 		fmt_ns(v[5], sizeof(v[5]), u == UNIT_INSNS ? bare_new : conn_rate(bare_new) / 1e3);
-		fmt_ratio(x[0], sizeof(x[0]), floor_ratio(r, CELL_G2G, VAR_CHAIN, u));
-		fmt_ratio(x[1], sizeof(x[1]), floor_ratio(r, CELL_G2G, VAR_SET, u));
-		fmt_ratio(x[2], sizeof(x[2]), floor_ratio(r, CELL_G2S, VAR_CHAIN, u));
-		fmt_ratio(x[3], sizeof(x[3]), floor_ratio(r, CELL_G2S, VAR_SET, u));
-		fmt_ratio(x[4], sizeof(x[4]), floor_ratio(r, CELL_NEW, VAR_CHAIN, u));
-		fmt_ratio(x[5], sizeof(x[5]), floor_ratio(r, CELL_NEW, VAR_SET, u));
+		fmt_ratio(x[0], sizeof(x[0]), floor_ratio(r, FLOOR_BARE, CELL_G2G, VAR_CHAIN, u));
+		fmt_ratio(x[1], sizeof(x[1]), floor_ratio(r, FLOOR_BARE, CELL_G2G, VAR_SET, u));
+		fmt_ratio(x[2], sizeof(x[2]), floor_ratio(r, FLOOR_BARE, CELL_G2S, VAR_CHAIN, u));
+		fmt_ratio(x[3], sizeof(x[3]), floor_ratio(r, FLOOR_BARE, CELL_G2S, VAR_SET, u));
+		fmt_ratio(x[4], sizeof(x[4]), floor_ratio(r, FLOOR_BARE, CELL_NEW, VAR_CHAIN, u));
+		fmt_ratio(x[5], sizeof(x[5]), floor_ratio(r, FLOOR_BARE, CELL_NEW, VAR_SET, u));
 		fprintf(out, "%5s %5s | %*s %*s %5s %5s | %*s %*s | %*s %5s %5s | %*s %5s %5s\n",
 			row_label(fw, r, label), conns, w, v[0], w, v[1], x[0], x[1], w, v[2], w,
 			v[3], w, v[4], x[2], x[3], w, v[5], x[4], x[5]);
@@ -1701,6 +1798,51 @@ static void print_floor(const struct fw *fw, FILE *out, enum fw_unit u)
 		u == UNIT_INSNS ? ", instructions; new connections: nftables' / the floor's"
 				: "; new connections: per second",
 		unit);
+}
+
+/* The table floor of each row in unit u: xdp_table's programs, which only
+ * keep a table like ta_ct, as full; what they allow. */
+static void print_table_floor(const struct fw *fw, FILE *out, enum fw_unit u)
+{
+	int w = u == UNIT_INSNS ? 6 : 5;
+
+	fprintf(out,
+		"\nthe table floor: the floor's programs with the connection table's work alone:\n"
+		"the frame's key, a lookup in a table like ta_ct and as full, an entry made when\n"
+		"there is none; one zone to the stack, both taps' zones guest to guest and for new\n"
+		"connections, as tap-accel keeps them. No program that keeps this table is below it\n");
+	fprintf(out, "%5s %5s | %-*s | %-*s | %-*s\n", "", "", w + 12, "g2g", w + 12,
+		"added g2stack", w + 12, "new conns");
+	fprintf(out, "%5s %5s | %*s %5s %5s | %*s %5s %5s | %*s %5s %5s\n", "rules", "conns", w,
+		"table", "chain", "set", w, "table", "chain", "set", w,
+		u == UNIT_INSNS ? "insn" : "k/s", "chain", "set");
+	for (int i = 0; i < fw->nr_rows; i++) {
+		const struct fw_row *r = &fw->rows[i];
+		const struct fw_side *ta = &r->side[SIDE_TA];
+		const struct fw_meas *table = ta->floor[FLOOR_TABLE];
+		double table_new = value(&table[CELL_NEW], u);
+		char conns[24], label[16], v[3][16], x[6][16];
+		static const int cells[3] = {CELL_G2G, CELL_G2S, CELL_NEW};
+
+		if (!row_ran(r))
+			continue;
+		fmt_count(conns, sizeof(conns), r->conns);
+		fmt_ns(v[0], sizeof(v[0]), value(&table[CELL_G2G], u));
+		fmt_ns(v[1], sizeof(v[1]),
+		       value(&table[CELL_G2S], u) - value(&ta->none[VAR_CHAIN][CELL_G2S], u));
+		fmt_ns(v[2], sizeof(v[2]), u == UNIT_INSNS ? table_new : conn_rate(table_new) / 1e3);
+		for (int k = 0; k < 3; k++)
+			for (int var = 0; var < NR_VARS; var++)
+				fmt_ratio(x[2 * k + var], sizeof(x[0]),
+					  floor_ratio(r, FLOOR_TABLE, cells[k], var, u));
+		fprintf(out, "%5s %5s | %*s %5s %5s | %*s %5s %5s | %*s %5s %5s\n",
+			row_label(fw, r, label), conns, w, v[0], x[0], x[1], w, v[1], x[2], x[3], w,
+			v[2], x[4], x[5]);
+	}
+	fprintf(out, "chain, set: the table floor / nftables' chain, set%s; %s per frame\n",
+		u == UNIT_INSNS ? ", instructions; new connections: nftables' / the table floor's"
+				: "; new connections: per second",
+		u == UNIT_INSNS ? "insn" : "ns");
 }
 
 /* Each program's own ns per frame of each cell, where they were taken. */
@@ -1715,27 +1857,32 @@ static void print_prog_times(const struct fw *fw, FILE *out)
 		return;
 	fprintf(out, "\nwhere tap-accel's time goes: each program's own ns per frame (the kernel's\n"
 		     "statistics, in a pass of their own: they add a clock read or two to every run)\n");
-	fprintf(out, "%5s %5s | %-12s | %-12s | %-7s | %-12s\n", "", "", "g2g", "g2stack",
+	fprintf(out, "%5s %5s | %-18s | %-18s | %-7s | %-18s\n", "", "", "g2g", "g2stack",
 		"stack2g", "new conns");
-	fprintf(out, "%5s %5s | %5s %6s | %5s %6s | %7s | %5s %6s\n", "rules", "conns", "xdp",
-		"floor", "xdp", "floor", "in tc", "xdp", "floor");
+	fprintf(out, "%5s %5s | %5s %6s %5s | %5s %6s %5s | %7s | %5s %6s %5s\n", "rules",
+		"conns", "xdp", "floor", "table", "xdp", "floor", "table", "in tc", "xdp", "floor",
+		"table");
 	for (int i = 0; i < fw->nr_rows; i++) {
 		const struct fw_row *r = &fw->rows[i];
 		const double(*t)[NR_PT] = r->side[SIDE_TA].prog_ns;
-		char conns[24], label[16], v[7][16];
+		char conns[24], label[16], v[10][16];
 
 		if (!row_ran(r))
 			continue;
 		fmt_count(conns, sizeof(conns), r->conns);
 		fmt_ns(v[0], sizeof(v[0]), t[CELL_G2G][PT_XDP]);
 		fmt_ns(v[1], sizeof(v[1]), t[CELL_G2G][PT_FLOOR]);
-		fmt_ns(v[2], sizeof(v[2]), t[CELL_G2S][PT_XDP]);
-		fmt_ns(v[3], sizeof(v[3]), t[CELL_G2S][PT_FLOOR]);
-		fmt_ns(v[4], sizeof(v[4]), t[CELL_S2G][PT_TC]);
-		fmt_ns(v[5], sizeof(v[5]), t[CELL_NEW][PT_XDP]);
-		fmt_ns(v[6], sizeof(v[6]), t[CELL_NEW][PT_FLOOR]);
-		fprintf(out, "%5s %5s | %5s %6s | %5s %6s | %7s | %5s %6s\n",
-			row_label(fw, r, label), conns, v[0], v[1], v[2], v[3], v[4], v[5], v[6]);
+		fmt_ns(v[2], sizeof(v[2]), t[CELL_G2G][PT_TABLE]);
+		fmt_ns(v[3], sizeof(v[3]), t[CELL_G2S][PT_XDP]);
+		fmt_ns(v[4], sizeof(v[4]), t[CELL_G2S][PT_FLOOR]);
+		fmt_ns(v[5], sizeof(v[5]), t[CELL_G2S][PT_TABLE]);
+		fmt_ns(v[6], sizeof(v[6]), t[CELL_S2G][PT_TC]);
+		fmt_ns(v[7], sizeof(v[7]), t[CELL_NEW][PT_XDP]);
+		fmt_ns(v[8], sizeof(v[8]), t[CELL_NEW][PT_FLOOR]);
+		fmt_ns(v[9], sizeof(v[9]), t[CELL_NEW][PT_TABLE]);
+		fprintf(out, "%5s %5s | %5s %6s %5s | %5s %6s %5s | %7s | %5s %6s %5s\n",
+			row_label(fw, r, label), conns, v[0], v[1], v[2], v[3], v[4], v[5], v[6],
+			v[7], v[8], v[9]);
 	}
 }
 
@@ -1776,6 +1923,7 @@ static void print_table(const struct fw *fw, FILE *out)
 			fw->pve.vmid, fw->pve.vmid, fw->pve.fw, fw->pve.cluster, fw->pve.conf);
 	print_cells(fw, out, UNIT_NS);
 	print_floor(fw, out, UNIT_NS);
+	print_table_floor(fw, out, UNIT_NS);
 	print_prog_times(fw, out);
 	if (fw->icount) {
 		fprintf(out, "\ninstructions per frame on the writer's vCPU %d, QEMU's count (the "
@@ -1783,6 +1931,7 @@ static void print_table(const struct fw *fw, FILE *out)
 			fw->ncpus - 1);
 		print_cells(fw, out, UNIT_INSNS);
 		print_floor(fw, out, UNIT_INSNS);
+		print_table_floor(fw, out, UNIT_INSNS);
 	}
 	fprintf(out, "\nthe tables of each row (tracked after the fill; after the new-connection "
 		     "cells)\n");
@@ -1867,30 +2016,31 @@ static void write_csv(const struct fw *fw, FILE *out)
 							     : NAN);
 					fputc('\n', out);
 				}
-		/* the floor: xdp_basic's bare programs on tap-accel's path */
-		for (int c = 0; c < NR_CELLS && r->side[SIDE_TA].ran; c++) {
-			const struct fw_side *ta = &r->side[SIDE_TA];
+		/* the floors: xdp_basic's bare programs on tap-accel's path,
+		 * xdp_table's with the table's work */
+		for (int k = 0; k < NR_FLOORS && r->side[SIDE_TA].ran; k++)
+			for (int c = 0; c < NR_CELLS; c++) {
+				const struct fw_side *ta = &r->side[SIDE_TA];
+				const struct fw_meas *f = &ta->floor[k][c], *none = &ta->none[VAR_CHAIN][c];
 
-			if (c == CELL_S2G)
-				continue;
-			fprintf(out, "%s,%lu,floor,%s", row_label(fw, r, label), r->conns,
-				cell_name[c]);
-			bench_csv_num(out, ta->floor[c].ns);
-			bench_csv_num(out, c == CELL_G2S ? ta->floor[c].ns - ta->none[VAR_CHAIN][c].ns
-							 : NAN);
-			bench_csv_num(out, ta->floor[c].delivered);
-			bench_csv_num(out, ta->floor[c].insns);
-			bench_csv_num(out,
-				      c == CELL_G2S ? ta->floor[c].insns - ta->none[VAR_CHAIN][c].insns
-						    : NAN);
-			fputc('\n', out);
-		}
+				if (c == CELL_S2G)
+					continue;
+				fprintf(out, "%s,%lu,%s,%s", row_label(fw, r, label), r->conns,
+					k == FLOOR_BARE ? "floor" : "table-floor", cell_name[c]);
+				bench_csv_num(out, f->ns);
+				bench_csv_num(out, c == CELL_G2S ? f->ns - none->ns : NAN);
+				bench_csv_num(out, f->delivered);
+				bench_csv_num(out, f->insns);
+				bench_csv_num(out, c == CELL_G2S ? f->insns - none->insns : NAN);
+				fputc('\n', out);
+			}
 	}
 }
 
 #define CELL_BIT(c) (1u << (c))
 #define CELLS_ALL (CELL_BIT(NR_CELLS) - 1)
 #define CELLS_STACK (CELL_BIT(CELL_G2S) | CELL_BIT(CELL_S2G))
+#define CELLS_FLOOR (CELLS_ALL & ~CELL_BIT(CELL_S2G))
 
 /* "KEY": {cell: figure, ...} of the cells (CELL_BIT) a reference has. */
 static void json_cells(struct json_writer *w, const char *key, const struct fw_meas *m,
@@ -1934,8 +2084,10 @@ static void json_side(struct json_writer *w, const struct fw_row *r, int side, b
 		jw_object_end(w);
 		snprintf(key, sizeof(key), "%sno_firewall_ns", name);
 		json_cells(w, key, s->none[var], side == SIDE_NFT ? CELLS_ALL : CELLS_STACK, false);
-		if (side == SIDE_TA)
-			json_cells(w, "floor_ns", s->floor, CELLS_ALL & ~CELL_BIT(CELL_S2G), false);
+		if (side == SIDE_TA) {
+			json_cells(w, "floor_ns", s->floor[FLOOR_BARE], CELLS_FLOOR, false);
+			json_cells(w, "table_floor_ns", s->floor[FLOOR_TABLE], CELLS_FLOOR, false);
+		}
 		if (!icount)
 			continue;
 		snprintf(key, sizeof(key), "%sinsns", name);
@@ -1946,8 +2098,10 @@ static void json_side(struct json_writer *w, const struct fw_row *r, int side, b
 		jw_object_end(w);
 		snprintf(key, sizeof(key), "%sno_firewall_insns", name);
 		json_cells(w, key, s->none[var], side == SIDE_NFT ? CELLS_ALL : CELLS_STACK, true);
-		if (side == SIDE_TA)
-			json_cells(w, "floor_insns", s->floor, CELLS_ALL & ~CELL_BIT(CELL_S2G), true);
+		if (side == SIDE_TA) {
+			json_cells(w, "floor_insns", s->floor[FLOOR_BARE], CELLS_FLOOR, true);
+			json_cells(w, "table_floor_insns", s->floor[FLOOR_TABLE], CELLS_FLOOR, true);
+		}
 	}
 	jw_object_end(w);
 }

@@ -11,7 +11,7 @@ void bench_goals_print(FILE *out, const char *title, const char *const *text,
 {
 	fprintf(out, "\n%s\n", title);
 	for (int i = 0; i < n; i++)
-		fprintf(out, "  %-*s %-34s %s\n", width, text[i],
+		fprintf(out, "  %-*s %-40s %s\n", width, text[i],
 			g[i].measured ? g[i].value : "-",
 			!g[i].measured ? "not measured"
 			: g[i].met     ? "met"
