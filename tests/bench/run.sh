@@ -205,6 +205,9 @@ if grep -q '"headline_from": "vm"' "$out/mb/results.json"; then
 		runs "make bench: VM firewall row of $rules rules measured on both drivers, ns and insns" \
 			sh -c "test \$(grep -E -c '^ +$rules +1k \|($cells){4}\$' '$vfw') = 4"
 	done
+	runs "make bench: VM firewall, guest to guest judged at 0.5x on tun.ko's taps, 0.3x on tapx's" \
+		sh -c "test \$(grep -c '^  established g2g <= 0.5x bridge+nftables ' '$vfw') = 1 &&
+			test \$(grep -c '^  established g2g <= 0.3x bridge+nftables (tapx) ' '$vfw') = 1"
 	runs "make bench: VM firewall, no FAIL in the guest" sh -c "! grep -q '^FAIL' '$vfw'"
 fi
 
