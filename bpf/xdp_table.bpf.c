@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * xdp_table: the benchmark's table floor. xdp_basic's programs (a counter
- * and the verdict) with the connection table's work and nothing else: the frame's key as ta_ct's
- * (struct ta_ct_key, sides ordered), a lookup in a table of ta_ct's type
- * and size, an entry made when there is none and its time refreshed as
- * tap-accel's program does. No policy, guard, counter of a tap or state
- * machine: what any two-way firewall keeping ta_ct's table pays at least.
+ * and the verdict) with the connection table's work and nothing else: the
+ * frame's key as ta_ct's (struct ta_ct_key, sides ordered), a lookup in a
+ * table of ta_ct's type and size, an entry made when there is none and its
+ * time refreshed as tap-accel's program does. No policy, guard, counter of
+ * a tap or state machine: what any two-way firewall keeping ta_ct's table
+ * pays at least.
  *
  * table_pass looks up one zone (a frame to the stack); table_redirect the
  * zones of both taps, as tap-accel judges a frame guest to guest, then
@@ -22,13 +23,14 @@
 
 #include "bpf/tap_accel.h"
 
-#define TABLE_ZONE_A 1 /* the sender's zone */
-#define TABLE_ZONE_B 2 /* the receiver's */
+#define TABLE_ZONE_A	 1		     /* the sender's zone */
+#define TABLE_ZONE_B	 2		     /* the receiver's */
 #define TABLE_REFRESH_NS (1000000000ull / 8) /* as CT_REFRESH_NS */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, TA_CT_DEFAULT_ENTRIES); /* the loader sets ta_ct's */
+	/* the loader sets ta_ct's */
+	__uint(max_entries, TA_CT_DEFAULT_ENTRIES);
 	__type(key, struct ta_ct_key);
 	__type(value, struct ta_ct_entry);
 } table_ct SEC(".maps");
@@ -71,7 +73,8 @@ static __always_inline int count(struct xdp_md *ctx, int verdict)
 /* The frame's connection in zone, found or made. */
 static __always_inline void track(struct xdp_md *ctx, __u16 zone)
 {
-	void *data = (void *)(long)ctx->data, *end = (void *)(long)ctx->data_end;
+	void *data = (void *)(long)ctx->data;
+	void *end = (void *)(long)ctx->data_end;
 	struct ethhdr *eth = data;
 	struct iphdr *ip = (void *)(eth + 1);
 	__be16 *ports = (void *)(ip + 1);
