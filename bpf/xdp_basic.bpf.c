@@ -10,6 +10,7 @@
 #include <bpf/bpf_helpers.h>
 
 #include "bpf/tap_accel.h"
+#include "bpf/verdict_count.bpf.h"
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -25,34 +26,22 @@ struct {
 	__type(value, __u32);
 } basic_ports SEC(".maps");
 
-static __always_inline int count(struct xdp_md *ctx, int verdict)
-{
-	__u32 key = verdict;
-	struct ta_counter *c = bpf_map_lookup_elem(&basic_count, &key);
-
-	if (c) {
-		c->packets++;
-		c->bytes += bpf_xdp_get_buff_len(ctx);
-	}
-	return verdict;
-}
-
 SEC("xdp.frags")
 int xdp_pass(struct xdp_md *ctx)
 {
-	return count(ctx, XDP_PASS);
+	return count_verdict(&basic_count, ctx, XDP_PASS);
 }
 
 SEC("xdp.frags")
 int xdp_drop(struct xdp_md *ctx)
 {
-	return count(ctx, XDP_DROP);
+	return count_verdict(&basic_count, ctx, XDP_DROP);
 }
 
 SEC("xdp.frags")
 int xdp_tx(struct xdp_md *ctx)
 {
-	return count(ctx, XDP_TX);
+	return count_verdict(&basic_count, ctx, XDP_TX);
 }
 
 SEC("xdp.frags")
@@ -60,7 +49,7 @@ int xdp_redirect(struct xdp_md *ctx)
 {
 	int verdict = bpf_redirect_map(&basic_ports, 0, XDP_ABORTED);
 
-	return count(ctx, verdict);
+	return count_verdict(&basic_count, ctx, verdict);
 }
 
 /* tc ingress drop, to compare XDP with the skb-based hook. */

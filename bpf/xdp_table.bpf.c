@@ -22,6 +22,7 @@
 #include <bpf/bpf_helpers.h>
 
 #include "bpf/tap_accel.h"
+#include "bpf/verdict_count.bpf.h"
 
 #define TABLE_ZONE_A	 1		     /* the sender's zone */
 #define TABLE_ZONE_B	 2		     /* the receiver's */
@@ -55,19 +56,6 @@ static __always_inline void mapped(__u8 dst[16], __be32 addr)
 	((__u64 *)dst)[0] = 0;
 	((__u32 *)dst)[2] = bpf_htonl(0xffff);
 	((__u32 *)dst)[3] = addr;
-}
-
-/* As xdp_basic's programs count. */
-static __always_inline int count(struct xdp_md *ctx, int verdict)
-{
-	__u32 key = verdict;
-	struct ta_counter *c = bpf_map_lookup_elem(&table_count, &key);
-
-	if (c) {
-		c->packets++;
-		c->bytes += bpf_xdp_get_buff_len(ctx);
-	}
-	return verdict;
 }
 
 /* The frame's connection in zone, found or made. */
@@ -111,15 +99,18 @@ SEC("xdp.frags")
 int table_pass(struct xdp_md *ctx)
 {
 	track(ctx, TABLE_ZONE_A);
-	return count(ctx, XDP_PASS);
+	return count_verdict(&table_count, ctx, XDP_PASS);
 }
 
 SEC("xdp.frags")
 int table_redirect(struct xdp_md *ctx)
 {
+	int verdict;
+
 	track(ctx, TABLE_ZONE_A);
 	track(ctx, TABLE_ZONE_B);
-	return count(ctx, bpf_redirect_map(&table_ports, 0, XDP_ABORTED));
+	verdict = bpf_redirect_map(&table_ports, 0, XDP_ABORTED);
+	return count_verdict(&table_count, ctx, verdict);
 }
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

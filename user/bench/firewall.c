@@ -127,6 +127,8 @@ enum fw_cell { CELL_G2G, CELL_G2S, CELL_S2G, CELL_NEW, NR_CELLS };
 /* The floors: xdp_basic's bare programs; xdp_table's, the same with the
  * connection table's work alone. */
 enum fw_floor { FLOOR_BARE, FLOOR_TABLE, NR_FLOORS };
+/* Programs timed in a cell: tap-accel's two, then each floor's (PT_FLOOR + k) */
+enum { PT_XDP, PT_TC, PT_FLOOR, PT_TABLE, NR_PT };
 
 static const char *const cell_name[NR_CELLS] = {
 	[CELL_G2G] = "established_g2g", [CELL_G2S] = "established_g2s",
@@ -154,7 +156,7 @@ struct fw_side {
 	struct fw_meas floor[NR_FLOORS][NR_CELLS];
 	/* tap-accel's: each program's own ns per run in a cell (PT_*), from
 	 * the kernel's statistics; NAN: not measured */
-	double prog_ns[NR_CELLS][4];
+	double prog_ns[NR_CELLS][NR_PT];
 	unsigned long tracked;	   /* connections in the table after the fill */
 	double fill_s;
 	bool fill_short;	   /* the fill stopped at FILL_LIMIT_S */
@@ -1205,10 +1207,11 @@ enum {
 	NR_ENVS
 };
 
-/* ---- each program's own time ------------------------------------------- */
+/* Each floor's namespace */
+static const int floor_env[NR_FLOORS] = {[FLOOR_BARE] = ENV_TA_BARE,
+					 [FLOOR_TABLE] = ENV_TA_TABLE};
 
-/* tap-accel's two programs, the floors' */
-enum { PT_XDP, PT_TC, PT_FLOOR, PT_TABLE, NR_PT };
+/* ---- each program's own time ------------------------------------------- */
 
 static bool prog_stats(int fd, double *runs, double *ns)
 {
@@ -1245,9 +1248,6 @@ static void prog_pass(struct side_env *v, enum fw_cell c, unsigned long n, const
  */
 static void prog_times(struct side_env env[NR_ENVS], struct fw_side *ta)
 {
-	static const struct {
-		int env, pt;
-	} floors[] = {{ENV_TA_BARE, PT_FLOOR}, {ENV_TA_TABLE, PT_TABLE}};
 	int stats = bpf_enable_stats(BPF_STATS_RUN_TIME);
 	int fd[NR_PT] = {bpf_obj_get(TA_PROG_PIN), bpf_obj_get(TA_IN_TC_PIN), -1, -1};
 	unsigned long n = env[ENV_TA].o->frames;
@@ -1258,13 +1258,13 @@ static void prog_times(struct side_env env[NR_ENVS], struct fw_side *ta)
 			ta->prog_ns[c][k] = NAN;
 	for (int c = 0; stats >= 0 && c < NR_CELLS; c++) {
 		prog_pass(&env[ENV_TA], c, n, fd, ta->prog_ns[c]);
-		for (size_t k = 0; c != CELL_S2G && k < sizeof(floors) / sizeof(floors[0]); k++) {
-			struct side_env *v = &env[floors[k].env];
+		for (int k = 0; c != CELL_S2G && k < NR_FLOORS; k++) {
+			struct side_env *v = &env[floor_env[k]];
 			int only[NR_PT] = {-1, -1, -1, -1};
 
 			if (bare_attach(v, c, &e))
 				continue;
-			only[floors[k].pt] = bpf_program__fd(v->floor_prog[c]);
+			only[PT_FLOOR + k] = bpf_program__fd(v->floor_prog[c]);
 			prog_pass(v, c, n, only, ta->prog_ns[c]);
 		}
 	}
@@ -1321,7 +1321,7 @@ static int row_measure(struct side_env env[NR_ENVS], struct fw_row *row, struct 
 			turns[nr++] = (struct turn){&env[ENV_TA_NONE], &ta->none[VAR_CHAIN][c]};
 		turns[nr++] = (struct turn){&env[ENV_NFT_NONE], &nft->none[VAR_CHAIN][c]};
 		for (int k = 0; k < NR_FLOORS && c != CELL_S2G; k++) {
-			struct side_env *floor = &env[k == FLOOR_BARE ? ENV_TA_BARE : ENV_TA_TABLE];
+			struct side_env *floor = &env[floor_env[k]];
 
 			if (bare_attach(floor, c, e))
 				return -e->err;
